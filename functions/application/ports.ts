@@ -1,0 +1,108 @@
+/** The interfaces the use cases need from the outside world; adapters implement them, tests use fakes. */
+import type { DateTime } from 'luxon';
+import type {
+  GatewayAnswer, HoldbackEvent, OrderRecord, RejectedEvent, ReleaseCommand, Settings, StoredEvent,
+  VendorPolicy, VendorRelease, VersionedSettings, Attempt,
+} from '../domain/types';
+
+/** Time as the runtime sees it (the local edge's shared clock, or the system clock on AWS). */
+export interface Clock {
+  now(): DateTime;
+}
+
+/** Thrown by a conditional write whose expected version no longer holds. */
+export class VersionConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VersionConflictError';
+  }
+}
+
+export interface SettingsRepository {
+  /** The current settings; the defaults (version 0) when none were ever saved. */
+  get(): Promise<VersionedSettings>;
+  /** Saves a new version, conditional on `expectedVersion` being the latest. */
+  save(settings: Settings, meta: { actor: string; reason: string; at: string; expectedVersion: number }): Promise<VersionedSettings>;
+  history(): Promise<VersionedSettings[]>;
+}
+
+export interface PolicyRepository {
+  /** The latest version, or null for a vendor without a stored policy. */
+  current(vendorId: string): Promise<VendorPolicy | null>;
+  /** Stores `policy` as version `policy.version`; conflicts if that version exists. */
+  save(policy: VendorPolicy): Promise<VendorPolicy>;
+  /** Every version, newest first. */
+  history(vendorId: string): Promise<VendorPolicy[]>;
+  /** A given version (for outcomes that recorded it). */
+  version(vendorId: string, version: number): Promise<VendorPolicy | null>;
+}
+
+export interface OrderRepository {
+  /** Stores an event under its key; false when that key was already stored (a duplicate). */
+  recordEvent(event: StoredEvent): Promise<boolean>;
+  listEvents(orderId: string): Promise<StoredEvent[]>;
+  getOrder(orderId: string): Promise<OrderRecord | null>;
+  /** Creates the order record once; false when it existed already (the existing one stays). */
+  createOrder(order: OrderRecord): Promise<boolean>;
+  getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null>;
+  listReleases(orderId: string): Promise<VendorRelease[]>;
+  /**
+   * Writes a release conditional on the stored version being `expectedVersion` (null: must not exist).
+   * The stored item gets `release.version`; throws VersionConflictError otherwise.
+   */
+  putRelease(release: VendorRelease, expectedVersion: number | null): Promise<void>;
+  /** Releases with work pending (`sendAt` at or before `before`), oldest first. */
+  listDue(before: string, limit: number): Promise<VendorRelease[]>;
+  /** Releases of one vendor (for outcomes, previews and forecasts), optionally filtered. */
+  listByVendor(vendorId: string, opts?: { from?: string; to?: string; limit?: number }): Promise<VendorRelease[]>;
+}
+
+export interface RejectedEventRepository {
+  add(rejected: RejectedEvent): Promise<void>;
+  /** Newest first. */
+  list(limit: number): Promise<RejectedEvent[]>;
+}
+
+/** One-time schedules that invoke the release handler (EventBridge Scheduler). */
+export interface ReleaseScheduler {
+  /** Creates a schedule named `command.releaseKey` firing at `at`; an existing one of that name is success. */
+  schedule(command: ReleaseCommand, at: DateTime): Promise<void>;
+  /** Deletes it; a missing one is success. */
+  cancel(releaseKey: string): Promise<void>;
+}
+
+export interface GatewayCallResult {
+  /** Every attempt of this call, in order, for the outcome's attempt log. */
+  attempts: Attempt[];
+  /** The answer that ended the call. */
+  final: GatewayAnswer;
+}
+
+/** The gateway's vendor settlement eligibility PUT. */
+export interface EligibilityGateway {
+  /** `eligibility` in the gateway's form "YYYY-MM-DD HH:MM:SS" (India time). */
+  updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult>;
+}
+
+export interface EventPublisher {
+  publish(events: HoldbackEvent[]): Promise<void>;
+}
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Everything a use case may need, built once per runtime by a composition root. */
+export interface Dependencies {
+  clock: Clock;
+  settings: SettingsRepository;
+  policies: PolicyRepository;
+  orders: OrderRepository;
+  rejected: RejectedEventRepository;
+  scheduler: ReleaseScheduler;
+  gateway: EligibilityGateway;
+  publisher: EventPublisher;
+  logger: Logger;
+}

@@ -1,0 +1,191 @@
+/** The vocabulary of Holdback's domain: settings, vendor policies, release states and outcomes. Pure types only. */
+
+/** An instant as ISO 8601 text with an offset, e.g. "2022-12-02T16:00:00+05:30". Every stored time has this form. */
+export type IsoInstant = string;
+/** An ISO 8601 duration, e.g. "P3D", "PT1H". */
+export type IsoDuration = string;
+/** A decimal amount as text ("1234.50"); never a float. */
+export type DecimalText = string;
+
+export type SettlementDays = 'working' | 'calendar';
+
+/** Merchant-wide settings (contract section 4). */
+export interface Settings {
+  /** Mirror of the gateway dashboard's Defer by Days, 0..365. */
+  deferByDays: number;
+  /** IANA zone used for response times; default "Asia/Kolkata". */
+  timezone: string;
+  /** Schedule option of vendors without a policy; default 1. */
+  defaultScheduleOption: number;
+  /** Bank holidays, "YYYY-MM-DD" in India time. */
+  holidays: string[];
+  /** Whether "T+n" schedule options count bank working days or calendar days. */
+  settlementDays: SettlementDays;
+  /** How long before its target a release is sent; default "PT1H". */
+  releaseLead: IsoDuration;
+}
+
+export interface VersionedSettings extends Settings {
+  version: number;
+  actor: string;
+  reason: string;
+  at: IsoInstant;
+}
+
+export type ReleaseRule =
+  | { kind: 'at_max' }
+  | { kind: 'immediate' }
+  | { kind: 'after_payment'; delay: IsoDuration }
+  | { kind: 'after_delivery'; delay: IsoDuration };
+
+export interface VendorPolicy {
+  vendorId: string;
+  /** 0 for a vendor without a stored policy (the default applies). */
+  version: number;
+  scheduleOption: number;
+  release: ReleaseRule;
+  actor: string;
+  reason: string;
+  at: IsoInstant | null;
+}
+
+/** Vendor release states (contract section 5). */
+export type ReleaseState =
+  | 'PLANNED'
+  | 'SCHEDULED'
+  | 'WAITING'
+  | 'HELD'
+  | 'APPLYING'
+  | 'APPLIED'
+  | 'AT_MAX'
+  | 'CANCELLED'
+  | 'FAILED'
+  | 'SETTLED';
+
+export const RELEASE_STATES: readonly ReleaseState[] = [
+  'PLANNED', 'SCHEDULED', 'WAITING', 'HELD', 'APPLYING', 'APPLIED', 'AT_MAX', 'CANCELLED', 'FAILED', 'SETTLED',
+];
+
+/** States after which nothing more is sent to the gateway for this order and vendor. */
+export const FINAL_STATES: readonly ReleaseState[] = ['APPLIED', 'AT_MAX', 'CANCELLED', 'FAILED', 'SETTLED'];
+
+export type DisputeResolution = 'merchant_won' | 'customer_won';
+
+/** Order events as Holdback consumes them (contract section 2), after validation. */
+export type OrderEvent =
+  | { type: 'order.paid'; orderId: string; transactionTime: IsoInstant; vendors: { vendorId: string; amount: DecimalText }[]; currency: string }
+  | { type: 'order.delivered'; orderId: string; deliveredAt: IsoInstant; vendorIds?: string[] }
+  | { type: 'order.dispute_opened'; orderId: string; openedAt: IsoInstant; vendorIds?: string[] }
+  | { type: 'order.dispute_closed'; orderId: string; closedAt: IsoInstant; resolution: DisputeResolution; vendorIds?: string[] }
+  | { type: 'order.cancelled'; orderId: string; cancelledAt: IsoInstant; vendorIds?: string[] };
+
+export type OrderEventType = OrderEvent['type'];
+
+/** One call of the gateway's eligibility PUT, as recorded on the outcome. */
+export interface Attempt {
+  at: IsoInstant;
+  /** The date sent, in the gateway's form "YYYY-MM-DD HH:MM:SS". */
+  request: string;
+  /** HTTP status, or null when no answer came (timeout, reset). */
+  httpStatus: number | null;
+  /** The body's status ("OK" | "ERROR"), or a transport label ("TIMEOUT", "NETWORK", "RATE_LIMITED"). */
+  status: string;
+  subCode: string | null;
+  message: string;
+}
+
+/** Why a target was moved into the window or into the future. */
+export interface Clamp {
+  requested: IsoInstant;
+  clampedTo: IsoInstant;
+  reason: 'before_transaction' | 'after_max_eligibility' | 'in_the_past';
+}
+
+/** What the gateway's answer means for the caller (gateway-facts section 1). */
+export type AnswerClass =
+  | { kind: 'applied' }
+  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number; recompute?: boolean }
+  | { kind: 'terminal'; reason: string }
+  | { kind: 'config_drift'; reason: string };
+
+/** The gateway's answer to one eligibility PUT, as data (the adapter produces it, the domain classifies it). */
+export type GatewayAnswer =
+  | { kind: 'response'; httpStatus: number; status: string; subCode: string; message: string; retryAfterSeconds?: number }
+  | { kind: 'timeout'; message: string }
+  | { kind: 'network'; message: string }
+  /** The client-side rate limit had no room within the caller's patience; nothing was sent. */
+  | { kind: 'throttled'; retryAfterSeconds: number };
+
+/** An order as Holdback knows it once `order.paid` has arrived. */
+export interface OrderRecord {
+  orderId: string;
+  transactionTime: IsoInstant;
+  /** transactionTime + deferByDays in force when the payment was recorded. */
+  maxEligibility: IsoInstant;
+  deferByDays: number;
+  currency: string;
+  vendors: { vendorId: string; amount: DecimalText }[];
+  recordedAt: IsoInstant;
+}
+
+/** One order event as stored (deduplicated by `key`). */
+export interface StoredEvent {
+  orderId: string;
+  /** Deterministic: detail-type plus a hash of the canonical detail, so a duplicate lands on the same key. */
+  key: string;
+  event: OrderEvent;
+  receivedAt: IsoInstant;
+}
+
+/** The release of one vendor's share of one order: the item Holdback keeps per order and vendor. */
+export interface VendorRelease {
+  orderId: string;
+  vendorId: string;
+  amount: DecimalText;
+  state: ReleaseState;
+  policyVersion: number;
+  rule: ReleaseRule;
+  scheduleOption: number;
+  transactionTime: IsoInstant;
+  maxEligibility: IsoInstant;
+  /** The eligibility Holdback aims for, already clamped into the window; null while it waits for an event. */
+  targetEligibility: IsoInstant | null;
+  /** When the PUT is due (target minus releaseLead, or a retry time); null when nothing is pending. */
+  sendAt: IsoInstant | null;
+  /** Deterministic name of the pending release (also the Scheduler schedule name); a new one per send. */
+  releaseKey: string | null;
+  appliedEligibility: IsoInstant | null;
+  predictedSettlement: IsoInstant | null;
+  clamp: Clamp | null;
+  attempts: Attempt[];
+  /** The gateway's reason or Holdback's for FAILED, AT_MAX after a dispute, CANCELLED... */
+  reason: string | null;
+  settledAt: IsoInstant | null;
+  /** Optimistic-lock version: every write is conditional on the previous one. */
+  version: number;
+  updatedAt: IsoInstant;
+}
+
+/** Input of the release handler (the Scheduler target's Input, and what the sweep re-drives). */
+export interface ReleaseCommand {
+  orderId: string;
+  vendorId: string;
+  releaseKey: string;
+}
+
+/** Events Holdback emits (contract section 3). */
+export type HoldbackEvent =
+  | { type: 'vendor.release_applied'; detail: { orderId: string; vendorId: string; eligibility: IsoInstant; predictedSettlement: IsoInstant | null } }
+  | { type: 'vendor.release_failed'; detail: { orderId: string; vendorId: string; reason: string; retryable: boolean } }
+  | { type: 'config.drift_detected'; detail: { orderId: string; vendorId: string; message: string } };
+
+export interface RejectedEvent {
+  id: string;
+  at: IsoInstant;
+  source: string | null;
+  detailType: string | null;
+  /** What was wrong, naming the field and what to send. */
+  reasons: string[];
+  /** The detail as received (truncated if huge). */
+  detail: unknown;
+}

@@ -1,0 +1,67 @@
+/** Event rules and schedule names, defined once: read by the CDK stack and by the local edge. */
+import { createHash } from 'node:crypto';
+
+/** The Lambda handlers a rule or schedule can target. */
+export type HandlerName = 'orderEvents' | 'release' | 'sweep';
+
+export const DEFAULT_EVENT_SOURCE = 'marketplace.orders';
+export const HOLDBACK_EVENT_SOURCE = 'holdback';
+export const DEFAULT_EVENT_BUS = 'default';
+/** Schedule group of the one-time release schedules. */
+export const RELEASE_SCHEDULE_GROUP = 'holdback-releases';
+/** The periodic sweep that re-drives anything overdue or retryable. */
+export const SWEEP_SCHEDULE = { name: 'holdback-sweep', expression: 'rate(1 minute)', target: 'sweep' as HandlerName };
+
+export const ORDER_DETAIL_TYPES = [
+  'order.paid', 'order.delivered', 'order.dispute_opened', 'order.dispute_closed', 'order.cancelled',
+] as const;
+
+/** A subset of EventBridge's pattern language: exact strings and `{prefix}` per field. */
+export type PatternValue = string | { prefix: string };
+export interface EventPattern {
+  source: PatternValue[];
+  'detail-type'?: PatternValue[];
+}
+
+export interface EventRule {
+  name: string;
+  description: string;
+  pattern: EventPattern;
+  target: HandlerName;
+}
+
+/** The rules of the bus. `source` is the marketplace's event source (HOLDBACK_EVENT_SOURCE). */
+export function eventRules(source: string = DEFAULT_EVENT_SOURCE): EventRule[] {
+  return [
+    {
+      name: 'holdback-order-events',
+      description: 'Marketplace order events to the order-events handler',
+      // Every detail-type of the source goes to the handler, so that a malformed or unknown one is rejected
+      // with a reason an operator can list, instead of vanishing silently at the bus.
+      pattern: { source: [source] },
+      target: 'orderEvents',
+    },
+  ];
+}
+
+function valueMatches(candidates: PatternValue[], value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  return candidates.some((c) => (typeof c === 'string' ? c === value : value.startsWith(c.prefix)));
+}
+
+/** Whether an event envelope ({source, 'detail-type'}) matches a rule's pattern. */
+export function patternMatches(pattern: EventPattern, event: { source?: unknown; 'detail-type'?: unknown }): boolean {
+  if (!valueMatches(pattern.source, event.source)) return false;
+  if (pattern['detail-type'] && !valueMatches(pattern['detail-type'], event['detail-type'])) return false;
+  return true;
+}
+
+/**
+ * The deterministic name of one release send: 1 to 64 of [0-9a-zA-Z-_.] as Scheduler requires.
+ * The same order, vendor and send number always give the same name, so a duplicate create is a conflict, not a
+ * second schedule.
+ */
+export function releaseScheduleName(orderId: string, vendorId: string, sendNumber: number): string {
+  const digest = createHash('sha256').update(`${orderId}\u0000${vendorId}`).digest('hex').slice(0, 40);
+  return `rel-${digest}-${sendNumber}`;
+}

@@ -1,0 +1,12 @@
+/** Jest: TypeScript through ts-jest (type checking is `tsc --noEmit` in `npm test`); middy is ESM-only, so it is transformed. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.[tj]s$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, resolveJsonModule: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
