@@ -110,6 +110,11 @@ export class SharedClock {
     if (timer.cancelled) return;
     try {
       await timer.fire();
+    } catch (error) {
+      this.onError(error);
+    }
+    // Settle even after a failed timer: work it started before failing must finish before the next timer fires.
+    try {
       await this.settle();
     } catch (error) {
       this.onError(error);

@@ -86,6 +86,17 @@ export interface EligibilityGateway {
 
 export interface EventPublisher {
   publish(events: HoldbackEvent[]): Promise<void>;
+  /**
+   * Puts an order event on the bus with the marketplace's event source (the one Holdback's rule listens to), as if the
+   * marketplace had sent it: the gateway webhook receiver turns a paid order into `order.paid` this way.
+   */
+  publishOrderEvent(detailType: string, detail: object): Promise<void>;
+}
+
+/** Secrets the use cases need; kept apart from the ports so that nothing logs them by accident. */
+export interface RuntimeSecrets {
+  /** Key of the gateway's webhook signature (the gateway client secret). */
+  webhookSecret: string;
 }
 
 export interface Logger {
@@ -105,4 +116,5 @@ export interface Dependencies {
   gateway: EligibilityGateway;
   publisher: EventPublisher;
   logger: Logger;
+  secrets: RuntimeSecrets;
 }

@@ -104,7 +104,8 @@ export interface Clamp {
 /** What the gateway's answer means for the caller (gateway-facts section 1). */
 export type AnswerClass =
   | { kind: 'applied' }
-  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number; recompute?: boolean }
+  /** `maxSends`: a lower limit of sends than the general one (e.g. "Order ID does not exist", terminal after a few). */
+  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number; recompute?: boolean; maxSends?: number }
   | { kind: 'terminal'; reason: string }
   | { kind: 'config_drift'; reason: string };
 
@@ -158,6 +159,8 @@ export interface VendorRelease {
   predictedSettlement: IsoInstant | null;
   clamp: Clamp | null;
   attempts: Attempt[];
+  /** How many times the eligibility PUT was sent (one send may hold several attempts); absent means 0. */
+  sends?: number;
   /** The gateway's reason or Holdback's for FAILED, AT_MAX after a dispute, CANCELLED... */
   reason: string | null;
   settledAt: IsoInstant | null;

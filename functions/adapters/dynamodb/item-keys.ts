@@ -1,0 +1,51 @@
+/** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
+import { parseInstant } from '../../domain/dates';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { KEY } from './tables';
+
+/**
+ * An instant as fixed-width UTC text ("2022-12-02T10:30:00.000Z"), so that text order is time order in a sort key.
+ * Items keep their offset form; only index keys are normalised.
+ */
+export function utcSortKey(instant: string, field: string): string {
+  // parseInstant refuses a time without an offset (a ValidationError naming the field) instead of guessing a zone.
+  return parseInstant(instant, field).toUTC().toISO()!;
+}
+
+/** Version sort key: zero-padded so that text order is numeric order. */
+export function versionSortKey(version: number): string {
+  if (!Number.isInteger(version) || version < 0) {
+    throw new Error(`version: ${version} is not a non-negative integer; send 0, 1, 2...`);
+  }
+  return `V#${String(version).padStart(10, '0')}`;
+}
+
+/** Removes the key and index attributes a repository added, giving back the domain record. */
+export function withoutKeys<T>(item: Record<string, unknown>, extra: readonly string[] = []): T {
+  const copy: Record<string, unknown> = { ...item };
+  for (const name of [KEY.pk, KEY.sk, ...extra]) delete copy[name];
+  return copy as T;
+}
+
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Every item of a query (following LastEvaluatedKey), or the first `limit`. */
+export async function queryItems(
+  doc: DynamoDBDocumentClient, input: QueryCommandInput, limit = Number.POSITIVE_INFINITY,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const remaining = limit - items.length;
+    const page = await doc.send(new QueryCommand({
+      ...input,
+      ExclusiveStartKey: start,
+      ...(Number.isFinite(remaining) ? { Limit: remaining } : {}),
+    }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  return items;
+}

@@ -1,0 +1,83 @@
+/** A logger that writes one JSON object per line and never prints a secret. */
+import type { Logger } from '../../application/ports';
+
+export interface JsonLinesLoggerOptions {
+  /** Secret values (client secret, ...) replaced wherever they appear in a message or field. */
+  secrets?: string[];
+  /** Fields added to every line (e.g. the function name). */
+  base?: Record<string, unknown>;
+  /** Where lines go; default stdout (CloudWatch reads Lambda's stdout line by line). */
+  write?: (line: string) => void;
+  /** Time of each line; default the system time. */
+  now?: () => string;
+}
+
+const REDACTED = '[redacted]';
+/** Fields whose name says they hold a credential are never printed, whatever their value. */
+const SECRET_FIELD = /secret|password|passwd|token|authorization|credential|api[-_]?key|signature/i;
+const MAX_DEPTH = 8;
+
+export class JsonLinesLogger implements Logger {
+  readonly #secrets: string[];
+  private readonly base: Record<string, unknown>;
+  private readonly write: (line: string) => void;
+  private readonly now: () => string;
+
+  constructor(options: JsonLinesLoggerOptions = {}) {
+    // Longest first, so a secret that contains another is replaced whole.
+    this.#secrets = (options.secrets ?? []).filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+    this.base = options.base ?? {};
+    this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.line('info', message, fields);
+  }
+
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.line('warn', message, fields);
+  }
+
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.line('error', message, fields);
+  }
+
+  private line(level: string, message: string, fields: Record<string, unknown> = {}): void {
+    const record = { level, time: this.now(), message, ...this.base, ...fields };
+    this.write(JSON.stringify(this.clean(record, 0, new WeakSet())));
+  }
+
+  private clean(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+    if (typeof value === 'string') return this.scrub(value);
+    if (typeof value === 'bigint') return value.toString();
+    if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+    if (seen.has(value)) return '[circular]';
+    if (depth >= MAX_DEPTH) return '[too deep]';
+    seen.add(value);
+    if (value instanceof Error) {
+      return {
+        name: value.name,
+        message: this.scrub(value.message),
+        ...(value.stack ? { stack: this.scrub(value.stack) } : {}),
+        ...(value.cause !== undefined ? { cause: this.clean(value.cause, depth + 1, seen) } : {}),
+      };
+    }
+    if (value instanceof Date) return value.toISOString();
+    // luxon DateTime and Duration: their ISO text, not their internals.
+    const iso = (value as { toISO?: unknown }).toISO;
+    if (typeof iso === 'function') return iso.call(value);
+    if (Array.isArray(value)) return value.map((item) => this.clean(item, depth + 1, seen));
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = SECRET_FIELD.test(key) ? REDACTED : this.clean(item, depth + 1, seen);
+    }
+    return out;
+  }
+
+  private scrub(text: string): string {
+    let clean = text;
+    for (const secret of this.#secrets) clean = clean.split(secret).join(REDACTED);
+    return clean;
+  }
+}

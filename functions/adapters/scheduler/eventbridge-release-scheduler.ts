@@ -1,0 +1,99 @@
+/** One-time EventBridge Scheduler schedules that invoke the release handler at a release's send time. */
+import { DateTime } from 'luxon';
+import {
+  CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, type RetryPolicy,
+} from '@aws-sdk/client-scheduler';
+import type { ReleaseCommand } from '../../domain/types';
+import type { ReleaseScheduler } from '../../application/ports';
+import { RELEASE_SCHEDULE_GROUP } from '../../routing';
+
+export interface EventBridgeReleaseSchedulerOptions {
+  /** ARN of the release Lambda function, the schedules' target. */
+  releaseFunctionArn: string;
+  /** Role Scheduler assumes to invoke the target (the only role it may pass). */
+  schedulerRoleArn: string;
+  groupName?: string;
+  /** IANA zone of the `at()` expression; default "Asia/Kolkata", the gateway's wall clock. */
+  timezone?: string;
+  /** Default: Scheduler's maximum, 185 retries within 24 hours; the sweep re-drives anything lost after that. */
+  retryPolicy?: RetryPolicy;
+  /** Optional SQS dead-letter queue for invocations that exhausted their retries. */
+  deadLetterArn?: string;
+}
+
+const SCHEDULE_NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
+
+/**
+ * The `at()` expression for an instant: Scheduler fires with one-minute precision, so the instant is rounded up to the
+ * next whole minute (a release never fires before it is due).
+ */
+export function atExpression(at: DateTime, timezone: string): string {
+  const local = at.setZone(timezone);
+  if (!local.isValid) throw new Error(`timezone: "${timezone}" is not an IANA zone; send e.g. "Asia/Kolkata"`);
+  const minute = local.startOf('minute');
+  const due = minute < local ? minute.plus({ minutes: 1 }) : minute;
+  return `at(${due.toFormat("yyyy-MM-dd'T'HH:mm:ss")})`;
+}
+
+function hasName(error: unknown, name: string): boolean {
+  return (error as { name?: unknown } | null)?.name === name;
+}
+
+export class EventBridgeReleaseScheduler implements ReleaseScheduler {
+  private readonly groupName: string;
+  private readonly timezone: string;
+  private readonly retryPolicy: RetryPolicy;
+
+  constructor(private readonly client: SchedulerClient, private readonly options: EventBridgeReleaseSchedulerOptions) {
+    this.groupName = options.groupName ?? RELEASE_SCHEDULE_GROUP;
+    this.timezone = options.timezone ?? 'Asia/Kolkata';
+    this.retryPolicy = options.retryPolicy ?? { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 };
+  }
+
+  async schedule(command: ReleaseCommand, at: DateTime): Promise<void> {
+    const name = this.requireName(command.releaseKey);
+    try {
+      await this.client.send(new CreateScheduleCommand({
+        Name: name,
+        GroupName: this.groupName,
+        ScheduleExpression: atExpression(at, this.timezone),
+        ScheduleExpressionTimezone: this.timezone,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        // Finished one-time schedules would otherwise stay and count toward the quota.
+        ActionAfterCompletion: 'DELETE',
+        State: 'ENABLED',
+        Description: `Holdback release of order ${command.orderId}, vendor ${command.vendorId}`,
+        Target: {
+          Arn: this.options.releaseFunctionArn,
+          RoleArn: this.options.schedulerRoleArn,
+          // The Lambda target receives this JSON as its event, without an envelope.
+          Input: JSON.stringify(command),
+          RetryPolicy: this.retryPolicy,
+          ...(this.options.deadLetterArn ? { DeadLetterConfig: { Arn: this.options.deadLetterArn } } : {}),
+        },
+      }));
+    } catch (error) {
+      // The name is deterministic per send, so a conflict means this very release is already scheduled.
+      if (hasName(error, 'ConflictException')) return;
+      throw error;
+    }
+  }
+
+  async cancel(releaseKey: string): Promise<void> {
+    const name = this.requireName(releaseKey);
+    try {
+      await this.client.send(new DeleteScheduleCommand({ Name: name, GroupName: this.groupName }));
+    } catch (error) {
+      // Already fired (and deleted after completion) or already cancelled: either way, nothing is pending.
+      if (hasName(error, 'ResourceNotFoundException')) return;
+      throw error;
+    }
+  }
+
+  private requireName(releaseKey: string): string {
+    if (typeof releaseKey !== 'string' || !SCHEDULE_NAME.test(releaseKey)) {
+      throw new Error(`releaseKey: "${String(releaseKey).slice(0, 80)}" is not a schedule name; send 1 to 64 characters of 0-9, a-z, A-Z, "-", "_" or "."`);
+    }
+    return releaseKey;
+  }
+}

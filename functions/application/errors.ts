@@ -1,0 +1,22 @@
+/** Errors the use cases raise for callers (the API maps each to one HTTP status); validation errors come from the domain. */
+
+/** The thing asked for does not exist (an unknown order...). */
+export class NotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** A request whose origin could not be proven (a webhook with a missing or wrong signature). */
+export class UnauthorizedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnauthorizedError';
+  }
+}
+
+/** An error as one log line: name and message, never a stack with request data. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,160 @@
+/** Use case: the gateway's signed webhooks: a paid split order becomes `order.paid`, a vendor settlement marks SETTLED. */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { DateTime } from 'luxon';
+import { GATEWAY_ZONE } from '../domain/dates';
+import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { isValidId } from '../domain/order-events';
+import type { VendorRelease } from '../domain/types';
+import { UnauthorizedError, describeError } from './errors';
+import { VersionConflictError, type Dependencies } from './ports';
+import { MAX_WRITE_ATTEMPTS, storedInstant } from './release-writes';
+
+export interface WebhookRequest {
+  /** Header names lower-cased. */
+  headers: Record<string, string | undefined>;
+  /** The body exactly as received: the signature covers these bytes. */
+  rawBody: Buffer;
+}
+
+export type WebhookResult =
+  | { action: 'order_paid_published'; orderId: string; vendors: number }
+  | { action: 'release_settled'; orderId: string; vendorId: string }
+  | { action: 'ignored'; reason: string };
+
+/** base64(HMAC-SHA256(key = client secret, message = timestamp + raw body)), as the gateway signs. */
+export function webhookSignature(secret: string, timestamp: string, rawBody: Buffer): string {
+  return createHmac('sha256', secret).update(timestamp, 'utf8').update(rawBody).digest('base64');
+}
+
+/** Constant-time comparison of the signature text; a missing header or another length is simply "not valid". */
+export function isValidWebhookSignature(secret: string, request: WebhookRequest): boolean {
+  const signature = request.headers['x-webhook-signature'];
+  const timestamp = request.headers['x-webhook-timestamp'];
+  if (!signature || !timestamp) return false;
+  const expected = Buffer.from(webhookSignature(secret, timestamp, request.rawBody), 'utf8');
+  const given = Buffer.from(signature.trim(), 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Verifies the signature (401 otherwise), then acts on the two webhook types Holdback cares about; every other type
+ * is acknowledged and ignored, so the gateway does not retry it.
+ */
+export async function handleGatewayWebhook(deps: Dependencies, request: WebhookRequest): Promise<WebhookResult> {
+  if (!isValidWebhookSignature(deps.secrets.webhookSecret, request)) {
+    throw new UnauthorizedError('x-webhook-signature is missing or does not match the body; the gateway signs base64(HMAC-SHA256(client secret, x-webhook-timestamp + raw body))');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(request.rawBody.toString('utf8'));
+  } catch {
+    throw new ValidationError([{ field: 'body', problem: 'is not JSON', expected: 'the gateway webhook JSON {type, event_time, data}' }]);
+  }
+  const type = field(body, 'type');
+  const data = field(body, 'data');
+  if (type === 'PAYMENT_SUCCESS_WEBHOOK') return publishPaidOrder(deps, data);
+  if (type === 'VENDOR_SETTLEMENT_SUCCESS') return markSettled(deps, data, field(body, 'event_time'));
+  return { action: 'ignored', reason: `webhook type ${JSON.stringify(type)} needs no action` };
+}
+
+async function publishPaidOrder(deps: Dependencies, data: unknown): Promise<WebhookResult> {
+  const order = field(data, 'order');
+  const payment = field(data, 'payment');
+  const splits = field(order, 'order_splits');
+  const orderId = field(order, 'order_id');
+  if (!Array.isArray(splits) || splits.length === 0) {
+    return { action: 'ignored', reason: `order ${String(orderId)} has no order_splits: no vendor to release` };
+  }
+  const status = field(payment, 'payment_status');
+  if (status !== undefined && status !== 'SUCCESS') return { action: 'ignored', reason: `payment_status is ${String(status)}` };
+
+  const issues: ValidationIssue[] = [];
+  if (!isValidId(orderId)) issues.push({ field: 'data.order.order_id', problem: `is ${JSON.stringify(orderId)}`, expected: 'the order id' });
+  const orderAmount = decimalOf(field(order, 'order_amount'));
+  const paymentTime = gatewayTime(field(payment, 'payment_time'));
+  if (!paymentTime) issues.push({ field: 'data.payment.payment_time', problem: 'is missing or not a time', expected: 'an ISO 8601 time' });
+  const vendors = splits.map((split, i) => {
+    const vendorId = field(split, 'vendor_id');
+    const amount = decimalOf(field(split, 'amount'));
+    const percentage = decimalOf(field(split, 'percentage'));
+    if (!isValidId(vendorId)) issues.push({ field: `data.order.order_splits[${i}].vendor_id`, problem: `is ${JSON.stringify(vendorId)}`, expected: 'a vendor id' });
+    let share: Decimal | null = amount;
+    if (!share && percentage && orderAmount) share = orderAmount.mul(percentage).div(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+    if (!share) {
+      issues.push({ field: `data.order.order_splits[${i}]`, problem: 'has neither an amount nor a percentage of a known order_amount', expected: '{vendor_id, amount} or {vendor_id, percentage} with data.order.order_amount' });
+    }
+    return { vendorId: String(vendorId), amount: share ? share.toFixed(2) : '0.00' };
+  });
+  if (issues.length) throw new ValidationError(issues);
+
+  const currency = field(order, 'order_currency');
+  await deps.publisher.publishOrderEvent('order.paid', {
+    orderId: orderId as string,
+    transactionTime: storedInstant(paymentTime!),
+    vendors,
+    ...(typeof currency === 'string' ? { currency } : {}),
+  });
+  return { action: 'order_paid_published', orderId: orderId as string, vendors: vendors.length };
+}
+
+/** The settlement's order and vendor; a settlement for an order Holdback never saw is acknowledged and ignored. */
+async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown): Promise<WebhookResult> {
+  const settlement = field(data, 'settlement') ?? data;
+  const orderId = field(settlement, 'order_id');
+  const vendorId = field(settlement, 'vendor_id');
+  if (!isValidId(orderId) || !isValidId(vendorId)) {
+    return { action: 'ignored', reason: 'settlement names no single order_id and vendor_id' };
+  }
+  const settledAt = gatewayTime(field(settlement, 'settled_at')) ?? gatewayTime(field(settlement, 'settled_on'))
+    ?? gatewayTime(eventTime) ?? deps.clock.now();
+  const ids = { orderId: orderId as string, vendorId: vendorId as string };
+  for (let attempt = 1; ; attempt++) {
+    const current = await deps.orders.getRelease(ids.orderId, ids.vendorId);
+    if (!current) return { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` };
+    if (current.state === 'SETTLED') return { action: 'release_settled', ...ids };
+    const settled: VendorRelease = {
+      ...current,
+      state: 'SETTLED',
+      settledAt: storedInstant(settledAt),
+      sendAt: null,
+      releaseKey: null,
+      version: current.version + 1,
+      updatedAt: storedInstant(deps.clock.now()),
+    };
+    try {
+      await deps.orders.putRelease(settled, current.version);
+    } catch (error) {
+      if (error instanceof VersionConflictError && attempt < MAX_WRITE_ATTEMPTS) continue;
+      throw error;
+    }
+    if (current.state === 'SCHEDULED' && current.releaseKey) {
+      // The gateway settled before Holdback's send: the send has nothing left to move.
+      await deps.scheduler.cancel(current.releaseKey).catch((error: unknown) => {
+        deps.logger.warn('schedule of a settled release not cancelled; it will find nothing to do', { ...ids, error: describeError(error) });
+      });
+    }
+    return { action: 'release_settled', ...ids };
+  }
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+function decimalOf(value: unknown): Decimal | null {
+  if ((typeof value !== 'number' && typeof value !== 'string') || value === '') return null;
+  try {
+    const d = new Decimal(value);
+    return d.isFinite() && d.gt(0) ? d : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The gateway's times carry +05:30; one without an offset is read as India time, the gateway's clock. */
+function gatewayTime(value: unknown): DateTime | null {
+  if (typeof value !== 'string' || value === '' || value === 'null') return null;
+  const dt = DateTime.fromISO(value.replace(' ', 'T'), { zone: GATEWAY_ZONE, setZone: true });
+  return dt.isValid ? dt : null;
+}

@@ -1,0 +1,72 @@
+/** Use cases: read and change the merchant settings (GET and PUT /settings), each change a new version. */
+import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { validateSettings } from '../domain/settings';
+import type { Settings, VersionedSettings } from '../domain/types';
+import { VersionConflictError, type Dependencies } from './ports';
+import { inZone } from './response-times';
+import { storedInstant } from './release-writes';
+
+/** Keys a PUT may carry besides the settings: who changes them and why, and the version the change is based on. */
+const CHANGE_KEYS = ['actor', 'reason', 'version', 'at'];
+
+export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
+  return presented(await deps.settings.get());
+}
+
+/**
+ * A full or partial body merged over the settings in force (so a GET's answer can be sent back as it is).
+ * `version`, when given, must be the current one (409 otherwise); `actor` and `reason` default to "api" and
+ * "settings updated".
+ */
+export async function updateSettings(deps: Dependencies, body: unknown): Promise<VersionedSettings> {
+  const current = await deps.settings.get();
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to change, e.g. {"deferByDays": 15}' }]);
+  }
+  const input = body as Record<string, unknown>;
+  const settingsPart = Object.fromEntries(Object.entries(input).filter(([k]) => !CHANGE_KEYS.includes(k)));
+  const issues: ValidationIssue[] = [
+    ...optionalText(input.actor, 'actor'),
+    ...optionalText(input.reason, 'reason'),
+  ];
+  if (input.version !== undefined && !Number.isInteger(input.version)) {
+    issues.push({ field: 'version', problem: `is ${JSON.stringify(input.version)}, not a whole number`, expected: `the version you read, ${current.version}, or leave it out` });
+  }
+  let settings: Settings;
+  try {
+    settings = validateSettings(settingsPart, baseOf(current));
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError([...error.issues, ...issues]);
+  }
+  if (issues.length) throw new ValidationError(issues);
+  if (input.version !== undefined && input.version !== current.version) {
+    throw new VersionConflictError(`version: settings are at version ${current.version}, not ${String(input.version)}; GET /settings and send your change based on version ${current.version}`);
+  }
+  const saved = await deps.settings.save(settings, {
+    actor: (input.actor as string | undefined)?.trim() ?? 'api',
+    reason: (input.reason as string | undefined)?.trim() ?? 'settings updated',
+    at: storedInstant(deps.clock.now()),
+    expectedVersion: current.version,
+  });
+  return presented(saved);
+}
+
+export async function settingsHistory(deps: Dependencies): Promise<VersionedSettings[]> {
+  return (await deps.settings.history()).map(presented);
+}
+
+function baseOf(current: VersionedSettings): Settings {
+  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead } = current;
+  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead };
+}
+
+function presented(settings: VersionedSettings): VersionedSettings {
+  return { ...baseOf(settings), version: settings.version, actor: settings.actor, reason: settings.reason, at: inZone(settings.at, settings.timezone) };
+}
+
+function optionalText(value: unknown, field: string): ValidationIssue[] {
+  if (value === undefined) return [];
+  if (typeof value === 'string' && value.trim() !== '' && value.length <= 200) return [];
+  return [{ field, problem: `is ${JSON.stringify(value)}, not a non-empty text of at most 200 characters`, expected: 'a short text, or leave it out' }];
+}

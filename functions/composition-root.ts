@@ -1,0 +1,171 @@
+/** The AWS runtime's composition root: reads the environment once, failing fast, and builds every adapter. */
+import { DateTime } from 'luxon';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { Clock, Dependencies, Logger } from './application/ports';
+import { DEFAULT_EVENT_SOURCE, RELEASE_SCHEDULE_GROUP } from './routing';
+import { TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
+import { DynamoSettingsRepository } from './adapters/dynamodb/settings-repository';
+import { DynamoPolicyRepository } from './adapters/dynamodb/policy-repository';
+import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
+import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
+import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
+import { EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
+import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
+import { JsonLinesLogger } from './adapters/logging/json-lines-logger';
+
+/**
+ * Every environment variable the runtime reads. On AWS the CDK stack sets them; the gateway client secret is put in
+ * `HOLDBACK_GATEWAY_CLIENT_SECRET` at deploy time from Secrets Manager (a CloudFormation dynamic reference, e.g.
+ * `secret.secretValueFromJson('clientSecret')`), so it is never in the repository or the synthesized template.
+ */
+export const RUNTIME_ENV = {
+  ordersTable: TABLE_ENV.orders,
+  configTable: TABLE_ENV.config,
+  rejectedTable: TABLE_ENV.rejected,
+  eventBus: 'HOLDBACK_EVENT_BUS',
+  eventSource: 'HOLDBACK_EVENT_SOURCE',
+  gatewayBaseUrl: 'HOLDBACK_GATEWAY_BASE_URL',
+  gatewayClientId: 'HOLDBACK_GATEWAY_CLIENT_ID',
+  gatewayClientSecret: 'HOLDBACK_GATEWAY_CLIENT_SECRET',
+  gatewayRatePerMinute: 'HOLDBACK_GATEWAY_RATE_PER_MINUTE',
+  gatewayTimeoutMs: 'HOLDBACK_GATEWAY_TIMEOUT_MS',
+  gatewayMaxTries: 'HOLDBACK_GATEWAY_MAX_TRIES',
+  gatewayMaxWaitMs: 'HOLDBACK_GATEWAY_MAX_WAIT_MS',
+  releaseFunctionArn: 'HOLDBACK_RELEASE_FUNCTION_ARN',
+  schedulerRoleArn: 'HOLDBACK_SCHEDULER_ROLE_ARN',
+  scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
+  /** Set by Lambda; locally by the embedded default. */
+  region: 'AWS_REGION',
+  /** Optional: every SDK client talks to this endpoint (the local edge). */
+  endpoint: 'AWS_ENDPOINT_URL',
+} as const;
+
+export interface RuntimeConfig {
+  aws: {
+    region: string;
+    endpoint: string | null;
+    /** A local endpoint ignores signatures, so without credentials in the environment placeholders are used. */
+    placeholderCredentials: boolean;
+  };
+  tables: TableNames;
+  eventBus: string;
+  orderEventSource: string;
+  gateway: {
+    vendorBaseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    ratePerMinute: number;
+    timeoutMs: number;
+    maxTries: number;
+    maxWaitMs: number;
+  };
+  scheduler: { releaseFunctionArn: string; schedulerRoleArn: string; groupName: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Thrown at cold start when the environment is incomplete or wrong; names every variable at fault. */
+export class RuntimeConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Holdback cannot start: ${problems.join('; ')}`);
+    this.name = 'RuntimeConfigError';
+  }
+}
+
+/** Reads every variable once; collects all problems so one failed start names everything to fix. */
+export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
+  const problems: string[] = [];
+  const required = (name: string, what: string): string => {
+    const value = env[name]?.trim();
+    if (!value) problems.push(`${name} is not set; set it to ${what}`);
+    return value ?? '';
+  };
+  const optional = (name: string, fallback: string): string => env[name]?.trim() || fallback;
+  const count = (name: string, fallback: number, min: number): number => {
+    const text = env[name]?.trim();
+    if (!text) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min) {
+      problems.push(`${name} is "${text}"; set it to an integer of at least ${min} (default ${fallback})`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const region = env[RUNTIME_ENV.region]?.trim() || env.AWS_DEFAULT_REGION?.trim() || '';
+  if (!region) problems.push(`${RUNTIME_ENV.region} is not set; set it to the AWS region, e.g. "ap-south-1"`);
+  const endpoint = env[RUNTIME_ENV.endpoint]?.trim() || null;
+  const vendorBaseUrl = required(RUNTIME_ENV.gatewayBaseUrl, "the gateway's vendor base URL, e.g. \"https://api.example.com\"");
+  if (vendorBaseUrl && !/^https?:\/\/[^\s]+$/.test(vendorBaseUrl)) {
+    problems.push(`${RUNTIME_ENV.gatewayBaseUrl} is "${vendorBaseUrl}"; set it to an http(s) URL`);
+  }
+  const config: RuntimeConfig = {
+    aws: { region, endpoint, placeholderCredentials: endpoint !== null && !env.AWS_ACCESS_KEY_ID },
+    tables: {
+      orders: required(RUNTIME_ENV.ordersTable, 'the orders table name'),
+      config: required(RUNTIME_ENV.configTable, 'the config table name'),
+      rejected: required(RUNTIME_ENV.rejectedTable, 'the rejected-events table name'),
+    },
+    eventBus: required(RUNTIME_ENV.eventBus, 'the EventBridge bus name ("default" locally)'),
+    orderEventSource: optional(RUNTIME_ENV.eventSource, DEFAULT_EVENT_SOURCE),
+    gateway: {
+      vendorBaseUrl,
+      clientId: required(RUNTIME_ENV.gatewayClientId, 'the gateway client id'),
+      clientSecret: required(RUNTIME_ENV.gatewayClientSecret, 'the gateway client secret (from Secrets Manager on AWS)'),
+      ratePerMinute: count(RUNTIME_ENV.gatewayRatePerMinute, 600, 1),
+      timeoutMs: count(RUNTIME_ENV.gatewayTimeoutMs, 5_000, 1),
+      maxTries: count(RUNTIME_ENV.gatewayMaxTries, 4, 1),
+      maxWaitMs: count(RUNTIME_ENV.gatewayMaxWaitMs, 20_000, 0),
+    },
+    scheduler: {
+      releaseFunctionArn: required(RUNTIME_ENV.releaseFunctionArn, 'the ARN of the release function'),
+      schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to invoke it'),
+      groupName: optional(RUNTIME_ENV.scheduleGroup, RELEASE_SCHEDULE_GROUP),
+    },
+  };
+  if (problems.length > 0) throw new RuntimeConfigError(problems);
+  return config;
+}
+
+/** The system clock (AWS); the embedded default passes its shared clock instead. */
+export const systemClock: Clock = { now: () => DateTime.utc() };
+
+/** Builds every adapter once, with one SDK client per service. */
+export function buildDependencies(config: RuntimeConfig, overrides: { clock?: Clock; logger?: Logger } = {}): Dependencies {
+  const clock = overrides.clock ?? systemClock;
+  const aws = {
+    region: config.aws.region,
+    ...(config.aws.endpoint ? { endpoint: config.aws.endpoint } : {}),
+    ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  };
+  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(aws), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const logger = overrides.logger ?? new JsonLinesLogger({
+    secrets: [config.gateway.clientSecret, config.gateway.clientId],
+  });
+  return {
+    clock,
+    logger,
+    settings: new DynamoSettingsRepository(doc, config.tables.config, clock),
+    policies: new DynamoPolicyRepository(doc, config.tables.config),
+    orders: new DynamoOrderRepository(doc, config.tables.orders),
+    rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected),
+    scheduler: new EventBridgeReleaseScheduler(new SchedulerClient(aws), {
+      releaseFunctionArn: config.scheduler.releaseFunctionArn,
+      schedulerRoleArn: config.scheduler.schedulerRoleArn,
+      groupName: config.scheduler.groupName,
+    }),
+    gateway: new HttpEligibilityGateway({ ...config.gateway, now: () => clock.now() }),
+    publisher: new EventBridgePublisher(new EventBridgeClient(aws), {
+      eventBusName: config.eventBus,
+      orderEventSource: config.orderEventSource,
+      now: () => clock.now(),
+    }),
+    // The gateway signs its webhooks with the client secret.
+    secrets: { webhookSecret: config.gateway.clientSecret },
+  };
+}

@@ -1,0 +1,186 @@
+/** Marketplace order events (contract section 2): validation into OrderEvent, deterministic keys, own times. */
+import Decimal from 'decimal.js';
+import { DateTime } from 'luxon';
+import { parseInstant } from './dates';
+import { sha256Hex } from './digest';
+import { ValidationError, type ValidationIssue } from './errors';
+import type { DisputeResolution, OrderEvent, OrderEventType } from './types';
+
+/** The gateway's order id rule, used for vendor ids too. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{3,45}$/;
+const ID_EXPECTED = '3 to 45 characters of A-Z, a-z, 0-9, "_" or "-", e.g. "order_1001"';
+const AMOUNT_EXPECTED = 'a positive amount with at most two decimals, e.g. 1250.50';
+
+const TIME_FIELD: Record<OrderEventType, string> = {
+  'order.paid': 'transactionTime',
+  'order.delivered': 'deliveredAt',
+  'order.dispute_opened': 'openedAt',
+  'order.dispute_closed': 'closedAt',
+  'order.cancelled': 'cancelledAt',
+};
+const EVENT_TYPES = Object.keys(TIME_FIELD) as OrderEventType[];
+const RESOLUTIONS: DisputeResolution[] = ['merchant_won', 'customer_won'];
+
+export function isValidId(id: unknown): boolean {
+  return typeof id === 'string' && ID_PATTERN.test(id);
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Collects issues while reading fields, so one rejection names every bad field. */
+class DetailReader {
+  readonly issues: ValidationIssue[] = [];
+
+  constructor(private readonly detail: Record<string, unknown>) {}
+
+  private add(field: string, problem: string, expected: string): null {
+    this.issues.push({ field: `detail.${field}`, problem, expected });
+    return null;
+  }
+
+  id(value: unknown, field: string): string | null {
+    if (value === undefined) return this.add(field, 'is missing', ID_EXPECTED);
+    return isValidId(value) ? (value as string) : this.add(field, `is ${shown(value)}`, ID_EXPECTED);
+  }
+
+  /** The instant as given (its own offset), normalised to whole-or-fractional seconds without a trailing ".000". */
+  instant(field: string): string | null {
+    try {
+      const dt = parseInstant(this.detail[field], `detail.${field}`);
+      return dt.toISO({ suppressMilliseconds: true }) as string;
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      this.issues.push(...error.issues);
+      return null;
+    }
+  }
+
+  amount(value: unknown, field: string): string | null {
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : null;
+    if (text === null) return this.add(field, value === undefined ? 'is missing' : `is ${shown(value)}, not an amount`, AMOUNT_EXPECTED);
+    if (!/^\d+(\.\d+)?$/.test(text)) return this.add(field, `is ${shown(value)}, not a plain decimal amount`, AMOUNT_EXPECTED);
+    const amount = new Decimal(text);
+    if (amount.decimalPlaces() > 2) return this.add(field, `has ${amount.decimalPlaces()} decimals`, AMOUNT_EXPECTED);
+    if (amount.lte(0)) return this.add(field, `is ${shown(value)}, not positive`, AMOUNT_EXPECTED);
+    return amount.toFixed(2);
+  }
+
+  vendors(): { vendorId: string; amount: string }[] | null {
+    const value = this.detail.vendors;
+    const expected = 'a non-empty list of {vendorId, amount}, e.g. [{"vendorId": "vendor_a", "amount": "1250.50"}]';
+    if (!Array.isArray(value) || value.length === 0) {
+      return this.add('vendors', value === undefined ? 'is missing' : `is ${shown(value)}, not a non-empty list`, expected);
+    }
+    const seen = new Set<string>();
+    const vendors = value.map((v, i) => {
+      if (!isRecord(v)) return this.add(`vendors[${i}]`, `is ${shown(v)}, not an object`, expected);
+      const vendorId = this.id(v.vendorId, `vendors[${i}].vendorId`);
+      const amount = this.amount(v.amount, `vendors[${i}].amount`);
+      if (vendorId && seen.has(vendorId)) this.add(`vendors[${i}].vendorId`, `repeats "${vendorId}"`, 'each vendor once per order');
+      if (vendorId) seen.add(vendorId);
+      return vendorId && amount ? { vendorId, amount } : null;
+    });
+    return vendors.every((v) => v !== null) ? (vendors as { vendorId: string; amount: string }[]) : null;
+  }
+
+  /** `undefined` when absent (every vendor of the order). */
+  vendorIds(): string[] | undefined | null {
+    const value = this.detail.vendorIds;
+    if (value === undefined) return undefined;
+    const expected = 'a non-empty list of distinct vendor ids, or no vendorIds at all for every vendor of the order';
+    if (!Array.isArray(value) || value.length === 0) return this.add('vendorIds', `is ${shown(value)}, not a non-empty list`, expected);
+    const ids = value.map((v, i) => this.id(v, `vendorIds[${i}]`));
+    ids.forEach((id, i) => {
+      if (id && ids.indexOf(id) !== i) this.add(`vendorIds[${i}]`, `repeats "${id}"`, expected);
+    });
+    return ids.every((id) => id !== null) && new Set(ids).size === ids.length ? (ids as string[]) : null;
+  }
+
+  currency(): string | null {
+    const value = this.detail.currency;
+    if (value === undefined) return 'INR';
+    return typeof value === 'string' && /^[A-Z]{3}$/.test(value) ? value : this.add('currency', `is ${shown(value)}`, 'a three-letter ISO 4217 code such as "INR" (the default)');
+  }
+
+  resolution(): DisputeResolution | null {
+    const value = this.detail.resolution;
+    return RESOLUTIONS.includes(value as DisputeResolution)
+      ? (value as DisputeResolution)
+      : this.add('resolution', value === undefined ? 'is missing' : `is ${shown(value)}`, '"merchant_won" or "customer_won"');
+  }
+}
+
+/**
+ * Validates an event's detail-type and detail into an OrderEvent, or throws a ValidationError naming every bad field.
+ * Fields the contract does not define are ignored (a marketplace may send more than Holdback reads).
+ */
+export function parseOrderEvent(detailType: unknown, detail: unknown): OrderEvent {
+  if (typeof detailType !== 'string' || !(EVENT_TYPES as string[]).includes(detailType)) {
+    throw new ValidationError([{ field: 'detail-type', problem: `is ${shown(detailType)}, not an order event`, expected: `one of ${EVENT_TYPES.join(', ')}` }]);
+  }
+  if (!isRecord(detail)) {
+    throw new ValidationError([{ field: 'detail', problem: `is ${shown(detail)}, not a JSON object`, expected: `the detail of ${detailType} (contract section 2)` }]);
+  }
+  const type = detailType as OrderEventType;
+  const read = new DetailReader(detail);
+  const orderId = read.id(detail.orderId, 'orderId');
+  const time = read.instant(TIME_FIELD[type]);
+  let event: OrderEvent | null = null;
+  if (type === 'order.paid') {
+    const vendors = read.vendors();
+    const currency = read.currency();
+    if (orderId && time && vendors && currency) event = { type, orderId, transactionTime: time, vendors, currency };
+  } else {
+    const vendorIds = read.vendorIds();
+    const scope = vendorIds ? { vendorIds } : {};
+    if (orderId && time && vendorIds !== null) {
+      if (type === 'order.delivered') event = { type, orderId, deliveredAt: time, ...scope };
+      else if (type === 'order.dispute_opened') event = { type, orderId, openedAt: time, ...scope };
+      else if (type === 'order.cancelled') event = { type, orderId, cancelledAt: time, ...scope };
+      else {
+        const resolution = read.resolution();
+        if (resolution) event = { type, orderId, closedAt: time, resolution, ...scope };
+      }
+    }
+  }
+  if (read.issues.length || !event) throw new ValidationError(read.issues);
+  return event;
+}
+
+/** The instant the event happened (its own time, not its arrival). */
+export function eventTime(event: OrderEvent): string {
+  switch (event.type) {
+    case 'order.paid': return event.transactionTime;
+    case 'order.delivered': return event.deliveredAt;
+    case 'order.dispute_opened': return event.openedAt;
+    case 'order.dispute_closed': return event.closedAt;
+    case 'order.cancelled': return event.cancelledAt;
+  }
+}
+
+/** JSON with sorted keys; instants as UTC and id lists sorted, so the same facts written differently give one text. */
+function canonical(value: unknown, key = ''): string {
+  if (Array.isArray(value)) {
+    const items = value.map((v) => canonical(v));
+    return `[${key === 'vendorIds' ? items.sort().join(',') : items.join(',')}]`;
+  }
+  if (isRecord(value)) {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k], k)}`).join(',')}}`;
+  }
+  if (typeof value === 'string' && (Object.values(TIME_FIELD) as string[]).includes(key)) {
+    return JSON.stringify(DateTime.fromISO(value, { setZone: true }).toUTC().toISO());
+  }
+  return JSON.stringify(value);
+}
+
+/** Deterministic: the type plus a hash of the canonical detail, so the same event sent three times has one key. */
+export function eventKey(event: OrderEvent): string {
+  return `${event.type}#${sha256Hex(canonical(event)).slice(0, 32)}`;
+}

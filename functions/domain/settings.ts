@@ -1,0 +1,177 @@
+/** Merchant settings and vendor policy input: defaults, validation with field-named errors, the calendar they imply. */
+import { DateTime, Info } from 'luxon';
+import { BankCalendar } from './calendar';
+import { parseDuration } from './dates';
+import { ValidationError, type ValidationIssue } from './errors';
+import { SCHEDULE_OPTIONS, isScheduleOption } from './schedule-options';
+import type { ReleaseRule, Settings, VendorPolicy } from './types';
+
+export const DEFAULT_SETTINGS: Settings = Object.freeze({
+  deferByDays: 15,
+  timezone: 'Asia/Kolkata',
+  defaultScheduleOption: 1,
+  holidays: [] as string[],
+  settlementDays: 'working',
+  releaseLead: 'PT1H',
+}) as Settings;
+
+const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead'] as const;
+const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason'] as const;
+const RULE_KINDS = ['at_max', 'immediate', 'after_payment', 'after_delivery'] as const;
+const OPTION_IDS = `one of the gateway's schedule option ids: ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}`;
+const TEXT_LIMIT = 200;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
+function unknownKeys(body: Record<string, unknown>, known: readonly string[], prefix: string): ValidationIssue[] {
+  return Object.keys(body)
+    .filter((k) => !known.includes(k))
+    .map((k) => ({ field: `${prefix}${k}`, problem: 'is not a known field', expected: `only ${known.join(', ')}` }));
+}
+
+function objectOrThrow(body: unknown, field: string, keys: readonly string[]): Record<string, unknown> {
+  if (!isRecord(body)) {
+    throw new ValidationError([{ field, problem: `is ${shown(body)}, not a JSON object`, expected: `a JSON object with ${keys.join(', ')}` }]);
+  }
+  return body;
+}
+
+/** One issue from [problem, what to send], or none when the value is fine (null). */
+function issueOf(field: string, problem: [string, string] | null): ValidationIssue[] {
+  return problem ? [{ field, problem: problem[0], expected: problem[1] }] : [];
+}
+
+function isValidZone(zone: unknown): zone is string {
+  return typeof zone === 'string' && zone.length > 0 && Info.isValidIANAZone(zone);
+}
+
+function holidayIssues(holidays: unknown): ValidationIssue[] {
+  const expected = 'a list of distinct dates "YYYY-MM-DD", e.g. ["2022-12-25"]';
+  if (!Array.isArray(holidays)) return [{ field: 'holidays', problem: `is ${shown(holidays)}, not a list`, expected }];
+  const seen = new Set<string>();
+  const issues: ValidationIssue[] = [];
+  holidays.forEach((h, i) => {
+    const field = `holidays[${i}]`;
+    if (typeof h !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(h) || !DateTime.fromISO(h).isValid) {
+      issues.push({ field, problem: `is ${shown(h)}, not a date "YYYY-MM-DD"`, expected });
+    } else if (seen.has(h)) {
+      issues.push({ field, problem: `repeats ${h}`, expected });
+    } else {
+      seen.add(h);
+    }
+  });
+  return issues;
+}
+
+function durationProblem(value: unknown, field: string, mustBePositive: boolean): ValidationIssue[] {
+  try {
+    const duration = parseDuration(value, field);
+    if (mustBePositive && !(duration.toMillis() > 0)) {
+      return [{ field, problem: `is ${shown(value)}, a zero duration`, expected: 'a positive ISO 8601 duration such as "PT12H" or "P2D"' }];
+    }
+    return [];
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
+}
+
+/**
+ * A full or partial settings body merged over `base` (the settings in force), validated as a whole. Unknown keys are
+ * refused by name; the result carries only the settings fields.
+ */
+export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTINGS): Settings {
+  const input = objectOrThrow(body, 'body', SETTINGS_KEYS);
+  const merged: Settings = {
+    deferByDays: base.deferByDays,
+    timezone: base.timezone,
+    defaultScheduleOption: base.defaultScheduleOption,
+    holidays: [...base.holidays],
+    settlementDays: base.settlementDays,
+    releaseLead: base.releaseLead,
+    ...(Object.fromEntries(Object.entries(input).filter(([k]) => (SETTINGS_KEYS as readonly string[]).includes(k))) as Partial<Settings>),
+  };
+  const issues: ValidationIssue[] = [
+    ...unknownKeys(input, SETTINGS_KEYS, ''),
+    ...issueOf('deferByDays', Number.isInteger(merged.deferByDays) && merged.deferByDays >= 0 && merged.deferByDays <= 365
+      ? null : [`is ${shown(merged.deferByDays)}, not a whole number of days from 0 to 365`, 'the dashboard\'s Defer by Days, e.g. 15']),
+    ...issueOf('timezone', isValidZone(merged.timezone)
+      ? null : [`is ${shown(merged.timezone)}, not an IANA time zone`, 'a zone name such as "Asia/Kolkata" or "UTC"']),
+    ...issueOf('defaultScheduleOption', isScheduleOption(merged.defaultScheduleOption)
+      ? null : [`is ${shown(merged.defaultScheduleOption)}, not a schedule option`, OPTION_IDS]),
+    ...holidayIssues(merged.holidays),
+    ...issueOf('settlementDays', merged.settlementDays === 'working' || merged.settlementDays === 'calendar'
+      ? null : [`is ${shown(merged.settlementDays)}`, '"working" (bank working days) or "calendar" (every day)']),
+    ...durationProblem(merged.releaseLead, 'releaseLead', false),
+  ];
+  if (issues.length) throw new ValidationError(issues);
+  return merged;
+}
+
+function textIssues(value: unknown, field: string, example: string): ValidationIssue[] {
+  const expected = `a non-empty text of at most ${TEXT_LIMIT} characters, e.g. ${example}`;
+  if (typeof value !== 'string' || value.trim() === '') {
+    return [{ field, problem: value === undefined ? 'is missing' : `is ${shown(value)}, not a non-empty text`, expected }];
+  }
+  if (value.length > TEXT_LIMIT) return [{ field, problem: `has ${value.length} characters`, expected }];
+  return [];
+}
+
+function releaseIssues(release: unknown): ValidationIssue[] {
+  const expected = '{"kind": "at_max"}, {"kind": "immediate"}, {"kind": "after_payment", "delay": "P3D"} or {"kind": "after_delivery", "delay": "P2D"}';
+  if (!isRecord(release)) {
+    return [{ field: 'release', problem: release === undefined ? 'is missing' : `is ${shown(release)}, not a JSON object`, expected }];
+  }
+  const kind = release.kind;
+  if (!(RULE_KINDS as readonly unknown[]).includes(kind)) {
+    return [{ field: 'release.kind', problem: kind === undefined ? 'is missing' : `is ${shown(kind)}, not a release rule`, expected: `one of ${RULE_KINDS.join(', ')}` }];
+  }
+  const delayed = kind === 'after_payment' || kind === 'after_delivery';
+  return [
+    ...unknownKeys(release, delayed ? ['kind', 'delay'] : ['kind'], 'release.'),
+    ...(delayed ? durationProblem(release.delay, 'release.delay', true) : []),
+  ];
+}
+
+/** The body of PUT /vendors/{vendorId}/policy. */
+export function validatePolicyInput(body: unknown): { scheduleOption: number; release: ReleaseRule; actor: string; reason: string } {
+  const input = objectOrThrow(body, 'body', POLICY_KEYS);
+  const issues: ValidationIssue[] = [
+    ...unknownKeys(input, POLICY_KEYS, ''),
+    ...issueOf('scheduleOption', isScheduleOption(input.scheduleOption)
+      ? null : [input.scheduleOption === undefined ? 'is missing' : `is ${shown(input.scheduleOption)}, not a schedule option`, OPTION_IDS]),
+    ...releaseIssues(input.release),
+    ...textIssues(input.actor, 'actor', '"finance@example.com"'),
+    ...textIssues(input.reason, 'reason', '"vendor has a clean delivery record"'),
+  ];
+  if (issues.length) throw new ValidationError(issues);
+  const release = input.release as Record<string, unknown>;
+  const rule: ReleaseRule = release.kind === 'after_payment' || release.kind === 'after_delivery'
+    ? { kind: release.kind, delay: (release.delay as string).trim() }
+    : { kind: release.kind as 'at_max' | 'immediate' };
+  return { scheduleOption: input.scheduleOption as number, release: rule, actor: (input.actor as string).trim(), reason: (input.reason as string).trim() };
+}
+
+/** The policy of a vendor nobody configured: the gateway's own default (no update) with the default schedule option. */
+export function defaultPolicy(vendorId: string, settings: Settings): VendorPolicy {
+  return {
+    vendorId,
+    version: 0,
+    scheduleOption: settings.defaultScheduleOption,
+    release: { kind: 'at_max' },
+    actor: 'system',
+    reason: 'default policy',
+    at: null,
+  };
+}
+
+export function calendarOf(settings: Settings): BankCalendar {
+  return new BankCalendar(settings.holidays, settings.settlementDays);
+}

@@ -1,0 +1,33 @@
+/** Flow: EventBridge order event → handleOrderEvent → stored, planned, scheduled or sent; malformed ones listed as rejected. */
+import middy from '@middy/core';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { handleOrderEvent } from '../application/handle-order-event';
+import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
+
+export type OrderEventsResult =
+  | { outcome: 'rejected'; id: string; reasons: string[] }
+  | { outcome: 'accepted'; orderId: string; duplicate: boolean; states: Record<string, string> };
+
+/**
+ * A rejected event is an answer, not a thrown error: EventBridge retrying it would only reject it again. Errors of
+ * the infrastructure (a table unreachable) are thrown so that EventBridge retries the delivery.
+ */
+export function makeOrderEventsHandler(getDeps: DependencySource) {
+  const deps = lazyDependencies(getDeps);
+  return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().handler(async (event) => {
+    const result = await handleOrderEvent(await deps(), event['detail-type'], event.detail, {
+      id: event.id ?? null,
+      source: event.source ?? null,
+      time: event.time ?? null,
+    });
+    if (result.outcome === 'rejected') return { outcome: 'rejected', id: result.rejected.id, reasons: result.rejected.reasons };
+    return {
+      outcome: 'accepted',
+      orderId: result.orderId,
+      duplicate: result.duplicate,
+      states: Object.fromEntries(result.releases.map((r) => [r.vendorId, r.state])),
+    };
+  });
+}
+
+export const handler = makeOrderEventsHandler(runtimeDependencies);

@@ -1,0 +1,148 @@
+/** The Holdback API on a local port: node http requests as API Gateway HTTP API payload 2.0 events, and back. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+export type ApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface ApiServerOptions {
+  /** Default `HOLDBACK_API_PORT` or 4000; 0 picks a free port (tests). */
+  port?: number;
+  host?: string;
+  handler: ApiHandler;
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Bodies larger than API Gateway's payload limit are refused before they reach the handler. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Content types API Gateway passes as text; anything else arrives base64-encoded with isBase64Encoded. */
+function isTextual(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  return /^(text\/|application\/(json|[\w.+-]*\+json|x-www-form-urlencoded|xml|javascript))/i.test(contentType.trim());
+}
+
+export async function createApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const port = options.port ?? Number(process.env.HOLDBACK_API_PORT ?? 4000);
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer((req, res) => {
+    void serve(req, res, options.handler);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${bound}`,
+    port: bound,
+    close: () => new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    }),
+  };
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, handler: ApiHandler): Promise<void> {
+  try {
+    const body = await readBody(req);
+    if (body === null) {
+      send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } }) });
+      return;
+    }
+    send(res, await handler(toEvent(req, body)));
+  } catch (error) {
+    // The handler answers its own errors; this is a fault of the translation itself.
+    console.error('local API server failed', error instanceof Error ? error.message : error);
+    if (!res.headersSent) {
+      send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'internal_error', message: 'the local API server failed; see its log' } }) });
+    } else {
+      res.destroy();
+    }
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function toEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
+  const target = req.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const rawPath = queryAt >= 0 ? target.slice(0, queryAt) : target;
+  const rawQueryString = queryAt >= 0 ? target.slice(queryAt + 1) : '';
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (name === 'cookie') cookies.push(...(Array.isArray(value) ? value : value.split(/;\s*/)));
+    // API Gateway joins repeated headers with commas.
+    else headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  }
+  const textual = isTextual(headers['content-type']);
+  const now = new Date();
+  const method = (req.method ?? 'GET').toUpperCase();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString,
+    ...(cookies.length ? { cookies } : {}),
+    headers,
+    ...(rawQueryString ? { queryStringParameters: query } : {}),
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? '127.0.0.1',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 ? { body: textual ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | number | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const body = result.body === undefined ? Buffer.alloc(0) : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
+  headers['content-length'] = body.length;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(body);
+}

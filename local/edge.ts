@@ -1,0 +1,198 @@
+/** The local AWS edge: DynamoDB, EventBridge PutEvents, EventBridge Scheduler and the clock controls on one loopback port. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DateTime, Duration } from 'luxon';
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
+import type { SharedClock } from './clock';
+import { BusValidationError, LocalBus, type LambdaTarget } from './bus';
+import { LocalDynamo } from './dynamodb';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn } from './scheduler';
+import { BodyTooLarge, parseJsonObject, readBody, sendJson } from './wire';
+
+export { localFunctionArn, localSchedulerRoleArn, handlerForArn, LOCAL_FUNCTION_NAMES } from './scheduler';
+export type { EventEnvelope, LambdaTarget } from './bus';
+
+export interface EdgeOptions {
+  /** Default HOLDBACK_EDGE_PORT or 4566; 0 picks a free port. */
+  port?: number;
+  host?: '127.0.0.1';
+  clock: SharedClock;
+  tables: CreateTableCommandInput[];
+  /** The marketplace's event source the rules route (default HOLDBACK_EVENT_SOURCE or marketplace.orders). */
+  eventSource?: string;
+  targets: Partial<Record<HandlerName, LambdaTarget>>;
+  region?: string;
+  accountId?: string;
+  log?: (line: string) => void;
+}
+
+export interface Edge {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  /** Resolves when no event delivery or schedule invocation is in flight. */
+  idle(): Promise<void>;
+  bus: LocalBus;
+  scheduler: LocalScheduler;
+}
+
+const AWS_JSON_1_1 = 'application/x-amz-json-1.1';
+
+export async function createEdge(opts: EdgeOptions): Promise<Edge> {
+  const port = opts.port ?? Number(process.env.HOLDBACK_EDGE_PORT ?? 4566);
+  const host = opts.host ?? '127.0.0.1';
+  const region = opts.region ?? LOCAL_REGION;
+  const accountId = opts.accountId ?? LOCAL_ACCOUNT_ID;
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const { clock } = opts;
+
+  const dynamo = new LocalDynamo();
+  const bus = new LocalBus({
+    clock, targets: opts.targets, region, accountId, log,
+    eventSource: opts.eventSource ?? process.env.HOLDBACK_EVENT_SOURCE,
+    busNames: process.env.HOLDBACK_EVENT_BUS ? [process.env.HOLDBACK_EVENT_BUS] : [],
+  });
+  const scheduler = new LocalScheduler({ clock, targets: opts.targets, region, accountId, log });
+
+  async function idle(): Promise<void> {
+    while (bus.inFlight.size > 0 || scheduler.inFlight.size > 0) {
+      await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle()]);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      log(`edge: ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { __type: 'InternalFailure', message: 'the local edge failed; see its log' });
+      else res.destroy();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.headers['x-amz-target'];
+    if (typeof target === 'string') {
+      if (target.startsWith('DynamoDB_20120810.')) return dynamo.handle(req, res);
+      return putEvents(target, req, res);
+    }
+    const url = new URL(req.url ?? '/', 'http://edge.local');
+    if (url.pathname === '/schedules' || url.pathname.startsWith('/schedules/')) return schedules(req, res, url);
+    if (url.pathname === '/_local/clock') return clockControl(req, res);
+    if (url.pathname === '/_local/events' && req.method === 'GET') {
+      const events = bus.find({ source: url.searchParams.get('source') ?? undefined, detailType: url.searchParams.get('detailType') ?? undefined });
+      return sendJson(res, 200, { events });
+    }
+    if (url.pathname === '/_local/schedules' && req.method === 'GET') return sendJson(res, 200, { schedules: scheduler.list() });
+    sendJson(res, 404, { error: { code: 'NotFound', message: `The local edge has no ${req.method} ${url.pathname}: send AWS SDK requests, or use /_local/clock, /_local/events, /_local/schedules.` } });
+  }
+
+  async function putEvents(target: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const fail = (type: string, message: string) => sendJson(res, 400, { __type: type, message }, {}, AWS_JSON_1_1);
+    if (target !== 'AWSEvents.PutEvents') {
+      req.resume();
+      return fail('UnknownOperationException', `The local edge does not implement ${target}; it serves DynamoDB_20120810.* and AWSEvents.PutEvents.`);
+    }
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return fail('ValidationException', error.message);
+      throw error;
+    }
+    const body = parseJsonObject(text);
+    if ('error' in body) return fail('SerializationException', body.error);
+    try {
+      return sendJson(res, 200, bus.putEvents(body.value), {}, AWS_JSON_1_1);
+    } catch (error) {
+      if (error instanceof BusValidationError) return fail(error.type, error.message);
+      throw error;
+    }
+  }
+
+  async function schedules(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const fail = (status: number, type: string, message: string) => sendJson(res, status, { Message: message }, { 'x-amzn-errortype': type });
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return fail(400, 'ValidationException', error.message);
+      throw error;
+    }
+    const body = parseJsonObject(text);
+    if ('error' in body) return fail(400, 'ValidationException', body.error);
+    try {
+      const answer = scheduler.handle(req.method ?? 'GET', url.pathname, url.searchParams, body.value);
+      return sendJson(res, answer.status, answer.body);
+    } catch (error) {
+      if (error instanceof SchedulerError) return fail(error.status, error.type, error.message);
+      throw error;
+    }
+  }
+
+  async function clockControl(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const now = () => ({ now: clock.now().toISO() });
+    if (req.method === 'GET') return sendJson(res, 200, now());
+    const fail = (field: string, message: string) => sendJson(res, 400, { error: { code: 'ValidationError', field, message } });
+    if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'MethodNotAllowed', message: 'use GET or POST /_local/clock' } });
+    const body = parseJsonObject(await readBody(req).catch(() => '\u0000'));
+    if ('error' in body) return fail('body', `${body.error}: send {"now": "2022-12-02T16:05:00+05:30"} or {"advance": "PT6H"}`);
+    const { now: to, advance } = body.value;
+    if ((to === undefined) === (advance === undefined)) {
+      return fail(to === undefined ? 'now' : 'advance', 'send exactly one of {"now": ISO 8601 with an offset} or {"advance": ISO 8601 duration such as "PT6H"}');
+    }
+    if (to !== undefined) {
+      const at = typeof to === 'string' && /(Z|[+-]\d{2}:?\d{2})$/.test(to) ? DateTime.fromISO(to, { setZone: true }) : null;
+      if (!at || !at.isValid) return fail('now', `'${String(to)}' is not an ISO 8601 time with an offset: send e.g. "2022-12-02T16:05:00+05:30"`);
+      await clock.set(at.toJSDate());
+    } else {
+      const duration = typeof advance === 'string' ? Duration.fromISO(advance) : null;
+      if (!duration || !duration.isValid) return fail('advance', `'${String(advance)}' is not an ISO 8601 duration: send e.g. "PT6H" or "P2D"`);
+      const ms = clock.now().plus(duration).toMillis() - clock.nowMs();
+      if (ms < 0) return fail('advance', `'${advance}' moves the clock backwards: send a positive duration, or {"now": ...} to set it`);
+      await clock.advance(ms);
+    }
+    await idle();
+    return sendJson(res, 200, now());
+  }
+
+  // Work a fired schedule started (event deliveries) finishes before the clock fires the next timer.
+  const previousSettle = clock.settle;
+  const settle = async () => {
+    await previousSettle();
+    await idle();
+  };
+  clock.settle = settle;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  const url = `http://${host}:${actualPort}`;
+
+  async function close(): Promise<void> {
+    scheduler.close();
+    if (clock.settle === settle) clock.settle = previousSettle;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  try {
+    await dynamo.createTables(url, region, opts.tables);
+    if (opts.targets[SWEEP_SCHEDULE.target]) {
+      scheduler.create(SWEEP_SCHEDULE.name, {
+        ScheduleExpression: SWEEP_SCHEDULE.expression,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: { Arn: localFunctionArn(SWEEP_SCHEDULE.target, region, accountId), RoleArn: localSchedulerRoleArn(accountId), Input: '{}' },
+        Description: 'Re-drives anything overdue or retryable',
+      });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  return { url, port: actualPort, close, idle, bus, scheduler };
+}

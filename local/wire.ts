@@ -1,0 +1,52 @@
+/** Reading request bodies and writing JSON answers for the local edge's HTTP routes. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+
+/** Largest body the edge reads itself (DynamoDB bodies go to dynalite unread). PutEvents allows 256 KB of entries. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export class BodyTooLarge extends Error {
+  constructor() {
+    super(`request body is larger than ${MAX_BODY_BYTES} bytes`);
+  }
+}
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function sendJson(
+  res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {},
+  contentType = 'application/json',
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+    'x-amzn-requestid': randomUUID(),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Parses a JSON body into a plain object, or says why it is not one. */
+export function parseJsonObject(text: string): { value: Record<string, unknown> } | { error: string } {
+  if (text.trim() === '') return { value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { error: `the body is not valid JSON (${(error as Error).message})` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { error: 'the body must be a JSON object' };
+  }
+  return { value: value as Record<string, unknown> };
+}

@@ -1,0 +1,116 @@
+/** The vendor settlement eligibility PUT ({vendor_base_url}/api/v2/...), its eight answers, rate limit and audit log. */
+import { requireClient } from './auth';
+import { GatewayError, type SandboxContext, type SandboxReply, type SandboxRequest, type SandboxRouteModule } from './http';
+import { armSettlement, shownSettlementStatus } from './settlement';
+import { DateTime } from 'luxon';
+import { settlementKey } from './state';
+import { IST, isoIst, parseIstWallTime } from './time';
+
+/** The documented messages (gateway-facts section 1), plus the sandbox's own for a date before the transaction. */
+export const ELIGIBILITY_MESSAGES = {
+  updated: 'Updated vendor settlement eligibility date',
+  deferredNotEnabled: 'Deferred settlement is not enabled for merchant',
+  orderMissing: 'Order ID does not exist',
+  vendorMissing: 'Vendor ID does not exist',
+  alreadySettled: 'Order has already been settled',
+  inProgress: 'Settlement for the order is in progress',
+  beyondMax: 'Settlement eligibility cannot be beyond max_eligibity_date. Provide an earlier date',
+  inPast: 'Eligibility time specified is in the past. Specify a new time',
+  beforeTransaction: 'Settlement eligibility cannot be before the transaction time. Provide a later date',
+} as const;
+
+const FIELD = 'settlementEligibilityDateUpdate';
+const RATE_WINDOW_MS = 60_000;
+
+interface Outcome {
+  ok: boolean;
+  message: string;
+}
+
+const fail = (message: string): Outcome => ({ ok: false, message });
+
+function decide(ctx: SandboxContext, orderId: string, vendorId: string, requested: unknown): Outcome {
+  const { state } = ctx;
+  if (!state.merchant.deferredSettlementEnabled) return fail(ELIGIBILITY_MESSAGES.deferredNotEnabled);
+  const order = state.orders.get(orderId);
+  if (!order || order.status !== 'PAID' || order.payment_time === null) return fail(ELIGIBILITY_MESSAGES.orderMissing);
+  const record = state.settlements.get(settlementKey(orderId, vendorId));
+  if (!record) return fail(ELIGIBILITY_MESSAGES.vendorMissing);
+  const wanted = parseIstWallTime(requested);
+  if (wanted === null) {
+    return fail(`${FIELD}: must be "YYYY-MM-DD HH:MM:SS" (24-hour) or "YYYY-MM-DD hh:mm:ss AM|PM", India time. Value received: ${JSON.stringify(requested ?? null)}`);
+  }
+  const now = ctx.clock.nowMs();
+  const status = shownSettlementStatus(record, now);
+  if (status === 'SETTLED') return fail(ELIGIBILITY_MESSAGES.alreadySettled);
+  if (status === 'IN_PROGRESS') return fail(ELIGIBILITY_MESSAGES.inProgress);
+  const paidAt = Date.parse(order.payment_time);
+  const max = DateTime.fromMillis(paidAt, { zone: IST }).plus({ days: state.merchant.deferByDays }).toMillis();
+  if (wanted < paidAt) return fail(ELIGIBILITY_MESSAGES.beforeTransaction);
+  if (wanted > max) return fail(ELIGIBILITY_MESSAGES.beyondMax);
+  if (wanted < now) return fail(ELIGIBILITY_MESSAGES.inPast);
+  record.eligibility = isoIst(wanted);
+  record.eligibility_updates += 1;
+  armSettlement(ctx, record);
+  ctx.config.log(`eligibility of vendor ${vendorId} on order ${orderId} set to ${record.eligibility}; settles ${record.scheduled_at}`);
+  return { ok: true, message: ELIGIBILITY_MESSAGES.updated };
+}
+
+/** Sliding 60-second window (real time): the headers to send, or a 429 reply when the window is full. */
+function rateLimit(ctx: SandboxContext): { headers: Record<string, string>; limited: SandboxReply | null } {
+  const { state } = ctx;
+  const now = Date.now();
+  state.eligibilityWindow = state.eligibilityWindow.filter((t) => t > now - RATE_WINDOW_MS);
+  const limit = state.rateLimits.eligibilityPerMinute;
+  const stats = state.stats.eligibilityPut;
+  if (limit !== null && state.eligibilityWindow.length >= limit) {
+    stats.rateLimited += 1;
+    const retry = Math.max(1, Math.ceil((state.eligibilityWindow[0] + RATE_WINDOW_MS - now) / 1000));
+    const headers = { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0', 'x-ratelimit-retry': String(retry), 'x-ratelimit-type': 'app_id' };
+    const error = new GatewayError(429, 'rate_limit_exceeded', `too many requests: at most ${limit} per minute. Retry after ${retry} seconds`, 'rate_limit_error', headers);
+    return { headers, limited: error.toReply() };
+  }
+  state.eligibilityWindow.push(now);
+  stats.servedWithinLimit += 1;
+  stats.peakPerMinute = Math.max(stats.peakPerMinute, state.eligibilityWindow.length);
+  if (limit === null) return { headers: {}, limited: null };
+  return {
+    headers: {
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(limit - state.eligibilityWindow.length),
+      'x-ratelimit-retry': '0',
+      'x-ratelimit-type': 'app_id',
+    },
+    limited: null,
+  };
+}
+
+function handle(ctx: SandboxContext, req: SandboxRequest): SandboxReply {
+  const { order_id: orderId, vendor_id: vendorId } = req.params;
+  const body = req.body;
+  const requested = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[FIELD] : undefined;
+  const log = (reply: SandboxReply, status: string, subCode: string, message: string): SandboxReply => {
+    ctx.state.eligibilityLog.push({ at: isoIst(ctx.clock.nowMs()), order_id: orderId, vendor_id: vendorId, requested: requested ?? null, http_status: reply.status, status, subCode, message });
+    return reply;
+  };
+  ctx.state.stats.eligibilityPut.total += 1;
+  try {
+    requireClient(req, ctx);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return log(error.toReply(), 'ERROR', String(error.status), error.message);
+  }
+  const { headers, limited } = rateLimit(ctx);
+  if (limited) return log(limited, 'ERROR', '429', String((limited.body as { message: string }).message));
+  const outcome = decide(ctx, orderId, vendorId, requested);
+  const reply: SandboxReply = {
+    status: outcome.ok ? 200 : 400,
+    body: { status: outcome.ok ? 'OK' : 'ERROR', subCode: outcome.ok ? '200' : '400', message: outcome.message },
+    headers,
+  };
+  return log(reply, outcome.ok ? 'OK' : 'ERROR', outcome.ok ? '200' : '400', outcome.message);
+}
+
+export const registerEligibility: SandboxRouteModule = (router, ctx) => {
+  router.put('/api/v2/easy-split/orders/:order_id/settlement-eligibility/vendors/:vendor_id', (req) => handle(ctx, req));
+};

@@ -1,0 +1,287 @@
+/** The DynamoDB repositories against a real dynalite: duplicates, version conflicts, due lists, history, ranges. */
+import { DateTime } from 'luxon';
+import { VersionConflictError } from '../../functions/application/ports';
+import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
+import type { OrderRecord, StoredEvent, VendorPolicy, VendorRelease } from '../../functions/domain/types';
+import { DynamoOrderRepository, dueShard } from '../../functions/adapters/dynamodb/order-repository';
+import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
+import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
+import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
+import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
+import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
+
+let dynamo: LocalDynamo;
+const clock = { now: () => DateTime.fromISO('2022-12-02T10:35:00Z', { zone: 'utc' }) };
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+function release(overrides: Partial<VendorRelease> & Pick<VendorRelease, 'orderId' | 'vendorId'>): VendorRelease {
+  return {
+    amount: '1234.50',
+    state: 'SCHEDULED',
+    policyVersion: 1,
+    rule: { kind: 'after_payment', delay: 'P3D' },
+    scheduleOption: 1,
+    transactionTime: '2022-12-02T16:00:00+05:30',
+    maxEligibility: '2022-12-17T16:00:00+05:30',
+    targetEligibility: '2022-12-05T16:00:00+05:30',
+    sendAt: '2022-12-05T15:00:00+05:30',
+    releaseKey: null,
+    appliedEligibility: null,
+    predictedSettlement: null,
+    clamp: null,
+    attempts: [],
+    reason: null,
+    settledAt: null,
+    version: 1,
+    updatedAt: '2022-12-02T16:05:00+05:30',
+    ...overrides,
+  };
+}
+
+describe('table definitions', () => {
+  test('one CreateTable input per table, with the due and by-vendor indexes on the orders table', () => {
+    const inputs = createTableInputs(DEFAULT_TABLE_NAMES);
+    expect(inputs.map((i) => i.TableName)).toEqual(['holdback-orders', 'holdback-config', 'holdback-rejected-events']);
+    expect(inputs[0].GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['due', 'byVendor']);
+    expect(inputs.every((i) => i.BillingMode === 'PAY_PER_REQUEST')).toBe(true);
+  });
+
+  test('table names come from the environment, defaults otherwise', () => {
+    expect(tableNamesFromEnv({ HOLDBACK_ORDERS_TABLE: 'o', HOLDBACK_REJECTED_TABLE: 'r' }))
+      .toEqual({ orders: 'o', config: 'holdback-config', rejected: 'r' });
+  });
+});
+
+describe('DynamoSettingsRepository', () => {
+  test('defaults (version 0) until saved, then versions conditional on the latest', async () => {
+    const repo = new DynamoSettingsRepository(dynamo.doc, dynamo.tables.config, clock);
+    const initial = await repo.get();
+    expect(initial).toMatchObject({ ...DEFAULT_SETTINGS, version: 0, actor: 'system' });
+    expect(initial.at).toBe('2022-12-02T16:05:00+05:30');
+    expect(await repo.history()).toEqual([]);
+
+    const first = await repo.save({ ...DEFAULT_SETTINGS, deferByDays: 15 }, {
+      actor: 'finance@example.com', reason: 'mirror dashboard', at: '2022-12-01T10:00:00+05:30', expectedVersion: 0,
+    });
+    expect(first.version).toBe(1);
+    const second = await repo.save({ ...DEFAULT_SETTINGS, deferByDays: 20, holidays: ['2022-12-25'] }, {
+      actor: 'finance@example.com', reason: 'longer hold', at: '2022-12-02T10:00:00+05:30', expectedVersion: 1,
+    });
+    expect(second.version).toBe(2);
+    expect(await repo.get()).toEqual(second);
+
+    // A writer that read version 1 before the second save loses.
+    await expect(repo.save({ ...DEFAULT_SETTINGS }, {
+      actor: 'ops', reason: 'stale', at: '2022-12-02T11:00:00+05:30', expectedVersion: 1,
+    })).rejects.toBeInstanceOf(VersionConflictError);
+    // So does one claiming a version that does not exist yet.
+    await expect(repo.save({ ...DEFAULT_SETTINGS }, {
+      actor: 'ops', reason: 'ahead', at: '2022-12-02T11:00:00+05:30', expectedVersion: 5,
+    })).rejects.toBeInstanceOf(VersionConflictError);
+
+    expect((await repo.history()).map((s) => [s.version, s.deferByDays])).toEqual([[2, 20], [1, 15]]);
+    expect((await repo.version(1))?.reason).toBe('mirror dashboard');
+  });
+
+  test('two writers racing from the same version: exactly one wins', async () => {
+    const local = await startLocalDynamo();
+    try {
+      const repo = new DynamoSettingsRepository(local.doc, local.tables.config, clock);
+      const meta = { actor: 'a', reason: 'race', at: '2022-12-02T11:00:00+05:30', expectedVersion: 0 };
+      const results = await Promise.allSettled([
+        repo.save({ ...DEFAULT_SETTINGS, deferByDays: 3 }, meta),
+        repo.save({ ...DEFAULT_SETTINGS, deferByDays: 4 }, meta),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect(rejected.reason).toBeInstanceOf(VersionConflictError);
+      expect(await repo.history()).toHaveLength(1);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('DynamoPolicyRepository', () => {
+  const policy = (version: number, scheduleOption: number): VendorPolicy => ({
+    vendorId: 'vendor_A', version, scheduleOption, release: { kind: 'after_delivery', delay: 'P2D' },
+    actor: 'ops@example.com', reason: `change ${version}`, at: `2022-12-0${version}T10:00:00+05:30`,
+  });
+
+  test('null without a policy; versions kept; a taken version conflicts; history newest first', async () => {
+    const repo = new DynamoPolicyRepository(dynamo.doc, dynamo.tables.config);
+    expect(await repo.current('vendor_A')).toBeNull();
+    await repo.save(policy(1, 1));
+    await repo.save(policy(2, 13));
+    await repo.save(policy(3, 2));
+    await expect(repo.save(policy(2, 5))).rejects.toBeInstanceOf(VersionConflictError);
+    expect(await repo.current('vendor_A')).toEqual(policy(3, 2));
+    expect((await repo.history('vendor_A')).map((p) => p.version)).toEqual([3, 2, 1]);
+    expect(await repo.version('vendor_A', 2)).toEqual(policy(2, 13));
+    expect(await repo.version('vendor_A', 9)).toBeNull();
+    expect(await repo.history('vendor_B')).toEqual([]);
+  });
+});
+
+describe('DynamoOrderRepository', () => {
+  const order: OrderRecord = {
+    orderId: 'order_1001',
+    transactionTime: '2022-12-02T16:00:00+05:30',
+    maxEligibility: '2022-12-17T16:00:00+05:30',
+    deferByDays: 15,
+    currency: 'INR',
+    vendors: [{ vendorId: 'vendor_A', amount: '1000.00' }, { vendorId: 'vendor_B', amount: '234.50' }],
+    recordedAt: '2022-12-02T16:00:05+05:30',
+  };
+
+  test('an order is created once; the first one stays', async () => {
+    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
+    expect(await repo.getOrder(order.orderId)).toBeNull();
+    expect(await repo.createOrder(order)).toBe(true);
+    expect(await repo.createOrder({ ...order, deferByDays: 3 })).toBe(false);
+    expect(await repo.getOrder(order.orderId)).toEqual(order);
+  });
+
+  test('a duplicate event (same key) is stored once', async () => {
+    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
+    const delivered: StoredEvent = {
+      orderId: 'order_1002', key: 'order.delivered#abc123',
+      event: { type: 'order.delivered', orderId: 'order_1002', deliveredAt: '2022-12-04T12:00:00+05:30' },
+      receivedAt: '2022-12-04T12:00:01+05:30',
+    };
+    const paid: StoredEvent = {
+      orderId: 'order_1002', key: 'order.paid#def456',
+      event: {
+        type: 'order.paid', orderId: 'order_1002', transactionTime: '2022-12-02T16:00:00+05:30',
+        vendors: [{ vendorId: 'vendor_A', amount: '10.00' }], currency: 'INR',
+      },
+      receivedAt: '2022-12-04T07:00:00Z',
+    };
+    expect(await repo.recordEvent(delivered)).toBe(true);
+    expect(await repo.recordEvent(delivered)).toBe(false);
+    expect(await repo.recordEvent({ ...delivered, receivedAt: '2022-12-05T00:00:00+05:30' })).toBe(false);
+    expect(await repo.recordEvent(paid)).toBe(true);
+    // In order of receipt, comparing instants, not their offset text (07:00Z is 12:30 India time).
+    expect(await repo.listEvents('order_1002')).toEqual([delivered, paid]);
+  });
+
+  test('releases are written conditional on their version', async () => {
+    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
+    const first = release({ orderId: 'order_1003', vendorId: 'vendor_A', version: 1 });
+    await repo.putRelease(first, null);
+    await expect(repo.putRelease({ ...first, version: 1 }, null)).rejects.toBeInstanceOf(VersionConflictError);
+
+    const applying = { ...first, state: 'APPLYING' as const, sendAt: null, version: 2 };
+    await repo.putRelease(applying, 1);
+    // A second writer still holding version 1 loses, and the stored release is unchanged.
+    await expect(repo.putRelease({ ...first, state: 'CANCELLED', version: 2 }, 1)).rejects.toBeInstanceOf(VersionConflictError);
+    await expect(repo.putRelease(release({ orderId: 'order_1003', vendorId: 'vendor_Z', version: 2 }), 1))
+      .rejects.toBeInstanceOf(VersionConflictError);
+    expect(await repo.getRelease('order_1003', 'vendor_A')).toEqual(applying);
+    expect(await repo.getRelease('order_1003', 'vendor_Z')).toBeNull();
+
+    await repo.putRelease(release({ orderId: 'order_1003', vendorId: 'vendor_B' }), null);
+    expect((await repo.listReleases('order_1003')).map((r) => r.vendorId)).toEqual(['vendor_A', 'vendor_B']);
+  });
+
+  test('listDue merges every shard, oldest send first, up to the limit, and leaves releases without sendAt out', async () => {
+    const local = await startLocalDynamo();
+    try {
+      const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
+      // Send times in mixed offsets: text order differs from time order.
+      const sendTimes = [
+        '2022-12-05T15:00:00+05:30', // 09:30Z
+        '2022-12-05T09:00:00Z', // 09:00Z
+        '2022-12-05T14:45:00+05:30', // 09:15Z
+        '2022-12-05T10:00:00Z', // 10:00Z
+        '2022-12-05T04:00:00-05:00', // 09:00Z
+        '2022-12-05T09:59:59Z',
+        '2022-12-05T16:00:00+05:30', // 10:30Z
+        '2022-12-04T23:00:00+05:30', // 17:30Z the day before
+        '2022-12-05T15:29:00+05:30', // 09:59Z
+        '2022-12-05T09:01:00Z',
+        '2022-12-05T09:02:00Z',
+        '2022-12-05T09:03:00Z',
+      ];
+      const releases = sendTimes.map((sendAt, i) => release({ orderId: `order_${2000 + i}`, vendorId: `vendor_${i % 3}`, sendAt }));
+      releases.push(release({ orderId: 'order_2999', vendorId: 'vendor_0', sendAt: null, state: 'WAITING' }));
+      for (const r of releases) await repo.putRelease(r, null);
+      const shards = new Set(releases.map((r) => dueShard(r.orderId, r.vendorId)));
+      expect(shards.size).toBeGreaterThan(3);
+      expect(shards.size).toBeLessThanOrEqual(DUE_SHARDS);
+
+      const instant = (text: string): number => DateTime.fromISO(text).toMillis();
+      const before = '2022-12-05T15:30:00+05:30'; // 10:00Z, inclusive
+      const expected = releases
+        .filter((r) => r.sendAt !== null && instant(r.sendAt) <= instant(before))
+        .sort((a, b) => instant(a.sendAt!) - instant(b.sendAt!) || a.orderId.localeCompare(b.orderId));
+      const due = await repo.listDue(before, 100);
+      expect(due.map((r) => r.orderId)).toEqual(expected.map((r) => r.orderId));
+      expect(due).toHaveLength(11);
+      expect(due[0].sendAt).toBe('2022-12-04T23:00:00+05:30'); // the item keeps its offset form
+      expect(due.map((r) => r.orderId)).toContain('order_2003'); // exactly at `before`
+
+      expect((await repo.listDue(before, 4)).map((r) => r.orderId)).toEqual(expected.slice(0, 4).map((r) => r.orderId));
+      expect(await repo.listDue('2022-12-04T00:00:00Z', 10)).toEqual([]);
+
+      // Clearing sendAt takes a release out of the index.
+      await repo.putRelease({ ...releases[7], sendAt: null, state: 'APPLIED', version: 2 }, 1);
+      expect((await repo.listDue(before, 100)).map((r) => r.orderId)).not.toContain('order_2007');
+      // A release read from the due index carries no index attributes.
+      expect(Object.keys(due[0]).sort()).toEqual(Object.keys(releases[0]).sort());
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('listByVendor: ordered by transaction time, bounded by from and to (inclusive), limited', async () => {
+    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
+    const times = [
+      ['order_3001', '2022-12-01T10:00:00+05:30'],
+      ['order_3002', '2022-12-02T16:00:00+05:30'],
+      ['order_3003', '2022-12-02T10:30:00Z'], // the same instant as 16:00 India time
+      ['order_3004', '2022-12-03T09:00:00+05:30'],
+      ['order_3005', '2022-12-10T09:00:00+05:30'],
+    ];
+    for (const [orderId, transactionTime] of times) {
+      await repo.putRelease(release({ orderId, vendorId: 'vendor_ranges', transactionTime }), null);
+    }
+    await repo.putRelease(release({ orderId: 'order_3001', vendorId: 'vendor_other' }), null);
+
+    const ids = (list: VendorRelease[]): string[] => list.map((r) => r.orderId);
+    expect(ids(await repo.listByVendor('vendor_ranges'))).toEqual(['order_3001', 'order_3002', 'order_3003', 'order_3004', 'order_3005']);
+    expect(ids(await repo.listByVendor('vendor_ranges', { from: '2022-12-02T10:30:00Z', to: '2022-12-03T09:00:00+05:30' })))
+      .toEqual(['order_3002', 'order_3003', 'order_3004']);
+    expect(ids(await repo.listByVendor('vendor_ranges', { from: '2022-12-03T00:00:00+05:30' }))).toEqual(['order_3004', 'order_3005']);
+    expect(ids(await repo.listByVendor('vendor_ranges', { to: '2022-12-01T23:59:59+05:30' }))).toEqual(['order_3001']);
+    expect(ids(await repo.listByVendor('vendor_ranges', { limit: 2 }))).toEqual(['order_3001', 'order_3002']);
+    expect(await repo.listByVendor('vendor_ranges', { from: '2022-12-05T00:00:00Z', to: '2022-12-04T00:00:00Z' })).toEqual([]);
+    await expect(repo.listByVendor('vendor_ranges', { from: 'yesterday' })).rejects.toThrow(/from: is "yesterday", not an ISO 8601 time with an offset/);
+    // A time without an offset is ambiguous, so it is refused rather than read in the server's zone.
+    await expect(repo.listByVendor('vendor_ranges', { to: '2022-12-03T09:00:00' })).rejects.toThrow(/^to: /);
+  });
+});
+
+describe('DynamoRejectedEventRepository', () => {
+  test('newest first, details kept verbatim, huge details truncated', async () => {
+    const repo = new DynamoRejectedEventRepository(dynamo.doc, dynamo.tables.rejected);
+    const base = { source: 'marketplace.orders', detailType: 'order.paid', reasons: ['orderId: is missing; send 3 to 45 characters'] };
+    await repo.add({ ...base, id: 'r1', at: '2022-12-02T16:00:00+05:30', detail: { amount: 12.345678901234567, note: '' } });
+    await repo.add({ ...base, id: 'r2', at: '2022-12-02T11:00:00Z', detail: ['not', 'an', 'object'] }); // 16:30 India
+    await repo.add({ ...base, id: 'r3', at: '2022-12-02T16:10:00+05:30', detail: null, source: null, detailType: null });
+    await repo.add({ ...base, id: 'r4', at: '2022-12-01T00:00:00+05:30', detail: { blob: 'x'.repeat(MAX_DETAIL_CHARS + 10) } });
+
+    const list = await repo.list(10);
+    expect(list.map((r) => r.id)).toEqual(['r2', 'r3', 'r1', 'r4']);
+    expect(list[2].detail).toEqual({ amount: 12.345678901234567, note: '' });
+    expect(list[1]).toEqual({ id: 'r3', at: '2022-12-02T16:10:00+05:30', source: null, detailType: null, reasons: base.reasons, detail: null });
+    expect(list[3].detail).toMatchObject({ truncated: true });
+    expect((await repo.list(2)).map((r) => r.id)).toEqual(['r2', 'r3']);
+  });
+});

@@ -1,0 +1,95 @@
+/** The composition root's environment reading (fail fast, naming every variable) and the JSON-lines logger's redaction. */
+import { readRuntimeConfig, buildDependencies, RuntimeConfigError } from '../../functions/composition-root';
+import { JsonLinesLogger } from '../../functions/adapters/logging/json-lines-logger';
+
+const SECRET = 'gw_secret_5b2e77d1';
+const COMPLETE = {
+  AWS_REGION: 'ap-south-1',
+  HOLDBACK_ORDERS_TABLE: 'orders-t',
+  HOLDBACK_CONFIG_TABLE: 'config-t',
+  HOLDBACK_REJECTED_TABLE: 'rejected-t',
+  HOLDBACK_EVENT_BUS: 'holdback-bus',
+  HOLDBACK_GATEWAY_BASE_URL: 'https://api.example.com',
+  HOLDBACK_GATEWAY_CLIENT_ID: 'client_1',
+  HOLDBACK_GATEWAY_CLIENT_SECRET: SECRET,
+  HOLDBACK_RELEASE_FUNCTION_ARN: 'arn:aws:lambda:ap-south-1:123456789012:function:release',
+  HOLDBACK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+};
+
+describe('readRuntimeConfig', () => {
+  test('a complete environment, with defaults for the optional variables', () => {
+    const config = readRuntimeConfig(COMPLETE);
+    expect(config).toMatchObject({
+      aws: { region: 'ap-south-1', endpoint: null, placeholderCredentials: false },
+      tables: { orders: 'orders-t', config: 'config-t', rejected: 'rejected-t' },
+      eventBus: 'holdback-bus',
+      orderEventSource: 'marketplace.orders',
+      gateway: { vendorBaseUrl: 'https://api.example.com', ratePerMinute: 600, timeoutMs: 5000, maxTries: 4, maxWaitMs: 20000 },
+      scheduler: { groupName: 'holdback-releases' },
+    });
+  });
+
+  test('names every missing or malformed variable at once, and never prints a value it read', () => {
+    const env: Record<string, string | undefined> = {
+      ...COMPLETE, HOLDBACK_EVENT_BUS: undefined, HOLDBACK_GATEWAY_CLIENT_SECRET: ' ', AWS_REGION: undefined,
+      HOLDBACK_GATEWAY_RATE_PER_MINUTE: 'lots', HOLDBACK_RELEASE_FUNCTION_ARN: undefined,
+    };
+    let error: unknown;
+    try {
+      readRuntimeConfig(env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RuntimeConfigError);
+    const message = (error as Error).message;
+    for (const name of ['HOLDBACK_EVENT_BUS', 'HOLDBACK_GATEWAY_CLIENT_SECRET', 'AWS_REGION', 'HOLDBACK_GATEWAY_RATE_PER_MINUTE', 'HOLDBACK_RELEASE_FUNCTION_ARN']) {
+      expect(message).toContain(name);
+    }
+    expect((error as RuntimeConfigError).problems).toHaveLength(5);
+    expect(message).toContain('set it to an integer of at least 1');
+  });
+
+  test('a local endpoint without credentials in the environment gets placeholder credentials', () => {
+    const config = readRuntimeConfig({ ...COMPLETE, AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', HOLDBACK_GATEWAY_RATE_PER_MINUTE: '120' });
+    expect(config.aws).toEqual({ region: 'ap-south-1', endpoint: 'http://127.0.0.1:4566', placeholderCredentials: true });
+    expect(config.gateway.ratePerMinute).toBe(120);
+  });
+
+  test('buildDependencies wires every port, and its logger redacts the gateway secret', () => {
+    const lines: string[] = [];
+    const deps = buildDependencies(readRuntimeConfig(COMPLETE));
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+    try {
+      deps.logger.error('gateway call failed', { detail: `header was ${SECRET}` });
+    } finally {
+      write.mockRestore();
+    }
+    expect(Object.keys(deps).sort()).toEqual(['clock', 'gateway', 'logger', 'orders', 'policies', 'publisher', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(lines.join('')).toContain('[redacted]');
+    expect(lines.join('')).not.toContain(SECRET);
+  });
+});
+
+describe('JsonLinesLogger', () => {
+  test('one JSON object per line; secrets redacted by value and by field name, in errors and nested fields', () => {
+    const lines: string[] = [];
+    const logger = new JsonLinesLogger({ secrets: [SECRET], base: { fn: 'release' }, write: (l) => lines.push(l), now: () => '2022-12-02T10:30:00.000Z' });
+    const cause = new Error(`upstream said ${SECRET}`);
+    const circular: Record<string, unknown> = { name: 'loop' };
+    circular.self = circular;
+    logger.info('sent', { orderId: 'order_1001', headers: { 'X-Client-Secret': 'anything', authorization: 'Bearer abc' } });
+    logger.error('failed', { error: new Error(`bad ${SECRET}`, { cause }), circular, note: `x${SECRET}y` });
+    expect(lines).toHaveLength(2);
+    const [first, second] = lines.map((l) => JSON.parse(l));
+    expect(first).toEqual({
+      level: 'info', time: '2022-12-02T10:30:00.000Z', message: 'sent', fn: 'release', orderId: 'order_1001',
+      headers: { 'X-Client-Secret': '[redacted]', authorization: '[redacted]' },
+    });
+    expect(second.error.message).toBe('bad [redacted]');
+    expect(second.error.cause.message).toBe('upstream said [redacted]');
+    expect(second.circular.self).toBe('[circular]');
+    expect(second.note).toBe('x[redacted]y');
+    expect(lines.join('\n')).not.toContain(SECRET);
+    expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The Scheduler and EventBridge adapters as the AWS wire sees them (aws-wire.md): a loopback server records the SDK's
+ * requests and answers as AWS would, including the error answers the adapters must absorb or report.
+ */
+import { DateTime } from 'luxon';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { atExpression, EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
+import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
+import type { HoldbackEvent } from '../../functions/domain/types';
+import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+
+const FUNCTION_ARN = 'arn:aws:lambda:ap-south-1:123456789012:function:holdback-release';
+const ROLE_ARN = 'arn:aws:iam::123456789012:role/holdback-scheduler';
+const sdk = (endpoint: string) => ({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+
+let server: ScriptedServer;
+beforeEach(async () => {
+  server = await startScriptedServer(() => answer(200, {}));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe('atExpression', () => {
+  test('India wall time, rounded up to the whole minute so a release never fires early', () => {
+    const at = (iso: string) => atExpression(DateTime.fromISO(iso, { setZone: true }), 'Asia/Kolkata');
+    expect(at('2022-12-17T15:00:00+05:30')).toBe('at(2022-12-17T15:00:00)');
+    expect(at('2022-12-17T09:30:00Z')).toBe('at(2022-12-17T15:00:00)');
+    expect(at('2022-12-17T09:30:00.001Z')).toBe('at(2022-12-17T15:01:00)');
+    expect(at('2022-12-17T18:29:30Z')).toBe('at(2022-12-18T00:00:00)');
+    expect(atExpression(DateTime.fromISO('2022-12-17T09:30:00Z'), 'UTC')).toBe('at(2022-12-17T09:30:00)');
+  });
+});
+
+describe('EventBridgeReleaseScheduler', () => {
+  const command = { orderId: 'order_1001', vendorId: 'vendor_A', releaseKey: 'rel-0123456789abcdef-1' };
+
+  test('CreateSchedule: one-time, exact, deleted after completion, the command as the target input', async () => {
+    server.script(answer(200, { ScheduleArn: 'arn:aws:scheduler:local:1:schedule/holdback-releases/rel-0123456789abcdef-1' }));
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN,
+    });
+    await scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:20+05:30', { setZone: true }));
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/schedules/rel-0123456789abcdef-1');
+    expect(request.headers['content-type']).toMatch(/^application\/json/);
+    const body = JSON.parse(request.body);
+    expect(body).toMatchObject({
+      GroupName: 'holdback-releases',
+      ScheduleExpression: 'at(2022-12-17T15:01:00)',
+      ScheduleExpressionTimezone: 'Asia/Kolkata',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      ActionAfterCompletion: 'DELETE',
+      State: 'ENABLED',
+      Target: {
+        Arn: FUNCTION_ARN,
+        RoleArn: ROLE_ARN,
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+      },
+    });
+    expect(JSON.parse(body.Target.Input)).toEqual(command);
+  });
+
+  test('a name that exists already (409 ConflictException) is success; other errors are not', async () => {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN, groupName: 'custom-group',
+    });
+    server.script(
+      answer(409, { Message: 'Schedule rel-0123456789abcdef-1 already exists.' }, { 'x-amzn-ErrorType': 'ConflictException' }),
+      answer(400, { Message: 'Invalid RoleArn' }, { 'x-amzn-ErrorType': 'ValidationException' }),
+    );
+    await expect(scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:00+05:30'))).resolves.toBeUndefined();
+    await expect(scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:00+05:30'))).rejects.toMatchObject({ name: 'ValidationException' });
+    expect(JSON.parse(server.requests[0].body).GroupName).toBe('custom-group');
+  });
+
+  test('DeleteSchedule in the group; a missing schedule (404) is success', async () => {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN,
+    });
+    server.script(
+      answer(200, {}),
+      answer(404, { Message: 'Schedule not found' }, { 'x-amzn-ErrorType': 'ResourceNotFoundException' }),
+    );
+    await scheduler.cancel('rel-0123456789abcdef-1');
+    await scheduler.cancel('rel-0123456789abcdef-1');
+    expect(server.requests.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
+    const url = new URL(server.requests[0].path, 'http://x');
+    expect(url.pathname).toBe('/schedules/rel-0123456789abcdef-1');
+    expect(url.searchParams.get('groupName')).toBe('holdback-releases');
+  });
+
+  test('a release key that is not a schedule name is refused before any request', async () => {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN,
+    });
+    await expect(scheduler.cancel('rel/../x')).rejects.toThrow(/^releaseKey: .*send 1 to 64 characters/);
+    await expect(scheduler.schedule({ ...command, releaseKey: 'r'.repeat(65) }, DateTime.now())).rejects.toThrow(/^releaseKey: /);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('EventBridgePublisher', () => {
+  const applied = (i: number): HoldbackEvent => ({
+    type: 'vendor.release_applied',
+    detail: { orderId: `order_${i}`, vendorId: 'vendor_A', eligibility: '2022-12-06T09:00:00+05:30', predictedSettlement: '2022-12-07T11:00:00+05:30' },
+  });
+  const accepted = (count: number) => ({ FailedEntryCount: 0, Entries: Array.from({ length: count }, (_, i) => ({ EventId: `e${i}` })) });
+  const publisher = (now?: () => DateTime) =>
+    new EventBridgePublisher(new EventBridgeClient(sdk(server.url)), { eventBusName: 'holdback-bus', orderEventSource: 'shop.orders', now });
+
+  test('PutEvents with source holdback, the event type as detail-type, in batches of at most 10', async () => {
+    server.fallback = (request) => answer(200, accepted(JSON.parse(request.body).Entries.length));
+    const events = Array.from({ length: 23 }, (_, i) => applied(i));
+    await publisher(() => DateTime.fromISO('2022-12-06T03:30:00Z')).publish(events);
+    expect(server.requests.map((r) => JSON.parse(r.body).Entries.length)).toEqual([10, 10, 3]);
+    const [request] = server.requests;
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/');
+    expect(request.headers['x-amz-target']).toBe('AWSEvents.PutEvents');
+    expect(request.headers['content-type']).toBe('application/x-amz-json-1.1');
+    const entry = JSON.parse(request.body).Entries[0];
+    expect(entry).toMatchObject({ Source: 'holdback', DetailType: 'vendor.release_applied', EventBusName: 'holdback-bus' });
+    expect(JSON.parse(entry.Detail)).toEqual(events[0].detail);
+    expect(entry.Time).toBe(DateTime.fromISO('2022-12-06T03:30:00Z').toSeconds());
+  });
+
+  test('entries that failed alone are sent once more, and only they', async () => {
+    server.script(
+      answer(200, { FailedEntryCount: 1, Entries: [{ EventId: 'a' }, { ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }, { EventId: 'c' }] }),
+      answer(200, accepted(1)),
+    );
+    await publisher().publish([applied(1), applied(2), applied(3)]);
+    expect(server.requests).toHaveLength(2);
+    const retried = JSON.parse(server.requests[1].body).Entries;
+    expect(retried).toHaveLength(1);
+    expect(JSON.parse(retried[0].Detail).orderId).toBe('order_2');
+  });
+
+  test('entries failing twice are reported with their error codes', async () => {
+    const failing = { FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' }] };
+    server.script(answer(200, failing), answer(200, failing));
+    await expect(publisher().publish([applied(1)])).rejects.toThrow(
+      'EventBridge rejected 1 of 1 events after a retry: vendor.release_applied: ThrottlingException (Rate exceeded)',
+    );
+  });
+
+  test('an order event on behalf of the marketplace carries the marketplace source', async () => {
+    server.fallback = () => answer(200, accepted(1));
+    const detail = { orderId: 'order_1001', transactionTime: '2022-12-02T16:00:00+05:30', vendors: [{ vendorId: 'vendor_A', amount: '100.00' }] };
+    await publisher().publishOrderEvent('order.paid', detail);
+    const [entry] = JSON.parse(server.requests[0].body).Entries;
+    expect(entry).toMatchObject({ Source: 'shop.orders', DetailType: 'order.paid', EventBusName: 'holdback-bus' });
+    expect(JSON.parse(entry.Detail)).toEqual(detail);
+    expect(entry.Time).toBeUndefined();
+  });
+
+  test('nothing to publish sends nothing', async () => {
+    await publisher().publish([]);
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,29 @@
+/** A clock the test moves by hand. */
+import { DateTime, Duration } from 'luxon';
+import type { Clock } from '../../functions/application/ports';
+
+export class FakeClock implements Clock {
+  private current: DateTime;
+
+  constructor(start: string) {
+    this.current = FakeClock.parse(start);
+  }
+
+  now(): DateTime {
+    return this.current;
+  }
+
+  set(to: string): void {
+    this.current = FakeClock.parse(to);
+  }
+
+  advance(by: string | { minutes?: number; hours?: number; days?: number; seconds?: number }): void {
+    this.current = this.current.plus(typeof by === 'string' ? Duration.fromISO(by) : by);
+  }
+
+  private static parse(text: string): DateTime {
+    const dt = DateTime.fromISO(text, { setZone: true });
+    if (!dt.isValid) throw new RangeError(`FakeClock: ${text} is not an ISO time`);
+    return dt.toUTC();
+  }
+}

@@ -1,0 +1,107 @@
+/** Fakes of the outside systems: a recording scheduler, a scriptable gateway, a recording publisher and logger. */
+import type { DateTime } from 'luxon';
+import type {
+  EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseScheduler,
+} from '../../functions/application/ports';
+import { formatInstant } from '../../functions/domain/dates';
+import type { Attempt, GatewayAnswer, HoldbackEvent, ReleaseCommand } from '../../functions/domain/types';
+import type { FakeClock } from './clock';
+
+export interface ScheduledRelease {
+  command: ReleaseCommand;
+  at: DateTime;
+}
+
+/** Keeps schedules by name like EventBridge Scheduler; `takeDue` hands over the ones whose time has come. */
+export class RecordingScheduler implements ReleaseScheduler {
+  readonly pending = new Map<string, ScheduledRelease>();
+  readonly created: ScheduledRelease[] = [];
+  readonly cancelled: string[] = [];
+
+  async schedule(command: ReleaseCommand, at: DateTime): Promise<void> {
+    if (this.pending.has(command.releaseKey)) return;
+    const entry = { command: { ...command }, at };
+    this.pending.set(command.releaseKey, entry);
+    this.created.push(entry);
+  }
+
+  async cancel(releaseKey: string): Promise<void> {
+    if (this.pending.delete(releaseKey)) this.cancelled.push(releaseKey);
+  }
+
+  /** Removes and returns the schedules due at `now`, oldest first (a one-time schedule deletes itself after firing). */
+  takeDue(now: DateTime): ScheduledRelease[] {
+    const due = [...this.pending.values()].filter((s) => s.at <= now).sort((a, b) => +a.at - +b.at);
+    for (const s of due) this.pending.delete(s.command.releaseKey);
+    return due;
+  }
+}
+
+export const OK_ANSWER: GatewayAnswer = {
+  kind: 'response', httpStatus: 200, status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date',
+};
+
+export interface GatewayCall {
+  orderId: string;
+  vendorId: string;
+  eligibility: string;
+  at: string;
+}
+
+/** Answers each PUT with the next scripted answer (OK once the script is empty) and records the calls. */
+export class ScriptedGateway implements EligibilityGateway {
+  readonly calls: GatewayCall[] = [];
+  private readonly script: GatewayAnswer[] = [];
+
+  constructor(private readonly clock: FakeClock) {}
+
+  answerNext(...answers: GatewayAnswer[]): void {
+    this.script.push(...answers);
+  }
+
+  async updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult> {
+    const at = formatInstant(this.clock.now(), 'Asia/Kolkata');
+    this.calls.push({ orderId, vendorId, eligibility, at });
+    const final = this.script.shift() ?? OK_ANSWER;
+    return { attempts: [attemptOf(final, eligibility, at)], final };
+  }
+}
+
+function attemptOf(answer: GatewayAnswer, request: string, at: string): Attempt {
+  switch (answer.kind) {
+    case 'response':
+      return { at, request, httpStatus: answer.httpStatus, status: answer.status, subCode: answer.subCode, message: answer.message };
+    case 'timeout':
+      return { at, request, httpStatus: null, status: 'TIMEOUT', subCode: null, message: answer.message };
+    case 'network':
+      return { at, request, httpStatus: null, status: 'NETWORK', subCode: null, message: answer.message };
+    case 'throttled':
+      return { at, request, httpStatus: null, status: 'RATE_LIMITED', subCode: null, message: `throttled for ${answer.retryAfterSeconds}s` };
+  }
+}
+
+export class RecordingPublisher implements EventPublisher {
+  readonly events: HoldbackEvent[] = [];
+  readonly orderEvents: { detailType: string; detail: object }[] = [];
+
+  async publish(events: HoldbackEvent[]): Promise<void> {
+    this.events.push(...structuredClone(events));
+  }
+
+  async publishOrderEvent(detailType: string, detail: object): Promise<void> {
+    this.orderEvents.push({ detailType, detail: structuredClone(detail) });
+  }
+}
+
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
+export class RecordingLogger implements Logger {
+  readonly lines: LogLine[] = [];
+  info(message: string, fields?: Record<string, unknown>): void { this.lines.push({ level: 'info', message, fields }); }
+  warn(message: string, fields?: Record<string, unknown>): void { this.lines.push({ level: 'warn', message, fields }); }
+  error(message: string, fields?: Record<string, unknown>): void { this.lines.push({ level: 'error', message, fields }); }
+}

@@ -1,0 +1,160 @@
+/** In-memory repositories with the real ones' rules: conditional versions, newest-first history, copies not references. */
+import { DateTime } from 'luxon';
+import {
+  VersionConflictError, type Clock, type OrderRepository, type PolicyRepository, type RejectedEventRepository,
+  type SettingsRepository,
+} from '../../functions/application/ports';
+import { formatInstant } from '../../functions/domain/dates';
+import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
+import type {
+  OrderRecord, RejectedEvent, Settings, StoredEvent, VendorPolicy, VendorRelease, VersionedSettings,
+} from '../../functions/domain/types';
+
+/** What a store hands back is never the object it keeps, as with a real table. */
+const copy = <T>(value: T): T => structuredClone(value);
+const millis = (iso: string): number => DateTime.fromISO(iso, { setZone: true }).toMillis();
+
+export class InMemorySettingsRepository implements SettingsRepository {
+  readonly versions: VersionedSettings[] = [];
+
+  constructor(private readonly clock: Clock) {}
+
+  async get(): Promise<VersionedSettings> {
+    const latest = this.versions.at(-1);
+    if (latest) return copy(latest);
+    return { ...copy(DEFAULT_SETTINGS), version: 0, actor: 'system', reason: 'default settings', at: formatInstant(this.clock.now(), DEFAULT_SETTINGS.timezone) };
+  }
+
+  async save(settings: Settings, meta: { actor: string; reason: string; at: string; expectedVersion: number }): Promise<VersionedSettings> {
+    const latest = this.versions.at(-1)?.version ?? 0;
+    if (latest !== meta.expectedVersion) throw new VersionConflictError(`settings: version ${meta.expectedVersion} is not the latest (${latest})`);
+    const saved: VersionedSettings = { ...copy(settings), version: latest + 1, actor: meta.actor, reason: meta.reason, at: meta.at };
+    this.versions.push(saved);
+    return copy(saved);
+  }
+
+  async history(): Promise<VersionedSettings[]> {
+    return copy([...this.versions].reverse());
+  }
+
+  /** Test setup: settings in force without going through the API. */
+  async use(settings: Partial<Settings>): Promise<void> {
+    const current = await this.get();
+    await this.save({ ...DEFAULT_SETTINGS, ...settings }, { actor: 'test', reason: 'setup', at: current.at, expectedVersion: current.version });
+  }
+}
+
+export class InMemoryPolicyRepository implements PolicyRepository {
+  private readonly byVendor = new Map<string, VendorPolicy[]>();
+
+  async current(vendorId: string): Promise<VendorPolicy | null> {
+    const versions = this.byVendor.get(vendorId);
+    return versions?.length ? copy(versions.at(-1)!) : null;
+  }
+
+  async save(policy: VendorPolicy): Promise<VendorPolicy> {
+    const versions = this.byVendor.get(policy.vendorId) ?? [];
+    if (versions.some((p) => p.version === policy.version)) {
+      throw new VersionConflictError(`policy ${policy.vendorId} version ${policy.version} exists`);
+    }
+    versions.push(copy(policy));
+    versions.sort((a, b) => a.version - b.version);
+    this.byVendor.set(policy.vendorId, versions);
+    return copy(policy);
+  }
+
+  async history(vendorId: string): Promise<VendorPolicy[]> {
+    return copy([...(this.byVendor.get(vendorId) ?? [])].reverse());
+  }
+
+  async version(vendorId: string, version: number): Promise<VendorPolicy | null> {
+    return copy(this.byVendor.get(vendorId)?.find((p) => p.version === version) ?? null);
+  }
+}
+
+export class InMemoryOrderRepository implements OrderRepository {
+  readonly events = new Map<string, StoredEvent>();
+  readonly orders = new Map<string, OrderRecord>();
+  readonly releases = new Map<string, VendorRelease>();
+  /** Every successful release write, in order (what a stream of the table would show). */
+  readonly writes: VendorRelease[] = [];
+  /** Runs before each putRelease's version check: lets a test slip in a concurrent writer. */
+  beforePut: ((release: VendorRelease) => Promise<void> | void) | null = null;
+
+  private static key(orderId: string, vendorId: string): string {
+    return `${orderId}\u0000${vendorId}`;
+  }
+
+  async recordEvent(event: StoredEvent): Promise<boolean> {
+    const key = `${event.orderId}\u0000${event.key}`;
+    if (this.events.has(key)) return false;
+    this.events.set(key, copy(event));
+    return true;
+  }
+
+  async listEvents(orderId: string): Promise<StoredEvent[]> {
+    return copy([...this.events.values()].filter((e) => e.orderId === orderId));
+  }
+
+  async getOrder(orderId: string): Promise<OrderRecord | null> {
+    return copy(this.orders.get(orderId) ?? null);
+  }
+
+  async createOrder(order: OrderRecord): Promise<boolean> {
+    if (this.orders.has(order.orderId)) return false;
+    this.orders.set(order.orderId, copy(order));
+    return true;
+  }
+
+  async getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null> {
+    return copy(this.releases.get(InMemoryOrderRepository.key(orderId, vendorId)) ?? null);
+  }
+
+  async listReleases(orderId: string): Promise<VendorRelease[]> {
+    return copy([...this.releases.values()].filter((r) => r.orderId === orderId));
+  }
+
+  async putRelease(release: VendorRelease, expectedVersion: number | null): Promise<void> {
+    if (this.beforePut) {
+      const hook = this.beforePut;
+      this.beforePut = null;
+      await hook(release);
+    }
+    const key = InMemoryOrderRepository.key(release.orderId, release.vendorId);
+    const stored = this.releases.get(key);
+    if ((stored?.version ?? null) !== expectedVersion) {
+      throw new VersionConflictError(`release ${release.orderId}/${release.vendorId}: expected ${expectedVersion}, found ${stored?.version ?? null}`);
+    }
+    this.releases.set(key, copy(release));
+    this.writes.push(copy(release));
+  }
+
+  async listDue(before: string, limit: number): Promise<VendorRelease[]> {
+    const until = millis(before);
+    return copy([...this.releases.values()]
+      .filter((r) => r.sendAt !== null && millis(r.sendAt) <= until)
+      .sort((a, b) => millis(a.sendAt!) - millis(b.sendAt!))
+      .slice(0, limit));
+  }
+
+  async listByVendor(vendorId: string, opts: { from?: string; to?: string; limit?: number } = {}): Promise<VendorRelease[]> {
+    return copy([...this.releases.values()]
+      .filter((r) => r.vendorId === vendorId)
+      .filter((r) => opts.from === undefined || millis(r.transactionTime) >= millis(opts.from))
+      .filter((r) => opts.to === undefined || millis(r.transactionTime) <= millis(opts.to))
+      .sort((a, b) => millis(a.transactionTime) - millis(b.transactionTime))
+      .slice(0, opts.limit ?? Infinity));
+  }
+}
+
+export class InMemoryRejectedEventRepository implements RejectedEventRepository {
+  readonly items: RejectedEvent[] = [];
+
+  async add(rejected: RejectedEvent): Promise<void> {
+    if (!this.items.some((r) => r.id === rejected.id)) this.items.push(copy(rejected));
+  }
+
+  async list(limit: number): Promise<RejectedEvent[]> {
+    return copy([...this.items].reverse().slice(0, limit));
+  }
+}

@@ -1,0 +1,105 @@
+/** The edge's local clock controls (contract section 7) and how fired schedules and event deliveries interleave. */
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SharedClock } from '../../local/clock';
+import { localFunctionArn, localSchedulerRoleArn } from '../../local/edge';
+import { credentials, region, startEdge, START, type TestEdge } from './local-edge';
+
+describe('clock controls', () => {
+  let local: TestEdge;
+
+  beforeAll(async () => { local = await startEdge({}); });
+  afterAll(async () => { await local.edge.close(); });
+
+  test('GET /_local/clock answers the shared clock\'s now', async () => {
+    const res = await fetch(`${local.edge.url}/_local/clock`);
+    expect(await res.json()).toEqual({ now: START });
+  });
+
+  test('POST {"now"} sets the clock; {"advance"} moves it by an ISO duration', async () => {
+    expect((await local.setClock({ now: '2022-12-02T16:05:00+05:30' })).body).toEqual({ now: '2022-12-02T10:35:00.000Z' });
+    expect((await local.setClock({ advance: 'P1DT2H' })).body).toEqual({ now: '2022-12-03T12:35:00.000Z' });
+    expect(local.clock.now().toISO()).toBe('2022-12-03T12:35:00.000Z');
+  });
+
+  test.each([
+    [{ advance: '6 hours' }, 'advance'],
+    [{ advance: 'PT-6H' }, 'advance'],
+    [{ now: '2022-12-02T16:05:00' }, 'now'],
+    [{ now: 'yesterday' }, 'now'],
+    [{}, 'now'],
+    [{ now: '2022-12-02T16:05:00Z', advance: 'PT1H' }, 'advance'],
+  ])('%j is a 400 naming the field %s', async (body, field) => {
+    const before = local.clock.nowMs();
+    const answer = await local.setClock(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.field).toBe(field);
+    expect(answer.body.error.message).toMatch(/send/);
+    expect(local.clock.nowMs()).toBe(before);
+  });
+
+  test('unknown paths are a 404 that says what the edge serves', async () => {
+    const res = await fetch(`${local.edge.url}/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('/_local/clock');
+  });
+});
+
+test('events a fired schedule puts are delivered before the next schedule fires', async () => {
+  const clock = new SharedClock({ start: new Date(START), frozen: true });
+  const story: string[] = [];
+  let events: EventBridgeClient | undefined;
+  const local = await startEdge({
+    release: async (input) => {
+      const { n } = input as { n: number };
+      story.push(`release ${n} at ${clock.now().toISO()}`);
+      await events!.send(new PutEventsCommand({ Entries: [{ Source: 'marketplace.orders', DetailType: 'order.delivered', Detail: JSON.stringify({ n }) }] }));
+    },
+    orderEvents: async (event) => {
+      const { detail, time } = event as { detail: { n: number }; time: string };
+      // Real I/O before reading the clock: a delivery still running when the next timer fired would see a later time.
+      const { now } = (await (await fetch(`${local.edge.url}/_local/clock`)).json()) as { now: string };
+      story.push(`delivered ${detail.n} stamped ${time} at ${now}`);
+    },
+  }, clock);
+  events = new EventBridgeClient({ endpoint: local.edge.url, region, credentials });
+  const scheduler = new SchedulerClient({ endpoint: local.edge.url, region, credentials });
+  try {
+    for (const [n, at] of [[1, '2022-12-02T11:00:00'], [2, '2022-12-02T11:01:00']] as const) {
+      await scheduler.send(new CreateScheduleCommand({
+        Name: `rel-${n}`, ScheduleExpression: `at(${at})`, FlexibleTimeWindow: { Mode: 'OFF' }, ActionAfterCompletion: 'DELETE',
+        Target: { Arn: localFunctionArn('release'), RoleArn: localSchedulerRoleArn(), Input: JSON.stringify({ n }) },
+      }));
+    }
+    await local.setClock({ advance: 'PT1H' });
+    expect(story).toEqual([
+      'release 1 at 2022-12-02T11:00:00.000Z',
+      'delivered 1 stamped 2022-12-02T11:00:00Z at 2022-12-02T11:00:00.000Z',
+      'release 2 at 2022-12-02T11:01:00.000Z',
+      'delivered 2 stamped 2022-12-02T11:01:00Z at 2022-12-02T11:01:00.000Z',
+    ]);
+  } finally {
+    events.destroy();
+    scheduler.destroy();
+    await local.edge.close();
+  }
+});
+
+test('a schedule created for a time already past fires at once', async () => {
+  const clock = new SharedClock({ start: new Date(START), frozen: true });
+  const fired: unknown[] = [];
+  const local = await startEdge({ release: async (input) => { fired.push(input); } }, clock);
+  const scheduler = new SchedulerClient({ endpoint: local.edge.url, region, credentials });
+  try {
+    await scheduler.send(new CreateScheduleCommand({
+      Name: 'rel-late', ScheduleExpression: 'at(2022-12-01T00:00:00)', FlexibleTimeWindow: { Mode: 'OFF' }, ActionAfterCompletion: 'DELETE',
+      Target: { Arn: localFunctionArn('release'), RoleArn: localSchedulerRoleArn(), Input: '{"late":true}' },
+    }));
+    await local.edge.idle();
+    expect(fired).toEqual([{ late: true }]);
+    expect(local.edge.scheduler.list()).toEqual([]);
+  } finally {
+    scheduler.destroy();
+    await local.edge.close();
+  }
+});

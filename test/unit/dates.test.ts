@@ -1,0 +1,88 @@
+/** Specification of instants, the gateway's two date forms and durations. */
+import { DateTime } from 'luxon';
+import {
+  GATEWAY_ZONE, formatGatewayDate, formatInstant, parseDuration, parseEligibilityInput, parseGatewayDate, parseInstant,
+} from '../../functions/domain/dates';
+import { ValidationError } from '../../functions/domain/errors';
+
+function issuesOf(run: () => unknown) {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    return (error as ValidationError).issues;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('gateway date forms (India time)', () => {
+  it('reads "2022-12-06 09:00:00" and the 12-hour form "2022-12-06 09:00:00 AM" as the same instant', () => {
+    const plain = parseGatewayDate('2022-12-06 09:00:00');
+    const twelve = parseGatewayDate('2022-12-06 09:00:00 AM');
+    expect(plain?.toISO()).toBe('2022-12-06T09:00:00.000+05:30');
+    expect(twelve?.toMillis()).toBe(plain?.toMillis());
+  });
+
+  it('reads PM, 12 AM (midnight) and 12 PM (noon)', () => {
+    expect(parseGatewayDate('2022-12-02 04:00:00 PM')?.toISO()).toBe('2022-12-02T16:00:00.000+05:30');
+    expect(parseGatewayDate('2022-12-02 12:00:00 AM')?.toISO()).toBe('2022-12-02T00:00:00.000+05:30');
+    expect(parseGatewayDate('2022-12-02 12:30:00 pm')?.toISO()).toBe('2022-12-02T12:30:00.000+05:30');
+  });
+
+  it('refuses other shapes and impossible dates', () => {
+    for (const text of ['2022-12-06T09:00:00', '2022-12-06 9:00:00', '2022-02-30 09:00:00', '2022-12-06 13:00:00 PM', '2022-12-06 00:10:00 AM', '']) {
+      expect(parseGatewayDate(text)).toBeNull();
+    }
+  });
+
+  it('formats any instant as "YYYY-MM-DD HH:MM:SS" on the India clock', () => {
+    expect(formatGatewayDate(DateTime.fromISO('2022-12-06T03:30:00Z'))).toBe('2022-12-06 09:00:00');
+    expect(formatGatewayDate(DateTime.fromISO('2022-12-17T16:00:00.750+05:30'))).toBe('2022-12-17 16:00:00');
+  });
+});
+
+describe('instants', () => {
+  it('parses ISO 8601 with an offset or Z, keeping the offset', () => {
+    expect(parseInstant('2022-12-02T16:00:00+05:30', 'x').toISO()).toBe('2022-12-02T16:00:00.000+05:30');
+    expect(parseInstant('2022-12-02T10:30:00Z', 'x').toMillis()).toBe(parseInstant('2022-12-02T16:00:00+05:30', 'x').toMillis());
+  });
+
+  it('refuses a time without an offset, naming the field and what to send', () => {
+    const [issue] = issuesOf(() => parseInstant('2022-12-02T16:00:00', 'detail.transactionTime'));
+    expect(issue.field).toBe('detail.transactionTime');
+    expect(issue.problem).toContain('not an ISO 8601 time with an offset');
+    expect(issue.expected).toContain('2022-12-02T16:00:00+05:30');
+    expect(issuesOf(() => parseInstant(undefined, 'openedAt'))[0].problem).toBe('is missing');
+    expect(issuesOf(() => parseInstant('2022-13-02T16:00:00Z', 'openedAt'))[0].problem).toContain('not a real date');
+  });
+
+  it('formats with the zone offset, whole seconds, no milliseconds', () => {
+    const dt = DateTime.fromISO('2022-12-02T10:30:00.123Z');
+    expect(formatInstant(dt, GATEWAY_ZONE)).toBe('2022-12-02T16:00:00+05:30');
+    expect(formatInstant(dt, 'Europe/Berlin')).toBe('2022-12-02T11:30:00+01:00');
+  });
+
+  it('takes an eligibility in either gateway form or ISO 8601', () => {
+    const expected = DateTime.fromISO('2022-12-06T09:00:00+05:30').toMillis();
+    expect(parseEligibilityInput('2022-12-06 09:00:00', 'eligibility').toMillis()).toBe(expected);
+    expect(parseEligibilityInput('2022-12-06 09:00:00 AM', 'eligibility').toMillis()).toBe(expected);
+    expect(parseEligibilityInput('2022-12-06T03:30:00Z', 'eligibility').toMillis()).toBe(expected);
+    const [issue] = issuesOf(() => parseEligibilityInput('tomorrow', 'eligibility'));
+    expect(issue).toMatchObject({ field: 'eligibility', problem: 'is "tomorrow", not a date and time' });
+    expect(issue.expected).toContain('YYYY-MM-DD HH:MM:SS');
+  });
+});
+
+describe('durations', () => {
+  it('parses ISO 8601 durations', () => {
+    expect(parseDuration('P3D', 'delay').as('hours')).toBe(72);
+    expect(parseDuration('PT1H', 'releaseLead').as('minutes')).toBe(60);
+    expect(parseDuration('PT0S', 'releaseLead').toMillis()).toBe(0);
+  });
+
+  it('refuses text that is not a duration and negative durations', () => {
+    expect(issuesOf(() => parseDuration('3 days', 'release.delay'))[0]).toMatchObject({ field: 'release.delay', problem: 'is "3 days", not an ISO 8601 duration' });
+    expect(issuesOf(() => parseDuration('-P1D', 'releaseLead'))[0].problem).toContain('negative');
+    expect(issuesOf(() => parseDuration(5, 'releaseLead'))[0].problem).toContain('a number');
+  });
+});

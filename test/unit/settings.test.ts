@@ -1,0 +1,90 @@
+/** Specification of settings and policy input validation, and of the default policy. */
+import { ValidationError } from '../../functions/domain/errors';
+import { DEFAULT_SETTINGS, calendarOf, defaultPolicy, validatePolicyInput, validateSettings } from '../../functions/domain/settings';
+import { DateTime } from 'luxon';
+
+function issuesOf(run: () => unknown) {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    return (error as ValidationError).issues;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('settings', () => {
+  it('defaults: Defer by Days 15, India time, option 1, no holidays, working days, lead PT1H', () => {
+    expect(DEFAULT_SETTINGS).toEqual({
+      deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: [], settlementDays: 'working', releaseLead: 'PT1H',
+    });
+  });
+
+  it('accepts a full body', () => {
+    const body = { deferByDays: 30, timezone: 'Europe/Berlin', defaultScheduleOption: 16, holidays: ['2022-12-26'], settlementDays: 'calendar', releaseLead: 'PT0S' };
+    expect(validateSettings(body)).toEqual(body);
+  });
+
+  it('merges a partial body over the settings in force, dropping any extra fields of the base', () => {
+    const base = { ...DEFAULT_SETTINGS, deferByDays: 20, version: 3, actor: 'a', reason: 'r', at: '2022-12-01T00:00:00Z' };
+    expect(validateSettings({ holidays: ['2022-12-26'] }, base)).toEqual({ ...DEFAULT_SETTINGS, deferByDays: 20, holidays: ['2022-12-26'] });
+  });
+
+  it('names every bad field, the problem and what to send', () => {
+    const issues = issuesOf(() => validateSettings({
+      deferByDays: 366, timezone: 'India/Delhi', defaultScheduleOption: 10, holidays: ['2022-12-26', '2022-12-26', '26/12/2022'],
+      settlementDays: 'banking', releaseLead: '1 hour', colour: 'blue',
+    }));
+    expect(issues.map((i) => i.field)).toEqual([
+      'colour', 'deferByDays', 'timezone', 'defaultScheduleOption', 'holidays[1]', 'holidays[2]', 'settlementDays', 'releaseLead',
+    ]);
+    expect(issues[0]).toEqual({ field: 'colour', problem: 'is not a known field', expected: expect.stringContaining('deferByDays') });
+    expect(issues[1]).toEqual({ field: 'deferByDays', problem: 'is 366, not a whole number of days from 0 to 365', expected: "the dashboard's Defer by Days, e.g. 15" });
+    expect(issues[4].problem).toBe('repeats 2022-12-26');
+    expect(issuesOf(() => validateSettings({ deferByDays: 1.5 }))[0].field).toBe('deferByDays');
+    expect(issuesOf(() => validateSettings({ releaseLead: '-PT1H' }))[0].problem).toContain('negative');
+    expect(issuesOf(() => validateSettings([]))[0]).toMatchObject({ field: 'body', problem: 'is [], not a JSON object' });
+  });
+
+  it('the message joins the issues as "<field>: <problem>; send <expected>"', () => {
+    expect(() => validateSettings({ settlementDays: 'banking' }))
+      .toThrow('settlementDays: is "banking"; send "working" (bank working days) or "calendar" (every day)');
+  });
+
+  it('calendarOf builds the bank calendar of the settings', () => {
+    const calendar = calendarOf({ ...DEFAULT_SETTINGS, holidays: ['2022-12-26'] });
+    expect(calendar.isSettlementDay(DateTime.fromISO('2022-12-26T12:00:00+05:30'))).toBe(false);
+  });
+});
+
+describe('vendor policy input', () => {
+  const valid = { scheduleOption: 1, release: { kind: 'after_delivery', delay: 'P2D' }, actor: 'finance@example.com', reason: 'trusted vendor' };
+
+  it('accepts the four rules', () => {
+    expect(validatePolicyInput(valid)).toEqual(valid);
+    expect(validatePolicyInput({ ...valid, release: { kind: 'at_max' } }).release).toEqual({ kind: 'at_max' });
+    expect(validatePolicyInput({ ...valid, release: { kind: 'immediate' } }).release).toEqual({ kind: 'immediate' });
+    expect(validatePolicyInput({ ...valid, release: { kind: 'after_payment', delay: 'P3D' } }).release).toEqual({ kind: 'after_payment', delay: 'P3D' });
+  });
+
+  it('needs a positive delay for the delayed rules and no extra keys', () => {
+    expect(issuesOf(() => validatePolicyInput({ ...valid, release: { kind: 'after_payment' } }))[0]).toMatchObject({ field: 'release.delay', problem: 'is missing' });
+    expect(issuesOf(() => validatePolicyInput({ ...valid, release: { kind: 'after_payment', delay: 'PT0S' } }))[0]).toMatchObject({ field: 'release.delay', problem: 'is "PT0S", a zero duration' });
+    expect(issuesOf(() => validatePolicyInput({ ...valid, release: { kind: 'immediate', delay: 'P1D' } }))[0]).toMatchObject({ field: 'release.delay', problem: 'is not a known field' });
+    expect(issuesOf(() => validatePolicyInput({ ...valid, release: { kind: 'soon' } }))[0]).toMatchObject({ field: 'release.kind', problem: 'is "soon", not a release rule' });
+  });
+
+  it('needs a known schedule option, an actor and a reason of at most 200 characters', () => {
+    const issues = issuesOf(() => validatePolicyInput({ scheduleOption: 10, release: { kind: 'at_max' }, actor: ' ', reason: 'x'.repeat(201) }));
+    expect(issues.map((i) => [i.field, i.problem])).toEqual([
+      ['scheduleOption', 'is 10, not a schedule option'], ['actor', 'is " ", not a non-empty text'], ['reason', 'has 201 characters'],
+    ]);
+    expect(issues[0].expected).toContain('1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16');
+  });
+
+  it('the default policy is at_max with the default schedule option, version 0', () => {
+    expect(defaultPolicy('vendor_a', { ...DEFAULT_SETTINGS, defaultScheduleOption: 3 })).toEqual({
+      vendorId: 'vendor_a', version: 0, scheduleOption: 3, release: { kind: 'at_max' }, actor: 'system', reason: 'default policy', at: null,
+    });
+  });
+});
