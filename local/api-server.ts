@@ -2,9 +2,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-export type ApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+/** A Lambda handler of payload 2.0 (the middy handler of functions/handlers/api.ts, or a plain function of the event). */
+export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export interface ApiServerOptions {
   /** Default `HOLDBACK_API_PORT` or 4000; 0 picks a free port (tests). */
@@ -59,7 +60,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, handler: ApiHand
       send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } }) });
       return;
     }
-    send(res, await handler(toEvent(req, body)));
+    const event = toEvent(req, body);
+    send(res, await handler(event, localContext(event.requestContext.requestId)));
   } catch (error) {
     // The handler answers its own errors; this is a fault of the translation itself.
     console.error('local API server failed', error instanceof Error ? error.message : error);
@@ -135,6 +137,23 @@ function toEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
     ...(body.length > 0 ? { body: textual ? body.toString('utf8') : body.toString('base64') } : {}),
     isBase64Encoded: body.length > 0 && !textual,
   };
+}
+
+/**
+ * The little of a Lambda context a handler reads locally. Without getRemainingTimeInMillis, middy sets no early
+ * timeout, as there is no Lambda deadline here.
+ */
+function localContext(requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'holdback-api',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:holdback-api',
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: 'local',
+    logStreamName: 'local',
+  } as Context;
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {

@@ -160,6 +160,7 @@ function parseMeta(value: unknown): OrderRecord['order_meta'] {
   };
 }
 
+/** Validates a create-order body and stores the order (POST /pg/orders; payment links' checkout reuses it). */
 export function createOrder(ctx: SandboxContext, body: Record<string, unknown>): OrderRecord {
   const now = ctx.clock.nowMs();
   let orderId = body.order_id;

@@ -1,7 +1,7 @@
 /** Use case: send one due release to the gateway, exactly once per release key, and record what the gateway said. */
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../domain/dates';
-import { applyAnswer, prepareSend } from '../domain/release';
+import { WINDOW_CLOSED_REASON, applyAnswer, prepareSend } from '../domain/release';
 import type { HoldbackEvent, ReleaseCommand, VendorRelease } from '../domain/types';
 import { describeError } from './errors';
 import { VersionConflictError, type Dependencies } from './ports';
@@ -52,7 +52,8 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
       state: 'AT_MAX',
       sendAt: null,
       releaseKey: null,
-      reason: 'window_closed: the next time the gateway accepts is after the maximum eligibility, so the default applies',
+      // The next minute the gateway accepts is past the maximum eligibility: the gateway's default applies.
+      reason: WINDOW_CLOSED_REASON,
       version: applying.version + 1,
       updatedAt: storedInstant(deps.clock.now()),
     };
