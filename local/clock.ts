@@ -20,6 +20,7 @@ export class SharedClock {
   private offsetMs = 0;
   private frozenAt: number | null = null;
   private timers: Timer[] = [];
+  private target: number | null = null;
   private seq = 0;
   private chain: Promise<void> = Promise.resolve();
   private ticker: NodeJS.Timeout | null = null;
@@ -42,6 +43,11 @@ export class SharedClock {
 
   nowDate(): Date {
     return new Date(this.nowMs());
+  }
+
+  /** While `advance`/`set` jumps forward: the instant it is jumping to (ms); otherwise null. */
+  get advancingTo(): number | null {
+    return this.target;
   }
 
   get frozen(): boolean {
@@ -83,14 +89,19 @@ export class SharedClock {
 
   private advanceTo(target: number): Promise<void> {
     return this.serial(async () => {
-      for (;;) {
-        const next = this.timers[0];
-        if (!next || next.at > target) break;
-        this.timers.shift();
-        if (next.at > this.nowMs()) this.setMs(next.at);
-        await this.fire(next);
+      this.target = target;
+      try {
+        for (;;) {
+          const next = this.timers[0];
+          if (!next || next.at > target) break;
+          this.timers.shift();
+          if (next.at > this.nowMs()) this.setMs(next.at);
+          await this.fire(next);
+        }
+        if (target > this.nowMs()) this.setMs(target);
+      } finally {
+        this.target = null;
       }
-      if (target > this.nowMs()) this.setMs(target);
     });
   }
 

@@ -319,7 +319,7 @@ export class LocalScheduler {
       await this.invoke(record);
       if (!this.isCurrent(record, generation)) return; // the handler updated or deleted its own schedule
       if (record.timing.kind === 'rate') {
-        const next = due + record.timing.periodMs;
+        const next = nextRateDue(due, record.timing.periodMs, this.opts.clock.advancingTo);
         this.arm(record, record.EndDate !== undefined && next > record.EndDate ? null : next);
       } else if (record.ActionAfterCompletion === 'DELETE') {
         this.remove(record);
@@ -409,6 +409,17 @@ function checkDate(field: string, value: unknown): number | undefined {
   const at = typeof value === 'number' ? DateTime.fromMillis(value * 1000) : typeof value === 'string' ? DateTime.fromISO(value) : null;
   if (!at || !at.isValid) throw invalid(`${field} must be a timestamp (epoch seconds or ISO 8601 with an offset).`);
   return at.toMillis();
+}
+
+/**
+ * The next due time of a rate() schedule. While the clock jumps far ahead, the periods it skips over are coalesced
+ * into one run at the last period before the jump ends (like a cron that slept): a P3D jump runs the one-minute sweep
+ * twice, not 4,320 times. One-time at() schedules are never coalesced; each fires at its own time.
+ */
+export function nextRateDue(due: number, periodMs: number, advancingTo: number | null): number {
+  const next = due + periodMs;
+  if (advancingTo === null || next + periodMs > advancingTo) return next;
+  return due + Math.floor((advancingTo - due) / periodMs) * periodMs;
 }
 
 /** at(yyyy-mm-ddThh:mm:ss) in the schedule's zone, or rate(N unit) with the singular unit only for 1, as the service requires. */

@@ -144,7 +144,7 @@ export function registerCheckout(router: Router, ctx: SandboxContext, catalogue:
     const payment = findPayment(ctx, req.params.cf_payment_id);
     const fields = formFields(req);
     if (extensionsOf(payment).flow !== 'redirect') {
-      throw new GatewayError(400, 'payment_otp_required', `cf_payment_id: payment ${payment.cf_payment_id} is authorised by OTP at ${'/pg/orders/pay/authenticate/'}${payment.cf_payment_id}, not on a redirect page. Value received: ${payment.cf_payment_id}`);
+      throw new GatewayError(400, 'payment_otp_required', `cf_payment_id: payment ${payment.cf_payment_id} is authorised by OTP at /pg/orders/pay/authenticate/${payment.cf_payment_id}, not on a redirect page. Value received: ${payment.cf_payment_id}`);
     }
     const outcome = fields.outcome;
     if (outcome !== 'approve' && outcome !== 'decline') throw fieldError('outcome', 'invalid', 'must be "approve" or "decline"', outcome ?? '');

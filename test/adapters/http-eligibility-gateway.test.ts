@@ -158,11 +158,10 @@ test('credentials never appear in attempts, answers, errors or the client itself
 });
 
 test('a refused connection is a network answer, retried', async () => {
-  const closed = await startScriptedServer(() => answer(200, APPLIED));
-  const url = closed.url;
-  await closed.close();
+  // Port 2 on loopback has no listener (fetch refuses port 1 outright); a just-closed ephemeral port could be
+  // taken by a parallel test's server.
   const result = await new HttpEligibilityGateway({
-    vendorBaseUrl: url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, maxTries: 2, sleep: async () => {},
+    vendorBaseUrl: 'http://127.0.0.1:2', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, maxTries: 2, sleep: async () => {},
   }).updateEligibility('order_1001', 'vendor_A', '2022-12-06 09:00:00');
   expect(result.attempts.map((a) => a.status)).toEqual(['NETWORK', 'NETWORK']);
   expect(result.final).toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });

@@ -175,7 +175,7 @@ describe('Schedules firing on the shared clock', () => {
   });
 });
 
-test('the edge creates the rate(1 minute) sweep, which fires each minute as the clock advances', async () => {
+test('the edge creates the rate(1 minute) sweep; a jump coalesces the minutes it skips into one run at its end', async () => {
   const clock = new SharedClock({ start: new Date(START), frozen: true });
   const sweep = recordingTarget(clock);
   const local = await startEdge({ sweep: sweep.target }, clock);
@@ -184,10 +184,7 @@ test('the edge creates the rate(1 minute) sweep, which fires each minute as the 
     const got = await scheduler.send(new GetScheduleCommand({ Name: SWEEP_SCHEDULE.name }));
     expect(got.ScheduleExpression).toBe('rate(1 minute)');
     await local.setClock({ advance: 'PT5M30S' });
-    expect(sweep.calls.map((c) => c.at)).toEqual([
-      '2022-12-02T10:36:00.000Z', '2022-12-02T10:37:00.000Z', '2022-12-02T10:38:00.000Z',
-      '2022-12-02T10:39:00.000Z', '2022-12-02T10:40:00.000Z',
-    ]);
+    expect(sweep.calls.map((c) => c.at)).toEqual(['2022-12-02T10:36:00.000Z', '2022-12-02T10:40:00.000Z']);
     expect(local.edge.scheduler.list()).toEqual([expect.objectContaining({ name: SWEEP_SCHEDULE.name, dueAt: '2022-12-02T10:41:00.000Z' })]);
   } finally {
     scheduler.destroy();

@@ -74,7 +74,7 @@ describe('SANDBOX_CATALOGUE', () => {
     const sandbox = await createSandbox({ port: 0 });
     if (before === undefined) delete process.env.SANDBOX_CATALOGUE; else process.env.SANDBOX_CATALOGUE = before;
     try {
-      const shown = await (await fetch(`${sandbox.url}/_sandbox/catalogue`)).json();
+      const shown: any = await (await fetch(`${sandbox.url}/_sandbox/catalogue`)).json();
       expect(shown.source).toBe(file);
       expect(shown.creditEmi.map((i: EmiIssuer) => i.code)).toEqual(['iss-02']);
     } finally {

@@ -311,3 +311,13 @@ describe('the sessions request itself', () => {
     expect(response.status).toBe(200);
   });
 });
+
+describe('the OpenAPI check used above', () => {
+  it('rejects bodies that break the document, so passing it means something', () => {
+    const good = { payment_method: 'upi', channel: 'link', action: 'link', data: { url: 'http://x', payload: null, content_type: null, method: null }, cf_payment_id: 1, payment_amount: 1 };
+    expect(() => h.contract.check('post', SESSIONS, 200, good)).not.toThrow();
+    expect(() => h.contract.check('post', SESSIONS, 200, { ...good, cf_payment_id: '1' })).toThrow(/cf_payment_id must be integer/);
+    expect(() => h.contract.check('post', SESSIONS, 200, { ...good, action: 'redirect' })).toThrow(/action must be equal to one of the allowed values/);
+    expect(() => h.contract.check('get', '/links/{link_id}', 200, { cf_link_id: 1, customer_details: {} })).toThrow(/must have required property 'customer_phone'/);
+  });
+});

@@ -23,7 +23,7 @@ async function pay(sessionId: string, paymentMethod: unknown): Promise<any> {
 
 async function approve(url: string, payerAccount?: string): Promise<any> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'approve', ...(payerAccount ? { payer_account_number: payerAccount } : {}) }) });
-  return { status: response.status, ...(await response.json()) };
+  return { status: response.status, ...((await response.json()) as any) };
 }
 
 async function orderStatus(orderId: string): Promise<string> {
