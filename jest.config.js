@@ -3,8 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  setupFiles: ['<rootDir>/test/setup-env.js'],
   transform: {
-    '^.+\\.[tj]s$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, resolveJsonModule: true } }],
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true, module: 'commonjs', esModuleInterop: true, resolveJsonModule: true } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   testTimeout: 60000,

@@ -12,6 +12,9 @@ commands:
   sandbox   start the gateway sandbox alone (4010)
 `;
 
+// The pinned AWS SDK runs on Node 20; its notice that releases after January 2027 need Node 22 is in the README.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {

@@ -1,0 +1,49 @@
+/** End to end: with 30% of gateway calls faulted, every release is applied exactly once at the gateway and none is lost. */
+import { startHarness, vendorOf, type Harness } from './harness';
+
+describe('gateway faults at 30%', () => {
+  let h: Harness;
+  const vendors = ['v-fault-a', 'v-fault-b', 'v-fault-c'];
+  const orders = Array.from({ length: 12 }, (_, i) => `order-fault-${i + 1}`);
+
+  beforeAll(async () => {
+    // Short client timeouts keep the test quick; the sandbox holds a "timeout" fault longer than the client waits.
+    h = await startHarness({ gatewayTimeoutMs: 300 });
+    await h.createVendors(vendors.map((id) => ({ id, scheduleOption: 14 })));
+    for (const id of vendors) await h.setPolicy(id, { kind: 'immediate' }, 14);
+    for (const orderId of orders) await h.createPaidOrder(orderId, vendors.map((vendorId, i) => ({ vendorId, amount: 100 * (i + 1) })));
+  });
+  afterAll(() => h.close());
+
+  it('applies every release exactly once, through retries and the sweep', async () => {
+    const faults = await fetch(`${h.runtime.sandbox.url}/_sandbox/faults`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rate: 0.3, kinds: ['5xx', '429', 'timeout', 'reset'], seed: 7, timeoutMs: 1000 }),
+    });
+    expect(faults.status).toBe(200);
+    const transactionTime = h.runtime.clock.now().setZone('Asia/Kolkata').toISO({ suppressMilliseconds: true })!;
+    await Promise.all(orders.map((orderId) => h.send('order.paid', {
+      orderId, transactionTime, vendors: vendors.map((vendorId, i) => ({ vendorId, amount: 100 * (i + 1) })),
+    })));
+    // Sends that ran out of tries were rescheduled with backoff; time moves on and they go again.
+    for (let i = 0; i < 6; i += 1) await h.advance('PT30M');
+
+    const stats = await fetch(`${h.runtime.sandbox.url}/_sandbox/stats`).then((r) => r.json());
+    const injected = Object.values(stats.faultsInjected as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(injected).toBeGreaterThan(0);
+    const applied = await h.appliedAtGateway();
+    let retried = 0;
+    for (const orderId of orders) {
+      const { body: order } = await h.api('GET', `/orders/${orderId}`);
+      for (const vendorId of vendors) {
+        const release = vendorOf(order, vendorId);
+        expect({ orderId, vendorId, state: release.state }).toEqual({ orderId, vendorId, state: expect.stringMatching(/^(APPLIED|SETTLED)$/) });
+        expect(applied.get(`${orderId}/${vendorId}`)).toBe(1);
+        if (release.attempts.length > 1) retried += 1;
+        expect(release.attempts.at(-1)).toMatchObject({ status: 'OK', subCode: '200' });
+      }
+    }
+    // The faults really happened: some releases needed more than one attempt.
+    expect(retried).toBeGreaterThan(0);
+  });
+});
