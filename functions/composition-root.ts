@@ -12,6 +12,7 @@ import { DynamoPolicyRepository } from './adapters/dynamodb/policy-repository';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
+import { HttpGatewayOrders } from './adapters/gateway/http-gateway-orders';
 import { EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
 import { JsonLinesLogger } from './adapters/logging/json-lines-logger';
@@ -28,6 +29,8 @@ export const RUNTIME_ENV = {
   eventBus: 'HOLDBACK_EVENT_BUS',
   eventSource: 'HOLDBACK_EVENT_SOURCE',
   gatewayBaseUrl: 'HOLDBACK_GATEWAY_BASE_URL',
+  /** Optional: the PG API base (order lookup); defaults to the vendor base URL + "/pg". */
+  gatewayPgBaseUrl: 'HOLDBACK_GATEWAY_PG_BASE_URL',
   gatewayClientId: 'HOLDBACK_GATEWAY_CLIENT_ID',
   gatewayClientSecret: 'HOLDBACK_GATEWAY_CLIENT_SECRET',
   gatewayRatePerMinute: 'HOLDBACK_GATEWAY_RATE_PER_MINUTE',
@@ -55,6 +58,8 @@ export interface RuntimeConfig {
   orderEventSource: string;
   gateway: {
     vendorBaseUrl: string;
+    /** `{base_url}` of the PG API, e.g. "https://api.example.com/pg". */
+    pgBaseUrl: string;
     clientId: string;
     clientSecret: string;
     ratePerMinute: number;
@@ -102,6 +107,10 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
   if (vendorBaseUrl && !/^https?:\/\/[^\s]+$/.test(vendorBaseUrl)) {
     problems.push(`${RUNTIME_ENV.gatewayBaseUrl} is "${vendorBaseUrl}"; set it to an http(s) URL`);
   }
+  const pgBaseUrl = optional(RUNTIME_ENV.gatewayPgBaseUrl, `${vendorBaseUrl.replace(/\/+$/, '')}/pg`);
+  if (env[RUNTIME_ENV.gatewayPgBaseUrl]?.trim() && !/^https?:\/\/[^\s]+$/.test(pgBaseUrl)) {
+    problems.push(`${RUNTIME_ENV.gatewayPgBaseUrl} is "${pgBaseUrl}"; set it to an http(s) URL, e.g. "https://api.example.com/pg", or leave it unset`);
+  }
   const config: RuntimeConfig = {
     aws: { region, endpoint, placeholderCredentials: endpoint !== null && !env.AWS_ACCESS_KEY_ID },
     tables: {
@@ -113,6 +122,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     orderEventSource: optional(RUNTIME_ENV.eventSource, DEFAULT_EVENT_SOURCE),
     gateway: {
       vendorBaseUrl,
+      pgBaseUrl,
       clientId: required(RUNTIME_ENV.gatewayClientId, 'the gateway client id'),
       clientSecret: required(RUNTIME_ENV.gatewayClientSecret, 'the gateway client secret (from Secrets Manager on AWS)'),
       ratePerMinute: count(RUNTIME_ENV.gatewayRatePerMinute, 600, 1),
@@ -160,6 +170,12 @@ export function buildDependencies(config: RuntimeConfig, overrides: { clock?: Cl
       groupName: config.scheduler.groupName,
     }),
     gateway: new HttpEligibilityGateway({ ...config.gateway, now: () => clock.now() }),
+    gatewayOrders: new HttpGatewayOrders({
+      pgBaseUrl: config.gateway.pgBaseUrl,
+      clientId: config.gateway.clientId,
+      clientSecret: config.gateway.clientSecret,
+      timeoutMs: config.gateway.timeoutMs,
+    }),
     publisher: new EventBridgePublisher(new EventBridgeClient(aws), {
       eventBusName: config.eventBus,
       orderEventSource: config.orderEventSource,

@@ -58,31 +58,41 @@ export async function handleGatewayWebhook(deps: Dependencies, request: WebhookR
   return { action: 'ignored', reason: `webhook type ${JSON.stringify(type)} needs no action` };
 }
 
+/** Where a paid order's split came from: the webhook itself, or the gateway's order (the usual case). */
+interface SplitSource {
+  /** Names the origin in validation issues. */
+  field: string;
+  orderAmount: unknown;
+  splits: { vendorId: unknown; amount: unknown; percentage: unknown }[];
+}
+
 async function publishPaidOrder(deps: Dependencies, data: unknown): Promise<WebhookResult> {
   const order = field(data, 'order');
   const payment = field(data, 'payment');
-  const splits = field(order, 'order_splits');
   const orderId = field(order, 'order_id');
-  if (!Array.isArray(splits) || splits.length === 0) {
-    return { action: 'ignored', reason: `order ${String(orderId)} has no order_splits: no vendor to release` };
-  }
   const status = field(payment, 'payment_status');
   if (status !== undefined && status !== 'SUCCESS') return { action: 'ignored', reason: `payment_status is ${String(status)}` };
+  if (!isValidId(orderId)) {
+    throw new ValidationError([{ field: 'data.order.order_id', problem: `is ${JSON.stringify(orderId)}`, expected: 'the order id, 3 to 45 characters of A-Z, a-z, 0-9, "_" or "-"' }]);
+  }
+  const source = await splitSourceOf(deps, order, orderId as string);
+  if (!source) return { action: 'ignored', reason: `the gateway does not know order ${String(orderId)}` };
+  if (source.splits.length === 0) {
+    return { action: 'ignored', reason: `order ${String(orderId)} has no order_splits: no vendor to release` };
+  }
 
   const issues: ValidationIssue[] = [];
-  if (!isValidId(orderId)) issues.push({ field: 'data.order.order_id', problem: `is ${JSON.stringify(orderId)}`, expected: 'the order id' });
-  const orderAmount = decimalOf(field(order, 'order_amount'));
+  const orderAmount = decimalOf(source.orderAmount);
   const paymentTime = gatewayTime(field(payment, 'payment_time'));
   if (!paymentTime) issues.push({ field: 'data.payment.payment_time', problem: 'is missing or not a time', expected: 'an ISO 8601 time' });
-  const vendors = splits.map((split, i) => {
-    const vendorId = field(split, 'vendor_id');
-    const amount = decimalOf(field(split, 'amount'));
-    const percentage = decimalOf(field(split, 'percentage'));
-    if (!isValidId(vendorId)) issues.push({ field: `data.order.order_splits[${i}].vendor_id`, problem: `is ${JSON.stringify(vendorId)}`, expected: 'a vendor id' });
+  const vendors = source.splits.map(({ vendorId, amount: fixed, percentage: percent }, i) => {
+    const amount = decimalOf(fixed);
+    const percentage = decimalOf(percent);
+    if (!isValidId(vendorId)) issues.push({ field: `${source.field}[${i}].vendor_id`, problem: `is ${JSON.stringify(vendorId)}`, expected: 'a vendor id' });
     let share: Decimal | null = amount;
     if (!share && percentage && orderAmount) share = orderAmount.mul(percentage).div(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
     if (!share) {
-      issues.push({ field: `data.order.order_splits[${i}]`, problem: 'has neither an amount nor a percentage of a known order_amount', expected: '{vendor_id, amount} or {vendor_id, percentage} with data.order.order_amount' });
+      issues.push({ field: `${source.field}[${i}]`, problem: 'has neither an amount nor a percentage of a known order_amount', expected: '{vendor_id, amount} or {vendor_id, percentage} with the order\'s order_amount' });
     }
     return { vendorId: String(vendorId), amount: share ? share.toFixed(2) : '0.00' };
   });
@@ -96,6 +106,29 @@ async function publishPaidOrder(deps: Dependencies, data: unknown): Promise<Webh
     ...(typeof currency === 'string' ? { currency } : {}),
   });
   return { action: 'order_paid_published', orderId: orderId as string, vendors: vendors.length };
+}
+
+/**
+ * The gateway's payment webhook carries no order_splits, so the order is read from the gateway; a webhook that does
+ * carry them is taken as is. A failed read throws: the webhook is answered 5xx and the gateway delivers it again.
+ * Null when the gateway does not know the order.
+ */
+async function splitSourceOf(deps: Dependencies, order: unknown, orderId: string): Promise<SplitSource | null> {
+  const inline = field(order, 'order_splits');
+  if (Array.isArray(inline) && inline.length > 0) {
+    return {
+      field: 'data.order.order_splits',
+      orderAmount: field(order, 'order_amount'),
+      splits: inline.map((split) => ({ vendorId: field(split, 'vendor_id'), amount: field(split, 'amount'), percentage: field(split, 'percentage') })),
+    };
+  }
+  const fetched = await deps.gatewayOrders.fetchOrder(orderId);
+  if (!fetched) return null;
+  return {
+    field: `order_splits of the gateway's order ${orderId}`,
+    orderAmount: fetched.orderAmount,
+    splits: fetched.splits.map((split) => ({ vendorId: split.vendorId, amount: split.amount, percentage: split.percentage })),
+  };
 }
 
 /** The settlement's order and vendor; a settlement for an order Holdback never saw is acknowledged and ignored. */

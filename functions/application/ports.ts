@@ -84,6 +84,29 @@ export interface EligibilityGateway {
   updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult>;
 }
 
+/** One vendor's share in an order's static split, as the gateway holds it: exactly one of amount and percentage. */
+export interface GatewayOrderSplit {
+  vendorId: string;
+  /** Decimal text, e.g. "600" or "600.50". */
+  amount?: string;
+  /** Decimal text of the order amount, e.g. "33.335". */
+  percentage?: string;
+}
+
+/** The part of a gateway order the webhook receiver needs: its payment webhook does not carry the split. */
+export interface GatewayOrder {
+  /** Decimal text, e.g. "1000". */
+  orderAmount: string;
+  /** Empty for an order without a split. */
+  splits: GatewayOrderSplit[];
+}
+
+/** The gateway's order lookup (`GET /pg/orders/{order_id}`, version 2022-09-01). */
+export interface GatewayOrders {
+  /** The order, or null when the gateway does not know it; throws when the gateway could not be asked. */
+  fetchOrder(orderId: string): Promise<GatewayOrder | null>;
+}
+
 export interface EventPublisher {
   publish(events: HoldbackEvent[]): Promise<void>;
   /**
@@ -114,6 +137,7 @@ export interface Dependencies {
   rejected: RejectedEventRepository;
   scheduler: ReleaseScheduler;
   gateway: EligibilityGateway;
+  gatewayOrders: GatewayOrders;
   publisher: EventPublisher;
   logger: Logger;
   secrets: RuntimeSecrets;

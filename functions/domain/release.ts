@@ -1,6 +1,6 @@
 /** The release state machine of one vendor's share of one order (contract sections 4 and 5), as pure decisions. */
 import { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatGatewayDate, formatInstant, parseDuration, parseInstant } from './dates';
+import { INDIA_TIME, formatGatewayDate, formatInstant, parseDuration, parseInstant } from './dates';
 import { classifyAnswer } from './gateway-answer';
 import { eventKey, eventTime } from './order-events';
 import { predictSettlement } from './schedule-options';
@@ -210,7 +210,7 @@ export function prepareSend(release: VendorRelease, now: DateTime): PreparedSend
   const clamp = result.clamp
     ? { ...result.clamp, requested: release.clamp?.requested ?? result.clamp.requested }
     : release.clamp;
-  return { eligibility: result.eligibility.setZone(GATEWAY_ZONE), request: formatGatewayDate(result.eligibility), clamp };
+  return { eligibility: result.eligibility.setZone(INDIA_TIME), request: formatGatewayDate(result.eligibility), clamp };
 }
 
 export interface AnswerInput {

@@ -1,7 +1,7 @@
 /** The gateway's vendor settlement schedule options, and the settlement slot an eligibility falls into. */
 import { DateTime } from 'luxon';
-import { BankCalendar } from './calendar';
-import { GATEWAY_ZONE } from './dates';
+import { BankCalendar, indiaDayOf, indiaMidnight } from './calendar';
+import { INDIA_TIME } from './dates';
 import { ValidationError } from './errors';
 
 export interface ScheduleOption {
@@ -37,6 +37,7 @@ type Minute = number;
 const at = (hour: number, minute = 0): Minute => hour * 60 + minute;
 const range = (from: Minute, to: Minute, step: Minute): Minute[] =>
   Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
+const MINUTE_MS = 60_000;
 
 /** A settlement time on a day, and the last eligibility (inclusive) it still takes; the slot itself is exclusive. */
 interface Slot {
@@ -44,7 +45,8 @@ interface Slot {
   cutoff: Minute;
 }
 
-type DayFilter = (day: DateTime, calendar: BankCalendar) => boolean;
+/** Whether India day number `day` has this option's slots. */
+type DayFilter = (day: number, calendar: BankCalendar) => boolean;
 
 /** T+n at a time: n settlement days strictly after the eligibility's date. */
 interface DaysAfterRule {
@@ -63,14 +65,16 @@ interface SlotRule {
 type SettlementRule = DaysAfterRule | SlotRule;
 
 const onTheHour = (times: Minute[]): Slot[] => times.map((m) => ({ settle: m, cutoff: m }));
-const settlementDay: DayFilter = (day, calendar) => calendar.isSettlementDay(day);
+const settlementDay: DayFilter = (day, calendar) => calendar.isSettlementDayNumber(day);
 // The 24x7 options settle on every day, whatever the bank calendar says.
 const everyDay: DayFilter = () => true;
+/** The first settlement day of the ISO week (Monday first) or of the month that contains `day`. */
 const firstSettlementDayOf = (unit: 'week' | 'month'): DayFilter => (day, calendar) => {
-  if (!calendar.isSettlementDay(day)) return false;
-  // luxon's week starts on Monday (ISO), as the option's "first working day of the week" means.
-  for (let d = day.startOf(unit); d < day; d = d.plus({ days: 1 })) {
-    if (calendar.isSettlementDay(d)) return false;
+  if (!calendar.isSettlementDayNumber(day)) return false;
+  const date = new Date(day * 86_400_000);
+  const first = unit === 'week' ? day - ((date.getUTCDay() + 6) % 7) : day - (date.getUTCDate() - 1);
+  for (let d = first; d < day; d += 1) {
+    if (calendar.isSettlementDayNumber(d)) return false;
   }
   return true;
 };
@@ -106,19 +110,22 @@ export function predictSettlement(eligibility: DateTime, scheduleOption: number,
       expected: `one of ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}`,
     }]);
   }
-  const local = eligibility.setZone(GATEWAY_ZONE);
+  const ms = eligibility.toMillis();
+  const firstDay = indiaDayOf(ms);
+  const settleAt = (day: number, minute: Minute): DateTime =>
+    DateTime.fromMillis(indiaMidnight(day) + minute * MINUTE_MS, { zone: INDIA_TIME });
   if (rule.kind === 'days_after') {
-    let day: DateTime = local;
-    for (let n = 0; n < rule.days; n += 1) day = calendar.nextSettlementDay(day);
-    return day.startOf('day').plus({ minutes: rule.settle });
+    let day = firstDay;
+    for (let n = 0; n < rule.days; n += 1) day = calendar.nextSettlementDayNumber(day);
+    return settleAt(day, rule.settle);
   }
-  let day: DateTime = local.startOf('day');
-  for (let i = 0; i < SEARCH_DAYS; i += 1, day = day.plus({ days: 1 })) {
+  // On the eligibility's own day both bounds are checked; every later day starts after the eligibility, so its first
+  // slot takes it.
+  const minuteOfDay = (ms - indiaMidnight(firstDay)) / MINUTE_MS;
+  for (let day = firstDay; day < firstDay + SEARCH_DAYS; day += 1) {
     if (!rule.days(day, calendar)) continue;
-    for (const slot of rule.slots) {
-      const settle = day.plus({ minutes: slot.settle });
-      if (local <= day.plus({ minutes: slot.cutoff }) && local < settle) return settle;
-    }
+    const slot = rule.slots.find((s) => day > firstDay || (minuteOfDay <= s.cutoff && minuteOfDay < s.settle));
+    if (slot) return settleAt(day, slot.settle);
   }
-  throw new RangeError(`no settlement slot of option ${scheduleOption} within ${SEARCH_DAYS} days of ${local.toISO()}`);
+  throw new RangeError(`no settlement slot of option ${scheduleOption} within ${SEARCH_DAYS} days of ${eligibility.toISO()}`);
 }

@@ -1,16 +1,16 @@
 /** The eligibility window [transaction time, transaction time + Defer by Days] and the gateway's "not in the past". */
 import { DateTime } from 'luxon';
 import type { Clamp } from './types';
-import { GATEWAY_ZONE, formatInstant } from './dates';
+import { INDIA_TIME, formatInstant } from './dates';
 
 /** Transaction time plus Defer by Days, counted in India days (the gateway's clock). */
 export function maxEligibility(transactionTime: DateTime, deferByDays: number): DateTime {
-  return transactionTime.setZone(GATEWAY_ZONE).plus({ days: deferByDays });
+  return transactionTime.setZone(INDIA_TIME).plus({ days: deferByDays });
 }
 
 /** The earliest time the gateway accepts: the next whole minute strictly after now. */
 export function nextGatewayMinute(now: DateTime): DateTime {
-  return now.setZone(GATEWAY_ZONE).startOf('minute').plus({ minutes: 1 });
+  return now.setZone(INDIA_TIME).startOf('minute').plus({ minutes: 1 });
 }
 
 export interface EligibilityWindow {
@@ -30,7 +30,7 @@ export function clampIntoWindow(target: DateTime, window: EligibilityWindow): { 
 }
 
 function clamped(target: DateTime, to: DateTime, reason: Clamp['reason']): { eligibility: DateTime; clamp: Clamp } {
-  const zone = target.zoneName ?? GATEWAY_ZONE;
+  const zone = target.zoneName ?? INDIA_TIME;
   return { eligibility: to, clamp: { requested: formatInstant(target, zone), clampedTo: formatInstant(to, zone), reason } };
 }
 
@@ -45,7 +45,7 @@ export function clampEligibility(target: DateTime, window: EligibilityWindow, no
   if (inWindow.eligibility < earliest) return clamped(target, earliest, 'in_the_past');
   const eligibility = wholeSecondWithin(inWindow.eligibility, window.maxEligibility);
   if (+eligibility === +inWindow.eligibility) return inWindow;
-  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: formatInstant(eligibility, target.zoneName ?? GATEWAY_ZONE) } };
+  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: formatInstant(eligibility, target.zoneName ?? INDIA_TIME) } };
 }
 
 function wholeSecondWithin(dt: DateTime, max: DateTime): DateTime {

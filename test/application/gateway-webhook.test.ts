@@ -1,4 +1,5 @@
-/** POST /webhooks/gateway over real HTTP: the HMAC signature, a paid split order becoming order.paid, a settlement. */
+/** POST /webhooks/gateway over real HTTP: the HMAC signature, a paid split order (split read from the gateway) becoming order.paid, a settlement. */
+import { GatewayOrderLookupError } from '../../functions/adapters/gateway/http-gateway-orders';
 import { webhookSignature } from '../../functions/application/handle-gateway-webhook';
 import type { Dependencies } from '../../functions/application/ports';
 import { makeApiHandler } from '../../functions/handlers/api';
@@ -20,20 +21,32 @@ afterAll(async () => {
 beforeEach(() => {
   world = fakeWorld('2022-12-02T16:05:00+05:30');
   Object.assign(live, world.deps);
+  // The gateway's order as GET /pg/orders/{order_id} shows it: the split lives here, not in the payment webhook.
+  world.gatewayOrders.put(ORDER, {
+    orderAmount: '1000',
+    splits: [{ vendorId: 'vendor_a', percentage: '33.335' }, { vendorId: 'vendor_b', percentage: '66.665' }],
+  });
 });
 
+/** PAYMENT_SUCCESS_WEBHOOK as the gateway sends it (sandbox/settlement.ts paymentWebhookData): no order_splits. */
 const paymentSuccess = {
   type: 'PAYMENT_SUCCESS_WEBHOOK',
   event_time: '2022-12-02T16:00:05+05:30',
   data: {
-    order: {
-      order_id: ORDER,
-      order_amount: 1000,
-      order_currency: 'INR',
-      order_splits: [{ vendor_id: 'vendor_a', percentage: 33.335 }, { vendor_id: 'vendor_b', amount: 600 }],
-    },
-    payment: { cf_payment_id: 1, payment_status: 'SUCCESS', payment_time: '2022-12-02T16:00:00+05:30' },
+    order: { order_id: ORDER, order_amount: 1000, order_currency: 'INR', order_tags: null },
+    payment: { cf_payment_id: 1, payment_status: 'SUCCESS', payment_amount: 1000, payment_time: '2022-12-02T16:00:00+05:30' },
     customer_details: { customer_id: 'c1' },
+  },
+};
+
+/** 33.335 % and 66.665 % of 1000, to two decimals (half up). */
+const fetchedOrderPaid = {
+  detailType: 'order.paid',
+  detail: {
+    orderId: ORDER,
+    transactionTime: '2022-12-02T16:00:00+05:30',
+    vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '666.65' }],
+    currency: 'INR',
   },
 };
 
@@ -47,28 +60,20 @@ function signed(rawBody: string, timestamp = '1669977005000') {
 }
 
 describe('webhook signature', () => {
-  test('a valid signature is accepted and a paid split order is published as order.paid', async () => {
+  test('a valid signature is accepted and the paid order, its split read from the gateway, is published as order.paid', async () => {
     const raw = JSON.stringify(paymentSuccess);
     const { status, body } = await post(raw, signed(raw));
 
     expect(status).toBe(200);
     expect(body).toEqual({ action: 'order_paid_published', orderId: ORDER, vendors: 2 });
-    expect(world.publisher.orderEvents).toEqual([{
-      detailType: 'order.paid',
-      detail: {
-        orderId: ORDER,
-        transactionTime: '2022-12-02T16:00:00+05:30',
-        // 33.335 % of 1000 is 333.35; fixed amounts keep two decimals.
-        vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '600.00' }],
-        currency: 'INR',
-      },
-    }]);
+    expect(world.gatewayOrders.lookups).toEqual([ORDER]);
+    expect(world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
   });
 
   test('a tampered body is refused with 401 and nothing is published', async () => {
     const raw = JSON.stringify(paymentSuccess);
     const headers = signed(raw);
-    const { status, body } = await post(raw.replace('"amount":600', '"amount":900'), headers);
+    const { status, body } = await post(raw.replace('"order_amount":1000', '"order_amount":9000'), headers);
     expect(status).toBe(401);
     expect(body.error.code).toBe('unauthorized');
     expect(body.error.message).not.toContain(TEST_WEBHOOK_SECRET);
@@ -87,6 +92,53 @@ describe('webhook signature', () => {
     const { status } = await post(raw, signed(raw), 'application/octet-stream');
     expect(status).toBe(200);
     expect(world.publisher.orderEvents).toHaveLength(1);
+  });
+});
+
+describe('the split of a paid order', () => {
+  test('an order the gateway holds without order_splits is acknowledged and ignored', async () => {
+    world.gatewayOrders.put(ORDER, { orderAmount: '1000', splits: [] });
+    const raw = JSON.stringify(paymentSuccess);
+    expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'ignored', reason: `order ${ORDER} has no order_splits: no vendor to release` } });
+    expect(world.publisher.orderEvents).toEqual([]);
+  });
+
+  test('an order the gateway does not know is acknowledged and ignored', async () => {
+    const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, order: { ...paymentSuccess.data.order, order_id: 'order_unknown' } } });
+    expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'ignored' } });
+    expect(world.gatewayOrders.lookups).toEqual(['order_unknown']);
+    expect(world.publisher.orderEvents).toEqual([]);
+  });
+
+  test('a failed lookup answers 5xx, so the gateway delivers the webhook again; the redelivery publishes', async () => {
+    world.gatewayOrders.failNext(new GatewayOrderLookupError(`order ${ORDER} could not be read from the gateway (3 tries): HTTP 503 api_error: down`));
+    const raw = JSON.stringify(paymentSuccess);
+    const failed = await post(raw, signed(raw));
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.body.error.code).toBe('internal_error');
+    expect(world.publisher.orderEvents).toEqual([]);
+    expect(world.logger.lines.some((e) => e.level === 'error' && JSON.stringify(e).includes('GatewayOrderLookupError'))).toBe(true);
+
+    expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
+    expect(world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+  });
+
+  test('a webhook that carries order_splits itself is taken as is, without a lookup', async () => {
+    const order = { ...paymentSuccess.data.order, order_splits: [{ vendor_id: 'vendor_a', percentage: 33.335 }, { vendor_id: 'vendor_b', amount: 600 }] };
+    const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, order } });
+    expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
+    expect(world.gatewayOrders.lookups).toEqual([]);
+    // Fixed amounts keep two decimals.
+    expect(world.publisher.orderEvents[0]?.detail).toMatchObject({ vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '600.00' }] });
+  });
+
+  test('a malformed split from the gateway is refused naming where it came from', async () => {
+    world.gatewayOrders.put(ORDER, { orderAmount: '1000', splits: [{ vendorId: 'vendor_a' }] });
+    const raw = JSON.stringify(paymentSuccess);
+    const { status, body } = await post(raw, signed(raw));
+    expect(status).toBe(400);
+    expect(body.error.message).toContain(`order_splits of the gateway's order ${ORDER}[0]`);
+    expect(world.publisher.orderEvents).toEqual([]);
   });
 });
 

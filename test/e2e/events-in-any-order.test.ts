@@ -79,7 +79,7 @@ describe('events arrive at least once and in any order', () => {
     const { body: order } = await h.api('GET', '/orders/order-cancel-1');
     expect(vendorOf(order, 'v-ship').state).toBe('CANCELLED');
     expect((await h.appliedAtGateway()).has('order-cancel-1/v-ship')).toBe(false);
-    const schedules = await fetch(`${h.runtime.edge.url}/_local/schedules`).then((r) => r.json());
+    const schedules = (await fetch(`${h.runtime.edge.url}/_local/schedules`).then((r) => r.json())) as { schedules: { name: string }[] };
     expect(schedules.schedules.filter((s: { name: string }) => s.name.startsWith('rel-'))).toEqual([]);
   });
 

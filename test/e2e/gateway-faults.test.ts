@@ -28,7 +28,7 @@ describe('gateway faults at 30%', () => {
     // Sends that ran out of tries were rescheduled with backoff; time moves on and they go again.
     for (let i = 0; i < 6; i += 1) await h.advance('PT30M');
 
-    const stats = await fetch(`${h.runtime.sandbox.url}/_sandbox/stats`).then((r) => r.json());
+    const stats = (await fetch(`${h.runtime.sandbox.url}/_sandbox/stats`).then((r) => r.json())) as { faultsInjected: Record<string, number> };
     const injected = Object.values(stats.faultsInjected as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(injected).toBeGreaterThan(0);
     const applied = await h.appliedAtGateway();

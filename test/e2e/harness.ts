@@ -92,7 +92,18 @@ export async function startHarness(opts: LocalRuntimeOptions = {}): Promise<Harn
   return harness;
 }
 
-export function vendorOf<T extends { vendorId: string }>(order: { vendors: T[] }, vendorId: string): T {
+/** One vendor of `GET /orders/{orderId}` (contract section 6). */
+export interface VendorView {
+  vendorId: string;
+  state: string;
+  policyVersion: number;
+  targetEligibility: string | null;
+  appliedEligibility: string | null;
+  predictedSettlement: string | null;
+  attempts: { at: string; request: string; status: string; subCode: string | null; message: string }[];
+}
+
+export function vendorOf(order: { vendors: VendorView[] }, vendorId: string): VendorView {
   const found = order.vendors.find((v) => v.vendorId === vendorId);
   if (!found) throw new Error(`vendor ${vendorId} not in ${JSON.stringify(order)}`);
   return found;

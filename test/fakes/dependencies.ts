@@ -2,6 +2,7 @@
 import type { Dependencies } from '../../functions/application/ports';
 import { releaseVendor, type ReleaseVendorResult } from '../../functions/application/release-vendor';
 import { FakeClock } from './clock';
+import { StoredGatewayOrders } from './gateway-orders';
 import { RecordingLogger, RecordingPublisher, RecordingScheduler, ScriptedGateway } from './outside-world';
 import {
   InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository, InMemorySettingsRepository,
@@ -18,6 +19,7 @@ export interface FakeWorld {
   rejected: InMemoryRejectedEventRepository;
   scheduler: RecordingScheduler;
   gateway: ScriptedGateway;
+  gatewayOrders: StoredGatewayOrders;
   publisher: RecordingPublisher;
   logger: RecordingLogger;
   /** Fires every schedule due at the clock's time through the release use case, as Scheduler would. */
@@ -34,6 +36,7 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     rejected: new InMemoryRejectedEventRepository(),
     scheduler: new RecordingScheduler(),
     gateway: new ScriptedGateway(clock),
+    gatewayOrders: new StoredGatewayOrders(),
     publisher: new RecordingPublisher(),
     logger: new RecordingLogger(),
   };

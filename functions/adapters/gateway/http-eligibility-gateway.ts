@@ -32,14 +32,15 @@ export interface HttpEligibilityGatewayOptions {
 const MAX_MESSAGE_CHARS = 500;
 const REDACTED = '[redacted]';
 
-function requireId(field: 'orderId' | 'vendorId', value: string): void {
+/** Shared with the order lookup: ids that go into a gateway URL. */
+export function requireId(field: 'orderId' | 'vendorId', value: string): void {
   if (typeof value !== 'string' || !ID_PATTERN.test(value)) {
     const shown = typeof value === 'string' ? `"${value.slice(0, 60)}"` : typeof value;
     throw new Error(`${field}: ${shown} is not a valid id; send 3 to 45 characters of A-Z, a-z, 0-9, "_" or "-"`);
   }
 }
 
-function positiveInteger(field: string, value: number): number {
+export function positiveInteger(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${field}: ${value} is not a positive integer; send e.g. 5000`);
   return value;
 }

@@ -1,0 +1,277 @@
+/** `npm run bench`: Holdback's throughput, latency and gateway-limit use on this machine, written to bench/results.json. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, totalmem } from 'node:os';
+import { DateTime } from 'luxon';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { startLocal, type LocalRuntime } from '../local/runtime';
+import { planRelease, vendorFacts } from '../functions/domain/release';
+import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';
+import { DEFAULT_SETTINGS, calendarOf, defaultPolicy } from '../functions/domain/settings';
+import { maxEligibility } from '../functions/domain/window';
+import type { HoldbackEvent, OrderEvent, OrderRecord, ReleaseRule, VendorPolicy } from '../functions/domain/types';
+
+const VENDORS = ['bench-v1', 'bench-v2', 'bench-v3'];
+const IST = 'Asia/Kolkata';
+
+interface Gateway {
+  call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+function gatewayOf(runtime: LocalRuntime): Gateway {
+  const { clientId, clientSecret } = runtime.sandbox.context.config;
+  const headers = { 'content-type': 'application/json', 'x-client-id': clientId, 'x-client-secret': clientSecret, 'x-api-version': '2022-09-01' };
+  return {
+    async call(method, path, body) {
+      const response = await fetch(runtime.sandbox.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+  };
+}
+
+async function inBatches<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+/** Vendors, immediate policies, and `count` orders created and paid at the sandbox (set-up, not measured). */
+async function prepare(runtime: LocalRuntime, prefix: string, count: number): Promise<string[]> {
+  const gateway = gatewayOf(runtime);
+  // Payment webhooks would send order.paid on their own; the bench sends every event itself, timed.
+  runtime.sandbox.state.merchant.webhookUrl = null;
+  for (const vendor_id of VENDORS) {
+    await gateway.call('POST', '/pg/easy-split/vendors', { vendor_id, name: vendor_id, email: `${vendor_id}@example.com`, phone: '9999999999', schedule_option: 14, status: 'ACTIVE' });
+    const put = await fetch(`${runtime.api.url}/vendors/${vendor_id}/policy`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scheduleOption: 14, release: { kind: 'immediate' }, actor: 'bench', reason: 'benchmark' }),
+    });
+    if (put.status !== 200) throw new Error(`policy ${vendor_id}: ${await put.text()}`);
+  }
+  const orderIds = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+  await inBatches(orderIds, 16, async (order_id) => {
+    const created = await gateway.call('POST', '/pg/orders', {
+      order_id, order_amount: 600, order_currency: 'INR', customer_details: { customer_id: 'bench', customer_phone: '9999999999' },
+      order_splits: VENDORS.map((vendor_id) => ({ vendor_id, amount: 200 })),
+    });
+    if (created.status !== 200) throw new Error(`order ${order_id}: ${JSON.stringify(created.body)}`);
+    const paid = await gateway.call('POST', `/_sandbox/orders/${order_id}/pay`, {});
+    if (paid.status !== 200) throw new Error(`pay ${order_id}: ${JSON.stringify(paid.body)}`);
+  });
+  return orderIds;
+}
+
+/** Sends order.paid for every order (10 per PutEvents) and records when each release's outcome was stored. */
+async function sendAndTrack(runtime: LocalRuntime, orderIds: string[], paidAt: Map<string, string>) {
+  const appliedAt = new Map<string, number>();
+  const publish = runtime.deps.publisher.publish.bind(runtime.deps.publisher);
+  // vendor.release_applied is published right after the APPLIED outcome is written: the end of the pipeline.
+  runtime.deps.publisher.publish = async (events: HoldbackEvent[]) => {
+    const now = performance.now();
+    for (const e of events) if (e.type === 'vendor.release_applied') appliedAt.set(`${e.detail.orderId}/${e.detail.vendorId}`, now);
+    return publish(events);
+  };
+  const client = new EventBridgeClient({ endpoint: runtime.edge.url, region: 'us-east-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } });
+  const sentAt = new Map<string, number>();
+  const batches: string[][] = [];
+  for (let i = 0; i < orderIds.length; i += 10) batches.push(orderIds.slice(i, i + 10));
+  const started = performance.now();
+  await inBatches(batches, 8, async (batch) => {
+    const at = performance.now();
+    const out = await client.send(new PutEventsCommand({
+      Entries: batch.map((orderId) => ({
+        Source: 'marketplace.orders', DetailType: 'order.paid',
+        Detail: JSON.stringify({ orderId, transactionTime: paidAt.get(orderId), vendors: VENDORS.map((vendorId) => ({ vendorId, amount: 200 })) }),
+      })),
+    }));
+    if (out.FailedEntryCount) throw new Error(`PutEvents refused entries: ${JSON.stringify(out.Entries)}`);
+    for (const orderId of batch) sentAt.set(orderId, at);
+  });
+  client.destroy();
+  return { started, sentAt, appliedAt };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function paymentTimes(runtime: LocalRuntime, orderIds: string[]): Promise<Map<string, string>> {
+  return new Map(orderIds.map((id) => [id, runtime.sandbox.state.orders.get(id)!.payment_time!]));
+}
+
+async function benchPipeline() {
+  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: 10_000_000 });
+  try {
+    const orderIds = await prepare(runtime, 'bench-order', 1000);
+    const { started, sentAt, appliedAt } = await sendAndTrack(runtime, orderIds, await paymentTimes(runtime, orderIds));
+    const expected = orderIds.length * VENDORS.length;
+    const complete = await waitFor(() => appliedAt.size >= expected, 180_000);
+    const finished = Math.max(...appliedAt.values());
+    const latencies = [...appliedAt.entries()].map(([key, at]) => at - sentAt.get(key.split('/')[0])!).sort((a, b) => a - b);
+    const applied = runtime.sandbox.state.stats.eligibilityPut;
+    return {
+      orders: orderIds.length, vendorsPerOrder: VENDORS.length, releases: appliedAt.size, complete,
+      seconds: round((finished - started) / 1000, 2),
+      releasesPerSecond: round(appliedAt.size / ((finished - started) / 1000), 1),
+      latencyMs: { p50: round(percentile(latencies, 50), 1), p99: round(percentile(latencies, 99), 1), max: round(latencies.at(-1) ?? NaN, 1) },
+      gatewayPuts: applied.total,
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+function benchDomain() {
+  const settings = DEFAULT_SETTINGS;
+  const calendar = calendarOf(settings);
+  const rules: ReleaseRule[] = [{ kind: 'immediate' }, { kind: 'after_payment', delay: 'P3D' }, { kind: 'after_delivery', delay: 'P2D' }, { kind: 'at_max' }];
+  const options = SCHEDULE_OPTIONS.map((o) => o.id);
+  const start = DateTime.fromISO('2022-12-02T16:00:00+05:30', { setZone: true });
+  const inputs = Array.from({ length: 1000 }, (_, i) => {
+    const transactionTime = start.plus({ minutes: i * 37 });
+    const order: OrderRecord = {
+      orderId: `order-${i}`, transactionTime: transactionTime.toISO()!, deferByDays: 15,
+      maxEligibility: maxEligibility(transactionTime, 15).toISO()!, currency: 'INR',
+      vendors: [{ vendorId: 'v', amount: '100.00' }], recordedAt: transactionTime.toISO()!,
+    };
+    const policy: VendorPolicy = { ...defaultPolicy('v', settings), version: 1, release: rules[i % rules.length], scheduleOption: options[i % options.length] };
+    const events: OrderEvent[] = [
+      { type: 'order.paid', orderId: order.orderId, transactionTime: order.transactionTime, vendors: order.vendors, currency: 'INR' },
+      ...(i % 2 ? [{ type: 'order.delivered' as const, orderId: order.orderId, deliveredAt: transactionTime.plus({ hours: 20 }).toISO()! }] : []),
+    ];
+    return { order, policy, facts: vendorFacts(events, 'v'), now: transactionTime.plus({ minutes: 5 }) };
+  });
+  const iterations = 100_000;
+  const began = performance.now();
+  let predicted = 0;
+  for (let i = 0; i < iterations; i += 1) {
+    const input = inputs[i % inputs.length];
+    const release = planRelease({ ...input, vendorId: 'v', amount: '100.00', settings, current: null });
+    const eligibility = DateTime.fromISO(release.targetEligibility ?? release.maxEligibility, { setZone: true });
+    if (predictSettlement(eligibility, input.policy.scheduleOption, calendar).isValid) predicted += 1;
+  }
+  const seconds = (performance.now() - began) / 1000;
+  return { decisionsPlusPredictions: iterations, predicted, seconds: round(seconds, 2), perSecond: round(iterations / seconds, 0) };
+}
+
+async function benchRateLimit() {
+  const limit = 600;
+  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: limit });
+  try {
+    const put = await fetch(`${runtime.sandbox.url}/_sandbox/rate-limits`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ eligibilityPerMinute: limit }) });
+    if (put.status !== 200) throw new Error(await put.text());
+    // A backlog of one and a half minutes of the limit.
+    const orderIds = await prepare(runtime, 'limit-order', 300);
+    const stats = runtime.sandbox.state.stats.eligibilityPut;
+    const before = stats.servedWithinLimit;
+    const { appliedAt } = await sendAndTrack(runtime, orderIds, await paymentTimes(runtime, orderIds));
+    await new Promise((r) => setTimeout(r, 60_000));
+    const servedInFirstMinute = stats.servedWithinLimit - before;
+    const expected = orderIds.length * VENDORS.length;
+    // The rest goes out as the window frees: throttled sends are rescheduled, and the sweep re-drives any lost one.
+    await waitFor(() => appliedAt.size >= expected, 240_000);
+    const releasesByState = new Map<string, number>();
+    for (const orderId of orderIds) {
+      for (const release of await runtime.deps.orders.listReleases(orderId)) {
+        releasesByState.set(release.state, (releasesByState.get(release.state) ?? 0) + 1);
+      }
+    }
+    const applied = (releasesByState.get('APPLIED') ?? 0) + (releasesByState.get('SETTLED') ?? 0);
+    return {
+      limitPerMinute: limit, backlog: expected, servedInFirstMinute,
+      shareOfLimitUsed: round(servedInFirstMinute / limit, 3),
+      rateLimitedAnswers: stats.rateLimited,
+      applied, releasesLost: expected - applied, states: Object.fromEntries(releasesByState),
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function benchSandbox() {
+  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0 });
+  const gateway = gatewayOf(runtime);
+  const seconds = 3;
+  const measure = async (label: string, request: (i: number) => Promise<{ status: number }>) => {
+    let done = 0;
+    let failed = 0;
+    const end = performance.now() + seconds * 1000;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (performance.now() < end) {
+        const { status } = await request(done + failed);
+        if (status === 200) done += 1; else failed += 1;
+      }
+    }));
+    return { label, requestsPerSecond: round(done / seconds, 0), failed };
+  };
+  try {
+    runtime.sandbox.state.merchant.webhookUrl = null;
+    await gateway.call('POST', '/pg/easy-split/vendors', { vendor_id: 'sbx-v1', name: 'v', email: 'v@example.com', phone: '9999999999', schedule_option: 14, status: 'ACTIVE' });
+    const sessions: string[] = [];
+    const create = await measure('create order', async (i) => {
+      const answer = await gateway.call('POST', '/pg/orders', {
+        order_id: `sbx-${i}`, order_amount: 1000, order_currency: 'INR', customer_details: { customer_id: 'c', customer_phone: '9999999999' },
+        order_splits: [{ vendor_id: 'sbx-v1', amount: 1000 }],
+      });
+      if (answer.status === 200) sessions.push(answer.body.payment_session_id);
+      return answer;
+    });
+    const session = await measure('payment session (UPI collect)', async (i) =>
+      gateway.call('POST', '/pg/orders/sessions', { payment_session_id: sessions[i % sessions.length], payment_method: { upi: { channel: 'collect', upi_id: 'bench@upi' } } }));
+    await gateway.call('POST', '/_sandbox/orders/sbx-0/pay', {});
+    const eligibility = DateTime.fromMillis(runtime.clock.nowMs(), { zone: IST }).plus({ days: 2 }).toFormat('yyyy-MM-dd HH:mm:ss');
+    const eligibilityPut = await measure('eligibility PUT', async () => gateway.call('PUT',
+      '/api/v2/easy-split/orders/sbx-0/settlement-eligibility/vendors/sbx-v1', { settlementEligibilityDateUpdate: eligibility }));
+    return [create, session, eligibilityPut];
+  } finally {
+    await runtime.close();
+  }
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export async function runBench(): Promise<void> {
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  progress('bench: domain decisions and predictions...');
+  const domain = benchDomain();
+  progress('bench: end-to-end pipeline, 1,000 orders of 3 vendors...');
+  const pipeline = await benchPipeline();
+  progress('bench: gateway sandbox request throughput...');
+  const sandbox = await benchSandbox();
+  progress('bench: gateway limit of 600 per minute with a backlog (about 2 minutes)...');
+  const rateLimit = await benchRateLimit();
+  const targets = {
+    releasesPerSecond: { target: 300, measured: pipeline.releasesPerSecond, met: pipeline.releasesPerSecond >= 300 },
+    decisionsPerSecond: { target: 100_000, measured: domain.perSecond, met: domain.perSecond >= 100_000 },
+    shareOfGatewayLimitUsed: { target: 0.95, measured: rateLimit.shareOfLimitUsed, met: rateLimit.shareOfLimitUsed >= 0.95 },
+    releasesLost: { target: 0, measured: rateLimit.releasesLost, met: rateLimit.releasesLost === 0 },
+  };
+  const results = {
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30, 1), node: process.version },
+    pipeline, domain, rateLimit, sandbox, targets,
+  };
+  const file = join(__dirname, 'results.json');
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`Holdback benchmark (${results.machine.cpus} cores, Node ${process.version}) -> ${file}
+  end to end: ${pipeline.releases} releases of ${pipeline.orders} orders in ${pipeline.seconds} s = ${pipeline.releasesPerSecond}/s (target 300/s)
+  event-to-applied latency: p50 ${pipeline.latencyMs.p50} ms, p99 ${pipeline.latencyMs.p99} ms
+  domain decisions + predictions: ${domain.perSecond}/s (target 100,000/s)
+  gateway limit 600/min with a backlog of ${rateLimit.backlog}: ${rateLimit.servedInFirstMinute} served in the first minute = ${(rateLimit.shareOfLimitUsed * 100).toFixed(1)}% (target 95%), ${rateLimit.releasesLost} releases lost (target 0)
+  sandbox: ${sandbox.map((s) => `${s.label} ${s.requestsPerSecond}/s`).join(', ')}`);
+}
