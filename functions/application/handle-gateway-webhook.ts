@@ -1,4 +1,4 @@
-/** Use case: the gateway's signed webhooks: a paid split order becomes `order.paid`, a vendor settlement marks SETTLED. */
+/** Use case: the gateway's signed webhooks: a paid split order (split read from the gateway) becomes `order.paid`, a vendor settlement marks SETTLED. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';

@@ -24,7 +24,7 @@ describe('readRuntimeConfig', () => {
       tables: { orders: 'orders-t', config: 'config-t', rejected: 'rejected-t' },
       eventBus: 'holdback-bus',
       orderEventSource: 'marketplace.orders',
-      gateway: { vendorBaseUrl: 'https://api.example.com', ratePerMinute: 600, timeoutMs: 5000, maxTries: 4, maxWaitMs: 20000 },
+      gateway: { vendorBaseUrl: 'https://api.example.com', pgBaseUrl: 'https://api.example.com/pg', ratePerMinute: 600, timeoutMs: 5000, maxTries: 4, maxWaitMs: 20000 },
       scheduler: { groupName: 'holdback-releases' },
     });
   });
@@ -49,6 +49,11 @@ describe('readRuntimeConfig', () => {
     expect(message).toContain('set it to an integer of at least 1');
   });
 
+  test('HOLDBACK_GATEWAY_PG_BASE_URL overrides the PG base, and a malformed one is named', () => {
+    expect(readRuntimeConfig({ ...COMPLETE, HOLDBACK_GATEWAY_PG_BASE_URL: 'https://pg.example.com/pg' }).gateway.pgBaseUrl).toBe('https://pg.example.com/pg');
+    expect(() => readRuntimeConfig({ ...COMPLETE, HOLDBACK_GATEWAY_PG_BASE_URL: 'pg.example.com' })).toThrow(/HOLDBACK_GATEWAY_PG_BASE_URL is "pg.example.com"; set it to an http\(s\) URL/);
+  });
+
   test('a local endpoint without credentials in the environment gets placeholder credentials', () => {
     const config = readRuntimeConfig({ ...COMPLETE, AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', HOLDBACK_GATEWAY_RATE_PER_MINUTE: '120' });
     expect(config.aws).toEqual({ region: 'ap-south-1', endpoint: 'http://127.0.0.1:4566', placeholderCredentials: true });
@@ -64,7 +69,7 @@ describe('readRuntimeConfig', () => {
     } finally {
       write.mockRestore();
     }
-    expect(Object.keys(deps).sort()).toEqual(['clock', 'gateway', 'logger', 'orders', 'policies', 'publisher', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['clock', 'gateway', 'gatewayOrders', 'logger', 'orders', 'policies', 'publisher', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });

@@ -23,8 +23,8 @@ beforeEach(() => {
   Object.assign(live, world.deps);
   // The gateway's order as GET /pg/orders/{order_id} shows it: the split lives here, not in the payment webhook.
   world.gatewayOrders.put(ORDER, {
-    orderAmount: '1000',
-    splits: [{ vendorId: 'vendor_a', percentage: '33.335' }, { vendorId: 'vendor_b', percentage: '66.665' }],
+    orderAmount: '1000.05',
+    splits: [{ vendorId: 'vendor_a', percentage: '33.33' }, { vendorId: 'vendor_b', percentage: '66.67' }],
   });
 });
 
@@ -33,19 +33,19 @@ const paymentSuccess = {
   type: 'PAYMENT_SUCCESS_WEBHOOK',
   event_time: '2022-12-02T16:00:05+05:30',
   data: {
-    order: { order_id: ORDER, order_amount: 1000, order_currency: 'INR', order_tags: null },
-    payment: { cf_payment_id: 1, payment_status: 'SUCCESS', payment_amount: 1000, payment_time: '2022-12-02T16:00:00+05:30' },
+    order: { order_id: ORDER, order_amount: 1000.05, order_currency: 'INR', order_tags: null },
+    payment: { cf_payment_id: 1, payment_status: 'SUCCESS', payment_amount: 1000.05, payment_time: '2022-12-02T16:00:00+05:30' },
     customer_details: { customer_id: 'c1' },
   },
 };
 
-/** 33.335 % and 66.665 % of 1000, to two decimals (half up). */
+/** 33.33 % and 66.67 % of 1000.05 (333.316665 and 666.733335), to two decimals, half up. */
 const fetchedOrderPaid = {
   detailType: 'order.paid',
   detail: {
     orderId: ORDER,
     transactionTime: '2022-12-02T16:00:00+05:30',
-    vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '666.65' }],
+    vendors: [{ vendorId: 'vendor_a', amount: '333.32' }, { vendorId: 'vendor_b', amount: '666.73' }],
     currency: 'INR',
   },
 };
@@ -73,7 +73,7 @@ describe('webhook signature', () => {
   test('a tampered body is refused with 401 and nothing is published', async () => {
     const raw = JSON.stringify(paymentSuccess);
     const headers = signed(raw);
-    const { status, body } = await post(raw.replace('"order_amount":1000', '"order_amount":9000'), headers);
+    const { status, body } = await post(raw.replace('"order_amount":1000.05', '"order_amount":9000.05'), headers);
     expect(status).toBe(401);
     expect(body.error.code).toBe('unauthorized');
     expect(body.error.message).not.toContain(TEST_WEBHOOK_SECRET);
@@ -97,7 +97,7 @@ describe('webhook signature', () => {
 
 describe('the split of a paid order', () => {
   test('an order the gateway holds without order_splits is acknowledged and ignored', async () => {
-    world.gatewayOrders.put(ORDER, { orderAmount: '1000', splits: [] });
+    world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [] });
     const raw = JSON.stringify(paymentSuccess);
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'ignored', reason: `order ${ORDER} has no order_splits: no vendor to release` } });
     expect(world.publisher.orderEvents).toEqual([]);
@@ -124,16 +124,16 @@ describe('the split of a paid order', () => {
   });
 
   test('a webhook that carries order_splits itself is taken as is, without a lookup', async () => {
-    const order = { ...paymentSuccess.data.order, order_splits: [{ vendor_id: 'vendor_a', percentage: 33.335 }, { vendor_id: 'vendor_b', amount: 600 }] };
+    const order = { ...paymentSuccess.data.order, order_amount: 1000, order_splits: [{ vendor_id: 'vendor_a', percentage: 33.335 }, { vendor_id: 'vendor_b', amount: 600 }] };
     const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, order } });
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
     expect(world.gatewayOrders.lookups).toEqual([]);
-    // Fixed amounts keep two decimals.
+    // 33.335 % of 1000 is 333.35; fixed amounts keep two decimals.
     expect(world.publisher.orderEvents[0]?.detail).toMatchObject({ vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '600.00' }] });
   });
 
   test('a malformed split from the gateway is refused naming where it came from', async () => {
-    world.gatewayOrders.put(ORDER, { orderAmount: '1000', splits: [{ vendorId: 'vendor_a' }] });
+    world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [{ vendorId: 'vendor_a' }] });
     const raw = JSON.stringify(paymentSuccess);
     const { status, body } = await post(raw, signed(raw));
     expect(status).toBe(400);

@@ -1,0 +1,54 @@
+/** Reads the stack's settings from CDK context (`holdback:*` keys), naming the key and what to send when one is wrong. */
+import type { Node } from 'constructs';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE } from '../functions/routing';
+import type { HoldbackStackProps } from './holdback-stack';
+
+/** The context keys an operator may set in cdk.json or with `npx cdk deploy -c key=value`. */
+export const CONTEXT_KEYS = {
+  eventBusName: 'holdback:eventBusName',
+  orderEventSource: 'holdback:orderEventSource',
+  gatewayBaseUrl: 'holdback:gatewayBaseUrl',
+  gatewaySecretName: 'holdback:gatewaySecretName',
+  releaseConcurrency: 'holdback:releaseConcurrency',
+} as const;
+
+/** Default cap on concurrent release sends; each running release holds at most one gateway call. */
+export const DEFAULT_RELEASE_CONCURRENCY = 10;
+
+type Settings = Pick<HoldbackStackProps,
+  'eventBusName' | 'orderEventSource' | 'gatewayBaseUrl' | 'gatewaySecretName' | 'releaseConcurrency'>;
+
+export function holdbackPropsFromContext(node: Node): Settings {
+  const text = (key: string): string | undefined => {
+    const value: unknown = node.tryGetContext(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string') {
+      throw new Error(`context ${key} is ${JSON.stringify(value)}; send a string, e.g. -c ${key}=value`);
+    }
+    return value.trim();
+  };
+  return {
+    eventBusName: text(CONTEXT_KEYS.eventBusName) ?? DEFAULT_EVENT_BUS,
+    orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,
+    gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
+    gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
+    releaseConcurrency: releaseConcurrencyOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency)),
+  };
+}
+
+/**
+ * `none` leaves the release function unreserved: an account whose concurrency quota is still the new-account 10
+ * cannot reserve any (Lambda keeps 100 unreserved where the quota is 1,000), so the deploy would fail.
+ */
+function releaseConcurrencyOf(value: unknown): number | null {
+  if (value === undefined || value === null || value === '') return DEFAULT_RELEASE_CONCURRENCY;
+  if (value === 'none') return null;
+  const count = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.releaseConcurrency} is ${JSON.stringify(value)}; send a whole number of at least 1 ` +
+      `(default ${DEFAULT_RELEASE_CONCURRENCY}) or "none" to leave the release function unreserved`,
+    );
+  }
+  return count;
+}

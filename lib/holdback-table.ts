@@ -1,0 +1,90 @@
+/** A DynamoDB table built from its one definition in functions/adapters/dynamodb/tables.ts. */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { AttributeDefinition, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
+import { Construct } from 'constructs';
+import { TABLE_ENV, TABLES, type TableName } from '../functions/adapters/dynamodb/tables';
+
+const ATTRIBUTE_TYPES: Record<string, dynamodb.AttributeType> = {
+  S: dynamodb.AttributeType.STRING,
+  N: dynamodb.AttributeType.NUMBER,
+  B: dynamodb.AttributeType.BINARY,
+};
+
+export interface HoldbackTableProps {
+  /** Which of Holdback's tables this is. */
+  readonly name: TableName;
+}
+
+/**
+ * Physical names are left to CloudFormation (the functions get them through `TABLE_ENV`), so that two stacks can
+ * share an account. Tables are retained and deletion-protected: they hold the audit trail of every release.
+ */
+export class HoldbackTable extends Construct {
+  readonly table: dynamodb.Table;
+  readonly name: TableName;
+  /** The environment variable that carries this table's physical name to the functions. */
+  readonly environmentVariable: string;
+
+  constructor(scope: Construct, id: string, props: HoldbackTableProps) {
+    super(scope, id);
+    this.name = props.name;
+    this.environmentVariable = TABLE_ENV[props.name];
+    const definition = TABLES[props.name];
+    const keys = keysOf(definition.keySchema, definition.attributeDefinitions, props.name);
+    this.table = new dynamodb.Table(this, 'Table', {
+      ...keys,
+      billingMode: billingModeOf(definition.billingMode),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of definition.globalSecondaryIndexes) {
+      const where = `${props.name} index ${index.IndexName}`;
+      this.table.addGlobalSecondaryIndex({
+        indexName: required(index.IndexName, `${where}: IndexName`),
+        ...keysOf(required(index.KeySchema, `${where}: KeySchema`), definition.attributeDefinitions, where),
+        ...projectionOf(index.Projection, where),
+      });
+    }
+  }
+}
+
+function keysOf(keySchema: KeySchemaElement[], attributes: AttributeDefinition[], where: string): {
+  partitionKey: dynamodb.Attribute; sortKey?: dynamodb.Attribute;
+} {
+  const attribute = (element: KeySchemaElement | undefined): dynamodb.Attribute | undefined => {
+    if (!element) return undefined;
+    const name = required(element.AttributeName, `${where}: AttributeName`);
+    const declared = attributes.find((a) => a.AttributeName === name)?.AttributeType;
+    const type = declared ? ATTRIBUTE_TYPES[declared] : undefined;
+    if (!type) throw new Error(`${where}: key ${name} needs an AttributeDefinition of type S, N or B`);
+    return { name, type };
+  };
+  const partitionKey = attribute(keySchema.find((k) => k.KeyType === 'HASH'));
+  if (!partitionKey) throw new Error(`${where}: the key schema needs a HASH key`);
+  const sortKey = attribute(keySchema.find((k) => k.KeyType === 'RANGE'));
+  return sortKey ? { partitionKey, sortKey } : { partitionKey };
+}
+
+function projectionOf(projection: Projection | undefined, where: string): {
+  projectionType: dynamodb.ProjectionType; nonKeyAttributes?: string[];
+} {
+  switch (projection?.ProjectionType ?? 'ALL') {
+    case 'ALL': return { projectionType: dynamodb.ProjectionType.ALL };
+    case 'KEYS_ONLY': return { projectionType: dynamodb.ProjectionType.KEYS_ONLY };
+    case 'INCLUDE':
+      return { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: projection?.NonKeyAttributes ?? [] };
+    default: throw new Error(`${where}: projection ${String(projection?.ProjectionType)} is not ALL, KEYS_ONLY or INCLUDE`);
+  }
+}
+
+function billingModeOf(mode: string): dynamodb.BillingMode {
+  if (mode !== 'PAY_PER_REQUEST') throw new Error(`billing mode ${mode} is not supported; the tables are PAY_PER_REQUEST`);
+  return dynamodb.BillingMode.PAY_PER_REQUEST;
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is missing in tables.ts`);
+  return value;
+}
