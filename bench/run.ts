@@ -133,7 +133,7 @@ async function benchPipeline() {
   }
 }
 
-function benchDomain() {
+export function benchDomain() {
   const settings = DEFAULT_SETTINGS;
   const calendar = calendarOf(settings);
   const rules: ReleaseRule[] = [{ kind: 'immediate' }, { kind: 'after_payment', delay: 'P3D' }, { kind: 'after_delivery', delay: 'P2D' }, { kind: 'at_max' }];

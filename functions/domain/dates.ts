@@ -31,11 +31,28 @@ export function parseInstant(text: unknown, field: string): DateTime {
     const problem = text === undefined ? 'is missing' : `is ${describe(text)}, not an ISO 8601 time with an offset`;
     throw new ValidationError([{ field, problem, expected: INSTANT_EXAMPLE }]);
   }
-  const dt = DateTime.fromISO(text.trim(), { setZone: true });
+  const dt = fastInstant(text.trim()) ?? DateTime.fromISO(text.trim(), { setZone: true });
   if (!dt.isValid) {
     throw new ValidationError([{ field, problem: `is ${describe(text)}, not a real date and time`, expected: INSTANT_EXAMPLE }]);
   }
   return dt;
+}
+
+const PLAIN_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,3})?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * The common form "YYYY-MM-DDTHH:MM:SS[.sss](Z|±HH:MM)" without luxon's general ISO parser, which costs ~25 µs a
+ * call on every event and outcome. Anything else (or an impossible date) returns null and takes the general path.
+ */
+function fastInstant(text: string): DateTime | null {
+  const m = PLAIN_INSTANT.exec(text);
+  if (!m) return null;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return null;
+  const offset = m[7] === 'Z' ? 0 : (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]));
+  const dt = DateTime.fromMillis(ms, { zone: FixedOffsetZone.instance(offset) });
+  // Date.parse rolls impossible dates over (31 Feb); luxon's parser refuses them, so must this path.
+  return dt.day === Number(m[3]) && dt.month === Number(m[2]) && dt.hour === Number(m[4]) ? dt : null;
 }
 
 /** ISO 8601 with the zone's offset, whole seconds, e.g. "2022-12-02T16:00:00+05:30". */

@@ -69,7 +69,14 @@ export async function startHarness(opts: LocalRuntimeOptions = {}): Promise<Harn
       });
       if (created.status >= 300) throw new Error(`order ${orderId}: ${JSON.stringify(created.body)}`);
       const paymentTime = runtime.clock.now().setZone('Asia/Kolkata').toISO({ suppressMilliseconds: true })!;
-      const paid = await harness.gateway('POST', `/_sandbox/orders/${orderId}/pay`, { payment_time: paymentTime });
+      // Payment webhooks would also turn the payment into an order.paid; these tests send their own events, so that
+      // what Holdback receives is exactly what each test says. Settlement webhooks (merchant URL) stay on.
+      const merchant = runtime.sandbox.state.merchant;
+      const webhookUrl = merchant.webhookUrl;
+      merchant.webhookUrl = null;
+      const paid = await harness.gateway('POST', `/_sandbox/orders/${orderId}/pay`, { payment_time: paymentTime }).finally(() => {
+        merchant.webhookUrl = webhookUrl;
+      });
       if (paid.status >= 300) throw new Error(`pay ${orderId}: ${JSON.stringify(paid.body)}`);
       await runtime.idle();
       return paymentTime;
@@ -87,8 +94,6 @@ export async function startHarness(opts: LocalRuntimeOptions = {}): Promise<Harn
       await runtime.close();
     },
   };
-  // Payment webhooks would also turn each sandbox payment into an order.paid; these tests send their own events,
-  // so that what Holdback receives is exactly what each test says. Settlement webhooks stay on (merchant URL).
   return harness;
 }
 

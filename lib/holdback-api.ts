@@ -1,0 +1,78 @@
+/** The Holdback API on API Gateway (HTTP API): IAM-authorised everywhere except the gateway's signed webhook. */
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { HoldbackFunction } from './holdback-function';
+
+/** The gateway posts settlement webhooks here; it cannot sign AWS requests, so the handler verifies its signature. */
+export const GATEWAY_WEBHOOK_ROUTE = { method: apigw.HttpMethod.POST, path: '/webhooks/gateway' } as const;
+
+/**
+ * HTTP API context variables only (the REST API's standard format names some an HTTP API lacks); the caller's ARN
+ * says which IAM principal changed settings or policies.
+ */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify({
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  sourceIp: '$context.identity.sourceIp',
+  callerArn: '$context.identity.userArn',
+  integrationError: '$context.integrationErrorMessage',
+}));
+
+export interface HoldbackApiProps {
+  /** The api function: it routes every path itself (functions/handlers/api.ts) and answers unknown ones with 404. */
+  readonly handler: HoldbackFunction;
+}
+
+export class HoldbackApi extends Construct {
+  readonly httpApi: apigw.HttpApi;
+
+  constructor(scope: Construct, id: string, props: HoldbackApiProps) {
+    super(scope, id);
+    const integration = new HttpLambdaIntegration('Handler', props.handler.function);
+    // The default authorizer applies to every route added later, so a new route is IAM-authorised unless it opts out.
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
+      description: 'Holdback API: settings, vendor policies, order views, outcomes, predictions',
+      defaultAuthorizer: new HttpIamAuthorizer(),
+      createDefaultStage: false,
+    });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(accessLogs),
+        format: ACCESS_LOG_FORMAT,
+      },
+    });
+    // One greedy route: the function's router owns the paths, so new API routes need no infrastructure change.
+    this.httpApi.addRoutes({ path: '/{proxy+}', methods: [apigw.HttpMethod.ANY], integration });
+    const webhook = this.httpApi.addRoutes({
+      path: GATEWAY_WEBHOOK_ROUTE.path,
+      methods: [GATEWAY_WEBHOOK_ROUTE.method],
+      integration,
+      authorizer: new apigw.HttpNoneAuthorizer(),
+    });
+    for (const route of webhook) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'The gateway cannot sign AWS requests; the api handler rejects a webhook whose HMAC signature (made with the gateway client secret) does not verify.',
+      });
+    }
+  }
+
+  get url(): string {
+    return this.httpApi.apiEndpoint;
+  }
+}

@@ -1,0 +1,125 @@
+/** A Holdback Lambda function: NodejsFunction with the project's defaults and helpers that bind a resource and its grant together. */
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { RUNTIME_ENV } from '../functions/composition-root';
+import type { GatewayCredentials } from './gateway-credentials';
+import type { HoldbackTable } from './holdback-table';
+import type { ReleaseScheduling } from './release-scheduling';
+
+/** The entry points in functions/handlers/, each exporting `handler`. */
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api';
+
+/** The project root, where package-lock.json and functions/ live. */
+const PROJECT_ROOT = path.join(__dirname, '..');
+
+export interface HoldbackFunctionProps {
+  readonly handlerFile: HandlerFile;
+  readonly description: string;
+  readonly timeout: Duration;
+  /** @default 512 (MB; CPU grows with memory, and cold starts load the AWS SDK) */
+  readonly memorySize?: number;
+  /** A fixed physical name, only where the function must know its own ARN without referring to itself. */
+  readonly functionName?: string;
+  readonly reservedConcurrentExecutions?: number;
+  readonly environment?: Record<string, string>;
+  /** Asynchronous invocations (EventBridge, Scheduler) that fail every retry go here. */
+  readonly onFailure?: sqs.IQueue;
+  /** Lambda's own retries of a failed asynchronous invocation. @default 2 */
+  readonly asyncRetryAttempts?: number;
+}
+
+/** How much of a table a function may touch. */
+export type TableAccess = 'read' | 'readWrite' | 'nameOnly';
+
+/**
+ * Defaults: Node.js 24 on arm64, bundled by the local esbuild (never Docker), minified with source maps. The role is
+ * the function's own, without the AWS managed basic-execution policy (whose log permissions are on `*`): it may write
+ * to its own log group only.
+ */
+export class HoldbackFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: HoldbackFunctionProps) {
+    super(scope, id);
+    this.role = new iam.Role(this, 'Role', {
+      description: `Execution role of the Holdback ${props.handlerFile} function`,
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.logGroup.grantWrite(this.role);
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, 'functions', 'handlers', `${props.handlerFile}.ts`),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      functionName: props.functionName,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      environment: props.environment,
+      ...(props.onFailure ? { onFailure: new SqsDestination(props.onFailure) } : {}),
+      retryAttempts: props.asyncRetryAttempts ?? 2,
+      bundling: {
+        forceDockerBundling: false,
+        minify: true,
+        sourceMap: true,
+        // The pinned SDK is bundled instead of the runtime's copy, so AWS runs the versions the tests ran.
+        externalModules: [],
+      },
+    });
+  }
+
+  /** Sets the variable that names `table` and grants the access together. */
+  bindTable(table: HoldbackTable, access: TableAccess): this {
+    this.function.addEnvironment(table.environmentVariable, table.table.tableName);
+    // composition-root.ts builds every repository at cold start, so each function needs every table's name even
+    // where its use cases never touch the table: 'nameOnly' grants nothing.
+    if (access === 'read') table.table.grantReadData(this.function);
+    if (access === 'readWrite') table.table.grantReadWriteData(this.function);
+    return this;
+  }
+
+  /** Sets the bus the function publishes to and lets it put events there (that bus only). */
+  bindEventBus(bus: events.IEventBus, orderEventSource: string): this {
+    this.function.addEnvironment(RUNTIME_ENV.eventBus, bus.eventBusName);
+    this.function.addEnvironment(RUNTIME_ENV.eventSource, orderEventSource);
+    bus.grantPutEventsTo(this.function);
+    return this;
+  }
+
+  /**
+   * Sets what a release schedule needs (group, execution role, target) and lets the function write and delete
+   * schedules in that group and pass that role, nothing wider.
+   */
+  bindReleaseScheduling(scheduling: ReleaseScheduling, releaseFunctionArn: string): this {
+    this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
+    this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
+    this.function.addEnvironment(RUNTIME_ENV.releaseFunctionArn, releaseFunctionArn);
+    scheduling.grantScheduling(this.function);
+    return this;
+  }
+
+  /** Sets the gateway's base URL and credentials (dynamic references; see GatewayCredentials). */
+  bindGatewayCredentials(credentials: GatewayCredentials): this {
+    for (const [name, value] of Object.entries(credentials.environment())) this.function.addEnvironment(name, value);
+    return this;
+  }
+}
