@@ -2,9 +2,6 @@
 import { ArnFormat, type CfnElement, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import type { TableName } from '../functions/adapters/dynamodb/tables';
 import {
@@ -16,6 +13,7 @@ import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableAccess } from './holdback-function';
 import { HoldbackTable } from './holdback-table';
 import { ReleaseScheduling } from './release-scheduling';
+import { SweepSchedule } from './sweep-schedule';
 
 export interface HoldbackStackProps extends StackProps {
   /** `default` uses the account's default bus; any other name creates that bus. @default "default" */
@@ -85,13 +83,13 @@ export class HoldbackStack extends Stack {
     const releaseConcurrency = props.releaseConcurrency === undefined ? 10 : props.releaseConcurrency;
 
     this.functions = {
-      orderEvents: new HoldbackFunction(this, 'OrderEvents', {
+      orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
         handlerFile: 'order-events',
         description: 'Holdback: one marketplace order event to decisions, schedules and due releases',
         timeout: Duration.seconds(60),
         onFailure: orderEventFailures.queue,
       }),
-      release: new HoldbackFunction(this, 'Release', {
+      release: new HoldbackFunction(this, 'ReleaseFunction', {
         handlerFile: 'release',
         description: "Holdback: one release command to the gateway's settlement-eligibility PUT",
         functionName: releaseFunctionName,
@@ -100,7 +98,7 @@ export class HoldbackStack extends Stack {
         ...(releaseConcurrency === null ? {} : { reservedConcurrentExecutions: releaseConcurrency }),
         onFailure: releaseFailures.queue,
       }),
-      sweep: new HoldbackFunction(this, 'Sweep', {
+      sweep: new HoldbackFunction(this, 'SweepFunction', {
         handlerFile: 'sweep',
         description: 'Holdback: every minute, re-drives overdue and retryable releases',
         // Under the one-minute period, so that sweeps rarely overlap.
@@ -108,7 +106,7 @@ export class HoldbackStack extends Stack {
         // The next sweep, a minute later, is the retry.
         asyncRetryAttempts: 0,
       }),
-      api: new HoldbackFunction(this, 'Api', {
+      api: new HoldbackFunction(this, 'ApiFunction', {
         handlerFile: 'api',
         description: 'Holdback API and the gateway webhook',
         // API Gateway answers 503 after 30 s whatever the function does.
@@ -148,19 +146,7 @@ export class HoldbackStack extends Stack {
       });
     }
 
-    // The sweep lives in the default schedule group, out of reach of the functions' delete permission on the
-    // release group.
-    const sweep = new scheduler.Schedule(this, 'SweepSchedule', {
-      scheduleName: SWEEP_SCHEDULE.name,
-      description: 'Holdback: re-drive overdue and retryable releases',
-      schedule: scheduler.ScheduleExpression.expression(SWEEP_SCHEDULE.expression),
-      timeWindow: scheduler.TimeWindow.off(),
-      target: new LambdaInvoke(this.functions[SWEEP_SCHEDULE.target].function, {
-        retryAttempts: 0,
-        maxEventAge: Duration.minutes(1),
-      }),
-    });
-    void sweep;
+    new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
     this.api = new HoldbackApi(this, 'Api', { handler: this.functions.api });
 

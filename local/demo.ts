@@ -117,7 +117,6 @@ export interface DemoRow {
   rule: string;
   scheduleOption: number;
   order: string;
-  paidBy: string;
   state: string;
   target: string | null;
   applied: string | null;
@@ -356,6 +355,7 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
 
     const pending = [...WEEK];
     let disputeState = '';
+    let news = '';
     const stamps: Record<string, string> = {};
     let cursor = runtime.clock.now();
     while (cursor < end) {
@@ -368,13 +368,15 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
         await runtime.idle();
         stamps[event.detailType] = now();
         await happen(marketplace, event, now());
+        news = 'orderId' in event ? `${event.detailType} ${event.orderId}` : event.detailType;
         await runtime.idle();
         if (event.detailType === 'order.dispute_opened') disputeState = (await releaseOf(marketplace, DISPUTED.orderId, DISPUTED.vendorId)).state;
       }
       if (next.toMillis() > runtime.clock.nowMs()) await runtime.clock.advance(next.toMillis() - runtime.clock.nowMs());
       await runtime.idle();
       cursor = next;
-      step(`${cursor.setZone(ZONE).toFormat('ccc d LLL HH:mm')}`);
+      step(`${cursor.setZone(ZONE).toFormat('ccc d LLL HH:mm')}${news ? `  (${news})` : ''}`);
+      news = '';
     }
 
     const { rows, summary } = await readBack(marketplace);
@@ -446,7 +448,6 @@ async function readBack(marketplace: Marketplace): Promise<{ rows: DemoRow[]; su
         rule: ruleText(vendor.release),
         scheduleOption: vendor.scheduleOption,
         order: order.id,
-        paidBy: `${order.checkout.method} (${order.reportedBy})`,
         state: release.state,
         target: release.targetEligibility,
         applied: release.appliedEligibility,
