@@ -1,7 +1,7 @@
 /** Reads the stack's settings from CDK context (`holdback:*` keys), naming the key and what to send when one is wrong. */
 import type { Node } from 'constructs';
 import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE } from '../functions/routing';
-import type { HoldbackStackProps } from './holdback-stack';
+import { DEFAULT_RELEASE_CONCURRENCY, type HoldbackStackProps } from './holdback-stack';
 
 /** The context keys an operator may set in cdk.json or with `npx cdk deploy -c key=value`. */
 export const CONTEXT_KEYS = {
@@ -11,9 +11,6 @@ export const CONTEXT_KEYS = {
   gatewaySecretName: 'holdback:gatewaySecretName',
   releaseConcurrency: 'holdback:releaseConcurrency',
 } as const;
-
-/** Default cap on concurrent release sends; each running release holds at most one gateway call. */
-export const DEFAULT_RELEASE_CONCURRENCY = 10;
 
 type Settings = Pick<HoldbackStackProps,
   'eventBusName' | 'orderEventSource' | 'gatewayBaseUrl' | 'gatewaySecretName' | 'releaseConcurrency'>;

@@ -1,5 +1,5 @@
 /** Holdback on AWS: tables, event rules, release scheduling, the sweep, the API and the four functions behind them. */
-import { ArnFormat, type CfnElement, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
@@ -31,8 +31,14 @@ export interface HoldbackStackProps extends StackProps {
   readonly releaseConcurrency?: number | null;
 }
 
+/** Default cap on concurrent release sends; each running release holds at most one gateway call at a time. */
+export const DEFAULT_RELEASE_CONCURRENCY = 10;
+
+/** The stack's functions: the handlers rules and schedules target, and the API's. */
+export type FunctionRole = HandlerName | 'api';
+
 /** Which tables each function's use cases touch; every function still gets every table's name (see bindTable). */
-const TABLE_ACCESS: Record<HandlerName | 'api', Record<TableName, TableAccess>> = {
+const TABLE_ACCESS: Record<FunctionRole, Record<TableName, TableAccess>> = {
   // handle-order-event: orders, events, releases; policies and settings; rejected events.
   orderEvents: { orders: 'readWrite', config: 'read', rejected: 'readWrite' },
   // release-vendor: the release record and the settings.
@@ -47,7 +53,7 @@ const TABLE_IDS: Record<TableName, string> = { orders: 'OrdersTable', config: 'C
 
 export class HoldbackStack extends Stack {
   readonly tables: Record<TableName, HoldbackTable>;
-  readonly functions: Record<HandlerName | 'api', HoldbackFunction>;
+  readonly functions: Record<FunctionRole, HoldbackFunction>;
   readonly api: HoldbackApi;
 
   constructor(scope: Construct, id: string, props: HoldbackStackProps = {}) {
@@ -80,7 +86,7 @@ export class HoldbackStack extends Stack {
     const releaseFunctionArn = this.formatArn({
       service: 'lambda', resource: 'function', resourceName: releaseFunctionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    const releaseConcurrency = props.releaseConcurrency === undefined ? 10 : props.releaseConcurrency;
+    const releaseConcurrency = props.releaseConcurrency === undefined ? DEFAULT_RELEASE_CONCURRENCY : props.releaseConcurrency;
 
     this.functions = {
       orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
@@ -113,22 +119,11 @@ export class HoldbackStack extends Stack {
         timeout: Duration.seconds(29),
       }),
     };
-    for (const [name, fn] of Object.entries(this.functions) as [HandlerName | 'api', HoldbackFunction][]) {
+    for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACCESS[name][table.name]);
       fn.bindEventBus(bus, orderEventSource)
         .bindReleaseScheduling(scheduling, releaseFunctionArn)
         .bindGatewayCredentials(gateway);
-      Validations.of(fn.role).acknowledge({
-        id: scheduling.schedulesWildcardFinding,
-        reason: 'Release schedules are created at run time with names derived from order and vendor; the grant is limited to the release schedule group.',
-      });
-      for (const table of Object.values(this.tables)) {
-        if (TABLE_ACCESS[name][table.name] === 'nameOnly') continue;
-        Validations.of(fn.role).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(table.table.node.defaultChild as CfnElement)}.Arn>/index/*]`,
-          reason: "Queries use the table's own indexes (due, byVendor); the grant covers this table's indexes only.",
-        });
-      }
     }
     scheduling.allowInvoking(this.functions.release.function);
 

@@ -3,17 +3,8 @@ import { DateTime } from 'luxon';
 import {
   GATEWAY_ZONE, formatGatewayDate, formatInstant, parseDuration, parseEligibilityInput, parseGatewayDate, parseInstant,
 } from '../../functions/domain/dates';
-import { ValidationError } from '../../functions/domain/errors';
+import { issuesOf } from './validation-issues';
 
-function issuesOf(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('gateway date forms (India time)', () => {
   it('reads "2022-12-06 09:00:00" and the 12-hour form "2022-12-06 09:00:00 AM" as the same instant', () => {

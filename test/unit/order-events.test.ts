@@ -1,16 +1,7 @@
 /** Specification of order event validation, keys and times (contract section 2). */
-import { ValidationError } from '../../functions/domain/errors';
+import { issuesOf } from './validation-issues';
 import { eventKey, eventTime, isValidId, parseOrderEvent } from '../../functions/domain/order-events';
 
-function issuesOf(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 const paid = { orderId: 'order_1001', transactionTime: '2022-12-02T16:00:00+05:30', vendors: [{ vendorId: 'vendor_a', amount: 1250.5 }, { vendorId: 'vendor_b', amount: '300' }] };
 

@@ -1,17 +1,8 @@
 /** Specification of settings and policy input validation, and of the default policy. */
-import { ValidationError } from '../../functions/domain/errors';
+import { issuesOf } from './validation-issues';
 import { DEFAULT_SETTINGS, calendarOf, defaultPolicy, validatePolicyInput, validateSettings } from '../../functions/domain/settings';
 import { DateTime } from 'luxon';
 
-function issuesOf(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('settings', () => {
   it('defaults: Defer by Days 15, India time, option 1, no holidays, working days, lead PT1H', () => {
