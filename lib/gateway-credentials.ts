@@ -1,5 +1,5 @@
 /** The gateway's vendor base URL and client credentials, as the functions' environment receives them. */
-import { CfnParameter, Validations } from 'aws-cdk-lib';
+import { CfnParameter, SecretValue, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../functions/composition-root';
@@ -9,6 +9,12 @@ export interface GatewayCredentialsProps {
   readonly baseUrl?: string;
   /** An existing secret (JSON `{"clientId", "clientSecret"}`) to use instead of creating one. */
   readonly secretName?: string;
+  /**
+   * The secret version the functions get (the VersionId that put-secret-value printed). CloudFormation re-resolves
+   * a dynamic reference only when the template changes, so a new version reaches the functions by deploying with
+   * its id. @default the current version at the time of the deploy that changes the functions
+   */
+  readonly secretVersionId?: string;
 }
 
 /** The JSON keys of the secret. */
@@ -20,14 +26,17 @@ export const GATEWAY_SECRET_KEYS = { clientId: 'clientId', clientSecret: 'client
  * template hold only the reference, never the value, and the functions need no Secrets Manager permission or call at
  * cold start (composition-root.ts reads `HOLDBACK_GATEWAY_CLIENT_SECRET` from the environment). The price: Lambda
  * stores the resolved value in the function configuration (encrypted at rest, readable by whoever may call
- * lambda:GetFunctionConfiguration), and a changed secret reaches the functions only with the next `cdk deploy`.
+ * lambda:GetFunctionConfiguration), and a changed secret reaches the functions only through a deploy that changes
+ * the template: pass the new version's id (`secretVersionId`).
  */
 export class GatewayCredentials extends Construct {
   readonly secret: secretsmanager.ISecret;
   readonly baseUrl: CfnParameter;
+  private readonly secretVersionId: string | undefined;
 
   constructor(scope: Construct, id: string, props: GatewayCredentialsProps = {}) {
     super(scope, id);
+    this.secretVersionId = props.secretVersionId;
     this.baseUrl = new CfnParameter(scope, 'GatewayBaseUrl', {
       type: 'String',
       description: "The gateway's vendor-settlement base URL (production or sandbox), e.g. https://api.example.com",
@@ -38,7 +47,7 @@ export class GatewayCredentials extends Construct {
     if (props.secretName) {
       this.secret = secretsmanager.Secret.fromSecretNameV2(this, 'Secret', props.secretName);
     } else {
-      // The operator replaces the placeholder values with the gateway's credentials, then deploys again.
+      // The operator replaces the placeholder values with the gateway's credentials, then deploys with the new version.
       const created = new secretsmanager.Secret(this, 'Secret', {
         description: 'Holdback: gateway client credentials, JSON {"clientId": "...", "clientSecret": "..."}; fill in, then cdk deploy',
         generateSecretString: {
@@ -57,10 +66,13 @@ export class GatewayCredentials extends Construct {
 
   /** The environment variables of the gateway client. */
   environment(): Record<string, string> {
+    const reference = (jsonField: string): string => SecretValue.secretsManager(this.secret.secretArn, {
+      jsonField, ...(this.secretVersionId ? { versionId: this.secretVersionId } : {}),
+    }).unsafeUnwrap();
     return {
       [RUNTIME_ENV.gatewayBaseUrl]: this.baseUrl.valueAsString,
-      [RUNTIME_ENV.gatewayClientId]: this.secret.secretValueFromJson(GATEWAY_SECRET_KEYS.clientId).unsafeUnwrap(),
-      [RUNTIME_ENV.gatewayClientSecret]: this.secret.secretValueFromJson(GATEWAY_SECRET_KEYS.clientSecret).unsafeUnwrap(),
+      [RUNTIME_ENV.gatewayClientId]: reference(GATEWAY_SECRET_KEYS.clientId),
+      [RUNTIME_ENV.gatewayClientSecret]: reference(GATEWAY_SECRET_KEYS.clientSecret),
     };
   }
 }

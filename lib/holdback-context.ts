@@ -9,11 +9,12 @@ export const CONTEXT_KEYS = {
   orderEventSource: 'holdback:orderEventSource',
   gatewayBaseUrl: 'holdback:gatewayBaseUrl',
   gatewaySecretName: 'holdback:gatewaySecretName',
+  gatewaySecretVersionId: 'holdback:gatewaySecretVersionId',
   releaseConcurrency: 'holdback:releaseConcurrency',
 } as const;
 
 type Settings = Pick<HoldbackStackProps,
-  'eventBusName' | 'orderEventSource' | 'gatewayBaseUrl' | 'gatewaySecretName' | 'releaseConcurrency'>;
+  'eventBusName' | 'orderEventSource' | 'gatewayBaseUrl' | 'gatewaySecretName' | 'gatewaySecretVersionId' | 'releaseConcurrency'>;
 
 export function holdbackPropsFromContext(node: Node): Settings {
   const text = (key: string): string | undefined => {
@@ -29,6 +30,7 @@ export function holdbackPropsFromContext(node: Node): Settings {
     orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,
     gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
     gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
+    gatewaySecretVersionId: text(CONTEXT_KEYS.gatewaySecretVersionId),
     releaseConcurrency: releaseConcurrencyOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency)),
   };
 }

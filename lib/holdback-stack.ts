@@ -24,6 +24,8 @@ export interface HoldbackStackProps extends StackProps {
   readonly gatewayBaseUrl?: string;
   /** An existing Secrets Manager secret with the gateway credentials; otherwise the stack creates one to fill in. */
   readonly gatewaySecretName?: string;
+  /** The gateway secret's version to deploy (see GatewayCredentials). */
+  readonly gatewaySecretVersionId?: string;
   /**
    * Reserved concurrency of the release function, which caps its parallel gateway calls; `null` reserves none.
    * @default 10
@@ -70,7 +72,7 @@ export class HoldbackStack extends Stack {
       rejected: new HoldbackTable(this, TABLE_IDS.rejected, { name: 'rejected' }),
     };
     const gateway = new GatewayCredentials(this, 'GatewayCredentials', {
-      baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName,
+      baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName, secretVersionId: props.gatewaySecretVersionId,
     });
     const scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {

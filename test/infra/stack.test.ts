@@ -103,9 +103,12 @@ describe('event rules', () => {
     }
   });
 
-  it('a named bus is created and used when configured, with the configured source', () => {
+  it('a named bus, source and existing gateway secret (pinned version) are used when configured', () => {
     const app = new App({ context: SYNTH_CONTEXT });
-    const custom = new HoldbackStack(app, 'Custom', { eventBusName: 'marketplace', orderEventSource: 'acme.orders', releaseConcurrency: null });
+    const custom = new HoldbackStack(app, 'Custom', {
+      eventBusName: 'marketplace', orderEventSource: 'acme.orders', releaseConcurrency: null,
+      gatewaySecretName: 'holdback/gateway', gatewaySecretVersionId: 'v-2',
+    });
     const t = Template.fromStack(custom);
     t.hasResourceProperties('AWS::Events::EventBus', { Name: 'marketplace' });
     const busId = Object.entries(t.findResources('AWS::Events::EventBus'))[0][0];
@@ -117,6 +120,11 @@ describe('event rules', () => {
       Environment: { Variables: Match.objectLike({ [RUNTIME_ENV.eventBus]: { Ref: busId }, [RUNTIME_ENV.eventSource]: 'acme.orders' }) },
     });
     t.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Custom-release', ReservedConcurrentExecutions: Match.absent() });
+    t.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    for (const fn of Object.values(t.findResources('AWS::Lambda::Function'))) {
+      const reference = JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewayClientSecret]);
+      expect(reference).toMatch(/^\{"Fn::Join":\["",\["\{\{resolve:secretsmanager:arn:.*:secret:holdback\/gateway:SecretString:clientSecret::v-2\}\}"\]\]\}$/);
+    }
   });
 });
 
@@ -250,6 +258,7 @@ describe('context', () => {
   it('defaults to the default bus, the marketplace source and the default release concurrency', () => {
     expect(holdbackPropsFromContext(nodeWith({}))).toEqual({
       eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined, gatewaySecretName: undefined,
+      gatewaySecretVersionId: undefined,
       releaseConcurrency: DEFAULT_RELEASE_CONCURRENCY,
     });
   });
