@@ -107,7 +107,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function paymentTimes(runtime: LocalRuntime, orderIds: string[]): Promise<Map<string, string>> {
+function paymentTimes(runtime: LocalRuntime, orderIds: string[]): Map<string, string> {
   return new Map(orderIds.map((id) => [id, runtime.sandbox.state.orders.get(id)!.payment_time!]));
 }
 
@@ -115,7 +115,7 @@ async function benchPipeline() {
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: 10_000_000 });
   try {
     const orderIds = await prepare(runtime, 'bench-order', 1000);
-    const { started, sentAt, appliedAt } = await sendAndTrack(runtime, orderIds, await paymentTimes(runtime, orderIds));
+    const { started, sentAt, appliedAt } = await sendAndTrack(runtime, orderIds, paymentTimes(runtime, orderIds));
     const expected = orderIds.length * VENDORS.length;
     const complete = await waitFor(() => appliedAt.size >= expected, 180_000);
     const finished = Math.max(...appliedAt.values());
@@ -176,7 +176,7 @@ async function benchRateLimit() {
     const orderIds = await prepare(runtime, 'limit-order', 300);
     const stats = runtime.sandbox.state.stats.eligibilityPut;
     const before = stats.servedWithinLimit;
-    const { appliedAt } = await sendAndTrack(runtime, orderIds, await paymentTimes(runtime, orderIds));
+    const { appliedAt } = await sendAndTrack(runtime, orderIds, paymentTimes(runtime, orderIds));
     await new Promise((r) => setTimeout(r, 60_000));
     const servedInFirstMinute = stats.servedWithinLimit - before;
     const expected = orderIds.length * VENDORS.length;

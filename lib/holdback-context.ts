@@ -19,11 +19,12 @@ type Settings = Pick<HoldbackStackProps,
 export function holdbackPropsFromContext(node: Node): Settings {
   const text = (key: string): string | undefined => {
     const value: unknown = node.tryGetContext(key);
-    if (value === undefined || value === null || value === '') return undefined;
+    if (value === undefined || value === null) return undefined;
     if (typeof value !== 'string') {
       throw new Error(`context ${key} is ${JSON.stringify(value)}; send a string, e.g. -c ${key}=value`);
     }
-    return value.trim();
+    // Blank counts as unset, so that `-c key=` or a space falls back to the default rather than an empty name.
+    return value.trim() || undefined;
   };
   return {
     eventBusName: text(CONTEXT_KEYS.eventBusName) ?? DEFAULT_EVENT_BUS,
@@ -40,9 +41,11 @@ export function holdbackPropsFromContext(node: Node): Settings {
  * cannot reserve any (Lambda keeps 100 unreserved where the quota is 1,000), so the deploy would fail.
  */
 function releaseConcurrencyOf(value: unknown): number | null {
-  if (value === undefined || value === null || value === '') return DEFAULT_RELEASE_CONCURRENCY;
-  if (value === 'none') return null;
-  const count = typeof value === 'number' ? value : Number(value);
+  const text = typeof value === 'string' ? value.trim() : value;
+  if (text === undefined || text === null || text === '') return DEFAULT_RELEASE_CONCURRENCY;
+  if (text === 'none') return null;
+  // Only a number or its text: Number(true) would be 1.
+  const count = typeof text === 'number' ? text : typeof text === 'string' ? Number(text) : Number.NaN;
   if (!Number.isInteger(count) || count < 1) {
     throw new Error(
       `context ${CONTEXT_KEYS.releaseConcurrency} is ${JSON.stringify(value)}; send a whole number of at least 1 ` +

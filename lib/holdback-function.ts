@@ -13,7 +13,7 @@ import { TABLES } from '../functions/adapters/dynamodb/tables';
 import { RUNTIME_ENV } from '../functions/composition-root';
 import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
-import type { ReleaseScheduling } from './release-scheduling';
+import type { ReleaseScheduling, ScheduleAccess } from './release-scheduling';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
 export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api';
@@ -116,14 +116,14 @@ export class HoldbackFunction extends Construct {
   }
 
   /**
-   * Sets what a release schedule needs (group, execution role, target) and lets the function write and delete
-   * schedules in that group and pass that role, nothing wider.
+   * Sets what a release schedule needs (group, execution role, target; composition-root.ts requires them all) and
+   * grants `access` to schedules in that group (and, to create them, passing that role), nothing wider.
    */
-  bindReleaseScheduling(scheduling: ReleaseScheduling, releaseFunctionArn: string): this {
+  bindReleaseScheduling(scheduling: ReleaseScheduling, releaseFunctionArn: string, access: ScheduleAccess): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
     this.function.addEnvironment(RUNTIME_ENV.releaseFunctionArn, releaseFunctionArn);
-    scheduling.grantScheduling(this.function);
+    scheduling.grantScheduling(this.function, access);
     Validations.of(this.role).acknowledge({
       id: scheduling.schedulesWildcardFinding,
       reason: 'Release schedules are created at run time, named per order and vendor; the grant is limited to the release schedule group.',

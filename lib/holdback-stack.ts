@@ -12,7 +12,7 @@ import { GatewayCredentials } from './gateway-credentials';
 import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableAccess } from './holdback-function';
 import { HoldbackTable } from './holdback-table';
-import { ReleaseScheduling } from './release-scheduling';
+import { ReleaseScheduling, type ScheduleAccess } from './release-scheduling';
 import { SweepSchedule } from './sweep-schedule';
 
 export interface HoldbackStackProps extends StackProps {
@@ -49,6 +49,11 @@ const TABLE_ACCESS: Record<FunctionRole, Record<TableName, TableAccess>> = {
   sweep: { orders: 'readWrite', config: 'read', rejected: 'nameOnly' },
   // settings and policy versions, order views, the webhook's release updates, the rejected-event list.
   api: { orders: 'readWrite', config: 'readWrite', rejected: 'read' },
+};
+
+/** Release schedules: handle-order-event, release-vendor and the sweep create them; the webhook only cancels one. */
+const SCHEDULE_ACCESS: Record<FunctionRole, ScheduleAccess> = {
+  orderEvents: 'createAndDelete', release: 'createAndDelete', sweep: 'createAndDelete', api: 'deleteOnly',
 };
 
 const TABLE_IDS: Record<TableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable' };
@@ -124,7 +129,7 @@ export class HoldbackStack extends Stack {
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACCESS[name][table.name]);
       fn.bindEventBus(bus, orderEventSource)
-        .bindReleaseScheduling(scheduling, releaseFunctionArn)
+        .bindReleaseScheduling(scheduling, releaseFunctionArn, SCHEDULE_ACCESS[name])
         .bindGatewayCredentials(gateway);
     }
     scheduling.allowInvoking(this.functions.release.function);

@@ -6,6 +6,9 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { RELEASE_SCHEDULE_GROUP } from '../functions/routing';
 
+/** What a function does with release schedules: the api only cancels the schedule of a release the gateway settled. */
+export type ScheduleAccess = 'createAndDelete' | 'deleteOnly';
+
 /**
  * The functions create and delete schedules at run time (CreateSchedule with this group and role); CloudFormation
  * only creates the group and the role. Permissions stay inside the group, and the role may invoke only the release
@@ -41,10 +44,14 @@ export class ReleaseScheduling extends Construct {
     }));
   }
 
-  /** Lets a function create, update and delete schedules in the release group and hand them the execution role. */
-  grantScheduling(grantee: iam.IGrantable): void {
-    this.group.grantWriteSchedules(grantee);
+  /**
+   * Lets a function delete schedules in the release group and, with `createAndDelete`, also create and update them
+   * and hand them the execution role.
+   */
+  grantScheduling(grantee: iam.IGrantable, access: ScheduleAccess): void {
     this.group.grantDeleteSchedules(grantee);
+    if (access === 'deleteOnly') return;
+    this.group.grantWriteSchedules(grantee);
     grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['iam:PassRole'],
       resources: [this.role.roleArn],

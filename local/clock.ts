@@ -19,18 +19,22 @@ interface Timer {
 export class SharedClock {
   private offsetMs = 0;
   private frozenAt: number | null = null;
+  /** Soonest first; equal times in the order they were set. */
   private timers: Timer[] = [];
   private target: number | null = null;
   private seq = 0;
+  /** set, advance and runDue run one after another, each reading the clock only when its turn comes. */
   private chain: Promise<void> = Promise.resolve();
+  /** The ticker's runDue is queued at most once, however long the run before it takes. */
+  private tickQueued = false;
   private ticker: NodeJS.Timeout | null = null;
   /** Called after each timer fires, so that work it started (event deliveries) finishes before the next one. */
   settle: () => Promise<void> = async () => {};
   onError: (error: unknown) => void = (error) => console.error('timer failed', error);
 
   constructor(opts: { start?: Date; frozen?: boolean } = {}) {
-    if (opts.start) this.offsetMs = opts.start.getTime() - Date.now();
-    if (opts.frozen) this.frozenAt = this.nowMs();
+    if (opts.frozen) this.frozenAt = opts.start?.getTime() ?? Date.now();
+    else if (opts.start) this.offsetMs = opts.start.getTime() - Date.now();
   }
 
   nowMs(): number {
@@ -41,17 +45,9 @@ export class SharedClock {
     return DateTime.fromMillis(this.nowMs(), { zone: 'utc' });
   }
 
-  nowDate(): Date {
-    return new Date(this.nowMs());
-  }
-
-  /** While `advance`/`set` jumps forward: the instant it is jumping to (ms); otherwise null. */
+  /** While `set`, `advance` or `runDue` fires timers: the instant it fires them up to (ms); otherwise null. */
   get advancingTo(): number | null {
     return this.target;
-  }
-
-  get frozen(): boolean {
-    return this.frozenAt !== null;
   }
 
   private setMs(ms: number): void {
@@ -63,58 +59,50 @@ export class SharedClock {
   at(at: Date | DateTime | number, fire: () => Promise<void> | void): TimerHandle {
     const ms = typeof at === 'number' ? at : at instanceof Date ? at.getTime() : at.toMillis();
     const timer: Timer = { at: ms, seq: this.seq++, fire, cancelled: false };
-    this.timers.push(timer);
-    this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    // Binary insertion after every timer due at or before `ms`: the list stays sorted without a sort per timer.
+    let low = 0;
+    let high = this.timers.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.timers[mid].at <= ms) low = mid + 1;
+      else high = mid;
+    }
+    this.timers.splice(low, 0, timer);
     return { cancel: () => { timer.cancelled = true; this.timers = this.timers.filter((t) => t !== timer); } };
   }
 
-  pendingTimers(): number {
-    return this.timers.length;
-  }
-
-  /** Sets the clock to an instant; timers due by then fire, in order, each at its own time. */
-  async set(to: Date): Promise<void> {
-    if (to.getTime() <= this.nowMs()) {
-      await this.serial(async () => this.setMs(to.getTime()));
-      return this.runDue();
-    }
-    return this.advanceTo(to.getTime());
-  }
-
-  /** Moves the clock forward by `ms`, firing every timer due on the way at its own due time. */
-  async advance(ms: number): Promise<void> {
-    if (ms < 0) throw new RangeError('advance must not be negative');
-    return this.advanceTo(this.nowMs() + ms);
-  }
-
-  private advanceTo(target: number): Promise<void> {
+  /** Sets the clock to an instant, backwards too; timers due by then fire, in order, each at its own time. */
+  set(to: Date): Promise<void> {
     return this.serial(async () => {
-      this.target = target;
-      try {
-        for (;;) {
-          const next = this.timers[0];
-          if (!next || next.at > target) break;
-          this.timers.shift();
-          if (next.at > this.nowMs()) this.setMs(next.at);
-          await this.fire(next);
-        }
-        if (target > this.nowMs()) this.setMs(target);
-      } finally {
-        this.target = null;
-      }
+      if (to.getTime() < this.nowMs()) this.setMs(to.getTime());
+      await this.fireUntil(to.getTime());
     });
+  }
+
+  /** Moves the clock forward by `ms` from where it stands when its turn comes, firing every timer due on the way. */
+  advance(ms: number): Promise<void> {
+    if (ms < 0) return Promise.reject(new RangeError('advance must not be negative'));
+    return this.serial(() => this.fireUntil(this.nowMs() + ms));
   }
 
   /** Fires the timers that are due now (the real-time ticker calls it). */
   runDue(): Promise<void> {
-    return this.serial(async () => {
-      for (;;) {
-        const next = this.timers[0];
-        if (!next || next.at > this.nowMs()) break;
+    return this.serial(() => this.fireUntil(this.nowMs()));
+  }
+
+  /** Fires every timer due by `target`, the clock standing at each one's time, then leaves it at `target` or later. */
+  private async fireUntil(target: number): Promise<void> {
+    this.target = target;
+    try {
+      for (let next = this.timers[0]; next && next.at <= target; next = this.timers[0]) {
         this.timers.shift();
+        if (next.at > this.nowMs()) this.setMs(next.at);
         await this.fire(next);
       }
-    });
+      if (target > this.nowMs()) this.setMs(target);
+    } finally {
+      this.target = null;
+    }
   }
 
   private async fire(timer: Timer): Promise<void> {
@@ -141,7 +129,11 @@ export class SharedClock {
   /** Starts the real-time ticker that fires due timers as the clock runs. */
   start(intervalMs = 200): void {
     if (this.ticker) return;
-    this.ticker = setInterval(() => { void this.runDue(); }, intervalMs);
+    this.ticker = setInterval(() => {
+      if (this.tickQueued) return;
+      this.tickQueued = true;
+      void this.runDue().finally(() => { this.tickQueued = false; });
+    }, intervalMs);
     this.ticker.unref();
   }
 

@@ -10,10 +10,8 @@ import type { ReleaseRule } from '../functions/domain/types';
 import { startLocal, type LocalRuntime } from './runtime';
 
 /** The gateway documentation's example week starts here (a Friday afternoon, India time). */
-export const DEMO_START = '2022-12-02T16:05:00+05:30';
+const DEMO_START = '2022-12-02T16:05:00+05:30';
 const ZONE = 'Asia/Kolkata';
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
 /** Defer by Days, set alike on the gateway's dashboard (sandbox) and in Holdback's mirror, short enough for a week. */
 const DEFER_BY_DAYS = 6;
 const FAULTS = { rate: 0.2, kinds: ['5xx', '429', 'timeout', 'reset'], seed: 2022, timeoutMs: 300 };
@@ -30,7 +28,7 @@ interface DemoVendor {
 }
 
 /** Finance's policies: every rule, on several of the gateway's schedule options. */
-export const DEMO_VENDORS: DemoVendor[] = [
+const DEMO_VENDORS: DemoVendor[] = [
   { id: 'v-instant-8', scheduleOption: 8, release: { kind: 'immediate' } },
   { id: 'v-instant-13', scheduleOption: 13, release: { kind: 'immediate' } },
   { id: 'v-p3d-3', scheduleOption: 3, release: { kind: 'after_payment', delay: 'P3D' } },
@@ -321,6 +319,11 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
   let done = 0;
   const step = (phase: string): void => { done += 1; opts.onProgress?.(Math.min(done, total), total, phase); };
   const now = (): string => shown(runtime.clock.now());
+  /** Moves the shared clock forward to `at` (never back), firing what falls due on the way, and waits for quiet. */
+  const moveTo = async (at: DateTime): Promise<void> => {
+    if (at.toMillis() > runtime.clock.nowMs()) await runtime.clock.set(at.toJSDate());
+    await runtime.idle();
+  };
 
   try {
     // Finance configures the gateway dashboard and Holdback alike, then sets each vendor's policy.
@@ -348,8 +351,7 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
       const notifyUrl = order.reportedBy === 'gateway webhook' ? `${runtime.api.url}/webhooks/gateway` : backend.url;
       await checkout(marketplace, order, notifyUrl);
       await runtime.idle();
-      await runtime.clock.advance(5 * MINUTE_MS);
-      await runtime.idle();
+      await moveTo(runtime.clock.now().plus({ minutes: 5 }));
       step(`${order.id} paid by ${order.checkout.method}`);
     }
 
@@ -363,17 +365,14 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
       // Each event of the week happens at its own time: the clock stops there, then goes on.
       while (pending.length && india(pending[0].at) <= next) {
         const event = pending.shift()!;
-        const at = india(event.at);
-        if (at > runtime.clock.now()) await runtime.clock.advance(at.toMillis() - runtime.clock.nowMs());
-        await runtime.idle();
+        await moveTo(india(event.at));
         stamps[event.detailType] = now();
         await happen(marketplace, event, now());
         news = 'orderId' in event ? `${event.detailType} ${event.orderId}` : event.detailType;
         await runtime.idle();
         if (event.detailType === 'order.dispute_opened') disputeState = (await releaseOf(marketplace, DISPUTED.orderId, DISPUTED.vendorId)).state;
       }
-      if (next.toMillis() > runtime.clock.nowMs()) await runtime.clock.advance(next.toMillis() - runtime.clock.nowMs());
-      await runtime.idle();
+      await moveTo(next);
       cursor = next;
       step(`${cursor.setZone(ZONE).toFormat('ccc d LLL HH:mm')}${news ? `  (${news})` : ''}`);
       news = '';
@@ -503,12 +502,12 @@ export function formatTable(rows: DemoRow[]): string {
 }
 
 /** Which checkout paid each order, and who told Holdback about it. */
-export function formatOrders(): string {
+function formatOrders(): string {
   return DEMO_ORDERS.map((o) => `  ${o.id}  paid by ${o.checkout.method.padEnd(20)}  reported by ${o.reportedBy.padEnd(17)}  `
     + `split ${o.splits.map((s) => `${s.vendorId} ${s.amount}`).join(', ')}`).join('\n');
 }
 
-export function summaryLine(s: DemoSummary): string {
+function summaryLine(s: DemoSummary): string {
   return `${s.releases} releases: ${s.applied} applied, ${s.settled} settled (${s.predictedMatches} exactly as predicted, ${s.predictedMismatches} not), `
     + `${s.heldByDispute} held by a dispute, ${s.cancelled} cancelled, ${s.atMax} at max, ${s.failed} failed; `
     + `${s.faultsInjected} gateway faults injected, ${s.holdbackRetries} eligibility retries by Holdback, `

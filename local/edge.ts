@@ -1,17 +1,17 @@
 /** The local AWS edge: DynamoDB, EventBridge PutEvents, EventBridge Scheduler and the clock controls on one loopback port. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DateTime, Duration } from 'luxon';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
+import { parseDuration, parseInstant } from '../functions/domain/dates';
+import { ValidationError } from '../functions/domain/errors';
 import type { SharedClock } from './clock';
 import { BusValidationError, LocalBus, type LambdaTarget } from './bus';
 import { LocalDynamo } from './dynamodb';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn } from './scheduler';
 import { BodyTooLarge, parseJsonObject, readBody, sendJson } from './wire';
 
-export { localFunctionArn, localSchedulerRoleArn, handlerForArn, LOCAL_FUNCTION_NAMES } from './scheduler';
-export type { EventEnvelope, LambdaTarget } from './bus';
+export { localFunctionArn, localSchedulerRoleArn } from './scheduler';
 
 export interface EdgeOptions {
   /** Default HOLDBACK_EDGE_PORT or 4566; 0 picks a free port. */
@@ -33,6 +33,8 @@ export interface Edge {
   close(): Promise<void>;
   /** Resolves when no event delivery or schedule invocation is in flight. */
   idle(): Promise<void>;
+  /** Whether an event delivery or schedule invocation is in flight right now. */
+  busy(): boolean;
   bus: LocalBus;
   scheduler: LocalScheduler;
 }
@@ -55,10 +57,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   });
   const scheduler = new LocalScheduler({ clock, targets: opts.targets, region, accountId, log });
 
+  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0;
   async function idle(): Promise<void> {
-    while (bus.inFlight.size > 0 || scheduler.inFlight.size > 0) {
-      await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle()]);
-    }
+    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle()]);
   }
 
   const server = createServer((req, res) => {
@@ -140,16 +141,17 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     if ((to === undefined) === (advance === undefined)) {
       return fail(to === undefined ? 'now' : 'advance', 'send exactly one of {"now": ISO 8601 with an offset} or {"advance": ISO 8601 duration such as "PT6H"}');
     }
-    if (to !== undefined) {
-      const at = typeof to === 'string' && /(Z|[+-]\d{2}:?\d{2})$/.test(to) ? DateTime.fromISO(to, { setZone: true }) : null;
-      if (!at || !at.isValid) return fail('now', `'${String(to)}' is not an ISO 8601 time with an offset: send e.g. "2022-12-02T16:05:00+05:30"`);
-      await clock.set(at.toJSDate());
-    } else {
-      const duration = typeof advance === 'string' ? Duration.fromISO(advance) : null;
-      if (!duration || !duration.isValid) return fail('advance', `'${String(advance)}' is not an ISO 8601 duration: send e.g. "PT6H" or "P2D"`);
-      const ms = clock.now().plus(duration).toMillis() - clock.nowMs();
-      if (ms < 0) return fail('advance', `'${advance}' moves the clock backwards: send a positive duration, or {"now": ...} to set it`);
-      await clock.advance(ms);
+    try {
+      if (to !== undefined) {
+        await clock.set(parseInstant(to, 'now').toJSDate());
+      } else {
+        // Calendar-aware: "P1M" is a month from the clock's now, as the domain reads durations.
+        const duration = parseDuration(advance, 'advance');
+        await clock.advance(clock.now().plus(duration).toMillis() - clock.nowMs());
+      }
+    } catch (error) {
+      if (error instanceof ValidationError) return fail(error.issues[0].field, error.message);
+      throw error;
     }
     await idle();
     return sendJson(res, 200, now());
@@ -194,5 +196,5 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     throw error;
   }
 
-  return { url, port: actualPort, close, idle, bus, scheduler };
+  return { url, port: actualPort, close, idle, busy, bus, scheduler };
 }

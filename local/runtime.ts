@@ -1,7 +1,9 @@
 /** The embedded default, whole in one process: shared clock, gateway sandbox, local AWS edge, Holdback's handlers and API. */
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { SharedClock } from './clock';
 import { createEdge, localFunctionArn, localSchedulerRoleArn, type Edge } from './edge';
+import { LOCAL_ACCOUNT_ID, LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './scheduler';
 import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
@@ -44,15 +46,15 @@ export interface LocalRuntime {
 const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A Lambda context for in-process invocations; middy only reads a few fields. */
-function lambdaContext(name: string): Context {
+function lambdaContext(functionName: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
+    functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: localFunctionArn(name as HandlerName),
+    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
     memoryLimitInMB: '1024',
-    awsRequestId: `local-${Date.now().toString(36)}`,
-    logGroupName: `/aws/lambda/${name}`,
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => 900_000,
     done: () => undefined,
@@ -63,86 +65,95 @@ function lambdaContext(name: string): Context {
 
 function envPort(name: string, fallback: number): number {
   const text = process.env[name];
-  return text ? Number(text) : fallback;
+  if (!text) return fallback;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`${name} is "${text}", not a port: send a whole number from 1 to 65535 (0 picks a free one)`);
+  }
+  return port;
 }
 
-/** Starts everything, wired so that a new user configures nothing. */
+/** Starts everything, wired so that a new user configures nothing; if a part fails to start, the parts started are closed. */
 export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const clock = new SharedClock({ start: opts.clockStart, frozen: opts.frozen });
-  const sandbox = await createSandbox({ port: opts.sandboxPort ?? envPort('SANDBOX_PORT', 4010), clock, log: opts.log });
-  // A settlement timer's webhooks finish before the next timer fires (the edge adds its own deliveries to this).
-  clock.settle = () => sandbox.webhooks.idle();
-
-  // The edge needs its targets before Holdback's dependencies can point at the edge: the targets resolve them late.
-  let deps: Dependencies | undefined;
-  const getDeps = (): Dependencies => {
-    if (!deps) throw new Error('the local runtime is still starting');
-    return deps;
+  // Closed newest first; a part that failed to start must not leave the others listening (the process would not exit).
+  const started: Array<() => Promise<void>> = [];
+  const close = async (): Promise<void> => {
+    clock.stop();
+    for (const stop of started.splice(0).reverse()) await stop();
   };
-  const orderEvents = makeOrderEventsHandler(getDeps);
-  const release = makeReleaseHandler(getDeps);
-  const sweep = makeSweepHandler(getDeps);
-  const invoke = (name: string, handler: (event: never, context: Context) => Promise<unknown>) =>
-    (event: unknown) => handler(event as never, lambdaContext(name));
+  try {
+    const sandbox = await createSandbox({ port: opts.sandboxPort ?? envPort('SANDBOX_PORT', 4010), clock, log: opts.log });
+    started.push(() => sandbox.close());
 
-  const eventSource = process.env.HOLDBACK_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE;
-  const edge = await createEdge({
-    port: opts.edgePort ?? envPort('HOLDBACK_EDGE_PORT', 4566),
-    clock,
-    tables: createTableInputs(DEFAULT_TABLE_NAMES),
-    eventSource,
-    targets: {
-      orderEvents: invoke('holdback-order-events', orderEvents),
-      release: invoke('holdback-release', release),
-      sweep: invoke('holdback-sweep', sweep),
-    },
-    log: opts.log ?? (() => undefined),
-  });
+    // The edge needs its targets before Holdback's dependencies can point at the edge: the targets resolve them late.
+    let deps: Dependencies | undefined;
+    const getDeps = (): Dependencies => {
+      if (!deps) throw new Error('the local runtime is still starting');
+      return deps;
+    };
+    const invoke = (name: HandlerName, handler: (event: never, context: Context) => Promise<unknown>) =>
+      (event: unknown) => handler(event as never, lambdaContext(LOCAL_FUNCTION_NAMES[name]));
 
-  // The production composition root, fed the variables the CDK stack would set, pointed at the edge and the sandbox.
-  const config = readRuntimeConfig({
-    [RUNTIME_ENV.region]: 'us-east-1',
-    [RUNTIME_ENV.endpoint]: edge.url,
-    [TABLE_ENV.orders]: DEFAULT_TABLE_NAMES.orders,
-    [TABLE_ENV.config]: DEFAULT_TABLE_NAMES.config,
-    [TABLE_ENV.rejected]: DEFAULT_TABLE_NAMES.rejected,
-    [RUNTIME_ENV.eventBus]: process.env.HOLDBACK_EVENT_BUS ?? DEFAULT_EVENT_BUS,
-    [RUNTIME_ENV.eventSource]: eventSource,
-    [RUNTIME_ENV.gatewayBaseUrl]: sandbox.url,
-    [RUNTIME_ENV.gatewayClientId]: sandbox.context.config.clientId,
-    [RUNTIME_ENV.gatewayClientSecret]: sandbox.context.config.clientSecret,
-    [RUNTIME_ENV.gatewayRatePerMinute]: String(opts.gatewayRatePerMinute ?? 600),
-    [RUNTIME_ENV.gatewayMaxWaitMs]: opts.gatewayMaxWaitMs === undefined ? undefined : String(opts.gatewayMaxWaitMs),
-    [RUNTIME_ENV.gatewayTimeoutMs]: opts.gatewayTimeoutMs === undefined ? undefined : String(opts.gatewayTimeoutMs),
-    [RUNTIME_ENV.releaseFunctionArn]: localFunctionArn('release'),
-    [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
-  });
-  deps = buildDependencies(config, { clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger });
+    const eventSource = process.env.HOLDBACK_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE;
+    const edge = await createEdge({
+      port: opts.edgePort ?? envPort('HOLDBACK_EDGE_PORT', 4566),
+      clock,
+      tables: createTableInputs(DEFAULT_TABLE_NAMES),
+      eventSource,
+      targets: {
+        orderEvents: invoke('orderEvents', makeOrderEventsHandler(getDeps)),
+        release: invoke('release', makeReleaseHandler(getDeps)),
+        sweep: invoke('sweep', makeSweepHandler(getDeps)),
+      },
+      log: opts.log ?? (() => undefined),
+    });
+    started.push(() => edge.close());
 
-  const apiHandler = makeApiHandler(getDeps);
-  const api = await createApiServer({
-    port: opts.apiPort ?? envPort('HOLDBACK_API_PORT', 4000),
-    handler: (event) => apiHandler(event, lambdaContext('holdback-api')) as never,
-  });
-  // The gateway's settlement webhooks come back to Holdback's receiver, as they would from the real gateway.
-  sandbox.state.merchant.webhookUrl = `${api.url}/webhooks/gateway`;
-  clock.start();
+    // The production composition root, fed the variables the CDK stack would set, pointed at the edge and the sandbox.
+    const config = readRuntimeConfig({
+      [RUNTIME_ENV.region]: LOCAL_REGION,
+      [RUNTIME_ENV.endpoint]: edge.url,
+      [TABLE_ENV.orders]: DEFAULT_TABLE_NAMES.orders,
+      [TABLE_ENV.config]: DEFAULT_TABLE_NAMES.config,
+      [TABLE_ENV.rejected]: DEFAULT_TABLE_NAMES.rejected,
+      [RUNTIME_ENV.eventBus]: process.env.HOLDBACK_EVENT_BUS ?? DEFAULT_EVENT_BUS,
+      [RUNTIME_ENV.eventSource]: eventSource,
+      [RUNTIME_ENV.gatewayBaseUrl]: sandbox.url,
+      [RUNTIME_ENV.gatewayClientId]: sandbox.context.config.clientId,
+      [RUNTIME_ENV.gatewayClientSecret]: sandbox.context.config.clientSecret,
+      [RUNTIME_ENV.gatewayRatePerMinute]: String(opts.gatewayRatePerMinute ?? 600),
+      [RUNTIME_ENV.gatewayMaxWaitMs]: opts.gatewayMaxWaitMs === undefined ? undefined : String(opts.gatewayMaxWaitMs),
+      [RUNTIME_ENV.gatewayTimeoutMs]: opts.gatewayTimeoutMs === undefined ? undefined : String(opts.gatewayTimeoutMs),
+      [RUNTIME_ENV.releaseFunctionArn]: localFunctionArn('release'),
+      [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
+    });
+    deps = buildDependencies(config, { clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger });
 
-  const idle = async (): Promise<void> => {
-    // Deliveries can start webhooks and webhooks can start deliveries: settle until both are quiet.
-    for (let i = 0; i < 10; i += 1) {
-      await edge.idle();
-      await sandbox.webhooks.idle();
-      await edge.idle();
-    }
-  };
-  return {
-    clock, sandbox, edge, api, deps: getDeps(), idle,
-    close: async () => {
-      clock.stop();
-      await api.close();
-      await edge.close();
-      await sandbox.close();
-    },
-  };
+    const apiHandler = makeApiHandler(getDeps);
+    const api = await createApiServer({
+      port: opts.apiPort ?? envPort('HOLDBACK_API_PORT', 4000),
+      handler: (event) => apiHandler(event, lambdaContext('holdback-api')) as never,
+    });
+    started.push(() => api.close());
+    // The gateway's settlement webhooks come back to Holdback's receiver, as they would from the real gateway.
+    sandbox.state.merchant.webhookUrl = `${api.url}/webhooks/gateway`;
+
+    // Deliveries start webhooks (through the gateway) and webhooks start deliveries (through Holdback's API). A round
+    // waits for the edge, then the webhooks; any delivery a webhook started is still in flight when the webhook ends,
+    // so an edge that is quiet right after the webhooks went quiet means the chain has ended, however long it was.
+    const idle = async (): Promise<void> => {
+      do {
+        await edge.idle();
+        await sandbox.webhooks.idle();
+      } while (edge.busy());
+    };
+    // Each fired timer (a release schedule, a sandbox settlement) settles the same way before the next one fires.
+    clock.settle = idle;
+    clock.start();
+    return { clock, sandbox, edge, api, deps: getDeps(), idle, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -319,7 +319,10 @@ export class LocalScheduler {
       await this.invoke(record);
       if (!this.isCurrent(record, generation)) return; // the handler updated or deleted its own schedule
       if (record.timing.kind === 'rate') {
-        const next = nextRateDue(due, record.timing.periodMs, this.opts.clock.advancingTo);
+        // Coalescing stops at EndDate, so a jump past it still runs the last period inside the window.
+        const jumpingTo = this.opts.clock.advancingTo;
+        const bound = jumpingTo === null ? null : Math.min(jumpingTo, record.EndDate ?? Infinity);
+        const next = nextRateDue(due, record.timing.periodMs, bound);
         this.arm(record, record.EndDate !== undefined && next > record.EndDate ? null : next);
       } else if (record.ActionAfterCompletion === 'DELETE') {
         this.remove(record);

@@ -1,27 +1,21 @@
 /** `npm start`: the embedded default in the foreground, with its addresses and a copy-paste example. */
 import { startLocal } from './runtime';
+import { DEFAULT_CLIENT_SECRET } from '../sandbox/app';
+import { parseInstant } from '../functions/domain/dates';
 
 export interface StartOptions {
   clock?: string;
   frozen: boolean;
 }
 
-function parseClockStart(text: string | undefined): Date | undefined {
-  if (text === undefined) return undefined;
-  const at = new Date(text);
-  if (!/([+-]\d{2}:\d{2}|Z)$/.test(text) || Number.isNaN(at.getTime())) {
-    throw new Error(`--clock: "${text}" is not an ISO 8601 instant with an offset; send e.g. 2022-12-02T16:05:00+05:30`);
-  }
-  return at;
-}
-
 /** The example a new user pastes into a second terminal, in this folder (it uses the installed AWS SDK). */
-export function exampleScript(urls: { api: string; edge: string; sandbox: string }, clientId: string, clientSecret: string): string {
+function exampleScript(urls: { api: string; edge: string; sandbox: string }, clientId: string): string {
+  // The secret is read in that terminal, never printed here: only the public default is spelled out.
   return `node --input-type=module <<'EOF'
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 const sandbox = '${urls.sandbox}', api = '${urls.api}';
 const gw = { 'content-type': 'application/json', 'x-api-version': '2022-09-01',
-  'x-client-id': '${clientId}', 'x-client-secret': '${clientSecret}' };
+  'x-client-id': '${clientId}', 'x-client-secret': process.env.SANDBOX_CLIENT_SECRET ?? '${DEFAULT_CLIENT_SECRET}' };
 const post = (url, body, headers = gw, method = 'POST') => fetch(url, { method, headers, body: JSON.stringify(body) }).then((r) => r.json());
 const orderId = 'order-' + Date.now();
 // 1. The marketplace's vendors and checkout at the gateway (sandbox): an order split between two vendors, paid now.
@@ -48,18 +42,22 @@ EOF`;
 }
 
 export async function runStart(opts: StartOptions): Promise<void> {
-  const runtime = await startLocal({ clockStart: parseClockStart(opts.clock), frozen: opts.frozen, log: (line) => console.log(line) });
+  const clockStart = opts.clock === undefined ? undefined : parseInstant(opts.clock, '--clock').toJSDate();
+  const runtime = await startLocal({ clockStart, frozen: opts.frozen, log: (line) => console.log(line) });
   const urls = { api: runtime.api.url, edge: runtime.edge.url, sandbox: runtime.sandbox.url };
   const { clientId, clientSecret } = runtime.sandbox.context.config;
+  const secretNote = clientSecret === DEFAULT_CLIENT_SECRET
+    ? ''
+    : '\n(The sandbox\'s client secret comes from SANDBOX_CLIENT_SECRET and is not shown: set it in that terminal too.)';
   console.log(`Holdback is running (embedded default), clock at ${runtime.clock.now().setZone('Asia/Kolkata').toISO()}${opts.frozen ? ' (frozen)' : ''}
 
   Holdback API      ${urls.api}        (GET /health, /settings, /vendors/{id}/policy, /orders/{id}, POST /predictions ...)
   Local AWS edge    ${urls.edge}        (DynamoDB, EventBridge PutEvents, EventBridge Scheduler, /_local/clock)
   Gateway sandbox   ${urls.sandbox}        (base_url ${urls.sandbox}/pg, vendor_base_url ${urls.sandbox}; client id ${clientId})
 
-Send an order.paid with the AWS SDK: paste this in another terminal, in this folder:
+Send an order.paid with the AWS SDK: paste this in another terminal, in this folder:${secretNote}
 
-${exampleScript(urls, clientId, clientSecret)}
+${exampleScript(urls, clientId)}
 
 Move time: curl -s -XPOST ${urls.edge}/_local/clock -d '{"advance":"P3D"}' ; then GET ${urls.api}/orders/<orderId> again.
 Ctrl-C stops everything.`);

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError, fieldError, type SandboxContext, type SandboxRequest } from './http';
 
-export const API_VERSION = '2022-09-01';
+const API_VERSION = '2022-09-01';
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -1,13 +1,15 @@
 /** The vendor settlement eligibility PUT ({vendor_base_url}/api/v2/...), its eight answers, rate limit and audit log. */
 import { requireClient } from './auth';
 import { GatewayError, type SandboxContext, type SandboxReply, type SandboxRequest, type SandboxRouteModule } from './http';
-import { armSettlement, shownSettlementStatus } from './settlement';
-import { DateTime } from 'luxon';
+import { armSettlement, maxEligibility, shownSettlementStatus } from './settlement';
 import { settlementKey } from './state';
-import { IST, isoIst, parseIstWallTime } from './time';
+import { isoIst, parseIstWallTime } from './time';
 
-/** The documented messages (gateway-facts section 1), plus the sandbox's own for a date before the transaction. */
-export const ELIGIBILITY_MESSAGES = {
+/**
+ * The documented messages (gateway-facts section 1), plus the sandbox's own for a future date before the transaction
+ * (only possible when the pay control set a transaction time in the future).
+ */
+const ELIGIBILITY_MESSAGES = {
   updated: 'Updated vendor settlement eligibility date',
   deferredNotEnabled: 'Deferred settlement is not enabled for merchant',
   orderMissing: 'Order ID does not exist',
@@ -45,10 +47,10 @@ function decide(ctx: SandboxContext, orderId: string, vendorId: string, requeste
   if (status === 'SETTLED') return fail(ELIGIBILITY_MESSAGES.alreadySettled);
   if (status === 'IN_PROGRESS') return fail(ELIGIBILITY_MESSAGES.inProgress);
   const paidAt = Date.parse(order.payment_time);
-  const max = DateTime.fromMillis(paidAt, { zone: IST }).plus({ days: state.merchant.deferByDays }).toMillis();
-  if (wanted < paidAt) return fail(ELIGIBILITY_MESSAGES.beforeTransaction);
-  if (wanted > max) return fail(ELIGIBILITY_MESSAGES.beyondMax);
+  if (wanted > maxEligibility(state, paidAt)) return fail(ELIGIBILITY_MESSAGES.beyondMax);
+  // A past date before the transaction gets the documented "in the past", the answer a caller knows how to handle.
   if (wanted < now) return fail(ELIGIBILITY_MESSAGES.inPast);
+  if (wanted < paidAt) return fail(ELIGIBILITY_MESSAGES.beforeTransaction);
   record.eligibility = isoIst(wanted);
   record.eligibility_updates += 1;
   armSettlement(ctx, record);

@@ -3,7 +3,7 @@ import { GatewayError, send, type SandboxRouteModule } from './http';
 import type { FaultKind, FaultSettings } from './state';
 
 /** mulberry32: small, seedable, good enough to spread faults; advances `faults.rngState`. */
-export function drawFault(faults: FaultSettings): number {
+function drawFault(faults: FaultSettings): number {
   faults.rngState = (faults.rngState + 0x6d2b79f5) | 0;
   let t = faults.rngState;
   t = Math.imul(t ^ (t >>> 15), t | 1);

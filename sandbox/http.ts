@@ -73,7 +73,7 @@ export class GatewayError extends Error {
 }
 
 /** Statuses and types of the PG API 2022-09-01 (gateway-facts section 3). */
-export function errorTypeFor(status: number): string {
+function errorTypeFor(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 422) return 'idempotency_error';
   if (status === 429) return 'rate_limit_error';

@@ -10,10 +10,11 @@ import { IST, isoIst, parseIsoWithOffset } from './time';
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{3,45}$/;
 const CUSTOMER_ID_PATTERN = /^[A-Za-z0-9_-]{1,50}$/;
-const PHONE_PATTERN = /^\+?[0-9]{8,15}$/;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const IFSC_PATTERN = /^[A-Z]{4}0[A-Z0-9]{6}$/;
-const ACCOUNT_PATTERN = /^[A-Za-z0-9]{6,20}$/;
+/** Contact and bank-account shapes shared by orders, links and vendors. */
+export const PHONE_PATTERN = /^\+?[0-9]{8,15}$/;
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const IFSC_PATTERN = /^[A-Z]{4}0[A-Z0-9]{6}$/;
+export const ACCOUNT_PATTERN = /^[A-Za-z0-9]{6,20}$/;
 const DEFAULT_EXPIRY_DAYS = 30;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -45,7 +46,8 @@ function optionalText(field: string, value: unknown, max: number, min = 0): stri
   return value;
 }
 
-function optionalUrl(field: string, value: unknown): string | null {
+/** An optional absolute http(s) URL (notify and return addresses), or null when absent. */
+export function optionalUrl(field: string, value: unknown): string | null {
   const text = optionalText(field, value, 2000);
   if (text === null) return null;
   let ok = false;
@@ -58,15 +60,16 @@ function optionalUrl(field: string, value: unknown): string | null {
   return text;
 }
 
-function parseCustomer(value: unknown, tpv: boolean): CustomerRecord {
-  if (!present(value)) throw fieldError('customer_details', 'missing', 'is required. Send customer_id and customer_phone at least', value);
-  if (!isObject(value)) throw fieldError('customer_details', 'invalid', 'must be an object with customer_id and customer_phone', value);
+/** The customer fields an order and a payment link check alike: phone, e-mail, name and the TPV bank account. */
+export type CustomerContact = Pick<CustomerRecord, 'customer_phone' | 'customer_email' | 'customer_name' | 'customer_bank_account_number' | 'customer_bank_ifsc'>;
+
+/**
+ * Validates those fields of a customer_details object (errors name `customer_details.<field>`); under TPV the
+ * account number and IFSC are required. customer_id and customer_bank_code are left to the caller: an order requires
+ * the id and takes the bank code as an integer, a link takes it as a string (interface 2.2).
+ */
+export function parseCustomerContact(value: Record<string, unknown>, tpv: boolean): CustomerContact {
   const f = (name: string): string => `customer_details.${name}`;
-  const id = value.customer_id;
-  if (!present(id)) throw fieldError(f('customer_id'), 'missing', 'is required. Send your id of the customer', id);
-  if (typeof id !== 'string' || !CUSTOMER_ID_PATTERN.test(id)) {
-    throw fieldError(f('customer_id'), 'invalid', 'must be 1 to 50 characters of letters, digits, _ or -', id);
-  }
   const phone = value.customer_phone;
   if (!present(phone)) throw fieldError(f('customer_phone'), 'missing', 'is required. Send the customer phone number, e.g. 9999999999', phone);
   if (typeof phone !== 'string' || !PHONE_PATTERN.test(phone)) {
@@ -78,7 +81,6 @@ function parseCustomer(value: unknown, tpv: boolean): CustomerRecord {
 
   const account = value.customer_bank_account_number;
   const ifsc = value.customer_bank_ifsc;
-  const code = value.customer_bank_code;
   if (tpv && !present(account)) {
     throw fieldError(f('customer_bank_account_number'), 'missing', 'is required for bank account verification (TPV). Send the customer account number', account);
   }
@@ -91,18 +93,29 @@ function parseCustomer(value: unknown, tpv: boolean): CustomerRecord {
   if (present(ifsc) && (typeof ifsc !== 'string' || !IFSC_PATTERN.test(ifsc))) {
     throw fieldError(f('customer_bank_ifsc'), 'invalid', 'must be 11 characters: four capital letters, a zero, then six letters or digits, e.g. SBIN0001234', ifsc);
   }
-  if (present(code) && (typeof code !== 'number' || !Number.isInteger(code) || code <= 0)) {
-    throw fieldError(f('customer_bank_code'), 'invalid', 'must be a positive integer bank code, e.g. 3044', code);
-  }
   return {
-    customer_id: id,
     customer_name: name,
     customer_email: email,
     customer_phone: phone,
     customer_bank_account_number: (account as string | undefined) ?? null,
     customer_bank_ifsc: (ifsc as string | undefined) ?? null,
-    customer_bank_code: (code as number | undefined) ?? null,
   };
+}
+
+function parseCustomer(value: unknown, tpv: boolean): CustomerRecord {
+  if (!present(value)) throw fieldError('customer_details', 'missing', 'is required. Send customer_id and customer_phone at least', value);
+  if (!isObject(value)) throw fieldError('customer_details', 'invalid', 'must be an object with customer_id and customer_phone', value);
+  const id = value.customer_id;
+  if (!present(id)) throw fieldError('customer_details.customer_id', 'missing', 'is required. Send your id of the customer', id);
+  if (typeof id !== 'string' || !CUSTOMER_ID_PATTERN.test(id)) {
+    throw fieldError('customer_details.customer_id', 'invalid', 'must be 1 to 50 characters of letters, digits, _ or -', id);
+  }
+  const contact = parseCustomerContact(value, tpv);
+  const code = value.customer_bank_code;
+  if (present(code) && (typeof code !== 'number' || !Number.isInteger(code) || code <= 0)) {
+    throw fieldError('customer_details.customer_bank_code', 'invalid', 'must be a positive integer bank code, e.g. 3044', code);
+  }
+  return { customer_id: id, ...contact, customer_bank_code: (code as number | undefined) ?? null };
 }
 
 function splitsError(index: number, reason: string, value: unknown): GatewayError {
@@ -210,7 +223,7 @@ export function createOrder(ctx: SandboxContext, body: Record<string, unknown>):
 }
 
 /** The order as the gateway shows it (2022-09-01 OrdersEntity): bank fields are never echoed. */
-export function orderResponse(ctx: SandboxContext, order: OrderRecord): Record<string, unknown> {
+function orderResponse(ctx: SandboxContext, order: OrderRecord): Record<string, unknown> {
   const base = `${ctx.config.baseUrl}/pg/orders/${encodeURIComponent(order.order_id)}`;
   return {
     cf_order_id: order.cf_order_id,

@@ -3,7 +3,7 @@ import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import type { SandboxTimer } from './clock';
 import { GatewayError, type SandboxContext } from './http';
-import { nextSettlementSlot } from './schedule';
+import { DEFAULT_SCHEDULE_OPTION, nextSettlementSlot } from './schedule';
 import {
   effectiveOrderStatus,
   settlementKey,
@@ -15,7 +15,7 @@ import {
 import { IST, isoIst } from './time';
 
 /** A vendor's settlement reads IN_PROGRESS from this long before its slot until it settles. */
-export const IN_PROGRESS_WINDOW_MS = 10 * 60 * 1000;
+const IN_PROGRESS_WINDOW_MS = 10 * 60 * 1000;
 
 export type ShownSettlementStatus = 'PENDING' | 'IN_PROGRESS' | 'SETTLED';
 
@@ -51,16 +51,20 @@ export function splitShares(order: OrderRecord): Array<{ vendor_id: string; amou
   }));
 }
 
-/** Default eligibility: the transaction time plus Defer by Days, or the transaction time itself when deferral is off. */
-export function defaultEligibility(state: SandboxState, paymentTimeMs: number): number {
-  if (!state.merchant.deferredSettlementEnabled) return paymentTimeMs;
+/** The latest eligibility the merchant's Defer by Days allows (interface 4.5 rule 1): transaction time + that many days. */
+export function maxEligibility(state: SandboxState, paymentTimeMs: number): number {
   return DateTime.fromMillis(paymentTimeMs, { zone: IST }).plus({ days: state.merchant.deferByDays }).toMillis();
+}
+
+/** Default eligibility: that maximum (4.5 rule 5), or the transaction time itself when deferral is off. */
+export function defaultEligibility(state: SandboxState, paymentTimeMs: number): number {
+  return state.merchant.deferredSettlementEnabled ? maxEligibility(state, paymentTimeMs) : paymentTimeMs;
 }
 
 /** (Re)computes the vendor's slot from its eligibility and sets the timer that settles it there. */
 export function armSettlement(ctx: SandboxContext, record: VendorSettlementRecord): void {
   const vendor = ctx.state.vendors.get(record.vendor_id);
-  const option = vendor?.schedule_option ?? 1;
+  const option = vendor?.schedule_option ?? DEFAULT_SCHEDULE_OPTION;
   const slot = nextSettlementSlot(option, Date.parse(record.eligibility), ctx.state.merchant.holidays);
   record.scheduled_at = isoIst(slot);
   const key = settlementKey(record.order_id, record.vendor_id);

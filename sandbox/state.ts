@@ -180,7 +180,7 @@ export interface SandboxState {
   counters: { cfOrderId: number; cfPaymentId: number; cfLinkId: number; settlementId: number; webhookId: number };
 }
 
-export function defaultMerchant(): MerchantSettings {
+function defaultMerchant(): MerchantSettings {
   return { deferByDays: 15, deferredSettlementEnabled: true, tpvEnabled: false, webhookUrl: null, holidays: [] };
 }
 

@@ -1,15 +1,13 @@
 /** Easy Split: vendors (create, fetch) and the order recon that shows each split vendor's settlement. */
 import { requirePgAccess } from './auth';
 import { GatewayError, fieldError, jsonReply, objectBody, type SandboxContext, type SandboxRouteModule } from './http';
-import { findOrder } from './orders';
+import { EMAIL_PATTERN, PHONE_PATTERN, findOrder } from './orders';
 import { DEFAULT_SCHEDULE_OPTION, SCHEDULE_MESSAGES, isScheduleOption } from './schedule';
 import { shownSettlementStatus, splitShares } from './settlement';
 import { effectiveOrderStatus, settlementKey, type OrderRecord, type VendorRecord, type VendorStatus } from './state';
 import { isoIst } from './time';
 
-export const VENDOR_ID_PATTERN = /^[A-Za-z0-9_-]{1,50}$/;
-const PHONE_PATTERN = /^\+?[0-9]{8,15}$/;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const VENDOR_ID_PATTERN = /^[A-Za-z0-9_-]{1,50}$/;
 const STATUSES: readonly VendorStatus[] = ['ACTIVE', 'BLOCKED'];
 
 function requiredText(field: string, value: unknown, max: number, shape: RegExp | null, what: string): string {

@@ -4,10 +4,10 @@ import type { SandboxClock } from './clock';
 import type { SandboxState, WebhookDelivery } from './state';
 import { isoIst } from './time';
 
-export const WEBHOOK_VERSION = '2022-09-01';
+const WEBHOOK_VERSION = '2022-09-01';
 
 /** x-webhook-signature = base64(HMAC-SHA256(key = client secret, message = timestamp + raw body)). */
-export function signWebhook(secret: string, timestamp: string, rawBody: string): string {
+function signWebhook(secret: string, timestamp: string, rawBody: string): string {
   return createHmac('sha256', secret).update(timestamp + rawBody).digest('base64');
 }
 

@@ -6,7 +6,7 @@ import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { eventKey, parseOrderEvent } from '../domain/order-events';
 import { planRelease, vendorFacts } from '../domain/release';
 import { defaultPolicy } from '../domain/settings';
-import type { OrderEvent, OrderRecord, RejectedEvent, Settings, VendorRelease } from '../domain/types';
+import type { OrderEvent, OrderRecord, RejectedEvent, Settings, VendorPolicy, VendorRelease } from '../domain/types';
 import { maxEligibility } from '../domain/window';
 import { describeError } from './errors';
 import { VersionConflictError, type Dependencies } from './ports';
@@ -51,6 +51,7 @@ export async function handleOrderEvent(
     return reject(deps, detailType, detail, envelope, error.issues);
   }
 
+  let existingPaid: OrderRecord | null = null;
   if (event.type === 'order.paid') {
     const existing = await deps.orders.getOrder(event.orderId);
     if (existing && !samePayment(existing, event)) {
@@ -60,59 +61,86 @@ export async function handleOrderEvent(
         expected: 'the same order.paid again (a duplicate is fine) or a new orderId for a different order',
       }]);
     }
+    existingPaid = existing;
   }
 
   const now = deps.clock.now();
   const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
+  let known: KnownOrder = {};
   if (event.type === 'order.paid') {
     const settings = await deps.settings.get();
-    // false means it exists already (a duplicate, or a concurrent twin): the first record stays.
-    await deps.orders.createOrder(orderRecordOf(event, settings, storedInstant(now)));
+    const record = orderRecordOf(event, settings, storedInstant(now));
+    // false means it exists already (a duplicate, or a concurrent twin): the first record stays, and an order record
+    // never changes once written, so the one read above is it (null only for a twin that wrote meanwhile).
+    const created = await deps.orders.createOrder(record);
+    known = { order: created ? record : existingPaid, settings };
   }
-  const releases = await reconcileOrder(deps, event.orderId);
+  const releases = await reconcileOrder(deps, event.orderId, known);
   return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases };
+}
+
+/** What the caller has read already, so that one event reads the order and the settings once. */
+interface KnownOrder {
+  order?: OrderRecord | null;
+  settings?: Settings;
 }
 
 /**
  * Plans every vendor of a paid order from all its stored events and records what changed; nothing happens for an
- * order that is not paid yet. Safe to call any number of times.
+ * order that is not paid yet. Safe to call any number of times. Every release is written before any side effect
+ * starts, so the releases read once up front are as fresh as per-vendor reads would be; a conditional write that
+ * still loses re-reads that one release.
  */
-export async function reconcileOrder(deps: Dependencies, orderId: string): Promise<VendorRelease[]> {
-  const order = await deps.orders.getOrder(orderId);
+async function reconcileOrder(deps: Dependencies, orderId: string, known: KnownOrder): Promise<VendorRelease[]> {
+  const order = known.order ?? await deps.orders.getOrder(orderId);
   if (!order) return [];
-  const [settings, stored] = await Promise.all([deps.settings.get(), deps.orders.listEvents(orderId)]);
+  const [settings, stored, releases] = await Promise.all([
+    known.settings ?? deps.settings.get(),
+    deps.orders.listEvents(orderId),
+    deps.orders.listReleases(orderId),
+  ]);
+  const policies = await Promise.all(order.vendors.map((v) => deps.policies.current(v.vendorId)));
   const events = stored.map((s) => s.event);
-  const releases: VendorRelease[] = [];
-  for (const vendor of order.vendors) {
-    releases.push(await reconcileVendor(deps, order, vendor, settings, events));
+  const currentOf = new Map(releases.map((r) => [r.vendorId, r]));
+  const written: { current: VendorRelease | null; next: VendorRelease }[] = [];
+  const result: VendorRelease[] = [];
+  for (const [i, vendor] of order.vendors.entries()) {
+    const policy = policies[i] ?? defaultPolicy(vendor.vendorId, settings);
+    const outcome = await reconcileVendor(deps, order, vendor, { settings, policy, events }, currentOf.get(vendor.vendorId) ?? null);
+    if (outcome.written) written.push({ current: outcome.current, next: outcome.release });
+    result.push(outcome.release);
   }
-  return releases;
+  for (const { current, next } of written) await startSideEffects(deps, current, next, settings);
+  return result;
 }
+
+/** The release as stored after planning, and whether this call wrote it (from `current`). */
+type VendorOutcome =
+  | { written: false; release: VendorRelease }
+  | { written: true; release: VendorRelease; current: VendorRelease | null };
 
 async function reconcileVendor(
   deps: Dependencies,
   order: OrderRecord,
   vendor: { vendorId: string; amount: string },
-  settings: Settings,
-  events: OrderEvent[],
-): Promise<VendorRelease> {
-  const policy = (await deps.policies.current(vendor.vendorId)) ?? defaultPolicy(vendor.vendorId, settings);
-  const facts = vendorFacts(events, vendor.vendorId);
+  plan: { settings: Settings; policy: VendorPolicy; events: OrderEvent[] },
+  read: VendorRelease | null,
+): Promise<VendorOutcome> {
+  const facts = vendorFacts(plan.events, vendor.vendorId);
+  let current = read;
   for (let attempt = 1; ; attempt++) {
-    const current = await deps.orders.getRelease(order.orderId, vendor.vendorId);
     const now = deps.clock.now();
-    const planned = planRelease({ order, vendorId: vendor.vendorId, amount: vendor.amount, policy, settings, facts, now, current });
-    if (current && sameRelease(current, planned)) return current;
+    const planned = planRelease({ order, vendorId: vendor.vendorId, amount: vendor.amount, policy: plan.policy, settings: plan.settings, facts, now, current });
+    if (current && sameRelease(current, planned)) return { written: false, release: current };
     const next = nextVersion(planned, current, now);
     try {
       await deps.orders.putRelease(next, current?.version ?? null);
+      return { written: true, release: next, current };
     } catch (error) {
       // Someone else wrote this release meanwhile (another event, the release handler): plan again from theirs.
-      if (error instanceof VersionConflictError && attempt < MAX_WRITE_ATTEMPTS) continue;
-      throw error;
+      if (!(error instanceof VersionConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
     }
-    await startSideEffects(deps, current, next);
-    return next;
+    current = await deps.orders.getRelease(order.orderId, vendor.vendorId);
   }
 }
 
@@ -120,7 +148,7 @@ async function reconcileVendor(
  * After the write: cancel a schedule that no longer applies, create the new one, or send at once. A failure here is
  * logged, not thrown: the release is stored, and the sweep re-drives any send whose schedule went missing.
  */
-async function startSideEffects(deps: Dependencies, current: VendorRelease | null, next: VendorRelease): Promise<void> {
+async function startSideEffects(deps: Dependencies, current: VendorRelease | null, next: VendorRelease, settings: Settings): Promise<void> {
   const ids = { orderId: next.orderId, vendorId: next.vendorId };
   try {
     if (current?.state === 'SCHEDULED' && current.releaseKey && current.releaseKey !== next.releaseKey) {
@@ -131,7 +159,8 @@ async function startSideEffects(deps: Dependencies, current: VendorRelease | nul
       await deps.scheduler.schedule(command, parseInstant(next.sendAt, 'sendAt'));
     }
     if (next.state === 'PLANNED' && command) {
-      await releaseVendor(deps, command);
+      // The release and settings just written and read: the send's conditional move to APPLYING still guards it.
+      await releaseVendor(deps, command, { release: next, settings });
     }
   } catch (error) {
     deps.logger.error('release side effect failed; the sweep will re-drive it', { ...ids, state: next.state, error: describeError(error) });

@@ -4,7 +4,7 @@ import type { RejectedEvent } from '../domain/types';
 import type { Dependencies } from './ports';
 import { inZone } from './response-times';
 
-export const MAX_REJECTED_LIMIT = 500;
+const MAX_REJECTED_LIMIT = 500;
 
 export async function listRejectedEvents(deps: Dependencies, limitText?: string | null): Promise<RejectedEvent[]> {
   const limit = limitText === undefined || limitText === null || limitText === '' ? 100 : Number(limitText);

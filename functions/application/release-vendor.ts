@@ -2,7 +2,7 @@
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../domain/dates';
 import { WINDOW_CLOSED_REASON, applyAnswer, prepareSend } from '../domain/release';
-import type { HoldbackEvent, ReleaseCommand, VendorRelease } from '../domain/types';
+import type { HoldbackEvent, ReleaseCommand, Settings, VendorRelease } from '../domain/types';
 import { describeError } from './errors';
 import { VersionConflictError, type Dependencies } from './ports';
 import { releaseScheduleName } from '../routing';
@@ -23,9 +23,16 @@ export type ReleaseVendorResult =
  * The only caller of the gateway's eligibility PUT. The conditional move to APPLYING (version + 1) is what makes one
  * release key send at most once however often its schedule or the sweep fires; APPLYING carries a deadline in
  * `sendAt` so that a lost invocation is re-driven by the sweep instead of being lost.
+ *
+ * A caller that has just written the release and read the settings (the planner sending at once) passes them in
+ * `known` instead of having them read again; a stale release only makes the conditional move to APPLYING lose.
  */
-export async function releaseVendor(deps: Dependencies, command: ReleaseCommand): Promise<ReleaseVendorResult> {
-  const release = await deps.orders.getRelease(command.orderId, command.vendorId);
+export async function releaseVendor(
+  deps: Dependencies,
+  command: ReleaseCommand,
+  known: { release?: VendorRelease; settings?: Settings } = {},
+): Promise<ReleaseVendorResult> {
+  const release = known.release ?? await deps.orders.getRelease(command.orderId, command.vendorId);
   if (!release) return { outcome: 'skipped', reason: 'no release for this order and vendor' };
   const now = deps.clock.now();
   const notDue = whyNotDue(release, command, now);
@@ -60,7 +67,7 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
     return (await finish(deps, applying, atMax, [], null)) ?? { outcome: 'at_max', release: atMax };
   }
 
-  const settings = await deps.settings.get();
+  const settings = known.settings ?? await deps.settings.get();
   const result = await deps.gateway.updateEligibility(release.orderId, release.vendorId, send.request);
   const answeredAt = deps.clock.now();
   const answered = applyAnswer({

@@ -26,7 +26,7 @@ export interface SweepResult {
  * A PLANNED or SCHEDULED release is overdue once its schedule had its chance (sendAt plus the grace an APPLYING release
  * gets); an APPLYING one once its deadline passed.
  */
-export function isOverdue(release: VendorRelease, now: DateTime): boolean {
+function isOverdue(release: VendorRelease, now: DateTime): boolean {
   if (!release.sendAt || !release.releaseKey) return false;
   const sendAt = parseInstant(release.sendAt, 'sendAt').toMillis();
   if (isPending(release.state)) return sendAt + APPLYING_DEADLINE_MS < now.toMillis();

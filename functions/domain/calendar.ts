@@ -5,7 +5,7 @@ import type { SettlementDays } from './types';
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** India time is UTC+05:30 all year (no daylight saving since 1945). */
-export const INDIA_OFFSET_MS = 330 * MINUTE_MS;
+const INDIA_OFFSET_MS = 330 * MINUTE_MS;
 
 /** The India-time day number of an instant: days since 1970-01-01 in India. */
 export function indiaDayOf(ms: number): number {

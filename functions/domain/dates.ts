@@ -11,7 +11,7 @@ export const GATEWAY_ZONE = 'Asia/Kolkata';
 export const INDIA_TIME: Zone = FixedOffsetZone.instance(330);
 
 /** The zone to compute in: the IANA name of India time becomes the fixed offset above. */
-export function computeZone(zone: string | Zone): string | Zone {
+function computeZone(zone: string | Zone): string | Zone {
   return zone === GATEWAY_ZONE ? INDIA_TIME : zone;
 }
 

@@ -35,8 +35,9 @@ const SAME_TIME_RANK: Record<OrderEventType, number> = {
   'order.paid': 0, 'order.delivered': 1, 'order.dispute_opened': 2, 'order.dispute_closed': 3, 'order.cancelled': 4,
 };
 
+/** Whether a follow-up event (delivery, dispute, cancellation) is about this vendor; the payment itself adds no fact. */
 function concerns(event: OrderEvent, vendorId: string): boolean {
-  if (event.type === 'order.paid') return event.vendors.some((v) => v.vendorId === vendorId);
+  if (event.type === 'order.paid') return false;
   return !event.vendorIds || event.vendorIds.includes(vendorId);
 }
 
@@ -97,7 +98,7 @@ function ruleTarget(rule: ReleaseRule, transactionTime: DateTime, facts: VendorF
 }
 
 /** Whether nothing more may happen to this release (it was sent, or it reached an end). */
-export function isSentOrFinal(release: VendorRelease): boolean {
+function isSentOrFinal(release: VendorRelease): boolean {
   return release.state === 'APPLYING' || FINAL_STATES.includes(release.state);
 }
 
@@ -149,8 +150,10 @@ function decide(
     reason,
   });
 
-  if (facts.cancelledAt) return { ...base, state: 'CANCELLED', reason: 'order cancelled before the release was sent' };
+  // at_max sends nothing, so neither a dispute nor a cancellation changes it; checked first so that a cancellation
+  // arriving before or after the payment gives the same AT_MAX (AT_MAX is final once recorded).
   if (base.rule.kind === 'at_max') return atMax(null);
+  if (facts.cancelledAt) return { ...base, state: 'CANCELLED', reason: 'order cancelled before the release was sent' };
   if (facts.lastResolution === 'customer_won') return atMax(CUSTOMER_WON_REASON);
   if (nextGatewayMinute(now) > window.maxEligibility) return atMax(WINDOW_CLOSED_REASON);
 
@@ -158,7 +161,7 @@ function decide(
   const target = requested ? clampIntoWindow(requested, window) : null;
   const targetText = target ? formatInstant(target.eligibility, zone) : null;
   if (facts.disputeOpen) {
-    return { ...base, state: 'HELD', targetEligibility: targetText ?? current?.targetEligibility ?? null, clamp: target?.clamp ?? null, reason: 'dispute open' };
+    return { ...base, state: 'HELD', targetEligibility: targetText, clamp: target?.clamp ?? null, reason: 'dispute open' };
   }
   if (!target) return { ...base, state: 'WAITING', reason: 'waiting for the delivery' };
 

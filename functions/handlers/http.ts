@@ -47,7 +47,7 @@ export function pathParameter(event: ApiEvent, name: string): string {
 }
 
 /** What each error a user can cause means in HTTP; anything else is a 500 whose details stay in the log. */
-export function errorResponse(error: unknown, event: ApiEvent, logger: Pick<Logger, 'error'>): ApiResult {
+function errorResponse(error: unknown, event: ApiEvent, logger: Pick<Logger, 'error'>): ApiResult {
   if (error instanceof ValidationError) {
     return json(400, { error: { code: 'validation_error', message: error.message, issues: error.issues } });
   }

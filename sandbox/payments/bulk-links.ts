@@ -5,7 +5,7 @@ import { GatewayError, type SandboxContext, type SandboxRequest } from '../http'
 import { IST } from '../time';
 import { createLink, TPV_NOTE_KEYS } from './links';
 
-export const BULK_COLUMNS = [
+const BULK_COLUMNS = [
   'Link Id', 'Expiry Time', 'Currency', 'Amount', 'Min Amount', 'Description', 'Customer Name', 'Customer Phone',
   'Customer Email', 'Note 1 Title', 'Note 1 Description', 'Note 2 Title', 'Note 2 Description', 'Note 3 Title',
   'Note 3 Description', 'Webhook URL',
@@ -56,7 +56,7 @@ export function csvOfRequest(req: SandboxRequest): string {
 }
 
 /** Expiry Time: "YYYY-MM-DD" (end of that day), "DD-MM-YYYY", "DD/MM/YYYY", "YYYY-MM-DD HH:MM:SS" (India time) or ISO 8601 with offset. */
-export function expiryOfCell(cell: string): string | undefined {
+function expiryOfCell(cell: string): string | undefined {
   const text = cell.trim();
   if (text === '') return undefined;
   const forms: Array<[RegExp, string, boolean]> = [
@@ -80,13 +80,13 @@ function amountOfCell(cell: string): unknown {
 }
 
 /** One CSV row as the body of a create-link request; TPV note titles become the customer's bank fields. */
-export function linkRequestOfRow(cells: string[]): Record<string, unknown> {
+function linkRequestOfRow(cells: string[]): Record<string, unknown> {
   const [linkId, expiry, currency, amount, minAmount, description, name, phone, email, t1, d1, t2, d2, t3, d3, webhook] = cells.map((c) => c.trim());
   const customer: Record<string, unknown> = { customer_phone: phone || undefined, customer_name: name || undefined, customer_email: email || undefined };
   const notes: Record<string, string> = {};
   for (const [title, value] of [[t1, d1], [t2, d2], [t3, d3]]) {
     if (!title) continue;
-    if ((TPV_NOTE_KEYS as readonly string[]).includes(title)) customer[title] = value;
+    if ((TPV_NOTE_KEYS as readonly string[]).includes(title)) customer[title] = value || undefined;
     else notes[title] = value;
   }
   const partial = minAmount !== '';

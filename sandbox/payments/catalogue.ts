@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Decimal from 'decimal.js';
 
 /** Tenures the interface allows (2.7, 8.1). */
-export const ALLOWED_TENURES: readonly number[] = [3, 6, 9, 12, 14, 18, 24, 36];
+const ALLOWED_TENURES: readonly number[] = [3, 6, 9, 12, 14, 18, 24, 36];
 
 export type EmiType = 'Standard' | 'No Cost';
 export type CardType = 'Credit' | 'Debit' | 'Cardless';
@@ -84,7 +84,7 @@ export function loadCatalogue(env: NodeJS.ProcessEnv = process.env): Catalogue {
 }
 
 /** Validates a parsed catalogue document and indexes it; every error names the path inside the document. */
-export function parseCatalogue(doc: unknown, source: string): Catalogue {
+function parseCatalogue(doc: unknown, source: string): Catalogue {
   const fail = (at: string, what: string, got: unknown): never => {
     throw new CatalogueError(`catalogue ${source}: ${at}: ${what}; found ${JSON.stringify(got)}`);
   };

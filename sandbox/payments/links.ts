@@ -2,15 +2,11 @@
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { fieldError, GatewayError, type SandboxContext } from '../http';
-import { parseAmount } from '../orders';
+import { optionalUrl, parseAmount, parseCustomerContact, type CustomerContact } from '../orders';
 import type { LinkRecord } from '../state';
 import { IST, isoIst, parseIsoWithOffset } from '../time';
-import { IFSC_PATTERN } from './tpv';
 
-export const LINK_ID_PATTERN = /^[A-Za-z0-9_-]{1,50}$/;
-const PHONE_PATTERN = /^\+?[0-9]{8,15}$/;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const ACCOUNT_PATTERN = /^[A-Za-z0-9]{6,20}$/;
+const LINK_ID_PATTERN = /^[A-Za-z0-9_-]{1,50}$/;
 const DEFAULT_EXPIRY_DAYS = 30;
 /** The TPV fields a link carries, in customer_details of the request and link_notes of the response. */
 export const TPV_NOTE_KEYS = ['customer_bank_account_number', 'customer_bank_code', 'customer_bank_ifsc'] as const;
@@ -37,7 +33,7 @@ export interface StoredLink {
   link_auto_reminders: boolean;
   link_notify: { send_email: boolean; send_sms: boolean };
   /** The customer as an order needs it (TPV account included). */
-  payer: { customer_phone: string; customer_email: string | null; customer_name: string | null; customer_bank_account_number: string | null; customer_bank_ifsc: string | null; customer_bank_code: number | null };
+  payer: CustomerContact & { customer_bank_code: number | null };
   /** Orders created from the link page, oldest first. */
   order_ids: string[];
 }
@@ -62,42 +58,19 @@ function flag(field: string, value: unknown): boolean {
   throw fieldError(field, 'invalid', 'must be true or false', value);
 }
 
-function url(field: string, value: unknown): string | null {
-  const given = text(field, value, 2000, false);
-  if (given === null) return null;
-  let ok = false;
-  try {
-    ok = ['http:', 'https:'].includes(new URL(given).protocol);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw fieldError(field, 'invalid', 'must be an absolute http(s) URL', given);
-  return given;
-}
-
+/** customer_details of 2.10: the fields an order checks too (orders.ts), and the bank code as a string (2.2). */
 function customer(value: unknown, tpv: boolean): StoredLink['payer'] {
   if (!present(value)) throw fieldError('customer_details', 'missing', 'is required. Send at least customer_phone', '');
   if (!isObject(value)) throw fieldError('customer_details', 'invalid', 'must be an object with at least customer_phone', value);
-  const f = (name: string): string => `customer_details.${name}`;
-  const phone = text(f('customer_phone'), value.customer_phone, 16, true) as string;
-  if (!PHONE_PATTERN.test(phone)) throw fieldError(f('customer_phone'), 'invalid', 'must be a phone number of 8 to 15 digits (an optional leading +), e.g. 9999999999', phone);
-  const email = text(f('customer_email'), value.customer_email, 100, false);
-  if (email !== null && !EMAIL_PATTERN.test(email)) throw fieldError(f('customer_email'), 'invalid', 'must be an e-mail address like name@example.com', email);
-  const name = text(f('customer_name'), value.customer_name, 100, false);
-  const account = text(f('customer_bank_account_number'), value.customer_bank_account_number, 20, false);
-  const ifsc = text(f('customer_bank_ifsc'), value.customer_bank_ifsc, 11, false);
+  const contact = parseCustomerContact(value, tpv);
   const codeText = value.customer_bank_code;
-  if (tpv && account === null) throw fieldError(f('customer_bank_account_number'), 'missing', 'is required for bank account verification (TPV). Send the customer\'s account number', '');
-  if (tpv && ifsc === null) throw fieldError(f('customer_bank_ifsc'), 'missing', 'is required for bank account verification (TPV). Send the branch IFSC, e.g. SBIN0001234', '');
-  if (account !== null && !ACCOUNT_PATTERN.test(account)) throw fieldError(f('customer_bank_account_number'), 'invalid', 'must be 6 to 20 letters or digits', account);
-  if (ifsc !== null && !IFSC_PATTERN.test(ifsc)) throw fieldError(f('customer_bank_ifsc'), 'invalid', 'must be 11 characters: four capital letters, a zero, then six letters or digits, e.g. SBIN0001234', ifsc);
   let code: number | null = null;
   if (present(codeText) && codeText !== '') {
     // A string in the link request (2.2), an integer in the order made from it.
-    if (typeof codeText !== 'string' || !/^[1-9]\d{0,9}$/.test(codeText)) throw fieldError(f('customer_bank_code'), 'invalid', 'must be the bank code as a string of digits, e.g. "3044"', codeText);
+    if (typeof codeText !== 'string' || !/^[1-9]\d{0,9}$/.test(codeText)) throw fieldError('customer_details.customer_bank_code', 'invalid', 'must be the bank code as a string of digits, e.g. "3044"', codeText);
     code = Number(codeText);
   }
-  return { customer_phone: phone, customer_email: email, customer_name: name, customer_bank_account_number: account, customer_bank_ifsc: ifsc, customer_bank_code: code };
+  return { ...contact, customer_bank_code: code };
 }
 
 function notes(value: unknown): Record<string, string> {
@@ -117,7 +90,7 @@ export function linkStatus(link: StoredLink, nowMs: number): LinkStatus {
   return link.link_status;
 }
 
-export function linkPageUrl(ctx: SandboxContext, cfLinkId: number): string {
+function linkPageUrl(ctx: SandboxContext, cfLinkId: number): string {
   return `${ctx.config.baseUrl}/pg/view/links/${cfLinkId}`;
 }
 
@@ -150,8 +123,8 @@ export function createLink(ctx: SandboxContext, body: Record<string, unknown>): 
   const meta = body.link_meta;
   if (present(meta) && !isObject(meta)) throw fieldError('link_meta', 'invalid', 'must be an object {notify_url, return_url, upi_intent, payment_methods}', meta);
   const metaObj = (meta ?? {}) as Record<string, unknown>;
-  const notifyUrl = url('link_meta.notify_url', metaObj.notify_url);
-  const returnUrl = url('link_meta.return_url', metaObj.return_url);
+  const notifyUrl = optionalUrl('link_meta.notify_url', metaObj.notify_url);
+  const returnUrl = optionalUrl('link_meta.return_url', metaObj.return_url);
   const paymentMethods = text('link_meta.payment_methods', metaObj.payment_methods, 200, false) ?? '';
   const linkNotes = notes(body.link_notes);
   // 2.10: for TPV the notes carry the bank fields of the customer.

@@ -1,4 +1,5 @@
 /** HTML of the sandbox's customer-facing pages: hosted checkout, bank/provider page, OTP page, result page, link page. */
+import Decimal from 'decimal.js';
 import type { OrderRecord, PaymentRecord } from '../state';
 import type { CheckoutOptions, IssuerOption } from './checkout-options';
 import type { StoredLink } from './links';
@@ -7,7 +8,7 @@ import type { TestPayer } from './tpv';
 /** Test card prefilled on the checkout page (any card of valid shape works in the sandbox). */
 export const TEST_CARD = { number: '4111111111111111', mm: '12', yy: '30', cvv: '123', holder: 'Test Customer' };
 
-export function escapeHtml(value: unknown): string {
+function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
@@ -21,8 +22,17 @@ td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}fieldset{margin
 ${body}</body></html>`;
 }
 
-function amountText(value: string | number): string {
-  return `INR ${Number(value).toFixed(2)}`;
+function amountText(value: Decimal.Value): string {
+  return `INR ${new Decimal(value).toFixed(2)}`;
+}
+
+/** One choice of a radio group named "option" (the checkout form's family|code|tenure value). */
+function optionRadio(value: string, label: string): string {
+  return `<label><input type="radio" name="option" value="${escapeHtml(value)}"> ${escapeHtml(label)}</label><br>`;
+}
+
+function phoneField(phone: string): string {
+  return `<p>Phone <input name="phone" value="${escapeHtml(phone)}"></p>`;
 }
 
 function planTable(family: string, issuers: IssuerOption[]): string {
@@ -50,17 +60,17 @@ ${inner}
 /** The hosted checkout: every option the order is eligible for, each a form that starts the payment. */
 export function checkoutPage(order: OrderRecord, options: CheckoutOptions, error: string | null): string {
   const sid = order.payment_session_id;
-  const phone = escapeHtml(order.customer.customer_phone);
+  const phoneInput = phoneField(order.customer.customer_phone);
   const parts: string[] = [];
   if (options.credit.length > 0) parts.push(form(sid, 'credit-emi', 'Credit card EMI', `${planTable('credit', options.credit)}${cardFields(false)}`, 'Pay by credit card EMI'));
-  if (options.debit.length > 0) parts.push(form(sid, 'debit-emi', 'Debit card EMI (pre-approved)', `${planTable('debit', options.debit)}${cardFields(true)}<p>Phone <input name="phone" value="${phone}"></p>`, 'Pay by debit card EMI'));
+  if (options.debit.length > 0) parts.push(form(sid, 'debit-emi', 'Debit card EMI (pre-approved)', `${planTable('debit', options.debit)}${cardFields(true)}${phoneInput}`, 'Pay by debit card EMI'));
   if (options.cardless.length > 0) {
-    const plain = options.cardless.filter((p) => p.plans.length === 0).map((p) => `<label><input type="radio" name="option" value="${escapeHtml(`cardless|${p.code}`)}"> ${escapeHtml(p.label)}${p.minAmount ? ` (from INR ${escapeHtml(p.minAmount)})` : ''}</label><br>`).join('\n');
-    parts.push(form(sid, 'cardless-emi', 'Cardless EMI', `${plain}${planTable('cardless', options.cardless.filter((p) => p.plans.length > 0))}<p>Phone <input name="phone" value="${phone}"></p>`, 'Pay by cardless EMI'));
+    const plain = options.cardless.filter((p) => p.plans.length === 0).map((p) => optionRadio(`cardless|${p.code}`, `${p.label}${p.minAmount ? ` (from INR ${p.minAmount})` : ''}`)).join('\n');
+    parts.push(form(sid, 'cardless-emi', 'Cardless EMI', `${plain}${planTable('cardless', options.cardless.filter((p) => p.plans.length > 0))}${phoneInput}`, 'Pay by cardless EMI'));
   }
   if (options.payLater.length > 0) {
-    const radios = options.payLater.map((p) => `<label><input type="radio" name="option" value="${escapeHtml(p.value)}"> ${escapeHtml(p.label)} ("${escapeHtml(p.code)}")</label><br>`).join('\n');
-    parts.push(form(sid, 'paylater', 'Pay later', `${radios}<p>Phone <input name="phone" value="${phone}"></p>`, 'Pay later'));
+    const radios = options.payLater.map((p) => optionRadio(p.value, `${p.label} ("${p.code}")`)).join('\n');
+    parts.push(form(sid, 'paylater', 'Pay later', `${radios}${phoneInput}`, 'Pay later'));
   }
   if (options.upi) {
     parts.push(form(sid, 'upi-collect', 'UPI: collect request', '<input type="hidden" name="option" value="upi|collect"><p>UPI id <input name="upi_id" placeholder="name@bank"></p>', 'Send collect request'));
@@ -105,10 +115,10 @@ ${back ? `<p><a href="${escapeHtml(back)}" data-testid="return">Return to the me
 }
 
 export function linkPage(link: StoredLink, status: string, error: string | null): string {
-  const remaining = Math.max(0, link.link_amount - link.link_amount_paid);
+  const remaining = Decimal.max(0, new Decimal(link.link_amount).minus(link.link_amount_paid));
   const payable = status === 'ACTIVE' || status === 'PARTIALLY_PAID';
   const amountInput = link.link_partial_payments
-    ? `<p>Amount <input name="amount" value="${remaining.toFixed(2)}" data-testid="amount"> (at least ${escapeHtml((link.link_minimum_partial_amount ?? 0).toFixed(2))})</p>`
+    ? `<p>Amount <input name="amount" value="${remaining.toFixed(2)}" data-testid="amount"> (at least ${escapeHtml(new Decimal(link.link_minimum_partial_amount ?? 0).toFixed(2))})</p>`
     : '';
   return page(`Payment link ${link.link_id}`, `<h1>${escapeHtml(link.link_purpose)}</h1>
 <p>Amount ${escapeHtml(amountText(link.link_amount))}, paid ${escapeHtml(amountText(link.link_amount_paid))}; status <span data-testid="link-status">${escapeHtml(status)}</span></p>

@@ -5,7 +5,7 @@ import { fieldError } from '../http';
 import { IST } from '../time';
 import { amountOutsidePlan, plansForAmount, planFor, type Catalogue, type EmiIssuer, type EmiPlan } from './catalogue';
 
-export const METHOD_KEYS = ['emi', 'cardless_emi', 'paylater', 'upi', 'netbanking'] as const;
+const METHOD_KEYS = ['emi', 'cardless_emi', 'paylater', 'upi', 'netbanking'] as const;
 export type MethodKey = (typeof METHOD_KEYS)[number];
 
 /** How the customer completes the payment: at a redirect page (action link) or by OTP at the authenticate endpoint (action post). */
@@ -48,17 +48,32 @@ export function normalisePhone(value: string | number): string {
   return digits.length === 12 && digits.startsWith('91') ? digits.slice(2) : digits;
 }
 
-function requiredString(obj: Json, field: string, at: string, hint: string): string {
+/** The field's value, or the gateway's "missing" error when it is absent, null or empty. */
+function given(obj: Json, field: string, at: string, hint: string): unknown {
   const value = obj[field];
-  if (value === undefined || value === null || value === '') throw fieldError(`${at}.${field}`, 'missing', `is required. ${hint}`, value ?? '');
-  if (typeof value !== 'string') throw fieldError(`${at}.${field}`, 'invalid', `must be a string. ${hint}`, value);
+  if (value === undefined || value === null || value === '') throw fieldError(`${at}.${field}`, 'missing', `is required. ${hint}`, '');
   return value;
 }
 
+/** A required string field; a `secret` one (card number, CVV) is never echoed in the error. */
+function requiredString(obj: Json, field: string, at: string, hint: string, secret = false): string {
+  const value = given(obj, field, at, hint);
+  if (typeof value !== 'string') throw fieldError(`${at}.${field}`, 'invalid', `must be a string. ${hint}`, secret ? '***' : value);
+  return value;
+}
+
+/** The catalogue entry of the code the customer sent; each error says why and lists the codes of the family. */
+function chosenCode<T>(obj: Json, field: string, at: string, family: Map<string, T>, what: string, unknownWhy: (code: string) => string): T {
+  const send = `Send ${what}, one of ${[...family.keys()].map((c) => `"${c}"`).join(', ')}`;
+  const code = requiredString(obj, field, at, send);
+  const entry = family.get(code);
+  if (entry === undefined) throw fieldError(`${at}.${field}`, 'invalid', `${unknownWhy(code)}. ${send}`, code);
+  return entry;
+}
+
 function phoneOf(obj: Json, at: string, allowNumber: boolean): string {
-  const value = obj.phone;
   const hint = allowNumber ? 'Send the customer\'s 10-digit mobile number' : 'Send the customer\'s 10-digit mobile number as a string';
-  if (value === undefined || value === null || value === '') throw fieldError(`${at}.phone`, 'missing', `is required. ${hint}`, value ?? '');
+  const value = given(obj, 'phone', at, hint);
   if (typeof value !== 'string' && !(allowNumber && typeof value === 'number')) throw fieldError(`${at}.phone`, 'invalid', `must be a string. ${hint}`, value);
   const phone = normalisePhone(value);
   if (!/^\d{10}$/.test(phone)) throw fieldError(`${at}.phone`, 'invalid', `is not a 10-digit mobile number. ${hint}`, value);
@@ -66,9 +81,8 @@ function phoneOf(obj: Json, at: string, allowNumber: boolean): string {
 }
 
 function channelOf(obj: Json, at: string, allowed: string[]): string {
-  const value = obj.channel;
   const list = allowed.map((c) => `"${c}"`).join(' or ');
-  if (value === undefined || value === null || value === '') throw fieldError(`${at}.channel`, 'missing', `is required. Send ${list}`, value ?? '');
+  const value = given(obj, 'channel', at, `Send ${list}`);
   if (typeof value !== 'string' || !allowed.includes(value)) throw fieldError(`${at}.channel`, 'invalid', `must be ${list}`, value);
   return value;
 }
@@ -97,13 +111,13 @@ function planSummary(issuer: EmiIssuer, plan: EmiPlan): string {
 
 /** Card fields of 2.4: digits, two-digit month and year strings, a CVV; the card must not have expired. */
 function checkCard(emi: Json, at: string, nowMs: number): string {
-  const number = requiredString(emi, 'card_number', at, 'Send the card number as a string of digits');
+  const number = requiredString(emi, 'card_number', at, 'Send the card number as a string of digits', true);
   if (!/^\d{12,19}$/.test(number)) throw fieldError(`${at}.card_number`, 'invalid', 'must be 12 to 19 digits with no spaces', `${'*'.repeat(Math.max(0, number.length - 4))}${number.slice(-4)}`);
   const mm = requiredString(emi, 'card_expiry_mm', at, 'Send the expiry month as a two-digit string, e.g. "07"');
   if (!/^(0[1-9]|1[0-2])$/.test(mm)) throw fieldError(`${at}.card_expiry_mm`, 'invalid', 'must be a two-digit month string "01" to "12"', mm);
   const yy = requiredString(emi, 'card_expiry_yy', at, 'Send the expiry year as a two-digit string, e.g. "29"');
   if (!/^\d{2}$/.test(yy)) throw fieldError(`${at}.card_expiry_yy`, 'invalid', 'must be a two-digit year string, e.g. "29"', yy);
-  const cvv = requiredString(emi, 'card_cvv', at, 'Send the 3- or 4-digit CVV as a string');
+  const cvv = requiredString(emi, 'card_cvv', at, 'Send the 3- or 4-digit CVV as a string', true);
   if (!/^\d{3,4}$/.test(cvv)) throw fieldError(`${at}.card_cvv`, 'invalid', 'must be 3 or 4 digits', '***');
   const now = DateTime.fromMillis(nowMs, { zone: IST });
   const expiry = DateTime.fromObject({ year: 2000 + Number(yy), month: Number(mm) }, { zone: IST }).endOf('month');
@@ -118,17 +132,9 @@ function chooseEmi(emi: Json, ctx: MethodContext): ChosenMethod {
   const family = debit ? ctx.catalogue.debit : ctx.catalogue.credit;
   const other = debit ? ctx.catalogue.credit : ctx.catalogue.debit;
   const maskedCard = checkCard(emi, at, ctx.nowMs);
-  const bank = emi.card_bank_name;
-  const codes = [...family.keys()].map((c) => `"${c}"`).join(', ');
-  if (bank === undefined || bank === null || bank === '') throw fieldError(`${at}.card_bank_name`, 'missing', `is required. Send the exact issuer code, one of ${codes}`, '');
-  if (typeof bank !== 'string') throw fieldError(`${at}.card_bank_name`, 'invalid', `must be a string issuer code, one of ${codes}`, bank);
-  const issuer = family.get(bank);
-  if (!issuer) {
-    const why = other.has(bank)
-      ? `"${bank}" offers ${debit ? 'credit' : 'debit'} card EMI only (channel "${debit ? 'link' : 'post'}")`
-      : 'is not an exact issuer code (codes are lowercase and compared exactly)';
-    throw fieldError(`${at}.card_bank_name`, 'invalid', `${why}. ${debit ? 'Debit' : 'Credit'} card EMI issuers: ${codes}`, bank);
-  }
+  const issuer = chosenCode(emi, 'card_bank_name', at, family, `the exact ${debit ? 'debit' : 'credit'} card EMI issuer code`, (bank) => (other.has(bank)
+    ? `"${bank}" offers ${debit ? 'credit' : 'debit'} card EMI only (channel "${debit ? 'link' : 'post'}")`
+    : 'is not an exact issuer code (codes are lowercase and compared exactly)'));
   const plan = tenureOf(emi, at, issuer);
   checkPlanAmount(at, issuer, plan, ctx);
   const shown: Json = { channel, card_number: maskedCard, card_bank_name: issuer.code, emi_tenure: plan.tenure, emi_interest: Number(plan.annualRate), card_type: issuer.cardType.toLowerCase() };
@@ -151,10 +157,8 @@ function chooseEmi(emi: Json, ctx: MethodContext): ChosenMethod {
 function chooseCardless(cardless: Json, ctx: MethodContext): ChosenMethod {
   const at = 'payment_method.cardless_emi';
   const channel = channelOf(cardless, at, ['link']);
-  const providerCode = cardless.provider;
   const all = [...ctx.catalogue.cardlessProviders.keys(), ...ctx.catalogue.cardlessPlans.keys()].map((c) => `"${c}"`).join(', ');
-  if (providerCode === undefined || providerCode === null || providerCode === '') throw fieldError(`${at}.provider`, 'missing', `is required. Send a cardless EMI provider code, one of ${all}`, '');
-  if (typeof providerCode !== 'string') throw fieldError(`${at}.provider`, 'invalid', `must be a string provider code, one of ${all}`, providerCode);
+  const providerCode = requiredString(cardless, 'provider', at, `Send a cardless EMI provider code, one of ${all}`);
   const phone = phoneOf(cardless, at, false);
   const provider = ctx.catalogue.cardlessProviders.get(providerCode);
   if (provider) {
@@ -189,11 +193,7 @@ function chooseCardless(cardless: Json, ctx: MethodContext): ChosenMethod {
 function choosePayLater(paylater: Json, ctx: MethodContext): ChosenMethod {
   const at = 'payment_method.paylater';
   channelOf(paylater, at, ['link']);
-  const code = paylater.provider;
-  const all = [...ctx.catalogue.payLater.keys()].map((c) => `"${c}"`).join(', ');
-  if (code === undefined || code === null || code === '') throw fieldError(`${at}.provider`, 'missing', `is required. Send a pay-later provider code, one of ${all}`, '');
-  const provider = typeof code === 'string' ? ctx.catalogue.payLater.get(code) : undefined;
-  if (!provider) throw fieldError(`${at}.provider`, 'invalid', `is not a pay-later provider code. Send one of ${all}`, code);
+  const provider = chosenCode(paylater, 'provider', at, ctx.catalogue.payLater, 'a pay-later provider code', () => 'is not a pay-later provider code');
   const phone = phoneOf(paylater, at, false);
   // PL-4 (2.6): a customer who has paid with it before authorises by OTP; a new one is redirected to sign up.
   const otp = provider.newCustomerRedirect && ctx.hasPaidWithPayLater(provider.code, phone);
@@ -220,8 +220,7 @@ function chooseUpi(upi: Json): ChosenMethod {
 function chooseNetbanking(nb: Json): ChosenMethod {
   const at = 'payment_method.netbanking';
   const channel = channelOf(nb, at, ['link']);
-  const code = nb.netbanking_bank_code;
-  if (code === undefined || code === null || code === '') throw fieldError(`${at}.netbanking_bank_code`, 'missing', 'is required. Send the bank code as an integer', '');
+  const code = given(nb, 'netbanking_bank_code', at, 'Send the bank code as an integer');
   if (typeof code !== 'number' || !Number.isInteger(code) || code <= 0) throw fieldError(`${at}.netbanking_bank_code`, 'invalid', 'must be a positive integer bank code', code);
   return { key: 'netbanking', channel: 'link', flow: 'redirect', group: 'net_banking', shown: { netbanking: { channel, netbanking_bank_code: code } }, summary: `net banking with bank ${code}`, netbankingBankCode: code };
 }

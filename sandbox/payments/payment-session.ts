@@ -18,11 +18,11 @@ export interface SessionResponse {
 }
 
 /** The redirect page where the customer completes a "link" payment (the bank's, provider's or UPI app's page). */
-export function redirectPageUrl(ctx: SandboxContext, cfPaymentId: number): string {
+function redirectPageUrl(ctx: SandboxContext, cfPaymentId: number): string {
   return `${ctx.config.baseUrl}/_sandbox/pay/${cfPaymentId}`;
 }
 
-export function authenticateUrl(ctx: SandboxContext, cfPaymentId: number): string {
+function authenticateUrl(ctx: SandboxContext, cfPaymentId: number): string {
   return `${ctx.config.baseUrl}/pg/orders/pay/authenticate/${cfPaymentId}`;
 }
 

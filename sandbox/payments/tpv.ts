@@ -1,8 +1,7 @@
 /** Bank account check (TPV, interface 1.4 and section 3): the test-payer registry and the paying-account comparison. */
 import { fieldError } from '../http';
+import { IFSC_PATTERN } from '../orders';
 import type { OrderRecord, SandboxState, TestPayerRecord } from '../state';
-
-export const IFSC_PATTERN = /^[A-Z]{4}0[A-Z0-9]{6}$/;
 
 /** Who pays from which account: a UPI id (optional) and the bank account behind it. */
 export interface TestPayer {
@@ -70,7 +69,7 @@ export function replaceTestPayers(state: SandboxState, payers: TestPayer[]): voi
 }
 
 /** The account given at order creation (customer_details), or null when the order has none. */
-export function orderAccount(order: OrderRecord): BankAccount | null {
+function orderAccount(order: OrderRecord): BankAccount | null {
   const c = order.customer;
   if (!c.customer_bank_account_number || !c.customer_bank_ifsc) return null;
   return { bank_account_number: c.customer_bank_account_number, ifsc: c.customer_bank_ifsc.toUpperCase(), bank_code: c.customer_bank_code };
@@ -97,8 +96,7 @@ export function chosenPayingAccount(state: SandboxState, order: OrderRecord, cho
   }
   const registered = listTestPayers(state).filter((p) => bankCode === null || p.bank_code === bankCode);
   if (registered.length > 0) return registered[0];
-  const own = orderAccount(order);
-  return own && bankCode !== null ? { ...own, bank_code: own.bank_code ?? bankCode } : own;
+  return orderAccount(order);
 }
 
 function masked(account: string): string {

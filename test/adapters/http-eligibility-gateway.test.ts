@@ -167,3 +167,14 @@ test('a refused connection is a network answer, retried', async () => {
   expect(result.final).toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });
   expect(result.attempts[0].at).toMatch(/\+05:30$/);
 });
+
+test('bad options are refused at construction, naming the option and what to send', () => {
+  const base = { vendorBaseUrl: server.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET };
+  expect(() => new HttpEligibilityGateway({ ...base, vendorBaseUrl: 'not a url' }))
+    .toThrow('vendorBaseUrl: "not a url" is not a URL; send e.g. "https://api.example.com"');
+  expect(() => new HttpEligibilityGateway({ ...base, vendorBaseUrl: 'file:///etc' })).toThrow(/^vendorBaseUrl: protocol file: is not supported/);
+  expect(() => new HttpEligibilityGateway({ ...base, clientId: '' })).toThrow(/^clientId: missing/);
+  expect(() => new HttpEligibilityGateway({ ...base, timeoutMs: 1.5 })).toThrow(/^timeoutMs: 1.5 is not a positive integer/);
+  expect(() => new HttpEligibilityGateway({ ...base, maxWaitMs: -1 })).toThrow(/^maxWaitMs: -1 is negative/);
+  expect(() => new HttpEligibilityGateway({ ...base, ratePerMinute: 0 })).toThrow(/^ratePerMinute: 0 is not a positive integer/);
+});

@@ -1,4 +1,5 @@
 /** The gateway order lookup against the real sandbox (and a scripted server for retries): the split a payment webhook lacks. */
+import { inspect } from 'node:util';
 import { GatewayOrderLookupError, HttpGatewayOrders } from '../../functions/adapters/gateway/http-gateway-orders';
 import { handleGatewayWebhook, webhookSignature } from '../../functions/application/handle-gateway-webhook';
 import { createSandbox, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, type Sandbox } from '../../sandbox/app';
@@ -137,6 +138,29 @@ describe('against a scripted server', () => {
     expect(scripted.requests.length - before).toBe(3);
   });
 
+  test("a 429's x-ratelimit-retry sets the least wait before the next try; a reset waits only the jittered backoff", async () => {
+    scripted.script(
+      answer(429, { message: 'too many', code: 'rate_limit_exceeded', type: 'rate_limit_error' }, { 'x-ratelimit-retry': '2' }),
+      { kind: 'reset' },
+      answer(200, { order_id: ORDER_ID, order_amount: 1000, order_splits: [] }),
+    );
+    const sleeps: number[] = [];
+    const client = new HttpGatewayOrders({
+      pgBaseUrl: scripted.url, clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET,
+      random: () => 0, sleep: async (ms) => { sleeps.push(ms); },
+    });
+    expect(await client.fetchOrder(ORDER_ID)).toEqual({ orderAmount: '1000', splits: [] });
+    expect(sleeps).toEqual([2000, 0]);
+  });
+
+  test('a 429 asking for longer than the lookup may wait ends it at once, naming the tries', async () => {
+    scripted.script(answer(429, { message: 'too many', code: 'rate_limit_exceeded' }, { 'x-ratelimit-retry': '60' }));
+    const before = scripted.requests.length;
+    const error = await lookupError(lookup(scripted.url), ORDER_ID);
+    expect(error.message).toMatch(/\(1 try\): HTTP 429 rate_limit_exceeded: too many$/);
+    expect(scripted.requests.length - before).toBe(1);
+  });
+
   test('a bare 404 (a wrong base URL, not order_not_found) is an error, never "no such order"', async () => {
     scripted.script(answer(404, '<html>Not Found</html>'));
     const error = await lookupError(lookup(scripted.url), ORDER_ID);
@@ -148,6 +172,21 @@ describe('against a scripted server', () => {
     const error = await lookupError(lookup(scripted.url), ORDER_ID);
     expect(error.message).toContain('[redacted]');
     expect(error.message).not.toContain(DEFAULT_CLIENT_SECRET);
+  });
+
+  test('the client itself never shows the credentials', () => {
+    const client = lookup(scripted.url);
+    expect(inspect(client, { depth: 10, showHidden: true })).not.toContain(DEFAULT_CLIENT_SECRET);
+    expect(JSON.stringify(client)).not.toContain(DEFAULT_CLIENT_SECRET);
+  });
+
+  test('bad options are refused at construction, naming the option and what to send', () => {
+    const base = { pgBaseUrl: scripted.url, clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET };
+    expect(() => new HttpGatewayOrders({ ...base, pgBaseUrl: 'api.example.com/pg' }))
+      .toThrow('pgBaseUrl: "api.example.com/pg" is not a URL; send e.g. "https://api.example.com/pg"');
+    expect(() => new HttpGatewayOrders({ ...base, pgBaseUrl: 'ftp://api.example.com/pg' })).toThrow(/^pgBaseUrl: protocol ftp: is not supported/);
+    expect(() => new HttpGatewayOrders({ ...base, clientSecret: '' })).toThrow(/^clientSecret: missing/);
+    expect(() => new HttpGatewayOrders({ ...base, maxTries: 0 })).toThrow(/^maxTries: 0 is not a positive integer/);
   });
 
   test('an order id unfit for a URL is refused before any request, naming the field', async () => {

@@ -1,28 +1,11 @@
 /** The API handler over real HTTP (createApiServer on loopback) against in-memory ports: routes, validation, errors. */
-import type { Dependencies } from '../../functions/application/ports';
-import { makeApiHandler } from '../../functions/handlers/api';
-import { createApiServer, type ApiServer } from '../../local/api-server';
-import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, send, usePolicy } from './scenario';
+import { serveApiOverFakes } from './live-api';
 
-let world: FakeWorld;
-let server: ApiServer;
-/** The handler builds its dependencies once (as at a cold start); each test swaps a fresh world in behind them. */
-const live = {} as Dependencies;
-
-beforeAll(async () => {
-  server = await createApiServer({ port: 0, handler: makeApiHandler(() => live) });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  world = fakeWorld('2022-12-02T16:05:00+05:30');
-  Object.assign(live, world.deps);
-});
+const api = serveApiOverFakes();
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
+  const response = await fetch(`${api.url}${path}`, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -83,7 +66,7 @@ describe('vendor policies', () => {
   test('each PUT is a new version with actor, reason and time; history is newest first', async () => {
     const first = await call('PUT', `/vendors/${VENDOR}/policy`, body);
     expect(first).toMatchObject({ status: 200, body: { vendorId: VENDOR, version: 1, ...body, at: '2022-12-02T16:05:00+05:30' } });
-    world.clock.advance({ hours: 1 });
+    api.world.clock.advance({ hours: 1 });
     await call('PUT', `/vendors/${VENDOR}/policy`, { ...body, release: { kind: 'immediate' }, reason: 'promoted' });
 
     expect((await call('GET', `/vendors/${VENDOR}/policy`)).body).toMatchObject({ version: 2, release: { kind: 'immediate' } });
@@ -113,13 +96,13 @@ describe('orders', () => {
   });
 
   test('an order seen only through early events shows no transaction time and no vendors yet', async () => {
-    await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T15:00:00+05:30' });
+    await send(api.world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T15:00:00+05:30' });
     expect((await call('GET', `/orders/${ORDER}`)).body).toEqual({ orderId: ORDER, transactionTime: null, maxEligibility: null, vendors: [] });
   });
 
   test('a paid order shows each vendor as the contract says, times in the settings timezone', async () => {
-    await usePolicy(world, { kind: 'immediate' });
-    await send(world, 'order.paid', paid());
+    await usePolicy(api.world, { kind: 'immediate' });
+    await send(api.world, 'order.paid', paid());
 
     expect((await call('GET', `/orders/${ORDER}`)).body).toEqual({
       orderId: ORDER,
@@ -160,7 +143,7 @@ describe('predictions', () => {
 });
 
 test('GET /rejected-events lists malformed events with their reasons', async () => {
-  await send(world, 'order.paid', { orderId: ORDER });
+  await send(api.world, 'order.paid', { orderId: ORDER });
   const { body } = await call('GET', '/rejected-events?limit=10');
   expect(body.rejectedEvents).toHaveLength(1);
   expect(body.rejectedEvents[0].reasons).toEqual(expect.arrayContaining([expect.stringMatching(/^detail\.transactionTime: is missing/)]));
@@ -175,11 +158,11 @@ describe('errors', () => {
   });
 
   test('a failure inside is a 500 that does not leak its message', async () => {
-    world.deps.settings.get = async () => { throw new Error('connect ECONNREFUSED 10.0.0.7:8000 table holdback-config'); };
+    api.world.deps.settings.get = async () => { throw new Error('connect ECONNREFUSED 10.0.0.7:8000 table holdback-config'); };
     const { status, body } = await call('GET', '/settings');
     expect(status).toBe(500);
     expect(body.error.code).toBe('internal_error');
     expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|holdback-config/);
-    expect(world.logger.lines.some((l) => l.level === 'error' && String(l.fields?.error).includes('ECONNREFUSED'))).toBe(true);
+    expect(api.world.logger.lines.some((l) => l.level === 'error' && String(l.fields?.error).includes('ECONNREFUSED'))).toBe(true);
   });
 });

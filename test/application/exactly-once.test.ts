@@ -5,6 +5,15 @@ import { sweep } from '../../functions/application/sweep';
 import { fakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 
+/** Paid 2 Dec 16:00 under "after_payment P1D": one schedule for 3 Dec 15:00 (an hour before the 16:00 target). */
+async function scheduledForNextDay() {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+  await send(world, 'order.paid', paid());
+  expect(world.scheduler.created.map((s) => s.at.toMillis())).toEqual([Date.parse('2022-12-03T15:00:00+05:30')]);
+  return { world, command: world.scheduler.created[0].command };
+}
+
 describe('exactly one PUT per release', () => {
   test('the same order.paid three times: one event stored, one PUT', async () => {
     const world = fakeWorld('2022-12-02T16:05:00+05:30');
@@ -39,10 +48,7 @@ describe('exactly one PUT per release', () => {
   });
 
   test('a release command fired twice: one PUT, the second finds nothing pending', async () => {
-    const world = fakeWorld('2022-12-02T16:05:00+05:30');
-    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-    await send(world, 'order.paid', paid());
-    const command = world.scheduler.created[0].command;
+    const { world, command } = await scheduledForNextDay();
 
     world.clock.set('2022-12-03T15:00:00+05:30');
     const first = await releaseVendor(world.deps, command);
@@ -54,10 +60,7 @@ describe('exactly one PUT per release', () => {
   });
 
   test('the same command fired concurrently: the conditional move to APPLYING lets one through', async () => {
-    const world = fakeWorld('2022-12-02T16:05:00+05:30');
-    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-    await send(world, 'order.paid', paid());
-    const command = world.scheduler.created[0].command;
+    const { world, command } = await scheduledForNextDay();
     world.clock.set('2022-12-03T15:00:00+05:30');
 
     const outcomes = await Promise.all([releaseVendor(world.deps, command), releaseVendor(world.deps, command), releaseVendor(world.deps, command)]);
@@ -67,10 +70,7 @@ describe('exactly one PUT per release', () => {
   });
 
   test('a schedule firing early by less than a minute still sends; earlier than that it does nothing', async () => {
-    const world = fakeWorld('2022-12-02T16:05:00+05:30');
-    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-    await send(world, 'order.paid', paid());
-    const command = world.scheduler.created[0].command;
+    const { world, command } = await scheduledForNextDay();
 
     world.clock.set('2022-12-03T14:58:00+05:30');
     expect(await releaseVendor(world.deps, command)).toMatchObject({ outcome: 'skipped' });
@@ -94,9 +94,7 @@ describe('exactly one PUT per release', () => {
 
 describe('the sweep re-drives what was lost', () => {
   test('a lost schedule: the overdue release is sent by the sweep', async () => {
-    const world = fakeWorld('2022-12-02T16:05:00+05:30');
-    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-    await send(world, 'order.paid', paid());
+    const { world } = await scheduledForNextDay();
     world.scheduler.pending.clear();
 
     world.clock.set('2022-12-03T15:01:00+05:30');
@@ -110,9 +108,7 @@ describe('the sweep re-drives what was lost', () => {
   });
 
   test('a lost invocation stuck in APPLYING is sent again after its deadline', async () => {
-    const world = fakeWorld('2022-12-02T16:05:00+05:30');
-    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-    await send(world, 'order.paid', paid());
+    const { world } = await scheduledForNextDay();
     world.clock.set('2022-12-03T15:00:00+05:30');
     // The invocation dies after moving to APPLYING, before calling the gateway.
     const pending = await release(world);
@@ -126,9 +122,7 @@ describe('the sweep re-drives what was lost', () => {
   });
 
   test('nothing overdue, nothing sent; a scheduled release on time is left to its schedule', async () => {
-    const world = fakeWorld('2022-12-02T16:05:00+05:30');
-    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-    await send(world, 'order.paid', paid());
+    const { world } = await scheduledForNextDay();
     world.clock.set('2022-12-03T15:00:30+05:30');
     expect(await sweep(world.deps)).toMatchObject({ examined: 1, redriven: 0 });
     expect(world.gateway.calls).toHaveLength(0);

@@ -1,28 +1,15 @@
 /** POST /webhooks/gateway over real HTTP: the HMAC signature, a paid split order (split read from the gateway) becoming order.paid, a settlement. */
 import { GatewayOrderLookupError } from '../../functions/adapters/gateway/http-gateway-orders';
 import { webhookSignature } from '../../functions/application/handle-gateway-webhook';
-import type { Dependencies } from '../../functions/application/ports';
-import { makeApiHandler } from '../../functions/handlers/api';
-import { createApiServer, type ApiServer } from '../../local/api-server';
-import { TEST_WEBHOOK_SECRET, fakeWorld, type FakeWorld } from '../fakes/dependencies';
+import { TEST_WEBHOOK_SECRET } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
+import { serveApiOverFakes } from './live-api';
 
-let world: FakeWorld;
-let server: ApiServer;
-/** The handler builds its dependencies once (as at a cold start); each test swaps a fresh world in behind them. */
-const live = {} as Dependencies;
+const api = serveApiOverFakes();
 
-beforeAll(async () => {
-  server = await createApiServer({ port: 0, handler: makeApiHandler(() => live) });
-});
-afterAll(async () => {
-  await server.close();
-});
 beforeEach(() => {
-  world = fakeWorld('2022-12-02T16:05:00+05:30');
-  Object.assign(live, world.deps);
   // The gateway's order as GET /pg/orders/{order_id} shows it: the split lives here, not in the payment webhook.
-  world.gatewayOrders.put(ORDER, {
+  api.world.gatewayOrders.put(ORDER, {
     orderAmount: '1000.05',
     splits: [{ vendorId: 'vendor_a', percentage: '33.33' }, { vendorId: 'vendor_b', percentage: '66.67' }],
   });
@@ -51,7 +38,7 @@ const fetchedOrderPaid = {
 };
 
 async function post(rawBody: string, headers: Record<string, string>, contentType = 'application/json') {
-  const response = await fetch(`${server.url}/webhooks/gateway`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body: rawBody });
+  const response = await fetch(`${api.url}/webhooks/gateway`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body: rawBody });
   return { status: response.status, body: (await response.json()) as { error: { code: string; message: string } } & Record<string, unknown> };
 }
 
@@ -66,8 +53,8 @@ describe('webhook signature', () => {
 
     expect(status).toBe(200);
     expect(body).toEqual({ action: 'order_paid_published', orderId: ORDER, vendors: 2 });
-    expect(world.gatewayOrders.lookups).toEqual([ORDER]);
-    expect(world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+    expect(api.world.gatewayOrders.lookups).toEqual([ORDER]);
+    expect(api.world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
   });
 
   test('a tampered body is refused with 401 and nothing is published', async () => {
@@ -77,68 +64,68 @@ describe('webhook signature', () => {
     expect(status).toBe(401);
     expect(body.error.code).toBe('unauthorized');
     expect(body.error.message).not.toContain(TEST_WEBHOOK_SECRET);
-    expect(world.publisher.orderEvents).toEqual([]);
+    expect(api.world.publisher.orderEvents).toEqual([]);
   });
 
   test('a missing signature, or one for another timestamp, is refused with 401', async () => {
     const raw = JSON.stringify(paymentSuccess);
     expect((await post(raw, {})).status).toBe(401);
     expect((await post(raw, { ...signed(raw), 'x-webhook-timestamp': '1669977005001' })).status).toBe(401);
-    expect(world.publisher.orderEvents).toEqual([]);
+    expect(api.world.publisher.orderEvents).toEqual([]);
   });
 
   test('the signature is checked on the raw bytes, also when the body arrives base64-encoded', async () => {
     const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, customer_details: { customer_name: 'Añjali' } } });
     const { status } = await post(raw, signed(raw), 'application/octet-stream');
     expect(status).toBe(200);
-    expect(world.publisher.orderEvents).toHaveLength(1);
+    expect(api.world.publisher.orderEvents).toHaveLength(1);
   });
 });
 
 describe('the split of a paid order', () => {
   test('an order the gateway holds without order_splits is acknowledged and ignored', async () => {
-    world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [] });
+    api.world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [] });
     const raw = JSON.stringify(paymentSuccess);
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'ignored', reason: `order ${ORDER} has no order_splits: no vendor to release` } });
-    expect(world.publisher.orderEvents).toEqual([]);
+    expect(api.world.publisher.orderEvents).toEqual([]);
   });
 
   test('an order the gateway does not know is acknowledged and ignored', async () => {
     const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, order: { ...paymentSuccess.data.order, order_id: 'order_unknown' } } });
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'ignored' } });
-    expect(world.gatewayOrders.lookups).toEqual(['order_unknown']);
-    expect(world.publisher.orderEvents).toEqual([]);
+    expect(api.world.gatewayOrders.lookups).toEqual(['order_unknown']);
+    expect(api.world.publisher.orderEvents).toEqual([]);
   });
 
   test('a failed lookup answers 5xx, so the gateway delivers the webhook again; the redelivery publishes', async () => {
-    world.gatewayOrders.failNext(new GatewayOrderLookupError(`order ${ORDER} could not be read from the gateway (3 tries): HTTP 503 api_error: down`));
+    api.world.gatewayOrders.failNext(new GatewayOrderLookupError(`order ${ORDER} could not be read from the gateway (3 tries): HTTP 503 api_error: down`));
     const raw = JSON.stringify(paymentSuccess);
     const failed = await post(raw, signed(raw));
     expect(failed.status).toBeGreaterThanOrEqual(500);
     expect(failed.body.error.code).toBe('internal_error');
-    expect(world.publisher.orderEvents).toEqual([]);
-    expect(world.logger.lines.some((e) => e.level === 'error' && JSON.stringify(e).includes('GatewayOrderLookupError'))).toBe(true);
+    expect(api.world.publisher.orderEvents).toEqual([]);
+    expect(api.world.logger.lines.some((e) => e.level === 'error' && JSON.stringify(e).includes('GatewayOrderLookupError'))).toBe(true);
 
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
-    expect(world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+    expect(api.world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
   });
 
   test('a webhook that carries order_splits itself is taken as is, without a lookup', async () => {
     const order = { ...paymentSuccess.data.order, order_amount: 1000, order_splits: [{ vendor_id: 'vendor_a', percentage: 33.335 }, { vendor_id: 'vendor_b', amount: 600 }] };
     const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, order } });
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
-    expect(world.gatewayOrders.lookups).toEqual([]);
+    expect(api.world.gatewayOrders.lookups).toEqual([]);
     // 33.335 % of 1000 is 333.35; fixed amounts keep two decimals.
-    expect(world.publisher.orderEvents[0]?.detail).toMatchObject({ vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '600.00' }] });
+    expect(api.world.publisher.orderEvents[0]?.detail).toMatchObject({ vendors: [{ vendorId: 'vendor_a', amount: '333.35' }, { vendorId: 'vendor_b', amount: '600.00' }] });
   });
 
   test('a malformed split from the gateway is refused naming where it came from', async () => {
-    world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [{ vendorId: 'vendor_a' }] });
+    api.world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [{ vendorId: 'vendor_a' }] });
     const raw = JSON.stringify(paymentSuccess);
     const { status, body } = await post(raw, signed(raw));
     expect(status).toBe(400);
     expect(body.error.message).toContain(`order_splits of the gateway's order ${ORDER}[0]`);
-    expect(world.publisher.orderEvents).toEqual([]);
+    expect(api.world.publisher.orderEvents).toEqual([]);
   });
 });
 
@@ -149,8 +136,8 @@ describe('webhook types', () => {
   });
 
   test('VENDOR_SETTLEMENT_SUCCESS marks the release SETTLED with its time', async () => {
-    await usePolicy(world, { kind: 'immediate' });
-    await send(world, 'order.paid', paid());
+    await usePolicy(api.world, { kind: 'immediate' });
+    await send(api.world, 'order.paid', paid());
     const raw = JSON.stringify({
       type: 'VENDOR_SETTLEMENT_SUCCESS',
       event_time: '2022-12-03T11:00:02+05:30',
@@ -158,20 +145,20 @@ describe('webhook types', () => {
     });
 
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'release_settled', orderId: ORDER, vendorId: VENDOR } });
-    expect(await release(world)).toMatchObject({ state: 'SETTLED', settledAt: '2022-12-03T11:00:00+05:30', appliedEligibility: '2022-12-02T16:06:00+05:30' });
+    expect(await release(api.world)).toMatchObject({ state: 'SETTLED', settledAt: '2022-12-03T11:00:00+05:30', appliedEligibility: '2022-12-02T16:06:00+05:30' });
     // The gateway retries webhooks: a second delivery changes nothing.
-    const version = (await release(world)).version;
+    const version = (await release(api.world)).version;
     expect((await post(raw, signed(raw))).status).toBe(200);
-    expect((await release(world)).version).toBe(version);
+    expect((await release(api.world)).version).toBe(version);
   });
 
   test('a settlement before Holdback sent its release cancels the pending schedule', async () => {
-    await usePolicy(world, { kind: 'after_payment', delay: 'P3D' });
-    await send(world, 'order.paid', paid());
-    const key = (await release(world)).releaseKey!;
+    await usePolicy(api.world, { kind: 'after_payment', delay: 'P3D' });
+    await send(api.world, 'order.paid', paid());
+    const key = (await release(api.world)).releaseKey!;
     const raw = JSON.stringify({ type: 'VENDOR_SETTLEMENT_SUCCESS', data: { settlement: { order_id: ORDER, vendor_id: VENDOR, settled_at: '2022-12-03T11:00:00+05:30' } } });
     await post(raw, signed(raw));
-    expect((await release(world)).state).toBe('SETTLED');
-    expect(world.scheduler.cancelled).toEqual([key]);
+    expect((await release(api.world)).state).toBe('SETTLED');
+    expect(api.world.scheduler.cancelled).toEqual([key]);
   });
 });

@@ -37,7 +37,7 @@ export class RecordingScheduler implements ReleaseScheduler {
   }
 }
 
-export const OK_ANSWER: GatewayAnswer = {
+const OK_ANSWER: GatewayAnswer = {
   kind: 'response', httpStatus: 200, status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date',
 };
 

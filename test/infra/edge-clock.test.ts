@@ -103,3 +103,16 @@ test('a schedule created for a time already past fires at once', async () => {
     await local.edge.close();
   }
 });
+
+test('clock moves called together apply in call order, each from where the one before left the clock', async () => {
+  const clock = new SharedClock({ start: new Date(START), frozen: true }); // 10:35 UTC
+  const fired: string[] = [];
+  clock.at(new Date('2022-12-02T10:55:00Z'), () => { fired.push(clock.now().toISO()!); });
+  await Promise.all([
+    clock.advance(3_600_000), // to 11:35, firing the 10:55 timer
+    clock.set(new Date('2022-12-02T11:05:00Z')), // back to 11:05
+    clock.advance(10 * 60_000), // 11:15: ten minutes from 11:05, not from where the clock stood when called
+  ]);
+  expect(clock.now().toISO()).toBe('2022-12-02T11:15:00.000Z');
+  expect(fired).toEqual(['2022-12-02T10:55:00.000Z']);
+});

@@ -108,36 +108,32 @@ test('other EventBridge operations are unknown to the edge', async () => {
   await expect(events.send(new ListRulesCommand({}))).rejects.toMatchObject({ name: 'UnknownOperationException' });
 });
 
-test('a target that throws is retried twice, then the failure is logged', async () => {
-  const clockForFailing = new SharedClock({ start: new Date(START), frozen: true });
-  const failing = recordingTarget(clockForFailing, 10);
-  const other = await startEdge({ orderEvents: failing.target }, clockForFailing);
-  const client = new EventBridgeClient({ endpoint: other.edge.url, region, credentials });
-  try {
-    await client.send(new PutEventsCommand({ Entries: [{ Source: 'marketplace.orders', DetailType: 'order.paid', Detail: '{}' }] }));
-    await other.edge.idle();
-    expect(failing.calls).toHaveLength(3);
-    expect(other.edge.bus.failures).toHaveLength(1);
-    expect(other.logs.join('\n')).toContain('failed 3 times: target refused the invocation');
-  } finally {
-    client.destroy();
-    await other.edge.close();
-  }
-});
-
-test('a target that throws once gets the event again and succeeds', async () => {
-  const clockForFlaky = new SharedClock({ start: new Date(START), frozen: true });
-  const flaky = recordingTarget(clockForFlaky, 1);
-  const other = await startEdge({ orderEvents: flaky.target }, clockForFlaky);
+/** One order.paid through a separate edge whose target throws on its first `failFirst` calls; what came of it. */
+async function deliverToFlakyTarget(failFirst: number) {
+  const flakyClock = new SharedClock({ start: new Date(START), frozen: true });
+  const flaky = recordingTarget(flakyClock, failFirst);
+  const other = await startEdge({ orderEvents: flaky.target }, flakyClock);
   const client = new EventBridgeClient({ endpoint: other.edge.url, region, credentials });
   try {
     await client.send(new PutEventsCommand({ Entries: [{ Source: 'marketplace.orders', DetailType: 'order.paid', Detail: '{"orderId":"o_1"}' }] }));
     await other.edge.idle();
-    expect(flaky.calls).toHaveLength(2);
-    expect(flaky.calls[1].event).toEqual(flaky.calls[0].event);
-    expect(other.edge.bus.failures).toEqual([]);
+    return { calls: flaky.calls, failures: other.edge.bus.failures, logs: other.logs };
   } finally {
     client.destroy();
     await other.edge.close();
   }
+}
+
+test('a target that throws is retried twice, then the failure is logged', async () => {
+  const { calls, failures, logs } = await deliverToFlakyTarget(10);
+  expect(calls).toHaveLength(3);
+  expect(failures).toEqual([expect.objectContaining({ eventId: (calls[0].event as { id: string }).id, target: 'orderEvents', attempts: 3 })]);
+  expect(logs.join('\n')).toContain('failed 3 times: target refused the invocation');
+});
+
+test('a target that throws once gets the event again and succeeds', async () => {
+  const { calls, failures } = await deliverToFlakyTarget(1);
+  expect(calls).toHaveLength(2);
+  expect(calls[1].event).toEqual(calls[0].event);
+  expect(failures).toEqual([]);
 });

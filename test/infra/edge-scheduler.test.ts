@@ -158,6 +158,16 @@ describe('Schedules firing on the shared clock', () => {
     expect(release.calls).toEqual([{ at: '2022-12-02T14:30:00.000Z', event: { v: 2 } }]);
   });
 
+  test('a jump past a rate() schedule\'s EndDate still runs its last period inside the window, then stops', async () => {
+    await scheduler.send(new CreateScheduleCommand({
+      ...releaseSchedule('rate-end', '2022-12-02T17:00:00', {}),
+      ScheduleExpression: 'rate(1 minute)', ActionAfterCompletion: 'NONE', EndDate: new Date('2022-12-02T10:38:30Z'),
+    }));
+    await local.setClock({ advance: 'PT10M' });
+    expect(release.calls.map((c) => c.at)).toEqual(['2022-12-02T10:36:00.000Z', '2022-12-02T10:38:00.000Z']);
+    expect(local.edge.scheduler.list()).toContainEqual(expect.objectContaining({ name: 'rate-end', dueAt: null }));
+  });
+
   test('a failing invocation is tried up to three times at its due time', async () => {
     const flakyClock = new SharedClock({ start: new Date(START), frozen: true });
     const flaky = recordingTarget(flakyClock, 2);

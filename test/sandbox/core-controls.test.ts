@@ -101,11 +101,27 @@ describe('faults', () => {
     expect(stats.faultsInjected.timeout).toBeGreaterThanOrEqual(1);
   });
 
-  it('faults the eligibility PUT too, leaving the log and counters untouched', async () => {
+  it('faults the eligibility PUT too, leaving the eligibility, the log and counters untouched', async () => {
+    await h.cf.PGESCreateVendors(undefined, undefined, { vendor_id: 'VF', name: 'VF', email: 'vf@example.com', phone: '9876543210', status: 'ACTIVE', schedule_option: 1 } as any);
+    await h.cf.PGCreateOrder({ ...orderBody('ord_faulted_put'), order_splits: [{ vendor_id: 'VF', percentage: 100 }] } as any);
+    await h.call('POST', '/_sandbox/orders/ord_faulted_put/pay', {});
+    const eligibility = async () => ((await h.cf.PGSplitOrderRecon('ord_faulted_put')).data as any).vendors[0].settlement_eligibility_date;
+    const untouched = await eligibility();
     const logged = h.sandbox.state.eligibilityLog.length;
-    await h.call('POST', '/_sandbox/faults', { rate: 1, kinds: ['5xx'] });
-    expect((await putEligibility(h, 'ord_after_reset', 'V1', '2022-12-06 09:00:00')).status).toBeGreaterThanOrEqual(500);
+    const counted = (await h.call('GET', '/_sandbox/stats')).body.eligibilityPut.total;
+    for (const kinds of [['5xx'], ['429'], ['reset']]) {
+      await h.call('POST', '/_sandbox/faults', { rate: 1, kinds });
+      const put = putEligibility(h, 'ord_faulted_put', 'VF', '2022-12-06 09:00:00');
+      if (kinds[0] === 'reset') await expect(put).rejects.toThrow();
+      else expect((await put).status).toBeGreaterThanOrEqual(429);
+    }
+    await h.call('DELETE', '/_sandbox/faults');
+    expect(await eligibility()).toBe(untouched);
     expect(h.sandbox.state.eligibilityLog.length).toBe(logged);
+    expect((await h.call('GET', '/_sandbox/stats')).body.eligibilityPut.total).toBe(counted);
+    // The same PUT without a fault does change the eligibility.
+    expect((await putEligibility(h, 'ord_faulted_put', 'VF', '2022-12-06 09:00:00')).body.status).toBe('OK');
+    expect(await eligibility()).toBe('2022-12-06T09:00:00+05:30');
   });
 
   it('with a seed, a fractional rate faults the same requests every time', async () => {
@@ -128,6 +144,8 @@ describe('eligibility rate limit', () => {
   });
 
   it('answers 429 past the per-minute limit with the rate-limit headers and counts usage', async () => {
+    // The window is real time: earlier tests' PUTs of the last minute would count, so start from a fresh state.
+    await h.call('POST', '/_sandbox/reset');
     expect((await h.call('PUT', '/_sandbox/rate-limits', { eligibilityPerMinute: 0 })).body.code).toBe('eligibilityPerMinute_invalid');
     await h.call('PUT', '/_sandbox/rate-limits', { eligibilityPerMinute: 3 });
     const before = (await h.call('GET', '/_sandbox/stats')).body.eligibilityPut;

@@ -70,14 +70,24 @@ describe('the eligibility PUT', () => {
     expect((await putEligibility(h, 'ord_dec2', 'V2', '2022-12-17 16:00:01')).body).toEqual(
       error('Settlement eligibility cannot be beyond max_eligibity_date. Provide an earlier date'),
     );
+    // Before the transaction and so in the past: the documented answer, which a caller knows how to handle.
     const before = await putEligibility(h, 'ord_dec2', 'V2', '2022-12-02 03:59:59 PM');
     expect(before.status).toBe(400);
-    expect(before.body).toEqual(error('Settlement eligibility cannot be before the transaction time. Provide a later date'));
+    expect(before.body).toEqual(error('Eligibility time specified is in the past. Specify a new time'));
     await h.clock.set(new Date('2022-12-03T10:00:00+05:30'));
     expect((await putEligibility(h, 'ord_dec2', 'V2', '2022-12-03 09:00:00')).body).toEqual(
       error('Eligibility time specified is in the past. Specify a new time'),
     );
     expect((await recon('ord_dec2')).V2.settlement_eligibility_date).toBe('2022-12-17T16:00:00+05:30');
+  });
+
+  it('refuses a future date before a transaction time set in the future, with the sandbox\'s own message', async () => {
+    await createOrder('ord_future_paid', ['V3']);
+    await h.call('POST', '/_sandbox/orders/ord_future_paid/pay', { payment_time: '2022-12-04T12:00:00+05:30' });
+    const answer = await putEligibility(h, 'ord_future_paid', 'V3', '2022-12-04 11:59:59');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(error('Settlement eligibility cannot be before the transaction time. Provide a later date'));
+    expect((await recon('ord_future_paid')).V3.settlement_eligibility_date).toBe('2022-12-19T12:00:00+05:30');
   });
 
   it('names the field when the date has the wrong form', async () => {

@@ -35,6 +35,9 @@ describe('shipped catalogue (interface section 8)', () => {
     const iss18 = catalogue.cardlessPlans.get('iss-18')!;
     expect(iss18.plans.map((p) => [p.tenure, p.type])).toEqual([[3, 'No Cost'], [6, 'Standard'], [9, 'Standard'], [12, 'Standard']]);
     expect([...catalogue.credit.values()].every((i) => i.plans.every((p) => p.type === 'Standard'))).toBe(true);
+    expect([...catalogue.debit.values()].every((i) => i.plans.every((p) => p.type === 'Standard'))).toBe(true);
+    const noCost = [...catalogue.cardlessPlans.values()].flatMap((i) => i.plans.filter((p) => p.type !== 'Standard').map((p) => `${i.label} ${p.tenure}`));
+    expect(noCost).toEqual(['ISS-18 3']);
   });
 
   it('has the cardless providers of 2.8 with PROV-A 500, PROV-B 1000 and PROV-C not shown', () => {

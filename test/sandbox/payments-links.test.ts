@@ -100,6 +100,10 @@ describe('POST /pg/links and GET /pg/links/{link_id}', () => {
     ['a minimum partial amount above the link amount', { link_partial_payments: true, link_minimum_partial_amount: 1000.01 }, 'link_minimum_partial_amount_invalid', /must not exceed link_amount 1000\.00/],
     ['another currency', { link_currency: 'USD' }, 'link_currency_invalid', /only INR/],
     ['no customer phone', { customer_details: { customer_name: 'X', customer_bank_account_number: '50100200300', customer_bank_ifsc: 'ICIC0001122' } }, 'customer_details.customer_phone_missing', /customer_phone: is required/],
+    ['an IFSC not of the form four letters, a zero, six characters (2.2)', { customer_details: { customer_phone: '9876543210', customer_bank_account_number: '50100200300', customer_bank_ifsc: 'ICIC1001122' } }, 'customer_details.customer_bank_ifsc_invalid', /^customer_details\.customer_bank_ifsc: must be 11 characters/],
+    ['a bank code sent as an integer (a string in the link request, 2.2)', { customer_details: { customer_phone: '9876543210', customer_bank_account_number: '50100200300', customer_bank_ifsc: 'ICIC0001122', customer_bank_code: 3022 } }, 'customer_details.customer_bank_code_invalid', /as a string of digits/],
+    ['a malformed e-mail', { customer_details: { customer_phone: '9876543210', customer_email: 'meera', customer_bank_account_number: '50100200300', customer_bank_ifsc: 'ICIC0001122' } }, 'customer_details.customer_email_invalid', /e-mail address/],
+    ['a notify_url that is not http(s)', { link_meta: { notify_url: 'ftp://merchant.example.com/hook' } }, 'link_meta.notify_url_invalid', /^link_meta\.notify_url: must be an absolute http\(s\) URL/],
   ])('refuses %s, naming the field', async (_what, change, code, message) => {
     const { status, data } = await refusedLink({ ...linkRequest('link_bad'), ...change });
     expect(status).toBe(400);

@@ -1,6 +1,6 @@
 /** Orders pay (4.2) and OTP (4.3) through the official SDK: EMI plan bounds, debit pre-approval, cardless, pay later, UPI, net banking. */
 import Decimal from 'decimal.js';
-import { CARDLESS_EMI, CREDIT_EMI } from './payments-interface-tables';
+import { CARDLESS_EMI, CREDIT_EMI, DEBIT_EMI, type TableRow } from './payments-interface-tables';
 import { refusal, startHarness, TEST_CARD, type Harness } from './payments-harness';
 
 let h: Harness;
@@ -44,6 +44,33 @@ async function atRedirectPage(url: string, outcome: 'approve' | 'decline', extra
 
 const credit = (bank: string, tenure: number) => ({ emi: { channel: 'link', ...TEST_CARD, card_bank_name: bank, emi_tenure: tenure } });
 const cents = (amount: string, delta: string) => new Decimal(amount).plus(delta).toNumber();
+
+/**
+ * Every row of a section-8 table: each tenure accepted at its minimum and refused one paisa below; the maximum accepted
+ * and one paisa above refused (no maximum: a very large order is accepted). One order per amount, paid again and again.
+ */
+async function holdsEveryBound(table: TableRow[], method: (code: string, tenure: number) => unknown): Promise<void> {
+  const orders = new Map<number, string>();
+  const session = async (amount: number): Promise<string> => {
+    if (!orders.has(amount)) orders.set(amount, (await h.order(amount)).payment_session_id);
+    return orders.get(amount)!;
+  };
+  for (const issuer of table) {
+    for (const [tenure, [min]] of Object.entries(issuer.plans)) {
+      const t = Number(tenure);
+      expect((await pay(await session(Number(min)), method(issuer.code, t))).cf_payment_id).toBeGreaterThan(0);
+      const error = await refused(await session(cents(min, '-0.01')), method(issuer.code, t));
+      expect(error.message).toContain(`minimum order amount ${min} for tenure ${t}`);
+    }
+    const longest = Math.max(...Object.keys(issuer.plans).map(Number));
+    if (issuer.max === null) {
+      expect((await pay(await session(10_000_000), method(issuer.code, longest))).cf_payment_id).toBeGreaterThan(0);
+    } else {
+      expect((await pay(await session(Number(issuer.max)), method(issuer.code, longest))).cf_payment_id).toBeGreaterThan(0);
+      expect((await refused(await session(cents(issuer.max, '0.01')), method(issuer.code, longest))).message).toContain(`maximum order amount ${issuer.max}`);
+    }
+  }
+}
 
 describe('credit card EMI (8.1)', () => {
   it('ISS-01 tenure 3 is accepted at its minimum 1000 and answers with a redirect (action link)', async () => {
@@ -91,26 +118,7 @@ describe('credit card EMI (8.1)', () => {
   });
 
   it('holds every 8.1 bound: each tenure accepted at its minimum and refused one paisa below; maxima likewise', async () => {
-    const orders = new Map<number, string>();
-    const session = async (amount: number): Promise<string> => {
-      if (!orders.has(amount)) orders.set(amount, (await h.order(amount)).payment_session_id);
-      return orders.get(amount)!;
-    };
-    for (const issuer of CREDIT_EMI) {
-      for (const [tenure, [min]] of Object.entries(issuer.plans)) {
-        const t = Number(tenure);
-        expect((await pay(await session(Number(min)), credit(issuer.code, t))).cf_payment_id).toBeGreaterThan(0);
-        const error = await refused(await session(cents(min, '-0.01')), credit(issuer.code, t));
-        expect(error.message).toContain(`minimum order amount ${min} for tenure ${t}`);
-      }
-      const longest = Math.max(...Object.keys(issuer.plans).map(Number));
-      if (issuer.max === null) {
-        expect((await pay(await session(10_000_000), credit(issuer.code, longest))).action).toBe('link');
-      } else {
-        expect((await pay(await session(Number(issuer.max)), credit(issuer.code, longest))).action).toBe('link');
-        expect((await refused(await session(cents(issuer.max, '0.01')), credit(issuer.code, longest))).message).toContain(`maximum order amount ${issuer.max}`);
-      }
-    }
+    await holdsEveryBound(CREDIT_EMI, credit);
   });
 
   it('refuses missing or malformed card fields by name', async () => {
@@ -120,6 +128,17 @@ describe('credit card EMI (8.1)', () => {
     expect((await refused(sid, { emi: { ...base, card_expiry_mm: '7' } })).message).toMatch(/^payment_method\.emi\.card_expiry_mm: must be a two-digit month/);
     expect((await refused(sid, { emi: { ...base, card_number: '4111 1111' } })).message).toMatch(/^payment_method\.emi\.card_number: must be 12 to 19 digits/);
     expect((await refused(sid, { emi: { ...base, card_cvv: undefined } })).code).toBe('payment_method.emi.card_cvv_missing');
+  });
+
+  it('never echoes a card number or CVV sent with the wrong type', async () => {
+    const sid = (await h.order(5000)).payment_session_id;
+    const base = credit('iss-01', 3).emi;
+    const number = await refused(sid, { emi: { ...base, card_number: 4111111111111111 } });
+    expect(number.message).toMatch(/^payment_method\.emi\.card_number: must be a string/);
+    expect(number.message).not.toContain('4111111111111111');
+    const cvv = await refused(sid, { emi: { ...base, card_cvv: 987 } });
+    expect(cvv.message).toMatch(/^payment_method\.emi\.card_cvv: must be a string/);
+    expect(cvv.message).not.toContain('987');
   });
 
   it('completes at the redirect page: the order is PAID and PAYMENT_SUCCESS_WEBHOOK is signed to notify_url', async () => {
@@ -171,6 +190,10 @@ describe('debit card EMI (8.2): pre-approved customers, OTP', () => {
     expect((await refused((await h.order(7999.99)).payment_session_id, debit('iss-03', 9))).message).toContain('minimum order amount 8000 for tenure 9');
     expect((await pay((await h.order(8000)).payment_session_id, debit('iss-03', 9))).action).toBe('post');
     expect((await refused((await h.order(200000.01)).payment_session_id, debit('iss-03', 12))).message).toContain('maximum order amount 200000');
+  });
+
+  it('holds every 8.2 bound for a pre-approved customer: each tenure at its minimum and one paisa below; maxima', async () => {
+    await holdsEveryBound(DEBIT_EMI, (code, tenure) => debit(code, tenure));
   });
 
   it('refuses debit EMI from a credit-only issuer and an 8.2 issuer without that tenure', async () => {
@@ -233,6 +256,10 @@ describe('cardless EMI (2.8, 8.3)', () => {
     expect((await pay((await h.order(6000)).payment_session_id, cardless('iss-17', { emi_tenure: 6 }))).action).toBe('link');
     expect((await refused((await h.order(100000.01)).payment_session_id, cardless('iss-16'))).message).toContain('maximum order amount 100000');
     expect((await refused((await h.order(4999.99)).payment_session_id, cardless('iss-18'))).message).toMatch(/fits no cardless plan of "iss-18"/);
+  });
+
+  it('holds every 8.3 bound: each tenure at its minimum and one paisa below; maxima', async () => {
+    await holdsEveryBound(CARDLESS_EMI, (code, tenure) => cardless(code, { emi_tenure: tenure }));
   });
 
   it('refuses an unknown provider and a missing phone by name', async () => {

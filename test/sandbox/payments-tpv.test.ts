@@ -94,6 +94,10 @@ it('methods whose paying account cannot be verified (card EMI, pay later) are re
   const order = await h.order(5000, TPV_CUSTOMER);
   const { data } = await refusal(h.cf.PGPayOrder({ payment_session_id: order.payment_session_id, payment_method: { emi: { channel: 'link', ...TEST_CARD, card_bank_name: 'iss-01', emi_tenure: 3 } } as any }));
   expect(data.message).toMatch(/^payment_method\.emi: is not accepted while the bank account check \(TPV\) is enabled/);
+  const later = await refusal(h.cf.PGPayOrder({ payment_session_id: order.payment_session_id, payment_method: { paylater: { channel: 'link', provider: 'pl-2', phone: '9876543210' } } as any }));
+  expect(later.data.message).toMatch(/^payment_method\.paylater: is not accepted while the bank account check \(TPV\) is enabled/);
+  const cardless = await refusal(h.cf.PGPayOrder({ payment_session_id: order.payment_session_id, payment_method: { cardless_emi: { channel: 'link', provider: 'prov-a', phone: '9876543210' } } as any }));
+  expect(cardless.data.message).toMatch(/^payment_method\.cardless_emi: is not accepted while the bank account check \(TPV\) is enabled/);
 });
 
 it('without TPV, payments are not checked', async () => {

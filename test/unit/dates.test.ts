@@ -1,4 +1,5 @@
 /** Specification of instants, the gateway's two date forms and durations. */
+import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import {
   GATEWAY_ZONE, formatGatewayDate, formatInstant, parseDuration, parseEligibilityInput, parseGatewayDate, parseInstant,
@@ -36,6 +37,50 @@ describe('instants', () => {
   it('parses ISO 8601 with an offset or Z, keeping the offset', () => {
     expect(parseInstant('2022-12-02T16:00:00+05:30', 'x').toISO()).toBe('2022-12-02T16:00:00.000+05:30');
     expect(parseInstant('2022-12-02T10:30:00Z', 'x').toMillis()).toBe(parseInstant('2022-12-02T16:00:00+05:30', 'x').toMillis());
+  });
+
+  it('reads Z, negative and non-hour offsets and milliseconds exactly as luxon\'s ISO parser does', () => {
+    const cases: [string, string][] = [
+      ['2022-12-02T10:30:00Z', '2022-12-02T10:30:00.000Z'],
+      ['2022-12-02T05:30:00-05:00', '2022-12-02T05:30:00.000-05:00'],
+      ['2022-12-02T09:59:00-00:30', '2022-12-02T09:59:00.000-00:30'],
+      ['2022-12-31T23:30:00-01:00', '2022-12-31T23:30:00.000-01:00'],
+      ['2022-12-02T16:00:00.5+05:30', '2022-12-02T16:00:00.500+05:30'],
+      ['2022-12-02T16:15:00.123+05:45', '2022-12-02T16:15:00.123+05:45'],
+      ['2024-02-29T10:00:00Z', '2024-02-29T10:00:00.000Z'],
+    ];
+    for (const [text, iso] of cases) {
+      const dt = parseInstant(text, 'x');
+      expect(dt.toISO()).toBe(iso);
+      expect(dt.toMillis()).toBe(Date.parse(text));
+    }
+  });
+
+  it('refuses impossible dates that Date.parse would roll over', () => {
+    for (const text of ['2022-02-29T10:00:00Z', '2022-02-30T10:00:00+05:30', '2022-04-31T10:00:00-03:00', '2022-12-32T10:00:00Z', '2022-12-02T23:60:00Z']) {
+      expect(issuesOf(() => parseInstant(text, 'deliveredAt'))[0]).toMatchObject({ field: 'deliveredAt', problem: `is "${text}", not a real date and time` });
+    }
+  });
+
+  it('property: any "YYYY-MM-DDTHH:MM:SS[.sss](Z|±HH:MM)" text parses to what luxon\'s ISO parser gives, or is refused where luxon refuses', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    const text = fc.record({
+      year: fc.integer({ min: 1970, max: 2099 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 31 }),
+      hour: fc.integer({ min: 0, max: 23 }), minute: fc.integer({ min: 0, max: 59 }), second: fc.integer({ min: 0, max: 59 }),
+      fraction: fc.constantFrom('', '.5', '.05', '.123'),
+      offset: fc.oneof(fc.constant('Z'), fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 14 }), fc.constantFrom(0, 15, 30, 45))
+        .map(([sign, h, m]) => `${sign}${two(h)}:${two(m)}`)),
+    }).map((t) => `${t.year}-${two(t.month)}-${two(t.day)}T${two(t.hour)}:${two(t.minute)}:${two(t.second)}${t.fraction}${t.offset}`);
+    fc.assert(fc.property(text, (iso) => {
+      const expected = DateTime.fromISO(iso, { setZone: true });
+      if (!expected.isValid) {
+        expect(() => parseInstant(iso, 'x')).toThrow(/not a real date/);
+        return;
+      }
+      const dt = parseInstant(iso, 'x');
+      expect(dt.toISO()).toBe(expected.toISO());
+      expect(dt.toMillis()).toBe(expected.toMillis());
+    }), { numRuns: 2000 });
   });
 
   it('refuses a time without an offset, naming the field and what to send', () => {

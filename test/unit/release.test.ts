@@ -154,6 +154,15 @@ describe('planRelease: disputes and cancellations', () => {
       .toMatchObject({ state: 'CANCELLED', sendAt: null, reason: 'order cancelled before the release was sent' });
   });
 
+  it('at_max ignores a cancellation, whether it arrives before or after the payment', () => {
+    const atMax: ReleaseRule = { kind: 'at_max' };
+    const paidFirst = plan(atMax, '2022-12-02T16:05:00');
+    const cancelledLater = plan(atMax, '2022-12-03T09:00:00', facts(cancelled('2022-12-03T09:00:00+05:30')), paidFirst);
+    const cancelledFirst = plan(atMax, '2022-12-03T09:00:00', facts(cancelled('2022-12-03T09:00:00+05:30')));
+    expect(cancelledLater).toBe(paidFirst);
+    expect(cancelledFirst).toMatchObject({ state: 'AT_MAX', targetEligibility: '2022-12-17T16:00:00+05:30', reason: null });
+  });
+
   it('once sent (APPLYING) or final, events change nothing: the same record comes back', () => {
     const scheduled = plan(rule, '2022-12-03T11:00:00', facts(delivery));
     const later = facts(delivery, opened('2022-12-05T09:30:00+05:30'), cancelled('2022-12-05T09:40:00+05:30'));
@@ -210,6 +219,13 @@ describe('vendorFacts: events folded by their own times', () => {
 
   it('a close that arrives before its open still ends closed', () => {
     expect(facts(closed('2022-12-04T12:00:00+05:30', 'merchant_won'), opened('2022-12-04T09:00:00+05:30')).disputeOpen).toBe(false);
+  });
+
+  it('a dispute opened and closed at the same instant ends closed, in either arrival order', () => {
+    const open = opened('2022-12-04T09:00:00+05:30');
+    const close = closed('2022-12-04T03:30:00Z', 'merchant_won');
+    expect(facts(open, close)).toMatchObject({ disputeOpen: false, lastResolution: 'merchant_won' });
+    expect(facts(close, open)).toMatchObject({ disputeOpen: false, lastResolution: 'merchant_won' });
   });
 });
 
@@ -294,6 +310,23 @@ describe('applyAnswer', () => {
     expect(release.state).toBe('SCHEDULED');
     const send = prepareSend({ ...release, targetEligibility: '2022-12-06T09:00:00+05:30' }, ist('2022-12-06T09:01:30'));
     expect(send).toMatchObject({ request: '2022-12-06 09:02:00', clamp: { reason: 'in_the_past' } });
+  });
+
+  it('a replan with a longer releaseLead moves a first send (not a retry) earlier', () => {
+    const scheduled = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-02T16:05:00');
+    expect(scheduled.sendAt).toBe('2022-12-05T15:00:00+05:30');
+    const replanned = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-03T10:00:00', NO_FACTS, scheduled, { releaseLead: 'PT6H' });
+    expect(replanned).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T10:00:00+05:30', targetEligibility: '2022-12-05T16:00:00+05:30', reason: null });
+  });
+
+  it('a send after a clamped target has passed keeps the rule\'s original request on the clamp', () => {
+    // Delivered at 12:00, before the 16:00 payment: delivery + PT1H = 13:00 was clamped to the transaction time.
+    const release = plan({ kind: 'after_delivery', delay: 'PT1H' }, '2022-12-02T15:00:00', facts(delivered('2022-12-02T12:00:00+05:30')));
+    expect(release.clamp).toMatchObject({ requested: '2022-12-02T13:00:00+05:30', reason: 'before_transaction' });
+    expect(prepareSend(release, ist('2022-12-02T16:30:00'))).toMatchObject({
+      request: '2022-12-02 16:31:00',
+      clamp: { requested: '2022-12-02T13:00:00+05:30', clampedTo: '2022-12-02T16:31:00+05:30', reason: 'in_the_past' },
+    });
   });
 
   it('a replan does not hurry a retry', () => {

@@ -67,66 +67,90 @@ describe('schedule options', () => {
     expect(settles('2022-12-06T09:00', 16, everyDay)).toBe('2022-12-13 11:00 Tue');
   });
 
-  it('option 3: till 10:45 settles 11:15 the same day, till 16:45 at 17:15, later the next settlement day 11:15', () => {
-    expect(settles('2022-12-06T10:45', 3)).toBe('2022-12-06 11:15 Tue');
-    expect(settles('2022-12-06T10:45:01', 3)).toBe('2022-12-06 17:15 Tue');
-    expect(settles('2022-12-06T16:45', 3)).toBe('2022-12-06 17:15 Tue');
-    expect(settles('2022-12-06T16:46', 3)).toBe('2022-12-07 11:15 Wed');
-    expect(settles('2022-12-10T09:00', 3)).toBe('2022-12-12 11:15 Mon');
-    expect(settles('2022-12-09T20:00', 3)).toBe('2022-12-12 11:15 Mon');
-  });
+  // Each option's rule and the eligibilities that show it (December 2022 calendar; working days unless a row says).
+  const slotRules: { rule: string; rows: { at: string; option: number; settles: string; calendar?: BankCalendar }[] }[] = [
+    {
+      rule: 'option 3: till 10:45 settles 11:15 the same day, till 16:45 at 17:15, later the next settlement day 11:15',
+      rows: [
+        { at: '2022-12-06T10:45', option: 3, settles: '2022-12-06 11:15 Tue' },
+        { at: '2022-12-06T10:45:01', option: 3, settles: '2022-12-06 17:15 Tue' },
+        { at: '2022-12-06T16:45', option: 3, settles: '2022-12-06 17:15 Tue' },
+        { at: '2022-12-06T16:46', option: 3, settles: '2022-12-07 11:15 Wed' },
+        { at: '2022-12-10T09:00', option: 3, settles: '2022-12-12 11:15 Mon' },
+        { at: '2022-12-09T20:00', option: 3, settles: '2022-12-12 11:15 Mon' },
+      ],
+    },
+    {
+      rule: 'option 4: till 14:00 settles 15:00 the same day, else the next settlement day',
+      rows: [
+        { at: '2022-12-06T14:00', option: 4, settles: '2022-12-06 15:00 Tue' },
+        { at: '2022-12-06T14:00:01', option: 4, settles: '2022-12-07 15:00 Wed' },
+        { at: '2022-12-24T10:00', option: 4, settles: '2022-12-26 15:00 Mon' },
+      ],
+    },
+    {
+      rule: 'option 5: till 17:30 settles 18:00 the same day, else the next settlement day',
+      rows: [
+        { at: '2022-12-06T17:30', option: 5, settles: '2022-12-06 18:00 Tue' },
+        { at: '2022-12-06T17:31', option: 5, settles: '2022-12-07 18:00 Wed' },
+      ],
+    },
+    {
+      rule: 'option 6: every hour 07:00 to 17:00 on settlement days, strictly after the eligibility',
+      rows: [
+        { at: '2022-12-06T09:00', option: 6, settles: '2022-12-06 10:00 Tue' },
+        { at: '2022-12-06T09:30', option: 6, settles: '2022-12-06 10:00 Tue' },
+        { at: '2022-12-06T06:00', option: 6, settles: '2022-12-06 07:00 Tue' },
+        { at: '2022-12-06T17:00', option: 6, settles: '2022-12-07 07:00 Wed' },
+        { at: '2022-12-09T17:30', option: 6, settles: '2022-12-12 07:00 Mon' },
+      ],
+    },
+    {
+      rule: 'option 7: 08:00, 11:00, 14:00, 17:00 on settlement days',
+      rows: [
+        { at: '2022-12-06T08:00', option: 7, settles: '2022-12-06 11:00 Tue' },
+        { at: '2022-12-06T16:59', option: 7, settles: '2022-12-06 17:00 Tue' },
+        { at: '2022-12-06T17:00', option: 7, settles: '2022-12-07 08:00 Wed' },
+      ],
+    },
+    {
+      rule: 'options 8, 9, 14 run 24x7 whatever the calendar says',
+      rows: [
+        { at: '2022-12-11T09:00', option: 8, settles: '2022-12-11 10:00 Sun' },
+        { at: '2022-12-11T23:30', option: 8, settles: '2022-12-12 00:00 Mon' },
+        { at: '2022-12-10T09:00', option: 9, settles: '2022-12-10 12:00 Sat' },
+        { at: '2022-12-11T22:00', option: 9, settles: '2022-12-12 00:00 Mon' },
+        { at: '2022-12-11T09:00', option: 14, settles: '2022-12-11 09:15 Sun' },
+        { at: '2022-12-11T09:07:30', option: 14, settles: '2022-12-11 09:15 Sun' },
+        { at: '2022-12-31T23:50', option: 14, settles: '2023-01-01 00:00 Sun' },
+      ],
+    },
+    {
+      rule: 'option 11: 11:00 on the first settlement day of each Monday-based week',
+      rows: [
+        { at: '2022-12-05T10:59', option: 11, settles: '2022-12-05 11:00 Mon' },
+        { at: '2022-12-06T09:00', option: 11, settles: '2022-12-12 11:00 Mon' },
+        { at: '2022-12-06T09:00', option: 11, settles: '2022-12-13 11:00 Tue', calendar: new BankCalendar(['2022-12-12'], 'working') },
+      ],
+    },
+    {
+      // 1 Jan 2023 is a Sunday; 1 Oct 2022 is the first Saturday of its month, a working day.
+      rule: 'option 12: 11:00 on the first settlement day of each month',
+      rows: [
+        { at: '2022-12-06T09:00', option: 12, settles: '2023-01-02 11:00 Mon' },
+        { at: '2022-12-06T09:00', option: 12, settles: '2023-01-01 11:00 Sun', calendar: everyDay },
+        { at: '2023-01-02T10:00', option: 12, settles: '2023-01-02 11:00 Mon' },
+        { at: '2022-12-06T09:00', option: 12, settles: '2023-01-03 11:00 Tue', calendar: new BankCalendar(['2023-01-02'], 'working') },
+        { at: '2022-09-30T12:00', option: 12, settles: '2022-10-01 11:00 Sat' },
+      ],
+    },
+  ];
 
-  it('option 4: till 14:00 settles 15:00 the same day, else the next settlement day', () => {
-    expect(settles('2022-12-06T14:00', 4)).toBe('2022-12-06 15:00 Tue');
-    expect(settles('2022-12-06T14:00:01', 4)).toBe('2022-12-07 15:00 Wed');
-    expect(settles('2022-12-24T10:00', 4)).toBe('2022-12-26 15:00 Mon');
+  describe.each(slotRules)('$rule', ({ rows }) => {
+    it.each(rows)('eligibility $at on option $option settles $settles', ({ at, option, settles: expected, calendar }) => {
+      expect(settles(at, option, calendar)).toBe(expected);
+    });
   });
-
-  it('option 5: till 17:30 settles 18:00 the same day, else the next settlement day', () => {
-    expect(settles('2022-12-06T17:30', 5)).toBe('2022-12-06 18:00 Tue');
-    expect(settles('2022-12-06T17:31', 5)).toBe('2022-12-07 18:00 Wed');
-  });
-
-  it('option 6: every hour 07:00 to 17:00 on settlement days, strictly after the eligibility', () => {
-    expect(settles('2022-12-06T09:00', 6)).toBe('2022-12-06 10:00 Tue');
-    expect(settles('2022-12-06T09:30', 6)).toBe('2022-12-06 10:00 Tue');
-    expect(settles('2022-12-06T06:00', 6)).toBe('2022-12-06 07:00 Tue');
-    expect(settles('2022-12-06T17:00', 6)).toBe('2022-12-07 07:00 Wed');
-    expect(settles('2022-12-09T17:30', 6)).toBe('2022-12-12 07:00 Mon');
-  });
-
-  it('option 7: 08:00, 11:00, 14:00, 17:00 on settlement days', () => {
-    expect(settles('2022-12-06T08:00', 7)).toBe('2022-12-06 11:00 Tue');
-    expect(settles('2022-12-06T16:59', 7)).toBe('2022-12-06 17:00 Tue');
-    expect(settles('2022-12-06T17:00', 7)).toBe('2022-12-07 08:00 Wed');
-  });
-
-  it('options 8, 9, 14 run 24x7 whatever the calendar says', () => {
-    expect(settles('2022-12-11T09:00', 8)).toBe('2022-12-11 10:00 Sun');
-    expect(settles('2022-12-11T23:30', 8)).toBe('2022-12-12 00:00 Mon');
-    expect(settles('2022-12-10T09:00', 9)).toBe('2022-12-10 12:00 Sat');
-    expect(settles('2022-12-11T22:00', 9)).toBe('2022-12-12 00:00 Mon');
-    expect(settles('2022-12-11T09:00', 14)).toBe('2022-12-11 09:15 Sun');
-    expect(settles('2022-12-11T09:07:30', 14)).toBe('2022-12-11 09:15 Sun');
-    expect(settles('2022-12-31T23:50', 14)).toBe('2023-01-01 00:00 Sun');
-  });
-
-  it('option 11: 11:00 on the first settlement day of each Monday-based week', () => {
-    expect(settles('2022-12-05T10:59', 11)).toBe('2022-12-05 11:00 Mon');
-    expect(settles('2022-12-06T09:00', 11)).toBe('2022-12-12 11:00 Mon');
-    expect(settles('2022-12-06T09:00', 11, new BankCalendar(['2022-12-12'], 'working'))).toBe('2022-12-13 11:00 Tue');
-  });
-
-  it('option 12: 11:00 on the first settlement day of each month', () => {
-    // 1 Jan 2023 is a Sunday.
-    expect(settles('2022-12-06T09:00', 12)).toBe('2023-01-02 11:00 Mon');
-    expect(settles('2022-12-06T09:00', 12, everyDay)).toBe('2023-01-01 11:00 Sun');
-    expect(settles('2023-01-02T10:00', 12)).toBe('2023-01-02 11:00 Mon');
-    expect(settles('2022-12-06T09:00', 12, new BankCalendar(['2023-01-02'], 'working'))).toBe('2023-01-03 11:00 Tue');
-    // 1 Oct 2022 is the first Saturday of the month: a working day.
-    expect(settles('2022-09-30T12:00', 12)).toBe('2022-10-01 11:00 Sat');
-  });
-
   it('answers in India time whatever the zone of the eligibility', () => {
     const result = predictSettlement(DateTime.fromISO('2022-12-06T03:30:00Z'), 1, working);
     expect(result.toISO()).toBe('2022-12-07T11:00:00.000+05:30');

@@ -61,4 +61,21 @@ describe('clampEligibility', () => {
     const result = clampEligibility(ist('2022-12-06T09:00:00.400'), window, now);
     expect(result.eligibility?.toISO()).toBe('2022-12-06T09:00:01.000+05:30');
   });
+
+  it('the window\'s ends and the next gateway minute themselves are not clamps', () => {
+    expect(clampEligibility(window.maxEligibility, window, now)).toEqual({ eligibility: window.maxEligibility, clamp: null });
+    const earliest = nextGatewayMinute(now);
+    expect(clampEligibility(earliest, window, now)).toEqual({ eligibility: earliest, clamp: null });
+  });
+
+  it('in a window with sub-second ends, rounds up at the transaction and down at max, and says so on the clamp', () => {
+    const tx = ist('2022-12-02T16:00:00.400');
+    const fractional = { transactionTime: tx, maxEligibility: maxEligibility(tx, 15) };
+    const early = clampEligibility(ist('2022-12-01T09:00:00'), fractional, ist('2022-12-02T15:00:00'));
+    expect(early.eligibility?.toISO()).toBe('2022-12-02T16:00:01.000+05:30');
+    expect(early).toMatchObject({ clamp: { clampedTo: '2022-12-02T16:00:01+05:30', reason: 'before_transaction' } });
+    const late = clampEligibility(ist('2022-12-20T09:00:00'), fractional, now);
+    expect(late.eligibility?.toISO()).toBe('2022-12-17T16:00:00.000+05:30');
+    expect(late).toMatchObject({ clamp: { clampedTo: '2022-12-17T16:00:00+05:30', reason: 'after_max_eligibility' } });
+  });
 });

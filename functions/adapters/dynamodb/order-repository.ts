@@ -52,11 +52,12 @@ export class DynamoOrderRepository implements OrderRepository {
 
   /** The order's events, in the order they were received (the domain folds them by their own times). */
   async listEvents(orderId: string): Promise<StoredEvent[]> {
-    const items = await this.queryOrder(orderId, EVENT_PREFIX);
-    return items
-      .map((item) => withoutKeys<StoredEvent>(item))
-      .sort((a, b) => utcSortKey(a.receivedAt, 'receivedAt').localeCompare(utcSortKey(b.receivedAt, 'receivedAt'))
-        || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // Each receipt time is parsed once, not once per comparison: this runs for every event an order gets.
+    const keyed = (await this.queryOrder(orderId, EVENT_PREFIX)).map((item) => {
+      const event = withoutKeys<StoredEvent>(item);
+      return { event, order: `${utcSortKey(event.receivedAt, 'receivedAt')}\u0000${event.key}` };
+    });
+    return keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0)).map(({ event }) => event);
   }
 
   async getOrder(orderId: string): Promise<OrderRecord | null> {
