@@ -65,3 +65,6 @@ export function releaseScheduleName(orderId: string, vendorId: string, sendNumbe
   const digest = createHash('sha256').update(`${orderId}\u0000${vendorId}`).digest('hex').slice(0, 40);
   return `rel-${digest}-${sendNumber}`;
 }
+
+/** The API route the gateway posts its webhooks to: open (no IAM) on AWS, verified by the gateway's signature. */
+export const GATEWAY_WEBHOOK_PATH = '/webhooks/gateway';

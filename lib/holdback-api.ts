@@ -7,9 +7,10 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HoldbackFunction } from './holdback-function';
+import { GATEWAY_WEBHOOK_PATH } from '../functions/routing';
 
 /** The gateway posts settlement webhooks here; it cannot sign AWS requests, so the handler verifies its signature. */
-export const GATEWAY_WEBHOOK_ROUTE = { method: apigw.HttpMethod.POST, path: '/webhooks/gateway' } as const;
+export const GATEWAY_WEBHOOK_ROUTE = { method: apigw.HttpMethod.POST, path: GATEWAY_WEBHOOK_PATH } as const;
 
 /**
  * HTTP API context variables only (the REST API's standard format names some an HTTP API lacks); the caller's ARN

@@ -8,7 +8,7 @@ import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, type HandlerName } from '../functions/routing';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, type HandlerName } from '../functions/routing';
 import type { Dependencies, Logger } from '../functions/application/ports';
 import { makeOrderEventsHandler } from '../functions/handlers/order-events';
 import { makeReleaseHandler } from '../functions/handlers/release';
@@ -137,7 +137,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     });
     started.push(() => api.close());
     // The gateway's settlement webhooks come back to Holdback's receiver, as they would from the real gateway.
-    sandbox.state.merchant.webhookUrl = `${api.url}/webhooks/gateway`;
+    sandbox.state.merchant.webhookUrl = `${api.url}${GATEWAY_WEBHOOK_PATH}`;
 
     // Deliveries start webhooks (through the gateway) and webhooks start deliveries (through Holdback's API). A round
     // waits for the edge, then the webhooks; any delivery a webhook started is still in flight when the webhook ends,

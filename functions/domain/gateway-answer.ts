@@ -1,5 +1,5 @@
 /** What an answer of the gateway's eligibility PUT means for Holdback (gateway-facts section 1). */
-import type { AnswerClass, GatewayAnswer } from './types';
+import type { AnswerClass, Attempt, GatewayAnswer } from './types';
 
 /** How many sends an "Order ID does not exist" gets: the order may not be synced to the settlement side yet. */
 export const ORDER_NOT_FOUND_SENDS = 3;
@@ -60,4 +60,18 @@ function classifyResponse(answer: Extract<GatewayAnswer, { kind: 'response' }>):
   }
   if (answer.httpStatus >= 200 && answer.httpStatus < 300 && status === 'OK') return { kind: 'applied' };
   return { kind: 'terminal', reason: `gateway refused (HTTP ${answer.httpStatus}${answer.subCode ? `, subCode ${answer.subCode}` : ''}): ${message || 'no message'}` };
+}
+
+/** The outcome's record of one call: what was sent, when, and what came back (transport failures by label). */
+export function attemptOf(answer: GatewayAnswer, request: string, at: string): Attempt {
+  switch (answer.kind) {
+    case 'response':
+      return { at, request, httpStatus: answer.httpStatus, status: answer.status, subCode: answer.subCode, message: answer.message };
+    case 'timeout':
+      return { at, request, httpStatus: null, status: 'TIMEOUT', subCode: null, message: answer.message };
+    case 'network':
+      return { at, request, httpStatus: null, status: 'NETWORK', subCode: null, message: answer.message };
+    case 'throttled':
+      return { at, request, httpStatus: null, status: 'RATE_LIMITED', subCode: null, message: `throttled by the client for ${answer.retryAfterSeconds}s` };
+  }
 }

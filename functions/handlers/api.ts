@@ -1,4 +1,5 @@
 /** Flow: API Gateway HTTP API (payload 2.0) → route → one use case → JSON answer or `{"error": {code, message}}`. */
+import { GATEWAY_WEBHOOK_PATH } from '../routing';
 import middy from '@middy/core';
 import httpRouter, { type Method } from '@middy/http-router';
 import { handleGatewayWebhook } from '../application/handle-gateway-webhook';
@@ -52,7 +53,7 @@ const ROUTES: ApiRoute[] = [
   },
   {
     method: 'POST',
-    path: '/webhooks/gateway',
+    path: GATEWAY_WEBHOOK_PATH,
     run: async (e, deps) => {
       const result = await handleGatewayWebhook(await deps(), { headers: lowerCased(e.headers), rawBody: rawBodyOf(e) });
       return json(200, result);

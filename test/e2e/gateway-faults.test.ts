@@ -7,8 +7,9 @@ describe('gateway faults at 30%', () => {
   const orders = Array.from({ length: 12 }, (_, i) => `order-fault-${i + 1}`);
 
   beforeAll(async () => {
-    // Short client timeouts keep the test quick; the sandbox holds a "timeout" fault longer than the client waits.
-    h = await startHarness({ gatewayTimeoutMs: 300 });
+    // The sandbox holds a "timeout" fault longer than the client waits. The client's timeout stays well above what a
+    // loaded CI machine needs for a real answer: a request that times out but was processed would be applied twice.
+    h = await startHarness({ gatewayTimeoutMs: 2000 });
     await h.createVendors(vendors.map((id) => ({ id, scheduleOption: 14 })));
     for (const id of vendors) await h.setPolicy(id, { kind: 'immediate' }, 14);
     for (const orderId of orders) await h.createPaidOrder(orderId, vendors.map((vendorId, i) => ({ vendorId, amount: 100 * (i + 1) })));
@@ -18,7 +19,7 @@ describe('gateway faults at 30%', () => {
   it('applies every release exactly once, through retries and the sweep', async () => {
     const faults = await fetch(`${h.runtime.sandbox.url}/_sandbox/faults`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ rate: 0.3, kinds: ['5xx', '429', 'timeout', 'reset'], seed: 7, timeoutMs: 1000 }),
+      body: JSON.stringify({ rate: 0.3, kinds: ['5xx', '429', 'timeout', 'reset'], seed: 7, timeoutMs: 2500 }),
     });
     expect(faults.status).toBe(200);
     const transactionTime = h.runtime.clock.now().setZone('Asia/Kolkata').toISO({ suppressMilliseconds: true })!;

@@ -4,7 +4,8 @@ import type {
   EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseScheduler,
 } from '../../functions/application/ports';
 import { formatInstant } from '../../functions/domain/dates';
-import type { Attempt, GatewayAnswer, HoldbackEvent, ReleaseCommand } from '../../functions/domain/types';
+import { attemptOf } from '../../functions/domain/gateway-answer';
+import type { GatewayAnswer, HoldbackEvent, ReleaseCommand } from '../../functions/domain/types';
 import type { FakeClock } from './clock';
 
 export interface ScheduledRelease {
@@ -67,18 +68,6 @@ export class ScriptedGateway implements EligibilityGateway {
   }
 }
 
-function attemptOf(answer: GatewayAnswer, request: string, at: string): Attempt {
-  switch (answer.kind) {
-    case 'response':
-      return { at, request, httpStatus: answer.httpStatus, status: answer.status, subCode: answer.subCode, message: answer.message };
-    case 'timeout':
-      return { at, request, httpStatus: null, status: 'TIMEOUT', subCode: null, message: answer.message };
-    case 'network':
-      return { at, request, httpStatus: null, status: 'NETWORK', subCode: null, message: answer.message };
-    case 'throttled':
-      return { at, request, httpStatus: null, status: 'RATE_LIMITED', subCode: null, message: `throttled for ${answer.retryAfterSeconds}s` };
-  }
-}
 
 export class RecordingPublisher implements EventPublisher {
   readonly events: HoldbackEvent[] = [];

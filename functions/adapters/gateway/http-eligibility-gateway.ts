@@ -2,6 +2,7 @@
 import { DateTime } from 'luxon';
 import type { Attempt, GatewayAnswer } from '../../domain/types';
 import { formatInstant, GATEWAY_ZONE, parseGatewayDate } from '../../domain/dates';
+import { attemptOf } from '../../domain/gateway-answer';
 import type { EligibilityGateway, GatewayCallResult } from '../../application/ports';
 import { GatewayTransport, requireId, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
 import { SendRateLimiter } from './send-rate-limiter';
@@ -59,7 +60,7 @@ export class HttpEligibilityGateway implements EligibilityGateway {
       }
       const at = formatInstant(this.now(), GATEWAY_ZONE);
       const answer = this.answerOf(await this.transport.exchange('PUT', url, { settlementEligibilityDateUpdate: eligibility }));
-      attempts.push(attemptOf(at, eligibility, answer));
+      attempts.push(attemptOf(answer, eligibility, at));
       return answer;
     }, inCallRetryWait);
     return { attempts, final: outcome };
@@ -85,15 +86,3 @@ export class HttpEligibilityGateway implements EligibilityGateway {
   }
 }
 
-function attemptOf(at: string, request: string, answer: GatewayAnswer): Attempt {
-  switch (answer.kind) {
-    case 'response':
-      return { at, request, httpStatus: answer.httpStatus, status: answer.status, subCode: answer.subCode, message: answer.message };
-    case 'timeout':
-      return { at, request, httpStatus: null, status: 'TIMEOUT', subCode: null, message: answer.message };
-    case 'network':
-      return { at, request, httpStatus: null, status: 'NETWORK', subCode: null, message: answer.message };
-    case 'throttled':
-      return { at, request, httpStatus: null, status: 'RATE_LIMITED', subCode: null, message: 'throttled by the client' };
-  }
-}
