@@ -111,7 +111,7 @@ function paymentTimes(runtime: LocalRuntime, orderIds: string[]): Map<string, st
   return new Map(orderIds.map((id) => [id, runtime.sandbox.state.orders.get(id)!.payment_time!]));
 }
 
-async function benchPipeline() {
+export async function benchPipeline() {
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: 10_000_000 });
   try {
     const orderIds = await prepare(runtime, 'bench-order', 1000);
@@ -133,7 +133,7 @@ async function benchPipeline() {
   }
 }
 
-function benchDomain() {
+export function benchDomain() {
   const settings = DEFAULT_SETTINGS;
   const calendar = calendarOf(settings);
   const rules: ReleaseRule[] = [{ kind: 'immediate' }, { kind: 'after_payment', delay: 'P3D' }, { kind: 'after_delivery', delay: 'P2D' }, { kind: 'at_max' }];
