@@ -59,16 +59,30 @@ export class SharedClock {
   at(at: Date | DateTime | number, fire: () => Promise<void> | void): TimerHandle {
     const ms = typeof at === 'number' ? at : at instanceof Date ? at.getTime() : at.toMillis();
     const timer: Timer = { at: ms, seq: this.seq++, fire, cancelled: false };
-    // Binary insertion after every timer due at or before `ms`: the list stays sorted without a sort per timer.
+    // Sorted by (at, seq), and a new timer has the highest seq: it goes after every timer due at or before `ms`.
+    this.timers.splice(this.indexAfter(ms, timer.seq), 0, timer);
+    return {
+      cancel: () => {
+        if (timer.cancelled) return;
+        timer.cancelled = true;
+        // The same binary search finds it: the sandbox re-arms a settlement timer on every eligibility update.
+        const index = this.indexAfter(timer.at, timer.seq - 1);
+        if (this.timers[index] === timer) this.timers.splice(index, 1);
+      },
+    };
+  }
+
+  /** The first index whose timer comes after (at, seq) in firing order. */
+  private indexAfter(at: number, seq: number): number {
     let low = 0;
     let high = this.timers.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.timers[mid].at <= ms) low = mid + 1;
+      const t = this.timers[mid];
+      if (t.at < at || (t.at === at && t.seq <= seq)) low = mid + 1;
       else high = mid;
     }
-    this.timers.splice(low, 0, timer);
-    return { cancel: () => { timer.cancelled = true; this.timers = this.timers.filter((t) => t !== timer); } };
+    return low;
   }
 
   /** Sets the clock to an instant, backwards too; timers due by then fire, in order, each at its own time. */

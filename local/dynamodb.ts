@@ -1,20 +1,43 @@
-/** Local DynamoDB: an in-process dynalite that the edge hands DynamoDB_20120810.* requests to, and the tables it starts with. */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+/** Local DynamoDB: dynalite on a worker thread, which the edge forwards DynamoDB_20120810.* requests to; and the tables it starts with. */
+import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import {
   CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { pause } from './in-flight';
 
-// dynalite ships no types: it is a function returning a Node http.Server that is never made to listen here.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const dynalite = require('dynalite') as (options: Record<string, unknown>) => Server;
-
+/**
+ * dynalite runs on a thread of its own so that, in the one process of the embedded default, DynamoDB's work uses the
+ * second core instead of competing with the handlers, the edge and the sandbox for the first.
+ */
 export class LocalDynamo {
-  private readonly server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  private readonly worker: Worker;
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly port: Promise<number>;
 
-  /** Serves one request with dynalite, which reads the (still unread) body itself. */
+  constructor() {
+    this.worker = new Worker(join(__dirname, 'dynalite-worker.js'));
+    this.port = new Promise((resolve, reject) => {
+      this.worker.once('message', (message: { port: number }) => resolve(message.port));
+      this.worker.once('error', reject);
+    });
+  }
+
+  /** Forwards one request, body and answer streamed as they are. */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    this.server.emit('request', req, res);
+    void this.port.then((port) => {
+      const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent: this.agent }, (answer) => {
+        res.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', (error) => {
+        if (res.headersSent) return res.destroy(error);
+        res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: `local DynamoDB: ${error.message}` }));
+      });
+      req.pipe(upstream);
+    });
   }
 
   /** Creates each table through the edge unless it exists, and waits until all are ACTIVE. */
@@ -36,5 +59,11 @@ export class LocalDynamo {
     } finally {
       client.destroy();
     }
+  }
+
+  /** Stops the thread (its in-memory tables go with it). */
+  async close(): Promise<void> {
+    this.agent.destroy();
+    await this.worker.terminate();
   }
 }

@@ -179,6 +179,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       server.close(() => resolve());
       server.closeAllConnections();
     });
+    await dynamo.close();
   }
 
   try {

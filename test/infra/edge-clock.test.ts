@@ -116,3 +116,18 @@ test('clock moves called together apply in call order, each from where the one b
   expect(clock.now().toISO()).toBe('2022-12-02T11:15:00.000Z');
   expect(fired).toEqual(['2022-12-02T10:55:00.000Z']);
 });
+
+test('timers fire in time order, equal times in the order set, and a cancelled one never fires', async () => {
+  const clock = new SharedClock({ start: new Date('2022-12-02T10:30:00Z'), frozen: true });
+  const fired: string[] = [];
+  const base = clock.nowMs();
+  const handles = ['c@3', 'a@1', 'b1@2', 'b2@2', 'b3@2', 'd@4'].map((label) => {
+    const minutes = Number(label.split('@')[1]);
+    return { label, handle: clock.at(base + minutes * 60_000, () => { fired.push(label); }) };
+  });
+  handles.find((h) => h.label === 'b2@2')!.handle.cancel();
+  handles.find((h) => h.label === 'd@4')!.handle.cancel();
+  handles.find((h) => h.label === 'd@4')!.handle.cancel(); // twice is harmless
+  await clock.advance(10 * 60_000);
+  expect(fired).toEqual(['a@1', 'b1@2', 'b3@2', 'c@3']);
+});
