@@ -1,16 +1,19 @@
 /** The release state machine of one vendor's share of one order (contract sections 4 and 5), as pure decisions. */
 import { DateTime } from 'luxon';
-import { INDIA_TIME, formatGatewayDate, formatInstant, parseDuration, parseInstant } from './dates';
+import {
+  INDIA_TIME, formatEpochMs, formatGatewayDate, formatInstant, momentOf, parseInstant, parseMoment, shiftMoment,
+  type Moment,
+} from './dates';
 import { classifyAnswer } from './gateway-answer';
 import { eventKey, eventTime } from './order-events';
-import { predictSettlement } from './schedule-options';
+import { predictSettlement, settlementOfMoment } from './schedule-options';
 import { calendarOf } from './settings';
 import {
   FINAL_STATES,
   type Attempt, type Clamp, type DisputeResolution, type GatewayAnswer, type HoldbackEvent, type OrderEvent,
   type OrderEventType, type OrderRecord, type ReleaseRule, type Settings, type VendorPolicy, type VendorRelease,
 } from './types';
-import { clampEligibility, clampIntoWindow, nextGatewayMinute, type EligibilityWindow } from './window';
+import { clampEligibility, clampMomentIntoWindow, nextGatewayMinuteMs, type EligibilityWindow, type MomentWindow } from './window';
 
 /** After this many sends a still-retryable answer becomes FAILED. */
 export const MAX_SENDS = 12;
@@ -80,20 +83,23 @@ export interface PlanInput {
   current: VendorRelease | null;
 }
 
-function windowOf(release: { transactionTime: string; maxEligibility: string }): EligibilityWindow {
+function windowOf<T>(
+  release: { transactionTime: string; maxEligibility: string },
+  parse: (text: unknown, field: string) => T,
+): { transactionTime: T; maxEligibility: T } {
   return {
-    transactionTime: parseInstant(release.transactionTime, 'transactionTime'),
-    maxEligibility: parseInstant(release.maxEligibility, 'maxEligibility'),
+    transactionTime: parse(release.transactionTime, 'transactionTime'),
+    maxEligibility: parse(release.maxEligibility, 'maxEligibility'),
   };
 }
 
 /** The rule's target before clamping; null while it waits for an event (a delivery). */
-function ruleTarget(rule: ReleaseRule, transactionTime: DateTime, facts: VendorFacts): DateTime | null {
+function ruleTarget(rule: ReleaseRule, transactionTime: Moment, facts: VendorFacts): Moment | null {
   switch (rule.kind) {
     case 'at_max': return null;
     case 'immediate': return transactionTime;
-    case 'after_payment': return transactionTime.plus(parseDuration(rule.delay, 'release.delay'));
-    case 'after_delivery': return facts.deliveredAt ? facts.deliveredAt.plus(parseDuration(rule.delay, 'release.delay')) : null;
+    case 'after_payment': return shiftMoment(transactionTime, rule.delay, 'release.delay', 1);
+    case 'after_delivery': return facts.deliveredAt ? shiftMoment(momentOf(facts.deliveredAt), rule.delay, 'release.delay', 1) : null;
   }
 }
 
@@ -107,7 +113,7 @@ export function planRelease(input: PlanInput): VendorRelease {
   const { order, vendorId, amount, policy, settings, facts, now, current } = input;
   if (current && isSentOrFinal(current)) return current;
   const zone = settings.timezone;
-  const window = windowOf(order);
+  const window: MomentWindow = windowOf(order, parseMoment);
   const base: VendorRelease = {
     orderId: order.orderId,
     vendorId,
@@ -135,50 +141,57 @@ export function planRelease(input: PlanInput): VendorRelease {
   return current && sameContents(current, next) ? current : next;
 }
 
-function decide(
-  base: VendorRelease,
-  ctx: { window: EligibilityWindow; settings: Settings; facts: VendorFacts; now: DateTime; current: VendorRelease | null },
-): VendorRelease {
-  const { window, settings, facts, now, current } = ctx;
+/** The release left at max eligibility, the gateway's default. */
+function atMax(base: VendorRelease, max: Moment, settings: Settings, reason: string | null): VendorRelease {
   const zone = settings.timezone;
-  const atMax = (reason: string | null): VendorRelease => ({
+  return {
     ...base,
     state: 'AT_MAX',
-    targetEligibility: formatInstant(window.maxEligibility, zone),
+    targetEligibility: formatEpochMs(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
-    predictedSettlement: formatInstant(predictSettlement(window.maxEligibility, base.scheduleOption, calendarOf(settings)), zone),
+    predictedSettlement: formatEpochMs(settlementOfMoment(max, base.scheduleOption, calendarOf(settings)), zone),
     reason,
-  });
+  };
+}
+
+function decide(
+  base: VendorRelease,
+  ctx: { window: MomentWindow; settings: Settings; facts: VendorFacts; now: DateTime; current: VendorRelease | null },
+): VendorRelease {
+  const { window, settings, facts, current } = ctx;
+  const zone = settings.timezone;
+  const now = ctx.now.toMillis();
+  const max = window.maxEligibility;
 
   // at_max sends nothing, so neither a dispute nor a cancellation changes it; checked first so that a cancellation
   // arriving before or after the payment gives the same AT_MAX (AT_MAX is final once recorded).
-  if (base.rule.kind === 'at_max') return atMax(null);
+  if (base.rule.kind === 'at_max') return atMax(base, max, settings, null);
   if (facts.cancelledAt) return { ...base, state: 'CANCELLED', reason: 'order cancelled before the release was sent' };
-  if (facts.lastResolution === 'customer_won') return atMax(CUSTOMER_WON_REASON);
-  if (nextGatewayMinute(now) > window.maxEligibility) return atMax(WINDOW_CLOSED_REASON);
+  if (facts.lastResolution === 'customer_won') return atMax(base, max, settings, CUSTOMER_WON_REASON);
+  if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, WINDOW_CLOSED_REASON);
 
   const requested = ruleTarget(base.rule, window.transactionTime, facts);
-  const target = requested ? clampIntoWindow(requested, window) : null;
-  const targetText = target ? formatInstant(target.eligibility, zone) : null;
+  const target = requested ? clampMomentIntoWindow(requested, window) : null;
+  const targetText = target ? formatEpochMs(target.eligibility.ms, zone) : null;
   if (facts.disputeOpen) {
     return { ...base, state: 'HELD', targetEligibility: targetText, clamp: target?.clamp ?? null, reason: 'dispute open' };
   }
   if (!target) return { ...base, state: 'WAITING', reason: 'waiting for the delivery' };
 
-  let sendAt = target.eligibility.minus(parseDuration(settings.releaseLead, 'releaseLead'));
+  let sendAt = shiftMoment(target.eligibility, settings.releaseLead, 'releaseLead', -1).ms;
   const pending = current && (current.state === 'PLANNED' || current.state === 'SCHEDULED') && current.sendAt ? current : null;
-  const pendingAt = pending ? parseInstant(pending.sendAt, 'sendAt') : null;
+  const pendingAt = pending ? parseMoment(pending.sendAt, 'sendAt').ms : null;
   const retrying = pending !== null && (pending.sends ?? 0) > 0;
   // Replanning must not hurry a retry's backoff, nor move a send that is already due.
-  if (retrying && pendingAt && pendingAt > sendAt) sendAt = pendingAt;
+  if (retrying && pendingAt !== null && pendingAt > sendAt) sendAt = pendingAt;
   const due = sendAt <= now;
-  if (due) sendAt = pendingAt && pendingAt <= now ? pendingAt : now;
+  if (due) sendAt = pendingAt !== null && pendingAt <= now ? pendingAt : now;
   return {
     ...base,
     state: due ? 'PLANNED' : 'SCHEDULED',
     targetEligibility: targetText,
     clamp: target.clamp,
-    sendAt: formatInstant(sendAt, zone),
+    sendAt: formatEpochMs(sendAt, zone),
     reason: retrying ? pending.reason : null,
   };
 }
@@ -205,7 +218,7 @@ export type PreparedSend =
 
 /** The eligibility to send now: the target while it is still ahead, else the next gateway minute, never past max. */
 export function prepareSend(release: VendorRelease, now: DateTime): PreparedSend {
-  const window = windowOf(release);
+  const window: EligibilityWindow = windowOf(release, parseInstant);
   const target = release.targetEligibility ? parseInstant(release.targetEligibility, 'targetEligibility') : window.transactionTime;
   const result = clampEligibility(target, window, now);
   if (result.eligibility === null) return { skip: 'window_closed' };

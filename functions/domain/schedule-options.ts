@@ -1,7 +1,7 @@
 /** The gateway's vendor settlement schedule options, and the settlement slot an eligibility falls into. */
 import { DateTime } from 'luxon';
-import { BankCalendar, indiaDayOf, indiaMidnight } from './calendar';
-import { INDIA_TIME } from './dates';
+import { BankCalendar, firstDayOfPeriod, indiaDayOf, indiaMidnight } from './calendar';
+import { INDIA_TIME, dateTimeOf, type Moment } from './dates';
 import { ValidationError } from './errors';
 
 export interface ScheduleOption {
@@ -71,9 +71,7 @@ const everyDay: DayFilter = () => true;
 /** The first settlement day of the ISO week (Monday first) or of the month that contains `day`. */
 const firstSettlementDayOf = (unit: 'week' | 'month'): DayFilter => (day, calendar) => {
   if (!calendar.isSettlementDayNumber(day)) return false;
-  const date = new Date(day * 86_400_000);
-  const first = unit === 'week' ? day - ((date.getUTCDay() + 6) % 7) : day - (date.getUTCDate() - 1);
-  for (let d = first; d < day; d += 1) {
+  for (let d = firstDayOfPeriod(unit, day); d < day; d += 1) {
     if (calendar.isSettlementDayNumber(d)) return false;
   }
   return true;
@@ -102,6 +100,29 @@ const SEARCH_DAYS = 800;
 
 /** When a vendor on `scheduleOption` settles after `eligibility`: the option's first slot strictly after it (India time). */
 export function predictSettlement(eligibility: DateTime, scheduleOption: number, calendar: BankCalendar): DateTime {
+  const settles = settlementAfter(eligibility.toMillis(), scheduleOption, calendar);
+  if (settles === null) throw noSlotWithin(scheduleOption, `${eligibility.toISO()}`);
+  return DateTime.fromMillis(settles, { zone: INDIA_TIME });
+}
+
+/** predictSettlement of a Moment, in epoch milliseconds. */
+export function settlementOfMoment(eligibility: Moment, scheduleOption: number, calendar: BankCalendar): number {
+  const settles = settlementAfter(eligibility.ms, scheduleOption, calendar);
+  if (settles === null) throw noSlotWithin(scheduleOption, `${dateTimeOf(eligibility).toISO()}`);
+  return settles;
+}
+
+function noSlotWithin(scheduleOption: number, eligibility: string): RangeError {
+  return new RangeError(`no settlement slot of option ${scheduleOption} within ${SEARCH_DAYS} days of ${eligibility}`);
+}
+
+/** The instant of `minute` on India day number `day`. */
+function settleAt(day: number, minute: Minute): number {
+  return indiaMidnight(day) + minute * MINUTE_MS;
+}
+
+/** The settlement after an eligibility, both in epoch milliseconds; null when the calendar has no slot in reach. */
+function settlementAfter(ms: number, scheduleOption: number, calendar: BankCalendar): number | null {
   const rule = RULES[scheduleOption];
   if (!rule) {
     throw new ValidationError([{
@@ -110,10 +131,7 @@ export function predictSettlement(eligibility: DateTime, scheduleOption: number,
       expected: `one of ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}`,
     }]);
   }
-  const ms = eligibility.toMillis();
   const firstDay = indiaDayOf(ms);
-  const settleAt = (day: number, minute: Minute): DateTime =>
-    DateTime.fromMillis(indiaMidnight(day) + minute * MINUTE_MS, { zone: INDIA_TIME });
   if (rule.kind === 'days_after') {
     let day = firstDay;
     for (let n = 0; n < rule.days; n += 1) day = calendar.nextSettlementDayNumber(day);
@@ -124,8 +142,10 @@ export function predictSettlement(eligibility: DateTime, scheduleOption: number,
   const minuteOfDay = (ms - indiaMidnight(firstDay)) / MINUTE_MS;
   for (let day = firstDay; day < firstDay + SEARCH_DAYS; day += 1) {
     if (!rule.days(day, calendar)) continue;
-    const slot = rule.slots.find((s) => day > firstDay || (minuteOfDay <= s.cutoff && minuteOfDay < s.settle));
-    if (slot) return settleAt(day, slot.settle);
+    if (day > firstDay) return settleAt(day, rule.slots[0].settle);
+    for (const slot of rule.slots) {
+      if (minuteOfDay <= slot.cutoff && minuteOfDay < slot.settle) return settleAt(day, slot.settle);
+    }
   }
-  throw new RangeError(`no settlement slot of option ${scheduleOption} within ${SEARCH_DAYS} days of ${eligibility.toISO()}`);
+  return null;
 }

@@ -1,7 +1,9 @@
 /** The eligibility window [transaction time, transaction time + Defer by Days] and the gateway's "not in the past". */
-import { DateTime } from 'luxon';
+import type { DateTime, Zone } from 'luxon';
 import type { Clamp } from './types';
-import { INDIA_TIME, formatInstant } from './dates';
+import { INDIA_TIME, formatEpochMs, formatInstant, type Moment } from './dates';
+
+const MINUTE_MS = 60_000;
 
 /** Transaction time plus Defer by Days, counted in India days (the gateway's clock). */
 export function maxEligibility(transactionTime: DateTime, deferByDays: number): DateTime {
@@ -13,25 +15,56 @@ export function nextGatewayMinute(now: DateTime): DateTime {
   return now.setZone(INDIA_TIME).startOf('minute').plus({ minutes: 1 });
 }
 
+/** nextGatewayMinute in epoch milliseconds: India's offset is whole minutes, so its minutes start where UTC's do. */
+export function nextGatewayMinuteMs(nowMs: number): number {
+  return Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+}
+
 export interface EligibilityWindow {
   transactionTime: DateTime;
   maxEligibility: DateTime;
+}
+
+/** The window as Moments, for decisions computed in epoch milliseconds. */
+export interface MomentWindow {
+  transactionTime: Moment;
+  maxEligibility: Moment;
 }
 
 export type ClampResult =
   | { eligibility: DateTime; clamp: Clamp | null }
   | { eligibility: null; reason: 'window_closed' };
 
-/** Moves a target into [transaction time, max eligibility]; the clamp says from where and why. */
-export function clampIntoWindow(target: DateTime, window: EligibilityWindow): { eligibility: DateTime; clamp: Clamp | null } {
-  if (target < window.transactionTime) return clamped(target, window.transactionTime, 'before_transaction');
-  if (target > window.maxEligibility) return clamped(target, window.maxEligibility, 'after_max_eligibility');
+/** How the window reads an instant of either form: its epoch milliseconds, and the zone its clamp texts are written in. */
+interface InstantForm<T> {
+  ms(instant: T): number;
+  zone(instant: T): string | Zone;
+}
+
+const DATE_TIME: InstantForm<DateTime> = { ms: (dt) => dt.toMillis(), zone: (dt) => dt.zoneName ?? INDIA_TIME };
+// A named zone is passed by its name, as a DateTime's zoneName is (formatInstant reads "Asia/Kolkata" as fixed +05:30).
+const MOMENT: InstantForm<Moment> = { ms: (m) => m.ms, zone: (m) => (m.zone.isUniversal ? m.zone : m.zone.name) };
+
+function intoWindow<T>(form: InstantForm<T>, target: T, window: { transactionTime: T; maxEligibility: T }): { eligibility: T; clamp: Clamp | null } {
+  const at = form.ms(target);
+  if (at < form.ms(window.transactionTime)) return clamped(form, target, window.transactionTime, 'before_transaction');
+  if (at > form.ms(window.maxEligibility)) return clamped(form, target, window.maxEligibility, 'after_max_eligibility');
   return { eligibility: target, clamp: null };
 }
 
-function clamped(target: DateTime, to: DateTime, reason: Clamp['reason']): { eligibility: DateTime; clamp: Clamp } {
-  const zone = target.zoneName ?? INDIA_TIME;
-  return { eligibility: to, clamp: { requested: formatInstant(target, zone), clampedTo: formatInstant(to, zone), reason } };
+function clamped<T>(form: InstantForm<T>, target: T, to: T, reason: Clamp['reason']): { eligibility: T; clamp: Clamp } {
+  const zone = form.zone(target);
+  return { eligibility: to, clamp: { requested: formatEpochMs(form.ms(target), zone), clampedTo: formatEpochMs(form.ms(to), zone), reason } };
+}
+
+/** Moves a target into [transaction time, max eligibility]; the clamp says from where and why. */
+export function clampIntoWindow(target: DateTime, window: EligibilityWindow): { eligibility: DateTime; clamp: Clamp | null } {
+  return intoWindow(DATE_TIME, target, window);
+}
+
+/** clampIntoWindow on Moments. */
+export function clampMomentIntoWindow(target: Moment, window: MomentWindow): { eligibility: Moment; clamp: Clamp | null } {
+  return intoWindow(MOMENT, target, window);
 }
 
 /**
@@ -42,7 +75,7 @@ export function clampEligibility(target: DateTime, window: EligibilityWindow, no
   const earliest = nextGatewayMinute(now);
   if (earliest > window.maxEligibility) return { eligibility: null, reason: 'window_closed' };
   const inWindow = clampIntoWindow(target, window);
-  if (inWindow.eligibility < earliest) return clamped(target, earliest, 'in_the_past');
+  if (inWindow.eligibility < earliest) return clamped(DATE_TIME, target, earliest, 'in_the_past');
   const eligibility = wholeSecondWithin(inWindow.eligibility, window.maxEligibility);
   if (+eligibility === +inWindow.eligibility) return inWindow;
   return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: formatInstant(eligibility, target.zoneName ?? INDIA_TIME) } };
