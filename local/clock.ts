@@ -31,10 +31,23 @@ export class SharedClock {
   /** Called after each timer fires, so that work it started (event deliveries) finishes before the next one. */
   settle: () => Promise<void> = async () => {};
   onError: (error: unknown) => void = (error) => console.error('timer failed', error);
+  /**
+   * The clock's state for other threads (handlers on worker threads read it with `sharedClockReader`): slot 0 says
+   * frozen (1) or running (0), slot 1 holds the frozen instant or the offset from real time, in microseconds.
+   */
+  readonly shared = new SharedArrayBuffer(2 * BigInt64Array.BYTES_PER_ELEMENT);
 
   constructor(opts: { start?: Date; frozen?: boolean } = {}) {
     if (opts.frozen) this.frozenAt = opts.start?.getTime() ?? Date.now();
     else if (opts.start) this.offsetMs = opts.start.getTime() - Date.now();
+    this.publish();
+  }
+
+  /** Copies the state to `shared`; the frozen flag never changes after construction, so readers never see a mix. */
+  private publish(): void {
+    const slots = new BigInt64Array(this.shared);
+    Atomics.store(slots, 0, this.frozenAt === null ? 0n : 1n);
+    Atomics.store(slots, 1, BigInt(Math.round((this.frozenAt ?? this.offsetMs) * 1000)));
   }
 
   nowMs(): number {
@@ -53,6 +66,7 @@ export class SharedClock {
   private setMs(ms: number): void {
     if (this.frozenAt !== null) this.frozenAt = ms;
     else this.offsetMs = ms - Date.now();
+    this.publish();
   }
 
   /** Runs `fire` when the clock reaches `at` (at once, on the next tick, if that has passed). */
@@ -155,4 +169,13 @@ export class SharedClock {
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = null;
   }
+}
+
+/** The `nowMs` of a SharedClock on another thread, from its `shared` buffer: timers stay with the clock's own thread. */
+export function sharedClockReader(shared: SharedArrayBuffer): () => number {
+  const slots = new BigInt64Array(shared);
+  return () => {
+    const value = Number(Atomics.load(slots, 1)) / 1000;
+    return Atomics.load(slots, 0) === 1n ? value : Date.now() + value;
+  };
 }

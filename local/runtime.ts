@@ -1,18 +1,15 @@
 /** The embedded default, whole in one process: shared clock, gateway sandbox, local AWS edge, Holdback's handlers and API. */
-import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
 import { SharedClock } from './clock';
 import { createEdge, localFunctionArn, localSchedulerRoleArn, type Edge } from './edge';
-import { LOCAL_ACCOUNT_ID, LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './scheduler';
+import { LOCAL_REGION } from './scheduler';
+import { lambdaContext } from './lambda-context';
+import { LambdaPool } from './lambda-pool';
 import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
 import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, type HandlerName } from '../functions/routing';
 import type { Dependencies, Logger } from '../functions/application/ports';
-import { makeOrderEventsHandler } from '../functions/handlers/order-events';
-import { makeReleaseHandler } from '../functions/handlers/release';
-import { makeSweepHandler } from '../functions/handlers/sweep';
 import { makeApiHandler } from '../functions/handlers/api';
 
 export interface LocalRuntimeOptions {
@@ -30,7 +27,12 @@ export interface LocalRuntimeOptions {
   /** Holdback's structured log (default: none, so tests and demos stay quiet). */
   logger?: Logger;
   log?: (line: string) => void;
+  /** How many Lambda containers (worker threads) run the bus's and the scheduler's targets (HOLDBACK_LOCAL_CONTAINERS). */
+  containers?: number;
 }
+
+/** Two containers use the second core well beside the edge, the sandbox and DynamoDB's own thread. */
+const DEFAULT_CONTAINERS = 2;
 
 export interface LocalRuntime {
   clock: SharedClock;
@@ -45,22 +47,14 @@ export interface LocalRuntime {
 
 const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** A Lambda context for in-process invocations; middy only reads a few fields. */
-function lambdaContext(functionName: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 900_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+function envCount(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (!text) return fallback;
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new Error(`${name} is "${text}", not a count of Lambda containers: send a whole number from 1 to 64`);
+  }
+  return count;
 }
 
 function envPort(name: string, fallback: number): number {
@@ -86,14 +80,17 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     const sandbox = await createSandbox({ port: opts.sandboxPort ?? envPort('SANDBOX_PORT', 4010), clock, log: opts.log });
     started.push(() => sandbox.close());
 
-    // The edge needs its targets before Holdback's dependencies can point at the edge: the targets resolve them late.
+    // The edge needs its targets before Holdback's containers can point at the edge: the targets resolve them late.
     let deps: Dependencies | undefined;
     const getDeps = (): Dependencies => {
       if (!deps) throw new Error('the local runtime is still starting');
       return deps;
     };
-    const invoke = (name: HandlerName, handler: (event: never, context: Context) => Promise<unknown>) =>
-      (event: unknown) => handler(event as never, lambdaContext(LOCAL_FUNCTION_NAMES[name]));
+    let pool: LambdaPool | undefined;
+    const invoke = (name: HandlerName) => (event: unknown): Promise<unknown> => {
+      if (!pool) return Promise.reject(new Error('the local runtime is still starting'));
+      return pool.invoke(name, event);
+    };
 
     const eventSource = process.env.HOLDBACK_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE;
     const edge = await createEdge({
@@ -102,9 +99,9 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       tables: createTableInputs(DEFAULT_TABLE_NAMES),
       eventSource,
       targets: {
-        orderEvents: invoke('orderEvents', makeOrderEventsHandler(getDeps)),
-        release: invoke('release', makeReleaseHandler(getDeps)),
-        sweep: invoke('sweep', makeSweepHandler(getDeps)),
+        orderEvents: invoke('orderEvents'),
+        release: invoke('release'),
+        sweep: invoke('sweep'),
       },
       log: opts.log ?? (() => undefined),
     });
@@ -128,7 +125,15 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.releaseFunctionArn]: localFunctionArn('release'),
       [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
     });
+    // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     deps = buildDependencies(config, { clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger });
+    const containers = new LambdaPool({
+      size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
+      config, clock, publisher: () => getDeps().publisher, logger: opts.logger,
+    });
+    started.push(() => containers.close());
+    await containers.ready();
+    pool = containers;
 
     const apiHandler = makeApiHandler(getDeps);
     const api = await createApiServer({

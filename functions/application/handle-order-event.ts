@@ -73,7 +73,9 @@ export async function handleOrderEvent(
     // false means it exists already (a duplicate, or a concurrent twin): the first record stays, and an order record
     // never changes once written, so the one read above is it (null only for a twin that wrote meanwhile).
     const created = await deps.orders.createOrder(record);
-    known = { order: created ? record : existingPaid, settings };
+    // An order this call has just created has no releases but those a concurrent event wrote since, and a release
+    // written with no expected version fails against one of those and is re-read: no need to list them first.
+    known = created ? { order: record, settings, releases: [] } : { order: existingPaid, settings };
   }
   const releases = await reconcileOrder(deps, event.orderId, known);
   return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases };
@@ -83,6 +85,7 @@ export async function handleOrderEvent(
 interface KnownOrder {
   order?: OrderRecord | null;
   settings?: Settings;
+  releases?: VendorRelease[];
 }
 
 /**
@@ -97,7 +100,7 @@ async function reconcileOrder(deps: Dependencies, orderId: string, known: KnownO
   const [settings, stored, releases] = await Promise.all([
     known.settings ?? deps.settings.get(),
     deps.orders.listEvents(orderId),
-    deps.orders.listReleases(orderId),
+    known.releases ?? deps.orders.listReleases(orderId),
   ]);
   const policies = await Promise.all(order.vendors.map((v) => deps.policies.current(v.vendorId)));
   const events = stored.map((s) => s.event);

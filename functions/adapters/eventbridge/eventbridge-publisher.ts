@@ -14,11 +14,30 @@ export interface EventBridgePublisherOptions {
   now?: () => DateTime;
 }
 
-/** PutEvents takes at most 10 entries per call. */
+/** PutEvents takes at most 10 entries, and 256 KB of them, per call. */
 const BATCH_SIZE = 10;
+const BATCH_BYTES = 256 * 1024;
+
+/** One caller's publish: it settles when each of its entries is accepted or has failed twice. */
+interface Publication {
+  total: number;
+  unsettled: number;
+  failures: string[];
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+interface QueuedEntry {
+  entry: PutEventsRequestEntry;
+  publication: Publication;
+  /** Entries can fail alone: a failed one is sent once more, then reported with its error code. */
+  retried: boolean;
+}
 
 export class EventBridgePublisher implements EventPublisher {
   private readonly orderEventSource: string;
+  private readonly queue: QueuedEntry[] = [];
+  private sending = false;
 
   constructor(private readonly client: EventBridgeClient, private readonly options: EventBridgePublisherOptions) {
     this.orderEventSource = options.orderEventSource ?? DEFAULT_EVENT_SOURCE;
@@ -43,27 +62,76 @@ export class EventBridgePublisher implements EventPublisher {
     };
   }
 
-  private async put(entries: PutEventsRequestEntry[]): Promise<void> {
-    for (let start = 0; start < entries.length; start += BATCH_SIZE) {
-      await this.putBatch(entries.slice(start, start + BATCH_SIZE));
-    }
+  /**
+   * Queues the entries and resolves once all are accepted. One PutEvents is in flight at a time, and entries queued
+   * meanwhile (by concurrent publishes: the vendors of one order, or a container's concurrent invocations) share the
+   * next call, so that a burst of releases costs a few PutEvents instead of one each.
+   */
+  private put(entries: PutEventsRequestEntry[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const publication: Publication = { total: entries.length, unsettled: entries.length, failures: [], resolve, reject };
+      for (const entry of entries) this.queue.push({ entry, publication, retried: false });
+      if (!this.sending) {
+        this.sending = true;
+        // The rest of this turn's publishes join the first call.
+        setImmediate(() => void this.send());
+      }
+    });
   }
 
-  /** Entries can fail alone: those are sent once more, then reported with their error codes. */
-  private async putBatch(batch: PutEventsRequestEntry[]): Promise<void> {
-    let pending = batch;
-    for (let round = 1; ; round++) {
-      const answer = await this.client.send(new PutEventsCommand({ Entries: pending }));
-      if (!answer.FailedEntryCount) return;
-      const failed = pending
-        .map((entry, i) => ({ entry, result: answer.Entries?.[i] }))
-        .filter(({ result }) => !result || result.ErrorCode);
-      if (round >= 2) {
-        const reasons = failed.map(({ entry, result }) =>
-          `${entry.DetailType}: ${result?.ErrorCode ?? 'NoResult'}${result?.ErrorMessage ? ` (${result.ErrorMessage})` : ''}`);
-        throw new Error(`EventBridge rejected ${failed.length} of ${pending.length} events after a retry: ${reasons.join('; ')}`);
+  private async send(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.nextBatch();
+      try {
+        const answer = await this.client.send(new PutEventsCommand({ Entries: batch.map((q) => q.entry) }));
+        const retries: QueuedEntry[] = [];
+        batch.forEach((queued, i) => {
+          const result = answer.FailedEntryCount ? answer.Entries?.[i] : undefined;
+          const failed = answer.FailedEntryCount ? !result || Boolean(result.ErrorCode) : false;
+          if (!failed) return settle(queued.publication);
+          if (!queued.retried) return void retries.push({ ...queued, retried: true });
+          const reason = `${queued.entry.DetailType}: ${result?.ErrorCode ?? 'NoResult'}${result?.ErrorMessage ? ` (${result.ErrorMessage})` : ''}`;
+          settle(queued.publication, reason);
+        });
+        this.queue.unshift(...retries);
+      } catch (error) {
+        // The whole call failed: every publish with an entry in it fails, as a single call would have.
+        const failedPublications = new Set(batch.map((q) => q.publication));
+        for (const publication of failedPublications) {
+          publication.unsettled = -1;
+          publication.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+        for (let i = this.queue.length - 1; i >= 0; i -= 1) if (failedPublications.has(this.queue[i].publication)) this.queue.splice(i, 1);
       }
-      pending = failed.map(({ entry }) => entry);
     }
+    this.sending = false;
   }
+
+  /** The oldest queued entries that fit one PutEvents. */
+  private nextBatch(): QueuedEntry[] {
+    let bytes = 0;
+    let count = 0;
+    while (count < this.queue.length && count < BATCH_SIZE) {
+      bytes += entryBytes(this.queue[count].entry);
+      if (count > 0 && bytes > BATCH_BYTES) break;
+      count += 1;
+    }
+    return this.queue.splice(0, count);
+  }
+}
+
+/** Settles one entry of a publication; the publication settles with its last entry. */
+function settle(publication: Publication, failure?: string): void {
+  if (publication.unsettled < 0) return;
+  if (failure) publication.failures.push(failure);
+  publication.unsettled -= 1;
+  if (publication.unsettled > 0) return;
+  if (publication.failures.length === 0) return publication.resolve();
+  publication.reject(new Error(`EventBridge rejected ${publication.failures.length} of ${publication.total} events after a retry: ${publication.failures.join('; ')}`));
+}
+
+/** EventBridge's size of an entry: Time counts 14 bytes; Source, DetailType and Detail their UTF-8 bytes. */
+function entryBytes(entry: PutEventsRequestEntry): number {
+  return 14 + Buffer.byteLength(entry.Source ?? '') + Buffer.byteLength(entry.DetailType ?? '') + Buffer.byteLength(entry.Detail ?? '');
 }
