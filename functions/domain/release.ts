@@ -279,9 +279,11 @@ export function applyAnswer(input: AnswerInput): { release: VendorRelease; event
       return failed(answer.reason, [{ type: 'config.drift_detected', detail: { ...ids, message: answer.reason } }]);
     case 'retryable': {
       if (sends >= (answer.maxSends ?? MAX_SENDS)) return failed(`gave up after ${sends} attempts: ${answer.reason}`);
-      const retryAt = now.plus({ seconds: retryDelaySeconds(sends, answer.retryAfterSeconds) });
+      // "In the past" is retried at once: prepareSend recomputes a later time for the next send, so waiting gains
+      // nothing. Other transient answers back off.
+      const retryAt = answer.recompute ? now : now.plus({ seconds: retryDelaySeconds(sends, answer.retryAfterSeconds) });
       // No event for a retry: subscribers hear about a release once it is applied or has failed for good, not on
-      // every transient answer. ("In the past" needs no work here: prepareSend recomputes the time on the next send.)
+      // every transient answer.
       return {
         release: { ...updated, state: 'SCHEDULED', sendAt: formatInstant(retryAt, zone), reason: `retrying: ${answer.reason}` },
         events: [],

@@ -1,5 +1,5 @@
 /** The eligibility window [transaction time, transaction time + Defer by Days] and the gateway's "not in the past". */
-import type { DateTime, Zone } from 'luxon';
+import { DateTime, type Zone } from 'luxon';
 import type { Clamp } from './types';
 import { INDIA_TIME, formatEpochMs, formatInstant, type Moment } from './dates';
 
@@ -10,14 +10,21 @@ export function maxEligibility(transactionTime: DateTime, deferByDays: number): 
   return transactionTime.setZone(INDIA_TIME).plus({ days: deferByDays });
 }
 
-/** The earliest time the gateway accepts: the next whole minute strictly after now. */
+/**
+ * How far ahead of now an eligibility sent "at the next minute" must lie: the gateway refuses a time in the past, and
+ * a minute that is due a second after it was chosen has often passed by the time the PUT is processed (the client
+ * may wait for its rate limit and retry). Sent at 10:00:50, "the next minute" is therefore 10:02, not 10:01.
+ */
+export const SEND_MARGIN_MS = 30_000;
+
+/** The earliest time the gateway will still accept when the PUT arrives: the first whole minute after now + the margin. */
 export function nextGatewayMinute(now: DateTime): DateTime {
-  return now.setZone(INDIA_TIME).startOf('minute').plus({ minutes: 1 });
+  return DateTime.fromMillis(nextGatewayMinuteMs(now.toMillis()), { zone: INDIA_TIME });
 }
 
 /** nextGatewayMinute in epoch milliseconds: India's offset is whole minutes, so its minutes start where UTC's do. */
 export function nextGatewayMinuteMs(nowMs: number): number {
-  return Math.floor(nowMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+  return Math.floor((nowMs + SEND_MARGIN_MS) / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
 }
 
 export interface EligibilityWindow {

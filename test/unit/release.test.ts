@@ -6,7 +6,7 @@ import { parseOrderEvent } from '../../functions/domain/order-events';
 import { applyAnswer, planRelease, prepareSend, retryDelaySeconds, vendorFacts, type VendorFacts } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings';
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
-import { maxEligibility } from '../../functions/domain/window';
+import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/window';
 
 const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
 const settings: Settings = DEFAULT_SETTINGS;
@@ -305,10 +305,12 @@ describe('applyAnswer', () => {
     expect(apply(release, answer('Order ID does not exist')).release).toMatchObject({ state: 'FAILED', reason: 'gave up after 3 attempts: Order ID does not exist' });
   });
 
-  it('"in the past" is retried, and the next send recomputes a future time', () => {
-    const { release } = apply(applying, answer('Eligibility time specified is in the past. Specify a new time'), '2022-12-06T09:00:30');
+  it('"in the past" is retried at once (no backoff), and the next send recomputes a future time', () => {
+    const { release, retryAt } = apply(applying, answer('Eligibility time specified is in the past. Specify a new time'), '2022-12-06T09:00:30');
     expect(release.state).toBe('SCHEDULED');
-    const send = prepareSend({ ...release, targetEligibility: '2022-12-06T09:00:00+05:30' }, ist('2022-12-06T09:01:30'));
+    expect(retryAt?.toMillis()).toBe(ist('2022-12-06T09:00:30').toMillis());
+    expect(release.sendAt).toBe('2022-12-06T09:00:30+05:30');
+    const send = prepareSend({ ...release, targetEligibility: '2022-12-06T09:00:00+05:30' }, ist('2022-12-06T09:01:20'));
     expect(send).toMatchObject({ request: '2022-12-06 09:02:00', clamp: { reason: 'in_the_past' } });
   });
 
@@ -367,13 +369,16 @@ describe('property: a send is inside the window and strictly in the future', () 
         for (const at of [now, DateTime.fromISO(planned.sendAt!)]) {
           const send = prepareSend(planned, at);
           if ('skip' in send) {
-            expect(at.startOf('minute').plus({ minutes: 1 }) > max).toBe(true);
+            // Skipped only when the earliest time the gateway will still accept (margin included) is past max.
+            expect(at.plus({ milliseconds: SEND_MARGIN_MS }).startOf('minute').plus({ minutes: 1 }) > max).toBe(true);
             continue;
           }
           const sentAt = parseGatewayDate(send.request)!;
           expect(sentAt.toMillis()).toBe(send.eligibility.toMillis());
           expect(sentAt >= tx && sentAt <= max).toBe(true);
           expect(sentAt > at).toBe(true);
+          // ... and far enough ahead to still be in the future when the gateway processes the PUT.
+          expect(sentAt.toMillis() - at.toMillis()).toBeGreaterThanOrEqual(SEND_MARGIN_MS);
         }
       },
     ), { numRuns: 500 });

@@ -12,10 +12,13 @@ describe('window', () => {
     expect(maxEligibility(transactionTime, 0).toMillis()).toBe(transactionTime.toMillis());
   });
 
-  it('the next gateway minute is the next whole minute strictly after now', () => {
+  it('the next gateway minute is the first whole minute at least 30 s after now (still future when the PUT lands)', () => {
     expect(nextGatewayMinute(ist('2022-12-05T10:00:00')).toISO()).toBe('2022-12-05T10:01:00.000+05:30');
-    expect(nextGatewayMinute(ist('2022-12-05T10:00:59.999')).toISO()).toBe('2022-12-05T10:01:00.000+05:30');
     expect(nextGatewayMinute(ist('2022-12-05T10:00:00.001')).toISO()).toBe('2022-12-05T10:01:00.000+05:30');
+    expect(nextGatewayMinute(ist('2022-12-05T10:00:29.999')).toISO()).toBe('2022-12-05T10:01:00.000+05:30');
+    // Chosen at 10:00:30 or later, 10:01 could pass before the gateway processes the PUT.
+    expect(nextGatewayMinute(ist('2022-12-05T10:00:30')).toISO()).toBe('2022-12-05T10:02:00.000+05:30');
+    expect(nextGatewayMinute(ist('2022-12-05T10:00:59.999')).toISO()).toBe('2022-12-05T10:02:00.000+05:30');
   });
 });
 
@@ -41,7 +44,7 @@ describe('clampEligibility', () => {
   });
 
   it('moves a past target to the next gateway minute', () => {
-    const result = clampEligibility(ist('2022-12-03T09:00:00'), window, ist('2022-12-03T12:00:30'));
+    const result = clampEligibility(ist('2022-12-03T09:00:00'), window, ist('2022-12-03T12:00:20'));
     expect(result.eligibility?.toISO()).toBe('2022-12-03T12:01:00.000+05:30');
     expect(result).toMatchObject({ clamp: { requested: '2022-12-03T09:00:00+05:30', reason: 'in_the_past' } });
   });
@@ -53,8 +56,9 @@ describe('clampEligibility', () => {
 
   it('reports a closed window once the next gateway minute is after max eligibility', () => {
     expect(clampEligibility(ist('2022-12-10T09:00:00'), window, ist('2022-12-17T16:00:00'))).toEqual({ eligibility: null, reason: 'window_closed' });
-    // At 15:59:30 the next gateway minute is max eligibility itself, still inside the window.
-    expect(clampEligibility(ist('2022-12-10T09:00:00'), window, ist('2022-12-17T15:59:30')).eligibility?.toISO()).toBe('2022-12-17T16:00:00.000+05:30');
+    // At 15:59:00 the next gateway minute is max eligibility itself, still inside the window; from 15:59:30 it is not.
+    expect(clampEligibility(ist('2022-12-10T09:00:00'), window, ist('2022-12-17T15:59:00')).eligibility?.toISO()).toBe('2022-12-17T16:00:00.000+05:30');
+    expect(clampEligibility(ist('2022-12-10T09:00:00'), window, ist('2022-12-17T15:59:30'))).toEqual({ eligibility: null, reason: 'window_closed' });
   });
 
   it('sends whole seconds', () => {
