@@ -9,6 +9,7 @@ import { DEFAULT_EVENT_SOURCE, RELEASE_SCHEDULE_GROUP } from './routing';
 import { TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
 import { DynamoSettingsRepository } from './adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from './adapters/dynamodb/policy-repository';
+import { DynamoConfigReader } from './adapters/dynamodb/config-reader';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
@@ -44,12 +45,16 @@ export const RUNTIME_ENV = {
   region: 'AWS_REGION',
   /** Optional: every SDK client talks to this endpoint (the local edge). */
   endpoint: 'AWS_ENDPOINT_URL',
+  /** Optional, the SDK's own service-specific variable: DynamoDB alone talks to this endpoint instead. */
+  dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
 } as const;
 
 export interface RuntimeConfig {
   aws: {
     region: string;
     endpoint: string | null;
+    /** Where DynamoDB is served when it is not `endpoint` (locally, dynalite's own port, one hop shorter). */
+    dynamodbEndpoint: string | null;
     /** A local endpoint ignores signatures, so without credentials in the environment placeholders are used. */
     placeholderCredentials: boolean;
   };
@@ -103,6 +108,10 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
   const region = env[RUNTIME_ENV.region]?.trim() || env.AWS_DEFAULT_REGION?.trim() || '';
   if (!region) problems.push(`${RUNTIME_ENV.region} is not set; set it to the AWS region, e.g. "ap-south-1"`);
   const endpoint = env[RUNTIME_ENV.endpoint]?.trim() || null;
+  const dynamodbEndpoint = env[RUNTIME_ENV.dynamodbEndpoint]?.trim() || endpoint;
+  for (const [name, value] of [[RUNTIME_ENV.endpoint, endpoint], [RUNTIME_ENV.dynamodbEndpoint, dynamodbEndpoint]] as const) {
+    if (value && !/^https?:\/\/[^\s]+$/.test(value)) problems.push(`${name} is "${value}"; set it to an http(s) URL such as "http://127.0.0.1:4566", or leave it unset`);
+  }
   const vendorBaseUrl = required(RUNTIME_ENV.gatewayBaseUrl, "the gateway's vendor base URL, e.g. \"https://api.example.com\"");
   if (vendorBaseUrl && !/^https?:\/\/[^\s]+$/.test(vendorBaseUrl)) {
     problems.push(`${RUNTIME_ENV.gatewayBaseUrl} is "${vendorBaseUrl}"; set it to an http(s) URL`);
@@ -112,7 +121,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     problems.push(`${RUNTIME_ENV.gatewayPgBaseUrl} is "${pgBaseUrl}"; set it to an http(s) URL, e.g. "https://api.example.com/pg", or leave it unset`);
   }
   const config: RuntimeConfig = {
-    aws: { region, endpoint, placeholderCredentials: endpoint !== null && !env.AWS_ACCESS_KEY_ID },
+    aws: { region, endpoint, dynamodbEndpoint, placeholderCredentials: (endpoint ?? dynamodbEndpoint) !== null && !env.AWS_ACCESS_KEY_ID },
     tables: {
       orders: required(RUNTIME_ENV.ordersTable, 'the orders table name'),
       config: required(RUNTIME_ENV.configTable, 'the config table name'),
@@ -151,7 +160,8 @@ export function buildDependencies(config: RuntimeConfig, overrides: { clock?: Cl
     ...(config.aws.endpoint ? { endpoint: config.aws.endpoint } : {}),
     ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   };
-  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(aws), {
+  const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
+  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(dynamodb), {
     marshallOptions: { removeUndefinedValues: true },
   });
   const logger = overrides.logger ?? new JsonLinesLogger({
@@ -162,6 +172,7 @@ export function buildDependencies(config: RuntimeConfig, overrides: { clock?: Cl
     logger,
     settings: new DynamoSettingsRepository(doc, config.tables.config, clock),
     policies: new DynamoPolicyRepository(doc, config.tables.config),
+    config: new DynamoConfigReader(doc, config.tables.config, clock),
     orders: new DynamoOrderRepository(doc, config.tables.orders),
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected),
     scheduler: new EventBridgeReleaseScheduler(new SchedulerClient(aws), {

@@ -29,6 +29,8 @@ export interface EdgeOptions {
 
 export interface Edge {
   url: string;
+  /** DynamoDB alone, served directly by dynalite (the edge's url serves it too, one hop longer). */
+  dynamodbUrl: string;
   port: number;
   close(): Promise<void>;
   /** Resolves when no event delivery or schedule invocation is in flight. */
@@ -197,5 +199,5 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     throw error;
   }
 
-  return { url, port: actualPort, close, idle, busy, bus, scheduler };
+  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler };
 }

@@ -111,6 +111,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     const config = readRuntimeConfig({
       [RUNTIME_ENV.region]: LOCAL_REGION,
       [RUNTIME_ENV.endpoint]: edge.url,
+      [RUNTIME_ENV.dynamodbEndpoint]: edge.dynamodbUrl,
       [TABLE_ENV.orders]: DEFAULT_TABLE_NAMES.orders,
       [TABLE_ENV.config]: DEFAULT_TABLE_NAMES.config,
       [TABLE_ENV.rejected]: DEFAULT_TABLE_NAMES.rejected,

@@ -9,8 +9,8 @@ import { defaultPolicy } from '../domain/settings';
 import type { OrderEvent, OrderRecord, RejectedEvent, Settings, VendorPolicy, VendorRelease } from '../domain/types';
 import { maxEligibility } from '../domain/window';
 import { describeError } from './errors';
-import { VersionConflictError, type Dependencies } from './ports';
-import { releaseVendor } from './release-vendor';
+import { VersionConflictError, type Dependencies, type PlanningConfig } from './ports';
+import { claimFor, sendClaimed } from './release-vendor';
 import { MAX_WRITE_ATTEMPTS, commandOf, nextVersion, sameRelease, storedInstant } from './release-writes';
 
 /** What the bus envelope says about an event, kept on a rejection so that an operator can find the sender. */
@@ -51,64 +51,51 @@ export async function handleOrderEvent(
     return reject(deps, detailType, detail, envelope, error.issues);
   }
 
-  let existingPaid: OrderRecord | null = null;
-  if (event.type === 'order.paid') {
-    const existing = await deps.orders.getOrder(event.orderId);
-    if (existing && !samePayment(existing, event)) {
-      return reject(deps, detailType, detail, envelope, [{
-        field: 'orderId',
-        problem: `${event.orderId} was already paid at ${existing.transactionTime} with other details; the first order.paid is kept`,
-        expected: 'the same order.paid again (a duplicate is fine) or a new orderId for a different order',
-      }]);
-    }
-    existingPaid = existing;
-  }
-
   const now = deps.clock.now();
-  const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
-  let known: KnownOrder = {};
+  let config: PlanningConfig | undefined;
   if (event.type === 'order.paid') {
-    const settings = await deps.settings.get();
-    const record = orderRecordOf(event, settings, storedInstant(now));
-    // false means it exists already (a duplicate, or a concurrent twin): the first record stays, and an order record
-    // never changes once written, so the one read above is it (null only for a twin that wrote meanwhile).
-    const created = await deps.orders.createOrder(record);
-    // An order this call has just created has no releases but those a concurrent event wrote since, and a release
-    // written with no expected version fails against one of those and is re-read: no need to list them first.
-    known = created ? { order: record, settings, releases: [] } : { order: existingPaid, settings };
+    config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId));
+    // The order record is written before the event, so a conflicting payment is refused before anything of it is kept.
+    if (!(await deps.orders.createOrder(orderRecordOf(event, config.settings, storedInstant(now))))) {
+      // It exists: a duplicate, a concurrent twin, or another payment under the same id. An order record never
+      // changes once written, so the first one stands.
+      const existing = await deps.orders.getOrder(event.orderId);
+      if (existing && !samePayment(existing, event)) {
+        return reject(deps, detailType, detail, envelope, [{
+          field: 'orderId',
+          problem: `${event.orderId} was already paid at ${existing.transactionTime} with other details; the first order.paid is kept`,
+          expected: 'the same order.paid again (a duplicate is fine) or a new orderId for a different order',
+        }]);
+      }
+    }
   }
-  const releases = await reconcileOrder(deps, event.orderId, known);
+  const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
+  const releases = await reconcileOrder(deps, event.orderId, config);
   return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases };
-}
-
-/** What the caller has read already, so that one event reads the order and the settings once. */
-interface KnownOrder {
-  order?: OrderRecord | null;
-  settings?: Settings;
-  releases?: VendorRelease[];
 }
 
 /**
  * Plans every vendor of a paid order from all its stored events and records what changed; nothing happens for an
- * order that is not paid yet. Safe to call any number of times. Every release is written before any side effect
- * starts, so the releases read once up front are as fresh as per-vendor reads would be; a conditional write that
- * still loses re-reads that one release.
+ * order that is not paid yet. Safe to call any number of times. Each event is stored before this reads the order, so
+ * of two events racing, at least one sees both. Every release is written before any side effect starts, so the
+ * releases read once up front are as fresh as per-vendor reads would be; a conditional write that still loses re-reads
+ * that one release.
+ *
+ * Reads: one query of the order, and one batch read of the settings and the policies (`config`, when the caller has
+ * it already). A release keeps the policy it was first planned with, so only vendors without a release need theirs.
  */
-async function reconcileOrder(deps: Dependencies, orderId: string, known: KnownOrder): Promise<VendorRelease[]> {
-  const order = known.order ?? await deps.orders.getOrder(orderId);
+async function reconcileOrder(deps: Dependencies, orderId: string, config?: PlanningConfig): Promise<VendorRelease[]> {
+  const { order, events: stored, releases } = await deps.orders.loadOrder(orderId);
   if (!order) return [];
-  const [settings, stored, releases] = await Promise.all([
-    known.settings ?? deps.settings.get(),
-    deps.orders.listEvents(orderId),
-    known.releases ?? deps.orders.listReleases(orderId),
-  ]);
-  const policies = await Promise.all(order.vendors.map((v) => deps.policies.current(v.vendorId)));
-  const events = stored.map((s) => s.event);
   const currentOf = new Map(releases.map((r) => [r.vendorId, r]));
+  const { settings, policies } = config
+    ?? await deps.config.forPlanning(order.vendors.filter((v) => !currentOf.has(v.vendorId)).map((v) => v.vendorId));
+  const events = stored.map((s) => s.event);
   const written: { current: VendorRelease | null; next: VendorRelease }[] = [];
   const result: VendorRelease[] = [];
-  for (const [i, vendor] of order.vendors.entries()) {
-    const policy = policies[i] ?? defaultPolicy(vendor.vendorId, settings);
+  for (const vendor of order.vendors) {
+    // A vendor with a release already ignores the policy (planRelease keeps the one recorded on the release).
+    const policy = policies.get(vendor.vendorId) ?? defaultPolicy(vendor.vendorId, settings);
     const outcome = await reconcileVendor(deps, order, vendor, { settings, policy, events }, currentOf.get(vendor.vendorId) ?? null);
     if (outcome.written) written.push({ current: outcome.current, next: outcome.release });
     result.push(outcome.release);
@@ -135,7 +122,10 @@ async function reconcileVendor(
     const now = deps.clock.now();
     const planned = planRelease({ order, vendorId: vendor.vendorId, amount: vendor.amount, policy: plan.policy, settings: plan.settings, facts, now, current });
     if (current && sameRelease(current, planned)) return { written: false, release: current };
-    const next = nextVersion(planned, current, now);
+    let next = nextVersion(planned, current, now);
+    // Due now: claimed for sending in the same write that plans it (one write less than planning, then claiming). A
+    // lost sender leaves it APPLYING with a deadline, which the sweep re-drives, as for any claimed release.
+    if (next.state === 'PLANNED') next = claimFor(next, next.version, now);
     try {
       await deps.orders.putRelease(next, current?.version ?? null);
       return { written: true, release: next, current };
@@ -161,10 +151,7 @@ async function startSideEffects(deps: Dependencies, current: VendorRelease | nul
     if (next.state === 'SCHEDULED' && command && command.releaseKey !== current?.releaseKey && next.sendAt) {
       await deps.scheduler.schedule(command, parseInstant(next.sendAt, 'sendAt'));
     }
-    if (next.state === 'PLANNED' && command) {
-      // The release and settings just written and read: the send's conditional move to APPLYING still guards it.
-      await releaseVendor(deps, command, { release: next, settings });
-    }
+    if (next.state === 'APPLYING') await sendClaimed(deps, next, settings);
   } catch (error) {
     deps.logger.error('release side effect failed; the sweep will re-drive it', { ...ids, state: next.state, error: describeError(error) });
   }

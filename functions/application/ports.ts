@@ -37,10 +37,33 @@ export interface PolicyRepository {
   version(vendorId: string, version: number): Promise<VendorPolicy | null>;
 }
 
+/** What planning an order's releases reads: the settings in force and each vendor's current policy. */
+export interface PlanningConfig {
+  settings: VersionedSettings;
+  /** Every vendor asked for; null for a vendor without a stored policy (the default applies). */
+  policies: Map<string, VendorPolicy | null>;
+}
+
+export interface ConfigReader {
+  /** The settings and the current policy of each vendor, read together (one round trip for a whole order). */
+  forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig>;
+}
+
+/** Everything stored under one order, read at once. */
+export interface StoredOrder {
+  /** Null until `order.paid` was recorded. */
+  order: OrderRecord | null;
+  /** In the order they were received (the domain folds them by their own times). */
+  events: StoredEvent[];
+  releases: VendorRelease[];
+}
+
 export interface OrderRepository {
   /** Stores an event under its key; false when that key was already stored (a duplicate). */
   recordEvent(event: StoredEvent): Promise<boolean>;
   listEvents(orderId: string): Promise<StoredEvent[]>;
+  /** The order record, its events and its releases, in one consistent read of the order. */
+  loadOrder(orderId: string): Promise<StoredOrder>;
   getOrder(orderId: string): Promise<OrderRecord | null>;
   /** Creates the order record once; false when it existed already (the existing one stays). */
   createOrder(order: OrderRecord): Promise<boolean>;
@@ -133,6 +156,7 @@ export interface Dependencies {
   clock: Clock;
   settings: SettingsRepository;
   policies: PolicyRepository;
+  config: ConfigReader;
   orders: OrderRepository;
   rejected: RejectedEventRepository;
   scheduler: ReleaseScheduler;

@@ -23,35 +23,45 @@ export type ReleaseVendorResult =
  * The only caller of the gateway's eligibility PUT. The conditional move to APPLYING (version + 1) is what makes one
  * release key send at most once however often its schedule or the sweep fires; APPLYING carries a deadline in
  * `sendAt` so that a lost invocation is re-driven by the sweep instead of being lost.
- *
- * A caller that has just written the release and read the settings (the planner sending at once) passes them in
- * `known` instead of having them read again; a stale release only makes the conditional move to APPLYING lose.
+ * (The planner, finding a release due at once, claims it in the write that plans it and calls `sendClaimed` itself.)
  */
-export async function releaseVendor(
-  deps: Dependencies,
-  command: ReleaseCommand,
-  known: { release?: VendorRelease; settings?: Settings } = {},
-): Promise<ReleaseVendorResult> {
-  const release = known.release ?? await deps.orders.getRelease(command.orderId, command.vendorId);
+export async function releaseVendor(deps: Dependencies, command: ReleaseCommand): Promise<ReleaseVendorResult> {
+  const release = await deps.orders.getRelease(command.orderId, command.vendorId);
   if (!release) return { outcome: 'skipped', reason: 'no release for this order and vendor' };
   const now = deps.clock.now();
   const notDue = whyNotDue(release, command, now);
   if (notDue) return { outcome: 'skipped', reason: notDue };
 
-  const applying: VendorRelease = {
-    ...release,
-    state: 'APPLYING',
-    sendAt: storedInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS })),
-    version: release.version + 1,
-    updatedAt: storedInstant(now),
-  };
+  const applying = claimFor(release, release.version + 1, now);
   try {
     await deps.orders.putRelease(applying, release.version);
   } catch (error) {
     if (error instanceof VersionConflictError) return { outcome: 'skipped', reason: 'another invocation took this release' };
     throw error;
   }
+  return sendClaimed(deps, applying);
+}
 
+/**
+ * `release` as claimed for sending (APPLYING, stored as `version`), with the deadline after which the sweep assumes the
+ * sender was lost and sends again. The planner claims a release it finds due at once, in the same write that plans it.
+ */
+export function claimFor(release: VendorRelease, version: number, now: DateTime): VendorRelease {
+  return {
+    ...release,
+    state: 'APPLYING',
+    sendAt: storedInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS })),
+    version,
+    updatedAt: storedInstant(now),
+  };
+}
+
+/**
+ * Sends a release this invocation has claimed (its APPLYING version is stored) and records the answer, conditional on
+ * that version. `settings`, when the caller has just read them, are not read again.
+ */
+export async function sendClaimed(deps: Dependencies, applying: VendorRelease, known?: Settings): Promise<ReleaseVendorResult> {
+  const now = deps.clock.now();
   const send = prepareSend(applying, now);
   if ('skip' in send) {
     const atMax: VendorRelease = {
@@ -67,8 +77,8 @@ export async function releaseVendor(
     return (await finish(deps, applying, atMax, [], null)) ?? { outcome: 'at_max', release: atMax };
   }
 
-  const settings = known.settings ?? await deps.settings.get();
-  const result = await deps.gateway.updateEligibility(release.orderId, release.vendorId, send.request);
+  const settings = known ?? await deps.settings.get();
+  const result = await deps.gateway.updateEligibility(applying.orderId, applying.vendorId, send.request);
   const answeredAt = deps.clock.now();
   const answered = applyAnswer({
     release: { ...applying, clamp: send.clamp ?? applying.clamp },
@@ -83,7 +93,7 @@ export async function releaseVendor(
       ...answered.release,
       state: 'SCHEDULED',
       sendAt: storedInstant(answered.retryAt),
-      releaseKey: releaseScheduleName(release.orderId, release.vendorId, version),
+      releaseKey: releaseScheduleName(applying.orderId, applying.vendorId, version),
       version,
       updatedAt: storedInstant(answeredAt),
     }

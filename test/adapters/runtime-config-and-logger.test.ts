@@ -20,7 +20,7 @@ describe('readRuntimeConfig', () => {
   test('a complete environment, with defaults for the optional variables', () => {
     const config = readRuntimeConfig(COMPLETE);
     expect(config).toMatchObject({
-      aws: { region: 'ap-south-1', endpoint: null, placeholderCredentials: false },
+      aws: { region: 'ap-south-1', endpoint: null, dynamodbEndpoint: null, placeholderCredentials: false },
       tables: { orders: 'orders-t', config: 'config-t', rejected: 'rejected-t' },
       eventBus: 'holdback-bus',
       orderEventSource: 'marketplace.orders',
@@ -56,8 +56,15 @@ describe('readRuntimeConfig', () => {
 
   test('a local endpoint without credentials in the environment gets placeholder credentials', () => {
     const config = readRuntimeConfig({ ...COMPLETE, AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', HOLDBACK_GATEWAY_RATE_PER_MINUTE: '120' });
-    expect(config.aws).toEqual({ region: 'ap-south-1', endpoint: 'http://127.0.0.1:4566', placeholderCredentials: true });
+    expect(config.aws).toEqual({ region: 'ap-south-1', endpoint: 'http://127.0.0.1:4566', dynamodbEndpoint: 'http://127.0.0.1:4566', placeholderCredentials: true });
     expect(config.gateway.ratePerMinute).toBe(120);
+  });
+
+  test("DynamoDB alone can be pointed elsewhere with the SDK's own AWS_ENDPOINT_URL_DYNAMODB; a malformed endpoint is named", () => {
+    const config = readRuntimeConfig({ ...COMPLETE, AWS_ENDPOINT_URL: 'http://127.0.0.1:4566', AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:4999' });
+    expect(config.aws).toMatchObject({ endpoint: 'http://127.0.0.1:4566', dynamodbEndpoint: 'http://127.0.0.1:4999', placeholderCredentials: true });
+    expect(() => readRuntimeConfig({ ...COMPLETE, AWS_ENDPOINT_URL_DYNAMODB: 'localhost:4999' }))
+      .toThrow('AWS_ENDPOINT_URL_DYNAMODB is "localhost:4999"; set it to an http(s) URL');
   });
 
   test('buildDependencies wires every port, and its logger redacts the gateway secret', () => {
@@ -69,7 +76,7 @@ describe('readRuntimeConfig', () => {
     } finally {
       write.mockRestore();
     }
-    expect(Object.keys(deps).sort()).toEqual(['clock', 'gateway', 'gatewayOrders', 'logger', 'orders', 'policies', 'publisher', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['clock', 'config', 'gateway', 'gatewayOrders', 'logger', 'orders', 'policies', 'publisher', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });

@@ -1,15 +1,18 @@
-/** The event path reads each thing once: settings, the order, its releases (one query), each vendor's policy. */
+/**
+ * The event path's round trips, counted: one batch read of the settings and policies, one read of the whole order, the
+ * order and event writes, and one write per release change (a release due at once is planned and claimed in one).
+ */
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, paid, release, send, usePolicy } from './scenario';
 
 /** Counts calls of the repositories' methods from now on (the world's ports are the objects the use cases get). */
 function countReads(world: FakeWorld): Record<string, number> {
   const counts: Record<string, number> = {};
-  const ports = { settings: world.settings, policies: world.policies, orders: world.orders } as unknown as Record<string, Record<string, unknown>>;
+  const ports = { settings: world.settings, policies: world.policies, config: world.deps.config, orders: world.orders } as unknown as Record<string, Record<string, unknown>>;
   for (const [port, target] of Object.entries(ports)) {
     for (const method of Object.getOwnPropertyNames(Object.getPrototypeOf(target))) {
       const original = target[method];
-      if (method === 'constructor' || typeof original !== 'function') continue;
+      if (method === 'constructor' || method === 'inForce' || typeof original !== 'function') continue;
       target[method] = (...args: unknown[]) => {
         counts[`${port}.${method}`] = (counts[`${port}.${method}`] ?? 0) + 1;
         return (original as (...a: unknown[]) => unknown).apply(target, args);
@@ -21,7 +24,7 @@ function countReads(world: FakeWorld): Record<string, number> {
 
 const vendors = [{ vendorId: 'vendor_a', amount: '100.00' }, { vendorId: 'vendor_b', amount: '200.00' }, { vendorId: 'vendor_c', amount: '300.00' }];
 
-test('order.paid for three vendors, one sent at once: settings and order read once, releases of the order it created not read, policies once per vendor', async () => {
+test('order.paid for three vendors, one sent at once: one config read, one order read, one write per release change', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'immediate' }, 'vendor_a');
   await usePolicy(world, { kind: 'after_payment', delay: 'P1D' }, 'vendor_b');
@@ -30,31 +33,32 @@ test('order.paid for three vendors, one sent at once: settings and order read on
   const result = await send(world, 'order.paid', paid(ORDER, vendors));
 
   // The answer is what the planner wrote; vendor_a's send happened after all three were written.
-  expect(result.outcome === 'accepted' && result.releases.map((r) => r.state)).toEqual(['PLANNED', 'SCHEDULED', 'AT_MAX']);
+  expect(result.outcome === 'accepted' && result.releases.map((r) => r.state)).toEqual(['APPLYING', 'SCHEDULED', 'AT_MAX']);
   expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect(counts).toEqual({
-    'orders.getOrder': 1,
-    'orders.recordEvent': 1,
-    'settings.get': 1,
+    'config.forPlanning': 1,
     'orders.createOrder': 1,
-    'orders.listEvents': 1,
-    'policies.current': 3,
-    // Three planned releases, then vendor_a's move to APPLYING and its answer.
-    'orders.putRelease': 5,
+    'orders.recordEvent': 1,
+    'orders.loadOrder': 1,
+    // Three planned releases (vendor_a's already claimed for its send), then vendor_a's answer.
+    'orders.putRelease': 4,
   });
   expect([...world.orders.releases.values()].map((r) => [r.vendorId, r.state])).toEqual([['vendor_a', 'APPLIED'], ['vendor_b', 'SCHEDULED'], ['vendor_c', 'AT_MAX']]);
 });
 
-test('a later event of a paid order reads the order, the settings and the releases once', async () => {
+test('a later event of a paid order reads the order once, and the config of vendors without a release only', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' }, 'vendor_a');
   await send(world, 'order.paid', paid(ORDER, vendors));
   const counts = countReads(world);
+  const configAsked: string[][] = [];
+  const forPlanning = world.deps.config.forPlanning.bind(world.deps.config);
+  world.deps.config.forPlanning = (vendorIds) => { configAsked.push([...vendorIds]); return forPlanning(vendorIds); };
 
   await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30', vendorIds: ['vendor_a'] });
 
-  expect(counts).toMatchObject({ 'orders.getOrder': 1, 'settings.get': 1, 'orders.listReleases': 1, 'policies.current': 3 });
-  expect(counts['orders.getRelease']).toBeUndefined();
+  expect(counts).toEqual({ 'orders.recordEvent': 1, 'orders.loadOrder': 1, 'config.forPlanning': 1, 'orders.putRelease': 1 });
+  expect(configAsked).toEqual([[]]);
   expect((await release(world, ORDER, 'vendor_a')).state).toBe('SCHEDULED');
 });
 

@@ -5,7 +5,8 @@ import { FakeClock } from './clock';
 import { StoredGatewayOrders } from './gateway-orders';
 import { RecordingLogger, RecordingPublisher, RecordingScheduler, ScriptedGateway } from './outside-world';
 import {
-  InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository, InMemorySettingsRepository,
+  InMemoryConfigReader, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
+  InMemorySettingsRepository,
 } from './repositories';
 
 export const TEST_WEBHOOK_SECRET = 'test-webhook-secret';
@@ -40,7 +41,9 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     publisher: new RecordingPublisher(),
     logger: new RecordingLogger(),
   };
-  const deps: Dependencies = { ...world, secrets: { webhookSecret: TEST_WEBHOOK_SECRET } };
+  const deps: Dependencies = {
+    ...world, config: new InMemoryConfigReader(world.settings, world.policies), secrets: { webhookSecret: TEST_WEBHOOK_SECRET },
+  };
   return {
     ...world,
     deps,

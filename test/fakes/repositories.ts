@@ -1,8 +1,8 @@
 /** In-memory repositories with the real ones' rules: conditional versions, newest-first history, copies not references. */
 import { DateTime } from 'luxon';
 import {
-  VersionConflictError, type Clock, type OrderRepository, type PolicyRepository, type RejectedEventRepository,
-  type SettingsRepository,
+  VersionConflictError, type Clock, type ConfigReader, type OrderRepository, type PlanningConfig, type PolicyRepository,
+  type RejectedEventRepository, type SettingsRepository, type StoredOrder,
 } from '../../functions/application/ports';
 import { formatInstant } from '../../functions/domain/dates';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
@@ -20,6 +20,11 @@ export class InMemorySettingsRepository implements SettingsRepository {
   constructor(private readonly clock: Clock) {}
 
   async get(): Promise<VersionedSettings> {
+    return this.inForce();
+  }
+
+  /** Not a port method: the config reader's view, kept off the port so tests that count port calls see only theirs. */
+  inForce(): VersionedSettings {
     const latest = this.versions.at(-1);
     if (latest) return copy(latest);
     return { ...copy(DEFAULT_SETTINGS), version: 0, actor: 'system', reason: 'default settings', at: formatInstant(this.clock.now(), DEFAULT_SETTINGS.timezone) };
@@ -48,6 +53,11 @@ export class InMemoryPolicyRepository implements PolicyRepository {
   private readonly byVendor = new Map<string, VendorPolicy[]>();
 
   async current(vendorId: string): Promise<VendorPolicy | null> {
+    return this.inForce(vendorId);
+  }
+
+  /** Not a port method (see InMemorySettingsRepository.inForce). */
+  inForce(vendorId: string): VendorPolicy | null {
     const versions = this.byVendor.get(vendorId);
     return versions?.length ? copy(versions.at(-1)!) : null;
   }
@@ -69,6 +79,15 @@ export class InMemoryPolicyRepository implements PolicyRepository {
 
   async version(vendorId: string, version: number): Promise<VendorPolicy | null> {
     return copy(this.byVendor.get(vendorId)?.find((p) => p.version === version) ?? null);
+  }
+}
+
+/** The planner's read over the two fakes above, as the real one reads both in one batch. */
+export class InMemoryConfigReader implements ConfigReader {
+  constructor(private readonly settings: InMemorySettingsRepository, private readonly policies: InMemoryPolicyRepository) {}
+
+  async forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig> {
+    return { settings: this.settings.inForce(), policies: new Map(vendorIds.map((id) => [id, this.policies.inForce(id)])) };
   }
 }
 
@@ -94,6 +113,14 @@ export class InMemoryOrderRepository implements OrderRepository {
 
   async listEvents(orderId: string): Promise<StoredEvent[]> {
     return copy([...this.events.values()].filter((e) => e.orderId === orderId));
+  }
+
+  async loadOrder(orderId: string): Promise<StoredOrder> {
+    return copy({
+      order: this.orders.get(orderId) ?? null,
+      events: [...this.events.values()].filter((e) => e.orderId === orderId),
+      releases: [...this.releases.values()].filter((r) => r.orderId === orderId),
+    });
   }
 
   async getOrder(orderId: string): Promise<OrderRecord | null> {

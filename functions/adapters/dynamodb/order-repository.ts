@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
-import { VersionConflictError, type OrderRepository } from '../../application/ports';
+import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
 import { DUE_INDEX, DUE_SHARDS, VENDOR_INDEX } from './tables';
 import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
 
@@ -36,6 +36,15 @@ function releaseItem(release: VendorRelease): Record<string, unknown> {
 
 const toRelease = (item: Record<string, unknown>): VendorRelease => withoutKeys<VendorRelease>(item, INDEX_ATTRIBUTES);
 
+/** Events in the order they were received; each receipt time is parsed once, not once per comparison. */
+function inReceiptOrder(items: Record<string, unknown>[]): StoredEvent[] {
+  const keyed = items.map((item) => {
+    const event = withoutKeys<StoredEvent>(item);
+    return { event, order: `${utcSortKey(event.receivedAt, 'receivedAt')}\u0000${event.key}` };
+  });
+  return keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0)).map(({ event }) => event);
+}
+
 /** Oldest send first; ties in a stable order so the sweep is deterministic. */
 function bySendAt(a: Record<string, unknown>, b: Record<string, unknown>): number {
   const key = (item: Record<string, unknown>): string => `${item[DUE_INDEX.sk]}\u0000${item.orderId}\u0000${item.vendorId}`;
@@ -52,12 +61,21 @@ export class DynamoOrderRepository implements OrderRepository {
 
   /** The order's events, in the order they were received (the domain folds them by their own times). */
   async listEvents(orderId: string): Promise<StoredEvent[]> {
-    // Each receipt time is parsed once, not once per comparison: this runs for every event an order gets.
-    const keyed = (await this.queryOrder(orderId, EVENT_PREFIX)).map((item) => {
-      const event = withoutKeys<StoredEvent>(item);
-      return { event, order: `${utcSortKey(event.receivedAt, 'receivedAt')}\u0000${event.key}` };
-    });
-    return keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0)).map(({ event }) => event);
+    return inReceiptOrder(await this.queryOrder(orderId, EVENT_PREFIX));
+  }
+
+  /** One query of the order's partition: its record, events and releases all live under `ORDER#id`. */
+  async loadOrder(orderId: string): Promise<StoredOrder> {
+    let meta: Record<string, unknown> | undefined;
+    const events: Record<string, unknown>[] = [];
+    const releases: VendorRelease[] = [];
+    for (const item of await this.queryOrder(orderId)) {
+      const sk = item.sk as string;
+      if (sk === META_SK) meta = item;
+      else if (sk.startsWith(EVENT_PREFIX)) events.push(item);
+      else if (sk.startsWith(RELEASE_PREFIX)) releases.push(toRelease(item));
+    }
+    return { order: meta ? withoutKeys<OrderRecord>(meta) : null, events: inReceiptOrder(events), releases };
   }
 
   async getOrder(orderId: string): Promise<OrderRecord | null> {
@@ -171,11 +189,13 @@ export class DynamoOrderRepository implements OrderRepository {
     return answer.Item;
   }
 
-  private queryOrder(orderId: string, prefix: string): Promise<Record<string, unknown>[]> {
+  /** The items of one order, all of them or those whose sort key starts with `prefix`. */
+  private queryOrder(orderId: string, prefix?: string): Promise<Record<string, unknown>[]> {
     return queryItems(this.doc, {
       TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': orderPk(orderId), ':prefix': prefix },
+      ...(prefix === undefined
+        ? { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': orderPk(orderId) } }
+        : { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': orderPk(orderId), ':prefix': prefix } }),
       ConsistentRead: true,
     });
   }

@@ -1,0 +1,95 @@
+/**
+ * Versioned records in the config table (the settings, each vendor's policy): one `CURRENT` item per record, which is
+ * what is in force, and one item per version, which is its history.
+ *
+ * A change commits with one conditional write of `CURRENT` (the expected previous version, or none for version 1), so
+ * two writers can never both make version N. The version item is written right after, with the same content. If that
+ * second write is lost (the caller then got an error), the history is repaired from `CURRENT` the next time it is read.
+ * Keeping the record in force under a fixed key is what lets the planner read the settings and every policy of an
+ * order in one BatchGetItem instead of one query each.
+ */
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { VersionConflictError } from '../../application/ports';
+import { isConditionalCheckFailed, queryItems, versionSortKey, withoutKeys } from './item-keys';
+
+export const SETTINGS_PK = 'SETTINGS';
+export const policyPk = (vendorId: string): string => `POLICY#${vendorId}`;
+/** The sort key of the record in force; version items sort under `V#`. */
+export const CURRENT_SK = 'CURRENT';
+const VERSION_PREFIX = 'V#';
+
+export class VersionedItems<T extends { version: number }> {
+  constructor(private readonly doc: DynamoDBDocumentClient, private readonly tableName: string) {}
+
+  /** The record in force, or null when none was ever saved. */
+  async current(pk: string): Promise<T | null> {
+    const answer = await this.doc.send(new GetCommand({
+      TableName: this.tableName, Key: { pk, sk: CURRENT_SK }, ConsistentRead: true,
+    }));
+    return answer.Item ? withoutKeys<T>(answer.Item) : null;
+  }
+
+  /**
+   * Makes `record` (version N) the one in force if version N - 1 is, then keeps it in the history. Throws
+   * VersionConflictError with `conflict` when another version is in force.
+   */
+  async save(pk: string, record: T, conflict: () => string): Promise<T> {
+    const previous = record.version - 1;
+    try {
+      await this.doc.send(new PutCommand({
+        TableName: this.tableName,
+        Item: { pk, sk: CURRENT_SK, ...record },
+        ...(previous === 0
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : {
+            ConditionExpression: '#version = :previous',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':previous': previous },
+          }),
+      }));
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw new VersionConflictError(conflict());
+      throw error;
+    }
+    await this.keepVersion(pk, record);
+    return record;
+  }
+
+  /** Every version, newest first; a version in force whose history item was lost is written back first. */
+  async history(pk: string): Promise<T[]> {
+    const [versions, current] = await Promise.all([this.newestFirst(pk), this.current(pk)]);
+    if (current && (versions[0]?.version ?? 0) < current.version) {
+      await this.keepVersion(pk, current);
+      versions.unshift(current);
+    }
+    return versions;
+  }
+
+  /** One version, or null. */
+  async version(pk: string, version: number): Promise<T | null> {
+    const answer = await this.doc.send(new GetCommand({
+      TableName: this.tableName, Key: { pk, sk: versionSortKey(version) }, ConsistentRead: true,
+    }));
+    if (answer.Item) return withoutKeys<T>(answer.Item);
+    const current = await this.current(pk);
+    return current?.version === version ? current : null;
+  }
+
+  /** The same content every time for a version, so writing it again (a repair) changes nothing. */
+  private async keepVersion(pk: string, record: T): Promise<void> {
+    await this.doc.send(new PutCommand({
+      TableName: this.tableName, Item: { pk, sk: versionSortKey(record.version), ...record },
+    }));
+  }
+
+  private async newestFirst(pk: string): Promise<T[]> {
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': VERSION_PREFIX },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    });
+    return items.map((item) => withoutKeys<T>(item));
+  }
+}
