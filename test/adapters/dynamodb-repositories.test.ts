@@ -6,6 +6,8 @@ import type { OrderRecord, StoredEvent, VendorPolicy, VendorRelease } from '../.
 import { DynamoOrderRepository, dueShard } from '../../functions/adapters/dynamodb/order-repository';
 import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
+import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
@@ -129,6 +131,58 @@ describe('DynamoPolicyRepository', () => {
   });
 });
 
+describe('versioned config items', () => {
+  test('a version whose history item was lost after it took effect is written back when the history is read', async () => {
+    const local = await startLocalDynamo();
+    try {
+      const repo = new DynamoPolicyRepository(local.doc, local.tables.config);
+      const v1: VendorPolicy = { vendorId: 'vendor_R', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: '2022-12-01T10:00:00+05:30' };
+      const v2: VendorPolicy = { ...v1, version: 2, scheduleOption: 13, reason: 'second' };
+      await repo.save(v1);
+      await repo.save(v2);
+      // As if the process died between the commit (CURRENT) and the history write of version 2.
+      await local.doc.send(new DeleteCommand({ TableName: local.tables.config, Key: { pk: 'POLICY#vendor_R', sk: 'V#0000000002' } }));
+
+      expect(await repo.current('vendor_R')).toEqual(v2);
+      expect(await repo.version('vendor_R', 2)).toEqual(v2);
+      expect(await repo.history('vendor_R')).toEqual([v2, v1]);
+      // Repaired for good: the item is back, so a second read finds it without the repair.
+      const again = await repo.history('vendor_R');
+      expect(again).toEqual([v2, v1]);
+      await expect(repo.save({ ...v2, reason: 'stale writer' })).rejects.toBeInstanceOf(VersionConflictError);
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('the planner reads the settings and every policy in force in one batch; absent ones are defaults and null', async () => {
+    const local = await startLocalDynamo();
+    try {
+      const reader = new DynamoConfigReader(local.doc, local.tables.config, clock);
+      const none = await reader.forPlanning(['vendor_A', 'vendor_B']);
+      expect(none.settings).toMatchObject({ ...DEFAULT_SETTINGS, version: 0 });
+      expect([...none.policies]).toEqual([['vendor_A', null], ['vendor_B', null]]);
+
+      const settings = new DynamoSettingsRepository(local.doc, local.tables.config, clock);
+      const policies = new DynamoPolicyRepository(local.doc, local.tables.config);
+      await settings.save({ ...DEFAULT_SETTINGS, deferByDays: 10 }, { actor: 'finance', reason: 'shorter', at: '2022-12-01T10:00:00+05:30', expectedVersion: 0 });
+      const vendors = Array.from({ length: 130 }, (_, i) => `vendor_${i}`);
+      for (const [i, vendorId] of vendors.entries()) {
+        if (i % 2 === 0) await policies.save({ vendorId, version: 1, scheduleOption: 1 + (i % 15), release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: '2022-12-01T10:00:00+05:30' });
+      }
+      // More than BatchGetItem's 100 keys, with a vendor asked twice.
+      const config = await reader.forPlanning([...vendors, 'vendor_0']);
+      expect(config.settings).toMatchObject({ deferByDays: 10, version: 1, actor: 'finance' });
+      expect(config.policies.size).toBe(130);
+      for (const [i, vendorId] of vendors.entries()) {
+        expect(config.policies.get(vendorId)?.scheduleOption ?? null).toBe(i % 2 === 0 ? 1 + (i % 15) : null);
+      }
+    } finally {
+      await local.close();
+    }
+  });
+});
+
 describe('DynamoOrderRepository', () => {
   const order: OrderRecord = {
     orderId: 'order_1001',
@@ -169,6 +223,26 @@ describe('DynamoOrderRepository', () => {
     expect(await repo.recordEvent(paid)).toBe(true);
     // In order of receipt, comparing instants, not their offset text (07:00Z is 12:30 India time).
     expect(await repo.listEvents('order_1002')).toEqual([delivered, paid]);
+  });
+
+  test('loadOrder reads the record, the events in order of receipt and the releases in one go', async () => {
+    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
+    const id = 'order_1009';
+    expect(await repo.loadOrder(id)).toEqual({ order: null, events: [], releases: [] });
+    const later: StoredEvent = {
+      orderId: id, key: 'order.delivered#1', event: { type: 'order.delivered', orderId: id, deliveredAt: '2022-12-04T12:00:00+05:30' },
+      receivedAt: '2022-12-04T12:00:01+05:30',
+    };
+    const earlier: StoredEvent = { ...later, key: 'order.dispute_opened#2', event: { type: 'order.dispute_opened', orderId: id, openedAt: '2022-12-03T09:00:00+05:30' }, receivedAt: '2022-12-03T09:00:01+05:30' };
+    await repo.recordEvent(later);
+    await repo.recordEvent(earlier);
+    expect(await repo.loadOrder(id)).toEqual({ order: null, events: [earlier, later], releases: [] });
+    await repo.createOrder({ ...order, orderId: id });
+    const a = release({ orderId: id, vendorId: 'vendor_A' });
+    const b = release({ orderId: id, vendorId: 'vendor_B', state: 'APPLIED', sendAt: null });
+    await repo.putRelease(a, null);
+    await repo.putRelease(b, null);
+    expect(await repo.loadOrder(id)).toEqual({ order: { ...order, orderId: id }, events: [earlier, later], releases: [a, b] });
   });
 
   test('releases are written conditional on their version', async () => {

@@ -37,7 +37,8 @@ const hashRange = (pk: string, sk: string): KeySchemaElement[] => [
 /**
  * - orders: `ORDER#id`/`META` (OrderRecord), `ORDER#id`/`EVENT#key` (StoredEvent), `ORDER#id`/`VENDOR#vid`
  *   (VendorRelease), with the due and by-vendor indexes over the releases.
- * - config: `SETTINGS`/`V#0000000001` (settings versions), `POLICY#vid`/`V#...` (vendor policy versions).
+ * - config: `SETTINGS`/`CURRENT` (the settings in force) and `SETTINGS`/`V#0000000001` (every version); the same for
+ *   each vendor's policy under `POLICY#vid` (see versioned-items.ts).
  * - rejected: `REJECTED`/`<at UTC>#<id>` (rejected events, listed newest first).
  */
 export const TABLES: Record<TableName, TableDefinition> = {
