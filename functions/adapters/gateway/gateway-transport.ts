@@ -1,4 +1,6 @@
 /** One HTTP transport for every gateway client: base URL, credentials, timeout, jittered retries, secret scrubbing. */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isValidId } from '../../domain/order-events';
 import { realSleep, type Sleep } from './send-rate-limiter';
 
@@ -71,6 +73,9 @@ export class GatewayTransport {
   private readonly maxMessageChars: number;
   private readonly sleep: Sleep;
   private readonly random: () => number;
+  /** Connections kept open between calls, as a warm Lambda container reuses them (no TLS handshake per PUT). */
+  private readonly agent: HttpAgent;
+  private readonly request: typeof httpRequest;
   // ES private fields: neither JSON.stringify nor util.inspect shows them, so logging a client cannot leak them.
   readonly #headers: Record<string, string>;
   readonly #secrets: string[];
@@ -98,6 +103,9 @@ export class GatewayTransport {
     this.maxMessageChars = endpoint.maxMessageChars;
     this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
+    const https = url.protocol === 'https:';
+    this.agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.request = https ? httpsRequest : httpRequest;
     this.#headers = { ...endpoint.headers, 'x-client-id': options.clientId, 'x-client-secret': options.clientSecret };
     this.#secrets = [options.clientSecret, options.clientId];
   }
@@ -127,27 +135,50 @@ export class GatewayTransport {
     }
   }
 
-  /** One request with the credentials and the timeout; never throws for what the network or the gateway does. */
-  async exchange(method: 'GET' | 'PUT', url: string, body?: unknown): Promise<GatewayExchange> {
-    try {
-      const response = await fetch(url, {
-        method,
-        headers: this.#headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const text = await response.text();
-      const retry = Number(response.headers.get('x-ratelimit-retry'));
-      return {
-        kind: 'response',
-        status: response.status,
-        text,
-        body: objectOf(text),
-        ...(Number.isFinite(retry) && retry > 0 ? { retryAfterSeconds: retry } : {}),
+  /**
+   * One request with the credentials and the timeout (for the whole exchange, body included); never throws for what
+   * the network or the gateway does. Node's own HTTP client rather than fetch: a PUT costs a third of the CPU.
+   */
+  exchange(method: 'GET' | 'PUT', url: string, body?: unknown): Promise<GatewayExchange> {
+    return new Promise((resolve) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const headers = payload === undefined ? this.#headers : { ...this.#headers, 'content-length': String(Buffer.byteLength(payload)) };
+      let timedOut = false;
+      const fail = (error: unknown): void => {
+        clearTimeout(timer);
+        resolve(timedOut ? { kind: 'timeout', message: `no answer within ${this.timeoutMs} ms` } : this.transportFailure(error));
       };
-    } catch (error) {
-      return this.transportFailure(error);
-    }
+      const answered = (response: IncomingMessage): void => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', fail);
+        response.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          const retry = Number(response.headers['x-ratelimit-retry']);
+          resolve({
+            kind: 'response',
+            status: response.statusCode ?? 0,
+            text,
+            body: objectOf(text),
+            ...(Number.isFinite(retry) && retry > 0 ? { retryAfterSeconds: retry } : {}),
+          });
+        });
+      };
+      let sent: ReturnType<typeof httpRequest>;
+      try {
+        sent = this.request(url, { method, headers, agent: this.agent }, answered);
+      } catch (error) {
+        resolve(this.transportFailure(error));
+        return;
+      }
+      const timer = setTimeout(() => {
+        timedOut = true;
+        sent.destroy(new Error('timeout'));
+      }, this.timeoutMs);
+      sent.on('error', fail);
+      sent.end(payload);
+    });
   }
 
   /** Credentials never leave the client, even if a server or an error echoes them; long gateway text is cut. */
@@ -164,14 +195,10 @@ export class GatewayTransport {
   }
 
   private transportFailure(error: unknown): GatewayExchange {
-    // Duck-typed: fetch's errors may come from another realm (e.g. under jest), where instanceof Error fails.
-    const failure = (error ?? {}) as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-    if (failure.name === 'TimeoutError' || failure.name === 'AbortError') {
-      return { kind: 'timeout', message: `no answer within ${this.timeoutMs} ms` };
-    }
-    const cause = failure.cause;
-    const detail = cause && (cause.code || cause.message)
-      ? [cause.code, cause.message].filter(Boolean).join(': ')
+    // Duck-typed: errors may come from another realm (e.g. under jest), where instanceof Error fails.
+    const failure = (error ?? {}) as { code?: string; message?: string };
+    const detail = failure.code && !failure.message?.includes(failure.code)
+      ? `${failure.code}: ${failure.message ?? ''}`
       : failure.message ?? String(error);
     return { kind: 'network', message: this.scrub(detail || 'network error') };
   }
