@@ -116,9 +116,11 @@ export async function benchPipeline() {
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: 10_000_000 });
   try {
     const orderIds = await prepare(runtime, 'bench-order', 1000);
+    const cpuBefore = process.cpuUsage();
     const { started, sentAt, appliedAt } = await sendAndTrack(runtime, orderIds, paymentTimes(runtime, orderIds));
     const expected = orderIds.length * VENDORS.length;
     const complete = await waitFor(() => appliedAt.size >= expected, 180_000);
+    const cpu = process.cpuUsage(cpuBefore);
     const finished = Math.max(...appliedAt.values());
     const latencies = [...appliedAt.entries()].map(([key, at]) => at - sentAt.get(key.split('/')[0])!).sort((a, b) => a - b);
     const applied = runtime.sandbox.state.stats.eligibilityPut;
@@ -128,6 +130,8 @@ export async function benchPipeline() {
       releasesPerSecond: round(appliedAt.size / ((finished - started) / 1000), 1),
       latencyMs: { p50: round(percentile(latencies, 50), 1), p99: round(percentile(latencies, 99), 1), max: round(latencies.at(-1) ?? NaN, 1) },
       gatewayPuts: applied.total,
+      // Every thread of the process (edge, dynalite, containers, sandbox) while the releases went through.
+      cpuMsPerRelease: round((cpu.user + cpu.system) / 1000 / appliedAt.size, 2),
     };
   } finally {
     await runtime.close();

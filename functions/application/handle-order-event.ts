@@ -31,8 +31,9 @@ type PaidEvent = Extract<OrderEvent, { type: 'order.paid' }>;
 
 /**
  * Validates the event completely before anything is written, so a malformed event is rejected (and listed) but never
- * half-applied. A valid one is stored under its deterministic key (a duplicate lands on the same key) and the order is
- * reconciled; events of an order whose payment has not arrived wait in the table until `order.paid` comes.
+ * half-applied. A valid one is stored under its deterministic key (a duplicate lands on the same key), `order.paid` as
+ * the order record, and the order is reconciled; events of an order whose payment has not arrived wait in the table
+ * until `order.paid` comes.
  *
  * A second `order.paid` that disagrees with the recorded one (other time, vendors, amounts or currency) is rejected as a
  * conflict and the first is kept: the gateway's transaction time of an order cannot change, so the later one is wrong.
@@ -52,32 +53,33 @@ export async function handleOrderEvent(
   }
 
   const now = deps.clock.now();
-  let config: PlanningConfig | undefined;
-  if (event.type === 'order.paid') {
-    config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId));
-    // The order record is written before the event, so a conflicting payment is refused before anything of it is kept.
-    if (!(await deps.orders.createOrder(orderRecordOf(event, config.settings, storedInstant(now))))) {
-      // It exists: a duplicate, a concurrent twin, or another payment under the same id. An order record never
-      // changes once written, so the first one stands.
-      const existing = await deps.orders.getOrder(event.orderId);
-      if (existing && !samePayment(existing, event)) {
-        return reject(deps, detailType, detail, envelope, [{
-          field: 'orderId',
-          problem: `${event.orderId} was already paid at ${existing.transactionTime} with other details; the first order.paid is kept`,
-          expected: 'the same order.paid again (a duplicate is fine) or a new orderId for a different order',
-        }]);
-      }
+  if (event.type !== 'order.paid') {
+    const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
+    return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: await reconcileOrder(deps, event.orderId) };
+  }
+  // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting
+  // payment under the same id is refused before anything of it is kept.
+  const config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId));
+  const created = await deps.orders.createOrder(orderRecordOf(event, config.settings, storedInstant(now)));
+  if (!created) {
+    // It exists: a duplicate, a concurrent twin, or another payment under the same id. An order record never changes
+    // once written, so the first one stands.
+    const existing = await deps.orders.getOrder(event.orderId);
+    if (existing && !samePayment(existing, event)) {
+      return reject(deps, detailType, detail, envelope, [{
+        field: 'orderId',
+        problem: `${event.orderId} was already paid at ${existing.transactionTime} with other details; the first order.paid is kept`,
+        expected: 'the same order.paid again (a duplicate is fine) or a new orderId for a different order',
+      }]);
     }
   }
-  const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
-  const releases = await reconcileOrder(deps, event.orderId, config);
-  return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases };
+  return { outcome: 'accepted', orderId: event.orderId, duplicate: !created, releases: await reconcileOrder(deps, event.orderId, config) };
 }
 
 /**
  * Plans every vendor of a paid order from all its stored events and records what changed; nothing happens for an
- * order that is not paid yet. Safe to call any number of times. Each event is stored before this reads the order, so
- * of two events racing, at least one sees both. Every release is written before any side effect starts, so the
+ * order that is not paid yet. Safe to call any number of times. Each event (the payment: its order record) is stored
+ * before this reads the order, so of two events racing, at least one sees both. Every release is written before any side effect starts, so the
  * releases read once up front are as fresh as per-vendor reads would be; a conditional write that still loses re-reads
  * that one release.
  *

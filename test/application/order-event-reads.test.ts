@@ -37,8 +37,8 @@ test('order.paid for three vendors, one sent at once: one config read, one order
   expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect(counts).toEqual({
     'config.forPlanning': 1,
+    // The payment is kept as the order record: no event item.
     'orders.createOrder': 1,
-    'orders.recordEvent': 1,
     'orders.loadOrder': 1,
     // Three planned releases (vendor_a's already claimed for its send), then vendor_a's answer.
     'orders.putRelease': 4,
