@@ -2,7 +2,7 @@
 import { requireClient } from './auth';
 import { GatewayError, type SandboxContext, type SandboxReply, type SandboxRequest, type SandboxRouteModule } from './http';
 import { armSettlement, maxEligibility, shownSettlementStatus } from './settlement';
-import { settlementKey } from './state';
+import { settlementKey, type SandboxState } from './state';
 import { isoIst, parseIstWallTime } from './time';
 
 /**
@@ -58,28 +58,52 @@ function decide(ctx: SandboxContext, orderId: string, vendorId: string, requeste
   return { ok: true, message: ELIGIBILITY_MESSAGES.updated };
 }
 
+/**
+ * Windows known to be in ascending order, as this module keeps them (Date.now() can step back, e.g. after a clock
+ * correction, and then a window loses its place here). Only their oldest entries can have expired, so sliding one
+ * drops a prefix instead of filtering thousands of entries on every PUT of a busy minute.
+ */
+const ascendingWindows = new WeakSet<number[]>();
+
+/** Drops the window's entries older than 60 seconds: the entries (and order) the filter over all of them keeps. */
+function slideWindow(state: SandboxState, now: number): number[] {
+  const cutoff = now - RATE_WINDOW_MS;
+  const window = state.eligibilityWindow;
+  if (!ascendingWindows.has(window)) {
+    const kept = window.filter((t) => t > cutoff);
+    if (kept.every((t, i) => i === 0 || kept[i - 1] <= t)) ascendingWindows.add(kept);
+    state.eligibilityWindow = kept;
+    return kept;
+  }
+  let expired = 0;
+  while (expired < window.length && window[expired] <= cutoff) expired++;
+  if (expired > 0) window.splice(0, expired);
+  return window;
+}
+
 /** Sliding 60-second window (real time): the headers to send, or a 429 reply when the window is full. */
 function rateLimit(ctx: SandboxContext): { headers: Record<string, string>; limited: SandboxReply | null } {
   const { state } = ctx;
   const now = Date.now();
-  state.eligibilityWindow = state.eligibilityWindow.filter((t) => t > now - RATE_WINDOW_MS);
+  const window = slideWindow(state, now);
   const limit = state.rateLimits.eligibilityPerMinute;
   const stats = state.stats.eligibilityPut;
-  if (limit !== null && state.eligibilityWindow.length >= limit) {
+  if (limit !== null && window.length >= limit) {
     stats.rateLimited += 1;
-    const retry = Math.max(1, Math.ceil((state.eligibilityWindow[0] + RATE_WINDOW_MS - now) / 1000));
+    const retry = Math.max(1, Math.ceil((window[0] + RATE_WINDOW_MS - now) / 1000));
     const headers = { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0', 'x-ratelimit-retry': String(retry), 'x-ratelimit-type': 'app_id' };
     const error = new GatewayError(429, 'rate_limit_exceeded', `too many requests: at most ${limit} per minute. Retry after ${retry} seconds`, 'rate_limit_error', headers);
     return { headers, limited: error.toReply() };
   }
-  state.eligibilityWindow.push(now);
+  if (window.length > 0 && now < window[window.length - 1]) ascendingWindows.delete(window);
+  window.push(now);
   stats.servedWithinLimit += 1;
-  stats.peakPerMinute = Math.max(stats.peakPerMinute, state.eligibilityWindow.length);
+  stats.peakPerMinute = Math.max(stats.peakPerMinute, window.length);
   if (limit === null) return { headers: {}, limited: null };
   return {
     headers: {
       'x-ratelimit-limit': String(limit),
-      'x-ratelimit-remaining': String(limit - state.eligibilityWindow.length),
+      'x-ratelimit-remaining': String(limit - window.length),
       'x-ratelimit-retry': '0',
       'x-ratelimit-type': 'app_id',
     },

@@ -1,6 +1,6 @@
 /** Vendor settlement schedule options and their slots, in India time, on bank working days (gateway-facts section 2). */
 import type { DateTime } from 'luxon';
-import { istDateTime } from './time';
+import { DAY_MS, civilOfDayNumber, dayNumberOfCivil, isoDateOfCivil, istDayNumber, istMidnight, weekdayOfDayNumber } from './time';
 
 export const SCHEDULE_MESSAGES: Readonly<Record<number, string>> = {
   1: 'T+1 at 11:00 AM',
@@ -27,14 +27,46 @@ export function isScheduleOption(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && SCHEDULE_MESSAGES[value] !== undefined;
 }
 
+/** Sunday, or the 2nd or 4th Saturday of the month: the weekly bank holidays of India (day numbers, see ./time). */
+function isWeeklyBankHoliday(dayNumber: number): boolean {
+  const weekday = weekdayOfDayNumber(dayNumber);
+  if (weekday === 7) return true;
+  if (weekday !== 6) return false;
+  const nth = Math.ceil(civilOfDayNumber(dayNumber).day / 7);
+  return nth === 2 || nth === 4;
+}
+
 /** Not Sunday, not the 2nd or 4th Saturday of the month, not a listed bank holidays ("YYYY-MM-DD"). */
 export function isBankWorkingDay(day: DateTime, holidays: ReadonlySet<string>): boolean {
-  if (day.weekday === 7) return false;
-  if (day.weekday === 6) {
-    const nth = Math.ceil(day.day / 7);
-    if (nth === 2 || nth === 4) return false;
+  // The date of `day` in its own zone, as luxon's weekday/day/toISODate read it.
+  const dayNumber = Math.floor((day.toMillis() + day.offset * 60_000) / DAY_MS);
+  return !isWeeklyBankHoliday(dayNumber) && !holidays.has(day.toISODate() as string);
+}
+
+/**
+ * The listed holidays as day numbers. A text counts only when it is exactly the date text luxon's toISODate gives for
+ * its day (what the listed texts used to be compared with), so "2022-12-7" or "2022-02-30" never match any day.
+ */
+function holidayDayNumbers(list: readonly string[]): Set<number> {
+  const days = new Set<number>();
+  for (const text of list) {
+    const fields = /^([+-]?\d{4,6})-(\d{2})-(\d{2})$/.exec(text);
+    if (fields === null) continue;
+    const dayNumber = dayNumberOfCivil(Number(fields[1]), Number(fields[2]), Number(fields[3]));
+    if (isoDateOfCivil(civilOfDayNumber(dayNumber)) === text) days.add(dayNumber);
   }
-  return !holidays.has(day.toISODate() as string);
+  return days;
+}
+
+/** The merchant's holiday list changes rarely, while slots are computed on every eligibility PUT: keep the last one. */
+let lastHolidays: { list: readonly string[]; texts: string[]; days: Set<number> } | null = null;
+
+function holidaysOf(list: readonly string[]): Set<number> {
+  const last = lastHolidays;
+  // Same array and same texts (it may have been changed in place): reuse; the texts are compared, never trusted.
+  if (last !== null && last.list === list && last.texts.length === list.length && last.texts.every((t, i) => t === list[i])) return last.days;
+  lastHolidays = { list, texts: [...list], days: holidayDayNumbers(list) };
+  return lastHolidays.days;
 }
 
 const TPLUS: Readonly<Record<number, { days: number; hour: number }>> = {
@@ -73,50 +105,63 @@ const DAILY: Readonly<Record<number, { everyDay: boolean; slots: DaySlot[] }>> =
 /** Longest search for a slot: a year of holidays would still leave working days well within it. */
 const SEARCH_DAYS = 800;
 
-function firstWorkingDayOf(from: DateTime, unit: 'week' | 'month', holidays: ReadonlySet<string>): DateTime | null {
-  for (let day = from.startOf(unit); day.hasSame(from, unit); day = day.plus({ days: 1 })) {
-    if (isBankWorkingDay(day, holidays)) return day;
-  }
-  return null;
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/** The day number after the last day of the week (weeks start on Monday) or month that begins on `unitStart`. */
+function endOfUnit(unit: 'week' | 'month', unitStart: number): number {
+  if (unit === 'week') return unitStart + 7;
+  const { year, month } = civilOfDayNumber(unitStart);
+  return month === 12 ? dayNumberOfCivil(year + 1, 1, 1) : dayNumberOfCivil(year, month + 1, 1);
 }
 
 /**
  * The instant (epoch ms) at which a vendor with schedule `option` settles when it became eligible at `eligibilityMs`:
  * the first slot of the option strictly after the eligibility (for options 3/4/5, the slot whose cut-off the
  * eligibility precedes). T+n counts n bank working days after the eligibility's India-time date.
+ * Computed on India day numbers and epoch milliseconds (India keeps a fixed +05:30, so a day is always 24 hours).
  */
 export function nextSettlementSlot(option: number, eligibilityMs: number, holidayList: readonly string[]): number {
-  const holidays = new Set(holidayList);
-  const eligible = istDateTime(eligibilityMs);
-  const startDay = eligible.startOf('day');
+  const holidays = holidaysOf(holidayList);
+  const isWorkingDay = (dayNumber: number): boolean => !isWeeklyBankHoliday(dayNumber) && !holidays.has(dayNumber);
+  const startDay = istDayNumber(eligibilityMs);
 
   const tplus = TPLUS[option];
   if (tplus) {
     let day = startDay;
     for (let counted = 0; counted < tplus.days;) {
-      day = day.plus({ days: 1 });
-      if (isBankWorkingDay(day, holidays)) counted += 1;
+      day += 1;
+      if (isWorkingDay(day)) counted += 1;
     }
-    return day.set({ hour: tplus.hour }).toMillis();
+    return istMidnight(day) + tplus.hour * HOUR_MS;
   }
 
+  const lastDay = startDay + SEARCH_DAYS - 1;
   const daily = DAILY[option];
-  for (let i = 0; i < SEARCH_DAYS; i++) {
-    const day = startDay.plus({ days: i });
-    if (daily) {
-      if (!daily.everyDay && !isBankWorkingDay(day, holidays)) continue;
+  if (daily) {
+    for (let day = startDay; day <= lastDay; day++) {
+      if (!daily.everyDay && !isWorkingDay(day)) continue;
+      const midnight = istMidnight(day);
       for (const slot of daily.slots) {
-        if (day.plus({ minutes: slot.cutoff }).toMillis() > eligibilityMs) return day.plus({ minutes: slot.at }).toMillis();
+        if (midnight + slot.cutoff * MINUTE_MS > eligibilityMs) return midnight + slot.at * MINUTE_MS;
       }
-      continue;
     }
-    const unit = option === 11 ? 'week' : option === 12 ? 'month' : null;
-    if (unit === null) throw new RangeError(`unknown schedule option ${option}`);
-    const first = firstWorkingDayOf(day, unit, holidays);
-    if (first !== null && first.hasSame(day, 'day')) {
-      const at = day.set({ hour: 11 }).toMillis();
+    throw new RangeError(`no settlement slot of option ${option} within ${SEARCH_DAYS} days`);
+  }
+
+  const unit = option === 11 ? 'week' : option === 12 ? 'month' : null;
+  if (unit === null) throw new RangeError(`unknown schedule option ${option}`);
+  // Settles at 11:00 on the first working day of each week (or month): the first such day within the search after the eligibility.
+  let unitStart = unit === 'week' ? startDay - (weekdayOfDayNumber(startDay) - 1) : startDay - (civilOfDayNumber(startDay).day - 1);
+  while (unitStart <= lastDay) {
+    const unitEnd = endOfUnit(unit, unitStart);
+    let first = unitStart;
+    while (first < unitEnd && !isWorkingDay(first)) first++;
+    if (first < unitEnd && first >= startDay && first <= lastDay) {
+      const at = istMidnight(first) + 11 * HOUR_MS;
       if (at > eligibilityMs) return at;
     }
+    unitStart = unitEnd;
   }
   throw new RangeError(`no settlement slot of option ${option} within ${SEARCH_DAYS} days`);
 }

@@ -12,7 +12,7 @@ import {
   type SandboxState,
   type VendorSettlementRecord,
 } from './state';
-import { IST, isoIst } from './time';
+import { DAY_MS, IST, isoIst } from './time';
 
 /** A vendor's settlement reads IN_PROGRESS from this long before its slot until it settles. */
 const IN_PROGRESS_WINDOW_MS = 10 * 60 * 1000;
@@ -53,7 +53,10 @@ export function splitShares(order: OrderRecord): Array<{ vendor_id: string; amou
 
 /** The latest eligibility the merchant's Defer by Days allows (interface 4.5 rule 1): transaction time + that many days. */
 export function maxEligibility(state: SandboxState, paymentTimeMs: number): number {
-  return DateTime.fromMillis(paymentTimeMs, { zone: IST }).plus({ days: state.merchant.deferByDays }).toMillis();
+  const days = state.merchant.deferByDays;
+  // India keeps a fixed +05:30, so n calendar days are exactly n x 24 hours; luxon only for inputs it would round.
+  if (Number.isInteger(paymentTimeMs) && Number.isInteger(days)) return paymentTimeMs + days * DAY_MS;
+  return DateTime.fromMillis(paymentTimeMs, { zone: IST }).plus({ days }).toMillis();
 }
 
 /** Default eligibility: that maximum (4.5 rule 5), or the transaction time itself when deferral is off. */

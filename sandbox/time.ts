@@ -8,9 +8,85 @@ import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
  */
 export const IST: Zone = FixedOffsetZone.instance(330);
 
+/**
+ * The same offset in milliseconds, for the hot paths (eligibility PUTs, settlement slots): with a fixed offset, India
+ * dates and times are plain integer arithmetic on epoch milliseconds, far cheaper than building luxon DateTimes.
+ */
+export const IST_OFFSET_MS = 330 * 60_000;
+export const DAY_MS = 86_400_000;
+
+/** A proleptic Gregorian date (the calendar luxon and Date use); `month` and `day` count from 1. */
+export interface CivilDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+/** Days since 1970-01-01 of a civil date (H. Hinnant's days_from_civil; exact for any year, unlike Date.UTC below 100). */
+export function dayNumberOfCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** The civil date of a day number (H. Hinnant's civil_from_days), the inverse of dayNumberOfCivil. */
+export function civilOfDayNumber(dayNumber: number): CivilDate {
+  const z = dayNumber + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1 };
+}
+
+/** ISO weekday (1 = Monday ... 7 = Sunday) of a day number; 1970-01-01 was a Thursday. */
+export function weekdayOfDayNumber(dayNumber: number): number {
+  return ((((dayNumber + 3) % 7) + 7) % 7) + 1;
+}
+
+/** The India date (as a day number) that an instant falls on. */
+export function istDayNumber(ms: number): number {
+  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
+}
+
+/** The instant India midnight begins the day `dayNumber`. */
+export function istMidnight(dayNumber: number): number {
+  return dayNumber * DAY_MS - IST_OFFSET_MS;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+/** luxon's toISODate text of a civil date: 4-digit years, else a signed 6-digit year (+010000, -000001). */
+export function isoDateOfCivil({ year, month, day }: CivilDate): string {
+  const longYear = year > 9999 || year < 0;
+  const yearText = year < 0 ? `-${String(-year).padStart(6, '0')}` : `${longYear ? '+' : ''}${String(year).padStart(longYear ? 6 : 4, '0')}`;
+  return `${yearText}-${pad2(month)}-${pad2(day)}`;
+}
+
 /** ISO 8601 with +05:30 and second precision, e.g. 2022-12-07T11:00:00+05:30. */
 export function isoIst(ms: number): string {
-  return DateTime.fromMillis(ms, { zone: IST }).startOf('second').toISO({ suppressMilliseconds: true, includeOffset: true }) as string;
+  // Date (and so luxon) truncates a fractional instant before taking its fields; then the second is floored.
+  const localSeconds = Math.floor(Math.trunc(ms + IST_OFFSET_MS) / 1000);
+  const dayNumber = Math.floor(localSeconds / 86_400);
+  const date = civilOfDayNumber(dayNumber);
+  // Years outside 0-9999 (and invalid instants) keep luxon's own text (signed years, null) rather than a copy of it.
+  if (!(date.year >= 0 && date.year <= 9999)) {
+    return DateTime.fromMillis(ms, { zone: IST }).startOf('second').toISO({ suppressMilliseconds: true, includeOffset: true }) as string;
+  }
+  const secondOfDay = localSeconds - dayNumber * 86_400;
+  const hour = Math.floor(secondOfDay / 3600);
+  const minute = Math.floor((secondOfDay % 3600) / 60);
+  return `${isoDateOfCivil(date)}T${pad2(hour)}:${pad2(minute)}:${pad2(secondOfDay % 60)}+05:30`;
 }
 
 export function istDateTime(ms: number): DateTime {
@@ -24,22 +100,38 @@ export function parseIsoWithOffset(value: unknown): number | null {
   return dt.isValid ? dt.toMillis() : null;
 }
 
+const WALL_TIME_24H = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const WALL_TIME_12H = /^(\d{4})-(\d{2})-(\d{2}) (\d{1,2}):(\d{2}):(\d{2}) ?(AM|PM|am|pm)$/;
+
 /**
  * The eligibility PUT's date forms, in India time: "YYYY-MM-DD HH:MM:SS" (24-hour) or "YYYY-MM-DD hh:mm:ss AM|PM".
- * Null when neither form (or not a real date).
+ * Null when neither form (or not a real date). The same answers luxon's fromFormat gave ('yyyy-MM-dd HH:mm:ss' and
+ * 'yyyy-MM-dd h:mm:ss a'), including what it accepts: 12 AM is hour 0, 1-11 PM add 12, 13-23 with AM or PM stay as
+ * they are, and 24:00:00 is the next day's midnight (from year 100 on).
  */
 export function parseIstWallTime(value: unknown): number | null {
   if (typeof value !== 'string') return null;
   const text = value.trim();
-  const formats: Array<[RegExp, string]> = [
-    [/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'yyyy-MM-dd HH:mm:ss'],
-    [/^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2} ?(AM|PM|am|pm)$/, 'yyyy-MM-dd h:mm:ss a'],
-  ];
-  for (const [shape, format] of formats) {
-    if (!shape.test(text)) continue;
-    const normalised = format.endsWith(' a') ? text.replace(/ ?(AM|PM|am|pm)$/, (m) => ` ${m.trim().toUpperCase()}`) : text;
-    const dt = DateTime.fromFormat(normalised, format, { zone: IST, locale: 'en-US' });
-    if (dt.isValid) return dt.toMillis();
+  let fields = WALL_TIME_24H.exec(text);
+  let hour: number;
+  if (fields !== null) {
+    hour = Number(fields[4]);
+  } else {
+    fields = WALL_TIME_12H.exec(text);
+    if (fields === null) return null;
+    hour = Number(fields[4]);
+    const pm = fields[7] === 'PM' || fields[7] === 'pm';
+    if (hour < 12 && pm) hour += 12;
+    else if (hour === 12 && !pm) hour = 0;
   }
-  return null;
+  const year = Number(fields[1]);
+  const month = Number(fields[2]);
+  const day = Number(fields[3]);
+  const minute = Number(fields[5]);
+  const second = Number(fields[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (minute > 59 || second > 59 || (hour > 23 && !(hour === 24 && minute === 0 && second === 0))) return null;
+  // luxon pins years 0-99 to their date after Date.UTC has rolled 24:00 over, so there 24:00 stays on the same day.
+  const hourOfDay = hour === 24 && year < 100 ? 0 : hour;
+  return istMidnight(dayNumberOfCivil(year, month, day)) + hourOfDay * 3_600_000 + minute * 60_000 + second * 1000;
 }
