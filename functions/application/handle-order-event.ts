@@ -79,9 +79,9 @@ export async function handleOrderEvent(
 /**
  * Plans every vendor of a paid order from all its stored events and records what changed; nothing happens for an
  * order that is not paid yet. Safe to call any number of times. Each event (the payment: its order record) is stored
- * before this reads the order, so of two events racing, at least one sees both. Every release is written before any side effect starts, so the
- * releases read once up front are as fresh as per-vendor reads would be; a conditional write that still loses re-reads
- * that one release.
+ * before this reads the order, so of two events racing, at least one sees both. Every release is written before any
+ * side effect starts, so the releases read once up front are as fresh as per-vendor reads would be; a conditional
+ * write that still loses reads the order again, events too, so that what the winner knew is never planned away.
  *
  * Reads: one query of the order, and one batch read of the settings and the policies (`config`, when the caller has
  * it already). A release keeps the policy it was first planned with, so only vendors without a release need theirs.
@@ -118,7 +118,7 @@ async function reconcileVendor(
   plan: { settings: Settings; policy: VendorPolicy; events: OrderEvent[] },
   read: VendorRelease | null,
 ): Promise<VendorOutcome> {
-  const facts = vendorFacts(plan.events, vendor.vendorId);
+  let facts = vendorFacts(plan.events, vendor.vendorId);
   let current = read;
   for (let attempt = 1; ; attempt++) {
     const now = deps.clock.now();
@@ -132,10 +132,13 @@ async function reconcileVendor(
       await deps.orders.putRelease(next, current?.version ?? null);
       return { written: true, release: next, current };
     } catch (error) {
-      // Someone else wrote this release meanwhile (another event, the release handler): plan again from theirs.
+      // Someone else wrote this release meanwhile (another event, the release handler): plan again from theirs, and
+      // from the events as stored now (the writer may have planned from an event this call has not seen).
       if (!(error instanceof VersionConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
     }
-    current = await deps.orders.getRelease(order.orderId, vendor.vendorId);
+    const fresh = await deps.orders.loadOrder(order.orderId);
+    current = fresh.releases.find((r) => r.vendorId === vendor.vendorId) ?? null;
+    facts = vendorFacts(fresh.events.map((e) => e.event), vendor.vendorId);
   }
 }
 

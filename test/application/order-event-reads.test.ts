@@ -81,3 +81,21 @@ test('order.paid that created the order still plans from a release a concurrent 
   expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect((await release(world, ORDER, 'vendor_a')).state).toBe('APPLIED');
 });
+
+test('an event whose write loses to a concurrent event plans again from the events stored meanwhile: a dispute is not lost', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' });
+  await send(world, 'order.paid', paid());
+  expect((await release(world)).state).toBe('WAITING');
+  // The delivery has read the order (no dispute yet); before its write lands, a dispute is stored and planned in full.
+  world.orders.beforePut = async () => {
+    await send(world, 'order.dispute_opened', { orderId: ORDER, openedAt: '2022-12-02T18:30:00+05:30' });
+  };
+
+  await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30' });
+
+  // The delivery's write lost to the dispute's; planned again from both events, the release stays held.
+  expect((await release(world)).state).toBe('HELD');
+  expect([...world.scheduler.pending.keys()]).toEqual([]);
+  expect(world.gateway.calls).toEqual([]);
+});
