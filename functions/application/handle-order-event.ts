@@ -9,7 +9,7 @@ import { defaultPolicy } from '../domain/settings';
 import type { OrderEvent, OrderRecord, RejectedEvent, Settings, VendorPolicy, VendorRelease } from '../domain/types';
 import { maxEligibility } from '../domain/window';
 import { describeError } from './errors';
-import { VersionConflictError, type Dependencies, type PlanningConfig } from './ports';
+import { VersionConflictError, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
 import { claimFor, sendClaimed } from './release-vendor';
 import { MAX_WRITE_ATTEMPTS, commandOf, nextVersion, sameRelease, storedInstant } from './release-writes';
 
@@ -55,13 +55,17 @@ export async function handleOrderEvent(
   const now = deps.clock.now();
   if (event.type !== 'order.paid') {
     const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
-    return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: await reconcileOrder(deps, event.orderId) };
+    let releases = await reconcileOrder(deps, event.orderId);
+    // Not paid yet: the order is marked, so that its payment reads this event; paid meanwhile, it is planned here.
+    if (releases === null && !(await deps.orders.markAwaitingPayment(event.orderId))) releases = await reconcileOrder(deps, event.orderId);
+    return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: releases ?? [] };
   }
   // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting
   // payment under the same id is refused before anything of it is kept.
   const config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId));
-  const created = await deps.orders.createOrder(orderRecordOf(event, config.settings, storedInstant(now)));
-  if (!created) {
+  const order = orderRecordOf(event, config.settings, storedInstant(now));
+  const created = await deps.orders.createOrder(order);
+  if (created === 'exists') {
     // It exists: a duplicate, a concurrent twin, or another payment under the same id. An order record never changes
     // once written, so the first one stands.
     const existing = await deps.orders.getOrder(event.orderId);
@@ -73,7 +77,12 @@ export async function handleOrderEvent(
       }]);
     }
   }
-  return { outcome: 'accepted', orderId: event.orderId, duplicate: !created, releases: await reconcileOrder(deps, event.orderId, config) };
+  // A new order has nothing else stored under it: an event racing the payment finds the order paid when it tries to
+  // mark it, and plans it itself. Otherwise the order is read with what came before.
+  const releases = created === 'new'
+    ? await planOrder(deps, { order, events: [], releases: [] }, config)
+    : (await reconcileOrder(deps, event.orderId, config)) ?? [];
+  return { outcome: 'accepted', orderId: event.orderId, duplicate: created === 'exists', releases };
 }
 
 /**
@@ -85,10 +94,19 @@ export async function handleOrderEvent(
  *
  * Reads: one query of the order, and one batch read of the settings and the policies (`config`, when the caller has
  * it already). A release keeps the policy it was first planned with, so only vendors without a release need theirs.
+ * Null when the order is not paid yet.
  */
-async function reconcileOrder(deps: Dependencies, orderId: string, config?: PlanningConfig): Promise<VendorRelease[]> {
-  const { order, events: stored, releases } = await deps.orders.loadOrder(orderId);
-  if (!order) return [];
+async function reconcileOrder(deps: Dependencies, orderId: string, config?: PlanningConfig): Promise<VendorRelease[] | null> {
+  const stored = await deps.orders.loadOrder(orderId);
+  return stored.order ? planOrder(deps, { ...stored, order: stored.order }, config) : null;
+}
+
+/** Plans every vendor of the order as read (see reconcileOrder), writes what changed, then starts the side effects. */
+async function planOrder(
+  deps: Dependencies,
+  { order, events: stored, releases }: StoredOrder & { order: OrderRecord },
+  config?: PlanningConfig,
+): Promise<VendorRelease[]> {
   const currentOf = new Map(releases.map((r) => [r.vendorId, r]));
   const { settings, policies } = config
     ?? await deps.config.forPlanning(order.vendors.filter((v) => !currentOf.has(v.vendorId)).map((v) => v.vendorId));

@@ -65,8 +65,17 @@ export interface OrderRepository {
   /** The order record, its events and its releases, in one consistent read of the order. */
   loadOrder(orderId: string): Promise<StoredOrder>;
   getOrder(orderId: string): Promise<OrderRecord | null>;
-  /** Creates the order record once; false when it existed already (the existing one stays). */
-  createOrder(order: OrderRecord): Promise<boolean>;
+  /**
+   * Creates the order record once: `new` when no event of the order came before (nothing else is stored under it),
+   * `awaited` when events came before and marked it (see `markAwaitingPayment`), `exists` when it was paid already
+   * (the existing record stays).
+   */
+  createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'>;
+  /**
+   * Marks an order whose events come before its payment, so that the payment knows to read them; false when the
+   * payment was recorded meanwhile (the caller then plans the order itself).
+   */
+  markAwaitingPayment(orderId: string): Promise<boolean>;
   getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null>;
   listReleases(orderId: string): Promise<VendorRelease[]>;
   /**

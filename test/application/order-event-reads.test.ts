@@ -24,7 +24,7 @@ function countReads(world: FakeWorld): Record<string, number> {
 
 const vendors = [{ vendorId: 'vendor_a', amount: '100.00' }, { vendorId: 'vendor_b', amount: '200.00' }, { vendorId: 'vendor_c', amount: '300.00' }];
 
-test('order.paid for three vendors, one sent at once: one config read, one order read, one write per release change', async () => {
+test('order.paid of a new order, three vendors, one sent at once: one config read, no order read, one write per release change', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'immediate' }, 'vendor_a');
   await usePolicy(world, { kind: 'after_payment', delay: 'P1D' }, 'vendor_b');
@@ -37,9 +37,8 @@ test('order.paid for three vendors, one sent at once: one config read, one order
   expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect(counts).toEqual({
     'config.forPlanning': 1,
-    // The payment is kept as the order record: no event item.
+    // The payment is kept as the order record (no event item); nothing came before it, so there is nothing to read.
     'orders.createOrder': 1,
-    'orders.loadOrder': 1,
     // Three planned releases (vendor_a's already claimed for its send), then vendor_a's answer.
     'orders.putRelease': 4,
   });
@@ -98,4 +97,38 @@ test('an event whose write loses to a concurrent event plans again from the even
   expect((await release(world)).state).toBe('HELD');
   expect([...world.scheduler.pending.keys()]).toEqual([]);
   expect(world.gateway.calls).toEqual([]);
+});
+
+test('a delivery before the payment marks the order; the payment reads it', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' });
+  const early = await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30' });
+  expect(early).toMatchObject({ outcome: 'accepted', releases: [] });
+  expect([...world.orders.awaiting]).toEqual([ORDER]);
+  const counts = countReads(world);
+
+  await send(world, 'order.paid', paid());
+
+  expect(counts).toMatchObject({ 'orders.createOrder': 1, 'orders.loadOrder': 1 });
+  expect(await release(world)).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-04T18:00:00+05:30' });
+});
+
+test('a delivery whose order is paid between its read and its mark plans the order itself', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' });
+  // The payment lands after the delivery read the order (not paid) and before it marks it: the payment finds nothing
+  // waiting and plans without the delivery.
+  const mark = world.orders.markAwaitingPayment.bind(world.orders);
+  world.orders.markAwaitingPayment = async (orderId) => {
+    world.orders.markAwaitingPayment = mark;
+    await send(world, 'order.paid', paid());
+    expect((await release(world)).state).toBe('WAITING');
+    return mark(orderId);
+  };
+
+  const delivered = await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30' });
+
+  expect(delivered.outcome === 'accepted' && delivered.releases.map((r) => r.state)).toEqual(['SCHEDULED']);
+  expect(await release(world)).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-04T18:00:00+05:30' });
+  expect(world.orders.awaiting.size).toBe(0);
 });

@@ -94,6 +94,8 @@ export class InMemoryConfigReader implements ConfigReader {
 export class InMemoryOrderRepository implements OrderRepository {
   readonly events = new Map<string, StoredEvent>();
   readonly orders = new Map<string, OrderRecord>();
+  /** Orders whose events came before their payment (markAwaitingPayment). */
+  readonly awaiting = new Set<string>();
   readonly releases = new Map<string, VendorRelease>();
   /** Every successful release write, in order (what a stream of the table would show). */
   readonly writes: VendorRelease[] = [];
@@ -127,9 +129,15 @@ export class InMemoryOrderRepository implements OrderRepository {
     return copy(this.orders.get(orderId) ?? null);
   }
 
-  async createOrder(order: OrderRecord): Promise<boolean> {
-    if (this.orders.has(order.orderId)) return false;
+  async createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'> {
+    if (this.orders.has(order.orderId)) return 'exists';
     this.orders.set(order.orderId, copy(order));
+    return this.awaiting.delete(order.orderId) ? 'awaited' : 'new';
+  }
+
+  async markAwaitingPayment(orderId: string): Promise<boolean> {
+    if (this.orders.has(orderId)) return false;
+    this.awaiting.add(orderId);
     return true;
   }
 

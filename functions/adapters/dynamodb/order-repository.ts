@@ -8,6 +8,11 @@ import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from '.
 
 const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 const META_SK = 'META';
+/**
+ * Set on the `META` item of an order whose events came before its payment (the item holds nothing else until the
+ * payment replaces it with the order record).
+ */
+const AWAITING_PAYMENT = 'awaitingPayment';
 const EVENT_PREFIX = 'EVENT#';
 const RELEASE_PREFIX = 'VENDOR#';
 const INDEX_ATTRIBUTES = [DUE_INDEX.pk, DUE_INDEX.sk, VENDOR_INDEX.pk, VENDOR_INDEX.sk] as const;
@@ -35,6 +40,11 @@ function releaseItem(release: VendorRelease): Record<string, unknown> {
 }
 
 const toRelease = (item: Record<string, unknown>): VendorRelease => withoutKeys<VendorRelease>(item, INDEX_ATTRIBUTES);
+
+/** The order record of a `META` item; none while the order only awaits its payment. */
+function toOrder(item: Record<string, unknown> | undefined): OrderRecord | null {
+  return item && !item[AWAITING_PAYMENT] ? withoutKeys<OrderRecord>(item) : null;
+}
 
 /** Events in the order they were received; each receipt time is parsed once, not once per comparison. */
 function inReceiptOrder(items: Record<string, unknown>[]): StoredEvent[] {
@@ -75,16 +85,43 @@ export class DynamoOrderRepository implements OrderRepository {
       else if (sk.startsWith(EVENT_PREFIX)) events.push(item);
       else if (sk.startsWith(RELEASE_PREFIX)) releases.push(toRelease(item));
     }
-    return { order: meta ? withoutKeys<OrderRecord>(meta) : null, events: inReceiptOrder(events), releases };
+    return { order: toOrder(meta), events: inReceiptOrder(events), releases };
   }
 
   async getOrder(orderId: string): Promise<OrderRecord | null> {
-    const item = await this.getItem(orderId, META_SK);
-    return item ? withoutKeys<OrderRecord>(item) : null;
+    return toOrder(await this.getItem(orderId, META_SK));
   }
 
-  createOrder(order: OrderRecord): Promise<boolean> {
-    return this.putOnce({ pk: orderPk(order.orderId), sk: META_SK, ...order });
+  /** One write whose old item (returned by ALL_OLD) tells whether events were waiting for this payment. */
+  async createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'> {
+    try {
+      const answer = await this.doc.send(new PutCommand({
+        TableName: this.tableName,
+        Item: { pk: orderPk(order.orderId), sk: META_SK, ...order },
+        ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#awaiting)',
+        ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT },
+        ReturnValues: 'ALL_OLD',
+      }));
+      return answer.Attributes ? 'awaited' : 'new';
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  async markAwaitingPayment(orderId: string): Promise<boolean> {
+    try {
+      await this.doc.send(new PutCommand({
+        TableName: this.tableName,
+        Item: { pk: orderPk(orderId), sk: META_SK, orderId, [AWAITING_PAYMENT]: true },
+        ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#awaiting)',
+        ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT },
+      }));
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   async getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null> {
