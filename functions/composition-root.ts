@@ -160,7 +160,10 @@ const SDK_LOGGER = { debug: () => undefined, warn: () => undefined, error: () =>
 export const systemClock: Clock = { now: () => DateTime.utc() };
 
 /** Builds every adapter once, with one SDK client per service. */
-export function buildDependencies(config: RuntimeConfig, overrides: { clock?: Clock; logger?: Logger } = {}): Dependencies {
+export function buildDependencies(
+  config: RuntimeConfig,
+  overrides: { clock?: Clock; logger?: Logger; publishLingerMs?: number } = {},
+): Dependencies {
   const clock = overrides.clock ?? systemClock;
   const aws = {
     region: config.aws.region,
@@ -199,6 +202,7 @@ export function buildDependencies(config: RuntimeConfig, overrides: { clock?: Cl
       eventBusName: config.eventBus,
       orderEventSource: config.orderEventSource,
       now: () => clock.now(),
+      lingerMs: overrides.publishLingerMs,
     }),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: config.gateway.clientSecret },

@@ -68,6 +68,9 @@ function envPort(name: string, fallback: number): number {
 }
 
 /** Starts everything, wired so that a new user configures nothing; if a part fails to start, the parts started are closed. */
+/** How long the shared publisher waits for more events before a PutEvents; a few ms turn 2 entries a call into 10. */
+const LOCAL_PUBLISH_LINGER_MS = 10;
+
 export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const clock = new SharedClock({ start: opts.clockStart, frozen: opts.frozen });
   // Closed newest first; a part that failed to start must not leave the others listening (the process would not exit).
@@ -127,7 +130,8 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
     });
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
-    deps = buildDependencies(config, { clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger });
+    // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
+    deps = buildDependencies(config, { clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS });
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
       config, clock, publisher: () => getDeps().publisher, logger: opts.logger,

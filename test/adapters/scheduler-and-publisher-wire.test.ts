@@ -158,6 +158,27 @@ describe('EventBridgePublisher', () => {
     expect(entry.Time).toBeUndefined();
   });
 
+  test('with a linger, publishes of separate turns within it share one PutEvents; without, the first turn goes alone', async () => {
+    server.fallback = (request) => answer(200, accepted(JSON.parse(request.body).Entries.length));
+    const turns = async (target: EventBridgePublisher) => {
+      const sent: Promise<void>[] = [];
+      for (let i = 0; i < 4; i++) {
+        sent.push(target.publish([applied(i)]));
+        // A later turn of the event loop, well within the linger.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await Promise.all(sent);
+    };
+    await turns(publisher());
+    const sizes = server.requests.map((r) => JSON.parse(r.body).Entries.length);
+    expect(sizes[0]).toBe(1);
+    expect(sizes.reduce((a, b) => a + b)).toBe(4);
+    server.requests.length = 0;
+    const lingering = new EventBridgePublisher(new EventBridgeClient(sdk(server.url)), { eventBusName: 'holdback-bus', lingerMs: 200 });
+    await turns(lingering);
+    expect(server.requests.map((r) => JSON.parse(r.body).Entries.length)).toEqual([4]);
+  });
+
   test('nothing to publish sends nothing', async () => {
     await publisher().publish([]);
     expect(server.requests).toHaveLength(0);

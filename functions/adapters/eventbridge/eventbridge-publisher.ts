@@ -12,6 +12,12 @@ export interface EventBridgePublisherOptions {
   orderEventSource?: string;
   /** Stamps the events' `Time` (the shared clock locally); EventBridge's own time when absent. */
   now?: () => DateTime;
+  /**
+   * How long the first queued entry waits for others to share its PutEvents (default 0: the rest of this turn). A
+   * Lambda container has one invocation at a time and gains nothing by waiting; a publisher shared by many concurrent
+   * senders (the embedded default's) fills its calls by waiting a few milliseconds.
+   */
+  lingerMs?: number;
 }
 
 /** PutEvents takes at most 10 entries, and 256 KB of them, per call. */
@@ -74,8 +80,10 @@ export class EventBridgePublisher implements EventPublisher {
       for (const entry of entries) this.queue.push({ entry, publication, retried: false });
       if (!this.sending) {
         this.sending = true;
-        // The rest of this turn's publishes join the first call.
-        setImmediate(() => void this.send());
+        // The rest of this turn's publishes (and, with a linger, of the next few milliseconds) join the first call.
+        const lingerMs = this.options.lingerMs ?? 0;
+        if (lingerMs > 0) setTimeout(() => void this.send(), lingerMs);
+        else setImmediate(() => void this.send());
       }
     });
   }
@@ -104,6 +112,8 @@ export class EventBridgePublisher implements EventPublisher {
         }
         for (let i = this.queue.length - 1; i >= 0; i -= 1) if (failedPublications.has(this.queue[i].publication)) this.queue.splice(i, 1);
       }
+      const lingerMs = this.options.lingerMs ?? 0;
+      if (lingerMs > 0 && this.queue.length > 0 && this.queue.length < BATCH_SIZE) await new Promise((resolve) => setTimeout(resolve, lingerMs));
     }
     this.sending = false;
   }
