@@ -1,7 +1,6 @@
 /** The AWS runtime's composition root: reads the environment once, failing fast, and builds every adapter. */
 import { DateTime } from 'luxon';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { Clock, Dependencies, Logger } from './application/ports';
@@ -10,6 +9,7 @@ import { TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
 import { DynamoSettingsRepository } from './adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from './adapters/dynamodb/policy-repository';
 import { DynamoConfigReader } from './adapters/dynamodb/config-reader';
+import { DocumentClient, documentClientConfig } from './adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
@@ -172,9 +172,7 @@ export function buildDependencies(
     ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
-  const doc = DynamoDBDocumentClient.from(new DynamoDBClient(dynamodb), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const doc = new DocumentClient(new DynamoDBClient(documentClientConfig(dynamodb)));
   const logger = overrides.logger ?? new JsonLinesLogger({
     secrets: [config.gateway.clientSecret, config.gateway.clientId],
   });

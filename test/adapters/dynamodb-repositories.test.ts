@@ -7,7 +7,6 @@ import { DynamoOrderRepository, dueShard } from '../../functions/adapters/dynamo
 import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
@@ -131,6 +130,25 @@ describe('DynamoPolicyRepository', () => {
   });
 });
 
+describe('DocumentClient (the low-level client, its middleware cached)', () => {
+  test('concurrent calls of one operation each get their own answer, and conditions hold per call', async () => {
+    const table = dynamo.tables.rejected;
+    const keys = Array.from({ length: 40 }, (_, i) => ({ pk: 'DOC', sk: `item-${i}` }));
+    await Promise.all(keys.map((key, i) => dynamo.doc.put({ TableName: table, Item: { ...key, n: i, nested: { list: [i, 'x'], gone: undefined } } })));
+    const [items, again] = await Promise.all([
+      Promise.all(keys.map((Key) => dynamo.doc.get({ TableName: table, Key, ConsistentRead: true }))),
+      // Half of these must fail their condition (the item exists), the other half succeed.
+      Promise.allSettled(keys.map((key, i) => dynamo.doc.put({
+        TableName: table, Item: { ...key, sk: i % 2 ? key.sk : `${key.sk}-new`, n: -1 }, ConditionExpression: 'attribute_not_exists(pk)',
+      }))),
+    ]);
+    expect(items).toEqual(keys.map((key, i) => ({ ...key, n: i, nested: { list: [i, 'x'] } })));
+    expect(again.map((r) => r.status)).toEqual(keys.map((_, i) => (i % 2 ? 'rejected' : 'fulfilled')));
+    const old = await dynamo.doc.put({ TableName: table, Item: { pk: 'DOC', sk: 'item-3', n: 33 }, ReturnValues: 'ALL_OLD' });
+    expect(old).toEqual({ old: { pk: 'DOC', sk: 'item-3', n: 3, nested: { list: [3, 'x'] } } });
+  });
+});
+
 describe('versioned config items', () => {
   test('a version whose history item was lost after it took effect is written back when the history is read', async () => {
     const local = await startLocalDynamo();
@@ -141,7 +159,7 @@ describe('versioned config items', () => {
       await repo.save(v1);
       await repo.save(v2);
       // As if the process died between the commit (CURRENT) and the history write of version 2.
-      await local.doc.send(new DeleteCommand({ TableName: local.tables.config, Key: { pk: 'POLICY#vendor_R', sk: 'V#0000000002' } }));
+      await local.doc.delete({ TableName: local.tables.config, Key: { pk: 'POLICY#vendor_R', sk: 'V#0000000002' } });
 
       expect(await repo.current('vendor_R')).toEqual(v2);
       expect(await repo.version('vendor_R', 2)).toEqual(v2);

@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DocumentClient, documentClientConfig } from '../../functions/adapters/dynamodb/document-client';
 import { createTableInputs, type TableNames } from '../../functions/adapters/dynamodb/tables';
 
 // dynalite ships no types: it returns a Node http.Server.
@@ -10,7 +10,7 @@ import { createTableInputs, type TableNames } from '../../functions/adapters/dyn
 const dynalite = require('dynalite') as (options: Record<string, unknown>) => Server;
 
 export interface LocalDynamo {
-  doc: DynamoDBDocumentClient;
+  doc: DocumentClient;
   tables: TableNames;
   close(): Promise<void>;
 }
@@ -22,11 +22,11 @@ export async function startLocalDynamo(): Promise<LocalDynamo> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const client = new DynamoDBClient({
+  const client = new DynamoDBClient(documentClientConfig({
     endpoint: `http://127.0.0.1:${port}`,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  }));
   tableSeq += 1;
   const tables: TableNames = {
     orders: `orders-${tableSeq}`, config: `config-${tableSeq}`, rejected: `rejected-${tableSeq}`,
@@ -39,7 +39,7 @@ export async function startLocalDynamo(): Promise<LocalDynamo> {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const doc = new DocumentClient(client);
   return {
     doc,
     tables,

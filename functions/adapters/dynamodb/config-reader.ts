@@ -1,5 +1,5 @@
 /** The planner's read of the config table: the settings and every vendor's policy in force, in one BatchGetItem. */
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './document-client';
 import type { VendorPolicy, VersionedSettings } from '../../domain/types';
 import type { Clock, ConfigReader, PlanningConfig } from '../../application/ports';
 import { withoutKeys } from './item-keys';
@@ -13,7 +13,7 @@ const MAX_ROUNDS = 8;
 
 export class DynamoConfigReader implements ConfigReader {
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly doc: DocumentClient,
     private readonly tableName: string,
     private readonly clock: Clock,
   ) {}
@@ -35,17 +35,15 @@ export class DynamoConfigReader implements ConfigReader {
     };
   }
 
-  private async batchGet(keys: Record<string, string>[]): Promise<Record<string, unknown>[]> {
+  private async batchGet(keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
     const found: Record<string, unknown>[] = [];
     let pending = keys;
     for (let round = 1; pending.length > 0; round += 1) {
       if (round > MAX_ROUNDS) throw new Error(`config table ${this.tableName}: ${pending.length} keys still unprocessed after ${MAX_ROUNDS} rounds (throttled); try again`);
       if (round > 1) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** round * Math.random()));
-      const answer = await this.doc.send(new BatchGetCommand({
-        RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } },
-      }));
-      found.push(...(answer.Responses?.[this.tableName] ?? []));
-      pending = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, string>[];
+      const answer = await this.doc.batchGet(this.tableName, pending, true);
+      found.push(...answer.items);
+      pending = answer.unprocessed;
     }
     return found;
   }

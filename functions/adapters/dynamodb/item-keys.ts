@@ -1,6 +1,6 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
 import { parseInstant } from '../../domain/dates';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient, QueryInput } from './document-client';
 import { KEY } from './tables';
 
 /**
@@ -33,19 +33,19 @@ export function isConditionalCheckFailed(error: unknown): boolean {
 
 /** Every item of a query (following LastEvaluatedKey), or the first `limit`. */
 export async function queryItems(
-  doc: DynamoDBDocumentClient, input: QueryCommandInput, limit = Number.POSITIVE_INFINITY,
+  doc: DocumentClient, input: QueryInput, limit = Number.POSITIVE_INFINITY,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const remaining = limit - items.length;
-    const page = await doc.send(new QueryCommand({
+    const page = await doc.query({
       ...input,
       ExclusiveStartKey: start,
       ...(Number.isFinite(remaining) ? { Limit: remaining } : {}),
-    }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
+    });
+    items.push(...page.items);
+    start = page.lastEvaluatedKey;
   } while (start && items.length < limit);
   return items;
 }

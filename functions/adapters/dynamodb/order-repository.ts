@@ -1,6 +1,6 @@
 /** Orders, their events and per-vendor releases in the orders table, with the due and by-vendor indexes. */
 import { createHash } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient, PutInput } from './document-client';
 import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
 import { DUE_INDEX, DUE_SHARDS, VENDOR_INDEX } from './tables';
@@ -63,7 +63,7 @@ function bySendAt(a: Record<string, unknown>, b: Record<string, unknown>): numbe
 }
 
 export class DynamoOrderRepository implements OrderRepository {
-  constructor(private readonly doc: DynamoDBDocumentClient, private readonly tableName: string) {}
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
 
   recordEvent(event: StoredEvent): Promise<boolean> {
     return this.putOnce({ pk: orderPk(event.orderId), sk: EVENT_PREFIX + event.key, ...event });
@@ -95,14 +95,14 @@ export class DynamoOrderRepository implements OrderRepository {
   /** One write whose old item (returned by ALL_OLD) tells whether events were waiting for this payment. */
   async createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'> {
     try {
-      const answer = await this.doc.send(new PutCommand({
+      const answer = await this.doc.put({
         TableName: this.tableName,
         Item: { pk: orderPk(order.orderId), sk: META_SK, ...order },
         ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#awaiting)',
         ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT },
         ReturnValues: 'ALL_OLD',
-      }));
-      return answer.Attributes ? 'awaited' : 'new';
+      });
+      return answer.old ? 'awaited' : 'new';
     } catch (error) {
       if (isConditionalCheckFailed(error)) return 'exists';
       throw error;
@@ -111,12 +111,12 @@ export class DynamoOrderRepository implements OrderRepository {
 
   async markAwaitingPayment(orderId: string): Promise<boolean> {
     try {
-      await this.doc.send(new PutCommand({
+      await this.doc.put({
         TableName: this.tableName,
         Item: { pk: orderPk(orderId), sk: META_SK, orderId, [AWAITING_PAYMENT]: true },
         ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#awaiting)',
         ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT },
-      }));
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;
@@ -134,7 +134,7 @@ export class DynamoOrderRepository implements OrderRepository {
   }
 
   async putRelease(release: VendorRelease, expectedVersion: number | null): Promise<void> {
-    const condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> =
+    const condition: Pick<PutInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> =
       expectedVersion === null
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
         : {
@@ -143,7 +143,7 @@ export class DynamoOrderRepository implements OrderRepository {
           ExpressionAttributeValues: { ':expected': expectedVersion },
         };
     try {
-      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: releaseItem(release), ...condition }));
+      await this.doc.put({ TableName: this.tableName, Item: releaseItem(release), ...condition });
     } catch (error) {
       if (isConditionalCheckFailed(error)) {
         const expected = expectedVersion === null ? 'no release yet' : `version ${expectedVersion}`;
@@ -209,9 +209,7 @@ export class DynamoOrderRepository implements OrderRepository {
   /** Writes an item that must not exist yet; false when it did (the stored one stays). */
   private async putOnce(item: Record<string, unknown>): Promise<boolean> {
     try {
-      await this.doc.send(new PutCommand({
-        TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)',
-      }));
+      await this.doc.put({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;
@@ -219,11 +217,8 @@ export class DynamoOrderRepository implements OrderRepository {
     }
   }
 
-  private async getItem(orderId: string, sk: string): Promise<Record<string, unknown> | undefined> {
-    const answer = await this.doc.send(new GetCommand({
-      TableName: this.tableName, Key: { pk: orderPk(orderId), sk }, ConsistentRead: true,
-    }));
-    return answer.Item;
+  private getItem(orderId: string, sk: string): Promise<Record<string, unknown> | undefined> {
+    return this.doc.get({ TableName: this.tableName, Key: { pk: orderPk(orderId), sk }, ConsistentRead: true });
   }
 
   /** The items of one order, all of them or those whose sort key starts with `prefix`. */

@@ -1,5 +1,5 @@
 /** Versioned vendor policies in the config table: every change is a new version, never an overwrite of history. */
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './document-client';
 import type { VendorPolicy } from '../../domain/types';
 import type { PolicyRepository } from '../../application/ports';
 import { VersionedItems, policyPk } from './versioned-items';
@@ -7,7 +7,7 @@ import { VersionedItems, policyPk } from './versioned-items';
 export class DynamoPolicyRepository implements PolicyRepository {
   private readonly items: VersionedItems<VendorPolicy>;
 
-  constructor(doc: DynamoDBDocumentClient, tableName: string) {
+  constructor(doc: DocumentClient, tableName: string) {
     this.items = new VersionedItems(doc, tableName);
   }
 

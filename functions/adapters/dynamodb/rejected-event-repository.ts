@@ -1,5 +1,5 @@
 /** Rejected (malformed) events in their own table, listed newest first for operators. */
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './document-client';
 import type { RejectedEvent } from '../../domain/types';
 import type { RejectedEventRepository } from '../../application/ports';
 import { queryItems, utcSortKey } from './item-keys';
@@ -12,7 +12,8 @@ const REJECTED_PK = 'REJECTED';
 /** A detail larger than this is kept as a truncated preview, far below DynamoDB's 400 KB item limit. */
 export const MAX_DETAIL_CHARS = 64 * 1024;
 
-interface RejectedItem {
+/** A type, not an interface: it is a plain item (an interface would not be one to the type checker). */
+type RejectedItem = {
   pk: string;
   sk: string;
   id: string;
@@ -38,7 +39,7 @@ function detailText(detail: unknown): { detailJson: string; detailTruncated: boo
 }
 
 export class DynamoRejectedEventRepository implements RejectedEventRepository {
-  constructor(private readonly doc: DynamoDBDocumentClient, private readonly tableName: string) {}
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
 
   async add(rejected: RejectedEvent): Promise<void> {
     const item: RejectedItem = {
@@ -51,7 +52,7 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
       reasons: rejected.reasons,
       ...detailText(rejected.detail),
     };
-    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: item }));
+    await this.doc.put({ TableName: this.tableName, Item: item });
   }
 
   async list(limit: number): Promise<RejectedEvent[]> {

@@ -1,5 +1,5 @@
 /** Versioned merchant settings in the config table: the version in force, and every version as history. */
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './document-client';
 import { DEFAULT_SETTINGS } from '../../domain/settings';
 import { formatInstant } from '../../domain/dates';
 import type { Settings, VersionedSettings } from '../../domain/types';
@@ -21,7 +21,7 @@ export class DynamoSettingsRepository implements SettingsRepository {
   private readonly items: VersionedItems<VersionedSettings>;
 
   /** `clock` stamps the defaults' `at` when nothing was ever saved. */
-  constructor(doc: DynamoDBDocumentClient, tableName: string, private readonly clock: Clock) {
+  constructor(doc: DocumentClient, tableName: string, private readonly clock: Clock) {
     this.items = new VersionedItems(doc, tableName);
   }
 

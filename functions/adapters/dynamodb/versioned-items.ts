@@ -8,7 +8,7 @@
  * Keeping the record in force under a fixed key is what lets the planner read the settings and every policy of an
  * order in one BatchGetItem instead of one query each.
  */
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './document-client';
 import { VersionConflictError } from '../../application/ports';
 import { isConditionalCheckFailed, queryItems, versionSortKey, withoutKeys } from './item-keys';
 
@@ -19,14 +19,12 @@ export const CURRENT_SK = 'CURRENT';
 const VERSION_PREFIX = 'V#';
 
 export class VersionedItems<T extends { version: number }> {
-  constructor(private readonly doc: DynamoDBDocumentClient, private readonly tableName: string) {}
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
 
   /** The record in force, or null when none was ever saved. */
   async current(pk: string): Promise<T | null> {
-    const answer = await this.doc.send(new GetCommand({
-      TableName: this.tableName, Key: { pk, sk: CURRENT_SK }, ConsistentRead: true,
-    }));
-    return answer.Item ? withoutKeys<T>(answer.Item) : null;
+    const item = await this.doc.get({ TableName: this.tableName, Key: { pk, sk: CURRENT_SK }, ConsistentRead: true });
+    return item ? withoutKeys<T>(item) : null;
   }
 
   /**
@@ -36,7 +34,7 @@ export class VersionedItems<T extends { version: number }> {
   async save(pk: string, record: T, conflict: () => string): Promise<T> {
     const previous = record.version - 1;
     try {
-      await this.doc.send(new PutCommand({
+      await this.doc.put({
         TableName: this.tableName,
         Item: { pk, sk: CURRENT_SK, ...record },
         ...(previous === 0
@@ -46,7 +44,7 @@ export class VersionedItems<T extends { version: number }> {
             ExpressionAttributeNames: { '#version': 'version' },
             ExpressionAttributeValues: { ':previous': previous },
           }),
-      }));
+      });
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw new VersionConflictError(conflict());
       throw error;
@@ -67,19 +65,15 @@ export class VersionedItems<T extends { version: number }> {
 
   /** One version, or null. */
   async version(pk: string, version: number): Promise<T | null> {
-    const answer = await this.doc.send(new GetCommand({
-      TableName: this.tableName, Key: { pk, sk: versionSortKey(version) }, ConsistentRead: true,
-    }));
-    if (answer.Item) return withoutKeys<T>(answer.Item);
+    const item = await this.doc.get({ TableName: this.tableName, Key: { pk, sk: versionSortKey(version) }, ConsistentRead: true });
+    if (item) return withoutKeys<T>(item);
     const current = await this.current(pk);
     return current?.version === version ? current : null;
   }
 
   /** The same content every time for a version, so writing it again (a repair) changes nothing. */
   private async keepVersion(pk: string, record: T): Promise<void> {
-    await this.doc.send(new PutCommand({
-      TableName: this.tableName, Item: { pk, sk: versionSortKey(record.version), ...record },
-    }));
+    await this.doc.put({ TableName: this.tableName, Item: { pk, sk: versionSortKey(record.version), ...record } });
   }
 
   private async newestFirst(pk: string): Promise<T[]> {
