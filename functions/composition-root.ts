@@ -168,6 +168,8 @@ export function buildDependencies(
   const aws = {
     region: config.aws.region,
     logger: SDK_LOGGER,
+    // Each client resolves an operation's middleware stack once, not on every call (no call passes per-call options).
+    cacheMiddleware: true,
     ...(config.aws.endpoint ? { endpoint: config.aws.endpoint } : {}),
     ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   };
