@@ -1,6 +1,7 @@
 /** Vendor settlement schedule options and their slots, in India time, on bank working days (gateway-facts section 2). */
 import type { DateTime } from 'luxon';
-import { DAY_MS, civilOfDayNumber, dayNumberOfCivil, isoDateOfCivil, istDayNumber, istMidnight, weekdayOfDayNumber } from './time';
+import { DAY_MS, dateOfDayNumber, dayNumberOfDate, indiaDayOf, indiaMidnight, isoWeekdayOf } from '../functions/domain/civil-days';
+import { isoDateOfCivil } from './time';
 
 export const SCHEDULE_MESSAGES: Readonly<Record<number, string>> = {
   1: 'T+1 at 11:00 AM',
@@ -29,10 +30,10 @@ export function isScheduleOption(value: unknown): value is number {
 
 /** Sunday, or the 2nd or 4th Saturday of the month: the weekly bank holidays of India (day numbers, see ./time). */
 function isWeeklyBankHoliday(dayNumber: number): boolean {
-  const weekday = weekdayOfDayNumber(dayNumber);
+  const weekday = isoWeekdayOf(dayNumber);
   if (weekday === 7) return true;
   if (weekday !== 6) return false;
-  const nth = Math.ceil(civilOfDayNumber(dayNumber).day / 7);
+  const nth = Math.ceil(dateOfDayNumber(dayNumber).day / 7);
   return nth === 2 || nth === 4;
 }
 
@@ -52,8 +53,8 @@ function holidayDayNumbers(list: readonly string[]): Set<number> {
   for (const text of list) {
     const fields = /^([+-]?\d{4,6})-(\d{2})-(\d{2})$/.exec(text);
     if (fields === null) continue;
-    const dayNumber = dayNumberOfCivil(Number(fields[1]), Number(fields[2]), Number(fields[3]));
-    if (isoDateOfCivil(civilOfDayNumber(dayNumber)) === text) days.add(dayNumber);
+    const dayNumber = dayNumberOfDate(Number(fields[1]), Number(fields[2]), Number(fields[3]));
+    if (isoDateOfCivil(dateOfDayNumber(dayNumber)) === text) days.add(dayNumber);
   }
   return days;
 }
@@ -111,8 +112,8 @@ const MINUTE_MS = 60_000;
 /** The day number after the last day of the week (weeks start on Monday) or month that begins on `unitStart`. */
 function endOfUnit(unit: 'week' | 'month', unitStart: number): number {
   if (unit === 'week') return unitStart + 7;
-  const { year, month } = civilOfDayNumber(unitStart);
-  return month === 12 ? dayNumberOfCivil(year + 1, 1, 1) : dayNumberOfCivil(year, month + 1, 1);
+  const { year, month } = dateOfDayNumber(unitStart);
+  return month === 12 ? dayNumberOfDate(year + 1, 1, 1) : dayNumberOfDate(year, month + 1, 1);
 }
 
 /**
@@ -124,7 +125,7 @@ function endOfUnit(unit: 'week' | 'month', unitStart: number): number {
 export function nextSettlementSlot(option: number, eligibilityMs: number, holidayList: readonly string[]): number {
   const holidays = holidaysOf(holidayList);
   const isWorkingDay = (dayNumber: number): boolean => !isWeeklyBankHoliday(dayNumber) && !holidays.has(dayNumber);
-  const startDay = istDayNumber(eligibilityMs);
+  const startDay = indiaDayOf(eligibilityMs);
 
   const tplus = TPLUS[option];
   if (tplus) {
@@ -133,7 +134,7 @@ export function nextSettlementSlot(option: number, eligibilityMs: number, holida
       day += 1;
       if (isWorkingDay(day)) counted += 1;
     }
-    return istMidnight(day) + tplus.hour * HOUR_MS;
+    return indiaMidnight(day) + tplus.hour * HOUR_MS;
   }
 
   const lastDay = startDay + SEARCH_DAYS - 1;
@@ -141,7 +142,7 @@ export function nextSettlementSlot(option: number, eligibilityMs: number, holida
   if (daily) {
     for (let day = startDay; day <= lastDay; day++) {
       if (!daily.everyDay && !isWorkingDay(day)) continue;
-      const midnight = istMidnight(day);
+      const midnight = indiaMidnight(day);
       for (const slot of daily.slots) {
         if (midnight + slot.cutoff * MINUTE_MS > eligibilityMs) return midnight + slot.at * MINUTE_MS;
       }
@@ -152,13 +153,13 @@ export function nextSettlementSlot(option: number, eligibilityMs: number, holida
   const unit = option === 11 ? 'week' : option === 12 ? 'month' : null;
   if (unit === null) throw new RangeError(`unknown schedule option ${option}`);
   // Settles at 11:00 on the first working day of each week (or month): the first such day within the search after the eligibility.
-  let unitStart = unit === 'week' ? startDay - (weekdayOfDayNumber(startDay) - 1) : startDay - (civilOfDayNumber(startDay).day - 1);
+  let unitStart = unit === 'week' ? startDay - (isoWeekdayOf(startDay) - 1) : startDay - (dateOfDayNumber(startDay).day - 1);
   while (unitStart <= lastDay) {
     const unitEnd = endOfUnit(unit, unitStart);
     let first = unitStart;
     while (first < unitEnd && !isWorkingDay(first)) first++;
     if (first < unitEnd && first >= startDay && first <= lastDay) {
-      const at = istMidnight(first) + 11 * HOUR_MS;
+      const at = indiaMidnight(first) + 11 * HOUR_MS;
       if (at > eligibilityMs) return at;
     }
     unitStart = unitEnd;

@@ -12,7 +12,8 @@ import {
   type SandboxState,
   type VendorSettlementRecord,
 } from './state';
-import { DAY_MS, IST, isoIst } from './time';
+import { DAY_MS } from '../functions/domain/civil-days';
+import { IST, isoIst } from './time';
 
 /** A vendor's settlement reads IN_PROGRESS from this long before its slot until it settles. */
 const IN_PROGRESS_WINDOW_MS = 10 * 60 * 1000;

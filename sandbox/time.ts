@@ -1,5 +1,8 @@
 /** India-time formatting and parsing for the sandbox: the gateway's wall clock is Asia/Kolkata (UTC+05:30). */
 import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
+// Generic day-number arithmetic (no Holdback rule): India dates as integers on epoch milliseconds, the offset being
+// fixed, far cheaper than luxon DateTimes on the hot paths (eligibility PUTs, settlement slots).
+import { INDIA_OFFSET_MS, dateOfDayNumber, dayNumberOfDate, indiaMidnight, type CivilDate } from '../functions/domain/civil-days';
 
 /**
  * India time (Asia/Kolkata) as the fixed +05:30 offset it has kept since 1945, with no daylight saving: the same
@@ -7,57 +10,6 @@ import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
  * sandbox's CPU time when it arms thousands of settlements).
  */
 export const IST: Zone = FixedOffsetZone.instance(330);
-
-/**
- * The same offset in milliseconds, for the hot paths (eligibility PUTs, settlement slots): with a fixed offset, India
- * dates and times are plain integer arithmetic on epoch milliseconds, far cheaper than building luxon DateTimes.
- */
-export const IST_OFFSET_MS = 330 * 60_000;
-export const DAY_MS = 86_400_000;
-
-/** A proleptic Gregorian date (the calendar luxon and Date use); `month` and `day` count from 1. */
-export interface CivilDate {
-  year: number;
-  month: number;
-  day: number;
-}
-
-/** Days since 1970-01-01 of a civil date (H. Hinnant's days_from_civil; exact for any year, unlike Date.UTC below 100). */
-export function dayNumberOfCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-/** The civil date of a day number (H. Hinnant's civil_from_days), the inverse of dayNumberOfCivil. */
-export function civilOfDayNumber(dayNumber: number): CivilDate {
-  const z = dayNumber + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
-  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
-  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1 };
-}
-
-/** ISO weekday (1 = Monday ... 7 = Sunday) of a day number; 1970-01-01 was a Thursday. */
-export function weekdayOfDayNumber(dayNumber: number): number {
-  return ((((dayNumber + 3) % 7) + 7) % 7) + 1;
-}
-
-/** The India date (as a day number) that an instant falls on. */
-export function istDayNumber(ms: number): number {
-  return Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
-}
-
-/** The instant India midnight begins the day `dayNumber`. */
-export function istMidnight(dayNumber: number): number {
-  return dayNumber * DAY_MS - IST_OFFSET_MS;
-}
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
@@ -76,9 +28,9 @@ export function isoDateOfCivil({ year, month, day }: CivilDate): string {
 /** ISO 8601 with +05:30 and second precision, e.g. 2022-12-07T11:00:00+05:30. */
 export function isoIst(ms: number): string {
   // Date (and so luxon) truncates a fractional instant before taking its fields; then the second is floored.
-  const localSeconds = Math.floor(Math.trunc(ms + IST_OFFSET_MS) / 1000);
+  const localSeconds = Math.floor(Math.trunc(ms + INDIA_OFFSET_MS) / 1000);
   const dayNumber = Math.floor(localSeconds / 86_400);
-  const date = civilOfDayNumber(dayNumber);
+  const date = dateOfDayNumber(dayNumber);
   // Years outside 0-9999 (and invalid instants) keep luxon's own text (signed years, null) rather than a copy of it.
   if (!(date.year >= 0 && date.year <= 9999)) {
     return DateTime.fromMillis(ms, { zone: IST }).startOf('second').toISO({ suppressMilliseconds: true, includeOffset: true }) as string;
@@ -133,5 +85,5 @@ export function parseIstWallTime(value: unknown): number | null {
   if (minute > 59 || second > 59 || (hour > 23 && !(hour === 24 && minute === 0 && second === 0))) return null;
   // luxon pins years 0-99 to their date after Date.UTC has rolled 24:00 over, so there 24:00 stays on the same day.
   const hourOfDay = hour === 24 && year < 100 ? 0 : hour;
-  return istMidnight(dayNumberOfCivil(year, month, day)) + hourOfDay * 3_600_000 + minute * 60_000 + second * 1000;
+  return indiaMidnight(dayNumberOfDate(year, month, day)) + hourOfDay * 3_600_000 + minute * 60_000 + second * 1000;
 }

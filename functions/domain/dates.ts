@@ -1,6 +1,6 @@
 /** Instants, the gateway's India-time date forms and ISO durations: parsing with field-named errors, and formatting. */
 import { DateTime, Duration, FixedOffsetZone, Info, type Zone } from 'luxon';
-import { dateOfDayNumber, dayNumberOfDate } from './calendar';
+import { DAY_MS, MINUTE_MS, dateOfDayNumber, dayNumberOfDate } from './civil-days';
 import { ValidationError } from './errors';
 
 /** The gateway's wall clock (UTC+05:30, no daylight saving). */
@@ -73,9 +73,6 @@ export function parseMoment(text: unknown, field: string): Moment {
   if (typeof text !== 'string') throw notAnInstant(text, field);
   return plainMoment(text.trim()) ?? momentOf(generalInstant(text, field));
 }
-
-const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
 
 /** One zone object per fixed offset (minutes east of UTC). */
 const fixedZones = new Map<number, Zone>();

@@ -1,6 +1,7 @@
 /** The gateway's vendor settlement schedule options, and the settlement slot an eligibility falls into. */
 import { DateTime } from 'luxon';
-import { BankCalendar, firstDayOfPeriod, indiaDayOf, indiaMidnight } from './calendar';
+import { BankCalendar, firstDayOfPeriod } from './calendar';
+import { MINUTE_MS, indiaDayOf, indiaMidnight } from './civil-days';
 import { INDIA_TIME, dateTimeOf, type Moment } from './dates';
 import { ValidationError } from './errors';
 
@@ -37,7 +38,6 @@ type Minute = number;
 const at = (hour: number, minute = 0): Minute => hour * 60 + minute;
 const range = (from: Minute, to: Minute, step: Minute): Minute[] =>
   Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
-const MINUTE_MS = 60_000;
 
 /** A settlement time on a day, and the last eligibility (inclusive) it still takes; the slot itself is exclusive. */
 interface Slot {
