@@ -17,7 +17,7 @@ export class LocalDynamo {
   private readonly port: Promise<number>;
 
   constructor() {
-    this.worker = new Worker(join(__dirname, 'dynalite-worker.js'), { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
+    this.worker = new Worker(join(__dirname, 'dynalite-worker.js'));
     this.port = new Promise((resolve, reject) => {
       this.worker.once('message', (message: { port: number }) => resolve(message.port));
       this.worker.once('error', reject);

@@ -34,7 +34,7 @@ class Container {
   loaded = false;
 
   constructor(data: ContainerData, private readonly opts: LambdaPoolOptions, onExit: (container: Container) => void) {
-    this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
+    this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (message: FromContainer) => {
         if (message.kind === 'ready') {

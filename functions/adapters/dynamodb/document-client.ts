@@ -89,8 +89,4 @@ export class DocumentClient {
       unprocessed: (answer.UnprocessedKeys?.[tableName]?.Keys ?? []).map(fromWire),
     };
   }
-
-  destroy(): void {
-    this.client.destroy();
-  }
 }
