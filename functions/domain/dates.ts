@@ -232,9 +232,10 @@ export function parseGatewayDate(text: string): DateTime | null {
     const pm = half.toUpperCase() === 'PM';
     hour = (hour % 12) + (pm ? 12 : 0);
   }
+  // India time as its fixed offset: the same instants as the IANA zone, without asking Intl (a client checks every PUT).
   const dt = DateTime.fromObject(
     { year: Number(y), month: Number(mo), day: Number(d), hour, minute: Number(mi), second: Number(s) },
-    { zone: GATEWAY_ZONE },
+    { zone: INDIA_TIME },
   );
   return dt.isValid ? dt : null;
 }

@@ -5,6 +5,7 @@ import {
   GATEWAY_ZONE, formatGatewayDate, formatInstant, parseDuration, parseEligibilityInput, parseGatewayDate, parseInstant,
 } from '../../functions/domain/dates';
 import { issuesOf } from './validation-issues';
+import { utcSortKey } from '../../functions/adapters/dynamodb/item-keys';
 
 
 describe('gateway date forms (India time)', () => {
@@ -81,6 +82,21 @@ describe('instants', () => {
       expect(dt.toISO()).toBe(expected.toISO());
       expect(dt.toMillis()).toBe(expected.toMillis());
     }), { numRuns: 2000 });
+  });
+
+  it('property: the gateway form read as India time is the instant luxon gives in Asia/Kolkata; UTC sort keys are luxon\'s UTC text', () => {
+    const two = (n: number) => String(n).padStart(2, '0');
+    const parts = fc.record({
+      year: fc.integer({ min: 1970, max: 2099 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }),
+      hour: fc.integer({ min: 0, max: 23 }), minute: fc.integer({ min: 0, max: 59 }), second: fc.integer({ min: 0, max: 59 }),
+    });
+    fc.assert(fc.property(parts, (t) => {
+      const text = `${t.year}-${two(t.month)}-${two(t.day)} ${two(t.hour)}:${two(t.minute)}:${two(t.second)}`;
+      const expected = DateTime.fromObject(t, { zone: 'Asia/Kolkata' });
+      expect(parseGatewayDate(text)?.toMillis()).toBe(expected.toMillis());
+      const iso = expected.toISO()!;
+      expect(utcSortKey(iso, 'x')).toBe(DateTime.fromISO(iso, { setZone: true }).toUTC().toISO());
+    }), { numRuns: 500 });
   });
 
   it('refuses a time without an offset, naming the field and what to send', () => {

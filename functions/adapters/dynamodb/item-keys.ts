@@ -1,5 +1,5 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
-import { parseInstant } from '../../domain/dates';
+import { parseMoment } from '../../domain/dates';
 import type { DocumentClient, QueryInput } from './document-client';
 import { KEY } from './tables';
 
@@ -8,8 +8,8 @@ import { KEY } from './tables';
  * Items keep their offset form; only index keys are normalised.
  */
 export function utcSortKey(instant: string, field: string): string {
-  // parseInstant refuses a time without an offset (a ValidationError naming the field) instead of guessing a zone.
-  return parseInstant(instant, field).toUTC().toISO()!;
+  // parseMoment refuses a time without an offset (a ValidationError naming the field) instead of guessing a zone.
+  return new Date(parseMoment(instant, field).ms).toISOString();
 }
 
 /** Version sort key: zero-padded so that text order is numeric order. */
