@@ -105,6 +105,13 @@ test('times out a request that gets no answer, up to the number of tries', async
   expect(result.final).toEqual({ kind: 'timeout', message: 'no answer within 50 ms' });
 });
 
+test('times out an answer whose body stops coming: the timeout covers the whole exchange', async () => {
+  server.fallback = () => ({ kind: 'stall', status: 200 });
+  const result = await gateway({ timeoutMs: 50, maxTries: 1 }).updateEligibility('order_1001', 'vendor_A', '2022-12-06 09:00:00');
+  expect(server.requests).toHaveLength(1);
+  expect(result.final).toEqual({ kind: 'timeout', message: 'no answer within 50 ms' });
+});
+
 test('gives up after maxTries and returns the last answer', async () => {
   server.fallback = () => answer(500, 'Internal Server Error');
   const result = await gateway({ maxTries: 3 }).updateEligibility('order_1001', 'vendor_A', '2022-12-06 09:00:00');

@@ -13,6 +13,8 @@ export type Reply =
   | { kind: 'answer'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Never answers in time (the client's timeout must fire). */
   | { kind: 'hang' }
+  /** Sends the status and part of the body, then nothing more (the timeout covers the body too). */
+  | { kind: 'stall'; status: number }
   /** Closes the socket without an answer. */
   | { kind: 'reset' };
 
@@ -47,8 +49,11 @@ export async function startScriptedServer(fallback: (request: RecordedRequest) =
         const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
         res.end(text);
+      } else if (reply.kind === 'stall') {
+        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        res.write('{"status": "OK", "mess');
       }
-      // 'hang': no answer; closeAllConnections in close() ends it.
+      // 'hang' and 'stall': closeAllConnections in close() ends them.
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
