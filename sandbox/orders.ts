@@ -219,6 +219,7 @@ export function createOrder(ctx: SandboxContext, body: Record<string, unknown>):
     extensions: {},
   };
   ctx.state.orders.set(orderId, order);
+  ctx.state.sessions.set(order.payment_session_id, orderId);
   return order;
 }
 

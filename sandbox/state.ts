@@ -163,11 +163,15 @@ export interface SandboxStats {
 export interface SandboxState {
   merchant: MerchantSettings;
   orders: Map<string, OrderRecord>;
+  /** payment_session_id → order_id, kept as orders are created: a session is looked up on every payment call. */
+  sessions: Map<string, string>;
   vendors: Map<string, VendorRecord>;
   /** Keyed by settlementKey(order_id, vendor_id). */
   settlements: Map<string, VendorSettlementRecord>;
   payments: Map<number, PaymentRecord>;
   links: Map<string, LinkRecord>;
+  /** cf_link_id → link_id, kept as links are created. */
+  linksByCfId: Map<number, string>;
   testPayers: { byUpiId: Map<string, TestPayerRecord>; byBankAccount: Map<string, TestPayerRecord> };
   preApprovedPhones: Set<string>;
   webhooks: WebhookDelivery[];
@@ -192,10 +196,12 @@ export function createState(): SandboxState {
   return {
     merchant: defaultMerchant(),
     orders: new Map(),
+    sessions: new Map(),
     vendors: new Map(),
     settlements: new Map(),
     payments: new Map(),
     links: new Map(),
+    linksByCfId: new Map(),
     testPayers: { byUpiId: new Map(), byBankAccount: new Map() },
     preApprovedPhones: new Set(),
     webhooks: [],

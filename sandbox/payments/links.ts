@@ -165,6 +165,7 @@ export function createLink(ctx: SandboxContext, body: Record<string, unknown>): 
     order_ids: [],
   };
   ctx.state.links.set(linkId, link as unknown as LinkRecord);
+  ctx.state.linksByCfId.set(cfLinkId, linkId);
   return link;
 }
 
@@ -182,8 +183,8 @@ export function findLink(ctx: SandboxContext, linkId: string): StoredLink {
 }
 
 export function findLinkByCfId(ctx: SandboxContext, cfLinkId: string): StoredLink {
-  if (/^\d{1,15}$/.test(cfLinkId)) {
-    for (const link of ctx.state.links.values()) if (link.cf_link_id === Number(cfLinkId)) return link as unknown as StoredLink;
-  }
+  const linkId = /^\d{1,15}$/.test(cfLinkId) ? ctx.state.linksByCfId.get(Number(cfLinkId)) : undefined;
+  const link = linkId === undefined ? undefined : ctx.state.links.get(linkId);
+  if (link) return link as unknown as StoredLink;
   throw new GatewayError(404, 'link_not_found', `cf_link_id: no payment link with this id. Value received: ${cfLinkId.slice(0, 20)}`);
 }

@@ -32,9 +32,9 @@ export function orderOfSession(ctx: SandboxContext, sessionId: unknown): OrderRe
     throw fieldError('payment_session_id', 'missing', 'is required. Send the payment_session_id from the order creation response', '');
   }
   if (typeof sessionId !== 'string') throw fieldError('payment_session_id', 'invalid', 'must be a string from the order creation response', sessionId);
-  for (const order of ctx.state.orders.values()) {
-    if (order.payment_session_id === sessionId) return order;
-  }
+  const orderId = ctx.state.sessions.get(sessionId);
+  const order = orderId === undefined ? undefined : ctx.state.orders.get(orderId);
+  if (order) return order;
   // Only the start of the token is echoed: it authorises payments of the order.
   throw new GatewayError(404, 'payment_session_id_invalid', `payment_session_id: no order has this payment session. Send the payment_session_id from the order creation response. Value received: ${sessionId.slice(0, 16)}…`);
 }
