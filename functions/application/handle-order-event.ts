@@ -54,10 +54,12 @@ export async function handleOrderEvent(
 
   const now = deps.clock.now();
   if (event.type !== 'order.paid') {
+    // An order not paid yet is marked before the event is stored, so that a payment coming later reads the order: no
+    // moment exists (not even a crash between the two writes) in which this event is stored and a payment would
+    // take the order for new. A paid order refuses the mark, and is planned here with the event.
+    await deps.orders.markAwaitingPayment(event.orderId);
     const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
-    let releases = await reconcileOrder(deps, event.orderId);
-    // Not paid yet: the order is marked, so that its payment reads this event; paid meanwhile, it is planned here.
-    if (releases === null && !(await deps.orders.markAwaitingPayment(event.orderId))) releases = await reconcileOrder(deps, event.orderId);
+    const releases = await reconcileOrder(deps, event.orderId);
     return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: releases ?? [] };
   }
   // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting
@@ -107,21 +109,33 @@ async function planOrder(
   { order, events: stored, releases }: StoredOrder & { order: OrderRecord },
   config?: PlanningConfig,
 ): Promise<VendorRelease[]> {
-  const currentOf = new Map(releases.map((r) => [r.vendorId, r]));
+  const view = orderView(stored, releases);
   const { settings, policies } = config
-    ?? await deps.config.forPlanning(order.vendors.filter((v) => !currentOf.has(v.vendorId)).map((v) => v.vendorId));
-  const events = stored.map((s) => s.event);
+    ?? await deps.config.forPlanning(order.vendors.filter((v) => !view.currentOf.has(v.vendorId)).map((v) => v.vendorId));
   const written: { current: VendorRelease | null; next: VendorRelease }[] = [];
   const result: VendorRelease[] = [];
   for (const vendor of order.vendors) {
     // A vendor with a release already ignores the policy (planRelease keeps the one recorded on the release).
     const policy = policies.get(vendor.vendorId) ?? defaultPolicy(vendor.vendorId, settings);
-    const outcome = await reconcileVendor(deps, order, vendor, { settings, policy, events }, currentOf.get(vendor.vendorId) ?? null);
+    const outcome = await reconcileVendor(deps, order, vendor, { settings, policy }, view);
     if (outcome.written) written.push({ current: outcome.current, next: outcome.release });
     result.push(outcome.release);
   }
   for (const { current, next } of written) await startSideEffects(deps, current, next, settings);
   return result;
+}
+
+/**
+ * The order's events and releases as this call last read them. A lost write reads them again, and the vendors planned
+ * after it use that read too (the winner may have stored an event, e.g. a dispute, that concerns them as well).
+ */
+interface OrderView {
+  events: OrderEvent[];
+  currentOf: Map<string, VendorRelease>;
+}
+
+function orderView(events: StoredOrder['events'], releases: VendorRelease[]): OrderView {
+  return { events: events.map((s) => s.event), currentOf: new Map(releases.map((r) => [r.vendorId, r])) };
 }
 
 /** The release as stored after planning, and whether this call wrote it (from `current`). */
@@ -133,11 +147,11 @@ async function reconcileVendor(
   deps: Dependencies,
   order: OrderRecord,
   vendor: { vendorId: string; amount: string },
-  plan: { settings: Settings; policy: VendorPolicy; events: OrderEvent[] },
-  read: VendorRelease | null,
+  plan: { settings: Settings; policy: VendorPolicy },
+  view: OrderView,
 ): Promise<VendorOutcome> {
-  let facts = vendorFacts(plan.events, vendor.vendorId);
-  let current = read;
+  let facts = vendorFacts(view.events, vendor.vendorId);
+  let current = view.currentOf.get(vendor.vendorId) ?? null;
   for (let attempt = 1; ; attempt++) {
     const now = deps.clock.now();
     const planned = planRelease({ order, vendorId: vendor.vendorId, amount: vendor.amount, policy: plan.policy, settings: plan.settings, facts, now, current });
@@ -155,8 +169,9 @@ async function reconcileVendor(
       if (!(error instanceof VersionConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
     }
     const fresh = await deps.orders.loadOrder(order.orderId);
-    current = fresh.releases.find((r) => r.vendorId === vendor.vendorId) ?? null;
-    facts = vendorFacts(fresh.events.map((e) => e.event), vendor.vendorId);
+    Object.assign(view, orderView(fresh.events, fresh.releases));
+    current = view.currentOf.get(vendor.vendorId) ?? null;
+    facts = vendorFacts(view.events, vendor.vendorId);
   }
 }
 

@@ -72,8 +72,8 @@ export interface OrderRepository {
    */
   createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'>;
   /**
-   * Marks an order whose events come before its payment, so that the payment knows to read them; false when the
-   * payment was recorded meanwhile (the caller then plans the order itself).
+   * Marks an order whose events come before its payment, so that the payment knows to read them; false (and nothing
+   * written) when the order is paid already.
    */
   markAwaitingPayment(orderId: string): Promise<boolean>;
   getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null>;

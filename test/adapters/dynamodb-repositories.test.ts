@@ -173,6 +173,27 @@ describe('versioned config items', () => {
     }
   });
 
+  test('a version whose history item was lost is written back by the next save too, before anything reads the history', async () => {
+    const local = await startLocalDynamo();
+    try {
+      const repo = new DynamoPolicyRepository(local.doc, local.tables.config);
+      const v1: VendorPolicy = { vendorId: 'vendor_S', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: '2022-12-01T10:00:00+05:30' };
+      const v2: VendorPolicy = { ...v1, version: 2, scheduleOption: 13, reason: 'second' };
+      const v3: VendorPolicy = { ...v1, version: 3, scheduleOption: 2, reason: 'third' };
+      await repo.save(v1);
+      await repo.save(v2);
+      // Version 2's history write lost (its caller got an error), then version 3 saved over it.
+      await local.doc.delete({ TableName: local.tables.config, Key: { pk: 'POLICY#vendor_S', sk: 'V#0000000002' } });
+      await repo.save(v3);
+
+      // A release planned under version 2 still finds it.
+      expect(await repo.version('vendor_S', 2)).toEqual(v2);
+      expect(await repo.history('vendor_S')).toEqual([v3, v2, v1]);
+    } finally {
+      await local.close();
+    }
+  });
+
   test('the planner reads the settings and every policy in force in one batch; absent ones are defaults and null', async () => {
     const local = await startLocalDynamo();
     try {
@@ -199,6 +220,32 @@ describe('versioned config items', () => {
       await local.close();
     }
   });
+});
+
+test('keys BatchGetItem leaves unprocessed (throttling) are asked again until every one is answered', async () => {
+  const local = await startLocalDynamo();
+  try {
+    const policies = new DynamoPolicyRepository(local.doc, local.tables.config);
+    const vendors = ['vendor_P', 'vendor_Q', 'vendor_R'];
+    for (const [i, vendorId] of vendors.entries()) {
+      await policies.save({ vendorId, version: 1, scheduleOption: 2 + i, release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: '2022-12-01T10:00:00+05:30' });
+    }
+    // The real table's answers, except that a round of several keys leaves its last one unprocessed, as a throttled
+    // table may.
+    const rounds: number[] = [];
+    const throttled = Object.create(local.doc) as typeof local.doc;
+    throttled.batchGet = async (table, keys, consistent) => {
+      rounds.push(keys.length);
+      const held = keys.length > 1 ? keys.slice(-1) : [];
+      const answer = await local.doc.batchGet(table, keys.slice(0, keys.length - held.length), consistent);
+      return { items: answer.items, unprocessed: [...answer.unprocessed, ...held] };
+    };
+    const config = await new DynamoConfigReader(throttled, local.tables.config, clock).forPlanning(vendors.slice(0, 2));
+    expect(rounds).toEqual([3, 1]);
+    expect([...config.policies].map(([id, p]) => [id, p?.scheduleOption])).toEqual([['vendor_P', 2], ['vendor_Q', 3]]);
+  } finally {
+    await local.close();
+  }
 });
 
 describe('DynamoOrderRepository', () => {

@@ -56,7 +56,8 @@ test('a later event of a paid order reads the order once, and the config of vend
 
   await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30', vendorIds: ['vendor_a'] });
 
-  expect(counts).toEqual({ 'orders.recordEvent': 1, 'orders.loadOrder': 1, 'config.forPlanning': 1, 'orders.putRelease': 1 });
+  // The paid order refuses the mark (a failed conditional write) before the event is stored.
+  expect(counts).toEqual({ 'orders.markAwaitingPayment': 1, 'orders.recordEvent': 1, 'orders.loadOrder': 1, 'config.forPlanning': 1, 'orders.putRelease': 1 });
   expect(configAsked).toEqual([[]]);
   expect((await release(world, ORDER, 'vendor_a')).state).toBe('SCHEDULED');
 });
@@ -113,17 +114,17 @@ test('a delivery before the payment marks the order; the payment reads it', asyn
   expect(await release(world)).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-04T18:00:00+05:30' });
 });
 
-test('a delivery whose order is paid between its read and its mark plans the order itself', async () => {
+test('a payment that lands between a delivery\'s mark and its storing: the delivery plans the order itself', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' });
-  // The payment lands after the delivery read the order (not paid) and before it marks it: the payment finds nothing
-  // waiting and plans without the delivery.
+  // The payment finds the order awaited, reads it before the delivery is stored, and plans without it.
   const mark = world.orders.markAwaitingPayment.bind(world.orders);
   world.orders.markAwaitingPayment = async (orderId) => {
     world.orders.markAwaitingPayment = mark;
+    const marked = await mark(orderId);
     await send(world, 'order.paid', paid());
     expect((await release(world)).state).toBe('WAITING');
-    return mark(orderId);
+    return marked;
   };
 
   const delivered = await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30' });
@@ -131,4 +132,47 @@ test('a delivery whose order is paid between its read and its mark plans the ord
   expect(delivered.outcome === 'accepted' && delivered.releases.map((r) => r.state)).toEqual(['SCHEDULED']);
   expect(await release(world)).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-04T18:00:00+05:30' });
   expect(world.orders.awaiting.size).toBe(0);
+});
+
+test('a delivery whose handler died right after storing it is still read by the payment (the mark came first)', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' });
+  const recordEvent = world.orders.recordEvent.bind(world.orders);
+  world.orders.recordEvent = async (event) => {
+    world.orders.recordEvent = recordEvent;
+    await recordEvent(event);
+    throw new Error('the container died');
+  };
+  await expect(send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30' })).rejects.toThrow('the container died');
+  expect(world.orders.events.size).toBe(1);
+
+  // No retry of the delivery yet: the payment alone must plan from it.
+  await send(world, 'order.paid', paid());
+
+  expect(await release(world)).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-04T18:00:00+05:30' });
+});
+
+test('after a lost write, the vendors planned next use the events read again too: a dispute stored meanwhile holds them', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  const two = vendors.slice(0, 2);
+  for (const { vendorId } of two) await usePolicy(world, { kind: 'after_delivery', delay: 'PT1M' }, vendorId);
+  await send(world, 'order.paid', paid(ORDER, two));
+  // The delivery has read the order (no dispute). Before its first write lands, a dispute of the whole order is stored
+  // and its handler has written vendor_a's hold, not yet vendor_b's (as a concurrent handler half-way through would).
+  world.orders.beforePut = async () => {
+    await world.orders.recordEvent({
+      orderId: ORDER,
+      key: 'dispute',
+      event: { type: 'order.dispute_opened', orderId: ORDER, openedAt: '2022-12-02T16:04:00+05:30' },
+      receivedAt: '2022-12-02T16:05:00+05:30',
+    });
+    const a = await release(world, ORDER, 'vendor_a');
+    await world.orders.putRelease({ ...a, state: 'HELD', reason: 'dispute open', version: a.version + 1 }, a.version);
+  };
+
+  await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T16:03:00+05:30' });
+
+  // vendor_b was due at once from the delivery alone; planned from the events read after the lost write, it is held.
+  expect((await release(world, ORDER, 'vendor_b')).state).toBe('HELD');
+  expect(world.gateway.calls).toEqual([]);
 });

@@ -4,7 +4,8 @@
  *
  * A change commits with one conditional write of `CURRENT` (the expected previous version, or none for version 1), so
  * two writers can never both make version N. The version item is written right after, with the same content. If that
- * second write is lost (the caller then got an error), the history is repaired from `CURRENT` the next time it is read.
+ * second write is lost (the caller then got an error), the history is repaired from `CURRENT` by the next read of the
+ * history, or by the next save (from the item it replaces), so that a lost version never leaves a gap.
  * Keeping the record in force under a fixed key is what lets the planner read the settings and every policy of an
  * order in one BatchGetItem instead of one query each.
  */
@@ -33,10 +34,14 @@ export class VersionedItems<T extends { version: number }> {
    */
   async save(pk: string, record: T, conflict: () => string): Promise<T> {
     const previous = record.version - 1;
+    let replaced: Record<string, unknown> | undefined;
     try {
-      await this.doc.put({
+      ({ old: replaced } = await this.doc.put({
         TableName: this.tableName,
         Item: { pk, sk: CURRENT_SK, ...record },
+        // Version N - 1 as it was in force: its history item is written again (the same content), in case its own
+        // save lost that write; otherwise nothing would ever restore it once N replaced it.
+        ReturnValues: 'ALL_OLD',
         ...(previous === 0
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : {
@@ -44,12 +49,15 @@ export class VersionedItems<T extends { version: number }> {
             ExpressionAttributeNames: { '#version': 'version' },
             ExpressionAttributeValues: { ':previous': previous },
           }),
-      });
+      }));
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw new VersionConflictError(conflict());
       throw error;
     }
-    await this.keepVersion(pk, record);
+    await Promise.all([
+      this.keepVersion(pk, record),
+      ...(replaced ? [this.keepVersion(pk, withoutKeys<T>(replaced))] : []),
+    ]);
     return record;
   }
 
