@@ -9,7 +9,7 @@ import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
-import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
+import { startLocalDynamo, withLocalDynamo, type LocalDynamo } from './local-dynamodb';
 
 let dynamo: LocalDynamo;
 const clock = { now: () => DateTime.fromISO('2022-12-02T10:35:00Z', { zone: 'utc' }) };
@@ -91,8 +91,7 @@ describe('DynamoSettingsRepository', () => {
   });
 
   test('two writers racing from the same version: exactly one wins', async () => {
-    const local = await startLocalDynamo();
-    try {
+    await withLocalDynamo(async (local) => {
       const repo = new DynamoSettingsRepository(local.doc, local.tables.config, clock);
       const meta = { actor: 'a', reason: 'race', at: '2022-12-02T11:00:00+05:30', expectedVersion: 0 };
       const results = await Promise.allSettled([
@@ -103,9 +102,7 @@ describe('DynamoSettingsRepository', () => {
       const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(rejected.reason).toBeInstanceOf(VersionConflictError);
       expect(await repo.history()).toHaveLength(1);
-    } finally {
-      await local.close();
-    }
+    });
   });
 });
 
@@ -151,8 +148,7 @@ describe('DocumentClient (the low-level client, its middleware cached)', () => {
 
 describe('versioned config items', () => {
   test('a version whose history item was lost after it took effect is written back when the history is read', async () => {
-    const local = await startLocalDynamo();
-    try {
+    await withLocalDynamo(async (local) => {
       const repo = new DynamoPolicyRepository(local.doc, local.tables.config);
       const v1: VendorPolicy = { vendorId: 'vendor_R', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: '2022-12-01T10:00:00+05:30' };
       const v2: VendorPolicy = { ...v1, version: 2, scheduleOption: 13, reason: 'second' };
@@ -168,14 +164,11 @@ describe('versioned config items', () => {
       const again = await repo.history('vendor_R');
       expect(again).toEqual([v2, v1]);
       await expect(repo.save({ ...v2, reason: 'stale writer' })).rejects.toBeInstanceOf(VersionConflictError);
-    } finally {
-      await local.close();
-    }
+    });
   });
 
   test('a version whose history item was lost is written back by the next save too, before anything reads the history', async () => {
-    const local = await startLocalDynamo();
-    try {
+    await withLocalDynamo(async (local) => {
       const repo = new DynamoPolicyRepository(local.doc, local.tables.config);
       const v1: VendorPolicy = { vendorId: 'vendor_S', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: '2022-12-01T10:00:00+05:30' };
       const v2: VendorPolicy = { ...v1, version: 2, scheduleOption: 13, reason: 'second' };
@@ -189,14 +182,11 @@ describe('versioned config items', () => {
       // A release planned under version 2 still finds it.
       expect(await repo.version('vendor_S', 2)).toEqual(v2);
       expect(await repo.history('vendor_S')).toEqual([v3, v2, v1]);
-    } finally {
-      await local.close();
-    }
+    });
   });
 
   test('the planner reads the settings and every policy in force in one batch; absent ones are defaults and null', async () => {
-    const local = await startLocalDynamo();
-    try {
+    await withLocalDynamo(async (local) => {
       const reader = new DynamoConfigReader(local.doc, local.tables.config, clock);
       const none = await reader.forPlanning(['vendor_A', 'vendor_B']);
       expect(none.settings).toMatchObject({ ...DEFAULT_SETTINGS, version: 0 });
@@ -216,15 +206,12 @@ describe('versioned config items', () => {
       for (const [i, vendorId] of vendors.entries()) {
         expect(config.policies.get(vendorId)?.scheduleOption ?? null).toBe(i % 2 === 0 ? 1 + (i % 15) : null);
       }
-    } finally {
-      await local.close();
-    }
+    });
   });
 });
 
 test('keys BatchGetItem leaves unprocessed (throttling) are asked again until every one is answered', async () => {
-  const local = await startLocalDynamo();
-  try {
+  await withLocalDynamo(async (local) => {
     const policies = new DynamoPolicyRepository(local.doc, local.tables.config);
     const vendors = ['vendor_P', 'vendor_Q', 'vendor_R'];
     for (const [i, vendorId] of vendors.entries()) {
@@ -243,9 +230,7 @@ test('keys BatchGetItem leaves unprocessed (throttling) are asked again until ev
     const config = await new DynamoConfigReader(throttled, local.tables.config, clock).forPlanning(vendors.slice(0, 2));
     expect(rounds).toEqual([3, 1]);
     expect([...config.policies].map(([id, p]) => [id, p?.scheduleOption])).toEqual([['vendor_P', 2], ['vendor_Q', 3]]);
-  } finally {
-    await local.close();
-  }
+  });
 });
 
 describe('DynamoOrderRepository', () => {
@@ -346,8 +331,7 @@ describe('DynamoOrderRepository', () => {
   });
 
   test('listDue merges every shard, oldest send first, up to the limit, and leaves releases without sendAt out', async () => {
-    const local = await startLocalDynamo();
-    try {
+    await withLocalDynamo(async (local) => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
       // Send times in mixed offsets: text order differs from time order.
       const sendTimes = [
@@ -390,9 +374,7 @@ describe('DynamoOrderRepository', () => {
       expect((await repo.listDue(before, 100)).map((r) => r.orderId)).not.toContain('order_2007');
       // A release read from the due index carries no index attributes.
       expect(Object.keys(due[0]).sort()).toEqual(Object.keys(releases[0]).sort());
-    } finally {
-      await local.close();
-    }
+    });
   });
 
   test('listByVendor: ordered by transaction time, bounded by from and to (inclusive), limited', async () => {

@@ -49,3 +49,13 @@ export async function startLocalDynamo(): Promise<LocalDynamo> {
     },
   };
 }
+
+/** Runs `work` against a dynalite of its own (for tests that need empty tables), closed however `work` ends. */
+export async function withLocalDynamo<T>(work: (local: LocalDynamo) => Promise<T>): Promise<T> {
+  const local = await startLocalDynamo();
+  try {
+    return await work(local);
+  } finally {
+    await local.close();
+  }
+}
