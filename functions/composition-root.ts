@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, Dependencies, Logger } from './application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_SCHEDULE_GROUP } from './routing';
 import { TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
@@ -17,6 +18,7 @@ import { HttpGatewayOrders } from './adapters/gateway/http-gateway-orders';
 import { EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
 import { JsonLinesLogger } from './adapters/logging/json-lines-logger';
+import { SqsReleaseQueue } from './adapters/sqs/sqs-release-queue';
 
 /**
  * Every environment variable the runtime reads. On AWS the CDK stack sets them; the gateway client secret is put in
@@ -41,6 +43,8 @@ export const RUNTIME_ENV = {
   releaseFunctionArn: 'HOLDBACK_RELEASE_FUNCTION_ARN',
   schedulerRoleArn: 'HOLDBACK_SCHEDULER_ROLE_ARN',
   scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
+  /** The URL of the release queue (SQS): the one send path. */
+  releaseQueueUrl: 'HOLDBACK_RELEASE_QUEUE_URL',
   /** Set by Lambda; locally by the embedded default. */
   region: 'AWS_REGION',
   /** Optional: every SDK client talks to this endpoint (the local edge). */
@@ -73,6 +77,7 @@ export interface RuntimeConfig {
     maxWaitMs: number;
   };
   scheduler: { releaseFunctionArn: string; schedulerRoleArn: string; groupName: string };
+  releaseQueueUrl: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -144,6 +149,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
       schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to invoke it'),
       groupName: optional(RUNTIME_ENV.scheduleGroup, RELEASE_SCHEDULE_GROUP),
     },
+    releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
   };
   if (problems.length > 0) throw new RuntimeConfigError(problems);
   return config;
@@ -204,6 +210,10 @@ export function buildDependencies(
       now: () => clock.now(),
       lingerMs: overrides.publishLingerMs,
     }),
+    queue: new SqsReleaseQueue(new SQSClient(aws), config.releaseQueueUrl),
+    // TEMPORARY until the audit log adapter lands (issue 7.8): entries are dropped. Must be replaced before a commit
+    // that claims the audit log.
+    audit: { append: async () => undefined },
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: config.gateway.clientSecret },
   };

@@ -128,6 +128,8 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.gatewayTimeoutMs]: opts.gatewayTimeoutMs === undefined ? undefined : String(opts.gatewayTimeoutMs),
       [RUNTIME_ENV.releaseFunctionArn]: localFunctionArn('release'),
       [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
+      // The local edge serves this queue (the one send path, issue 9); until it does, nothing enqueues.
+      [RUNTIME_ENV.releaseQueueUrl]: `${edge.url}/000000000000/holdback-releases`,
     });
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.

@@ -1,7 +1,7 @@
 /** The interfaces the use cases need from the outside world; adapters implement them, tests use fakes. */
 import type { DateTime } from 'luxon';
 import type {
-  GatewayAnswer, HoldbackEvent, OrderRecord, RejectedEvent, ReleaseCommand, Settings, StoredEvent,
+  GatewayAnswer, HoldbackEvent, IsoInstant, OrderRecord, RejectedEvent, ReleaseCommand, Settings, StoredEvent,
   VendorPolicy, VendorRelease, VersionedSettings, Attempt,
 } from '../domain/types';
 
@@ -154,6 +154,41 @@ export interface RuntimeSecrets {
   webhookSecret: string;
 }
 
+/**
+ * The one send path (SQS on AWS, the local edge's queue locally): every release that is due is enqueued here and sent
+ * by the release function, whose bounded concurrency keeps the whole deployment under the gateway's rate limit.
+ * Schedules target the same queue. A duplicate command is harmless: the release key and the claim decide who sends.
+ */
+export interface ReleaseQueue {
+  /** Enqueues every command; resolves once all are accepted, throws when one could not be. */
+  enqueue(commands: ReleaseCommand[]): Promise<void>;
+}
+
+/**
+ * One record of the tamper-evident audit log (contract 6.2). The log derives the stream from the entry: the order's
+ * (`orderId` set), else the vendor's (`vendorId` set), else the configuration's.
+ */
+export interface AuditEntry {
+  /** What happened, e.g. `event_received`, `planned`, `gateway_attempt`, `settled`, `settings_changed`,
+   * `policy_changed`, `hold`, `unhold`, `manual_release`, `retry`, `webhook_received`. */
+  kind: string;
+  at: IsoInstant;
+  actor?: string | null;
+  orderId?: string;
+  vendorId?: string;
+  /** What a reader needs to understand the record (the request and the answer of an attempt, a reason, a diff). */
+  detail: Record<string, unknown>;
+}
+
+/** The audit log: append-only, hash-chained per stream, checkpoints signed. */
+export interface AuditLog {
+  /**
+   * Appends the entries in order. Retries on its own; it never makes a release fail or repeat: a record it could not
+   * write after its retries is kept for a later append (the sweep), and the failure is logged.
+   */
+  append(entries: AuditEntry[]): Promise<void>;
+}
+
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -172,6 +207,8 @@ export interface Dependencies {
   gateway: EligibilityGateway;
   gatewayOrders: GatewayOrders;
   publisher: EventPublisher;
+  queue: ReleaseQueue;
+  audit: AuditLog;
   logger: Logger;
   secrets: RuntimeSecrets;
 }

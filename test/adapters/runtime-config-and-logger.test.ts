@@ -14,6 +14,7 @@ const COMPLETE = {
   HOLDBACK_GATEWAY_CLIENT_SECRET: SECRET,
   HOLDBACK_RELEASE_FUNCTION_ARN: 'arn:aws:lambda:ap-south-1:123456789012:function:release',
   HOLDBACK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+  HOLDBACK_RELEASE_QUEUE_URL: 'https://sqs.ap-south-1.amazonaws.com/123456789012/holdback-releases',
 };
 
 describe('readRuntimeConfig', () => {
@@ -76,7 +77,7 @@ describe('readRuntimeConfig', () => {
     } finally {
       write.mockRestore();
     }
-    expect(Object.keys(deps).sort()).toEqual(['clock', 'config', 'gateway', 'gatewayOrders', 'logger', 'orders', 'policies', 'publisher', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['audit', 'clock', 'config', 'gateway', 'gatewayOrders', 'logger', 'orders', 'policies', 'publisher', 'queue', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });

@@ -3,7 +3,7 @@ import type { Dependencies } from '../../functions/application/ports';
 import { releaseVendor, type ReleaseVendorResult } from '../../functions/application/release-vendor';
 import { FakeClock } from './clock';
 import { StoredGatewayOrders } from './gateway-orders';
-import { RecordingLogger, RecordingPublisher, RecordingScheduler, ScriptedGateway } from './outside-world';
+import { RecordingAuditLog, RecordingLogger, RecordingPublisher, RecordingQueue, RecordingScheduler, ScriptedGateway } from './outside-world';
 import {
   InMemoryConfigReader, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
   InMemorySettingsRepository,
@@ -22,6 +22,8 @@ export interface FakeWorld {
   gateway: ScriptedGateway;
   gatewayOrders: StoredGatewayOrders;
   publisher: RecordingPublisher;
+  queue: RecordingQueue;
+  audit: RecordingAuditLog;
   logger: RecordingLogger;
   /** Fires every schedule due at the clock's time through the release use case, as Scheduler would. */
   fireDueSchedules(): Promise<ReleaseVendorResult[]>;
@@ -39,6 +41,8 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     gateway: new ScriptedGateway(clock),
     gatewayOrders: new StoredGatewayOrders(),
     publisher: new RecordingPublisher(),
+    queue: new RecordingQueue(),
+    audit: new RecordingAuditLog(),
     logger: new RecordingLogger(),
   };
   const deps: Dependencies = {

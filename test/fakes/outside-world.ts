@@ -1,7 +1,7 @@
 /** Fakes of the outside systems: a recording scheduler, a scriptable gateway, a recording publisher and logger. */
 import type { DateTime } from 'luxon';
 import type {
-  EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseScheduler,
+  AuditEntry, AuditLog, EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../../functions/application/ports';
 import { formatInstant } from '../../functions/domain/dates';
 import { attemptOf } from '../../functions/domain/gateway-answer';
@@ -79,6 +79,30 @@ export class RecordingPublisher implements EventPublisher {
 
   async publishOrderEvent(detailType: string, detail: object): Promise<void> {
     this.orderEvents.push({ detailType, detail: structuredClone(detail) });
+  }
+}
+
+/** Keeps enqueued commands like a queue; `take` hands them over (the release function's consumer in use-case tests). */
+export class RecordingQueue implements ReleaseQueue {
+  readonly waiting: ReleaseCommand[] = [];
+  readonly enqueued: ReleaseCommand[] = [];
+
+  async enqueue(commands: ReleaseCommand[]): Promise<void> {
+    this.waiting.push(...structuredClone(commands));
+    this.enqueued.push(...structuredClone(commands));
+  }
+
+  take(): ReleaseCommand[] {
+    return this.waiting.splice(0, this.waiting.length);
+  }
+}
+
+/** Keeps audit entries in order, as appended. */
+export class RecordingAuditLog implements AuditLog {
+  readonly entries: AuditEntry[] = [];
+
+  async append(entries: AuditEntry[]): Promise<void> {
+    this.entries.push(...structuredClone(entries));
   }
 }
 
