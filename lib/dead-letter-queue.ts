@@ -19,9 +19,11 @@ export class DeadLetterQueue extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    Validations.of(this.queue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: `This queue is itself a dead-letter queue (${props.holds}); a dead-letter queue of its own would add nothing.`,
-    });
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(this.queue).acknowledge({
+        id,
+        reason: `This queue is itself a dead-letter queue (${props.holds}); a dead-letter queue of its own would add nothing.`,
+      });
+    }
   }
 }

@@ -1,7 +1,9 @@
-/** The gateway's vendor base URL and client credentials, as the functions' environment receives them. */
-import { CfnParameter, SecretValue, Validations } from 'aws-cdk-lib';
+/** The gateway's vendor base URL and the secret that holds its client credentials, as the functions receive them. */
+import { CfnParameter, Validations } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { PLACEHOLDER_CLIENT_ID } from '../functions/adapters/secrets/gateway-credentials';
 import { RUNTIME_ENV } from '../functions/composition-root';
 
 export interface GatewayCredentialsProps {
@@ -9,34 +11,28 @@ export interface GatewayCredentialsProps {
   readonly baseUrl?: string;
   /** An existing secret (JSON `{"clientId", "clientSecret"}`) to use instead of creating one. */
   readonly secretName?: string;
-  /**
-   * The secret version the functions get (the VersionId that put-secret-value printed). CloudFormation re-resolves
-   * a dynamic reference only when the template changes, so a new version reaches the functions by deploying with
-   * its id. @default the current version at the time of the deploy that changes the functions
-   */
-  readonly secretVersionId?: string;
 }
 
 /** The JSON keys of the secret. */
 export const GATEWAY_SECRET_KEYS = { clientId: 'clientId', clientSecret: 'clientSecret' } as const;
 
 /**
- * Choice: the credentials reach the functions as CloudFormation dynamic references
- * (`{{resolve:secretsmanager:...}}`), which CloudFormation resolves at deploy time. The repository and the synthesized
- * template hold only the reference, never the value, and the functions need no Secrets Manager permission or call at
- * cold start (composition-root.ts reads `HOLDBACK_GATEWAY_CLIENT_SECRET` from the environment). The price: Lambda
- * stores the resolved value in the function configuration (encrypted at rest, readable by whoever may call
- * lambda:GetFunctionConfiguration), and a changed secret reaches the functions only through a deploy that changes
- * the template: pass the new version's id (`secretVersionId`).
+ * The functions get the secret's ARN, never its value: they read it at run time through Powertools' cache
+ * (functions/adapters/secrets), so nobody who can read a function's configuration sees the credentials, and a
+ * rotation (put-secret-value) applies within minutes without a deploy.
+ *
+ * Without `secretName` the stack creates the secret with a placeholder client id; `created` then tells the stack to
+ * start with releases paused (the release queue's consumer disabled) until an operator fills it in and deploys with
+ * releases enabled. Nothing fails meanwhile: due releases wait in the queue and the sweep keeps them coming.
  */
 export class GatewayCredentials extends Construct {
   readonly secret: secretsmanager.ISecret;
   readonly baseUrl: CfnParameter;
-  private readonly secretVersionId: string | undefined;
+  /** Whether this stack created the secret (still holding its placeholder until an operator fills it in). */
+  readonly created: boolean;
 
   constructor(scope: Construct, id: string, props: GatewayCredentialsProps = {}) {
     super(scope, id);
-    this.secretVersionId = props.secretVersionId;
     this.baseUrl = new CfnParameter(scope, 'GatewayBaseUrl', {
       type: 'String',
       description: "The gateway's vendor-settlement base URL (production or sandbox), e.g. https://api.example.com",
@@ -44,14 +40,14 @@ export class GatewayCredentials extends Construct {
       constraintDescription: 'an https URL without spaces, e.g. https://api.example.com',
       ...(props.baseUrl ? { default: props.baseUrl } : {}),
     });
+    this.created = !props.secretName;
     if (props.secretName) {
       this.secret = secretsmanager.Secret.fromSecretNameV2(this, 'Secret', props.secretName);
     } else {
-      // The operator replaces the placeholder values with the gateway's credentials, then deploys with the new version.
       const created = new secretsmanager.Secret(this, 'Secret', {
-        description: 'Holdback: gateway client credentials, JSON {"clientId": "...", "clientSecret": "..."}; fill in, then cdk deploy',
+        description: 'Holdback: gateway client credentials, JSON {"clientId": "...", "clientSecret": "..."}; releases stay paused until filled in',
         generateSecretString: {
-          secretStringTemplate: JSON.stringify({ [GATEWAY_SECRET_KEYS.clientId]: 'replace-with-the-gateway-client-id' }),
+          secretStringTemplate: JSON.stringify({ [GATEWAY_SECRET_KEYS.clientId]: PLACEHOLDER_CLIENT_ID }),
           generateStringKey: GATEWAY_SECRET_KEYS.clientSecret,
           excludePunctuation: true,
         },
@@ -64,15 +60,15 @@ export class GatewayCredentials extends Construct {
     }
   }
 
-  /** The environment variables of the gateway client. */
+  /** The variables of the gateway client: where the gateway is, and which secret to read (no credential value). */
   environment(): Record<string, string> {
-    const reference = (jsonField: string): string => SecretValue.secretsManager(this.secret.secretArn, {
-      jsonField, ...(this.secretVersionId ? { versionId: this.secretVersionId } : {}),
-    }).unsafeUnwrap();
     return {
       [RUNTIME_ENV.gatewayBaseUrl]: this.baseUrl.valueAsString,
-      [RUNTIME_ENV.gatewayClientId]: reference(GATEWAY_SECRET_KEYS.clientId),
-      [RUNTIME_ENV.gatewayClientSecret]: reference(GATEWAY_SECRET_KEYS.clientSecret),
+      [RUNTIME_ENV.gatewaySecretId]: this.secret.secretArn,
     };
+  }
+
+  grantRead(grantee: iam.IGrantable): void {
+    this.secret.grantRead(grantee);
   }
 }

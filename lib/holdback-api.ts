@@ -1,5 +1,5 @@
 /** The Holdback API on API Gateway (HTTP API): IAM-authorised everywhere except the gateway's signed webhook. */
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -33,6 +33,14 @@ export interface HoldbackApiProps {
   readonly handler: HoldbackFunction;
 }
 
+/**
+ * Requests per second (steady, burst) for the whole API, and for the open webhook route alone: a flood on the
+ * unauthenticated route is refused by API Gateway (429) before it reaches the function, and the api function's
+ * reserved concurrency keeps whatever gets through from starving order events and the sweep.
+ */
+export const API_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
+export const WEBHOOK_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
+
 export class HoldbackApi extends Construct {
   readonly httpApi: apigw.HttpApi;
 
@@ -41,6 +49,7 @@ export class HoldbackApi extends Construct {
     const integration = new HttpLambdaIntegration('Handler', props.handler.function);
     // The default authorizer applies to every route added later, so a new route is IAM-authorised unless it opts out.
     this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
+      apiName: `${Stack.of(this).stackName}-api`,
       description: 'Holdback API: settings, vendor policies, order views, outcomes, predictions',
       defaultAuthorizer: new HttpIamAuthorizer(),
       createDefaultStage: false,
@@ -49,9 +58,10 @@ export class HoldbackApi extends Construct {
       retention: logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.httpApi.addStage('DefaultStage', {
+    const stage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
+      throttle: API_THROTTLE,
       accessLogSettings: {
         destination: new apigw.LogGroupLogDestination(accessLogs),
         format: ACCESS_LOG_FORMAT,
@@ -65,6 +75,12 @@ export class HoldbackApi extends Construct {
       integration,
       authorizer: new apigw.HttpNoneAuthorizer(),
     });
+    (stage.node.defaultChild as apigw.CfnStage).routeSettings = {
+      [`${GATEWAY_WEBHOOK_ROUTE.method} ${GATEWAY_WEBHOOK_ROUTE.path}`]: {
+        ThrottlingRateLimit: WEBHOOK_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: WEBHOOK_THROTTLE.burstLimit,
+      },
+    };
     for (const route of webhook) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',

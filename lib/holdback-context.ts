@@ -1,22 +1,36 @@
 /** Reads the stack's settings from CDK context (`holdback:*` keys), naming the key and what to send when one is wrong. */
 import type { Node } from 'constructs';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE } from '../functions/routing';
-import { DEFAULT_RELEASE_CONCURRENCY, type HoldbackStackProps } from './holdback-stack';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/routing';
+import {
+  DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, RETENTION_KINDS,
+  type ConcurrencyBudget, type HoldbackStackProps, type RetentionDays,
+} from './holdback-stack';
 
 /** The context keys an operator may set in cdk.json or with `npx cdk deploy -c key=value`. */
 export const CONTEXT_KEYS = {
+  region: 'holdback:region',
   eventBusName: 'holdback:eventBusName',
   orderEventSource: 'holdback:orderEventSource',
   gatewayBaseUrl: 'holdback:gatewayBaseUrl',
   gatewaySecretName: 'holdback:gatewaySecretName',
-  gatewaySecretVersionId: 'holdback:gatewaySecretVersionId',
+  releasesEnabled: 'holdback:releasesEnabled',
   releaseConcurrency: 'holdback:releaseConcurrency',
+  concurrencyBudget: 'holdback:concurrencyBudget',
+  accountConcurrencyLimit: 'holdback:accountConcurrencyLimit',
+  retentionDays: 'holdback:retentionDays',
+  alarmEmail: 'holdback:alarmEmail',
 } as const;
 
-type Settings = Pick<HoldbackStackProps,
-  'eventBusName' | 'orderEventSource' | 'gatewayBaseUrl' | 'gatewaySecretName' | 'gatewaySecretVersionId' | 'releaseConcurrency'>;
+/** The gateway is in India: a region near it saves about 250 ms per send against us-east-1. */
+export const DEFAULT_REGION = 'ap-south-1';
+/** Lambda's standard concurrency quota; a new account may have 10 until it asks for more. */
+export const DEFAULT_ACCOUNT_CONCURRENCY_LIMIT = 1000;
+/** Lambda keeps at least this much concurrency unreserved (it refuses reservations that leave less). */
+export const MIN_UNRESERVED_CONCURRENCY = 100;
 
-export function holdbackPropsFromContext(node: Node): Settings {
+type Settings = Omit<HoldbackStackProps, keyof import('aws-cdk-lib').StackProps>;
+
+export function holdbackPropsFromContext(node: Node): Settings & { region: string } {
   const text = (key: string): string | undefined => {
     const value: unknown = node.tryGetContext(key);
     if (value === undefined || value === null) return undefined;
@@ -26,31 +40,94 @@ export function holdbackPropsFromContext(node: Node): Settings {
     // Blank counts as unset, so that `-c key=` or a space falls back to the default rather than an empty name.
     return value.trim() || undefined;
   };
+  const releasesEnabled = booleanOf(node.tryGetContext(CONTEXT_KEYS.releasesEnabled), CONTEXT_KEYS.releasesEnabled);
+  const accountLimit = wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.accountConcurrencyLimit), CONTEXT_KEYS.accountConcurrencyLimit, 1) ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
+  const alarmEmail = text(CONTEXT_KEYS.alarmEmail);
+  if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) {
+    throw new Error(`context ${CONTEXT_KEYS.alarmEmail} is "${alarmEmail}"; send an e-mail address, e.g. -c ${CONTEXT_KEYS.alarmEmail}=ops@example.com`);
+  }
   return {
+    region: text(CONTEXT_KEYS.region) ?? DEFAULT_REGION,
     eventBusName: text(CONTEXT_KEYS.eventBusName) ?? DEFAULT_EVENT_BUS,
     orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,
     gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
     gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
-    gatewaySecretVersionId: text(CONTEXT_KEYS.gatewaySecretVersionId),
-    releaseConcurrency: releaseConcurrencyOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency)),
+    ...(releasesEnabled === undefined ? {} : { releasesEnabled }),
+    releaseConcurrency: wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency), CONTEXT_KEYS.releaseConcurrency, 2) ?? RELEASE_QUEUE.maximumConcurrency,
+    concurrencyBudget: concurrencyBudgetOf(node.tryGetContext(CONTEXT_KEYS.concurrencyBudget), accountLimit),
+    retentionDays: retentionOf(node.tryGetContext(CONTEXT_KEYS.retentionDays)),
+    ...(alarmEmail ? { alarmEmail } : {}),
   };
 }
 
-/**
- * `none` leaves the release function unreserved: an account whose concurrency quota is still the new-account 10
- * cannot reserve any (Lambda keeps 100 unreserved where the quota is 1,000), so the deploy would fail.
- */
-function releaseConcurrencyOf(value: unknown): number | null {
+function booleanOf(value: unknown, key: string): boolean | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`context ${key} is ${JSON.stringify(value)}; send true or false`);
+}
+
+function wholeNumberOf(value: unknown, key: string, min: number): number | undefined {
   const text = typeof value === 'string' ? value.trim() : value;
-  if (text === undefined || text === null || text === '') return DEFAULT_RELEASE_CONCURRENCY;
-  if (text === 'none') return null;
+  if (text === undefined || text === null || text === '') return undefined;
   // Only a number or its text: Number(true) would be 1.
   const count = typeof text === 'number' ? text : typeof text === 'string' ? Number(text) : Number.NaN;
-  if (!Number.isInteger(count) || count < 1) {
+  if (!Number.isInteger(count) || count < min) throw new Error(`context ${key} is ${JSON.stringify(value)}; send a whole number of at least ${min}`);
+  return count;
+}
+
+/** JSON text or an object, e.g. `{"api": 20, "orderEvents": 50}`; `none` reserves nothing. */
+function jsonObjectOf(value: unknown, key: string, example: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new Error(`context ${key} is ${JSON.stringify(value)}, not JSON; send e.g. -c '${key}=${example}'`);
+    }
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`context ${key} is ${JSON.stringify(value)}; send a JSON object, e.g. ${example}`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Reserved concurrency per function, so that a flood on one (webhooks on the open route) cannot starve order events
+ * and the sweep. Lambda refuses reservations that leave less than 100 unreserved, so the budget is checked against
+ * the account's limit here (a new account's limit of 10 fits no budget: deploy with `none` or raise the quota).
+ */
+function concurrencyBudgetOf(value: unknown, accountLimit: number): ConcurrencyBudget | null {
+  const key = CONTEXT_KEYS.concurrencyBudget;
+  const example = JSON.stringify(DEFAULT_CONCURRENCY_BUDGET);
+  const budget: ConcurrencyBudget = { ...DEFAULT_CONCURRENCY_BUDGET };
+  if (value === 'none') return null;
+  const given = jsonObjectOf(value, key, example);
+  for (const [name, count] of Object.entries(given ?? {})) {
+    if (!(FUNCTION_ROLES as readonly string[]).includes(name)) throw new Error(`context ${key} names "${name}"; send functions among ${FUNCTION_ROLES.join(', ')}`);
+    if (!Number.isInteger(count) || (count as number) < 1) throw new Error(`context ${key}: ${name} is ${JSON.stringify(count)}; send a whole number of at least 1`);
+    budget[name as keyof ConcurrencyBudget] = count as number;
+  }
+  const reserved = Object.values(budget).reduce((a, b) => a + b, 0);
+  if (reserved + MIN_UNRESERVED_CONCURRENCY > accountLimit) {
     throw new Error(
-      `context ${CONTEXT_KEYS.releaseConcurrency} is ${JSON.stringify(value)}; send a whole number of at least 1 ` +
-      `(default ${DEFAULT_RELEASE_CONCURRENCY}) or "none" to leave the release function unreserved`,
+      `context ${key} reserves ${reserved} concurrent executions, and Lambda keeps ${MIN_UNRESERVED_CONCURRENCY} unreserved, ` +
+      `but the account's limit is ${accountLimit} (${CONTEXT_KEYS.accountConcurrencyLimit}; read it with ` +
+      '`aws lambda get-account-settings`). Ask AWS to raise the quota, send a smaller budget, or deploy with ' +
+      `-c ${key}=none (no reservations; the API's throttling still bounds a webhook flood)`,
     );
   }
-  return count;
+  return budget;
+}
+
+function retentionOf(value: unknown): RetentionDays {
+  const key = CONTEXT_KEYS.retentionDays;
+  const retention: RetentionDays = { ...DEFAULT_RETENTION_DAYS };
+  for (const [kind, days] of Object.entries(jsonObjectOf(value, key, JSON.stringify(DEFAULT_RETENTION_DAYS)) ?? {})) {
+    if (!(RETENTION_KINDS as readonly string[]).includes(kind)) {
+      throw new Error(`context ${key} names "${kind}"; send kinds among ${RETENTION_KINDS.join(', ')} (settings and policy history and the audit log are kept for ever)`);
+    }
+    if (!Number.isInteger(days) || (days as number) < 1) throw new Error(`context ${key}: ${kind} is ${JSON.stringify(days)}; send a whole number of days, at least 1`);
+    retention[kind as keyof RetentionDays] = days as number;
+  }
+  return retention;
 }

@@ -11,6 +11,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLES } from '../functions/adapters/dynamodb/tables';
 import { RUNTIME_ENV } from '../functions/composition-root';
+import { METRICS_NAMESPACE } from '../functions/observability/metric-names';
 import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling, ScheduleAccess } from './release-scheduling';
@@ -33,12 +34,17 @@ export interface HoldbackFunctionProps {
   readonly environment?: Record<string, string>;
   /** Asynchronous invocations (EventBridge, Scheduler) that fail every retry go here. */
   readonly onFailure?: sqs.IQueue;
+  /**
+   * Why the function has no dead-letter queue of its own (Serverless-LambdaDLQ): an on-failure destination, a queue's
+   * redrive policy, or synchronous callers only.
+   */
+  readonly failuresGoTo?: string;
   /** Lambda's own retries of a failed asynchronous invocation. @default 2 (Lambda's default) */
   readonly asyncRetryAttempts?: number;
 }
 
-/** How much of a table a function may touch. */
-export type TableAccess = 'read' | 'readWrite' | 'nameOnly';
+/** The DynamoDB actions a function's code uses on a table; empty: none (the function still gets the table's name). */
+export type TableActions = readonly `dynamodb:${'GetItem' | 'PutItem' | 'Query' | 'BatchGetItem' | 'DeleteItem' | 'UpdateItem'}`[];
 
 /**
  * Defaults: Node.js 24 on arm64, bundled by the local esbuild (never Docker), minified with source maps. The role is
@@ -61,6 +67,10 @@ export class HoldbackFunction extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.logGroup.grantWrite(this.role);
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: "Active tracing: X-Ray's PutTraceSegments and PutTelemetryRecords support no resource-level permissions; nothing else is granted on *.",
+    });
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(PROJECT_ROOT, 'functions', 'handlers', `${props.handlerFile}.ts`),
       handler: 'handler',
@@ -75,8 +85,16 @@ export class HoldbackFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      // Stack traces point into functions/ rather than into the minified bundle.
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      tracing: lambda.Tracing.ACTIVE,
+      environment: {
+        // Stack traces point into functions/ rather than into the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+        // Powertools: every log line and metric names the stack, so two stacks in one account stay apart.
+        POWERTOOLS_SERVICE_NAME: Stack.of(this).stackName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...props.environment,
+      },
       ...(props.onFailure ? { onFailure: new SqsDestination(props.onFailure) } : {}),
       ...(props.asyncRetryAttempts !== undefined ? { retryAttempts: props.asyncRetryAttempts } : {}),
       bundling: {
@@ -87,17 +105,22 @@ export class HoldbackFunction extends Construct {
         externalModules: [],
       },
     });
+    const failuresGoTo = props.onFailure ? 'its on-failure destination (an SQS queue with an alarm), which supersedes a dead-letter queue' : props.failuresGoTo;
+    if (failuresGoTo) Validations.of(this.function).acknowledge({ id: 'Serverless-LambdaDLQ', reason: `Failed invocations go to ${failuresGoTo}.` });
   }
 
-  /** Sets the variable that names `table` and grants the access together. */
-  bindTable(table: HoldbackTable, access: TableAccess): this {
+  /**
+   * Sets the variable that names `table` and grants exactly `actions` on it (and its indexes), nothing wider: no Scan,
+   * no batch writes, no streams the code never uses. Also sets the retention the repositories stamp on what expires.
+   */
+  bindTable(table: HoldbackTable, actions: TableActions, retentionDays: Record<string, number>): this {
     this.function.addEnvironment(table.environmentVariable, table.table.tableName);
+    this.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retentionDays));
     // composition-root.ts builds every repository at cold start, so each function needs every table's name even
-    // where its use cases never touch the table: 'nameOnly' grants nothing.
-    if (access === 'nameOnly') return this;
-    if (access === 'read') table.table.grantReadData(this.function);
-    if (access === 'readWrite') table.table.grantReadWriteData(this.function);
-    if (TABLES[table.name].globalSecondaryIndexes.length > 0) {
+    // where its use cases never touch the table: no actions, no grant.
+    if (actions.length === 0) return this;
+    table.table.grant(this.function, ...actions);
+    if (TABLES[table.name].globalSecondaryIndexes.length > 0 && actions.includes('dynamodb:Query')) {
       const tableId = Stack.of(this).getLogicalId(table.table.node.defaultChild as CfnElement);
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
@@ -119,10 +142,9 @@ export class HoldbackFunction extends Construct {
    * Sets what a release schedule needs (group, execution role, target; composition-root.ts requires them all) and
    * grants `access` to schedules in that group (and, to create them, passing that role), nothing wider.
    */
-  bindReleaseScheduling(scheduling: ReleaseScheduling, releaseFunctionArn: string, access: ScheduleAccess): this {
+  bindReleaseScheduling(scheduling: ReleaseScheduling, access: ScheduleAccess): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
-    this.function.addEnvironment(RUNTIME_ENV.releaseFunctionArn, releaseFunctionArn);
     scheduling.grantScheduling(this.function, access);
     Validations.of(this.role).acknowledge({
       id: scheduling.schedulesWildcardFinding,
@@ -131,9 +153,26 @@ export class HoldbackFunction extends Construct {
     return this;
   }
 
-  /** Sets the gateway's base URL and credentials (dynamic references; see GatewayCredentials). */
-  bindGatewayCredentials(credentials: GatewayCredentials): this {
+  /**
+   * Sets the gateway's base URL and the secret's ARN (never a credential; see GatewayCredentials), and lets the
+   * function read the secret when it talks to the gateway (`readsSecret`: the release function, and the api for the
+   * webhook signature and the order lookup).
+   */
+  bindGateway(credentials: GatewayCredentials, readsSecret: boolean): this {
     for (const [name, value] of Object.entries(credentials.environment())) this.function.addEnvironment(name, value);
+    if (readsSecret) credentials.grantRead(this.function);
+    return this;
+  }
+
+  /**
+   * The release queue: every function may enqueue due releases (the release function too, for an immediate retry);
+   * the release function also consumes it, through its event source, which grants the receive side itself.
+   */
+  bindReleaseQueue(queue: sqs.IQueue): this {
+    this.function.addEnvironment(RUNTIME_ENV.releaseQueueUrl, queue.queueUrl);
+    // Release schedules target the queue itself (their Input is the command).
+    this.function.addEnvironment(RUNTIME_ENV.releaseQueueArn, queue.queueArn);
+    queue.grantSendMessages(this.function);
     return this;
   }
 }

@@ -1,19 +1,44 @@
-/** Holdback on AWS: tables, event rules, release scheduling, the sweep, the API and the four functions behind them. */
-import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+/** Holdback on AWS: tables, event rules, the release queue and schedules, the sweep, the API, alarms and access policies. */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import type { TableName } from '../functions/adapters/dynamodb/tables';
+import { RUNTIME_ENV } from '../functions/composition-root';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/routing';
+import { AccessPolicies } from './access-policies';
 import { DeadLetterQueue } from './dead-letter-queue';
 import { GatewayCredentials } from './gateway-credentials';
 import { HoldbackApi } from './holdback-api';
-import { HoldbackFunction, type TableAccess } from './holdback-function';
+import { HoldbackFunction, type TableActions } from './holdback-function';
 import { HoldbackTable } from './holdback-table';
+import { Observability } from './observability';
+import { ReleaseQueue } from './release-queue';
 import { ReleaseScheduling, type ScheduleAccess } from './release-scheduling';
 import { SweepSchedule } from './sweep-schedule';
+
+/** The stack's functions: the handlers rules, queues and schedules target, and the API's. */
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api'] as const;
+export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api');
+
+/** Reserved concurrency per function (see holdback-context.ts for the account check). */
+export type ConcurrencyBudget = Record<FunctionRole, number>;
+/**
+ * Enough for bursts of order events and API use; the release function's share covers its queue's maximum
+ * concurrency; the sweep runs one at a time. 77 in all: fits any account at the standard quota of 1,000.
+ */
+export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = { orderEvents: 50, release: 5, sweep: 2, api: 20 };
+
+/** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
+export const RETENTION_KINDS = ['orders', 'events', 'rejected'] as const;
+export type RetentionDays = Record<(typeof RETENTION_KINDS)[number], number>;
+/**
+ * Orders and their outcomes: 8 years (India's books-of-account rule asks for 8; auditors read outcomes); order events:
+ * 400 days (a dispute or chargeback can come up to a year later); rejected events: 90 days (an operator's inbox).
+ */
+export const DEFAULT_RETENTION_DAYS: RetentionDays = { orders: 2922, events: 400, rejected: 90 };
 
 export interface HoldbackStackProps extends StackProps {
   /** `default` uses the account's default bus; any other name creates that bus. @default "default" */
@@ -24,44 +49,56 @@ export interface HoldbackStackProps extends StackProps {
   readonly gatewayBaseUrl?: string;
   /** An existing Secrets Manager secret with the gateway credentials; otherwise the stack creates one to fill in. */
   readonly gatewaySecretName?: string;
-  /** The gateway secret's version to deploy (see GatewayCredentials). */
-  readonly gatewaySecretVersionId?: string;
   /**
-   * Reserved concurrency of the release function, which caps its parallel gateway calls; `null` reserves none.
-   * @default 10
+   * Whether the release function consumes the release queue. @default true with `gatewaySecretName`, false when the
+   * stack creates the secret (releases start paused until the credentials are in it)
    */
-  readonly releaseConcurrency?: number | null;
+  readonly releasesEnabled?: boolean;
+  /** Maximum concurrency of the release queue's consumer (at least 2). @default RELEASE_QUEUE.maximumConcurrency */
+  readonly releaseConcurrency?: number;
+  /** Reserved concurrency per function; null reserves none. @default DEFAULT_CONCURRENCY_BUDGET */
+  readonly concurrencyBudget?: ConcurrencyBudget | null;
+  /** @default DEFAULT_RETENTION_DAYS */
+  readonly retentionDays?: RetentionDays;
+  /** Subscribed to the alarm topic. */
+  readonly alarmEmail?: string;
 }
 
-/** Default cap on concurrent release sends; each running release holds at most one gateway call at a time. */
-export const DEFAULT_RELEASE_CONCURRENCY = 10;
-
-/** The stack's functions: the handlers rules and schedules target, and the API's. */
-export type FunctionRole = HandlerName | 'api';
-
-/** Which tables each function's use cases touch; every function still gets every table's name (see bindTable). */
-const TABLE_ACCESS: Record<FunctionRole, Record<TableName, TableAccess>> = {
-  // handle-order-event: orders, events, releases; policies and settings; rejected events.
-  orderEvents: { orders: 'readWrite', config: 'read', rejected: 'readWrite' },
-  // release-vendor: the release record and the settings.
-  release: { orders: 'readWrite', config: 'read', rejected: 'nameOnly' },
-  // sweep: the due index, then release-vendor.
-  sweep: { orders: 'readWrite', config: 'read', rejected: 'nameOnly' },
-  // settings and policy versions, order views, the webhook's release updates, the rejected-event list.
-  api: { orders: 'readWrite', config: 'readWrite', rejected: 'read' },
+/**
+ * The DynamoDB actions each function's code uses, per table (absent: none; it still gets the name, the composition
+ * root builds every repository). Checked against the adapters' calls by the stack test.
+ */
+export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<TableName, TableActions>>> = {
+  orderEvents: {
+    orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    config: ['dynamodb:BatchGetItem'],
+    rejected: ['dynamodb:PutItem'],
+  },
+  release: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] },
+  sweep: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] },
+  api: {
+    orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    rejected: ['dynamodb:Query'],
+  },
 };
 
-/** Release schedules: handle-order-event, release-vendor and the sweep create them; the webhook only cancels one. */
+/** Release schedules: handle-order-event, the release function and the sweep create them; the api cancels and creates (holds, manual release). */
 const SCHEDULE_ACCESS: Record<FunctionRole, ScheduleAccess> = {
-  orderEvents: 'createAndDelete', release: 'createAndDelete', sweep: 'createAndDelete', api: 'deleteOnly',
+  orderEvents: 'createAndDelete', release: 'createAndDelete', sweep: 'createAndDelete', api: 'createAndDelete',
 };
 
-const TABLE_IDS: Record<TableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable' };
+const TABLE_IDS: Record<TableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable' } as Record<TableName, string>;
 
 export class HoldbackStack extends Stack {
   readonly tables: Record<TableName, HoldbackTable>;
   readonly functions: Record<FunctionRole, HoldbackFunction>;
   readonly api: HoldbackApi;
+  readonly releaseQueue: ReleaseQueue;
+  readonly scheduling: ReleaseScheduling;
+  readonly observability: Observability;
+  readonly access: AccessPolicies;
+  readonly gateway: GatewayCredentials;
 
   constructor(scope: Construct, id: string, props: HoldbackStackProps = {}) {
     super(scope, id, props);
@@ -70,30 +107,28 @@ export class HoldbackStack extends Stack {
     const bus = busName === DEFAULT_EVENT_BUS
       ? events.EventBus.fromEventBusName(this, 'EventBus', DEFAULT_EVENT_BUS)
       : new events.EventBus(this, 'EventBus', { eventBusName: busName });
+    const retention = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
 
-    this.tables = {
-      orders: new HoldbackTable(this, TABLE_IDS.orders, { name: 'orders' }),
-      config: new HoldbackTable(this, TABLE_IDS.config, { name: 'config' }),
-      rejected: new HoldbackTable(this, TABLE_IDS.rejected, { name: 'rejected' }),
-    };
-    const gateway = new GatewayCredentials(this, 'GatewayCredentials', {
-      baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName, secretVersionId: props.gatewaySecretVersionId,
+    this.tables = Object.fromEntries((Object.keys(TABLE_IDS) as TableName[]).map((name) =>
+      [name, new HoldbackTable(this, TABLE_IDS[name], { name })])) as Record<TableName, HoldbackTable>;
+    this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
+    const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
+    this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
+    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', {
+      enabled: releasesEnabled,
+      maximumConcurrency: props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY,
     });
-    const scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
       holds: 'order events the rule could not deliver, or the order-events function failed on after its retries',
     });
-    const releaseFailures = new DeadLetterQueue(this, 'ReleaseDeadLetters', {
-      holds: 'release commands the release function failed on after its retries; the sweep re-drives them too',
+    const sweepFailures = new DeadLetterQueue(this, 'SweepDeadLetters', {
+      holds: 'sweep invocations that failed (the next sweep a minute later retries; many here mean the sweep is broken)',
     });
 
-    // The release function must know its own ARN for the retry schedules it creates. A fixed name lets the stack
-    // build that ARN without the function referring to itself, which CloudFormation rejects as a circular dependency.
+    // A readable name in the console and the logs, scoped by the stack.
     const releaseFunctionName = `${this.stackName}-release`.slice(0, 64);
-    const releaseFunctionArn = this.formatArn({
-      service: 'lambda', resource: 'function', resourceName: releaseFunctionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    const releaseConcurrency = props.releaseConcurrency === undefined ? DEFAULT_RELEASE_CONCURRENCY : props.releaseConcurrency;
+    const budget = props.concurrencyBudget === undefined ? DEFAULT_CONCURRENCY_BUDGET : props.concurrencyBudget;
+    const reserved = (role: FunctionRole) => (budget ? { reservedConcurrentExecutions: budget[role] } : {});
 
     this.functions = {
       orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
@@ -101,38 +136,46 @@ export class HoldbackStack extends Stack {
         description: 'Holdback: one marketplace order event to decisions, schedules and due releases',
         timeout: Duration.seconds(60),
         onFailure: orderEventFailures.queue,
+        ...reserved('orderEvents'),
       }),
       release: new HoldbackFunction(this, 'ReleaseFunction', {
         handlerFile: 'release',
-        description: "Holdback: one release command to the gateway's settlement-eligibility PUT",
+        description: "Holdback: release commands from the release queue to the gateway's settlement-eligibility PUT",
         functionName: releaseFunctionName,
-        // Gateway client: up to maxTries calls with waits of at most 20 s between them.
+        failuresGoTo: "the release queue's redrive policy: a command that fails every receive lands in its dead-letter queue, which alarms",
+        // Gateway client: up to maxTries calls with waits of at most 20 s between them, for each record of a batch.
         timeout: Duration.seconds(60),
-        ...(releaseConcurrency === null ? {} : { reservedConcurrentExecutions: releaseConcurrency }),
-        onFailure: releaseFailures.queue,
+        ...reserved('release'),
       }),
       sweep: new HoldbackFunction(this, 'SweepFunction', {
         handlerFile: 'sweep',
-        description: 'Holdback: every minute, re-drives overdue and retryable releases',
+        description: 'Holdback: every minute, re-enqueues overdue and retryable releases',
         // Under the one-minute period, so that sweeps rarely overlap.
         timeout: Duration.seconds(55),
-        // The next sweep, a minute later, is the retry.
+        // The next sweep, a minute later, is the retry; a failed one is still recorded for the alarm.
         asyncRetryAttempts: 0,
+        onFailure: sweepFailures.queue,
+        ...reserved('sweep'),
       }),
       api: new HoldbackFunction(this, 'ApiFunction', {
         handlerFile: 'api',
         description: 'Holdback API and the gateway webhook',
         // API Gateway answers 503 after 30 s whatever the function does.
         timeout: Duration.seconds(29),
+        failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
+        ...reserved('api'),
       }),
     };
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
-      for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACCESS[name][table.name]);
+      for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? [], retention);
       fn.bindEventBus(bus, orderEventSource)
-        .bindReleaseScheduling(scheduling, releaseFunctionArn, SCHEDULE_ACCESS[name])
-        .bindGatewayCredentials(gateway);
+        .bindReleaseScheduling(this.scheduling, SCHEDULE_ACCESS[name])
+        .bindReleaseQueue(this.releaseQueue.queue)
+        .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
-    scheduling.allowInvoking(this.functions.release.function);
+    this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(this.releaseQueue.props.maximumConcurrency));
+    this.releaseQueue.attach(this.functions.release.function);
+    this.scheduling.allowSending(this.releaseQueue.queue);
 
     for (const rule of eventRules(orderEventSource)) {
       new events.Rule(this, `Rule-${rule.name}`, {
@@ -151,17 +194,43 @@ export class HoldbackStack extends Stack {
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
     this.api = new HoldbackApi(this, 'Api', { handler: this.functions.api });
+    this.access = new AccessPolicies(this, 'Access', { httpApi: this.api.httpApi, bus, orderEventSource });
+    this.observability = new Observability(this, 'Observability', {
+      alarmEmail: props.alarmEmail,
+      deadLetterQueues: {
+        OrderEvents: orderEventFailures.queue,
+        Releases: this.releaseQueue.deadLetters.queue,
+        ReleaseSchedules: this.scheduling.deadLetters.queue,
+        Sweep: sweepFailures.queue,
+      },
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the Holdback API (SigV4, service execute-api)' });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName, description: `Put ${orderEventSource} order events here` });
-    new CfnOutput(this, 'GatewaySecretArn', { value: gateway.secret.secretArn, description: 'Fill in {"clientId", "clientSecret"}, then deploy again' });
-    new CfnOutput(this, 'OrderEventsDeadLetterQueueUrl', { value: orderEventFailures.queue.queueUrl });
-    new CfnOutput(this, 'ReleaseDeadLetterQueueUrl', { value: releaseFailures.queue.queueUrl });
+    new CfnOutput(this, 'GatewaySecretArn', { value: this.gateway.secret.secretArn, description: 'JSON {"clientId", "clientSecret"}; read at run time (no deploy after a rotation)' });
+    new CfnOutput(this, 'Releases', {
+      value: releasesEnabled ? 'ENABLED' : 'PAUSED',
+      description: releasesEnabled
+        ? 'The release queue is consumed: due releases go to the gateway'
+        : 'PAUSED until the gateway credentials are in GatewaySecretArn; then deploy with -c holdback:releasesEnabled=true',
+    });
+    new CfnOutput(this, 'ReleaseQueueUrl', { value: this.releaseQueue.queue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
+    new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
+    new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
+    new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
+    new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });
+    for (const [name, queue] of [['OrderEvents', orderEventFailures], ['Releases', this.releaseQueue.deadLetters], ['ReleaseSchedules', this.scheduling.deadLetters], ['Sweep', sweepFailures]] as const) {
+      new CfnOutput(this, `${name}DeadLetterQueueUrl`, { value: queue.queue.queueUrl });
+    }
     for (const table of Object.values(this.tables)) {
       new CfnOutput(this, `${TABLE_IDS[table.name]}Name`, { value: table.table.tableName });
     }
   }
 }
+
+/** The release queue consumer's default maximum concurrency (the local edge uses the same). */
+export const DEFAULT_RELEASE_CONCURRENCY = RELEASE_QUEUE.maximumConcurrency;
 
 /**
  * routing.ts's pattern language is a subset of EventBridge's with the same JSON (`{"prefix": ...}` inside the list),

@@ -38,6 +38,7 @@ export class HoldbackTable extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
+      ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
     });
     for (const index of definition.globalSecondaryIndexes) {
       const where = `${props.name} index ${index.IndexName}`;

@@ -1,27 +1,37 @@
-/** The schedule group of one-time release schedules and the role Scheduler assumes to fire them. */
+/** The schedule group of one-time release schedules, the role Scheduler assumes to fire them, and their dead letters. */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELEASE_SCHEDULE_GROUP } from '../functions/routing';
+import { DeadLetterQueue } from './dead-letter-queue';
 
 /** What a function does with release schedules: the api only cancels the schedule of a release the gateway settled. */
 export type ScheduleAccess = 'createAndDelete' | 'deleteOnly';
 
 /**
- * The functions create and delete schedules at run time (CreateSchedule with this group and role); CloudFormation
- * only creates the group and the role. Permissions stay inside the group, and the role may invoke only the release
- * function, so a function that can write schedules cannot use them to reach anything else.
+ * The functions create and delete schedules at run time (CreateSchedule with this group, role and dead-letter queue);
+ * CloudFormation only creates the group, the role and the queue. Permissions stay inside the group, and the role may
+ * only send to the release queue (and its own dead-letter queue), so a function that can write schedules cannot use
+ * them to reach anything else. The group's name carries the stack's, so two stacks share an account.
  */
 export class ReleaseScheduling extends Construct {
   readonly group: scheduler.ScheduleGroup;
   /** The execution role of every release schedule. */
   readonly role: iam.Role;
+  /** The group's name as plain text (the construct's attribute is a token). */
+  readonly groupName: string;
+  /** Where Scheduler puts a release command it could not deliver after its retries. */
+  readonly deadLetters: DeadLetterQueue;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.group = new scheduler.ScheduleGroup(this, 'Group', { scheduleGroupName: RELEASE_SCHEDULE_GROUP });
+    this.groupName = releaseScheduleGroupName(Stack.of(this).stackName);
+    this.group = new scheduler.ScheduleGroup(this, 'Group', { scheduleGroupName: this.groupName });
+    this.deadLetters = new DeadLetterQueue(this, 'DeadLetters', {
+      holds: 'release commands EventBridge Scheduler could not deliver to the release queue after its retries',
+    });
     // Confused-deputy guard: only schedules of this account's release group may assume the role.
     this.role = new iam.Role(this, 'ExecutionRole', {
       description: 'Assumed by EventBridge Scheduler to invoke the Holdback release function from a release schedule',
@@ -36,11 +46,11 @@ export class ReleaseScheduling extends Construct {
     });
   }
 
-  /** Lets the schedules invoke the release function: its unqualified ARN only, which is what the schedules target. */
-  allowInvoking(release: lambda.IFunction): void {
+  /** Lets the schedules send their command to the release queue, and a failed delivery to their dead-letter queue. */
+  allowSending(releaseQueue: sqs.IQueue): void {
     this.role.addToPolicy(new iam.PolicyStatement({
-      actions: ['lambda:InvokeFunction'],
-      resources: [release.functionArn],
+      actions: ['sqs:SendMessage'],
+      resources: [releaseQueue.queueArn, this.deadLetters.queue.queueArn],
     }));
   }
 
@@ -61,6 +71,11 @@ export class ReleaseScheduling extends Construct {
 
   /** The finding id of the schedule wildcard, for acknowledging it where it is granted. */
   get schedulesWildcardFinding(): string {
-    return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${RELEASE_SCHEDULE_GROUP}/*]`;
+    return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.groupName}/*]`;
   }
+}
+
+/** `<stack>-releases` (at most 64 characters, Scheduler's limit); the local edge uses RELEASE_SCHEDULE_GROUP itself. */
+export function releaseScheduleGroupName(stackName: string): string {
+  return `${stackName.slice(0, 64 - RELEASE_SCHEDULE_GROUP.length - 1)}-${RELEASE_SCHEDULE_GROUP}`;
 }

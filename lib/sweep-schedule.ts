@@ -29,7 +29,8 @@ export class SweepSchedule extends Construct {
       }),
     });
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
-      scheduleName: SWEEP_SCHEDULE.name,
+      // Stack-scoped: the default group is shared by every stack of the account.
+      scheduleName: `${stack.stackName.slice(0, 64 - SWEEP_SCHEDULE.name.length - 1)}-${SWEEP_SCHEDULE.name}`,
       description: 'Holdback: re-drive overdue and retryable releases',
       schedule: scheduler.ScheduleExpression.expression(SWEEP_SCHEDULE.expression),
       timeWindow: scheduler.TimeWindow.off(),

@@ -5,19 +5,27 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { TABLE_ENV, TABLES, type TableName } from '../../functions/adapters/dynamodb/tables';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { TABLE_ENV, TABLES, TTL_ATTRIBUTE, type TableName } from '../../functions/adapters/dynamodb/tables';
 import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules } from '../../functions/routing';
+import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
+import { METRIC } from '../../functions/observability/metric-names';
+import {
+  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
+} from '../../functions/routing';
+import { API_THROTTLE, WEBHOOK_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
 import { HoldbackFunction } from '../../lib/holdback-function';
-import { DEFAULT_RELEASE_CONCURRENCY, type FunctionRole, HoldbackStack } from '../../lib/holdback-stack';
+import {
+  DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, TABLE_ACTIONS, type FunctionRole, HoldbackStack,
+} from '../../lib/holdback-stack';
+import cdkJson from '../../cdk.json';
 
 /**
  * Skips esbuild (these tests read the template, not the bundles) and turns aws-cdk-lib's built-in CloudFormation
  * schema validation into errors, so that an invalid property fails the synth in beforeAll.
  */
-const SYNTH_CONTEXT = { 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:validateAgainstDefaultRules': true };
+const SYNTH_CONTEXT = { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:validateAgainstDefaultRules': true };
 
 type Json = Record<string, any>;
 interface Statement { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Json }
@@ -85,26 +93,16 @@ describe('DynamoDB tables', () => {
 });
 
 describe('DynamoDB grants', () => {
-  // What each function's use cases do with each table (absent: nothing, though it still gets the name).
-  const expected: Record<FunctionRole, Partial<Record<TableName, 'read' | 'readWrite'>>> = {
-    orderEvents: { orders: 'readWrite', config: 'read', rejected: 'readWrite' },
-    release: { orders: 'readWrite', config: 'read' },
-    sweep: { orders: 'readWrite', config: 'read' },
-    api: { orders: 'readWrite', config: 'readWrite', rejected: 'read' },
-  };
-  const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+  const forbidden = ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream', 'dynamodb:ListStreams'];
 
-  it.each(Object.keys(expected) as FunctionRole[])('%s reads and writes only the tables its use cases touch', (role) => {
+  it.each(Object.keys(TABLE_ACTIONS) as FunctionRole[])('%s gets exactly the table actions its code uses, nothing wider', (role) => {
     for (const name of Object.keys(TABLES) as TableName[]) {
       const tableArn = getAtt(stack.tables[name].table);
       const actions = statementsOf(role)
         .filter((s) => list(s.Resource).some((r) => JSON.stringify(r).includes(JSON.stringify(tableArn))))
         .flatMap((s) => list(s.Action));
-      const access = expected[role][name];
-      const seen = actions.length === 0 ? undefined : writes.some((w) => actions.includes(w)) ? 'readWrite' : 'read';
-      expect([role, name, seen]).toEqual([role, name, access]);
-      if (access) expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      if (access === 'readWrite') expect(actions).toEqual(expect.arrayContaining(writes));
+      expect([role, name, [...new Set(actions)].sort()]).toEqual([role, name, [...(TABLE_ACTIONS[role][name] ?? [])].sort()]);
+      for (const action of forbidden) expect([role, name, actions]).not.toEqual([role, name, expect.arrayContaining([action])]);
     }
   });
 });
@@ -134,11 +132,10 @@ describe('event rules', () => {
     }
   });
 
-  it('a named bus, source and existing gateway secret (pinned version) are used when configured', () => {
+  it('a named bus, source and existing gateway secret are used when configured; the functions get its ARN, never a value', () => {
     const app = new App({ context: SYNTH_CONTEXT });
     const custom = new HoldbackStack(app, 'Custom', {
-      eventBusName: 'marketplace', orderEventSource: 'acme.orders', releaseConcurrency: null,
-      gatewaySecretName: 'holdback/gateway', gatewaySecretVersionId: 'v-2',
+      eventBusName: 'marketplace', orderEventSource: 'acme.orders', concurrencyBudget: null, gatewaySecretName: 'holdback/gateway',
     });
     const t = Template.fromStack(custom);
     t.hasResourceProperties('AWS::Events::EventBus', { Name: 'marketplace' });
@@ -153,17 +150,18 @@ describe('event rules', () => {
     t.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Custom-release', ReservedConcurrentExecutions: Match.absent() });
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
     for (const fn of Object.values(t.findResources('AWS::Lambda::Function'))) {
-      const reference = JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewayClientSecret]);
-      expect(reference).toMatch(/^\{"Fn::Join":\["",\["\{\{resolve:secretsmanager:arn:.*:secret:holdback\/gateway:SecretString:clientSecret::v-2\}\}"\]\]\}$/);
+      expect(JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewaySecretId])).toMatch(/:secret:holdback\/gateway/);
     }
+    // An existing secret means the credentials are there: releases are consumed from the start.
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: true });
   });
 });
 
 describe('scheduling', () => {
-  it('has the release schedule group and the sweep schedule of routing.ts', () => {
-    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: RELEASE_SCHEDULE_GROUP });
+  it("has the stack's release schedule group and sweep schedule, named after the stack", () => {
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: `Holdback-${RELEASE_SCHEDULE_GROUP}` });
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
-      Name: SWEEP_SCHEDULE.name,
+      Name: `Holdback-${SWEEP_SCHEDULE.name}`,
       ScheduleExpression: SWEEP_SCHEDULE.expression,
       FlexibleTimeWindow: { Mode: 'OFF' },
       GroupName: Match.absent(),
@@ -171,9 +169,8 @@ describe('scheduling', () => {
     });
   });
 
-  it('the release schedules run as a role that only Scheduler, for the release group, may assume and that may only invoke the release function', () => {
-    const roleId = Object.entries(resources).find(([id, r]) =>
-      r.Type === 'AWS::IAM::Role' && id.startsWith('ReleaseSchedulingExecutionRole'))![0];
+  it('the release schedules run as a role that only Scheduler, for the release group, may assume and that may only send to the release queue and its own dead-letter queue', () => {
+    const roleId = logicalId(stack.scheduling.role);
     const trust = resources[roleId].Properties.AssumeRolePolicyDocument.Statement;
     expect(trust).toEqual([expect.objectContaining({
       Principal: { Service: 'scheduler.amazonaws.com' },
@@ -181,25 +178,48 @@ describe('scheduling', () => {
     })]);
     const granted = statements().filter(({ where }) => resources[where].Properties.Roles?.some((r: Json) => r.Ref === roleId));
     expect(granted.map(({ statement }) => [statement.Action, statement.Resource]))
-      .toEqual([['lambda:InvokeFunction', getAtt(stack.functions.release.function)]]);
+      .toEqual([['sqs:SendMessage', [getAtt(stack.releaseQueue.queue), getAtt(stack.scheduling.deadLetters.queue)]]]);
   });
 
-  it("the release function's reserved concurrency caps its gateway calls, and its ARN in the environment is its own", () => {
+  it('the release queue drives the release function in batches, at the maximum concurrency its rate share assumes, with a redrive to its dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(stack.functions.release.function) },
+      EventSourceArn: getAtt(stack.releaseQueue.queue),
+      BatchSize: RELEASE_QUEUE.batchSize,
+      ScalingConfig: { MaximumConcurrency: RELEASE_QUEUE.maximumConcurrency },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const queue = resources[logicalId(stack.releaseQueue.queue)].Properties;
+    expect(queue.VisibilityTimeout).toBe(RELEASE_QUEUE.visibilityTimeoutSeconds);
+    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: getAtt(stack.releaseQueue.deadLetters.queue), maxReceiveCount: RELEASE_QUEUE.maxReceiveCount });
     const release = resources[logicalId(stack.functions.release.function)].Properties;
-    expect(release.ReservedConcurrentExecutions).toBe(DEFAULT_RELEASE_CONCURRENCY);
-    const arn = JSON.stringify(release.Environment.Variables[RUNTIME_ENV.releaseFunctionArn]);
-    expect(arn).toContain(`:function:${release.FunctionName}`);
+    expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
+  });
+
+  it('a stack that creates the gateway secret starts with releases paused, and says so', () => {
+    expect(stack.gateway.created).toBe(true);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: false });
+    template.hasOutput('Releases', { Value: 'PAUSED', Description: Match.stringLikeRegexp('PAUSED until the gateway credentials are in GatewaySecretArn') });
+  });
+
+  it('each function reserves its concurrency budget, so a webhook flood cannot starve order events and the sweep', () => {
+    for (const role of FUNCTION_ROLES) {
+      expect([role, resources[logicalId(stack.functions[role].function)].Properties.ReservedConcurrentExecutions])
+        .toEqual([role, DEFAULT_CONCURRENCY_BUDGET[role]]);
+    }
   });
 });
 
 describe('IAM', () => {
-  it('grants no action on `*`, nothing on resource `*`, and no wildcard actions', () => {
+  const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
+  it('grants no wildcard actions, and nothing on resource `*` but the X-Ray calls that have no resource', () => {
     const all = statements();
     expect(all.length).toBeGreaterThan(0);
     for (const { where, statement } of all) {
       const context = `${where}: ${JSON.stringify(statement)}`;
       for (const action of list(statement.Action)) expect([context, action]).not.toEqual([context, expect.stringMatching(/\*/)]);
-      for (const resource of list(statement.Resource)) expect([context, resource]).not.toEqual([context, '*']);
+      if (list(statement.Resource).includes('*')) expect([context, [...list(statement.Action)].sort()]).toEqual([context, XRAY]);
     }
   });
 
@@ -207,7 +227,7 @@ describe('IAM', () => {
     const scheduling = statements().filter(({ statement }) => list(statement.Action).some((a) => a.startsWith('scheduler:')));
     expect(scheduling.length).toBeGreaterThan(0);
     for (const { statement } of scheduling) {
-      expect(JSON.stringify(statement.Resource)).toMatch(new RegExp(`:schedule/${RELEASE_SCHEDULE_GROUP}/\\*"`));
+      expect(JSON.stringify(statement.Resource)).toMatch(new RegExp(`:schedule/Holdback-${RELEASE_SCHEDULE_GROUP}/\\*"`));
     }
     const passRole = statements().filter(({ statement }) => list(statement.Action).includes('iam:PassRole'));
     expect(passRole.length).toBeGreaterThan(0);
@@ -217,31 +237,43 @@ describe('IAM', () => {
     }
   });
 
-  it('the functions that plan releases may create, update and delete release schedules; the api (webhook) may only delete them', () => {
+  it('every function may create, update and delete release schedules (plans, holds and manual releases move them)', () => {
     const creates = ['iam:PassRole', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
-    const expected: Record<FunctionRole, string[]> = {
-      orderEvents: creates, release: creates, sweep: creates, api: ['scheduler:DeleteSchedule'],
-    };
-    for (const role of Object.keys(expected) as FunctionRole[]) {
+    for (const role of FUNCTION_ROLES) {
       const actions = statementsOf(role).flatMap((s) => list(s.Action)).filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'));
-      expect([role, [...actions].sort()]).toEqual([role, expected[role]]);
+      expect([role, [...new Set(actions)].sort()]).toEqual([role, creates]);
     }
   });
 
-  it("every resource is one of this stack's own (or its index or version), the release group's schedules, or the bus", () => {
+  it('only the release function and the api (webhook signature, order lookup) may read the gateway secret', () => {
+    const secretId = logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } });
+    for (const role of FUNCTION_ROLES) {
+      const reads = statementsOf(role).some((s) => JSON.stringify(s.Resource).includes(secretId) && list(s.Action).includes('secretsmanager:GetSecretValue'));
+      expect([role, reads]).toEqual([role, role === 'release' || role === 'api']);
+    }
+  });
+
+  it("every resource is one of this stack's own (or its index or version), the release group's schedules, the bus, or a route of its API", () => {
     const own = (value: unknown): boolean => {
-      const id = (value as Json)?.['Fn::GetAtt']?.[0];
-      return typeof id === 'string' && id in resources && (value as Json)['Fn::GetAtt'][1] === 'Arn';
+      const v = value as Json;
+      const id = v?.['Fn::GetAtt']?.[0] ?? v?.Ref;
+      return typeof id === 'string' && id in resources && (v.Ref !== undefined || v['Fn::GetAtt'][1] === 'Arn');
     };
     const scopedArn = (suffix: string): Json => ({ 'Fn::Join': ['', [
       'arn:', { Ref: 'AWS::Partition' }, `:${suffix.split(':')[0]}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix.split(':')[1]}`,
     ]] });
-    const allowed = [scopedArn(`scheduler:schedule/${RELEASE_SCHEDULE_GROUP}/*`), scopedArn(`events:event-bus/${DEFAULT_EVENT_BUS}`)];
+    const allowed = [scopedArn(`scheduler:schedule/Holdback-${RELEASE_SCHEDULE_GROUP}/*`), scopedArn(`events:event-bus/${DEFAULT_EVENT_BUS}`)];
+    const apiRoute = (resource: unknown): boolean => {
+      const text = JSON.stringify((resource as Json)?.['Fn::Join']?.[1] ?? null);
+      return text.includes(':execute-api:') && text.includes(logicalId(stack.api.httpApi));
+    };
     for (const { where, statement } of statements()) {
+      if (list(statement.Resource).includes('*')) continue; // X-Ray, checked above
       for (const resource of list(statement.Resource)) {
         const parts = (resource as Json)?.['Fn::Join']?.[1];
         const ok = own(resource)
           || allowed.some((a) => JSON.stringify(a) === JSON.stringify(resource))
+          || apiRoute(resource)
           || (Array.isArray(parts) && parts.length === 2 && own(parts[0]) && ['/index/*', ':*'].includes(parts[1]));
         expect([where, resource, ok]).toEqual([where, resource, true]);
       }
@@ -287,66 +319,180 @@ describe('functions', () => {
     }
   });
 
-  it("each gets an environment composition-root.ts accepts, with the gateway credentials as Secrets Manager references", () => {
+  it('each gets an environment composition-root.ts accepts, with the gateway secret by ARN and no credential in any variable', () => {
     const placeholders = (value: unknown): string => {
       // Deploy-time values as the function would see them: any string (here the token's JSON, so that it can be
       // compared), except the URL the parameter constrains.
       if (typeof value === 'string') return value;
       return JSON.stringify(value).includes('"GatewayBaseUrl"') ? 'https://api.example.com' : JSON.stringify(value);
     };
-    const known = new Set<string>([...Object.values(RUNTIME_ENV), 'NODE_OPTIONS']);
+    const known = new Set<string>([...Object.values(RUNTIME_ENV), 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL']);
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const variables: Json = fn.Properties.Environment.Variables;
       // A misspelt optional variable would pass readRuntimeConfig silently and leave its default in force.
       expect([id, Object.keys(variables).filter((name) => !known.has(name))]).toEqual([id, []]);
+      // Issue 9: credentials never in the environment (readable by lambda:GetFunctionConfiguration), nor any reference to their value.
+      expect([id, variables[RUNTIME_ENV.gatewayClientId], variables[RUNTIME_ENV.gatewayClientSecret]]).toEqual([id, undefined, undefined]);
+      expect([id, JSON.stringify(variables)]).not.toEqual([id, expect.stringMatching(/resolve:secretsmanager|clientSecret/)]);
       const env = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, placeholders(v)]));
       const config = readRuntimeConfig({ ...env, AWS_REGION: 'ap-south-1' });
-      expect([id, config.eventBus, config.orderEventSource, config.scheduler.groupName, config.scheduler.schedulerRoleArn]).toEqual([
-        id, DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_SCHEDULE_GROUP,
-        expect.stringMatching(/^\{"Fn::GetAtt":\["ReleaseSchedulingExecutionRole[0-9A-F]{8}","Arn"\]\}$/),
+      expect([id, config.eventBus, config.orderEventSource, config.scheduler.groupName, config.gateway.credentials]).toEqual([
+        id, DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, `Holdback-${RELEASE_SCHEDULE_GROUP}`,
+        { secretId: JSON.stringify({ Ref: logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } }) }) },
       ]);
-      for (const [name, key] of [[RUNTIME_ENV.gatewayClientSecret, 'clientSecret'], [RUNTIME_ENV.gatewayClientId, 'clientId']]) {
-        const parts: unknown[] = variables[name]['Fn::Join'][1];
-        expect([id, parts[0], parts[2]]).toEqual([id, '{{resolve:secretsmanager:', `:SecretString:${key}::}}`]);
-      }
     }
   });
 });
 
-describe('cdk-nag AwsSolutions', () => {
-  it('passes, with every remaining finding acknowledged with a reason', () => {
-    const report = new AwsSolutionsChecks().validateScope(stack);
-    const findings = report.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
-    expect(findings).toEqual([]);
-    expect(report.success).toBe(true);
-  });
+describe('cdk-nag', () => {
+  it.each([['AwsSolutions', () => new AwsSolutionsChecks()], ['Serverless', () => new ServerlessChecks()]])(
+    'the %s pack passes, with every remaining finding acknowledged with a reason', (_name, pack) => {
+      const report = pack().validateScope(stack);
+      const findings = report.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+      expect(findings).toEqual([]);
+      expect(report.success).toBe(true);
+    },
+  );
 });
 
 describe('context', () => {
   const nodeWith = (context: Record<string, unknown>) => new App({ context }).node;
 
-  it('defaults to the default bus, the marketplace source and the default release concurrency', () => {
+  it('defaults: ap-south-1 near the gateway, the default bus and source, the queue concurrency, a concurrency budget, the retention policy', () => {
     expect(holdbackPropsFromContext(nodeWith({}))).toEqual({
-      eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined, gatewaySecretName: undefined,
-      gatewaySecretVersionId: undefined,
-      releaseConcurrency: DEFAULT_RELEASE_CONCURRENCY,
+      region: 'ap-south-1', eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
+      gatewaySecretName: undefined, releaseConcurrency: RELEASE_QUEUE.maximumConcurrency,
+      concurrencyBudget: DEFAULT_CONCURRENCY_BUDGET, retentionDays: DEFAULT_RETENTION_DAYS,
     });
   });
 
-  it('reads the release concurrency as a number, from text (-c), or "none"', () => {
+  it('a concurrency budget that does not fit the account is refused with what to do; none reserves nothing', () => {
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10' })))
+      .toThrow(/reserves 77 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
+    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10', [CONTEXT_KEYS.concurrencyBudget]: 'none' })).concurrencyBudget).toBeNull();
+    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"api": 5}' })).concurrencyBudget).toEqual({ ...DEFAULT_CONCURRENCY_BUDGET, api: 5 });
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api/);
+  });
+
+  it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind and releasesEnabled', () => {
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: '4' })).releaseConcurrency).toBe(4);
-    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: 'none' })).releaseConcurrency).toBeNull();
-    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: 0 })))
-      .toThrow(/holdback:releaseConcurrency is 0; send a whole number of at least 1 .* or "none"/);
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: 1 })))
+      .toThrow(/holdback:releaseConcurrency is 1; send a whole number of at least 2/);
+    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.retentionDays]: '{"events": 30}' })).retentionDays).toEqual({ ...DEFAULT_RETENTION_DAYS, events: 30 });
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.retentionDays]: '{"audit": 30}' })))
+      .toThrow(/names "audit"; send kinds among orders, events, rejected \(settings and policy history and the audit log are kept for ever\)/);
+    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releasesEnabled]: 'true' })).releasesEnabled).toBe(true);
   });
 
   it('treats a blank value as unset, and names the key of a value of the wrong type', () => {
     const blank = holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.eventBusName]: ' ', [CONTEXT_KEYS.releaseConcurrency]: ' ' }));
-    expect([blank.eventBusName, blank.releaseConcurrency]).toEqual(['default', DEFAULT_RELEASE_CONCURRENCY]);
+    expect([blank.eventBusName, blank.releaseConcurrency]).toEqual(['default', RELEASE_QUEUE.maximumConcurrency]);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: true })))
       .toThrow(/holdback:releaseConcurrency is true; send a whole number/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.orderEventSource]: 7 })))
       .toThrow(/holdback:orderEventSource is 7; send a string, e.g. -c holdback:orderEventSource=value/);
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.alarmEmail]: 'ops' })))
+      .toThrow(/holdback:alarmEmail is "ops"; send an e-mail address/);
+  });
+});
+
+describe('retention', () => {
+  it('orders and rejected events expire by TTL (expiresAt); the config table (settings and policy history) never does', () => {
+    for (const name of Object.keys(TABLES) as TableName[]) {
+      const ttl = resources[logicalId(stack.tables[name].table)].Properties.TimeToLiveSpecification;
+      expect([name, ttl]).toEqual([name, TABLES[name].timeToLiveAttribute ? { AttributeName: TTL_ATTRIBUTE, Enabled: true } : undefined]);
+    }
+    expect(TABLES.config.timeToLiveAttribute).toBeUndefined();
+    expect(TABLES.orders.timeToLiveAttribute).toBe(TTL_ATTRIBUTE);
+  });
+
+  it("every function gets the stack's retention per kind, which the repositories stamp on what may expire", () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect([id, JSON.parse(fn.Properties.Environment.Variables[RUNTIME_ENV.retentionDays])]).toEqual([id, DEFAULT_RETENTION_DAYS]);
+    }
+  });
+});
+
+describe('alarms and dashboard', () => {
+  it('alarm on every dead-letter queue, on failures, drift, lateness and 429s, to one topic', () => {
+    const queues = ofType('AWS::SQS::Queue').filter(([id]) => /DeadLetters/.test(id)).map(([id]) => id);
+    expect(queues.length).toBe(4);
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    for (const queue of queues) {
+      expect([queue, alarms.some((a) => JSON.stringify(a.Dimensions ?? []).includes(queue))]).toEqual([queue, true]);
+    }
+    const metrics = alarms.map((a) => a.MetricName).filter((m) => m !== 'ApproximateNumberOfMessagesVisible').sort();
+    expect(metrics).toEqual([METRIC.drift.name, METRIC.rateLimited.name, METRIC.failed.name, METRIC.sendLateness.name].sort());
+    const topic = logicalId(stack.observability.topic);
+    for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topic }]);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('subscribes the alarm e-mail from context', () => {
+    const app = new App({ context: SYNTH_CONTEXT });
+    const t = Template.fromStack(new HoldbackStack(app, 'Mail', { alarmEmail: 'ops@example.com' }));
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+});
+
+describe('access policies', () => {
+  const grantedRoutes = (policy: { node: { defaultChild?: unknown } }): string[] => {
+    const document = resources[logicalId(policy)].Properties.PolicyDocument;
+    return document.Statement.flatMap((s: Statement) => list(s.Resource)).map((r: Json) => {
+      const parts: unknown[] = r['Fn::Join'][1];
+      return String(parts[parts.length - 1]).replace(/^\/\$default\//, '');
+    }).sort();
+  };
+  const expectedRoutes = (audiences: readonly string[]) => ROUTE_AUDIENCES.filter((r) => audiences.includes(r.audience))
+    .map((r) => `${r.method}${r.path.replace(/\{[^/]+\}/g, '*')}`).sort();
+
+  it('finance may read and change (settings, policies, previews, release, hold, import) and nothing of the audit', () => {
+    expect(grantedRoutes(stack.access.finance)).toEqual(expectedRoutes(['read', 'finance']));
+    expect(grantedRoutes(stack.access.finance).filter((r) => r.includes('/audit/'))).toEqual([]);
+  });
+
+  it('auditors may read, export and verify, and call nothing that changes state', () => {
+    const routes = grantedRoutes(stack.access.auditor);
+    expect(routes).toEqual(expectedRoutes(['read', 'audit']));
+    expect(routes.filter((r) => /^(PUT|DELETE|PATCH)/.test(r) || (r.startsWith('POST') && r !== 'POST/predictions'))).toEqual([]);
+  });
+
+  it('the backend may put events of its source on the bus, nothing else', () => {
+    const document = resources[logicalId(stack.access.backend)].Properties.PolicyDocument;
+    expect(document.Statement).toEqual([expect.objectContaining({
+      Action: 'events:PutEvents',
+      Condition: { StringEquals: { 'events:source': DEFAULT_EVENT_SOURCE } },
+    })]);
+  });
+});
+
+describe('two stacks in one account', () => {
+  it('share no physical name (schedule groups, schedules, functions, dashboards, tables by CloudFormation)', () => {
+    const app = new App({ context: SYNTH_CONTEXT });
+    const names = (s: Stack): string[] => {
+      const found: string[] = [];
+      for (const r of Object.values(Template.fromStack(s).toJSON().Resources as Record<string, Json>)) {
+        for (const key of ['Name', 'FunctionName', 'DashboardName', 'TableName', 'QueueName', 'TopicName', 'RoleName', 'ManagedPolicyName']) {
+          if (typeof r.Properties?.[key] === 'string') found.push(`${r.Type} ${r.Properties[key]}`);
+        }
+      }
+      return found;
+    };
+    const stacks = [new HoldbackStack(app, 'Holdback-a'), new HoldbackStack(app, 'Holdback-b')];
+    const [a, b] = stacks.map(names);
+    expect(a.length).toBeGreaterThan(3);
+    expect(a.filter((n) => b.includes(n))).toEqual([]);
+  });
+});
+
+describe('HTTP API throttling', () => {
+  it('throttles the stage, and the open webhook route harder', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: API_THROTTLE.rateLimit, ThrottlingBurstLimit: API_THROTTLE.burstLimit },
+      RouteSettings: { 'POST /webhooks/gateway': { ThrottlingRateLimit: WEBHOOK_THROTTLE.rateLimit, ThrottlingBurstLimit: WEBHOOK_THROTTLE.burstLimit } },
+    });
   });
 });
 

@@ -2,12 +2,18 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isValidId } from '../../domain/order-events';
+import { fixedCredentials, SecretScrubber, type GatewayCredentialSource } from '../secrets/gateway-credentials';
 import { realSleep, type Sleep } from './send-rate-limiter';
 
 /** What every gateway client accepts besides its base URL; a client documents its own defaults. */
 export interface GatewayClientOptions {
-  clientId: string;
-  clientSecret: string;
+  /** Fixed credentials (the embedded default, tests); `credentials` wins when given. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Credentials fetched at run time for each call (Secrets Manager on AWS, cached by the source). */
+  credentials?: GatewayCredentialSource;
+  /** Learns every credential value, so that logs can scrub them too. */
+  scrubber?: SecretScrubber;
   /** Per request, body included. Default 5,000 ms. */
   timeoutMs?: number;
   /** Tries within one call for retryable answers (429, 5xx, timeout, network). */
@@ -78,7 +84,8 @@ export class GatewayTransport {
   private readonly request: typeof httpRequest;
   // ES private fields: neither JSON.stringify nor util.inspect shows them, so logging a client cannot leak them.
   readonly #headers: Record<string, string>;
-  readonly #secrets: string[];
+  readonly #credentials: GatewayCredentialSource;
+  readonly #scrubber: SecretScrubber;
 
   constructor(options: GatewayClientOptions, endpoint: GatewayEndpoint) {
     const { baseUrlField: field, baseUrl } = endpoint;
@@ -91,8 +98,14 @@ export class GatewayTransport {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new Error(`${field}: protocol ${url.protocol} is not supported; send an http(s) URL`);
     }
-    if (!options.clientId) throw new Error('clientId: missing; send the gateway client id');
-    if (!options.clientSecret) throw new Error('clientSecret: missing; send the gateway client secret');
+    this.#scrubber = options.scrubber ?? new SecretScrubber();
+    if (options.credentials) {
+      this.#credentials = options.credentials;
+    } else {
+      if (!options.clientId) throw new Error('clientId: missing; send the gateway client id');
+      if (!options.clientSecret) throw new Error('clientSecret: missing; send the gateway client secret');
+      this.#credentials = fixedCredentials({ clientId: options.clientId, clientSecret: options.clientSecret }, this.#scrubber);
+    }
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 5_000);
     this.maxTries = positiveInteger('maxTries', options.maxTries ?? endpoint.defaults.maxTries);
@@ -106,8 +119,7 @@ export class GatewayTransport {
     const https = url.protocol === 'https:';
     this.agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
     this.request = https ? httpsRequest : httpRequest;
-    this.#headers = { ...endpoint.headers, 'x-client-id': options.clientId, 'x-client-secret': options.clientSecret };
-    this.#secrets = [options.clientSecret, options.clientId];
+    this.#headers = endpoint.headers;
   }
 
   /** The absolute URL of a path below the base; the caller has validated and encoded every id in it. */
@@ -140,10 +152,21 @@ export class GatewayTransport {
    * the network or the gateway does. Node's own HTTP client rather than fetch, whose undici machinery stood out in the
    * end-to-end profile (about a tenth of a handler thread's CPU).
    */
-  exchange(method: 'GET' | 'PUT', url: string, body?: unknown): Promise<GatewayExchange> {
+  async exchange(method: 'GET' | 'PUT', url: string, body?: unknown): Promise<GatewayExchange> {
+    let credentials;
+    try {
+      credentials = await this.#credentials();
+    } catch (error) {
+      // No credentials, no request: answered like a fault of the network, so the release is retried, not failed.
+      return this.transportFailure(error);
+    }
+    this.#scrubber.remember(credentials.clientSecret, credentials.clientId);
     return new Promise((resolve) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers = payload === undefined ? this.#headers : { ...this.#headers, 'content-length': String(Buffer.byteLength(payload)) };
+      const headers: Record<string, string> = {
+        ...this.#headers, 'x-client-id': credentials.clientId, 'x-client-secret': credentials.clientSecret,
+        ...(payload === undefined ? {} : { 'content-length': String(Buffer.byteLength(payload)) }),
+      };
       let timedOut = false;
       const fail = (error: unknown): void => {
         clearTimeout(timer);
@@ -184,8 +207,7 @@ export class GatewayTransport {
 
   /** Credentials never leave the client, even if a server or an error echoes them; long gateway text is cut. */
   scrub(text: string): string {
-    let clean = text;
-    for (const secret of this.#secrets) clean = clean.split(secret).join(REDACTED);
+    const clean = this.#scrubber.scrub(text, REDACTED);
     return clean.length > this.maxMessageChars ? `${clean.slice(0, this.maxMessageChars)}...` : clean;
   }
 

@@ -1,9 +1,12 @@
 /** A logger that writes one JSON object per line and never prints a secret. */
 import type { Logger } from '../../application/ports';
+import { SecretScrubber } from '../secrets/gateway-credentials';
 
 export interface JsonLinesLoggerOptions {
   /** Secret values (client secret, ...) replaced wherever they appear in a message or field. */
   secrets?: string[];
+  /** Secrets learnt at run time (credentials fetched from Secrets Manager); shared with the gateway clients. */
+  scrubber?: SecretScrubber;
   /** Fields added to every line (e.g. the function name). */
   base?: Record<string, unknown>;
   /** Where lines go; default stdout (CloudWatch reads Lambda's stdout line by line). */
@@ -18,14 +21,14 @@ const SECRET_FIELD = /secret|password|passwd|token|authorization|credential|api[
 const MAX_DEPTH = 8;
 
 export class JsonLinesLogger implements Logger {
-  readonly #secrets: string[];
+  readonly #scrubber: SecretScrubber;
   private readonly base: Record<string, unknown>;
   private readonly write: (line: string) => void;
   private readonly now: () => string;
 
   constructor(options: JsonLinesLoggerOptions = {}) {
-    // Longest first, so a secret that contains another is replaced whole.
-    this.#secrets = (options.secrets ?? []).filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
+    this.#scrubber = options.scrubber ?? new SecretScrubber();
+    this.#scrubber.remember(...(options.secrets ?? []));
     this.base = options.base ?? {};
     this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
     this.now = options.now ?? (() => new Date().toISOString());
@@ -76,8 +79,6 @@ export class JsonLinesLogger implements Logger {
   }
 
   private scrub(text: string): string {
-    let clean = text;
-    for (const secret of this.#secrets) clean = clean.split(secret).join(REDACTED);
-    return clean;
+    return this.#scrubber.scrub(text, REDACTED);
   }
 }

@@ -1,0 +1,23 @@
+/** Holdback's CloudWatch metrics, named once: the runtime emits them (Powertools Metrics), the CDK stack alarms on them. */
+
+export const METRICS_NAMESPACE = 'Holdback';
+
+/** Every metric the runtime emits, with its unit. */
+export const METRIC = {
+  /** A release the gateway applied. */
+  applied: { name: 'ReleaseApplied', unit: 'Count' },
+  /** A release that ended FAILED (the gateway's answer was final, or its window closed while retrying). */
+  failed: { name: 'ReleaseFailed', unit: 'Count' },
+  /** A send answered with something retryable; the release is scheduled again. */
+  retried: { name: 'ReleaseRetried', unit: 'Count' },
+  /** A gateway answer 429 (rate limited): should stay zero with the one send path. */
+  rateLimited: { name: 'GatewayRateLimited', unit: 'Count' },
+  /** A release the sweep had to re-drive (its schedule or its sender was lost). */
+  sweepRedriven: { name: 'SweepRedriven', unit: 'Count' },
+  /** The gateway refused a date inside Holdback's window, or a settlement did not match its prediction. */
+  drift: { name: 'DriftDetected', unit: 'Count' },
+  /** How late a send left against its planned time, in seconds. */
+  sendLateness: { name: 'SendLatenessSeconds', unit: 'Seconds' },
+} as const;
+
+export type MetricKey = keyof typeof METRIC;
