@@ -20,38 +20,18 @@ const REDACTED = '[redacted]';
 const SECRET_FIELD = /secret|password|passwd|token|authorization|credential|api[-_]?key|signature/i;
 const MAX_DEPTH = 8;
 
-export class JsonLinesLogger implements Logger {
+/**
+ * Makes any log field safe to print: secret values replaced wherever they appear, credential-named fields hidden,
+ * errors and dates as text, cycles and depth bounded. Shared by the JSON-lines logger and the Powertools logger.
+ */
+export class LogRedactor {
   readonly #scrubber: SecretScrubber;
-  private readonly base: Record<string, unknown>;
-  private readonly write: (line: string) => void;
-  private readonly now: () => string;
 
-  constructor(options: JsonLinesLoggerOptions = {}) {
-    this.#scrubber = options.scrubber ?? new SecretScrubber();
-    this.#scrubber.remember(...(options.secrets ?? []));
-    this.base = options.base ?? {};
-    this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
-    this.now = options.now ?? (() => new Date().toISOString());
+  constructor(scrubber: SecretScrubber) {
+    this.#scrubber = scrubber;
   }
 
-  info(message: string, fields?: Record<string, unknown>): void {
-    this.line('info', message, fields);
-  }
-
-  warn(message: string, fields?: Record<string, unknown>): void {
-    this.line('warn', message, fields);
-  }
-
-  error(message: string, fields?: Record<string, unknown>): void {
-    this.line('error', message, fields);
-  }
-
-  private line(level: string, message: string, fields: Record<string, unknown> = {}): void {
-    const record = { level, time: this.now(), message, ...this.base, ...fields };
-    this.write(JSON.stringify(this.clean(record, 0, new WeakSet())));
-  }
-
-  private clean(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  clean(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
     if (typeof value === 'string') return this.scrub(value);
     if (typeof value === 'bigint') return value.toString();
     if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
@@ -78,7 +58,40 @@ export class JsonLinesLogger implements Logger {
     return out;
   }
 
-  private scrub(text: string): string {
+  scrub(text: string): string {
     return this.#scrubber.scrub(text, REDACTED);
+  }
+}
+
+export class JsonLinesLogger implements Logger {
+  readonly #redactor: LogRedactor;
+  private readonly base: Record<string, unknown>;
+  private readonly write: (line: string) => void;
+  private readonly now: () => string;
+
+  constructor(options: JsonLinesLoggerOptions = {}) {
+    const scrubber = options.scrubber ?? new SecretScrubber();
+    scrubber.remember(...(options.secrets ?? []));
+    this.#redactor = new LogRedactor(scrubber);
+    this.base = options.base ?? {};
+    this.write = options.write ?? ((line) => process.stdout.write(`${line}\n`));
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.line('info', message, fields);
+  }
+
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.line('warn', message, fields);
+  }
+
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.line('error', message, fields);
+  }
+
+  private line(level: string, message: string, fields: Record<string, unknown> = {}): void {
+    const record = { level, time: this.now(), message, ...this.base, ...fields };
+    this.write(JSON.stringify(this.#redactor.clean(record)));
   }
 }

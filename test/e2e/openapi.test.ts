@@ -1,0 +1,69 @@
+/** The OpenAPI document against the API itself: every route documented, every documented route answers on the local stack, every example valid, every route with an audience on AWS. */
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { ROUTES } from '../../functions/handlers/api';
+import { OPENAPI_DOCUMENT } from '../../functions/handlers/openapi';
+import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
+import { startHarness, type Harness } from './harness';
+
+type Json = Record<string, any>;
+const doc = OPENAPI_DOCUMENT as unknown as Json;
+const documented = Object.entries(doc.paths as Record<string, Json>)
+  .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op: op as Json })));
+const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  await h.createVendors([{ id: 'vendor_a', scheduleOption: 1 }]);
+  await h.createPaidOrder('order_1001', [{ vendorId: 'vendor_a', amount: 600 }]);
+});
+afterAll(() => h?.close());
+
+test('every route of the API is documented, and every documented route is a route', () => {
+  expect(documented.map(key).sort()).toEqual(ROUTES.map(key).sort());
+});
+
+test('every route has an audience for the AWS access policies, and no audience names a route that does not exist', () => {
+  expect(ROUTE_AUDIENCES.map(key).sort()).toEqual(ROUTES.map(key).sort());
+});
+
+test('every request example is valid against its schema', () => {
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  ajv.addSchema({ $id: 'holdback', components: doc.components });
+  const resolve = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"holdback#/components'));
+  let checked = 0;
+  for (const { method, path, op } of documented) {
+    const content = op.requestBody?.content?.['application/json'];
+    if (!content?.example) continue;
+    const validate = ajv.compile(resolve(content.schema));
+    expect([method, path, validate(content.example), validate.errors]).toEqual([method, path, true, null]);
+    checked++;
+  }
+  expect(checked).toBeGreaterThan(8);
+});
+
+test('every documented route answers on the local stack (no unknown route, no wrong method, no server error)', async () => {
+  for (const { method, path, op } of documented) {
+    const url = path.replace(/\{([^}]+)\}/g, (_m, name: string) => (op.parameters ?? []).find((p: Json) => p.name === name)?.example ?? 'x');
+    const query = (op.parameters ?? []).filter((p: Json) => p.in === 'query' && p.required).map((p: Json) => `${p.name}=${encodeURIComponent(p.example)}`).join('&');
+    const content = op.requestBody?.content ?? {};
+    const [type, media] = Object.entries(content)[0] ?? [];
+    const body = media === undefined ? undefined : typeof (media as Json).example === 'string' ? (media as Json).example : JSON.stringify((media as Json).example ?? {});
+    const answer = await fetch(`${h.runtime.api.url}${url}${query ? `?${query}` : ''}`, {
+      method, headers: type ? { 'content-type': type } : {}, body,
+    });
+    const text = await answer.text();
+    const code = answer.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text || '{}') as Json).error?.code : undefined;
+    expect([method, path, answer.status >= 500, answer.status === 405, code === 'route_not_found']).toEqual([method, path, false, false, false]);
+  }
+});
+
+test('an unknown route answers 404 pointing to the document', async () => {
+  const answer = await fetch(`${h.runtime.api.url}/no-such-route`);
+  expect(answer.status).toBe(404);
+  expect(((await answer.json()) as Json).error.message).toContain('GET /openapi.json');
+  const served = (await (await fetch(`${h.runtime.api.url}/openapi.json`)).json()) as Json;
+  expect(served.openapi).toBe('3.1.0');
+  expect(Object.keys(served.paths).length).toBe(Object.keys(doc.paths).length);
+});
