@@ -1,0 +1,245 @@
+/** The CLI's commands over Holdback's API: settings, policies, vendors, orders, outcomes, forecasts, releases, holds, imports, audit, predictions. */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { SignedApi } from './signed-api';
+
+export const API_USAGE = `commands over the API (default --api-url http://127.0.0.1:4000; an AWS URL is called with SigV4 from your credentials):
+  settings [get|history]                         the settings in force, or every version
+  settings set|preview key=value ... --actor A --reason R [--preview-id P]
+  policy get|history <vendorId>
+  policy set|preview <vendorId> --rule at_max|immediate|after_payment|after_delivery [--delay P2D] [--schedule-option 1]
+                     --actor A --reason R [--apply-to new_orders|open_orders] [--preview-id P] [--expected-version N]
+  vendors                                        every vendor with its policy version and hold
+  order <orderId>                                one order, each vendor's release with its reason
+  timeline <orderId>                             the order's whole story
+  outcomes [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by transaction|applied|settled] [--limit N] [--cursor C]
+  forecast [--vendor V] [--from D] [--to D]      expected settlements per India-time day
+  release <orderId> <vendorId> --actor A --reason R [--at T] [--override]
+  retry <orderId> <vendorId> --actor A --reason R
+  hold|unhold <vendorId> --actor A --reason R
+  import <file.csv> --actor A [--apply]          a dry run unless --apply
+  accuracy [--from D] [--to D]                   predicted against actual settlements per schedule option
+  audit verify | audit export [--from D] [--to D]
+  predict <eligibility> <scheduleOption>         when an eligibility settles
+options: --json (the API's JSON as is), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it)`;
+
+/** A refusal of the command line itself (exit 2), as opposed to one of the API (exit 1). */
+export class UsageError extends Error {}
+
+const OPTIONS = {
+  json: { type: 'boolean' }, csv: { type: 'boolean' }, 'api-url': { type: 'string' }, region: { type: 'string' },
+  actor: { type: 'string' }, reason: { type: 'string' }, 'preview-id': { type: 'string' }, 'expected-version': { type: 'string' },
+  rule: { type: 'string' }, delay: { type: 'string' }, 'schedule-option': { type: 'string' }, 'apply-to': { type: 'string' },
+  vendor: { type: 'string' }, order: { type: 'string' }, state: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
+  by: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, at: { type: 'string' }, override: { type: 'boolean' },
+  apply: { type: 'boolean' },
+} as const;
+
+type Options = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+interface Call { method: string; path: string; body?: unknown; contentType?: string; raw?: boolean }
+
+/** Where calls go: plain HTTP to a local API, SigV4-signed to anything else. */
+export interface ApiClient {
+  call(request: Call): Promise<{ status: number; contentType: string; text: string }>;
+}
+
+export function apiClientFor(apiUrl: string, region?: string): ApiClient {
+  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(apiUrl);
+  // Loaded only for AWS: the credential chain is heavy, and the local API needs no signature.
+  let signer: Promise<SignedApi> | null = null;
+  return {
+    async call({ method, path, body, contentType }) {
+      const signed = local ? null : await (signer ??= import('./signed-api').then((m) => new m.SignedApi({ apiUrl, region })));
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': contentType ?? 'application/json' };
+      const answer = signed
+        ? await signed.request({ method, path, headers, body: payload })
+        : await fetch(`${apiUrl.replace(/\/+$/, '')}${path}`, { method, headers, body: payload });
+      return { status: answer.status, contentType: answer.headers.get('content-type') ?? '', text: await answer.text() };
+    },
+  };
+}
+
+const seg = (value: string | undefined, what: string): string => {
+  if (!value) throw new UsageError(`${what} is missing`);
+  return encodeURIComponent(value);
+};
+
+function required(options: Options, name: keyof typeof OPTIONS): string {
+  const value = options[name];
+  if (typeof value !== 'string' || !value.trim()) throw new UsageError(`--${name} is missing; every change records who made it and why`);
+  return value;
+}
+
+function queryOf(pairs: Record<string, string | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(pairs)) if (v !== undefined && v !== false) q.set(k, String(v));
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}
+
+/** `key=value` words as a settings body: numbers and lists (comma-separated holidays) read as such. */
+function settingsBody(words: string[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const word of words) {
+    const at = word.indexOf('=');
+    if (at < 1) throw new UsageError(`"${word}" is not key=value; e.g. deferByDays=15 holidays=2022-12-25,2023-01-26`);
+    const [k, v] = [word.slice(0, at), word.slice(at + 1)];
+    body[k] = k === 'holidays' ? (v ? v.split(',') : []) : /^-?\d+$/.test(v) ? Number(v) : v;
+  }
+  return body;
+}
+
+function policyBody(options: Options): Record<string, unknown> {
+  const kind = required(options, 'rule');
+  const option = options['schedule-option'];
+  return {
+    scheduleOption: typeof option === 'string' ? Number(option) : 1,
+    release: options.delay ? { kind, delay: options.delay } : { kind },
+    actor: required(options, 'actor'),
+    reason: required(options, 'reason'),
+    ...(options['apply-to'] ? { applyTo: options['apply-to'] } : {}),
+    ...(options['preview-id'] ? { previewId: options['preview-id'] } : {}),
+    ...(options['expected-version'] ? { expectedVersion: Number(options['expected-version']) } : {}),
+  };
+}
+
+const action = (options: Options): Record<string, unknown> => ({ actor: required(options, 'actor'), reason: required(options, 'reason') });
+
+/** The API call a command line stands for. */
+export function callOf(words: string[], options: Options): Call {
+  const [command, sub, ...rest] = words;
+  switch (command) {
+    case 'settings':
+      if (!sub || sub === 'get') return { method: 'GET', path: '/settings' };
+      if (sub === 'history') return { method: 'GET', path: '/settings/history' };
+      if (sub === 'set') return { method: 'PUT', path: '/settings', body: { ...settingsBody(rest), ...action(options), ...(options['preview-id'] ? { previewId: options['preview-id'] } : {}) } };
+      if (sub === 'preview') return { method: 'POST', path: '/settings/preview', body: settingsBody(rest) };
+      break;
+    case 'policy': {
+      const vendor = seg(rest[0], '<vendorId>');
+      if (sub === 'get') return { method: 'GET', path: `/vendors/${vendor}/policy` };
+      if (sub === 'history') return { method: 'GET', path: `/vendors/${vendor}/policy/history` };
+      if (sub === 'set') return { method: 'PUT', path: `/vendors/${vendor}/policy`, body: policyBody(options) };
+      if (sub === 'preview') return { method: 'POST', path: `/vendors/${vendor}/policy/preview`, body: policyBody(options) };
+      break;
+    }
+    case 'vendors': return { method: 'GET', path: `/vendors${queryOf({ limit: options.limit as string, cursor: options.cursor as string })}` };
+    case 'order': return { method: 'GET', path: `/orders/${seg(sub, '<orderId>')}` };
+    case 'timeline': return { method: 'GET', path: `/orders/${seg(sub, '<orderId>')}/timeline` };
+    case 'outcomes':
+      return {
+        method: 'GET',
+        raw: options.csv === true,
+        path: `/outcomes${queryOf({
+          vendorId: options.vendor as string, orderId: options.order as string, state: options.state as string, from: options.from as string,
+          to: options.to as string, by: options.by as string, limit: options.limit as string, cursor: options.cursor as string,
+          format: options.csv ? 'csv' : undefined,
+        })}`,
+      };
+    case 'forecast': return { method: 'GET', path: `/forecast${queryOf({ vendorId: options.vendor as string, from: options.from as string, to: options.to as string })}` };
+    case 'release':
+      return {
+        method: 'POST',
+        path: `/orders/${seg(sub, '<orderId>')}/vendors/${seg(rest[0], '<vendorId>')}/release`,
+        body: { ...action(options), ...(options.at ? { at: options.at } : {}), ...(options.override ? { override: true } : {}) },
+      };
+    case 'retry': return { method: 'POST', path: `/orders/${seg(sub, '<orderId>')}/vendors/${seg(rest[0], '<vendorId>')}/retry`, body: action(options) };
+    case 'hold':
+    case 'unhold':
+      return { method: 'POST', path: `/vendors/${seg(sub, '<vendorId>')}/${command}`, body: action(options) };
+    case 'import': {
+      if (!sub) throw new UsageError('<file.csv> is missing');
+      let csv: string;
+      try {
+        csv = readFileSync(sub, 'utf8');
+      } catch (error) {
+        throw new UsageError(`cannot read ${sub}: ${(error as Error).message}`);
+      }
+      return { method: 'POST', path: `/policies/import${queryOf({ dryRun: options.apply ? 'false' : 'true', actor: required(options, 'actor') })}`, body: csv, contentType: 'text/csv' };
+    }
+    case 'accuracy': return { method: 'GET', path: `/reports/prediction-accuracy${queryOf({ from: options.from as string, to: options.to as string })}` };
+    case 'audit':
+      if (sub === 'verify') return { method: 'GET', path: '/audit/verify' };
+      if (sub === 'export') return { method: 'GET', raw: true, path: `/audit/export${queryOf({ from: options.from as string, to: options.to as string })}` };
+      break;
+    case 'predict':
+      if (!sub || !rest[0]) throw new UsageError('usage: holdback predict <eligibility> <scheduleOption>, e.g. holdback predict "2022-12-06 09:00:00" 1');
+      return { method: 'POST', path: '/predictions', body: { eligibility: sub, scheduleOption: Number(rest[0]) } };
+    default:
+      break;
+  }
+  throw new UsageError(`unknown command "${words.join(' ')}"\n${API_USAGE}`);
+}
+
+/** A value in one table cell: text as is, objects as compact JSON. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** A list of records as an aligned table (one column per key), a record as key: value lines. */
+export function table(value: unknown): string {
+  const rows = Array.isArray(value) ? value : null;
+  if (rows && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
+    if (rows.length === 0) return '(none)\n';
+    const columns = [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
+    const cells = rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c]).slice(0, 80)));
+    const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
+    const line = (parts: string[]) => parts.map((p, i) => p.padEnd(widths[i])).join('  ').trimEnd();
+    return `${[line(columns), ...cells.map(line)].join('\n')}\n`;
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    // The list a page or report carries (items, vendors, versions, days...) as a table under the other fields.
+    const list = entries.find(([, v]) => Array.isArray(v) && (v as unknown[]).every((x) => x && typeof x === 'object'));
+    const width = Math.max(...entries.map(([k]) => k.length));
+    const head = entries.filter(([k]) => k !== list?.[0]).map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n');
+    return `${head}${head ? '\n' : ''}${list ? `\n${list[0]}:\n${table(list[1])}` : ''}`;
+  }
+  return `${cell(value)}\n`;
+}
+
+export interface ApiCommandIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Runs one command line; answers the exit code (0 done, 1 refused by the API, 2 a wrong command line). */
+export async function runApiCommand(argv: string[], io: ApiCommandIo, client?: ApiClient): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${API_USAGE}\n`);
+    return 2;
+  }
+  const options = parsed.values as Options;
+  let call: Call;
+  try {
+    call = callOf(parsed.positionals, options);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message}\n`);
+    return 2;
+  }
+  const apiUrl = (options['api-url'] as string | undefined) ?? process.env.HOLDBACK_API_URL ?? `http://127.0.0.1:${process.env.HOLDBACK_API_PORT ?? 4000}`;
+  let answer;
+  try {
+    answer = await (client ?? apiClientFor(apiUrl, options.region as string | undefined)).call(call);
+  } catch (error) {
+    io.err(`cannot reach the Holdback API at ${apiUrl}: ${(error as Error).message}; start it with npm start, or pass --api-url\n`);
+    return 1;
+  }
+  const isJson = answer.contentType.startsWith('application/json');
+  if (answer.status >= 400) {
+    const body = isJson ? (JSON.parse(answer.text) as { error?: { code?: string; message?: string }; message?: string; Message?: string }) : null;
+    const why = body?.error ? `${body.error.code}: ${body.error.message}` : body?.message ?? body?.Message ?? answer.text.slice(0, 300);
+    const role = answer.status === 403 ? ' (refused by AWS: your IAM role may not call this route)' : '';
+    io.err(`${call.method} ${call.path.split('?')[0]} answered ${answer.status}${role}: ${why}\n`);
+    return 1;
+  }
+  if (call.raw || !isJson || options.json) io.out(answer.text.endsWith('\n') || !answer.text ? answer.text : `${answer.text}\n`);
+  else io.out(table(JSON.parse(answer.text)));
+  return 0;
+}

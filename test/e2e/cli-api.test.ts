@@ -1,0 +1,78 @@
+/** `npx holdback <command>` over the API of a started local stack: tables by default, --json, --csv, errors that say why and exit non-zero. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { runApiCommand } from '../../bin/api-commands';
+import { startHarness, type Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  await h.createVendors([{ id: 'vendor_a', scheduleOption: 1 }, { id: 'vendor_b', scheduleOption: 1 }]);
+});
+afterAll(() => h?.close());
+
+/** Runs one command line in-process against the stack; answers its exit code and what it printed. */
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runApiCommand([...argv, '--api-url', h.runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+test('predict: the gateway answer for an eligibility, as a table and as JSON', async () => {
+  const table = await cli('predict', '2022-12-06 09:00:00', '1');
+  expect(table.code).toBe(0);
+  expect(table.out).toBe('settlementAt  2022-12-07T11:00:00+05:30\n');
+  const json = await cli('predict', '2022-12-06 09:00:00', '1', '--json');
+  expect(JSON.parse(json.out).settlementAt).toBe(table.out.split(/\s+/)[1]);
+});
+
+test('policy set, get and history: a new version with its actor and reason', async () => {
+  const set = await cli('policy', 'set', 'vendor_a', '--rule', 'after_delivery', '--delay', 'P2D', '--schedule-option', '1', '--actor', 'finance@example.com', '--reason', 'trusted vendor', '--json');
+  expect(set.code).toBe(0);
+  expect(JSON.parse(set.out)).toMatchObject({ vendorId: 'vendor_a', version: 1, release: { kind: 'after_delivery', delay: 'P2D' }, actor: 'finance@example.com' });
+  const got = await cli('policy', 'get', 'vendor_a');
+  expect(got.out).toMatch(/^version\s+1$/m);
+  expect(got.out).toMatch(/^reason\s+trusted vendor$/m);
+  const history = await cli('policy', 'history', 'vendor_a');
+  expect(history.out).toMatch(/^versions:\n.*version.*\n.*finance@example\.com/m);
+});
+
+test('order, outcomes as CSV, hold and a refused manual release', async () => {
+  const transactionTime = await h.createPaidOrder('order_cli_1', [{ vendorId: 'vendor_a', amount: 600 }, { vendorId: 'vendor_b', amount: 400 }]);
+  await h.send('order.paid', { orderId: 'order_cli_1', transactionTime, vendors: [{ vendorId: 'vendor_a', amount: 600 }, { vendorId: 'vendor_b', amount: 400 }] });
+  const order = await cli('order', 'order_cli_1');
+  expect([order.code, order.err]).toEqual([0, '']);
+  expect(order.out).toMatch(/vendor_a\s+WAITING/);
+  const csv = await cli('outcomes', '--order', 'order_cli_1', '--csv');
+  const lines = csv.out.trim().split(/\r?\n/);
+  expect(lines[0]).toBe('order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message');
+  expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(',')).sort()).toEqual(['order_cli_1,vendor_a,600.00', 'order_cli_1,vendor_b,400.00']);
+  const hold = await cli('hold', 'vendor_a', '--actor', 'risk@example.com', '--reason', 'fraud review');
+  expect(hold.code).toBe(0);
+  const held = await cli('order', 'order_cli_1', '--json');
+  expect(JSON.parse(held.out).vendors.find((v: { vendorId: string }) => v.vendorId === 'vendor_a').state).toBe('HELD');
+  const refused = await cli('release', 'order_cli_1', 'vendor_a', '--actor', 'finance@example.com', '--reason', 'pay now');
+  expect(refused.code).toBe(1);
+  expect(refused.err).toMatch(/answered 409: invalid_state: .*HELD/);
+});
+
+test('a wrong command line says what to send and exits 2; a missing actor is named', async () => {
+  const unknown = await cli('polcy', 'get', 'vendor_a');
+  expect(unknown.code).toBe(2);
+  expect(unknown.err).toContain('unknown command "polcy get vendor_a"');
+  const noActor = await cli('hold', 'vendor_a', '--reason', 'x');
+  expect([noActor.code, noActor.err]).toEqual([2, '--actor is missing; every change records who made it and why\n']);
+  const badId = await cli('order', 'bad id!');
+  expect(badId.code).toBe(1);
+  expect(badId.err).toMatch(/answered 400: validation_error: orderId/);
+});
+
+test('the packaged entry runs an API command and passes its exit code on', async () => {
+  const run = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'holdback.js'), 'settings', '--json', '--api-url', h.runtime.api.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  run.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+  expect(code).toBe(0);
+  expect(JSON.parse(out)).toMatchObject({ deferByDays: 15, timezone: 'Asia/Kolkata' });
+});
