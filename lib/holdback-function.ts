@@ -9,7 +9,6 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { TABLES } from '../functions/adapters/dynamodb/tables';
 import { RUNTIME_ENV } from '../functions/composition-root';
 import { METRICS_NAMESPACE } from '../functions/observability/metric-names';
 import type { GatewayCredentials } from './gateway-credentials';
@@ -44,7 +43,7 @@ export interface HoldbackFunctionProps {
 }
 
 /** The DynamoDB actions a function's code uses on a table; empty: none (the function still gets the table's name). */
-export type TableActions = readonly `dynamodb:${'GetItem' | 'PutItem' | 'Query' | 'BatchGetItem' | 'DeleteItem' | 'UpdateItem'}`[];
+export type TableActions = readonly `dynamodb:${'GetItem' | 'PutItem' | 'Query' | 'BatchGetItem' | 'DeleteItem' | 'UpdateItem' | 'Scan'}`[];
 
 /**
  * Defaults: Node.js 24 on arm64, bundled by the local esbuild (never Docker), minified with source maps. The role is
@@ -103,6 +102,8 @@ export class HoldbackFunction extends Construct {
         sourceMap: true,
         // The pinned SDK is bundled instead of the runtime's copy, so AWS runs the versions the tests ran.
         externalModules: [],
+        // ES modules first: esbuild can then drop what a handler never calls (a fifth smaller bundle, measured by the bench).
+        mainFields: ['module', 'main'],
       },
     });
     const failuresGoTo = props.onFailure ? 'its on-failure destination (an SQS queue with an alarm), which supersedes a dead-letter queue' : props.failuresGoTo;
@@ -120,11 +121,11 @@ export class HoldbackFunction extends Construct {
     // where its use cases never touch the table: no actions, no grant.
     if (actions.length === 0) return this;
     table.table.grant(this.function, ...actions);
-    if (TABLES[table.name].globalSecondaryIndexes.length > 0 && actions.includes('dynamodb:Query')) {
+    if (table.definition.globalSecondaryIndexes.length > 0 && actions.includes('dynamodb:Query')) {
       const tableId = Stack.of(this).getLogicalId(table.table.node.defaultChild as CfnElement);
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-        reason: "Queries use the table's own indexes (due, byVendor); the grant covers this one table's indexes.",
+        reason: "Queries use the table's own indexes (named in tables.ts); the grant covers this one table's indexes.",
       });
     }
     return this;

@@ -3,7 +3,6 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
-import type { TableName } from '../functions/adapters/dynamodb/tables';
 import { RUNTIME_ENV } from '../functions/composition-root';
 import {
   DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
@@ -13,7 +12,8 @@ import { DeadLetterQueue } from './dead-letter-queue';
 import { GatewayCredentials } from './gateway-credentials';
 import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableActions } from './holdback-function';
-import { HoldbackTable } from './holdback-table';
+import { AuditKey } from './audit-key';
+import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
 import { ReleaseQueue } from './release-queue';
 import { ReleaseScheduling, type ScheduleAccess } from './release-scheduling';
@@ -68,18 +68,27 @@ export interface HoldbackStackProps extends StackProps {
  * The DynamoDB actions each function's code uses, per table (absent: none; it still gets the name, the composition
  * root builds every repository). Checked against the adapters' calls by the stack test.
  */
-export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<TableName, TableActions>>> = {
+export const AUDIT_APPEND: TableActions = ['dynamodb:PutItem', 'dynamodb:Query'];
+export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, TableActions>>> = {
   orderEvents: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
     config: ['dynamodb:BatchGetItem'],
     rejected: ['dynamodb:PutItem'],
+    audit: AUDIT_APPEND,
   },
-  release: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] },
-  sweep: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] },
+  release: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], audit: AUDIT_APPEND },
+  // The sweep also writes the audit checkpoints: it scans after a quiet spell and clears pending appends.
+  sweep: {
+    orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
+    audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
+  },
   api: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     rejected: ['dynamodb:Query'],
+    // Verification and export read the whole log.
+    audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
 };
 
@@ -88,10 +97,11 @@ const SCHEDULE_ACCESS: Record<FunctionRole, ScheduleAccess> = {
   orderEvents: 'createAndDelete', release: 'createAndDelete', sweep: 'createAndDelete', api: 'createAndDelete',
 };
 
-const TABLE_IDS: Record<TableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable' } as Record<TableName, string>;
+const TABLE_IDS: Record<StackTableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable', audit: 'AuditTable' };
 
 export class HoldbackStack extends Stack {
-  readonly tables: Record<TableName, HoldbackTable>;
+  readonly tables: Record<StackTableName, HoldbackTable>;
+  readonly auditKey: AuditKey;
   readonly functions: Record<FunctionRole, HoldbackFunction>;
   readonly api: HoldbackApi;
   readonly releaseQueue: ReleaseQueue;
@@ -109,8 +119,8 @@ export class HoldbackStack extends Stack {
       : new events.EventBus(this, 'EventBus', { eventBusName: busName });
     const retention = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
 
-    this.tables = Object.fromEntries((Object.keys(TABLE_IDS) as TableName[]).map((name) =>
-      [name, new HoldbackTable(this, TABLE_IDS[name], { name })])) as Record<TableName, HoldbackTable>;
+    this.tables = Object.fromEntries((Object.keys(STACK_TABLES) as StackTableName[]).map((name) =>
+      [name, new HoldbackTable(this, TABLE_IDS[name], { name })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
     const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
@@ -173,6 +183,8 @@ export class HoldbackStack extends Stack {
         .bindReleaseQueue(this.releaseQueue.queue)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
+    // Checkpoints of the audit log: signed by the sweep alone; every function reads the public key.
+    this.auditKey = new AuditKey(this, 'AuditKey', { writer: this.functions.sweep, readers: Object.values(this.functions) });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(this.releaseQueue.props.maximumConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
@@ -217,6 +229,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'ReleaseQueueUrl', { value: this.releaseQueue.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
+    new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-key serves its public key' });
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
     new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });

@@ -3,7 +3,18 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { AttributeDefinition, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_ENV, TABLES, type TableName } from '../functions/adapters/dynamodb/tables';
+import {
+  AUDIT_TABLE, AUDIT_TABLE_ENV, TABLE_ENV, TABLES, type TableDefinition, type TableName,
+} from '../functions/adapters/dynamodb/tables';
+
+/** Holdback's tables: those of TABLES, and the audit log's. */
+export type StackTableName = TableName | 'audit';
+
+/** Each table's one definition and the variable that names it, as the functions read them. */
+export const STACK_TABLES: Record<StackTableName, { definition: TableDefinition; environmentVariable: string }> = {
+  ...Object.fromEntries((Object.keys(TABLES) as TableName[]).map((name) => [name, { definition: TABLES[name], environmentVariable: TABLE_ENV[name] }])) as Record<TableName, { definition: TableDefinition; environmentVariable: string }>,
+  audit: { definition: AUDIT_TABLE, environmentVariable: AUDIT_TABLE_ENV },
+};
 
 const ATTRIBUTE_TYPES: Record<string, dynamodb.AttributeType> = {
   S: dynamodb.AttributeType.STRING,
@@ -13,7 +24,7 @@ const ATTRIBUTE_TYPES: Record<string, dynamodb.AttributeType> = {
 
 export interface HoldbackTableProps {
   /** Which of Holdback's tables this is. */
-  readonly name: TableName;
+  readonly name: StackTableName;
 }
 
 /**
@@ -22,15 +33,17 @@ export interface HoldbackTableProps {
  */
 export class HoldbackTable extends Construct {
   readonly table: dynamodb.Table;
-  readonly name: TableName;
+  readonly name: StackTableName;
+  readonly definition: TableDefinition;
   /** The environment variable that carries this table's physical name to the functions. */
   readonly environmentVariable: string;
 
   constructor(scope: Construct, id: string, props: HoldbackTableProps) {
     super(scope, id);
     this.name = props.name;
-    this.environmentVariable = TABLE_ENV[props.name];
-    const definition = TABLES[props.name];
+    this.environmentVariable = STACK_TABLES[props.name].environmentVariable;
+    const definition = STACK_TABLES[props.name].definition;
+    this.definition = definition;
     const keys = keysOf(definition.keySchema, definition.attributeDefinitions, props.name);
     this.table = new dynamodb.Table(this, 'Table', {
       ...keys,

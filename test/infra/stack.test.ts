@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { TABLE_ENV, TABLES, TTL_ATTRIBUTE, type TableName } from '../../functions/adapters/dynamodb/tables';
+import { AUDIT_TABLE, AUDIT_TABLE_ENV, TABLE_ENV, TABLES, TTL_ATTRIBUTE, type TableName } from '../../functions/adapters/dynamodb/tables';
 import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root';
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { METRIC } from '../../functions/observability/metric-names';
@@ -66,8 +66,20 @@ beforeAll(() => {
 });
 
 describe('DynamoDB tables', () => {
-  it('are exactly the tables of tables.ts', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLES).length);
+  it('are exactly the tables of tables.ts and the audit log', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLES).length + 1);
+  });
+
+  it("the audit log's table is tables.ts's AUDIT_TABLE: retained, deletion-protected, recoverable, never a TTL", () => {
+    const audit = resources[logicalId(stack.tables.audit.table)];
+    expect(audit.Properties.KeySchema).toEqual(AUDIT_TABLE.keySchema);
+    expect(audit.Properties.GlobalSecondaryIndexes).toEqual(AUDIT_TABLE.globalSecondaryIndexes);
+    expect(audit.Properties.TimeToLiveSpecification).toBeUndefined();
+    expect([audit.DeletionPolicy, audit.Properties.DeletionProtectionEnabled, audit.Properties.PointInTimeRecoverySpecification])
+      .toEqual(['Retain', true, { PointInTimeRecoveryEnabled: true }]);
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect([id, fn.Properties.Environment.Variables[AUDIT_TABLE_ENV]]).toEqual([id, { Ref: logicalId(stack.tables.audit.table) }]);
+    }
   });
 
   it.each(Object.keys(TABLES) as TableName[])('%s has the key schema, attributes and indexes of tables.ts', (name) => {
@@ -465,6 +477,24 @@ describe('access policies', () => {
       Action: 'events:PutEvents',
       Condition: { StringEquals: { 'events:source': DEFAULT_EVENT_SOURCE } },
     })]);
+  });
+});
+
+describe('audit checkpoint key', () => {
+  it('is an asymmetric signing key, retained, that only the sweep (the checkpoint writer) may sign with', () => {
+    const key = resources[logicalId(stack.auditKey.key)];
+    expect([key.Properties.KeySpec, key.Properties.KeyUsage, key.DeletionPolicy]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY', 'Retain']);
+    const policy: Statement[] = key.Properties.KeyPolicy.Statement;
+    const signers = policy.filter((s) => list(s.Action).some((a) => a === 'kms:Sign' || a === 'kms:*' || a === 'kms:Sign*'));
+    expect(signers.map((s) => (s as Json).Principal)).toEqual([{ AWS: getAtt(stack.functions.sweep.role) }]);
+    // No IAM policy anywhere grants signing either.
+    expect(statements().filter(({ statement }) => list(statement.Action).some((a) => a.startsWith('kms:Sign')))).toEqual([]);
+    const sweepEnv = resources[logicalId(stack.functions.sweep.function)].Properties.Environment.Variables;
+    expect(sweepEnv[RUNTIME_ENV.auditCheckpointWriter]).toBe('true');
+    for (const role of FUNCTION_ROLES.filter((r) => r !== 'sweep')) {
+      const env = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
+      expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, getAtt(stack.auditKey.key)]);
+    }
   });
 });
 
