@@ -1,10 +1,15 @@
 /** `npm run bench`: Holdback's throughput, latency and gateway-limit use on this machine, written to bench/results.json. */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, totalmem } from 'node:os';
 import { DateTime } from 'luxon';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { benchConsoleBundle, consoleBundleLine, CONSOLE_BUNDLE_GOAL_GZIP_BYTES } from './console-bundle';
+import { auditVerificationLine, auditVerificationTargets, benchAuditVerification } from './audit-verification';
+import { benchPreviewsAndImport, previewsAndImportLine, previewsAndImportTargets } from './previews';
 import { startLocal, type LocalRuntime } from '../local/runtime';
+import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
+import { RELEASE_QUEUE } from '../functions/routing';
 import { parseInstant } from '../functions/domain/dates';
 import { planRelease, vendorFacts } from '../functions/domain/release';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';
@@ -175,22 +180,36 @@ export function benchDomain() {
   return { decisionsPlusPredictions: iterations, predicted, seconds: round(seconds, 2), perSecond: round(iterations / seconds, 0) };
 }
 
-async function benchRateLimit() {
+/** The local containers of the gateway-limit run: twice the default, so a per-container limit would show as 429s. */
+const LIMIT_CONTAINERS = 4;
+
+/**
+ * The gateway's 600 per minute with a backlog: every due release goes through the release queue, whose consumer runs at
+ * most RELEASE_QUEUE.maximumConcurrency at once, each container limited to 600 / that. Counts the sandbox's answers
+ * 429 and its eligibility PUTs per order and vendor (a release sent twice would show as two).
+ */
+export async function benchGatewayLimit() {
   const limit = 600;
-  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: limit });
+  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: limit, containers: LIMIT_CONTAINERS });
   try {
     const put = await fetch(`${runtime.sandbox.url}/_sandbox/rate-limits`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ eligibilityPerMinute: limit }) });
     if (put.status !== 200) throw new Error(await put.text());
     // A backlog of one and a half minutes of the limit.
     const orderIds = await prepare(runtime, 'limit-order', 300);
     const stats = runtime.sandbox.state.stats.eligibilityPut;
-    const before = stats.servedWithinLimit;
+    const before = { served: stats.servedWithinLimit, limited: stats.rateLimited, log: runtime.sandbox.state.eligibilityLog.length };
     const { appliedAt } = await sendAndTrack(runtime, orderIds, paymentTimes(runtime, orderIds));
     await new Promise((r) => setTimeout(r, 60_000));
-    const servedInFirstMinute = stats.servedWithinLimit - before;
+    const servedInFirstMinute = stats.servedWithinLimit - before.served;
     const expected = orderIds.length * VENDORS.length;
     // The rest goes out as the window frees: throttled sends are rescheduled, and the sweep re-drives any lost one.
     await waitFor(() => appliedAt.size >= expected, 240_000);
+    await runtime.idle();
+    const putsPerRelease = new Map<string, number>();
+    for (const entry of runtime.sandbox.state.eligibilityLog.slice(before.log)) {
+      const key = `${entry.order_id}/${entry.vendor_id}`;
+      putsPerRelease.set(key, (putsPerRelease.get(key) ?? 0) + 1);
+    }
     const releasesByState = new Map<string, number>();
     for (const orderId of orderIds) {
       for (const release of await runtime.deps.orders.listReleases(orderId)) {
@@ -199,9 +218,15 @@ async function benchRateLimit() {
     }
     const applied = (releasesByState.get('APPLIED') ?? 0) + (releasesByState.get('SETTLED') ?? 0);
     return {
-      limitPerMinute: limit, backlog: expected, servedInFirstMinute,
+      limitPerMinute: limit, containers: LIMIT_CONTAINERS, releaseMaxConcurrency: RELEASE_QUEUE.maximumConcurrency,
+      perContainerLimitPerMinute: Math.floor(limit / RELEASE_QUEUE.maximumConcurrency),
+      backlog: expected, servedInFirstMinute,
       shareOfLimitUsed: round(servedInFirstMinute / limit, 3),
-      rateLimitedAnswers: stats.rateLimited,
+      // The most the sandbox served in any sliding minute of the run (its own count).
+      peakPerMinute: stats.peakPerMinute,
+      rateLimitedAnswers: stats.rateLimited - before.limited,
+      eligibilityPuts: [...putsPerRelease.values()].reduce((sum, n) => sum + n, 0),
+      releasesSentTwice: [...putsPerRelease.values()].filter((n) => n > 1).length,
       applied, releasesLost: expected - applied, states: Object.fromEntries(releasesByState),
     };
   } finally {
@@ -270,25 +295,152 @@ export async function runBench(): Promise<void> {
   const pipeline = { ...[...runs].sort((a, b) => a.releasesPerSecond - b.releasesPerSecond)[Math.floor(runs.length / 2)], runs: runs.map((r) => r.releasesPerSecond) };
   progress('bench: gateway sandbox request throughput...');
   const sandbox = await benchSandbox();
-  progress('bench: gateway limit of 600 per minute with a backlog (about 2 minutes)...');
-  const rateLimit = await benchRateLimit();
+  progress(`bench: gateway limit of 600 per minute with a backlog, ${LIMIT_CONTAINERS} containers (about 2 minutes)...`);
+  const rateLimit = await benchGatewayLimit();
+  progress('bench: console bundle size...');
+  const consoleBundle = await benchConsoleBundle();
+  progress('bench: audit verification of 1,000,000 records (about a minute)...');
+  const auditVerification = await benchAuditVerification();
+  const previewsAndImport = await benchPreviewsAndImport(progress);
+  progress('bench: outcomes CSV of 200,000 rows, streamed...');
+  const outcomesCsv = await benchOutcomesCsv(progress);
   const targets = {
     releasesPerSecond: { target: 300, measured: pipeline.releasesPerSecond, met: pipeline.releasesPerSecond >= 300 },
     decisionsPerSecond: { target: 100_000, measured: domain.perSecond, met: domain.perSecond >= 100_000 },
-    shareOfGatewayLimitUsed: { target: 0.95, measured: rateLimit.shareOfLimitUsed, met: rateLimit.shareOfLimitUsed >= 0.95 },
-    releasesLost: { target: 0, measured: rateLimit.releasesLost, met: rateLimit.releasesLost === 0 },
+    ...gatewayLimitTargets(rateLimit),
+    ...consoleBundleTargets(consoleBundle),
+    ...auditVerificationTargets(auditVerification),
+    ...previewsAndImportTargets(previewsAndImport),
+    ...outcomesCsvTargets(outcomesCsv),
   };
-  const results = {
-    at: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30, 1), node: process.version },
-    pipeline, domain, rateLimit, sandbox, targets,
-  };
-  const file = join(__dirname, 'results.json');
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  const { file, results } = writeResults({ pipeline, domain, rateLimit, sandbox, consoleBundle, auditVerification, previewsAndImport, outcomesCsv, targets });
   console.log(`Holdback benchmark (${results.machine.cpus} cores, Node ${process.version}) -> ${file}
   end to end: ${pipeline.releases} releases of ${pipeline.orders} orders in ${pipeline.seconds} s = ${pipeline.releasesPerSecond}/s, the median of ${pipeline.runs.join(', ')} (target 300/s); ${pipeline.cpuMsPerRelease} ms of CPU per release
   event-to-applied latency: p50 ${pipeline.latencyMs.p50} ms, p99 ${pipeline.latencyMs.p99} ms
   domain decisions + predictions: ${domain.perSecond}/s (target 100,000/s)
-  gateway limit 600/min with a backlog of ${rateLimit.backlog}: ${rateLimit.servedInFirstMinute} served in the first minute = ${(rateLimit.shareOfLimitUsed * 100).toFixed(1)}% (target 95%), ${rateLimit.releasesLost} releases lost (target 0)
-  sandbox: ${sandbox.map((s) => `${s.label} ${s.requestsPerSecond}/s`).join(', ')}`);
+  ${gatewayLimitLine(rateLimit)}
+  sandbox: ${sandbox.map((s) => `${s.label} ${s.requestsPerSecond}/s`).join(', ')}
+  ${consoleBundleLine(consoleBundle)}
+  ${auditVerificationLine(auditVerification)}
+  ${previewsAndImportLine(previewsAndImport)}
+  ${outcomesCsvLine(outcomesCsv)}`);
+}
+
+/** The outcomes CSV's target: every row of 200,000 streamed with the heap flat. */
+function outcomesCsvTargets(r: OutcomesCsvResult) {
+  return { outcomesCsvMemoryFlat: { target: true, measured: r.flat, met: r.flat && r.rows >= 200_000 } };
+}
+
+/** The outcomes CSV alone: `npx tsx bench/run.ts outcomes-csv` (BENCH_CSV_ORDERS orders of 3 vendors, default 66,667). */
+export async function runOutcomesCsvBench(): Promise<void> {
+  const outcomesCsv = await benchOutcomesCsv((line) => process.stderr.write(`${line}\n`));
+  const { file } = writeResults({ outcomesCsv, targets: outcomesCsvTargets(outcomesCsv) });
+  console.log(`${outcomesCsvLine(outcomesCsv)} -> ${file}`);
+}
+
+/** The policy preview and the import dry run alone (about two minutes): `npx tsx bench/run.ts previews`. */
+export async function runPreviewsBench(): Promise<void> {
+  const previewsAndImport = await benchPreviewsAndImport((line) => process.stderr.write(`${line}\n`));
+  const { file } = writeResults({ previewsAndImport, targets: previewsAndImportTargets(previewsAndImport) });
+  console.log(`  ${previewsAndImportLine(previewsAndImport)} -> ${file}`);
+}
+
+if (require.main === module && process.argv[2] === 'previews') {
+  runPreviewsBench().then(() => process.exit(0), (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
+
+/** The audit verification alone (about a minute): `npx tsx bench/run.ts audit`. */
+export async function runAuditBench(): Promise<void> {
+  const auditVerification = await benchAuditVerification();
+  const { file } = writeResults({ auditVerification, targets: auditVerificationTargets(auditVerification) });
+  console.log(`${auditVerificationLine(auditVerification)} -> ${file}`);
+}
+
+if (require.main === module && process.argv[2] === 'audit') {
+  runAuditBench().then(() => process.exit(0), (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
+
+function consoleBundleTargets(r: Awaited<ReturnType<typeof benchConsoleBundle>>) {
+  return { consoleBundleGzipBytes: { target: CONSOLE_BUNDLE_GOAL_GZIP_BYTES, measured: r.gzipBytes, met: r.gzipBytes < CONSOLE_BUNDLE_GOAL_GZIP_BYTES } };
+}
+
+/** The console's bundle size alone (seconds): `npx tsx bench/run.ts console-bundle`. */
+export async function runConsoleBundleBench(): Promise<void> {
+  const consoleBundle = await benchConsoleBundle();
+  const { file } = writeResults({ consoleBundle, targets: consoleBundleTargets(consoleBundle) });
+  console.log(`${consoleBundleLine(consoleBundle)} -> ${file}`);
+}
+
+type GatewayLimitResult = Awaited<ReturnType<typeof benchGatewayLimit>>;
+
+function gatewayLimitTargets(rateLimit: GatewayLimitResult) {
+  return {
+    shareOfGatewayLimitUsed: { target: 0.95, measured: rateLimit.shareOfLimitUsed, met: rateLimit.shareOfLimitUsed >= 0.95 },
+    rateLimitedAnswers: { target: 0, measured: rateLimit.rateLimitedAnswers, met: rateLimit.rateLimitedAnswers === 0 },
+    releasesLost: { target: 0, measured: rateLimit.releasesLost, met: rateLimit.releasesLost === 0 },
+    releasesSentTwice: { target: 0, measured: rateLimit.releasesSentTwice, met: rateLimit.releasesSentTwice === 0 },
+  };
+}
+
+function gatewayLimitLine(r: GatewayLimitResult): string {
+  return `gateway limit ${r.limitPerMinute}/min, ${r.containers} containers, ${r.releaseMaxConcurrency} release environments of ${r.perContainerLimitPerMinute}/min, backlog ${r.backlog}: `
+    + `${r.servedInFirstMinute} served in the first minute = ${(r.shareOfLimitUsed * 100).toFixed(1)}% (target 95%), ${r.rateLimitedAnswers} answered 429 (target 0), `
+    + `${r.releasesLost} lost (target 0), ${r.releasesSentTwice} sent twice (target 0)`;
+}
+
+/**
+ * Writes bench/results.json: the sections given replace those of the file (a part run alone keeps the others'
+ * figures), targets merged by name, with the time and the machine of this run.
+ */
+function writeResults(sections: Record<string, unknown> & { targets: Record<string, unknown> }) {
+  const file = join(__dirname, 'results.json');
+  let previous: Record<string, unknown> = {};
+  try {
+    previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    previous = {};
+  }
+  const results = {
+    ...previous,
+    ...sections,
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30, 1), node: process.version },
+    targets: { ...(previous.targets as Record<string, unknown> | undefined), ...sections.targets },
+  };
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  return { file, results };
+}
+
+/** The gateway-limit run alone (about 2 minutes): `npx tsx bench/run.ts gateway-limit`. */
+export async function runGatewayLimitBench(): Promise<void> {
+  const rateLimit = await benchGatewayLimit();
+  const { file } = writeResults({ rateLimit, targets: gatewayLimitTargets(rateLimit) });
+  console.log(`${gatewayLimitLine(rateLimit)} -> ${file}`);
+}
+
+if (require.main === module && process.argv[2] === 'console-bundle') {
+  runConsoleBundleBench().then(() => process.exit(0), (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
+
+if (require.main === module && process.argv[2] === 'outcomes-csv') {
+  runOutcomesCsvBench().then(() => process.exit(0), (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
+
+if (require.main === module && process.argv[2] === 'gateway-limit') {
+  runGatewayLimitBench().then(() => process.exit(0), (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

@@ -1,5 +1,6 @@
 /** Holdback's command line: start the embedded default, play the demo, run the benchmark, or start the sandbox alone. */
 import { parseArgs } from 'node:util';
+import { API_USAGE } from './api-commands';
 
 const USAGE = `usage: holdback <command> [options]
 
@@ -7,9 +8,19 @@ commands:
   start     start the local edge (4566), the Holdback API (4000) and the gateway sandbox (4010) in one process
             --clock <ISO instant>   start the shared clock at that instant (it runs forward unless --frozen)
             --frozen                keep the clock still; move it with POST /_local/clock
+            --data <folder>         keep the state in that folder (default .holdback/ here); a restart carries on from it
+            --fresh                 empty the data folder first
   demo      play a marketplace week on the clock and print a table per vendor
   bench     run the benchmark and write bench/results.json
   sandbox   start the gateway sandbox alone (4010)
+  audit verify --file <export.ndjson> --public-key <key.pem> [--json]
+            check an export of GET /audit/export offline (no AWS credentials); exit 1 with the first broken link
+  console   the web console on loopback for Holdback on AWS, its calls signed with your AWS credentials (SigV4)
+            --api-url <URL>   the API's base URL, e.g. https://abc123.execute-api.ap-south-1.amazonaws.com
+            --region <name>   when the URL does not name it (a custom domain)
+            --port <n>        loopback port (default 4001)
+
+${API_USAGE}
 `;
 
 // The pinned AWS SDK runs on Node 20; its notice that releases after January 2027 need Node 22 is in the README.
@@ -19,9 +30,12 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'start': {
-      const { values } = parseArgs({ args: rest, options: { clock: { type: 'string' }, frozen: { type: 'boolean' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { clock: { type: 'string' }, frozen: { type: 'boolean' }, data: { type: 'string' }, fresh: { type: 'boolean' } },
+      });
       const { runStart } = await import('../local/start');
-      await runStart({ clock: values.clock, frozen: values.frozen ?? false });
+      await runStart({ clock: values.clock, frozen: values.frozen ?? false, data: values.data, fresh: values.fresh ?? false });
       return;
     }
     case 'demo': {
@@ -39,15 +53,55 @@ async function main(argv: string[]): Promise<void> {
       await runSandbox();
       return;
     }
+    case 'console': {
+      const { values } = parseArgs({ args: rest, options: { 'api-url': { type: 'string' }, region: { type: 'string' }, port: { type: 'string' } } });
+      const { runConsole } = await import('./console-server');
+      await runConsole({ apiUrl: values['api-url'], region: values.region, port: values.port });
+      return;
+    }
+    case 'audit': {
+      const [sub, ...args] = rest;
+      // Without --file it asks the API (GET /audit/verify, /audit/export); with it, it checks an export offline.
+      if (!args.includes('--file')) {
+        process.exitCode = await runApi(argv);
+        return;
+      }
+      if (sub !== 'verify') {
+        process.stderr.write(`unknown audit command "${sub ?? ''}"; use: holdback audit verify --file F --public-key K\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const { values } = parseArgs({ args, options: { file: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } });
+      const { runAuditVerify, UsageError } = await import('./audit-verify');
+      try {
+        process.exitCode = await runAuditVerify({ file: values.file, publicKey: values['public-key'], json: values.json });
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        process.stderr.write(`${error.message}\n`);
+        process.exitCode = 2;
+      }
+      return;
+    }
     case undefined:
     case 'help':
     case '--help':
       process.stdout.write(USAGE);
       return;
     default:
+      if (API_COMMANDS.has(command)) {
+        process.exitCode = await runApi(argv);
+        return;
+      }
       process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
       process.exitCode = 2;
   }
+}
+
+const API_COMMANDS = new Set(['settings', 'policy', 'vendors', 'order', 'timeline', 'outcomes', 'forecast', 'release', 'retry', 'hold', 'unhold', 'import', 'accuracy', 'predict']);
+
+async function runApi(argv: string[]): Promise<number> {
+  const { runApiCommand } = await import('./api-commands');
+  return runApiCommand(argv, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -4,26 +4,37 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { Clock, Dependencies, Logger } from './application/ports';
-import { DEFAULT_EVENT_SOURCE, RELEASE_SCHEDULE_GROUP } from './routing';
-import { TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
+import { KMSClient } from '@aws-sdk/client-kms';
+import type { Clock, Dependencies, EligibilityGateway, Logger } from './application/ports';
+import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './routing';
+import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
+import { DynamoAuditStore } from './adapters/dynamodb/audit-store';
+import { Ed25519AuditKey } from './adapters/audit-key/ed25519-audit-key';
+import { KmsAuditKey } from './adapters/kms/kms-audit-key';
 import { DynamoSettingsRepository } from './adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from './adapters/dynamodb/policy-repository';
+import { DynamoHoldRepository } from './adapters/dynamodb/hold-repository';
 import { DynamoConfigReader } from './adapters/dynamodb/config-reader';
 import { DocumentClient, documentClientConfig } from './adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
+import { DynamoPreviewRepository } from './adapters/dynamodb/preview-repository';
+import { DynamoPolicyImportRepository } from './adapters/dynamodb/policy-import-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
 import { HttpGatewayOrders } from './adapters/gateway/http-gateway-orders';
 import { EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
 import { JsonLinesLogger } from './adapters/logging/json-lines-logger';
 import { SqsReleaseQueue } from './adapters/sqs/sqs-release-queue';
+import {
+  fixedCredentials, secretsManagerCredentials, SecretScrubber, type GatewayCredentialSource,
+} from './adapters/secrets/gateway-credentials';
 
 /**
- * Every environment variable the runtime reads. On AWS the CDK stack sets them; the gateway client secret is put in
- * `HOLDBACK_GATEWAY_CLIENT_SECRET` at deploy time from Secrets Manager (a CloudFormation dynamic reference, e.g.
- * `secret.secretValueFromJson('clientSecret')`), so it is never in the repository or the synthesized template.
+ * Every environment variable the runtime reads. On AWS the CDK stack sets them, and the gateway credentials are NOT
+ * among them: `HOLDBACK_GATEWAY_SECRET_ID` names the Secrets Manager secret, read at run time with a cache (a rotation
+ * applies within SECRET_MAX_AGE_SECONDS, without a deploy). The embedded default passes the sandbox's public test
+ * credentials in `HOLDBACK_GATEWAY_CLIENT_ID` / `HOLDBACK_GATEWAY_CLIENT_SECRET` instead.
  */
 export const RUNTIME_ENV = {
   ordersTable: TABLE_ENV.orders,
@@ -34,17 +45,31 @@ export const RUNTIME_ENV = {
   gatewayBaseUrl: 'HOLDBACK_GATEWAY_BASE_URL',
   /** Optional: the PG API base (order lookup); defaults to the vendor base URL + "/pg". */
   gatewayPgBaseUrl: 'HOLDBACK_GATEWAY_PG_BASE_URL',
+  gatewaySecretId: 'HOLDBACK_GATEWAY_SECRET_ID',
   gatewayClientId: 'HOLDBACK_GATEWAY_CLIENT_ID',
   gatewayClientSecret: 'HOLDBACK_GATEWAY_CLIENT_SECRET',
   gatewayRatePerMinute: 'HOLDBACK_GATEWAY_RATE_PER_MINUTE',
   gatewayTimeoutMs: 'HOLDBACK_GATEWAY_TIMEOUT_MS',
   gatewayMaxTries: 'HOLDBACK_GATEWAY_MAX_TRIES',
   gatewayMaxWaitMs: 'HOLDBACK_GATEWAY_MAX_WAIT_MS',
-  releaseFunctionArn: 'HOLDBACK_RELEASE_FUNCTION_ARN',
+  /** The release queue's ARN: the target of every release schedule. */
+  releaseQueueArn: 'HOLDBACK_RELEASE_QUEUE_ARN',
   schedulerRoleArn: 'HOLDBACK_SCHEDULER_ROLE_ARN',
   scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
   /** The URL of the release queue (SQS): the one send path. */
   releaseQueueUrl: 'HOLDBACK_RELEASE_QUEUE_URL',
+  /** Optional: JSON days per kind of record that may expire (`{"orders", "events", "rejected"}`); unset: nothing expires. */
+  retentionDays: 'HOLDBACK_RETENTION_DAYS',
+  /** The release queue consumer's maximum concurrency: each container's share of the gateway rate is rate / this. */
+  releaseMaxConcurrency: 'HOLDBACK_RELEASE_MAX_CONCURRENCY',
+  /** The audit log's table (default "holdback-audit"; the stack sets it). */
+  auditTable: AUDIT_TABLE_ENV,
+  /** AWS: the ARN of the audit checkpoints' KMS key (ECC_NIST_P256, SIGN_VERIFY); every function reads its public key. */
+  auditKmsKeyId: 'HOLDBACK_AUDIT_KMS_KEY_ID',
+  /** AWS: "true" on the one function whose role the key policy lets sign (the checkpoint writer). */
+  auditCheckpointWriter: 'HOLDBACK_AUDIT_CHECKPOINT_WRITER',
+  /** Local: the Ed25519 key file (PEM), created on first use; the embedded default keeps it in its data folder. */
+  auditKeyFile: 'HOLDBACK_AUDIT_KEY_FILE',
   /** Set by Lambda; locally by the embedded default. */
   region: 'AWS_REGION',
   /** Optional: every SDK client talks to this endpoint (the local edge). */
@@ -69,15 +94,22 @@ export interface RuntimeConfig {
     vendorBaseUrl: string;
     /** `{base_url}` of the PG API, e.g. "https://api.example.com/pg". */
     pgBaseUrl: string;
-    clientId: string;
-    clientSecret: string;
+    /** Where the credentials come from: a secret read at run time (AWS), or fixed values (local only). */
+    credentials: { secretId: string } | { clientId: string; clientSecret: string };
     ratePerMinute: number;
     timeoutMs: number;
     maxTries: number;
     maxWaitMs: number;
   };
-  scheduler: { releaseFunctionArn: string; schedulerRoleArn: string; groupName: string };
+  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string };
   releaseQueueUrl: string;
+  /** The release queue consumer's maximum concurrency: at most this many release containers send at once. */
+  releaseMaxConcurrency: number;
+  audit: {
+    table: string;
+    /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
+    key: { kms: string; writer: boolean } | { file: string } | null;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -137,22 +169,58 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     gateway: {
       vendorBaseUrl,
       pgBaseUrl,
-      clientId: required(RUNTIME_ENV.gatewayClientId, 'the gateway client id'),
-      clientSecret: required(RUNTIME_ENV.gatewayClientSecret, 'the gateway client secret (from Secrets Manager on AWS)'),
+      credentials: credentialsConfig(env, problems),
       ratePerMinute: count(RUNTIME_ENV.gatewayRatePerMinute, 600, 1),
       timeoutMs: count(RUNTIME_ENV.gatewayTimeoutMs, 5_000, 1),
       maxTries: count(RUNTIME_ENV.gatewayMaxTries, 4, 1),
       maxWaitMs: count(RUNTIME_ENV.gatewayMaxWaitMs, 20_000, 0),
     },
     scheduler: {
-      releaseFunctionArn: required(RUNTIME_ENV.releaseFunctionArn, 'the ARN of the release function'),
-      schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to invoke it'),
+      releaseQueueArn: required(RUNTIME_ENV.releaseQueueArn, 'the ARN of the release queue (SQS), the target of release schedules'),
+      schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to send to it'),
       groupName: optional(RUNTIME_ENV.scheduleGroup, RELEASE_SCHEDULE_GROUP),
     },
     releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
+    // Lambda's SQS ScalingConfig takes at least 2.
+    releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
+    audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
   };
+  if (config.gateway.ratePerMinute < config.releaseMaxConcurrency) {
+    problems.push(`${RUNTIME_ENV.gatewayRatePerMinute} (${config.gateway.ratePerMinute}) is below ${RUNTIME_ENV.releaseMaxConcurrency} (${config.releaseMaxConcurrency}): each release container needs at least one send a minute; raise the rate or lower the concurrency`);
+  }
   if (problems.length > 0) throw new RuntimeConfigError(problems);
   return config;
+}
+
+/** The audit key: a KMS key or a local key file, never both (a production runtime must not sign with a file). */
+function auditKeyConfig(env: Env, problems: string[]): RuntimeConfig['audit']['key'] {
+  const kms = env[RUNTIME_ENV.auditKmsKeyId]?.trim();
+  const file = env[RUNTIME_ENV.auditKeyFile]?.trim();
+  const writer = env[RUNTIME_ENV.auditCheckpointWriter]?.trim();
+  if (writer && writer !== 'true' && writer !== 'false') {
+    problems.push(`${RUNTIME_ENV.auditCheckpointWriter} is "${writer}"; set it to "true" on the checkpoint writer, or leave it unset`);
+  }
+  if (kms && file) {
+    problems.push(`${RUNTIME_ENV.auditKmsKeyId} and ${RUNTIME_ENV.auditKeyFile} are both set; set only the KMS key on AWS, only the key file locally`);
+  }
+  if (kms) return { kms, writer: writer === 'true' };
+  return file ? { file } : null;
+}
+
+/** A secret id, or (locally) both fixed credentials; never both kinds, so that production cannot fall back to variables. */
+function credentialsConfig(env: Env, problems: string[]): RuntimeConfig['gateway']['credentials'] {
+  const secretId = env[RUNTIME_ENV.gatewaySecretId]?.trim();
+  const clientId = env[RUNTIME_ENV.gatewayClientId]?.trim();
+  const clientSecret = env[RUNTIME_ENV.gatewayClientSecret]?.trim();
+  if (secretId) {
+    if (clientId || clientSecret) {
+      problems.push(`${RUNTIME_ENV.gatewaySecretId} and ${RUNTIME_ENV.gatewayClientId}/${RUNTIME_ENV.gatewayClientSecret} are both set; set only the secret id (credentials never go in variables on AWS)`);
+    }
+    return { secretId };
+  }
+  if (clientId && clientSecret) return { clientId, clientSecret };
+  problems.push(`${RUNTIME_ENV.gatewaySecretId} is not set; set it to the ARN or name of the Secrets Manager secret holding {"clientId", "clientSecret"} (locally: ${RUNTIME_ENV.gatewayClientId} and ${RUNTIME_ENV.gatewayClientSecret} instead)`);
+  return { clientId: '', clientSecret: '' };
 }
 
 /**
@@ -162,13 +230,40 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
  */
 const SDK_LOGGER = { debug: () => undefined, warn: () => undefined, error: () => undefined } as unknown as DynamoDBClientConfig['logger'];
 
+/**
+ * The sends a minute one container may make: the gateway's limit is for the whole deployment, and at most
+ * `releaseMaxConcurrency` release containers run at once (the queue's event source mapping), so each takes its share.
+ */
+export function containerRatePerMinute(config: RuntimeConfig): number {
+  return Math.floor(config.gateway.ratePerMinute / config.releaseMaxConcurrency);
+}
+
+/** The gateway of a function that must not send: a due release goes on the release queue instead. */
+const noGatewaySends: EligibilityGateway = {
+  updateEligibility: async () => {
+    throw new Error('only the release function sends to the gateway (its limit is shared by the release containers); enqueue the release command instead');
+  },
+};
+
+/** The audit checkpoints' key as configured; the KMS client is built only where a KMS key is. */
+function auditKeyOf(config: RuntimeConfig, aws: ConstructorParameters<typeof KMSClient>[0]): Dependencies['auditKey'] {
+  const key = config.audit.key;
+  if (!key) return null;
+  if ('kms' in key) return new KmsAuditKey(new KMSClient(aws ?? {}), key.kms, key.writer);
+  return Ed25519AuditKey.fromFile(key.file);
+}
+
 /** The system clock (AWS); the embedded default passes its shared clock instead. */
 export const systemClock: Clock = { now: () => DateTime.utc() };
 
 /** Builds every adapter once, with one SDK client per service. */
 export function buildDependencies(
   config: RuntimeConfig,
-  overrides: { clock?: Clock; logger?: Logger; publishLingerMs?: number } = {},
+  overrides: {
+    clock?: Clock; logger?: Logger; publishLingerMs?: number;
+    /** False for every function but the release function: only it sends, so the deployment stays under the gateway's limit. */
+    sendsToGateway?: boolean;
+  } = {},
 ): Dependencies {
   const clock = overrides.clock ?? systemClock;
   const aws = {
@@ -181,27 +276,38 @@ export function buildDependencies(
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
   const doc = new DocumentClient(new DynamoDBClient(documentClientConfig(dynamodb)));
-  const logger = overrides.logger ?? new JsonLinesLogger({
-    secrets: [config.gateway.clientSecret, config.gateway.clientId],
-  });
+  const scrubber = new SecretScrubber();
+  const source = config.gateway.credentials;
+  const credentials: GatewayCredentialSource = 'secretId' in source
+    ? secretsManagerCredentials(source.secretId, scrubber)
+    : fixedCredentials(source, scrubber);
+  const logger = overrides.logger ?? new JsonLinesLogger({ scrubber });
+  const orders = new DynamoOrderRepository(doc, config.tables.orders);
+  const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
   return {
     clock,
     logger,
     settings: new DynamoSettingsRepository(doc, config.tables.config, clock),
-    policies: new DynamoPolicyRepository(doc, config.tables.config),
+    policies: new DynamoPolicyRepository(doc, config.tables.config, orders.reads.directory),
+    holds: new DynamoHoldRepository(doc, config.tables.config),
     config: new DynamoConfigReader(doc, config.tables.config, clock),
-    orders: new DynamoOrderRepository(doc, config.tables.orders),
+    orders,
+    reads: orders.reads,
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected),
+    previews: new DynamoPreviewRepository(doc, config.tables.config),
+    policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
     scheduler: new EventBridgeReleaseScheduler(new SchedulerClient(aws), {
-      releaseFunctionArn: config.scheduler.releaseFunctionArn,
+      releaseQueueArn: config.scheduler.releaseQueueArn,
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
     }),
-    gateway: new HttpEligibilityGateway({ ...config.gateway, now: () => clock.now() }),
+    gateway: overrides.sendsToGateway === false
+      ? noGatewaySends
+      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now() }),
     gatewayOrders: new HttpGatewayOrders({
       pgBaseUrl: config.gateway.pgBaseUrl,
-      clientId: config.gateway.clientId,
-      clientSecret: config.gateway.clientSecret,
+      credentials,
+      scrubber,
       timeoutMs: config.gateway.timeoutMs,
     }),
     publisher: new EventBridgePublisher(new EventBridgeClient(aws), {
@@ -211,10 +317,10 @@ export function buildDependencies(
       lingerMs: overrides.publishLingerMs,
     }),
     queue: new SqsReleaseQueue(new SQSClient(aws), config.releaseQueueUrl),
-    // TEMPORARY until the audit log adapter lands (issue 7.8): entries are dropped. Must be replaced before a commit
-    // that claims the audit log.
-    audit: { append: async () => undefined },
+    audit: auditStore,
+    auditArchive: auditStore,
+    auditKey: auditKeyOf(config, aws),
     // The gateway signs its webhooks with the client secret.
-    secrets: { webhookSecret: config.gateway.clientSecret },
+    secrets: { webhookSecret: async () => (await credentials()).clientSecret },
   };
 }

@@ -9,6 +9,28 @@ export const HOLDBACK_EVENT_SOURCE = 'holdback';
 export const DEFAULT_EVENT_BUS = 'default';
 /** Schedule group of the one-time release schedules. */
 export const RELEASE_SCHEDULE_GROUP = 'holdback-releases';
+/**
+ * The release queue, the one send path (issue 9): due release commands, consumed by the release function. The CDK
+ * stack's event source mapping and the local edge's use the same numbers. Maximum concurrency bounds the release
+ * function's parallel sends, so each container may use the gateway's rate divided by it.
+ */
+export const RELEASE_QUEUE = {
+  name: 'holdback-releases',
+  deadLetterName: 'holdback-releases-dlq',
+  /** Records per invocation; the release function runs them at once. */
+  batchSize: 10,
+  /**
+   * At most this many release invocations at once (Lambda's ScalingConfig, at least 2; the old reserved concurrency):
+   * each container may send 600 / 10 = 60 a minute, and ten of them in flight keep the limit used when each send waits
+   * on DynamoDB and the gateway.
+   */
+  maximumConcurrency: 10,
+  /** Six times the release function's timeout (60 s), as AWS advises for SQS event sources. */
+  visibilityTimeoutSeconds: 360,
+  /** Receives before a message goes to the dead-letter queue (a poison message, or a function failing for ever). */
+  maxReceiveCount: 5,
+} as const;
+
 /** The periodic sweep that re-drives anything overdue or retryable. */
 export const SWEEP_SCHEDULE = { name: 'holdback-sweep', expression: 'rate(1 minute)', target: 'sweep' as HandlerName };
 

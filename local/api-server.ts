@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { bodyStreamOf } from '../functions/handlers/streamed-body';
+import { loopbackRefusal } from './loopback-guard';
 
 /** A Lambda handler of payload 2.0 (the middy handler of functions/handlers/api.ts, or a plain function of the event). */
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -32,7 +34,15 @@ function isTextual(contentType: string | undefined): boolean {
 export async function createApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const port = options.port ?? Number(process.env.HOLDBACK_API_PORT ?? 4000);
   const host = options.host ?? '127.0.0.1';
+  let bound = 0;
   const server = createServer((req, res) => {
+    // Other web pages and rebound DNS names are refused before the body is read (on AWS, IAM signing does this).
+    const refusal = loopbackRefusal(req, { port: bound, formsAllowed: false });
+    if (refusal) {
+      req.resume();
+      send(res, { statusCode: refusal.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: refusal.code, message: refusal.message } }) });
+      return;
+    }
     void serve(req, res, options.handler);
   });
   await new Promise<void>((resolve, reject) => {
@@ -42,7 +52,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       resolve();
     });
   });
-  const bound = (server.address() as AddressInfo).port;
+  bound = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${bound}`,
     port: bound,
@@ -55,13 +65,20 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
 
 async function serve(req: IncomingMessage, res: ServerResponse, handler: ApiHandler): Promise<void> {
   try {
-    const body = await readBody(req);
+    // A declared length over the limit is refused unread; one streamed past it stops being read. The connection then
+    // closes once the answer is out, so the rest is never taken in.
+    const declared = Number(req.headers['content-length']);
+    const body = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : await readBody(req);
     if (body === null) {
-      send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } }) });
+      res.once('finish', () => req.destroy());
+      send(res, { statusCode: 413, headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } }) });
       return;
     }
     const event = toEvent(req, body);
-    send(res, await handler(event, localContext(event.requestContext.requestId)));
+    const result = await handler(event, localContext(event.requestContext.requestId));
+    const chunks = bodyStreamOf(result);
+    if (chunks) await pipe(res, result, chunks);
+    else send(res, result);
   } catch (error) {
     // The handler answers its own errors; this is a fault of the translation itself.
     console.error('local API server failed', error instanceof Error ? error.message : error);
@@ -79,9 +96,15 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
     let size = 0;
     let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      tooLarge = true;
+      req.pause();
+      resolve(null);
     });
     req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
     req.on('error', reject);
@@ -164,4 +187,47 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   headers['content-length'] = body.length;
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(body);
+}
+
+/**
+ * A streamed body (the outcomes CSV) goes out chunk by chunk, chunked transfer encoding, each write waiting for the
+ * socket to drain: however many rows, the process holds one chunk at a time. A client that goes away ends the read.
+ */
+async function pipe(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, chunks: AsyncIterable<string>): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  const iterator = chunks[Symbol.asyncIterator]();
+  let first: IteratorResult<string>;
+  try {
+    // The first chunk before the head: an error before any row is still answered with a status.
+    first = await iterator.next();
+  } catch (error) {
+    await iterator.return?.();
+    throw error;
+  }
+  res.writeHead(result.statusCode ?? 200, headers);
+  let closed = false;
+  res.once('close', () => {
+    closed = true;
+  });
+  try {
+    for (let next = first; !next.done && !closed; next = await iterator.next()) {
+      if (!res.write(next.value)) await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+    res.end();
+  } catch (error) {
+    // Rows already went out with a 200: the only honest signal left is a broken body.
+    console.error('local API server: streamed body failed', error instanceof Error ? error.message : error);
+    res.destroy();
+  } finally {
+    if (closed) await iterator.return?.();
+  }
 }

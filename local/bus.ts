@@ -1,9 +1,11 @@
 /** The local EventBridge bus: PutEvents with the real service's validation, then asynchronous delivery by the shared rules. */
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
+import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../functions/domain/bounds';
 import { eventRules, patternMatches, type EventRule, type HandlerName } from '../functions/routing';
 import type { SharedClock } from './clock';
 import { InFlight, pause } from './in-flight';
+import { MemoryRecords, type RecordStore } from './durable-file';
 
 /** What a rule's target receives, as EventBridge builds it. */
 export interface EventEnvelope {
@@ -18,7 +20,8 @@ export interface EventEnvelope {
   detail: Record<string, unknown>;
 }
 
-export type LambdaTarget = (event: unknown) => Promise<unknown>;
+/** Invokes a function; `environment` pins the execution environment (an SQS mapping's concurrency slot). */
+export type LambdaTarget = (event: unknown, environment?: number) => Promise<unknown>;
 
 export type PutEventsResultEntry = { EventId: string } | { ErrorCode: string; ErrorMessage: string };
 
@@ -49,6 +52,8 @@ export interface LocalBusOptions {
   retryDelayMs?: number;
   /** How many deliveries run at once, like a Lambda function's reserved concurrency. */
   concurrency?: number;
+  /** Where accepted events wait until every target has had them (the data folder's journal); default: memory only. */
+  store?: RecordStore<EventEnvelope>;
 }
 
 /** PutEvents' limits (service quotas that are not adjustable). */
@@ -69,8 +74,10 @@ export class LocalBus {
   readonly inFlight: InFlight;
   private readonly rules: EventRule[];
   private readonly busNames: Set<string>;
+  private readonly store: RecordStore<EventEnvelope>;
 
   constructor(private readonly opts: LocalBusOptions) {
+    this.store = opts.store ?? new MemoryRecords();
     this.rules = eventRules(opts.eventSource);
     this.busNames = new Set(['default', ...(opts.busNames ?? [])].filter((name) => name !== ''));
     this.inFlight = new InFlight(opts.concurrency ?? 16);
@@ -108,6 +115,18 @@ export class LocalBus {
     return { FailedEntryCount: entries.length - accepted.length, Entries: results };
   }
 
+  /** Resolves once every event accepted so far is on disk: the edge answers PutEvents only then. */
+  persisted(): Promise<void> {
+    return this.store.flush();
+  }
+
+  /** Delivers again the events accepted before a restart whose delivery had not finished (at least once). */
+  restore(): number {
+    const pending = [...this.store.loaded().values()];
+    for (const envelope of pending) this.accept(envelope);
+    return pending.length;
+  }
+
   /** Accepted events with the given source and detail-type (either may be omitted). */
   find(filter: { source?: string; detailType?: string }): EventEnvelope[] {
     return this.events.filter((event) =>
@@ -136,6 +155,11 @@ export class LocalBus {
     if (detail === null || typeof detail !== 'object' || Array.isArray(detail)) {
       return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
     }
+    // EventBridge accepts any JSON (within 256 KB, e.g. 40,000 nested lists) and the target refuses what it cannot
+    // read. Every step here (keeping it, cloning it per delivery, posting it to a container) recurses, so a detail
+    // deeper than any target reads is cut to one level past the limit: still too deep, so the target refuses it and
+    // lists it as rejected, for the same reason as on AWS.
+    if (nestingDepth(detail) > MAX_NESTING_DEPTH) detail = pruneNesting(detail);
     if (e.EventBusName !== undefined && !this.isLocalBus(e.EventBusName)) {
       return { ErrorCode: 'ResourceNotFoundException', ErrorMessage: `Event bus ${String(e.EventBusName)} does not exist.` };
     }
@@ -169,12 +193,17 @@ export class LocalBus {
   private accept(envelope: EventEnvelope): void {
     this.events.push(envelope);
     if (this.events.length > KEPT_EVENTS) this.events.splice(0, this.events.length - KEPT_EVENTS);
+    const deliveries: Array<Promise<void>> = [];
     for (const rule of this.rules) {
       const target = this.opts.targets[rule.target];
       if (target && patternMatches(rule.pattern, envelope)) {
-        void this.inFlight.run(() => this.deliver(rule, target, envelope));
+        deliveries.push(this.inFlight.run(() => this.deliver(rule, target, envelope)));
       }
     }
+    if (deliveries.length === 0) return;
+    // Kept until every target had it (or gave up after its tries); a restart before that delivers it again.
+    this.store.put(envelope.id, envelope);
+    void Promise.all(deliveries).then(() => this.store.delete(envelope.id));
   }
 
   private async deliver(rule: EventRule, target: LambdaTarget, envelope: EventEnvelope): Promise<void> {

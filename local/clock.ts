@@ -1,5 +1,6 @@
 /** The shared clock of the embedded default: Holdback, the local edge and the gateway sandbox all read it. */
 import { DateTime } from 'luxon';
+import { readIfPresent, SnapshotFile } from './durable-file';
 
 export interface TimerHandle {
   cancel(): void;
@@ -31,6 +32,8 @@ export class SharedClock {
   /** Called after each timer fires, so that work it started (event deliveries) finishes before the next one. */
   settle: () => Promise<void> = async () => {};
   onError: (error: unknown) => void = (error) => console.error('timer failed', error);
+  /** Called when `set` or `advance` has moved the clock, before they resolve (the data folder keeps the instant). */
+  moved: () => Promise<void> = async () => {};
   /**
    * The clock's state for other threads (handlers on worker threads read it with `sharedClockReader`): slot 0 says
    * frozen (1) or running (0), slot 1 holds the frozen instant or the offset from real time, in microseconds.
@@ -48,6 +51,15 @@ export class SharedClock {
     const slots = new BigInt64Array(this.shared);
     Atomics.store(slots, 0, this.frozenAt === null ? 0n : 1n);
     Atomics.store(slots, 1, BigInt(Math.round((this.frozenAt ?? this.offsetMs) * 1000)));
+  }
+
+  get frozen(): boolean {
+    return this.frozenAt !== null;
+  }
+
+  /** Running at real time, never set or moved: after a restart it should follow real time again, not a stored instant. */
+  get followsRealTime(): boolean {
+    return this.frozenAt === null && this.offsetMs === 0;
   }
 
   nowMs(): number {
@@ -104,13 +116,17 @@ export class SharedClock {
     return this.serial(async () => {
       if (to.getTime() < this.nowMs()) this.setMs(to.getTime());
       await this.fireUntil(to.getTime());
+      await this.moved();
     });
   }
 
   /** Moves the clock forward by `ms` from where it stands when its turn comes, firing every timer due on the way. */
   advance(ms: number): Promise<void> {
     if (ms < 0) return Promise.reject(new RangeError('advance must not be negative'));
-    return this.serial(() => this.fireUntil(this.nowMs() + ms));
+    return this.serial(async () => {
+      await this.fireUntil(this.nowMs() + ms);
+      await this.moved();
+    });
   }
 
   /** Fires the timers that are due now (the real-time ticker calls it). */
@@ -178,4 +194,30 @@ export function sharedClockReader(shared: SharedArrayBuffer): () => number {
     const value = Number(Atomics.load(slots, 1)) / 1000;
     return Atomics.load(slots, 0) === 1n ? value : Date.now() + value;
   };
+}
+
+/** The clock as the data folder keeps it. */
+export interface StoredClock {
+  now: string;
+  frozen: boolean;
+  followsRealTime: boolean;
+}
+
+/** Where a restarted clock starts: `--clock` wins; else the stored instant (frozen if it was); else real time. */
+export function resumedClock(path: string, given: { start?: Date; frozen?: boolean }): { start?: Date; frozen: boolean } {
+  if (given.start) return { start: given.start, frozen: given.frozen ?? false };
+  const text = readIfPresent(path);
+  if (text === null) return { frozen: given.frozen ?? false };
+  const stored = JSON.parse(text) as StoredClock;
+  const frozen = stored.frozen || (given.frozen ?? false);
+  if (stored.followsRealTime && !frozen) return { frozen: false };
+  return { start: new Date(stored.now), frozen };
+}
+
+/** The clock's file: its instant and mode, each save whole (temp file and rename), saves one after another. */
+export function clockFile(path: string, clock: SharedClock): SnapshotFile {
+  return new SnapshotFile(path, () => {
+    const stored: StoredClock = { now: new Date(clock.nowMs()).toISOString(), frozen: clock.frozen, followsRealTime: clock.followsRealTime };
+    return JSON.stringify(stored);
+  });
 }

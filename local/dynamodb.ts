@@ -7,6 +7,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { pause } from './in-flight';
 
+/** How long a clean stop waits for LevelDB to close before the thread is ended anyway (every write was synced). */
+const CLOSE_WAIT_MS = 3_000;
+
 /**
  * dynalite runs on a thread of its own so that, in the one process of the embedded default, DynamoDB's work uses the
  * second core instead of competing with the handlers, the edge and the sandbox for the first.
@@ -16,8 +19,9 @@ export class LocalDynamo {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   private readonly port: Promise<number>;
 
-  constructor() {
-    this.worker = new Worker(join(__dirname, 'dynalite-worker.js'));
+  /** `path`: the LevelDB folder to keep the tables in (the data folder's); without it they live in memory. */
+  constructor(private readonly path?: string) {
+    this.worker = new Worker(join(__dirname, 'dynalite-worker.js'), { workerData: { path } });
     this.port = new Promise((resolve, reject) => {
       this.worker.once('message', (message: { port: number }) => resolve(message.port));
       this.worker.once('error', reject);
@@ -69,9 +73,15 @@ export class LocalDynamo {
     }
   }
 
-  /** Stops the thread (its in-memory tables go with it). */
+  /** Stops the thread (in-memory tables go with it; tables on disk are closed first, with a bound on the wait). */
   async close(): Promise<void> {
     this.agent.destroy();
+    if (this.path) {
+      const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+      this.worker.postMessage('close');
+      const bound = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref());
+      await Promise.race([exited, bound]);
+    }
     await this.worker.terminate();
   }
 }

@@ -1,15 +1,25 @@
-/** The local AWS edge: DynamoDB, EventBridge PutEvents, EventBridge Scheduler and the clock controls on one loopback port. */
+/** The local AWS edge: DynamoDB, EventBridge PutEvents, EventBridge Scheduler, SQS and the clock controls on one loopback port. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
+import { RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
 import { parseDuration, parseInstant } from '../functions/domain/dates';
 import { ValidationError } from '../functions/domain/errors';
+import { instantBoundsIssue } from '../functions/domain/bounds';
 import type { SharedClock } from './clock';
-import { BusValidationError, LocalBus, type LambdaTarget } from './bus';
+import { BusValidationError, LocalBus, type EventEnvelope, type LambdaTarget } from './bus';
 import { LocalDynamo } from './dynamodb';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn } from './scheduler';
+import {
+  LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn, type StoredSchedule,
+} from './scheduler';
 import { BodyTooLarge, parseJsonObject, readBody, sendJson } from './wire';
+import { loopbackRefusal } from './loopback-guard';
+import { LocalQueues, SqsError, invalidParameter, type QueueStore } from './queue';
+import { QueueEventSource } from './queue-event-source';
+import { serveSqs } from './sqs';
+import type { DataFolder } from './data-folder';
+import { RecordJournal, type RecordStore } from './durable-file';
+import { JournaledQueueStore, type DurableQueueStore } from './queue-store';
 
 export { localFunctionArn, localSchedulerRoleArn } from './scheduler';
 
@@ -25,6 +35,10 @@ export interface EdgeOptions {
   region?: string;
   accountId?: string;
   log?: (line: string) => void;
+  /** Keep the tables, schedules and undelivered events in this data folder (default: memory only). */
+  dataFolder?: DataFolder;
+  /** Where the queues keep their messages (default: in memory). */
+  queueStore?: QueueStore;
 }
 
 export interface Edge {
@@ -39,8 +53,15 @@ export interface Edge {
   busy(): boolean;
   bus: LocalBus;
   scheduler: LocalScheduler;
+  queues: LocalQueues;
+  /**
+   * Once the targets can run: arms the schedules and delivers again the events kept in the data folder before a
+   * restart. Returns how many of each.
+   */
+  resume(): { schedules: number; events: number };
 }
 
+const AWS_JSON_1_0 = 'application/x-amz-json-1.0';
 const AWS_JSON_1_1 = 'application/x-amz-json-1.1';
 
 export async function createEdge(opts: EdgeOptions): Promise<Edge> {
@@ -51,20 +72,49 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const { clock } = opts;
 
-  const dynamo = new LocalDynamo();
+  const data = opts.dataFolder;
+  const dynamo = new LocalDynamo(data?.tables);
+  const journals = data ? { schedules: new RecordJournal<StoredSchedule>(data.schedules), events: new RecordJournal<EventEnvelope>(data.events) } : null;
+  const queueStore = opts.queueStore ?? (data ? new JournaledQueueStore(data.queues) : undefined);
+  const flushQueues = async (): Promise<void> => {
+    if (queueStore && 'flush' in queueStore) await (queueStore as DurableQueueStore).flush();
+  };
   const bus = new LocalBus({
-    clock, targets: opts.targets, region, accountId, log,
+    clock, targets: opts.targets, region, accountId, log, store: journals?.events,
     eventSource: opts.eventSource ?? process.env.HOLDBACK_EVENT_SOURCE,
     busNames: process.env.HOLDBACK_EVENT_BUS ? [process.env.HOLDBACK_EVENT_BUS] : [],
   });
-  const scheduler = new LocalScheduler({ clock, targets: opts.targets, region, accountId, log });
+  let url = '';
+  const queues = new LocalQueues({ clock, region, accountId, url: () => url, store: queueStore, log });
+  // The one send path (issue 9): the release queue, its dead-letter queue, and the release function consuming it.
+  const deadLetters = queues.define(RELEASE_QUEUE.deadLetterName, { messageRetentionPeriod: 1_209_600 });
+  queues.define(RELEASE_QUEUE.name, {
+    visibilityTimeout: RELEASE_QUEUE.visibilityTimeoutSeconds,
+    redrivePolicy: { deadLetterTargetArn: queues.arn(deadLetters.name), maxReceiveCount: RELEASE_QUEUE.maxReceiveCount },
+  });
+  // A fired schedule's message is on disk before the schedule's deletion is: a kill between them is sent again at worst, never lost.
+  const scheduleStore = journals ? { ...bind(journals.schedules), flush: async () => { await flushQueues(); await journals.schedules.flush(); } } : undefined;
+  const scheduler = new LocalScheduler({ clock, targets: opts.targets, queues, region, accountId, log, store: scheduleStore });
+  const releaseTarget = opts.targets.release;
+  const releases = releaseTarget
+    ? new QueueEventSource({
+      queues, queue: RELEASE_QUEUE.name, target: releaseTarget, region, log,
+      batchSize: RELEASE_QUEUE.batchSize, maximumConcurrency: RELEASE_QUEUE.maximumConcurrency,
+    })
+    : null;
 
-  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0;
+  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false);
   async function idle(): Promise<void> {
-    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle()]);
+    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle()]);
   }
 
   const server = createServer((req, res) => {
+    // Loopback Host only, and no changes from other web pages: the AWS SDKs send x-amz-json or JSON and no Origin.
+    const refusal = loopbackRefusal(req, { port: (server.address() as AddressInfo).port, formsAllowed: false });
+    if (refusal) {
+      req.resume();
+      return sendJson(res, refusal.status, { __type: 'AccessDeniedException', message: refusal.message, error: { code: refusal.code, message: refusal.message } });
+    }
     route(req, res).catch((error: unknown) => {
       log(`edge: ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       if (!res.headersSent) sendJson(res, 500, { __type: 'InternalFailure', message: 'the local edge failed; see its log' });
@@ -76,6 +126,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     const target = req.headers['x-amz-target'];
     if (typeof target === 'string') {
       if (target.startsWith('DynamoDB_20120810.')) return dynamo.handle(req, res);
+      if (target.startsWith('AmazonSQS.')) return sqs(target.slice('AmazonSQS.'.length), req, res);
       return putEvents(target, req, res);
     }
     const url = new URL(req.url ?? '/', 'http://edge.local');
@@ -86,7 +137,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       return sendJson(res, 200, { events });
     }
     if (url.pathname === '/_local/schedules' && req.method === 'GET') return sendJson(res, 200, { schedules: scheduler.list() });
-    sendJson(res, 404, { error: { code: 'NotFound', message: `The local edge has no ${req.method} ${url.pathname}: send AWS SDK requests, or use /_local/clock, /_local/events, /_local/schedules.` } });
+    sendJson(res, 404, { error: { code: 'NotFound', message: `The local edge has no ${req.method} ${url.pathname}: send AWS SDK requests (DynamoDB, EventBridge, Scheduler, SQS), or use /_local/clock, /_local/events, /_local/schedules.` } });
   }
 
   async function putEvents(target: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -105,9 +156,36 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     const body = parseJsonObject(text);
     if ('error' in body) return fail('SerializationException', body.error);
     try {
-      return sendJson(res, 200, bus.putEvents(body.value), {}, AWS_JSON_1_1);
+      const answer = bus.putEvents(body.value);
+      // An accepted event is on disk before the sender hears so: a kill after the answer cannot lose it.
+      await bus.persisted();
+      return sendJson(res, 200, answer, {}, AWS_JSON_1_1);
     } catch (error) {
       if (error instanceof BusValidationError) return fail(error.type, error.message);
+      throw error;
+    }
+  }
+
+  async function sqs(operation: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // JSON protocol errors: `__type`, plus the query error code the SDK maps to its exception classes.
+    const fail = (error: SqsError) => sendJson(res, error.status, { __type: error.type, message: error.message },
+      { 'x-amzn-query-error': `${error.queryCode};Sender` }, AWS_JSON_1_0);
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return fail(invalidParameter(error.message));
+      throw error;
+    }
+    const body = parseJsonObject(text);
+    if ('error' in body) return fail(invalidParameter(body.error));
+    try {
+      const answer = await serveSqs(queues, operation, body.value);
+      // A sent, received or deleted message is on disk before the caller hears so.
+      await flushQueues();
+      return sendJson(res, 200, answer, {}, AWS_JSON_1_0);
+    } catch (error) {
+      if (error instanceof SqsError) return fail(error);
       throw error;
     }
   }
@@ -125,6 +203,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     if ('error' in body) return fail(400, 'ValidationException', body.error);
     try {
       const answer = scheduler.handle(req.method ?? 'GET', url.pathname, url.searchParams, body.value);
+      await scheduler.persisted();
       return sendJson(res, answer.status, answer.body);
     } catch (error) {
       if (error instanceof SchedulerError) return fail(error.status, error.type, error.message);
@@ -144,12 +223,21 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       return fail(to === undefined ? 'now' : 'advance', 'send exactly one of {"now": ISO 8601 with an offset} or {"advance": ISO 8601 duration such as "PT6H"}');
     }
     try {
+      // The clock stays where dates are plain four-digit years (README "Bounds"): [2000-01-01, 2100-01-01).
       if (to !== undefined) {
-        await clock.set(parseInstant(to, 'now').toJSDate());
+        const at = parseInstant(to, 'now');
+        const outOfBounds = instantBoundsIssue(at, 'now', null);
+        if (outOfBounds) throw new ValidationError([outOfBounds]);
+        await clock.set(at.toJSDate());
       } else {
         // Calendar-aware: "P1M" is a month from the clock's now, as the domain reads durations.
         const duration = parseDuration(advance, 'advance');
-        await clock.advance(clock.now().plus(duration).toMillis() - clock.nowMs());
+        const at = clock.now().plus(duration);
+        const outOfBounds = at.isValid ? instantBoundsIssue(at, 'advance', null) : null;
+        if (!at.isValid || outOfBounds) {
+          throw new ValidationError([{ field: 'advance', problem: `is ${JSON.stringify(advance)}, which moves the clock to ${at.isValid ? at.toISO() : 'no valid time'}`, expected: outOfBounds?.expected ?? 'a shorter duration' }]);
+        }
+        await clock.advance(at.toMillis() - clock.nowMs());
       }
     } catch (error) {
       if (error instanceof ValidationError) return fail(error.issues[0].field, error.message);
@@ -172,16 +260,21 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     server.listen(port, host, () => { server.off('error', reject); resolve(); });
   });
   const actualPort = (server.address() as AddressInfo).port;
-  const url = `http://${host}:${actualPort}`;
+  url = `http://${host}:${actualPort}`;
 
   async function close(): Promise<void> {
     scheduler.close();
+    releases?.close();
+    queues.close();
     if (clock.settle === settle) clock.settle = previousSettle;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
     await dynamo.close();
+    await journals?.schedules.close();
+    await journals?.events.close();
+    if (queueStore && 'close' in queueStore) await (queueStore as DurableQueueStore).close();
   }
 
   try {
@@ -199,5 +292,20 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     throw error;
   }
 
-  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler };
+  const resume = () => {
+    releases?.start();
+    return { schedules: scheduler.restore(), events: bus.restore() };
+  };
+  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, resume };
+}
+
+/** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */
+function bind<T>(store: RecordStore<T>): RecordStore<T> {
+  return {
+    loaded: () => store.loaded(),
+    put: (key, record) => store.put(key, record),
+    delete: (key) => store.delete(key),
+    flush: () => store.flush(),
+    close: () => store.close(),
+  };
 }

@@ -50,19 +50,54 @@ const publisher: EventPublisher = {
   publishOrderEvent: (detailType, detail) => relay('publishOrderEvent', [detailType, detail]),
 };
 
-const deps: Dependencies = {
-  ...buildDependencies(data.config, { clock: { now: () => DateTime.fromMillis(nowMs(), { zone: 'utc' }) }, logger }),
-  publisher,
-};
-const handlers: Record<HandlerName, (event: never, context: Context) => Promise<unknown>> = {
-  orderEvents: makeOrderEventsHandler(() => deps),
-  release: makeReleaseHandler(() => deps),
-  sweep: makeSweepHandler(() => deps),
-};
+/** One composition root, as a Lambda container builds it; only the release function's may send to the gateway. */
+function dependencies(sendsToGateway: boolean): Dependencies {
+  const clock = { now: () => DateTime.fromMillis(nowMs(), { zone: 'utc' }) };
+  return { ...buildDependencies(data.config, { clock, logger, sendsToGateway }), publisher };
+}
+type Handler = (event: never, context: Context) => Promise<unknown>;
+const deps = dependencies(false);
+// A deployed bundle reads its configuration from process.env, as on Lambda (this thread's copy of it).
+if (data.environment) Object.assign(process.env, data.environment);
 
-async function invoke(id: number, name: HandlerName, event: unknown): Promise<void> {
+/**
+ * The handler a deployed bundle exports. Each load is a fresh module instance (the bundle keeps its composition root
+ * at module level), as each Lambda execution environment loads the bundle anew.
+ */
+function loadBundle(file: string): Handler {
+  delete require.cache[require.resolve(file)];
+  const { handler } = require(file) as { handler?: unknown };
+  if (typeof handler !== 'function') throw new Error(`the bundle ${file} exports no handler function`);
+  return handler as Handler;
+}
+const bundle = (name: HandlerName): Handler | null => {
+  const file = data.bundles?.[name];
+  return file ? loadBundle(file) : null;
+};
+const handlers: Record<HandlerName, Handler> = {
+  orderEvents: bundle('orderEvents') ?? makeOrderEventsHandler(() => deps),
+  release: bundle('release') ?? makeReleaseHandler(() => dependencies(true)),
+  sweep: bundle('sweep') ?? makeSweepHandler(() => deps),
+};
+/**
+ * The release function's execution environments this container hosts, each built as a Lambda container would be: its
+ * own composition root, so its own gateway client and rate limiter (the gateway's rate / the maximum concurrency).
+ */
+const releaseEnvironments = new Map<number, Handler>();
+function handlerFor(name: HandlerName, environment: number | undefined): Handler {
+  if (name !== 'release' || environment === undefined) return handlers[name];
+  let handler = releaseEnvironments.get(environment);
+  if (!handler) {
+    const own = dependencies(true);
+    handler = bundle('release') ?? makeReleaseHandler(() => own);
+    releaseEnvironments.set(environment, handler);
+  }
+  return handler;
+}
+
+async function invoke(id: number, name: HandlerName, event: unknown, environment: number | undefined): Promise<void> {
   try {
-    const value = await handlers[name](event as never, lambdaContext(LOCAL_FUNCTION_NAMES[name]));
+    const value = await handlerFor(name, environment)(event as never, lambdaContext(LOCAL_FUNCTION_NAMES[name]));
     post({ kind: 'result', id, value });
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
@@ -72,7 +107,7 @@ async function invoke(id: number, name: HandlerName, event: unknown): Promise<vo
 
 port.on('message', (message: ToContainer) => {
   if (message.kind === 'invoke') {
-    void invoke(message.id, message.name, message.event);
+    void invoke(message.id, message.name, message.event, message.environment);
     return;
   }
   const waiting = waitingForPublish.get(message.id);

@@ -9,10 +9,17 @@ export interface ContainerData {
   clock: SharedArrayBuffer;
   /** Whether the runtime wants the handlers' structured log. */
   log: boolean;
+  /**
+   * Deployed bundles (esbuild output from the cloud assembly) to run instead of the TypeScript handlers: each is
+   * `require`d and its exported `handler` called, with `environment` as its process.env (as Lambda sets it).
+   */
+  bundles?: Partial<Record<HandlerName, string>>;
+  environment?: Record<string, string>;
 }
 
 export type ToContainer =
-  | { kind: 'invoke'; id: number; name: HandlerName; event: unknown }
+  /** `environment`: the execution environment that runs it (an SQS mapping's concurrency slot), each with its own deps. */
+  | { kind: 'invoke'; id: number; name: HandlerName; event: unknown; environment?: number }
   | { kind: 'published'; id: number; error?: string };
 
 export type FromContainer =

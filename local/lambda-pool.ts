@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../functions/domain/bounds';
 import type { HandlerName } from '../functions/routing';
 import type { RuntimeConfig } from '../functions/composition-root';
 import type { EventPublisher, Logger } from '../functions/application/ports';
@@ -18,6 +19,9 @@ export interface LambdaPoolOptions {
   /** The runtime's publisher, which the containers' events go out through. */
   publisher: () => EventPublisher;
   logger?: Logger;
+  /** Handlers loaded from deployed bundles instead of the sources, run with `environment` (see ContainerData). */
+  bundles?: ContainerData['bundles'];
+  environment?: ContainerData['environment'];
 }
 
 interface Invocation {
@@ -57,10 +61,10 @@ class Container {
     this.ready.catch(() => undefined);
   }
 
-  invoke(id: number, name: HandlerName, event: unknown): Promise<unknown> {
+  invoke(id: number, name: HandlerName, event: unknown, environment?: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.running.set(id, { resolve, reject });
-      this.send({ kind: 'invoke', id, name, event });
+      this.send({ kind: 'invoke', id, name, event: postable(event), environment });
     });
   }
 
@@ -116,12 +120,37 @@ export class LambdaPool {
     await Promise.all(this.containers.map((c) => c.ready));
   }
 
-  /** Runs one invocation in the least busy container; resolves with the handler's answer or rejects with its error. */
-  invoke(name: HandlerName, event: unknown): Promise<unknown> {
+  /**
+   * Runs one invocation; resolves with the handler's answer or rejects with its error. An invocation pinned to an
+   * execution environment (the release queue's concurrency slot) runs in that environment's container, with that
+   * environment's own dependencies (its own share of the gateway limit); others go to the least busy container.
+   */
+  invoke(name: HandlerName, event: unknown, environment?: number): Promise<unknown> {
     if (this.closing) return Promise.reject(new Error('the local runtime is closing'));
     let chosen = this.containers[0];
-    for (const container of this.containers) if (container.running.size < chosen.running.size) chosen = container;
-    return chosen.invoke(this.nextId++, name, event);
+    if (environment !== undefined) chosen = this.containers[environment % this.containers.length];
+    else for (const container of this.containers) if (container.running.size < chosen.running.size) chosen = container;
+    const started = performance.now();
+    const invocation = chosen.invoke(this.nextId++, name, event, environment);
+    const record = () => {
+      const usage = this.usage.get(name) ?? { invocations: 0, milliseconds: 0, billedMilliseconds: 0 };
+      const ms = performance.now() - started;
+      usage.invocations += 1;
+      usage.milliseconds += ms;
+      // Lambda bills each invocation's duration rounded up to the millisecond.
+      usage.billedMilliseconds += Math.ceil(ms);
+      this.usage.set(name, usage);
+    };
+    invocation.then(record, record);
+    return invocation;
+  }
+
+  /** Invocations per handler and their wall-clock durations in ms, summed (the bench prices Lambda from them). */
+  readonly usage = new Map<HandlerName, { invocations: number; milliseconds: number; billedMilliseconds: number }>();
+
+  /** Invocations started and not yet answered, across the containers (a stop waits for them). */
+  get running(): number {
+    return this.containers.reduce((sum, container) => sum + container.running.size, 0);
   }
 
   async close(): Promise<void> {
@@ -130,11 +159,26 @@ export class LambdaPool {
   }
 
   private startContainer(): Container {
-    const data: ContainerData = { config: this.opts.config, clock: this.opts.clock.shared, log: this.opts.logger !== undefined };
+    const data: ContainerData = {
+      config: this.opts.config, clock: this.opts.clock.shared, log: this.opts.logger !== undefined,
+      bundles: this.opts.bundles, environment: this.opts.environment,
+    };
     // A container that dies is replaced, as Lambda starts a new one; its unanswered invocations fail (and are retried).
     return new Container(data, this.opts, (dead) => {
       const index = this.containers.indexOf(dead);
       if (index >= 0 && !this.closing && dead.loaded) this.containers[index] = this.startContainer();
     });
   }
+}
+
+/** Envelope levels above an event's detail (the bus's envelope, a schedule's input): a detail keeps its own depth. */
+const ENVELOPE_LEVELS = 2;
+
+/**
+ * Posting clones the event recursively: one nested deeper than any handler reads (a schedule's Input, say) is posted
+ * cut to a level past the limit, so that the handler refuses it, rather than the post overflowing the stack.
+ */
+function postable(event: unknown): unknown {
+  const keep = MAX_NESTING_DEPTH + ENVELOPE_LEVELS;
+  return nestingDepth(event, keep) > keep ? pruneNesting(event, keep) : event;
 }

@@ -1,6 +1,9 @@
 /** The embedded default, whole in one process: shared clock, gateway sandbox, local AWS edge, Holdback's handlers and API. */
-import { SharedClock } from './clock';
-import { createEdge, localFunctionArn, localSchedulerRoleArn, type Edge } from './edge';
+import { SharedClock, clockFile, resumedClock } from './clock';
+import { openDataFolder, type DataFolder } from './data-folder';
+import { localAuditKeyFile } from './audit-key-file';
+import { refuseFetchBlockedPort } from './ports';
+import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
 import { LOCAL_REGION } from './scheduler';
 import { lambdaContext } from './lambda-context';
 import { LambdaPool } from './lambda-pool';
@@ -8,7 +11,7 @@ import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, type HandlerName } from '../functions/routing';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, type HandlerName } from '../functions/routing';
 import type { Dependencies, Logger } from '../functions/application/ports';
 import { makeApiHandler } from '../functions/handlers/api';
 
@@ -29,6 +32,19 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** How many Lambda containers (worker threads) run the bus's and the scheduler's targets (HOLDBACK_LOCAL_CONTAINERS). */
   containers?: number;
+  /**
+   * Keep everything in this data folder and carry on from it after a restart (`npm start` uses `.holdback/`); without
+   * it everything lives in memory (tests, the demo, the bench). `fresh` empties the folder first.
+   */
+  dataDir?: string;
+  fresh?: boolean;
+  /** How long a stop waits for in-flight work before handing it back (default 10 s with a data folder, else 0). */
+  drainMs?: number;
+  /**
+   * Run these handlers from deployed bundles (the cloud assembly's esbuild output) instead of the TypeScript sources,
+   * with the environment this runtime builds; the bundles read the system clock, so start the clock at the real now.
+   */
+  bundles?: Partial<Record<HandlerName, string>>;
 }
 
 /** Two containers use the second core well beside the edge, the sandbox and DynamoDB's own thread. */
@@ -40,6 +56,10 @@ export interface LocalRuntime {
   edge: Edge;
   api: { url: string; port: number };
   deps: Dependencies;
+  /** The data folder's paths, when the runtime keeps its state on disk. */
+  dataFolder: DataFolder | null;
+  /** Lambda invocations per handler and their durations since the start (the bench's bill). */
+  lambdaUsage: LambdaPool['usage'];
   /** Resolves when no event delivery, schedule invocation or sandbox webhook is in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -64,6 +84,7 @@ function envPort(name: string, fallback: number): number {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`${name} is "${text}", not a port: send a whole number from 1 to 65535 (0 picks a free one)`);
   }
+  refuseFetchBlockedPort(name, port);
   return port;
 }
 
@@ -71,16 +92,48 @@ function envPort(name: string, fallback: number): number {
 /** How long the shared publisher waits for more events before a PutEvents; a few ms turn 2 entries a call into 10. */
 const LOCAL_PUBLISH_LINGER_MS = 10;
 
+/** Long enough for a send that waits out a gateway answer; then the rest is handed back (see `close`). */
+const DEFAULT_DRAIN_MS = 10_000;
+/** How often a running clock's instant is saved, so that a restart resumes close to where it stopped. */
+const CLOCK_SAVE_EVERY_MS = 1_000;
+
 export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  const clock = new SharedClock({ start: opts.clockStart, frozen: opts.frozen });
+  // Every port is checked before anything starts, so a refused one names its variable and leaves nothing running.
+  const ports = {
+    sandbox: opts.sandboxPort ?? envPort('SANDBOX_PORT', 4010),
+    edge: opts.edgePort ?? envPort('HOLDBACK_EDGE_PORT', 4566),
+    api: opts.apiPort ?? envPort('HOLDBACK_API_PORT', 4000),
+  };
+  const log = opts.log ?? (() => undefined);
+  const data = opts.dataDir === undefined ? null : openDataFolder(opts.dataDir, { fresh: opts.fresh });
+  const folder = data?.folder ?? null;
+  const clockStart = folder ? resumedClock(folder.clock, { start: opts.clockStart, frozen: opts.frozen }) : { start: opts.clockStart, frozen: opts.frozen };
+  const clock = new SharedClock(clockStart);
+  const clockSaves = folder ? clockFile(folder.clock, clock) : null;
+  let clockSaver: NodeJS.Timeout | null = null;
+  if (clockSaves) {
+    clock.moved = () => clockSaves.save();
+    if (!clock.frozen) {
+      clockSaver = setInterval(() => void clockSaves.save().catch(() => undefined), CLOCK_SAVE_EVERY_MS);
+      clockSaver.unref();
+    }
+  }
   // Closed newest first; a part that failed to start must not leave the others listening (the process would not exit).
   const started: Array<() => Promise<void>> = [];
+  let running: { pool: LambdaPool; idle: () => Promise<void> } | null = null;
   const close = async (): Promise<void> => {
     clock.stop();
+    if (clockSaver) clearInterval(clockSaver);
+    // In memory (tests, the demo, the bench) nothing outlives the stop, so nothing is waited for unless asked.
+    const drainMs = opts.drainMs ?? (folder ? DEFAULT_DRAIN_MS : 0);
+    if (running && drainMs > 0) await drain(running, drainMs, log, folder !== null);
+    running = null;
     for (const stop of started.splice(0).reverse()) await stop();
+    await clockSaves?.save().catch(() => undefined);
+    data?.release();
   };
   try {
-    const sandbox = await createSandbox({ port: opts.sandboxPort ?? envPort('SANDBOX_PORT', 4010), clock, log: opts.log });
+    const sandbox = await createSandbox({ port: ports.sandbox, clock, log: opts.log, dataFolder: folder?.sandbox });
     started.push(() => sandbox.close());
 
     // The edge needs its targets before Holdback's containers can point at the edge: the targets resolve them late.
@@ -90,14 +143,17 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       return deps;
     };
     let pool: LambdaPool | undefined;
-    const invoke = (name: HandlerName) => (event: unknown): Promise<unknown> => {
+    const invoke = (name: HandlerName) => (event: unknown, environment?: number): Promise<unknown> => {
       if (!pool) return Promise.reject(new Error('the local runtime is still starting'));
-      return pool.invoke(name, event);
+      return pool.invoke(name, event, environment);
     };
 
+    const auditKey = localAuditKeyFile(folder);
+    started.push(async () => auditKey.remove());
     const eventSource = process.env.HOLDBACK_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE;
     const edge = await createEdge({
-      port: opts.edgePort ?? envPort('HOLDBACK_EDGE_PORT', 4566),
+      port: ports.edge,
+      dataFolder: folder ?? undefined,
       clock,
       tables: createTableInputs(DEFAULT_TABLE_NAMES),
       eventSource,
@@ -111,7 +167,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     started.push(() => edge.close());
 
     // The production composition root, fed the variables the CDK stack would set, pointed at the edge and the sandbox.
-    const config = readRuntimeConfig({
+    const environment: Record<string, string | undefined> = {
       [RUNTIME_ENV.region]: LOCAL_REGION,
       [RUNTIME_ENV.endpoint]: edge.url,
       [RUNTIME_ENV.dynamodbEndpoint]: edge.dynamodbUrl,
@@ -126,17 +182,22 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.gatewayRatePerMinute]: String(opts.gatewayRatePerMinute ?? 600),
       [RUNTIME_ENV.gatewayMaxWaitMs]: opts.gatewayMaxWaitMs === undefined ? undefined : String(opts.gatewayMaxWaitMs),
       [RUNTIME_ENV.gatewayTimeoutMs]: opts.gatewayTimeoutMs === undefined ? undefined : String(opts.gatewayTimeoutMs),
-      [RUNTIME_ENV.releaseFunctionArn]: localFunctionArn('release'),
+      [RUNTIME_ENV.releaseQueueArn]: edge.queues.arn(RELEASE_QUEUE.name),
       [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
-      // The local edge serves this queue (the one send path, issue 9); until it does, nothing enqueues.
-      [RUNTIME_ENV.releaseQueueUrl]: `${edge.url}/000000000000/holdback-releases`,
-    });
+      // The one send path: order events, the sweep and the schedules all put due releases on the edge's queue.
+      [RUNTIME_ENV.releaseQueueUrl]: edge.queues.queueUrl(RELEASE_QUEUE.name),
+      [RUNTIME_ENV.auditKeyFile]: auditKey.file,
+    };
+    const config = readRuntimeConfig(environment);
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
-    deps = buildDependencies(config, { clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS });
+    deps = buildDependencies(config, {
+      clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
+    });
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
       config, clock, publisher: () => getDeps().publisher, logger: opts.logger,
+      ...(opts.bundles ? { bundles: opts.bundles, environment: definedOnly(environment) } : {}),
     });
     started.push(() => containers.close());
     await containers.ready();
@@ -144,7 +205,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
 
     const apiHandler = makeApiHandler(getDeps);
     const api = await createApiServer({
-      port: opts.apiPort ?? envPort('HOLDBACK_API_PORT', 4000),
+      port: ports.api,
       handler: (event) => apiHandler(event, lambdaContext('holdback-api')) as never,
     });
     started.push(() => api.close());
@@ -162,10 +223,52 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     };
     // Each fired timer (a release schedule, a sandbox settlement) settles the same way before the next one fires.
     clock.settle = idle;
+    running = { pool: containers, idle };
+    if (folder) {
+      // Everything listens now: what was kept before a restart can run (due schedules fire, events are delivered).
+      const kept = { ...sandbox.resume(), ...edge.resume() };
+      log(`data folder ${folder.root}: resumed ${kept.schedules} schedules, ${kept.events} undelivered events, ${kept.settlements} pending settlements, ${kept.webhooks} undelivered webhooks; clock at ${clock.now().toISO()}${clock.frozen ? ' (frozen)' : ''}`);
+      await clockSaves?.save();
+    }
     clock.start();
-    return { clock, sandbox, edge, api, deps: getDeps(), idle, close };
+    return { clock, sandbox, edge, api, deps: getDeps(), dataFolder: folder, lambdaUsage: containers.usage, idle, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * A stop lets the work in flight (event deliveries, schedule invocations and the gateway sends they make, sandbox
+ * webhooks) finish for up to `drainMs`, and says so. What is still running then is handed back: with a data folder,
+ * its event or schedule is still kept and runs again at the next start, and a release claimed for sending is re-driven
+ * by the sweep; without one it is dropped with the memory.
+ */
+async function drain(
+  running: { pool: LambdaPool; idle: () => Promise<void> },
+  drainMs: number,
+  log: (line: string) => void,
+  kept: boolean,
+): Promise<void> {
+  const busy = running.pool.running;
+  if (busy > 0) log(`stopping: waiting up to ${drainMs / 1000} s for ${busy} invocation${busy === 1 ? '' : 's'} in flight`);
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    running.idle().then(() => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), drainMs); }),
+  ]);
+  clearTimeout(timer);
+  const left = running.pool.running;
+  if (finished || left === 0) {
+    log('stopping: no work in flight; every send finished');
+  } else {
+    log(`stopping: ${left} invocation${left === 1 ? '' : 's'} still in flight after ${drainMs / 1000} s handed back: ${kept
+      ? 'their events and schedules are kept in the data folder and run again at the next start; a release claimed for sending is re-driven by the sweep'
+      : 'no data folder, so they end with the process'}`);
+  }
+}
+
+/** The variables that are set (a bundle's process.env has no undefined values). */
+function definedOnly(environment: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

@@ -4,6 +4,8 @@ import type { HandlerName } from '../functions/routing';
 import type { SharedClock, TimerHandle } from './clock';
 import { InFlight, pause } from './in-flight';
 import type { LambdaTarget } from './bus';
+import { SqsError, type LocalQueues } from './queue';
+import { MemoryRecords, type RecordStore } from './durable-file';
 
 /** Function names of the local handlers; a schedule's Target.Arn names one of them. */
 export const LOCAL_FUNCTION_NAMES: Record<HandlerName, string> = {
@@ -45,6 +47,9 @@ const invalid = (message: string) => new SchedulerError('ValidationException', 4
 
 type Timing = { kind: 'at'; at: number } | { kind: 'rate'; periodMs: number };
 
+/** What a schedule's Target.Arn names locally: a handler (Lambda target) or a queue (SQS target, Input as the body). */
+type Destination = { kind: 'function'; handler: HandlerName } | { kind: 'queue'; queue: string };
+
 interface ScheduleTarget {
   Arn: string;
   RoleArn: string;
@@ -70,7 +75,7 @@ interface ScheduleRecord {
   ActionAfterCompletion: 'NONE' | 'DELETE';
   CreationDate: number;
   LastModificationDate: number;
-  handler: HandlerName;
+  destination: Destination;
   timing: Timing;
   /** Bumped by every update and delete, so a timer armed for an older definition does nothing. */
   generation: number;
@@ -80,6 +85,9 @@ interface ScheduleRecord {
   completed: boolean;
 }
 
+/** A schedule as the data folder keeps it: everything but its timer. */
+export type StoredSchedule = Omit<ScheduleRecord, 'timer' | 'generation'>;
+
 /** What `GET /_local/schedules` shows for one schedule. */
 export interface ArmedSchedule {
   name: string;
@@ -87,7 +95,8 @@ export interface ArmedSchedule {
   expression: string;
   timezone: string;
   state: string;
-  target: HandlerName;
+  /** The handler it invokes, or the queue it sends to. */
+  target: string;
   actionAfterCompletion: string;
   /** The next time it fires (ISO, UTC), or null when it will not fire again. */
   dueAt: string | null;
@@ -101,10 +110,14 @@ export interface SchedulerAnswer {
 export interface LocalSchedulerOptions {
   clock: SharedClock;
   targets: Partial<Record<HandlerName, LambdaTarget>>;
+  /** The edge's queues, which a schedule may target by ARN. */
+  queues?: LocalQueues;
   region: string;
   accountId: string;
   log: (line: string) => void;
   retryDelayMs?: number;
+  /** Where schedules are kept across restarts (the data folder's journal); default: memory only. */
+  store?: RecordStore<StoredSchedule>;
 }
 
 const NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
@@ -115,8 +128,35 @@ export const MAX_INVOCATION_ATTEMPTS = 3;
 export class LocalScheduler {
   private readonly schedules = new Map<string, ScheduleRecord>();
   readonly inFlight = new InFlight();
+  private readonly store: RecordStore<StoredSchedule>;
 
-  constructor(private readonly opts: LocalSchedulerOptions) {}
+  constructor(private readonly opts: LocalSchedulerOptions) {
+    this.store = opts.store ?? new MemoryRecords();
+  }
+
+  /**
+   * Arms the schedules kept before a restart (once the targets can run): those whose time passed while the process
+   * was down fire at once, in time order; a schedule created since (the sweep) keeps its new definition.
+   */
+  restore(): number {
+    let restored = 0;
+    const stored = [...this.store.loaded().values()].sort((a, b) => (a.dueAt ?? Infinity) - (b.dueAt ?? Infinity));
+    for (const kept of stored) {
+      const id = key(kept.GroupName, kept.Name);
+      if (this.schedules.has(id)) continue;
+      const record: ScheduleRecord = { ...kept, generation: 0, timer: null, dueAt: null };
+      this.schedules.set(id, record);
+      restored += 1;
+      if (record.completed) continue;
+      this.arm(record, record.timing.kind === 'at' ? record.timing.at : kept.dueAt ?? this.firstDue(record));
+    }
+    return restored;
+  }
+
+  /** Resolves once every change made so far is on disk: the edge answers a Scheduler request only then. */
+  persisted(): Promise<void> {
+    return this.store.flush();
+  }
 
   /** Serves one Scheduler REST request (path without query, parsed query, raw body). */
   handle(method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): SchedulerAnswer {
@@ -142,6 +182,7 @@ export class LocalScheduler {
     const record = { ...this.definition(name, group, body), CreationDate: now, LastModificationDate: now, generation: 0, timer: null, dueAt: null, completed: false };
     this.schedules.set(key(group, name), record);
     this.arm(record, this.firstDue(record));
+    this.keep(record);
     return { ScheduleArn: record.Arn };
   }
 
@@ -161,6 +202,7 @@ export class LocalScheduler {
     };
     this.schedules.set(key(group, name), record);
     this.arm(record, this.firstDue(record));
+    this.keep(record);
     return { ScheduleArn: record.Arn };
   }
 
@@ -184,7 +226,7 @@ export class LocalScheduler {
         expression: r.ScheduleExpression,
         timezone: r.ScheduleExpressionTimezone ?? 'UTC',
         state: r.State,
-        target: r.handler,
+        target: r.destination.kind === 'function' ? r.destination.handler : r.destination.queue,
         actionAfterCompletion: r.ActionAfterCompletion,
         dueAt: r.dueAt === null ? null : DateTime.fromMillis(r.dueAt, { zone: 'utc' }).toISO(),
       }));
@@ -246,11 +288,7 @@ export class LocalScheduler {
       throw invalid('FlexibleTimeWindow.MaximumWindowInMinutes must be 1 to 1440 when Mode is FLEXIBLE.');
     }
     const target = checkTarget(body.Target);
-    const handler = handlerForArn(target.Arn);
-    if (!handler) {
-      const known = (Object.keys(LOCAL_FUNCTION_NAMES) as HandlerName[]).map((h) => localFunctionArn(h, this.opts.region, this.opts.accountId));
-      throw invalid(`Target.Arn '${target.Arn}' is not a local function: send one of ${known.join(', ')}.`);
-    }
+    const destination = this.destinationOf(target);
     const state = body.State ?? 'ENABLED';
     if (state !== 'ENABLED' && state !== 'DISABLED') throw invalid(`State '${String(state)}' is not valid: send ENABLED or DISABLED.`);
     const after = body.ActionAfterCompletion ?? 'NONE';
@@ -272,9 +310,34 @@ export class LocalScheduler {
       Target: target,
       FlexibleTimeWindow: window as ScheduleRecord['FlexibleTimeWindow'],
       ActionAfterCompletion: after,
-      handler,
+      destination,
       timing,
     };
+  }
+
+  /** The local function or queue a target names; a function's Input must be JSON (its event). */
+  private destinationOf(target: ScheduleTarget): Destination {
+    if (target.Arn.startsWith('arn:aws:sqs:') && this.opts.queues) {
+      try {
+        return { kind: 'queue', queue: this.opts.queues.byArn(target.Arn).name };
+      } catch (error) {
+        if (!(error instanceof SqsError)) throw error;
+        throw invalid(`Target.Arn '${target.Arn}' is not a local queue: send the ARN GetQueueAttributes answers as QueueArn.`);
+      }
+    }
+    const handler = handlerForArn(target.Arn);
+    if (!handler) {
+      const known = (Object.keys(LOCAL_FUNCTION_NAMES) as HandlerName[]).map((h) => localFunctionArn(h, this.opts.region, this.opts.accountId));
+      throw invalid(`Target.Arn '${target.Arn}' is not a local function or queue: send one of ${known.join(', ')}, or a queue's ARN.`);
+    }
+    if (target.Input !== undefined) {
+      try {
+        JSON.parse(target.Input);
+      } catch {
+        throw invalid('Target.Input is not valid JSON: a Lambda target needs a JSON payload.');
+      }
+    }
+    return { kind: 'function', handler };
   }
 
   /** When a new or updated schedule first fires; StartDate and EndDate apply to rate() only, as in the service. */
@@ -304,6 +367,12 @@ export class LocalScheduler {
     this.disarm(record);
     record.generation += 1;
     this.schedules.delete(key(record.GroupName, record.Name));
+    this.store.delete(key(record.GroupName, record.Name));
+  }
+
+  private keep(record: ScheduleRecord): void {
+    const { timer: _timer, generation: _generation, ...stored } = record;
+    this.store.put(key(record.GroupName, record.Name), stored);
   }
 
   private isCurrent(record: ScheduleRecord, generation: number): boolean {
@@ -324,19 +393,25 @@ export class LocalScheduler {
         const bound = jumpingTo === null ? null : Math.min(jumpingTo, record.EndDate ?? Infinity);
         const next = nextRateDue(due, record.timing.periodMs, bound);
         this.arm(record, record.EndDate !== undefined && next > record.EndDate ? null : next);
+        this.keep(record);
       } else if (record.ActionAfterCompletion === 'DELETE') {
         this.remove(record);
       } else {
         record.completed = true;
+        this.keep(record);
       }
+      // Not awaited: a schedule that fires again after a kill is invoked again, which targets tolerate (at least once).
+      void this.store.flush().catch((error: unknown) => this.opts.log(`scheduler: keeping ${record.Name} failed: ${String(error)}`));
     });
   }
 
   private async invoke(record: ScheduleRecord): Promise<void> {
-    const target = this.opts.targets[record.handler];
     const label = `${record.GroupName}/${record.Name}`;
+    const { destination } = record;
+    if (destination.kind === 'queue') return this.sendToQueue(label, destination.queue, record.Target.Input);
+    const target = this.opts.targets[destination.handler];
     if (!target) {
-      this.opts.log(`scheduler: ${label} fired but no local target '${record.handler}' is configured`);
+      this.opts.log(`scheduler: ${label} fired but no local target '${destination.handler}' is configured`);
       return;
     }
     const retries = record.Target.RetryPolicy?.MaximumRetryAttempts ?? MAX_INVOCATION_ATTEMPTS - 1;
@@ -349,11 +424,22 @@ export class LocalScheduler {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (attempt === attempts) {
-          this.opts.log(`scheduler: ${label} to ${record.handler} failed ${attempts} times: ${message}`);
+          this.opts.log(`scheduler: ${label} to ${destination.handler} failed ${attempts} times: ${message}`);
           return;
         }
         await pause((this.opts.retryDelayMs ?? 25) * attempt);
       }
+    }
+  }
+
+  /** An SQS target: the Input is the message body, sent as Scheduler does (SendMessage with the role's rights). */
+  private sendToQueue(label: string, queue: string, input: string | undefined): void {
+    const queues = this.opts.queues!;
+    try {
+      queues.send(queues.byName(queue), input ?? '', undefined);
+    } catch (error) {
+      // Scheduler's retries cannot mend a refused body or a deleted queue; the service would dead-letter it.
+      this.opts.log(`scheduler: ${label} could not send to queue ${queue}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }
@@ -384,14 +470,7 @@ function checkTarget(value: unknown): ScheduleTarget {
   if (typeof target.RoleArn !== 'string' || target.RoleArn === '') {
     throw invalid('Target.RoleArn is required: send the ARN of the role Scheduler assumes to invoke the target.');
   }
-  if (target.Input !== undefined) {
-    if (typeof target.Input !== 'string') throw invalid('Target.Input must be a string of JSON.');
-    try {
-      JSON.parse(target.Input);
-    } catch {
-      throw invalid('Target.Input is not valid JSON: a Lambda target needs a JSON payload.');
-    }
-  }
+  if (target.Input !== undefined && typeof target.Input !== 'string') throw invalid('Target.Input must be a string.');
   const retry = target.RetryPolicy as Record<string, unknown> | undefined;
   if (retry !== undefined) {
     const attempts = retry.MaximumRetryAttempts;

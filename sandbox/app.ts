@@ -10,7 +10,8 @@ import { registerOrders } from './orders';
 import { registerVendors } from './vendors';
 import { registerEligibility } from './eligibility';
 import { registerControls } from './controls';
-import { cancelSettlementTimers } from './settlement';
+import { armSettlement, cancelSettlementTimers } from './settlement';
+import { loadState, stateFile } from './persistence';
 import registerPayments from './payments/index';
 
 export interface SandboxOptions {
@@ -21,6 +22,8 @@ export interface SandboxOptions {
   clock?: SandboxClock;
   log?: (line: string) => void;
   webhooks?: WebhookOptions;
+  /** Keep the state in this folder (the embedded default's data folder): loaded at start, saved before each answer. */
+  dataFolder?: string;
 }
 
 export interface Sandbox {
@@ -30,6 +33,11 @@ export interface Sandbox {
   /** What route modules receive; handy for tests and for the embedded default (e.g. webhooks.idle()). */
   context: SandboxContext;
   webhooks: WebhookSender;
+  /**
+   * After a restart on a data folder, once whoever receives its webhooks listens: arms the settlement of every pending
+   * vendor and delivers again the webhooks that were not delivered.
+   */
+  resume(): { settlements: number; webhooks: number };
   close(): Promise<void>;
 }
 
@@ -37,11 +45,15 @@ export interface Sandbox {
 export const DEFAULT_CLIENT_ID = 'sandbox_client_id';
 export const DEFAULT_CLIENT_SECRET = 'sandbox_client_secret';
 
+/** How often the state is saved besides after each changing request: settlements and webhooks change it on timers. */
+const SAVE_EVERY_MS = 2_000;
+
 /** Faults first (a faulted request must never reach processing), then the core modules, then payments. */
 const MODULES: SandboxRouteModule[] = [registerFaults, registerOrders, registerVendors, registerEligibility, registerControls, registerPayments];
 
 export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const state = createState();
+  if (opts.dataFolder) loadState(state, opts.dataFolder);
   const clock = opts.clock ?? realTimeClock();
   const config: SandboxConfig = {
     clientId: opts.clientId ?? process.env.SANDBOX_CLIENT_ID ?? DEFAULT_CLIENT_ID,
@@ -53,6 +65,16 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   const context: SandboxContext = { state, clock, config, webhooks };
   const router = new Router();
   for (const register of MODULES) register(router, context);
+  const snapshot = opts.dataFolder ? stateFile(state, opts.dataFolder) : null;
+  let saver: NodeJS.Timeout | null = null;
+  if (snapshot) {
+    // A changing request is answered only once the state it changed is on disk.
+    router.commit = (request) => (request.method === 'GET' ? Promise.resolve() : snapshot.save());
+    saver = setInterval(() => {
+      snapshot.save().catch((error: unknown) => config.log(`sandbox: saving the state failed: ${String(error)}`));
+    }, SAVE_EVERY_MS);
+    saver.unref();
+  }
 
   const server = createServer((req, res) => { void router.handle(req, res); });
   const host = opts.host ?? '127.0.0.1';
@@ -71,9 +93,22 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     state,
     context,
     webhooks,
+    resume: () => {
+      let settlements = 0;
+      for (const record of state.settlements.values()) {
+        if (record.status !== 'PENDING') continue;
+        armSettlement(context, record);
+        settlements += 1;
+      }
+      const undelivered = state.webhooks.filter((delivery) => delivery.status === 'PENDING');
+      for (const delivery of undelivered) void webhooks.redeliver(delivery);
+      return { settlements, webhooks: undelivered.length };
+    },
     close: async () => {
+      if (saver) clearInterval(saver);
       cancelSettlementTimers(state);
       webhooks.cancelAll();
+      await snapshot?.save().catch((error: unknown) => config.log(`sandbox: saving the state failed: ${String(error)}`));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

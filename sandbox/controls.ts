@@ -1,6 +1,7 @@
 /** The sandbox's own controls under /_sandbox: merchant settings, faults, rate limits, observations and reset. */
 import { DateTime } from 'luxon';
 import { fieldError, jsonReply, objectBody, type SandboxContext, type SandboxRouteModule } from './http';
+import { refusedNotifyHost } from './notify-address';
 import { armSettlement, cancelSettlementTimers, shownSettlementStatus } from './settlement';
 import { FAULT_KINDS, resetState, type FaultKind, type MerchantSettings } from './state';
 
@@ -24,6 +25,8 @@ function webhookUrl(value: unknown): string | null {
     ok = false;
   }
   if (!ok) throw fieldError('webhookUrl', 'invalid', 'must be an absolute http(s) URL, or null to stop webhooks', value);
+  const refused = refusedNotifyHost(new URL(value as string));
+  if (refused) throw fieldError('webhookUrl', 'invalid', `must not point at a link-local or metadata address: ${refused}`, value);
   return value as string;
 }
 

@@ -1,5 +1,7 @@
 /** A small router over node:http for the sandbox, with the gateway's error body and field-error conventions. */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { nestingDepth } from '../functions/domain/bounds';
+import { loopbackRefusal } from '../local/loopback-guard';
 import type { SandboxClock } from './clock';
 import type { SandboxState } from './state';
 import type { WebhookSender } from './webhooks';
@@ -68,9 +70,27 @@ export class GatewayError extends Error {
   }
 
   toReply(): SandboxReply {
-    return { status: this.status, body: { message: this.message, code: this.code, type: this.type }, headers: this.headers };
+    // Never the caller's input back at length (a 30 MB CSV in a header cell): the start of it says what was wrong.
+    const message = this.message.length > MAX_MESSAGE_CHARS
+      ? `${this.message.slice(0, MAX_MESSAGE_CHARS)}... (${this.message.length} characters; the rest is not shown)`
+      : this.message;
+    return { status: this.status, body: { message, code: this.code, type: this.type }, headers: this.headers };
   }
 }
+
+/** The longest error message answered; longer ones quote the caller's input and are cut. */
+const MAX_MESSAGE_CHARS = 1000;
+/** At most this much of a received value is quoted in a field error's "Value received". */
+const MAX_VALUE_CHARS = 200;
+
+/**
+ * Bodies are limited before they are read (the interface states no size, so these are the sandbox's): a JSON request
+ * of the gateway is a few kilobytes; a bulk link upload holds at most 1,000 rows (see payments/bulk-links.ts).
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+/** Levels of nested objects and lists in a JSON body; the gateway's deepest request needs four. */
+const MAX_JSON_DEPTH = 32;
 
 /** Statuses and types of the PG API 2022-09-01 (gateway-facts section 3). */
 function errorTypeFor(status: number): string {
@@ -83,12 +103,16 @@ function errorTypeFor(status: number): string {
 
 function shown(value: unknown): string {
   if (value === undefined) return '';
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
   }
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}... (${text.length} characters)` : text;
 }
 
 /**
@@ -107,6 +131,12 @@ interface Route {
   method: string;
   segments: string[];
   handler: RouteHandler;
+  maxBodyBytes: number;
+}
+
+export interface RouteOptions {
+  /** The largest body this route reads (default MAX_BODY_BYTES); a larger one is answered 413 unread. */
+  maxBodyBytes?: number;
 }
 
 function splitPath(path: string): string[] {
@@ -117,14 +147,16 @@ function splitPath(path: string): string[] {
 export class Router {
   private readonly routes: Route[] = [];
   private readonly guards: RequestGuard[] = [];
+  /** Runs after a route's handler and before its answer is sent (the data folder's snapshot, when there is one). */
+  commit: (request: SandboxRequest) => Promise<void> = async () => {};
 
-  add(method: string, pattern: string, handler: RouteHandler): this {
-    this.routes.push({ method: method.toUpperCase(), segments: splitPath(pattern), handler });
+  add(method: string, pattern: string, handler: RouteHandler, options: RouteOptions = {}): this {
+    this.routes.push({ method: method.toUpperCase(), segments: splitPath(pattern), handler, maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES });
     return this;
   }
 
   get(pattern: string, handler: RouteHandler): this { return this.add('GET', pattern, handler); }
-  post(pattern: string, handler: RouteHandler): this { return this.add('POST', pattern, handler); }
+  post(pattern: string, handler: RouteHandler, options?: RouteOptions): this { return this.add('POST', pattern, handler, options); }
   put(pattern: string, handler: RouteHandler): this { return this.add('PUT', pattern, handler); }
   delete(pattern: string, handler: RouteHandler): this { return this.add('DELETE', pattern, handler); }
 
@@ -160,8 +192,15 @@ export class Router {
   /** The node:http request listener. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const rawBody = await readBody(req);
       const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+      // Other web pages and rebound DNS names first, before a byte of the body is read.
+      const refusal = loopbackRefusal(req, { port: req.socket.localPort ?? 0, formsAllowed: formsAllowedAt(url.pathname) });
+      if (refusal) {
+        req.resume();
+        throw new GatewayError(refusal.status, refusal.code, refusal.message);
+      }
+      const matched = this.match((req.method ?? 'GET').toUpperCase(), url.pathname);
+      const rawBody = await readBody(req, typeof matched === 'object' && matched !== null ? matched.route.maxBodyBytes : MAX_BODY_BYTES, res);
       const request: SandboxRequest = {
         method: (req.method ?? 'GET').toUpperCase(),
         path: url.pathname,
@@ -184,7 +223,9 @@ export class Router {
       if (found === 'method') throw new GatewayError(405, 'request_invalid', `${request.method} ${request.path}: method not allowed on this path`);
       request.params = found.params;
       request.body = parseJsonBody(req.headers['content-type'], rawBody);
-      send(res, await found.route.handler(request));
+      const reply = await found.route.handler(request);
+      await this.commit(request);
+      send(res, reply);
     } catch (error) {
       if (res.headersSent || res.destroyed) return;
       if (error instanceof GatewayError) {
@@ -196,10 +237,40 @@ export class Router {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** Where the sandbox's own pages post forms (the hosted checkout and the bank pages): every other control takes JSON. */
+function formsAllowedAt(path: string): boolean {
+  return !path.startsWith('/_sandbox/') || path.startsWith('/_sandbox/pay/');
+}
+
+function tooLarge(limit: number, received: string): GatewayError {
+  return new GatewayError(413, 'request_too_large', `request body: ${received}, more than the ${limit} bytes this endpoint takes. Send a smaller body`, 'invalid_request_error', { connection: 'close' });
+}
+
+/**
+ * The body, refused with 413 before it is read when its declared length is over the limit, and as soon as the bytes
+ * read pass it otherwise; the connection is then closed once the answer is out, so nothing more of it is read.
+ */
+function readBody(req: IncomingMessage, limit: number, res: ServerResponse): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  const refuse = (received: string): Promise<never> => {
+    res.once('finish', () => req.destroy());
+    return Promise.reject(tooLarge(limit, received));
+  };
+  if (Number.isFinite(declared) && declared > limit) return refuse(`${declared} bytes`);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData);
+      req.pause();
+      refuse(`over ${limit} bytes`).catch(reject);
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
@@ -211,12 +282,18 @@ function parseJsonBody(contentType: string | undefined, raw: Buffer): unknown {
   const looksJson = contentType === undefined && /^\s*[[{]/.test(text);
   if (!declaredJson && !looksJson) return undefined;
   if (text.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'unparseable';
     throw new GatewayError(400, 'request_body_invalid', `request body: not valid JSON (${reason}). Send a JSON object with Content-Type: application/json`);
   }
+  // Before a handler walks it: messages quote values with JSON.stringify, which recurses.
+  if (nestingDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new GatewayError(400, 'request_body_invalid', `request body: nests objects and lists more than ${MAX_JSON_DEPTH} levels deep. Send the endpoint's JSON object`);
+  }
+  return body;
 }
 
 export function send(res: ServerResponse, reply: SandboxReply): void {

@@ -6,6 +6,7 @@ import { requirePgAccess } from './auth';
 import { GatewayError, fieldError, jsonReply, objectBody, type Router, type SandboxContext, type SandboxRouteModule } from './http';
 import { markOrderPaid, newPaymentRecord } from './settlement';
 import { effectiveOrderStatus, type CustomerRecord, type OrderRecord, type OrderSplit } from './state';
+import { refusedNotifyHost } from './notify-address';
 import { IST, isoIst, parseIsoWithOffset } from './time';
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{3,45}$/;
@@ -57,6 +58,8 @@ export function optionalUrl(field: string, value: unknown): string | null {
     ok = false;
   }
   if (!ok) throw fieldError(field, 'invalid', 'must be an absolute http(s) URL', value);
+  const refused = refusedNotifyHost(new URL(text));
+  if (refused) throw fieldError(field, 'invalid', `must not point at a link-local or metadata address: ${refused}`, value);
   return text;
 }
 

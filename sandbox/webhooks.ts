@@ -1,5 +1,7 @@
 /** Signed webhook deliveries with retries, each recorded in the sandbox state (GET /_sandbox/webhooks lists them). */
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { SandboxClock } from './clock';
 import type { SandboxState, WebhookDelivery } from './state';
 import { isoIst } from './time';
@@ -14,6 +16,8 @@ function signWebhook(secret: string, timestamp: string, rawBody: string): string
 export interface WebhookSender {
   /** Posts `{type, event_time, data}` to `url`, signed; resolves with the delivery once it is delivered or given up. */
   send(url: string, type: string, data: unknown): Promise<WebhookDelivery>;
+  /** Delivers again a delivery kept from before a restart that was not delivered (same id, same body). */
+  redeliver(delivery: WebhookDelivery): Promise<WebhookDelivery>;
   /** Resolves when no delivery is in flight or waiting for a retry. */
   idle(): Promise<void>;
   /** Stops pending retries (on sandbox close or reset). */
@@ -46,21 +50,16 @@ export function createWebhookSender(
     delivery.attempts += 1;
     const timestamp = String(deps.clock.nowMs());
     try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-webhook-signature': signWebhook(deps.secret(), timestamp, delivery.body),
-          'x-webhook-timestamp': timestamp,
-          'x-webhook-version': WEBHOOK_VERSION,
-        },
-        body: delivery.body,
-        signal: AbortSignal.timeout(attemptTimeoutMs),
-      });
-      await response.arrayBuffer().catch(() => undefined);
-      delivery.last_status_code = response.status;
-      delivery.last_error = response.ok ? null : `HTTP ${response.status}`;
-      return response.ok;
+      const status = await post(delivery.url, {
+        'content-type': 'application/json',
+        'x-webhook-signature': signWebhook(deps.secret(), timestamp, delivery.body),
+        'x-webhook-timestamp': timestamp,
+        'x-webhook-version': WEBHOOK_VERSION,
+      }, delivery.body, attemptTimeoutMs);
+      const ok = status >= 200 && status < 300;
+      delivery.last_status_code = status;
+      delivery.last_error = ok ? null : `HTTP ${status}`;
+      return ok;
     } catch (error) {
       delivery.last_status_code = null;
       delivery.last_error = error instanceof Error ? error.message : String(error);
@@ -84,7 +83,15 @@ export function createWebhookSender(
     }
   }
 
+  const track = (delivery: WebhookDelivery): Promise<WebhookDelivery> => {
+    const run = deliver(delivery, generation);
+    inFlight.add(run);
+    void run.finally(() => inFlight.delete(run));
+    return run;
+  };
+
   return {
+    redeliver: track,
     send(url, type, data) {
       const now = deps.clock.nowMs();
       const body = JSON.stringify({ data, event_time: isoIst(now), type });
@@ -101,10 +108,7 @@ export function createWebhookSender(
         delivered_at: null,
       };
       deps.state.webhooks.push(delivery);
-      const run = deliver(delivery, generation);
-      inFlight.add(run);
-      void run.finally(() => inFlight.delete(run));
-      return run;
+      return track(delivery);
     },
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
@@ -118,4 +122,24 @@ export function createWebhookSender(
       waits.clear();
     },
   };
+}
+
+/**
+ * One POST with Node's own client, answered with the status code. Not fetch: fetch refuses the ports on its blocked
+ * list (6000, 6566, ...), and a merchant's receiver may listen on any port.
+ */
+function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : null;
+    if (!send) return reject(new Error(`${url}: only http and https webhook URLs can be delivered`));
+    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -16,6 +16,17 @@ export class UnauthorizedError extends Error {
   }
 }
 
+/**
+ * The request conflicts with the state it relies on (HTTP 409); `code` is the contract's `error.code`, e.g.
+ * `preview_stale`. (A stale version is a VersionConflictError.)
+ */
+export class ConflictError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
 /** An error as one log line: name and message, never a stack with request data. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,14 +1,16 @@
 /** Use case: the gateway's signed webhooks: a paid split order (split read from the gateway) becomes `order.paid`, a vendor settlement marks SETTLED. */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../domain/dates';
 import { ValidationError, type ValidationIssue } from '../domain/errors';
-import { isValidId } from '../domain/order-events';
-import type { VendorRelease } from '../domain/types';
-import { UnauthorizedError, describeError } from './errors';
-import { VersionConflictError, type Dependencies } from './ports';
-import { MAX_WRITE_ATTEMPTS, storedInstant } from './release-writes';
+import { assertNesting, pruneNesting } from '../domain/bounds';
+import { gatewaySplitIssues, isValidId } from '../domain/order-events';
+import { settle } from '../domain/release-machine';
+import { withSettlementCheck } from './settlement-accuracy';
+import { UnauthorizedError } from './errors';
+import { VersionConflictError, type AuditEntry, type Dependencies } from './ports';
+import { MAX_WRITE_ATTEMPTS, appendAudit, runEffects, storedInstant, writeRelease } from './release-writes';
 
 export interface WebhookRequest {
   /** Header names lower-cased. */
@@ -42,17 +44,49 @@ export function isValidWebhookSignature(secret: string, request: WebhookRequest)
  * is acknowledged and ignored, so the gateway does not retry it.
  */
 export async function handleGatewayWebhook(deps: Dependencies, request: WebhookRequest): Promise<WebhookResult> {
-  if (!isValidWebhookSignature(deps.secrets.webhookSecret, request)) {
+  if (!isValidWebhookSignature(await deps.secrets.webhookSecret(), request)) {
     throw new UnauthorizedError('x-webhook-signature is missing or does not match the body; the gateway signs base64(HMAC-SHA256(client secret, x-webhook-timestamp + raw body))');
   }
+  try {
+    return await actOnSignedWebhook(deps, request);
+  } catch (error) {
+    // A signed webhook refused (400) is listed with the rejected events, so an operator sees what the gateway sent.
+    if (error instanceof ValidationError) await listRefusedWebhook(deps, request.rawBody, error);
+    throw error;
+  }
+}
+
+/** A refused webhook as a rejected event: its type and reasons, the body cut to a depth and size that store safely. */
+async function listRefusedWebhook(deps: Dependencies, rawBody: Buffer, error: ValidationError): Promise<void> {
+  let body: unknown;
+  try {
+    body = pruneNesting(JSON.parse(rawBody.toString('utf8')));
+  } catch {
+    body = { text: rawBody.toString('utf8', 0, Math.min(rawBody.length, 2000)) };
+  }
+  const text = JSON.stringify(body);
+  const type = field(body, 'type');
+  await deps.rejected.add({
+    id: `webhook#${createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`,
+    at: storedInstant(deps.clock.now()),
+    source: 'gateway.webhook',
+    detailType: typeof type === 'string' ? type.slice(0, 100) : null,
+    reasons: error.issues.map((i) => `${i.field}: ${i.problem}; send ${i.expected}`),
+    detail: text.length > 8000 ? { truncated: true, text: text.slice(0, 8000) } : body,
+  });
+}
+
+async function actOnSignedWebhook(deps: Dependencies, request: WebhookRequest): Promise<WebhookResult> {
   let body: unknown;
   try {
     body = JSON.parse(request.rawBody.toString('utf8'));
   } catch {
     throw new ValidationError([{ field: 'body', problem: 'is not JSON', expected: 'the gateway webhook JSON {type, event_time, data}' }]);
   }
+  assertNesting(body, 'body', 'the gateway webhook JSON {type, event_time, data}');
   const type = field(body, 'type');
   const data = field(body, 'data');
+  await appendAudit(deps, [webhookAuditEntry(deps, body, request.rawBody)]);
   if (type === 'PAYMENT_SUCCESS_WEBHOOK') return publishPaidOrder(deps, data);
   if (type === 'VENDOR_SETTLEMENT_SUCCESS') return markSettled(deps, data, field(body, 'event_time'));
   return { action: 'ignored', reason: `webhook type ${JSON.stringify(type)} needs no action` };
@@ -81,7 +115,8 @@ async function publishPaidOrder(deps: Dependencies, data: unknown): Promise<Webh
     return { action: 'ignored', reason: `order ${String(orderId)} has no order_splits: no vendor to release` };
   }
 
-  const issues: ValidationIssue[] = [];
+  // Nothing is rounded: a share of "10.005" or shares above the order are the gateway's error, not Holdback's to fix.
+  const issues: ValidationIssue[] = gatewaySplitIssues(source.field, source.orderAmount, source.splits);
   const orderAmount = decimalOf(source.orderAmount);
   const paymentTime = gatewayTime(field(payment, 'payment_time'));
   if (!paymentTime) issues.push({ field: 'data.payment.payment_time', problem: 'is missing or not a time', expected: 'an ISO 8601 time' });
@@ -104,6 +139,8 @@ async function publishPaidOrder(deps: Dependencies, data: unknown): Promise<Webh
     transactionTime: storedInstant(paymentTime!),
     vendors,
     ...(typeof currency === 'string' ? { currency } : {}),
+    // The gateway's own payment time: the window counts from it, so it wins over the marketplace's order.paid.
+    transactionTimeSource: 'gateway',
   });
   return { action: 'order_paid_published', orderId: orderId as string, vendors: vendors.length };
 }
@@ -145,30 +182,49 @@ async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown
   for (let attempt = 1; ; attempt++) {
     const current = await deps.orders.getRelease(ids.orderId, ids.vendorId);
     if (!current) return { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` };
-    if (current.state === 'SETTLED') return { action: 'release_settled', ...ids };
-    const settled: VendorRelease = {
-      ...current,
-      state: 'SETTLED',
-      settledAt: storedInstant(settledAt),
-      sendAt: null,
-      releaseKey: null,
-      version: current.version + 1,
-      updatedAt: storedInstant(deps.clock.now()),
-    };
+    // Checked against its prediction: a mismatch stays on the outcome and emits config.drift_detected.
+    const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now(), { webhook: 'VENDOR_SETTLEMENT_SUCCESS' }));
+    if (transition.kind === 'unchanged') return { action: 'release_settled', ...ids };
     try {
-      await deps.orders.putRelease(settled, current.version);
+      await writeRelease(deps, transition);
     } catch (error) {
       if (error instanceof VersionConflictError && attempt < MAX_WRITE_ATTEMPTS) continue;
       throw error;
     }
-    if (current.state === 'SCHEDULED' && current.releaseKey) {
-      // The gateway settled before Holdback's send: the send has nothing left to move.
-      await deps.scheduler.cancel(current.releaseKey).catch((error: unknown) => {
-        deps.logger.warn('schedule of a settled release not cancelled; it will find nothing to do', { ...ids, error: describeError(error) });
-      });
-    }
+    await runEffects(deps, transition.effects);
     return { action: 'release_settled', ...ids };
   }
+}
+
+/**
+ * What the audit log keeps of a signed webhook: its type, time, ids and amounts, and the SHA-256 of the body as
+ * received (which proves what came without keeping the customer's details in a log nobody may edit). Into the order's
+ * stream when it names one.
+ */
+function webhookAuditEntry(deps: Dependencies, body: unknown, rawBody: Buffer): AuditEntry {
+  const data = field(body, 'data');
+  const settlement = field(data, 'settlement') ?? data;
+  const payment = field(data, 'payment');
+  const orderId = [field(field(data, 'order'), 'order_id'), field(settlement, 'order_id')].find(isValidId) as string | undefined;
+  const vendorId = field(settlement, 'vendor_id');
+  const text = (value: unknown): string | number | undefined => (typeof value === 'string' || typeof value === 'number' ? value : undefined);
+  return {
+    kind: 'webhook_received',
+    at: storedInstant(deps.clock.now()),
+    actor: 'gateway',
+    ...(orderId ? { orderId } : {}),
+    ...(isValidId(vendorId) ? { vendorId: vendorId as string } : {}),
+    detail: {
+      type: text(field(body, 'type')) ?? null,
+      eventTime: text(field(body, 'event_time')) ?? null,
+      bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+      paymentStatus: text(field(payment, 'payment_status')),
+      paymentTime: text(field(payment, 'payment_time')),
+      paymentAmount: text(field(payment, 'payment_amount')),
+      settlementAmount: text(field(settlement, 'settlement_amount')),
+      settledAt: text(field(settlement, 'settled_at')) ?? text(field(settlement, 'settled_on')),
+    },
+  };
 }
 
 function field(value: unknown, name: string): unknown {

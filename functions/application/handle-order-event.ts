@@ -1,17 +1,19 @@
 /** Use case: take one marketplace order event, keep it, and bring every vendor release of its order up to date. */
 import { createHash } from 'node:crypto';
-import Decimal from 'decimal.js';
+import type { DateTime } from 'luxon';
 import { parseInstant } from '../domain/dates';
 import { ValidationError, type ValidationIssue } from '../domain/errors';
-import { eventKey, parseOrderEvent } from '../domain/order-events';
-import { planRelease, vendorFacts } from '../domain/release';
+import { pruneNesting } from '../domain/bounds';
+import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../domain/order-events';
+import { planRelease, vendorFacts, type Cause } from '../domain/release-machine';
+import { compareSecondPayment } from '../domain/same-payment';
 import { defaultPolicy } from '../domain/settings';
-import type { OrderEvent, OrderRecord, RejectedEvent, Settings, VendorPolicy, VendorRelease } from '../domain/types';
+import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../domain/types';
 import { maxEligibility } from '../domain/window';
 import { describeError } from './errors';
-import { VersionConflictError, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
-import { claimFor, sendClaimed } from './release-vendor';
-import { MAX_WRITE_ATTEMPTS, commandOf, nextVersion, sameRelease, storedInstant } from './release-writes';
+import type { Dependencies, PlanningConfig, StoredOrder } from './ports';
+import { planOrderReleases } from './plan-releases';
+import { storedInstant } from './release-writes';
 
 /** What the bus envelope says about an event, kept on a rejection so that an operator can find the sender. */
 export interface EventEnvelope {
@@ -28,6 +30,9 @@ export type HandleOrderEventResult =
 const MAX_STORED_DETAIL_CHARS = 8000;
 
 type PaidEvent = Extract<OrderEvent, { type: 'order.paid' }>;
+
+/** The cause the audit records for planning after a payment. */
+const PAYMENT: Cause = { kind: 'payment', actor: 'marketplace' };
 
 /**
  * Validates the event completely before anything is written, so a malformed event is rejected (and listed) but never
@@ -46,7 +51,7 @@ export async function handleOrderEvent(
 ): Promise<HandleOrderEventResult> {
   let event: OrderEvent;
   try {
-    event = parseOrderEvent(detailType, detail);
+    event = parseOrderEvent(detailType, detail, deps.clock.now());
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     return reject(deps, detailType, detail, envelope, error.issues);
@@ -58,32 +63,40 @@ export async function handleOrderEvent(
     // moment exists (not even a crash between the two writes) in which this event is stored and a payment would
     // take the order for new. A paid order refuses the mark, and is planned here with the event.
     await deps.orders.markAwaitingPayment(event.orderId);
-    const stored = await deps.orders.recordEvent({ orderId: event.orderId, key: eventKey(event), event, receivedAt: storedInstant(now) });
-    const releases = await reconcileOrder(deps, event.orderId);
-    return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: releases ?? [] };
+    const key = eventKey(event);
+    const stored = await deps.orders.recordEvent({ orderId: event.orderId, key, event, receivedAt: storedInstant(now) });
+    // An event naming a vendor outside the order is kept but never applied (planning skips it); it is listed as
+    // rejected when the order's vendors are known: here if the order is paid, else when the payment arrives.
+    const strays: StrayReport | undefined = stored && event.vendorIds ? { key, detailType, detail, envelope } : undefined;
+    const planned = await reconcileOrder(deps, event.orderId, { kind: 'event', actor: 'marketplace', reason: event.type }, undefined, strays);
+    if (planned?.rejected) return { outcome: 'rejected', rejected: planned.rejected };
+    return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: planned?.releases ?? [] };
   }
   // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting
   // payment under the same id is refused before anything of it is kept.
   const config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId));
-  const order = orderRecordOf(event, config.settings, storedInstant(now));
+  const order = orderRecordOf(event, config.settings.deferByDays, storedInstant(now));
+  // Never store what cannot be planned: a payment whose planning throws would poison its order for good.
+  const unplannable = planningIssues(order, config, now);
+  if (unplannable.length) return reject(deps, detailType, detail, envelope, unplannable);
   const created = await deps.orders.createOrder(order);
   if (created === 'exists') {
     // It exists: a duplicate, a concurrent twin, or another payment under the same id. An order record never changes
     // once written, so the first one stands.
+    // The gateway's payment webhook and the marketplace's event tell the same payment in two clocks: the gateway's
+    // time is kept (its window counts from it); a real conflict is refused naming the field that differs.
     const existing = await deps.orders.getOrder(event.orderId);
-    if (existing && !samePayment(existing, event)) {
-      return reject(deps, detailType, detail, envelope, [{
-        field: 'orderId',
-        problem: `${event.orderId} was already paid at ${existing.transactionTime} with other details; the first order.paid is kept`,
-        expected: 'the same order.paid again (a duplicate is fine) or a new orderId for a different order',
-      }]);
+    const second = existing ? compareSecondPayment(existing, event) : { kind: 'same' as const };
+    if (second.kind === 'conflict') return reject(deps, detailType, detail, envelope, [second.issue]);
+    if (second.kind === 'adopt_gateway_time' && existing) {
+      await deps.orders.adoptGatewayPayment({ ...orderRecordOf(event, existing.deferByDays, existing.recordedAt) });
     }
   }
   // A new order has nothing else stored under it: an event racing the payment finds the order paid when it tries to
   // mark it, and plans it itself. Otherwise the order is read with what came before.
   const releases = created === 'new'
-    ? await planOrder(deps, { order, events: [], releases: [] }, config)
-    : (await reconcileOrder(deps, event.orderId, config)) ?? [];
+    ? (await planOrderReleases(deps, order.orderId, { cause: PAYMENT, stored: { order, events: [], releases: [] }, config, recheck: false })) ?? []
+    : (await reconcileOrder(deps, event.orderId, PAYMENT, config, created === 'awaited' ? 'all' : undefined))?.releases ?? [];
   return { outcome: 'accepted', orderId: event.orderId, duplicate: created === 'exists', releases };
 }
 
@@ -94,126 +107,72 @@ export async function handleOrderEvent(
  * side effect starts, so the releases read once up front are as fresh as per-vendor reads would be; a conditional
  * write that still loses reads the order again, events too, so that what the winner knew is never planned away.
  *
- * Reads: one query of the order, and one batch read of the settings and the policies (`config`, when the caller has
- * it already). A release keeps the policy it was first planned with, so only vendors without a release need theirs.
- * Null when the order is not paid yet.
+ * Reads: one query of the order, and one batch read of the settings, the policies and the holds (`config`, when the
+ * caller has it already); see planOrderReleases. Null when the order is not paid yet.
  */
-async function reconcileOrder(deps: Dependencies, orderId: string, config?: PlanningConfig): Promise<VendorRelease[] | null> {
+async function reconcileOrder(
+  deps: Dependencies, orderId: string, cause: Cause, config?: PlanningConfig, strays?: StrayReport,
+): Promise<{ releases: VendorRelease[]; rejected: RejectedEvent | null } | null> {
   const stored = await deps.orders.loadOrder(orderId);
-  return stored.order ? planOrder(deps, { ...stored, order: stored.order }, config) : null;
-}
-
-/** Plans every vendor of the order as read (see reconcileOrder), writes what changed, then starts the side effects. */
-async function planOrder(
-  deps: Dependencies,
-  { order, events: stored, releases }: StoredOrder & { order: OrderRecord },
-  config?: PlanningConfig,
-): Promise<VendorRelease[]> {
-  const view = orderView(stored, releases);
-  const { settings, policies } = config
-    ?? await deps.config.forPlanning(order.vendors.filter((v) => !view.currentOf.has(v.vendorId)).map((v) => v.vendorId));
-  const written: { current: VendorRelease | null; next: VendorRelease }[] = [];
-  const result: VendorRelease[] = [];
-  for (const vendor of order.vendors) {
-    // A vendor with a release already ignores the policy (planRelease keeps the one recorded on the release).
-    const policy = policies.get(vendor.vendorId) ?? defaultPolicy(vendor.vendorId, settings);
-    const outcome = await reconcileVendor(deps, order, vendor, { settings, policy }, view);
-    if (outcome.written) written.push({ current: outcome.current, next: outcome.release });
-    result.push(outcome.release);
-  }
-  for (const { current, next } of written) await startSideEffects(deps, current, next, settings);
-  return result;
+  if (!stored.order) return null;
+  const rejected = strays ? await rejectEventsOutsideOrder(deps, stored.order, stored.events, strays) : null;
+  const releases = await planOrderReleases(deps, orderId, { cause, stored: { ...stored, order: stored.order }, config });
+  return { releases: releases ?? [], rejected };
 }
 
 /**
- * The order's events and releases as this call last read them. A lost write reads them again, and the vendors planned
- * after it use that read too (the winner may have stored an event, e.g. a dispute, that concerns them as well).
+ * Which kept events naming vendors outside the order to list: all of them (when the payment that fixes the order's
+ * vendors arrives), or the one just stored (listed as it came, with its envelope).
  */
-interface OrderView {
-  events: OrderEvent[];
-  currentOf: Map<string, VendorRelease>;
-}
+type StrayReport = 'all' | { key: string; detailType: unknown; detail: unknown; envelope: EventEnvelope };
 
-function orderView(events: StoredOrder['events'], releases: VendorRelease[]): OrderView {
-  return { events: events.map((s) => s.event), currentOf: new Map(releases.map((r) => [r.vendorId, r])) };
-}
-
-/** The release as stored after planning, and whether this call wrote it (from `current`). */
-type VendorOutcome =
-  | { written: false; release: VendorRelease }
-  | { written: true; release: VendorRelease; current: VendorRelease | null };
-
-async function reconcileVendor(
-  deps: Dependencies,
-  order: OrderRecord,
-  vendor: { vendorId: string; amount: string },
-  plan: { settings: Settings; policy: VendorPolicy },
-  view: OrderView,
-): Promise<VendorOutcome> {
-  let facts = vendorFacts(view.events, vendor.vendorId);
-  let current = view.currentOf.get(vendor.vendorId) ?? null;
-  for (let attempt = 1; ; attempt++) {
-    const now = deps.clock.now();
-    const planned = planRelease({ order, vendorId: vendor.vendorId, amount: vendor.amount, policy: plan.policy, settings: plan.settings, facts, now, current });
-    if (current && sameRelease(current, planned)) return { written: false, release: current };
-    let next = nextVersion(planned, current, now);
-    // Due now: claimed for sending in the same write that plans it (one write less than planning, then claiming). A
-    // lost sender leaves it APPLYING with a deadline, which the sweep re-drives, as for any claimed release.
-    if (next.state === 'PLANNED') next = claimFor(next, next.version, now);
-    try {
-      await deps.orders.putRelease(next, current?.version ?? null);
-      return { written: true, release: next, current };
-    } catch (error) {
-      // Someone else wrote this release meanwhile (another event, the release handler): plan again from theirs, and
-      // from the events as stored now (the writer may have planned from an event this call has not seen).
-      if (!(error instanceof VersionConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
-    }
-    const fresh = await deps.orders.loadOrder(order.orderId);
-    Object.assign(view, orderView(fresh.events, fresh.releases));
-    current = view.currentOf.get(vendor.vendorId) ?? null;
-    facts = vendorFacts(view.events, vendor.vendorId);
+/** Lists each kept event of the report that names vendors outside the order, once; the one just stored, if listed. */
+async function rejectEventsOutsideOrder(
+  deps: Dependencies, order: OrderRecord, events: StoredOrder['events'], strays: StrayReport,
+): Promise<RejectedEvent | null> {
+  const vendorIds = order.vendors.map((v) => v.vendorId);
+  let listed: RejectedEvent | null = null;
+  for (const { event, key } of events) {
+    if (strays !== 'all' && key !== strays.key) continue;
+    const issues = vendorsOutsideOrderIssues(event, vendorIds);
+    if (issues.length === 0) continue;
+    const result = strays === 'all'
+      ? await reject(deps, event.type, event, { id: `${order.orderId}#${key}` }, issues)
+      : await reject(deps, strays.detailType, strays.detail, strays.envelope, issues);
+    if (result.outcome === 'rejected') listed = result.rejected;
   }
+  return listed;
 }
 
-/**
- * After the write: cancel a schedule that no longer applies, create the new one, or send at once. A failure here is
- * logged, not thrown: the release is stored, and the sweep re-drives any send whose schedule went missing.
- */
-async function startSideEffects(deps: Dependencies, current: VendorRelease | null, next: VendorRelease, settings: Settings): Promise<void> {
-  const ids = { orderId: next.orderId, vendorId: next.vendorId };
+/** Why the payment's order cannot be planned (a dry run of every vendor's first plan), or nothing. */
+function planningIssues(order: OrderRecord, { settings, policies }: PlanningConfig, now: DateTime): ValidationIssue[] {
   try {
-    if (current?.state === 'SCHEDULED' && current.releaseKey && current.releaseKey !== next.releaseKey) {
-      await deps.scheduler.cancel(current.releaseKey);
+    for (const vendor of order.vendors) {
+      const policy = policies.get(vendor.vendorId) ?? defaultPolicy(vendor.vendorId, settings);
+      planRelease({ order, vendorId: vendor.vendorId, amount: vendor.amount, policy, settings, facts: vendorFacts([], vendor.vendorId), now, current: null });
     }
-    const command = commandOf(next);
-    if (next.state === 'SCHEDULED' && command && command.releaseKey !== current?.releaseKey && next.sendAt) {
-      await deps.scheduler.schedule(command, parseInstant(next.sendAt, 'sendAt'));
-    }
-    if (next.state === 'APPLYING') await sendClaimed(deps, next, settings);
+    return [];
   } catch (error) {
-    deps.logger.error('release side effect failed; the sweep will re-drive it', { ...ids, state: next.state, error: describeError(error) });
+    return [{
+      field: 'detail',
+      problem: `cannot be planned (${describeError(error)}); nothing of it was kept`,
+      expected: 'an order.paid whose times, amounts and vendors lie within the bounds in the README',
+    }];
   }
 }
 
-function orderRecordOf(event: PaidEvent, settings: Settings, recordedAt: string): OrderRecord {
+function orderRecordOf(event: PaidEvent, deferByDays: number, recordedAt: string): OrderRecord {
   const transactionTime = parseInstant(event.transactionTime, 'transactionTime');
   return {
     orderId: event.orderId,
     transactionTime: storedInstant(transactionTime),
-    maxEligibility: storedInstant(maxEligibility(transactionTime, settings.deferByDays)),
-    deferByDays: settings.deferByDays,
+    maxEligibility: storedInstant(maxEligibility(transactionTime, deferByDays)),
+    deferByDays,
     currency: event.currency,
     vendors: event.vendors.map((v) => ({ vendorId: v.vendorId, amount: v.amount })),
     recordedAt,
+    transactionTimeSource: event.transactionTimeSource ?? 'marketplace',
   };
-}
-
-/** The same payment told twice (perhaps with another offset or amount spelling) is not a conflict. */
-function samePayment(order: OrderRecord, event: PaidEvent): boolean {
-  if (+parseInstant(order.transactionTime, 'transactionTime') !== +parseInstant(event.transactionTime, 'transactionTime')) return false;
-  if (order.currency !== event.currency || order.vendors.length !== event.vendors.length) return false;
-  const amounts = new Map(order.vendors.map((v) => [v.vendorId, v.amount]));
-  return event.vendors.every((v) => amounts.has(v.vendorId) && new Decimal(amounts.get(v.vendorId)!).equals(v.amount));
 }
 
 async function reject(
@@ -223,13 +182,15 @@ async function reject(
   envelope: EventEnvelope,
   issues: ValidationIssue[],
 ): Promise<HandleOrderEventResult> {
+  // Cut to a depth every later step (hashing, serialising, storing) handles, before any of them walks it.
+  const kept = pruneNesting(detail);
   const rejected: RejectedEvent = {
-    id: envelope.id ?? contentId(detailType, detail),
+    id: envelope.id ?? contentId(detailType, kept),
     at: storedInstant(deps.clock.now()),
     source: envelope.source ?? null,
     detailType: typeof detailType === 'string' ? detailType : null,
     reasons: issues.map((i) => `${i.field}: ${i.problem}; send ${i.expected}`),
-    detail: storableDetail(detail),
+    detail: storableDetail(kept),
   };
   await deps.rejected.add(rejected);
   deps.logger.warn('order event rejected', { id: rejected.id, detailType: rejected.detailType, reasons: rejected.reasons });

@@ -1,9 +1,12 @@
 /** Use cases: read a vendor's release policy, change it (a new version with actor and reason), list its history. */
-import { defaultPolicy, validatePolicyInput } from '../domain/settings';
+import { defaultPolicy } from '../domain/settings';
 import type { VendorPolicy } from '../domain/types';
 import { requireId } from './ids';
+import { policyChangeOf, type PolicyChange } from './policy-change';
+import { requirePolicyPreview } from './preview-changes';
+import { replanVendorReleases, type ReplanResult } from './replan-vendor-releases';
 import { VersionConflictError, type Dependencies } from './ports';
-import { storedInstant } from './release-writes';
+import { appendAudit, storedInstant } from './release-writes';
 import { inZone } from './response-times';
 
 /** What the policy routes answer. */
@@ -17,17 +20,49 @@ export async function getPolicy(deps: Dependencies, vendorId: string): Promise<P
 }
 
 /**
- * Stores the body as the next version. Orders already planned keep the version they were planned with (it is recorded
- * on each release); the new version applies to orders paid from now on.
+ * Stores the body as the next version. With `applyTo: "new_orders"` (the default) orders already planned keep the
+ * version they were planned with (it is recorded on each release) and the new version applies to orders paid from now
+ * on; with `"open_orders"` every unsent release of the vendor is planned again under it. `expectedVersion` (stale:
+ * 409) and `previewId` (what the preview showed no longer holds: 409 `preview_stale`) are checked first.
  */
-export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView> {
+export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView & { replanned?: ReplanResult }> {
   requireId(vendorId, 'vendorId');
-  const input = validatePolicyInput(body);
+  const change = policyChangeOf(body);
   const [current, settings] = await Promise.all([deps.policies.current(vendorId), deps.settings.get()]);
-  const version = (current?.version ?? 0) + 1;
+  const fromVersion = current?.version ?? 0;
+  if (change.expectedVersion !== null && change.expectedVersion !== fromVersion) {
+    throw new VersionConflictError(`expectedVersion: the policy of ${vendorId} is at version ${fromVersion}, not ${change.expectedVersion}; GET it and send your change based on version ${fromVersion}`);
+  }
+  await requirePolicyPreview(deps, vendorId, change);
+  const saved = await saveNextPolicy(deps, vendorId, fromVersion, change.policy);
+  if (change.applyTo === 'new_orders') return presented(saved, settings.timezone);
+  // The answer says how many open releases were looked at and planned again.
+  const replanned = await replanVendorReleases(deps, vendorId, saved, { actor: saved.actor, reason: saved.reason });
+  return { ...presented(saved, settings.timezone), replanned };
+}
+
+/**
+ * Stores `policy` as version `fromVersion + 1`, conditional on `fromVersion` still being the one in force (409
+ * otherwise). The one write path of a policy change: a single PUT and every row of a bulk import (`importId`).
+ */
+export async function saveNextPolicy(
+  deps: Dependencies,
+  vendorId: string,
+  fromVersion: number,
+  policy: PolicyChange['policy'],
+  importId?: string,
+): Promise<VendorPolicy> {
+  const version = fromVersion + 1;
   try {
-    const saved = await deps.policies.save({ vendorId, version, ...input, at: storedInstant(deps.clock.now()) });
-    return presented(saved, settings.timezone);
+    const saved = await deps.policies.save({ vendorId, version, ...policy, at: storedInstant(deps.clock.now()), ...(importId ? { importId } : {}) });
+    await appendAudit(deps, [{
+      kind: 'policy_changed',
+      at: saved.at ?? storedInstant(deps.clock.now()),
+      actor: saved.actor,
+      vendorId,
+      detail: { version: saved.version, fromVersion, scheduleOption: saved.scheduleOption, release: saved.release, reason: saved.reason, ...(importId ? { importId } : {}) },
+    }]);
+    return saved;
   } catch (error) {
     if (error instanceof VersionConflictError) {
       throw new VersionConflictError(`policy of ${vendorId} changed meanwhile (version ${version} exists); GET it and send your change again`);

@@ -4,10 +4,11 @@ import { validateSettings } from '../domain/settings';
 import type { Settings, VersionedSettings } from '../domain/types';
 import { VersionConflictError, type Dependencies } from './ports';
 import { inZone } from './response-times';
-import { storedInstant } from './release-writes';
+import { appendAudit, storedInstant } from './release-writes';
+import { requireSettingsPreview } from './preview-changes';
 
 /** Keys a PUT may carry besides the settings: who changes them and why, and the version the change is based on. */
-const CHANGE_KEYS = ['actor', 'reason', 'version', 'at'];
+const CHANGE_KEYS = ['actor', 'reason', 'version', 'at', 'previewId'];
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
   return presented(await deps.settings.get());
@@ -28,6 +29,7 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
   const issues: ValidationIssue[] = [
     ...optionalText(input.actor, 'actor'),
     ...optionalText(input.reason, 'reason'),
+    ...optionalText(input.previewId, 'previewId'),
   ];
   if (input.version !== undefined && !Number.isInteger(input.version)) {
     issues.push({ field: 'version', problem: `is ${JSON.stringify(input.version)}, not a whole number`, expected: `the version you read, ${current.version}, or leave it out` });
@@ -43,13 +45,30 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
   if (input.version !== undefined && input.version !== current.version) {
     throw new VersionConflictError(`version: settings are at version ${current.version}, not ${String(input.version)}; GET /settings and send your change based on version ${current.version}`);
   }
+  // With a previewId, the change applies only if what that preview showed (POST /settings/preview) still holds.
+  if (input.previewId !== undefined) await requireSettingsPreview(deps, String(input.previewId), body);
   const saved = await deps.settings.save(settings, {
     actor: (input.actor as string | undefined)?.trim() ?? 'api',
     reason: (input.reason as string | undefined)?.trim() ?? 'settings updated',
     at: storedInstant(deps.clock.now()),
     expectedVersion: current.version,
   });
+  await appendAudit(deps, [{
+    kind: 'settings_changed',
+    at: saved.at,
+    actor: saved.actor,
+    detail: { version: saved.version, fromVersion: current.version, reason: saved.reason, changes: settingsChanges(baseOf(current), baseOf(saved)) },
+  }]);
   return presented(saved);
+}
+
+/** Each setting that changed, with its value before and after (what an auditor reads first). */
+function settingsChanges(before: Settings, after: Settings): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of Object.keys(after) as (keyof Settings)[]) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changes[key] = { from: before[key], to: after[key] };
+  }
+  return changes;
 }
 
 export async function settingsHistory(deps: Dependencies): Promise<VersionedSettings[]> {

@@ -2,8 +2,10 @@
 import type { DateTime } from 'luxon';
 import type {
   GatewayAnswer, HoldbackEvent, IsoInstant, OrderRecord, RejectedEvent, ReleaseCommand, Settings, StoredEvent,
-  VendorPolicy, VendorRelease, VersionedSettings, Attempt,
+  VendorPolicy, VendorRelease, VersionedSettings, Attempt, DecimalText, ReleaseState, VendorHold,
 } from '../domain/types';
+import type { AuditRecord, StreamHead } from '../domain/audit-records';
+import type { AuditCheckpoint, CheckpointAlgorithm } from '../domain/audit-checkpoints';
 
 /** Time as the runtime sees it (the local edge's shared clock, or the system clock on AWS). */
 export interface Clock {
@@ -42,6 +44,15 @@ export interface PlanningConfig {
   settings: VersionedSettings;
   /** Every vendor asked for; null for a vendor without a stored policy (the default applies). */
   policies: Map<string, VendorPolicy | null>;
+  /** Every vendor asked for; null for a vendor never held. Read consistently: a stored hold is always seen. */
+  holds: Map<string, VendorHold | null>;
+}
+
+/** Vendor holds (contract 6): one item per vendor, its last hold or unhold. */
+export interface VendorHoldRepository {
+  /** The vendor's hold as last stored (consistent read), or null when it was never held. */
+  get(vendorId: string): Promise<VendorHold | null>;
+  put(hold: VendorHold): Promise<void>;
 }
 
 export interface ConfigReader {
@@ -76,6 +87,11 @@ export interface OrderRepository {
    * written) when the order is paid already.
    */
   markAwaitingPayment(orderId: string): Promise<boolean>;
+  /**
+   * Replaces a paid order's record with the gateway's account of the same payment (its time is the one the window
+   * counts from), unless the record holds the gateway's account already; false (nothing written) then.
+   */
+  adoptGatewayPayment(order: OrderRecord): Promise<boolean>;
   getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null>;
   listReleases(orderId: string): Promise<VendorRelease[]>;
   /**
@@ -90,9 +106,56 @@ export interface OrderRepository {
 }
 
 export interface RejectedEventRepository {
+  /** Stores it with the next arrival number (`sequence`), which orders rejected events as they arrived. */
   add(rejected: RejectedEvent): Promise<void>;
-  /** Newest first. */
-  list(limit: number): Promise<RejectedEvent[]>;
+  /**
+   * Newest arrival first: `limit` of them, continuing after `after` (the `next` of the previous page); `count` is how
+   * many were ever rejected.
+   */
+  page(opts: { limit: number; after?: string | null }): Promise<{ items: (RejectedEvent & { sequence: number })[]; next: string | null; count: number }>;
+}
+
+/** Which time of a release an outcome query ranges over (contract 6.1 `by`). */
+export type OutcomeTime = 'transaction' | 'applied' | 'settled';
+
+export interface OutcomeFilter {
+  by: OutcomeTime;
+  /** Instants (ISO 8601 with an offset), both inclusive. */
+  from?: IsoInstant;
+  to?: IsoInstant;
+  vendorId?: string;
+  orderId?: string;
+  state?: ReleaseState;
+}
+
+/** A release with its order, in the order of a read, and the position a cursor resumes after. */
+export interface ReadRelease {
+  release: VendorRelease;
+  /** Null only if the order record could not be read (it is written before its releases). */
+  order: OrderRecord | null;
+  /** Opaque but ordered: `<UTC time>#<orderId>#<vendorId>`. */
+  position: string;
+}
+
+/**
+ * The read side of releases (outcomes, forecasts, vendors), served from the orders table's indexes, never a scan.
+ * Reads are eventually consistent (as every index read is).
+ */
+export interface ReleaseReads {
+  /** Matching releases in the order of the chosen time (then order and vendor id), strictly after `after`. */
+  outcomes(filter: OutcomeFilter, after: string | null): AsyncIterable<ReadRelease>;
+  /**
+   * The vendor's open releases (not settled or cancelled) whose settlement eligibility (applied, else target, else
+   * max) lies in [from, to] (all of them without a range), in that order. Every unsent release is open: previews,
+   * holds and replanning read a vendor's unsent releases here, from that vendor's partition alone.
+   */
+  openReleases(vendorId: string, range?: { from: IsoInstant; to: IsoInstant }): AsyncIterable<ReadRelease>;
+  /** Count and sum of the vendor's open releases per currency, from the index alone. */
+  openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: DecimalText }[]>;
+  /** Vendors seen in an order or a policy, by id, strictly after `after`. */
+  vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }>;
+  /** Whether a vendor was ever seen in an order or a policy. */
+  knowsVendor(vendorId: string): Promise<boolean>;
 }
 
 /** One-time schedules that invoke the release handler (EventBridge Scheduler). */
@@ -137,6 +200,12 @@ export interface GatewayOrder {
 export interface GatewayOrders {
   /** The order, or null when the gateway does not know it; throws when the gateway could not be asked. */
   fetchOrder(orderId: string): Promise<GatewayOrder | null>;
+  /**
+   * The vendor as the gateway's Easy Split vendor API holds it (`GET /pg/easy-split/vendors/{vendor_id}`): its
+   * schedule option is the one the gateway settles by. Null when the gateway does not know the vendor; throws when it
+   * could not be asked. Optional: a gateway without the vendor API leaves Holdback's policy as the only source.
+   */
+  fetchVendor?(vendorId: string): Promise<{ scheduleOption: number } | null>;
 }
 
 export interface EventPublisher {
@@ -151,7 +220,8 @@ export interface EventPublisher {
 /** Secrets the use cases need; kept apart from the ports so that nothing logs them by accident. */
 export interface RuntimeSecrets {
   /** Key of the gateway's webhook signature (the gateway client secret). */
-  webhookSecret: string;
+  /** Read at run time (cached): a rotated secret applies without a deploy. */
+  webhookSecret(): Promise<string>;
 }
 
 /**
@@ -189,6 +259,89 @@ export interface AuditLog {
   append(entries: AuditEntry[]): Promise<void>;
 }
 
+/** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */
+export interface StoredAuditRecord {
+  record: AuditRecord;
+  /** E.g. an item stored under another key than its stream and sequence; absent when the item is well-formed. */
+  problem?: string;
+}
+
+/** The audit log's read side and its checkpoints (verify, export, timeline): the store behind `audit`. */
+export interface AuditArchive {
+  /** One stream's records in sequence order (`order#<id>`, `vendor#<id>`, `config`). */
+  streamRecords(stream: string): Promise<AuditRecord[]>;
+  /** Every record, each stream's in sequence order; `from`/`to` (UTC ISO, inclusive) bound `recordedAt`. */
+  records(range?: { from?: string; to?: string }): AsyncIterable<StoredAuditRecord>;
+  /** Every checkpoint in number order; `since` (UTC ISO) keeps those written at or after it. */
+  checkpoints(since?: string): Promise<AuditCheckpoint[]>;
+  /** The newest checkpoints, newest first. */
+  latestCheckpoints(limit: number): Promise<AuditCheckpoint[]>;
+  /** The head of every stream with a record stored at or after `since` (UTC ISO; null: every stream). */
+  headsRecordedSince(since: string | null): Promise<StreamHead[]>;
+  /** Stores a checkpoint unless its number is taken; false then (another writer was first). */
+  putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean>;
+  /** Appends entries kept after appends that failed; answers how many entries were appended. */
+  flushPending(): Promise<number>;
+}
+
+/** The asymmetric key of the audit checkpoints (locally an Ed25519 key file, on AWS a KMS key). */
+export interface AuditKey {
+  /** The algorithm and key name written into (and covered by) every checkpoint. */
+  identity(): Promise<{ algorithm: CheckpointAlgorithm; keyId: string }>;
+  /** The public key, PEM (SPKI), for verifiers. */
+  publicKeyPem(): Promise<string>;
+  /** Whether this runtime may sign (on AWS only the checkpoint writer may). */
+  readonly canSign: boolean;
+  /** Base64 signature of a checkpoint's text (`digestHex` is its SHA-256); throws where `canSign` is false. */
+  sign(text: string, digestHex: string): Promise<string>;
+}
+
+/** What a preview showed (contract 6, `previewId`), kept until it expires so that a later PUT can require it to hold. */
+export interface StoredPreview {
+  previewId: string;
+  /** What it previewed: `policy:<vendorId>` or `settings`. */
+  scope: string;
+  /** The digest of the releases and versions it covered and of the change (domain/preview.ts previewDigest). */
+  digest: string;
+  createdAt: IsoInstant;
+  expiresAt: IsoInstant;
+}
+
+export interface PreviewRepository {
+  save(preview: StoredPreview): Promise<void>;
+  /** The preview, or null when it was never made (an expired one is returned; the caller checks `expiresAt`). */
+  get(previewId: string): Promise<StoredPreview | null>;
+}
+
+/** One bulk policy import, keyed by the digest of its file, so that the same file is applied once. */
+export interface PolicyImport {
+  importId: string;
+  actor: string;
+  rows: number;
+  state: 'applying' | 'applied' | 'rolled_back';
+  startedAt: IsoInstant;
+  finishedAt: IsoInstant | null;
+  /** Why it was rolled back; null otherwise. */
+  reason: string | null;
+}
+
+export interface PolicyImportRepository {
+  /**
+   * Records that an import starts (state `applying`): null when it was written, or the record kept already (nothing
+   * written then), except that a rolled-back import may start again.
+   */
+  begin(record: PolicyImport): Promise<PolicyImport | null>;
+  /** Ends an import that is `applying`. */
+  finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: IsoInstant; reason: string | null }): Promise<void>;
+  get(importId: string): Promise<PolicyImport | null>;
+}
+
+/** Counts and measures of the release flow (names in functions/observability/metric-names.ts), for alarms. */
+export interface ReleaseMetrics {
+  /** Adds `value` (default 1) to the metric: a count, or a measure in the metric's unit. */
+  record(key: import('../observability/metric-names').MetricKey, value?: number): void;
+}
+
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -209,6 +362,14 @@ export interface Dependencies {
   publisher: EventPublisher;
   queue: ReleaseQueue;
   audit: AuditLog;
+  /** The same store as `audit`, read: verification, export, timelines, checkpoints. */
+  auditArchive: AuditArchive;
+  /** The checkpoints' key; null where none is configured (no checkpoints are written, verification says so). */
+  auditKey: AuditKey | null;
+  holds: VendorHoldRepository;
+  reads: ReleaseReads;
+  previews: PreviewRepository;
+  policyImports: PolicyImportRepository;
   logger: Logger;
   secrets: RuntimeSecrets;
 }

@@ -1,4 +1,5 @@
 /** Use case: when a vendor on a schedule option settles for a given eligibility (POST /predictions). */
+import { instantBoundsIssue } from '../domain/bounds';
 import { formatInstant, parseEligibilityInput } from '../domain/dates';
 import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { SCHEDULE_OPTIONS, isScheduleOption, predictSettlement } from '../domain/schedule-options';
@@ -19,6 +20,8 @@ export async function predictSettlementAt(deps: Dependencies, body: unknown): Pr
   let eligibility = null;
   try {
     eligibility = parseEligibilityInput(input.eligibility, 'eligibility');
+    const outOfBounds = instantBoundsIssue(eligibility, 'eligibility', null);
+    if (outOfBounds) throw new ValidationError([outOfBounds]);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     issues.push(...error.issues);

@@ -1,155 +1,83 @@
-/** Use case: send one due release to the gateway, exactly once per release key, and record what the gateway said. */
-import type { DateTime } from 'luxon';
-import { parseInstant } from '../domain/dates';
-import { WINDOW_CLOSED_REASON, applyAnswer, prepareSend } from '../domain/release';
-import type { HoldbackEvent, ReleaseCommand, Settings, VendorRelease } from '../domain/types';
-import { describeError } from './errors';
+/**
+ * Use case of the release function, the one send path: claim a due release, read the order and the vendor's hold
+ * after the claim, plan again, and only then send the gateway's eligibility PUT and record its answer.
+ */
+import { SYSTEM_ACTOR, afterClaim, answer, claim, type Effect, type Write } from '../domain/release-machine';
+import type { ReleaseCommand, ReleaseState, VendorRelease } from '../domain/types';
+import { planInputOf, planOrderReleases } from './plan-releases';
 import { VersionConflictError, type Dependencies } from './ports';
-import { releaseScheduleName } from '../routing';
-import { isPending, storedInstant } from './release-writes';
-
-/** Scheduler fires with one-minute precision; a schedule that fires a little early is still this release's send. */
-const EARLY_FIRE_MS = 60_000;
-/** How long an APPLYING release may stay so before the sweep assumes the invocation was lost and sends again. */
-export const APPLYING_DEADLINE_MS = 2 * 60_000;
+import { releaseKeyOf, runEffects, writeRelease } from './release-writes';
 
 export type ReleaseVendorResult =
   | { outcome: 'skipped'; reason: string }
-  | { outcome: 'applied' | 'failed' | 'rescheduled' | 'at_max'; release: VendorRelease }
-  /** The gateway was called, but another invocation took the release over before the answer was recorded. */
+  | { outcome: 'applied' | 'failed' | 'rescheduled' | 'at_max' | 'held' | 'cancelled' | 'waiting' | 'scheduled'; release: VendorRelease }
+  /** Another writer took the release over before this invocation's outcome was recorded. */
   | { outcome: 'superseded'; reason: string };
 
+const OUTCOME_OF: Partial<Record<ReleaseState, Exclude<ReleaseVendorResult['outcome'], 'skipped' | 'superseded'>>> = {
+  APPLIED: 'applied', FAILED: 'failed', AT_MAX: 'at_max', HELD: 'held', CANCELLED: 'cancelled', WAITING: 'waiting',
+  SCHEDULED: 'scheduled', PLANNED: 'scheduled',
+};
+
 /**
- * The only caller of the gateway's eligibility PUT. The conditional move to APPLYING (version + 1) is what makes one
- * release key send at most once however often its schedule or the sweep fires; APPLYING carries a deadline in
- * `sendAt` so that a lost invocation is re-driven by the sweep instead of being lost.
- * (The planner, finding a release due at once, claims it in the write that plans it and calls `sendClaimed` itself.)
+ * The only caller of the gateway's eligibility PUT. The conditional move to APPLYING (version + 1) makes one release
+ * key send at most once however often its command arrives; APPLYING carries a deadline in `sendAt` so that a lost
+ * invocation is re-driven by the sweep instead of being lost.
+ *
+ * Write, then read: the order (its events) and the vendor's hold are read consistently only after the claim is
+ * stored, so a dispute, a cancellation or a hold stored before that read is always seen and nothing is sent; one
+ * stored after it finds the release APPLYING and leaves it to this invocation, which re-reads once more after writing
+ * a release that waits (HELD, WAITING), so that a release never stays held by a fact that is gone.
  */
 export async function releaseVendor(deps: Dependencies, command: ReleaseCommand): Promise<ReleaseVendorResult> {
-  const release = await deps.orders.getRelease(command.orderId, command.vendorId);
-  if (!release) return { outcome: 'skipped', reason: 'no release for this order and vendor' };
-  const now = deps.clock.now();
-  const notDue = whyNotDue(release, command, now);
-  if (notDue) return { outcome: 'skipped', reason: notDue };
-
-  const applying = claimFor(release, release.version + 1, now);
+  const current = await deps.orders.getRelease(command.orderId, command.vendorId);
+  if (!current) return { outcome: 'skipped', reason: 'no release for this order and vendor' };
+  const claimed = claim(current, command, deps.clock.now());
+  if (claimed.kind === 'skip') return { outcome: 'skipped', reason: claimed.reason };
   try {
-    await deps.orders.putRelease(applying, release.version);
+    await writeRelease(deps, claimed);
   } catch (error) {
     if (error instanceof VersionConflictError) return { outcome: 'skipped', reason: 'another invocation took this release' };
     throw error;
   }
-  return sendClaimed(deps, applying);
-}
+  const applying = claimed.release;
 
-/**
- * `release` as claimed for sending (APPLYING, stored as `version`), with the deadline after which the sweep assumes the
- * sender was lost and sends again. The planner claims a release it finds due at once, in the same write that plans it.
- */
-export function claimFor(release: VendorRelease, version: number, now: DateTime): VendorRelease {
-  return {
-    ...release,
-    state: 'APPLYING',
-    sendAt: storedInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS })),
-    version,
-    updatedAt: storedInstant(now),
-  };
-}
-
-/**
- * Sends a release this invocation has claimed (its APPLYING version is stored) and records the answer, conditional on
- * that version. `settings`, when the caller has just read them, are not read again.
- */
-export async function sendClaimed(deps: Dependencies, applying: VendorRelease, known?: Settings): Promise<ReleaseVendorResult> {
-  const now = deps.clock.now();
-  const send = prepareSend(applying, now);
-  if ('skip' in send) {
-    const atMax: VendorRelease = {
-      ...applying,
-      state: 'AT_MAX',
-      sendAt: null,
-      releaseKey: null,
-      // The next minute the gateway accepts is past the maximum eligibility: the gateway's default applies.
-      reason: WINDOW_CLOSED_REASON,
-      version: applying.version + 1,
-      updatedAt: storedInstant(deps.clock.now()),
-    };
-    return (await finish(deps, applying, atMax, [], null)) ?? { outcome: 'at_max', release: atMax };
-  }
-
-  const settings = known ?? await deps.settings.get();
-  const result = await deps.gateway.updateEligibility(applying.orderId, applying.vendorId, send.request);
-  const answeredAt = deps.clock.now();
-  const answered = applyAnswer({
-    release: { ...applying, clamp: send.clamp ?? applying.clamp },
-    sent: send.eligibility,
-    result,
-    settings,
-    now: answeredAt,
-  });
-  const version = applying.version + 1;
-  const next: VendorRelease = answered.retryAt
-    ? {
-      ...answered.release,
-      state: 'SCHEDULED',
-      sendAt: storedInstant(answered.retryAt),
-      releaseKey: releaseScheduleName(applying.orderId, applying.vendorId, version),
-      version,
-      updatedAt: storedInstant(answeredAt),
+  const [stored, config] = await Promise.all([deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId])]);
+  if (!stored.order) throw new Error(`order ${command.orderId} has a release but no order record`);
+  const input = planInputOf({ ...stored, order: stored.order }, command.vendorId, config, { kind: 'claim', actor: SYSTEM_ACTOR }, deps.clock.now());
+  const decided = afterClaim({ ...input, current: applying });
+  if (decided.kind === 'unchanged') return { outcome: 'superseded', reason: 'nothing to do after the claim' };
+  if (decided.kind === 'write') {
+    const recorded = await record(deps, decided);
+    if (recorded.outcome !== 'superseded' && (decided.release.state === 'HELD' || decided.release.state === 'WAITING')) {
+      await planOrderReleases(deps, command.orderId, { cause: { kind: 'claim', actor: SYSTEM_ACTOR }, vendorIds: [command.vendorId] });
     }
-    : { ...answered.release, sendAt: null, releaseKey: null, version, updatedAt: storedInstant(answeredAt) };
-  const superseded = await finish(deps, applying, next, answered.events, answered.retryAt);
-  if (superseded) return superseded;
-  if (answered.retryAt) return { outcome: 'rescheduled', release: next };
-  return { outcome: next.state === 'APPLIED' ? 'applied' : next.state === 'AT_MAX' ? 'at_max' : 'failed', release: next };
-}
+    return recorded;
+  }
 
-/** Why this command must not send now, or null when it must. */
-function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTime): string | null {
-  if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
-  if (!release.sendAt) return `nothing to send in state ${release.state}`;
-  const sendAt = parseInstant(release.sendAt, 'sendAt').toMillis();
-  if (isPending(release.state)) {
-    return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
-  }
-  if (release.state === 'APPLYING') {
-    return sendAt < now.toMillis() ? null : `being applied by another invocation until ${release.sendAt}`;
-  }
-  return `nothing to send in state ${release.state}`;
+  const result = await deps.gateway.updateEligibility(command.orderId, command.vendorId, decided.request);
+  const answered = answer({
+    release: decided.release, sent: decided.eligibility, request: decided.request, result, settings: config.settings,
+    now: deps.clock.now(), keyOf: releaseKeyOf,
+  });
+  const recorded = await record(deps, answered);
+  return recorded.outcome === 'scheduled' && answered.release.sends ? { ...recorded, outcome: 'rescheduled' } : recorded;
 }
 
 /**
- * Records the outcome conditionally on our APPLYING version, then publishes and schedules. Returns a result only when
- * the write lost (the sweep re-drove the release meanwhile and records its own answer).
+ * Records the outcome conditionally on our APPLYING version, then runs its effects. When another writer took the
+ * release over meanwhile (a settlement webhook, the sweep's re-drive after the deadline), only the audit of what
+ * this invocation did is kept: the gateway attempts happened, whoever records the release.
  */
-async function finish(
-  deps: Dependencies,
-  applying: VendorRelease,
-  next: VendorRelease,
-  events: HoldbackEvent[],
-  retryAt: DateTime | null,
-): Promise<ReleaseVendorResult | null> {
-  const ids = { orderId: next.orderId, vendorId: next.vendorId };
+async function record(deps: Dependencies, write: Write): Promise<ReleaseVendorResult> {
   try {
-    await deps.orders.putRelease(next, applying.version);
+    await writeRelease(deps, write);
   } catch (error) {
     if (!(error instanceof VersionConflictError)) throw error;
-    deps.logger.warn('release outcome not recorded: another invocation took the release over', ids);
-    return { outcome: 'superseded', reason: 'another invocation took this release over while the gateway answered' };
+    deps.logger.warn('release outcome not recorded: another writer took the release over', { orderId: write.release.orderId, vendorId: write.release.vendorId });
+    await runEffects(deps, write.effects.filter((e: Effect) => e.kind === 'audit'));
+    return { outcome: 'superseded', reason: 'another writer took this release over while it was being sent' };
   }
-  if (events.length > 0) {
-    try {
-      await deps.publisher.publish(events);
-    } catch (error) {
-      deps.logger.error('publishing release events failed', { ...ids, events: events.map((e) => e.type), error: describeError(error) });
-    }
-  }
-  if (retryAt && next.releaseKey) {
-    try {
-      await deps.scheduler.schedule({ ...ids, releaseKey: next.releaseKey }, retryAt);
-    } catch (error) {
-      deps.logger.error('retry schedule not created; the sweep will re-drive it', { ...ids, error: describeError(error) });
-    }
-  }
-  return null;
+  await runEffects(deps, write.effects);
+  return { outcome: OUTCOME_OF[write.release.state] ?? 'scheduled', release: write.release };
 }

@@ -1,70 +1,71 @@
-/** How the use cases write a vendor release: versions, release keys, and what counts as "no change". */
+/** How the use cases write a vendor release: the machine's write, conditional on its version, then its effects. */
 import type { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatInstant } from '../domain/dates';
-import type { ReleaseCommand, ReleaseState, VendorRelease } from '../domain/types';
+import { GATEWAY_ZONE, formatInstant, parseInstant } from '../domain/dates';
+import type { Effect, ReleaseAuditRecord, Write } from '../domain/release-machine';
+import type { VendorRelease } from '../domain/types';
 import { releaseScheduleName } from '../routing';
+import { describeError } from './errors';
+import type { AuditEntry, Dependencies } from './ports';
 
 /** How often a use case re-reads and recomputes after a conditional write lost a race. */
 export const MAX_WRITE_ATTEMPTS = 5;
+
+/** Release keys are the Scheduler schedule names (routing.ts defines them once for the stack and the edge). */
+export const releaseKeyOf = releaseScheduleName;
 
 /** Stored times are India time, the gateway's clock, so that text order is time order in the table. */
 export function storedInstant(dt: DateTime): string {
   return formatInstant(dt, GATEWAY_ZONE);
 }
 
-/** States that wait for a send at `sendAt` under `releaseKey`. */
-export function isPending(state: ReleaseState): boolean {
-  return state === 'PLANNED' || state === 'SCHEDULED';
-}
-
-export function commandOf(release: VendorRelease): ReleaseCommand | null {
-  return release.releaseKey ? { orderId: release.orderId, vendorId: release.vendorId, releaseKey: release.releaseKey } : null;
+/** Writes the release conditionally (VersionConflictError when another writer came first); effects are not run. */
+export async function writeRelease(deps: Dependencies, write: Write): Promise<VendorRelease> {
+  await deps.orders.putRelease(write.release, write.expectedVersion);
+  return write.release;
 }
 
 /**
- * The release as the next stored version: version + 1, and a release key that is new whenever a different send is
- * pending (so that an old schedule firing late finds a key that no longer matches and does nothing).
+ * Runs what the machine asked for after a write, in order. None of them may undo or repeat the write: a failed
+ * schedule or enqueue is re-driven by the sweep (the release is stored with its `sendAt`), a failed publish or audit
+ * append is logged, never thrown, so that an outside failure never makes a release fail or send twice.
  */
-export function nextVersion(release: VendorRelease, current: VendorRelease | null, now: DateTime): VendorRelease {
-  const version = (current?.version ?? 0) + 1;
-  let releaseKey: string | null = null;
-  if (isPending(release.state)) {
-    const sameSend = current !== null && current.state === release.state && current.sendAt === release.sendAt && current.releaseKey;
-    releaseKey = sameSend ? current.releaseKey : releaseScheduleName(release.orderId, release.vendorId, version);
+export async function runEffects(deps: Dependencies, effects: Effect[]): Promise<void> {
+  const audits: AuditEntry[] = [];
+  const enqueue = effects.flatMap((e) => (e.kind === 'enqueue' ? [e.command] : []));
+  const publish = effects.flatMap((e) => (e.kind === 'publish' ? [e.event] : []));
+  for (const effect of effects) {
+    const ids = 'command' in effect ? { orderId: effect.command.orderId, vendorId: effect.command.vendorId } : {};
+    try {
+      if (effect.kind === 'cancel_schedule') await deps.scheduler.cancel(effect.releaseKey);
+      else if (effect.kind === 'schedule') await deps.scheduler.schedule(effect.command, parseInstant(effect.at, 'sendAt'));
+      else if (effect.kind === 'audit') audits.push(auditEntryOf(effect.entry));
+    } catch (error) {
+      deps.logger.error(`release effect ${effect.kind} failed; the sweep re-drives the release`, { ...ids, error: describeError(error) });
+    }
   }
-  return {
-    ...release,
-    version,
-    releaseKey,
-    sendAt: isPending(release.state) || release.state === 'APPLYING' ? release.sendAt : null,
-    updatedAt: storedInstant(now),
-  };
+  if (enqueue.length > 0) {
+    await deps.queue.enqueue(enqueue).catch((error: unknown) => {
+      deps.logger.error('release commands not enqueued; the sweep re-drives them', { commands: enqueue, error: describeError(error) });
+    });
+  }
+  if (publish.length > 0) {
+    await deps.publisher.publish(publish).catch((error: unknown) => {
+      deps.logger.error('publishing release events failed', { events: publish.map((e) => e.type), error: describeError(error) });
+    });
+  }
+  await appendAudit(deps, audits);
 }
 
-const BOOKKEEPING = new Set(['version', 'releaseKey', 'updatedAt']);
-
-/** Whether two releases say the same thing, ignoring the bookkeeping the caller assigns. */
-export function sameRelease(a: VendorRelease, b: VendorRelease): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !BOOKKEEPING.has(k)));
-  for (const key of keys) {
-    if (!sameValue((a as unknown as Record<string, unknown>)[key], (b as unknown as Record<string, unknown>)[key])) return false;
+/** Appends to the audit log; a failure is logged and swallowed (the log keeps and retries what it could not write). */
+export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  try {
+    await deps.audit.append(entries);
+  } catch (error) {
+    deps.logger.error('audit entries not appended', { kinds: entries.map((e) => e.kind), error: describeError(error) });
   }
-  return true;
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  // An absent optional field and an undefined one are the same record.
-  if (a === undefined || b === undefined || a === null || b === null) return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
-  }
-  if (typeof a === 'object' && typeof b === 'object') {
-    const ra = a as Record<string, unknown>;
-    const rb = b as Record<string, unknown>;
-    const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
-    for (const key of keys) if (!sameValue(ra[key], rb[key])) return false;
-    return true;
-  }
-  return false;
+function auditEntryOf(record: ReleaseAuditRecord): AuditEntry {
+  return { ...record };
 }

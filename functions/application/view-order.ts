@@ -1,24 +1,81 @@
-/** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone. */
-import type { ReleaseState } from '../domain/types';
+/** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone, every state with its reason. */
+import type {
+  Clamp, DecimalText, HoldReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, TransactionTimeSource, VendorRelease,
+} from '../domain/types';
 import { NotFoundError } from './errors';
 import { requireId } from './ids';
 import type { Dependencies } from './ports';
 import { inZone } from './response-times';
 
+/** One vendor's release: the contract's fields, then why it is in its state and what it was before it settled. */
+export interface VendorView {
+  vendorId: string;
+  state: ReleaseState;
+  policyVersion: number;
+  targetEligibility: string | null;
+  appliedEligibility: string | null;
+  predictedSettlement: string | null;
+  attempts: { at: string; request: string; status: string; subCode: string | null; message: string }[];
+  /** Decimal text in the order's currency. */
+  amount: DecimalText;
+  rule: ReleaseRule;
+  scheduleOption: number;
+  /** Why it is in its state (waiting, held, cancelled, clamped, retrying, failed, at max...). */
+  reason: string | null;
+  /** HELD by an open dispute or a vendor hold; null otherwise. */
+  holdReason: HoldReason | null;
+  clamp: Clamp | null;
+  /** When the rule wants the PUT sent (target minus releaseLead). */
+  plannedSendAt: string | null;
+  /** The pending send or retry; while APPLYING, the deadline after which the sweep sends again. */
+  sendAt: string | null;
+  /** Eligibility PUTs sent so far (each may hold several attempts; the last ones are listed in `attempts`). */
+  sends: number;
+  manual: ManualRelease | null;
+  settledAt: string | null;
+  settledFrom: SettledFrom | null;
+}
+
+export interface ReleaseView extends VendorView {
+  orderId: string;
+}
+
 export interface OrderView {
   orderId: string;
   /** null for an order known only from events that came before its payment. */
   transactionTime: string | null;
+  /** Whose payment time the window counts from: the gateway's payment webhook (trusted) or the marketplace's event. */
+  transactionTimeSource: TransactionTimeSource | null;
   maxEligibility: string | null;
-  vendors: {
-    vendorId: string;
-    state: ReleaseState;
-    policyVersion: number;
-    targetEligibility: string | null;
-    appliedEligibility: string | null;
-    predictedSettlement: string | null;
-    attempts: { at: string; request: string; status: string; subCode: string | null; message: string }[];
-  }[];
+  currency: string | null;
+  vendors: VendorView[];
+}
+
+/** One release as the API shows it, times in `zone`. */
+export function releaseViewOf(r: VendorRelease, zone: string): VendorView {
+  return {
+    vendorId: r.vendorId,
+    state: r.state,
+    policyVersion: r.policyVersion,
+    targetEligibility: inZone(r.targetEligibility, zone),
+    appliedEligibility: inZone(r.appliedEligibility, zone),
+    predictedSettlement: inZone(r.predictedSettlement, zone),
+    attempts: r.attempts.map((a) => ({ at: inZone(a.at, zone), request: a.request, status: a.status, subCode: a.subCode, message: a.message })),
+    amount: r.amount,
+    rule: r.rule,
+    scheduleOption: r.scheduleOption,
+    reason: r.reason,
+    holdReason: r.holdReason ?? null,
+    clamp: r.clamp,
+    plannedSendAt: inZone(r.plannedSendAt ?? null, zone),
+    sendAt: inZone(r.sendAt, zone),
+    sends: r.sends ?? 0,
+    manual: r.manual ? { ...r.manual, at: inZone(r.manual.at, zone), requestedAt: inZone(r.manual.requestedAt, zone) } : null,
+    settledAt: inZone(r.settledAt, zone),
+    settledFrom: r.settledFrom
+      ? { ...r.settledFrom, appliedEligibility: inZone(r.settledFrom.appliedEligibility, zone), predictedSettlement: inZone(r.settledFrom.predictedSettlement, zone) }
+      : null,
+  };
 }
 
 /**
@@ -34,7 +91,7 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
     if (events.length === 0) {
       throw new NotFoundError(`order ${orderId} is unknown: no order event was received for it`);
     }
-    return { orderId, transactionTime: null, maxEligibility: null, vendors: [] };
+    return { orderId, transactionTime: null, transactionTimeSource: null, maxEligibility: null, currency: null, vendors: [] };
   }
   const releases = await deps.orders.listReleases(orderId);
   const position = new Map(order.vendors.map((v, i) => [v.vendorId, i]));
@@ -42,15 +99,9 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
   return {
     orderId,
     transactionTime: inZone(order.transactionTime, zone),
+    transactionTimeSource: order.transactionTimeSource ?? 'marketplace',
     maxEligibility: inZone(order.maxEligibility, zone),
-    vendors: releases.map((r) => ({
-      vendorId: r.vendorId,
-      state: r.state,
-      policyVersion: r.policyVersion,
-      targetEligibility: inZone(r.targetEligibility, zone),
-      appliedEligibility: inZone(r.appliedEligibility, zone),
-      predictedSettlement: inZone(r.predictedSettlement, zone),
-      attempts: r.attempts.map((a) => ({ at: inZone(a.at, zone), request: a.request, status: a.status, subCode: a.subCode, message: a.message })),
-    })),
+    currency: order.currency,
+    vendors: releases.map((r) => releaseViewOf(r, zone)),
   };
 }

@@ -1,8 +1,6 @@
 /** What an answer of the gateway's eligibility PUT means for Holdback (gateway-facts section 1). */
 import type { AnswerClass, Attempt, GatewayAnswer } from './types';
 
-/** How many sends an "Order ID does not exist" gets: the order may not be synced to the settlement side yet. */
-export const ORDER_NOT_FOUND_SENDS = 3;
 
 interface DocumentedAnswer {
   /** A stable lowercase part of the message; documentation versions differ in wording around it. */
@@ -13,7 +11,8 @@ interface DocumentedAnswer {
 // Order matters only in that every fragment is specific enough not to match another documented message.
 const DOCUMENTED: DocumentedAnswer[] = [
   { fragment: 'deferred settlement is not enabled', classify: (m) => ({ kind: 'terminal', reason: m }) },
-  { fragment: 'order id does not exist', classify: (m) => ({ kind: 'retryable', reason: m, maxSends: ORDER_NOT_FOUND_SENDS }) },
+  // The order may not be synced to the settlement side yet: retried within the settings' retryBudget.
+  { fragment: 'order id does not exist', classify: (m) => ({ kind: 'retryable', reason: m, budgeted: true }) },
   { fragment: 'vendor id does not exist', classify: (m) => ({ kind: 'terminal', reason: m }) },
   { fragment: 'already been settled', classify: (m) => ({ kind: 'terminal', reason: m }) },
   { fragment: 'settlement for the order is in progress', classify: (m) => ({ kind: 'retryable', reason: m }) },

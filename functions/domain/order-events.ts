@@ -1,15 +1,21 @@
 /** Marketplace order events (contract section 2): validation into OrderEvent, deterministic keys, own times. */
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
+import {
+  MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, amountBoundsProblem, instantBoundsIssue, nestingIssue,
+} from './bounds';
 import { parseInstant } from './dates';
 import { sha256Hex } from './digest';
 import { ValidationError, type ValidationIssue } from './errors';
-import type { DisputeResolution, OrderEvent, OrderEventType } from './types';
+import type { DisputeResolution, OrderEvent, OrderEventType, TransactionTimeSource } from './types';
 
 /** The gateway's order id rule, used for vendor ids too. */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{3,45}$/;
 const ID_EXPECTED = '3 to 45 characters of A-Z, a-z, 0-9, "_" or "-", e.g. "order_1001"';
 const AMOUNT_EXPECTED = 'a positive amount with at most two decimals, e.g. 1250.50';
+const AMOUNT_RANGE_EXPECTED = `a positive amount with at most two decimals, at most ${MAX_AMOUNT}, e.g. 1250.50`;
+/** An amount's text longer than this is refused before it is read as a number. */
+const AMOUNT_MAX_CHARS = 24;
 
 const TIME_FIELD: Record<OrderEventType, string> = {
   'order.paid': 'transactionTime',
@@ -38,7 +44,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 class DetailReader {
   readonly issues: ValidationIssue[] = [];
 
-  constructor(private readonly detail: Record<string, unknown>) {}
+  /** `nowMs`: Holdback's clock, the upper bound of an event's own time (null: no upper bound). */
+  constructor(private readonly detail: Record<string, unknown>, private readonly nowMs: number | null = null) {}
 
   private add(field: string, problem: string, expected: string): null {
     this.issues.push({ field: `detail.${field}`, problem, expected });
@@ -54,6 +61,11 @@ class DetailReader {
   instant(field: string): string | null {
     try {
       const dt = parseInstant(this.detail[field], `detail.${field}`);
+      const outOfBounds = instantBoundsIssue(dt, `detail.${field}`, this.nowMs);
+      if (outOfBounds) {
+        this.issues.push(outOfBounds);
+        return null;
+      }
       return dt.toISO({ suppressMilliseconds: true }) as string;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
@@ -65,10 +77,13 @@ class DetailReader {
   amount(value: unknown, field: string): string | null {
     const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : null;
     if (text === null) return this.add(field, value === undefined ? 'is missing' : `is ${shown(value)}, not an amount`, AMOUNT_EXPECTED);
+    if (text.length > AMOUNT_MAX_CHARS) return this.add(field, `has ${text.length} characters, more digits than any amount`, AMOUNT_RANGE_EXPECTED);
     if (!/^\d+(\.\d+)?$/.test(text)) return this.add(field, `is ${shown(value)}, not a plain decimal amount`, AMOUNT_EXPECTED);
     const amount = new Decimal(text);
     if (amount.decimalPlaces() > 2) return this.add(field, `has ${amount.decimalPlaces()} decimals`, AMOUNT_EXPECTED);
     if (amount.lte(0)) return this.add(field, `is ${shown(value)}, not positive`, AMOUNT_EXPECTED);
+    const tooLarge = amountBoundsProblem(amount);
+    if (tooLarge) return this.add(field, tooLarge, AMOUNT_RANGE_EXPECTED);
     return amount.toFixed(2);
   }
 
@@ -78,6 +93,7 @@ class DetailReader {
     if (!Array.isArray(value) || value.length === 0) {
       return this.add('vendors', value === undefined ? 'is missing' : `is ${shown(value)}, not a non-empty list`, expected);
     }
+    if (value.length > MAX_VENDORS_PER_ORDER) return this.add('vendors', `has ${value.length} vendors`, `at most ${MAX_VENDORS_PER_ORDER} vendors in one order`);
     const seen = new Set<string>();
     const vendors = value.map((v, i) => {
       if (!isRecord(v)) return this.add(`vendors[${i}]`, `is ${shown(v)}, not an object`, expected);
@@ -96,11 +112,19 @@ class DetailReader {
     if (value === undefined) return undefined;
     const expected = 'a non-empty list of distinct vendor ids, or no vendorIds at all for every vendor of the order';
     if (!Array.isArray(value) || value.length === 0) return this.add('vendorIds', `is ${shown(value)}, not a non-empty list`, expected);
+    if (value.length > MAX_VENDORS_PER_ORDER) return this.add('vendorIds', `has ${value.length} vendor ids`, `at most ${MAX_VENDORS_PER_ORDER} vendor ids, the most an order has`);
     const ids = value.map((v, i) => this.id(v, `vendorIds[${i}]`));
     ids.forEach((id, i) => {
       if (id && ids.indexOf(id) !== i) this.add(`vendorIds[${i}]`, `repeats "${id}"`, expected);
     });
     return ids.every((id) => id !== null) && new Set(ids).size === ids.length ? (ids as string[]) : null;
+  }
+
+  /** Who tells the payment's time (Holdback's gateway webhook says "gateway"); undefined when absent. */
+  transactionTimeSource(): TransactionTimeSource | undefined | null {
+    const value = this.detail.transactionTimeSource;
+    if (value === undefined || value === 'gateway' || value === 'marketplace') return value;
+    return this.add('transactionTimeSource', `is ${shown(value)}`, '"marketplace" (the default) or "gateway" (Holdback\'s own gateway webhook receiver)');
   }
 
   currency(): string | null {
@@ -119,9 +143,13 @@ class DetailReader {
 
 /**
  * Validates an event's detail-type and detail into an OrderEvent, or throws a ValidationError naming every bad field.
- * Fields the contract does not define are ignored (a marketplace may send more than Holdback reads).
+ * Fields the contract does not define are ignored (a marketplace may send more than Holdback reads). With `now`
+ * (Holdback's clock), the event's own time must also lie at most a day after it (README "Bounds").
  */
-export function parseOrderEvent(detailType: unknown, detail: unknown): OrderEvent {
+export function parseOrderEvent(detailType: unknown, detail: unknown, now?: DateTime | null): OrderEvent {
+  // Depth first: nothing below may walk a detail nested deeper than this (see MAX_NESTING_DEPTH).
+  const tooDeep = nestingIssue(detail, 'detail', `{"orderId": "order_1001", ...} (an order event needs 3 levels, at most ${MAX_NESTING_DEPTH})`);
+  if (tooDeep) throw new ValidationError([tooDeep]);
   if (typeof detailType !== 'string' || !(EVENT_TYPES as string[]).includes(detailType)) {
     throw new ValidationError([{ field: 'detail-type', problem: `is ${shown(detailType)}, not an order event`, expected: `one of ${EVENT_TYPES.join(', ')}` }]);
   }
@@ -129,14 +157,17 @@ export function parseOrderEvent(detailType: unknown, detail: unknown): OrderEven
     throw new ValidationError([{ field: 'detail', problem: `is ${shown(detail)}, not a JSON object`, expected: `the detail of ${detailType} (contract section 2)` }]);
   }
   const type = detailType as OrderEventType;
-  const read = new DetailReader(detail);
+  const read = new DetailReader(detail, now ? now.toMillis() : null);
   const orderId = read.id(detail.orderId, 'orderId');
   const time = read.instant(TIME_FIELD[type]);
   let event: OrderEvent | null = null;
   if (type === 'order.paid') {
     const vendors = read.vendors();
     const currency = read.currency();
-    if (orderId && time && vendors && currency) event = { type, orderId, transactionTime: time, vendors, currency };
+    const source = read.transactionTimeSource();
+    if (orderId && time && vendors && currency && source !== null) {
+      event = { type, orderId, transactionTime: time, vendors, currency, ...(source ? { transactionTimeSource: source } : {}) };
+    }
   } else {
     const vendorIds = read.vendorIds();
     const scope = vendorIds ? { vendorIds } : {};
@@ -183,4 +214,74 @@ function canonical(value: unknown, key = ''): string {
 /** Deterministic: the type plus a hash of the canonical detail, so the same event sent three times has one key. */
 export function eventKey(event: OrderEvent): string {
   return `${event.type}#${sha256Hex(canonical(event)).slice(0, 32)}`;
+}
+
+/**
+ * The vendors an event's `vendorIds` names that the order does not have: such an event cannot concern anyone, so it
+ * is refused (and listed) rather than applied to the vendors it does name or silently ignored.
+ */
+export function vendorsOutsideOrder(event: OrderEvent, orderVendorIds: readonly string[]): string[] {
+  if (event.type === 'order.paid' || !event.vendorIds) return [];
+  return event.vendorIds.filter((id) => !orderVendorIds.includes(id));
+}
+
+/** The issue naming the vendors of `vendorsOutsideOrder` (empty: none). */
+export function vendorsOutsideOrderIssues(event: OrderEvent, orderVendorIds: readonly string[]): ValidationIssue[] {
+  const outside = vendorsOutsideOrder(event, orderVendorIds);
+  if (outside.length === 0) return [];
+  return [{
+    field: 'detail.vendorIds',
+    problem: `names ${outside.map((id) => `"${id}"`).join(', ')}, not a vendor of order ${event.orderId}`,
+    expected: `only vendors of the order (${orderVendorIds.join(', ')}), or no vendorIds for every vendor`,
+  }];
+}
+
+/** One vendor's share of a gateway order as the gateway sent it: a fixed amount or a percentage of order_amount. */
+export interface GatewaySplitShare {
+  amount: unknown;
+  percentage: unknown;
+}
+
+function decimalText(value: unknown): Decimal | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return new Decimal(String(value));
+  if (typeof value === 'string' && value.length <= AMOUNT_MAX_CHARS && /^\d+(\.\d+)?$/.test(value.trim())) return new Decimal(value.trim());
+  return null;
+}
+
+/**
+ * The gateway's rules for a split, checked on a signed webhook before it becomes an order.paid: amounts and the order
+ * amount have at most two decimals (nothing is rounded), and the shares add up to no
+ * more than order_amount (fixed amounts) or 100 (percentages). Less is allowed: the merchant keeps the rest, as at
+ * the gateway (and its sandbox), which refuses only a split above the order.
+ */
+export function gatewaySplitIssues(field: string, orderAmount: unknown, splits: readonly GatewaySplitShare[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const total = decimalText(orderAmount);
+  if (orderAmount !== undefined && orderAmount !== null && (total === null || total.decimalPlaces() > 2 || amountBoundsProblem(total))) {
+    issues.push({ field: `${field}.order_amount`, problem: `is ${shown(orderAmount)}`, expected: AMOUNT_RANGE_EXPECTED });
+  }
+  let amounts = new Decimal(0);
+  let percentages = new Decimal(0);
+  splits.forEach((split, i) => {
+    for (const key of ['amount', 'percentage'] as const) {
+      const value = split[key];
+      if (value === undefined || value === null) continue;
+      const share = decimalText(value);
+      // A percentage may have more decimals: the gateway rounds the share it gives to two (e.g. 33.335% of 100).
+      if (share === null || (key === 'amount' && share.decimalPlaces() > 2)) {
+        issues.push({ field: `${field}[${i}].${key}`, problem: `is ${shown(value)}, ${share ? `${share.decimalPlaces()} decimals` : 'not a plain decimal'}`, expected: key === 'amount' ? AMOUNT_EXPECTED : 'a percentage of order_amount, e.g. 12.5' });
+      } else if (key === 'amount') {
+        amounts = amounts.plus(share);
+      } else {
+        percentages = percentages.plus(share);
+      }
+    }
+  });
+  const shares = total ? amounts.plus(total.mul(percentages).div(100)) : amounts;
+  if (total && shares.gt(total)) {
+    issues.push({ field, problem: `split shares add up to ${shares.toFixed(2)}, more than order_amount ${total.toFixed(2)}`, expected: 'shares that add up to at most order_amount (the merchant keeps the rest)' });
+  } else if (percentages.gt(100)) {
+    issues.push({ field, problem: `split percentages add up to ${percentages.toFixed()}, more than 100`, expected: 'percentages that add up to at most 100' });
+  }
+  return issues;
 }

@@ -1,7 +1,7 @@
 /** Merchant settings and vendor policy input: defaults, validation with field-named errors, the calendar they imply. */
 import { DateTime, Info } from 'luxon';
+import { MAX_DELAY_DAYS, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
 import { BankCalendar } from './calendar';
-import { parseDuration } from './dates';
 import { ValidationError, type ValidationIssue } from './errors';
 import { SCHEDULE_OPTIONS, isScheduleOption } from './schedule-options';
 import type { ReleaseRule, Settings, VendorPolicy } from './types';
@@ -13,9 +13,15 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   holidays: [] as string[],
   settlementDays: 'working',
   releaseLead: 'PT1H',
+  retryBudget: 'P1D',
 }) as Settings;
 
-const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead'] as const;
+/** How long "Order ID does not exist" is retried (from its first answer) when the settings name no retryBudget. */
+export const DEFAULT_RETRY_BUDGET = 'P1D';
+/** The longest retry budget: no window is longer than Defer by Days' 365 days. */
+export const MAX_RETRY_BUDGET_DAYS = 365;
+
+const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget'] as const;
 const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason'] as const;
 const RULE_KINDS = ['at_max', 'immediate', 'after_payment', 'after_delivery'] as const;
 const OPTION_IDS = `one of the gateway's schedule option ids: ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}`;
@@ -55,6 +61,10 @@ function isValidZone(zone: unknown): zone is string {
 function holidayIssues(holidays: unknown): ValidationIssue[] {
   const expected = 'a list of distinct dates "YYYY-MM-DD", e.g. ["2022-12-25"]';
   if (!Array.isArray(holidays)) return [{ field: 'holidays', problem: `is ${shown(holidays)}, not a list`, expected }];
+  if (holidays.length > MAX_HOLIDAYS) {
+    // One issue, not one per date: the settings are kept in one table item, and 40,000 issues would not fit an answer.
+    return [{ field: 'holidays', problem: `has ${holidays.length} dates, more than the limit of ${MAX_HOLIDAYS}`, expected: `at most ${MAX_HOLIDAYS} distinct dates "YYYY-MM-DD" (about 20 bank holidays a year); drop past years` }];
+  }
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
   holidays.forEach((h, i) => {
@@ -70,19 +80,6 @@ function holidayIssues(holidays: unknown): ValidationIssue[] {
   return issues;
 }
 
-function durationProblem(value: unknown, field: string, mustBePositive: boolean): ValidationIssue[] {
-  try {
-    const duration = parseDuration(value, field);
-    if (mustBePositive && !(duration.toMillis() > 0)) {
-      return [{ field, problem: `is ${shown(value)}, a zero duration`, expected: 'a positive ISO 8601 duration such as "PT12H" or "P2D"' }];
-    }
-    return [];
-  } catch (error) {
-    if (error instanceof ValidationError) return error.issues;
-    throw error;
-  }
-}
-
 /**
  * A full or partial settings body merged over `base` (the settings in force), validated as a whole. Unknown keys are
  * refused by name; the result carries only the settings fields.
@@ -96,6 +93,7 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
     holidays: [...base.holidays],
     settlementDays: base.settlementDays,
     releaseLead: base.releaseLead,
+    retryBudget: base.retryBudget ?? DEFAULT_RETRY_BUDGET,
     ...(Object.fromEntries(Object.entries(input).filter(([k]) => (SETTINGS_KEYS as readonly string[]).includes(k))) as Partial<Settings>),
   };
   const issues: ValidationIssue[] = [
@@ -109,7 +107,8 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
     ...holidayIssues(merged.holidays),
     ...issueOf('settlementDays', merged.settlementDays === 'working' || merged.settlementDays === 'calendar'
       ? null : [`is ${shown(merged.settlementDays)}`, '"working" (bank working days) or "calendar" (every day)']),
-    ...durationProblem(merged.releaseLead, 'releaseLead', false),
+    ...durationBoundsIssues(merged.releaseLead, 'releaseLead', { positive: false, maxDays: MAX_RELEASE_LEAD_DAYS, example: '"PT1H"' }),
+    ...durationBoundsIssues(merged.retryBudget, 'retryBudget', { positive: false, maxDays: MAX_RETRY_BUDGET_DAYS, example: '"P1D"' }),
   ];
   if (issues.length) throw new ValidationError(issues);
   return merged;
@@ -136,7 +135,7 @@ function releaseIssues(release: unknown): ValidationIssue[] {
   const delayed = kind === 'after_payment' || kind === 'after_delivery';
   return [
     ...unknownKeys(release, delayed ? ['kind', 'delay'] : ['kind'], 'release.'),
-    ...(delayed ? durationProblem(release.delay, 'release.delay', true) : []),
+    ...(delayed ? durationBoundsIssues(release.delay, 'release.delay', { positive: true, maxDays: MAX_DELAY_DAYS, example: '"P3D"' }) : []),
   ];
 }
 

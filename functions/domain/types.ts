@@ -23,6 +23,12 @@ export interface Settings {
   settlementDays: SettlementDays;
   /** How long before its target a release is sent; default "PT1H". */
   releaseLead: IsoDuration;
+  /**
+   * How long an answer that may be final ("Order ID does not exist": the gateway may learn of the order late) keeps
+   * being retried, counted from its first such answer; default "P1D". Other retryable answers retry while the window
+   * is open. Optional so that settings saved before it existed still read.
+   */
+  retryBudget?: IsoDuration;
 }
 
 export interface VersionedSettings extends Settings {
@@ -47,6 +53,8 @@ export interface VendorPolicy {
   actor: string;
   reason: string;
   at: IsoInstant | null;
+  /** The bulk import (`POST /policies/import`) that wrote this version; absent for a single change. */
+  importId?: string;
 }
 
 /** Vendor release states (contract section 5). */
@@ -73,13 +81,19 @@ export type DisputeResolution = 'merchant_won' | 'customer_won';
 
 /** Order events as Holdback consumes them (contract section 2), after validation. */
 export type OrderEvent =
-  | { type: 'order.paid'; orderId: string; transactionTime: IsoInstant; vendors: { vendorId: string; amount: DecimalText }[]; currency: string }
+  | { type: 'order.paid'; orderId: string; transactionTime: IsoInstant; vendors: { vendorId: string; amount: DecimalText }[]; currency: string; transactionTimeSource?: TransactionTimeSource }
   | { type: 'order.delivered'; orderId: string; deliveredAt: IsoInstant; vendorIds?: string[] }
   | { type: 'order.dispute_opened'; orderId: string; openedAt: IsoInstant; vendorIds?: string[] }
   | { type: 'order.dispute_closed'; orderId: string; closedAt: IsoInstant; resolution: DisputeResolution; vendorIds?: string[] }
   | { type: 'order.cancelled'; orderId: string; cancelledAt: IsoInstant; vendorIds?: string[] };
 
 export type OrderEventType = OrderEvent['type'];
+
+/**
+ * Who told Holdback the payment's time: the gateway's own payment webhook (trusted for the window, which the gateway
+ * counts from its own payment time) or the marketplace's `order.paid`.
+ */
+export type TransactionTimeSource = 'gateway' | 'marketplace';
 
 /** One call of the gateway's eligibility PUT, as recorded on the outcome. */
 export interface Attempt {
@@ -104,8 +118,11 @@ export interface Clamp {
 /** What the gateway's answer means for the caller (gateway-facts section 1). */
 export type AnswerClass =
   | { kind: 'applied' }
-  /** `maxSends`: a lower limit of sends than the general one (e.g. "Order ID does not exist", terminal after a few). */
-  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number; recompute?: boolean; maxSends?: number }
+  /**
+   * `budgeted`: an answer that may be final (e.g. "Order ID does not exist": the gateway may learn of the order late),
+   * retried only within the settings' `retryBudget`.
+   */
+  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number; recompute?: boolean; budgeted?: boolean }
   | { kind: 'terminal'; reason: string }
   | { kind: 'config_drift'; reason: string };
 
@@ -127,6 +144,8 @@ export interface OrderRecord {
   currency: string;
   vendors: { vendorId: string; amount: DecimalText }[];
   recordedAt: IsoInstant;
+  /** Absent on orders recorded before it existed: the marketplace's. */
+  transactionTimeSource?: TransactionTimeSource;
 }
 
 /** One order event as stored (deduplicated by `key`). */
@@ -164,9 +183,59 @@ export interface VendorRelease {
   /** The gateway's reason or Holdback's for FAILED, AT_MAX after a dispute, CANCELLED... */
   reason: string | null;
   settledAt: IsoInstant | null;
+  /** Why it is HELD: an open dispute or a vendor hold (null otherwise; absent on releases stored before it existed). */
+  holdReason?: HoldReason | null;
+  /** When the rule (or a manual release) wants the PUT sent: target minus releaseLead; kept while a retry waits. */
+  plannedSendAt?: IsoInstant | null;
+  /** What the release was when the gateway reported the settlement. */
+  settledFrom?: SettledFrom | null;
+  /** A manual early release (contract 6): it replaces the rule's target, and with `override` an open hold. */
+  manual?: ManualRelease | null;
+  /** The first "Order ID does not exist" answer of the current run of them: the retry budget counts from it. */
+  orderNotFoundSince?: IsoInstant | null;
+  /** The order's currency (absent on releases written before it was kept here: the order record has it). */
+  currency?: string;
+  /** Set when the gateway's settlement differs from the prediction (read by outcomes and the accuracy report). */
+  settlementMismatch?: SettlementMismatch | null;
   /** Optimistic-lock version: every write is conditional on the previous one. */
   version: number;
   updatedAt: IsoInstant;
+}
+
+export type HoldReason = 'dispute' | 'vendor_hold';
+
+export interface SettledFrom {
+  state: ReleaseState;
+  appliedEligibility: IsoInstant | null;
+  predictedSettlement: IsoInstant | null;
+}
+
+export interface ManualRelease {
+  actor: string;
+  reason: string;
+  /** The eligibility asked for; null: as soon as the gateway accepts (from `requestedAt`). */
+  at: IsoInstant | null;
+  override: boolean;
+  requestedAt: IsoInstant;
+}
+
+/** A vendor's hold (contract 6): while `held`, nothing of the vendor is sent. Kept after unhold, as its last change. */
+export interface VendorHold {
+  vendorId: string;
+  held: boolean;
+  actor: string;
+  reason: string;
+  at: IsoInstant;
+}
+
+/** A settlement the gateway reported at another time than Holdback predicted (a drift of configuration or calendar). */
+export interface SettlementMismatch {
+  predicted: IsoInstant;
+  settledAt: IsoInstant;
+  /** settledAt minus predicted, in whole minutes (negative: earlier than predicted). */
+  differenceMinutes: number;
+  /** What likely disagrees, for the reader. */
+  message: string;
 }
 
 /** Input of the release handler (the Scheduler target's Input, and what the sweep re-drives). */

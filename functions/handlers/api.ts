@@ -1,14 +1,29 @@
 /** Flow: API Gateway HTTP API (payload 2.0) → route → one use case → JSON answer or `{"error": {code, message}}`. */
 import middy from '@middy/core';
 import httpRouter from '@middy/http-router';
-import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
+import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
+import { AUDIT_ROUTES } from './routes/audit';
 import { BASIC_ROUTES } from './routes/basics';
+import { CONSOLE_ROUTES } from './routes/console';
+import { RELEASE_ROUTES } from './routes/releases';
+import { PREVIEW_ROUTES } from './routes/previews';
+import { IMPORT_ROUTES } from './routes/imports';
+import { OUTCOME_ROUTES } from './routes/outcomes';
+import { OPENAPI_ROUTES } from './routes/openapi';
 import type { ApiRoute } from './routes/route';
+import { collectStreamedBodies } from './streamed-body';
 
 /** Every route of contract section 6; each area keeps its routes in its own file under routes/. */
-const ROUTES: ApiRoute[] = [
+export const ROUTES: ApiRoute[] = [
   ...BASIC_ROUTES,
+  ...AUDIT_ROUTES,
+  ...CONSOLE_ROUTES,
+  ...RELEASE_ROUTES,
+  ...PREVIEW_ROUTES,
+  ...IMPORT_ROUTES,
+  ...OUTCOME_ROUTES,
+  ...OPENAPI_ROUTES,
 ];
 
 /** The same patterns the router uses, to tell "no such route" (404) from "not with this method" (405). */
@@ -19,7 +34,7 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
   if (allowed.length > 0) {
     throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
   }
-  throw new HttpError(404, 'route_not_found', `no route ${method} ${path}; see the API routes in the README`);
+  throw new HttpError(404, 'route_not_found', `no route ${method} ${path}; see GET /openapi.json for every route`);
 }
 
 export function makeApiHandler(getDeps: DependencySource) {
@@ -33,4 +48,5 @@ export function makeApiHandler(getDeps: DependencySource) {
     .handler(router);
 }
 
-export const handler = makeApiHandler(runtimeDependencies);
+/** On AWS a streamed body (the outcomes CSV) is collected, up to Lambda's response limit (see streamed-body.ts). */
+export const handler = collectStreamedBodies(makeApiHandler(nonSendingRuntimeDependencies) as Parameters<typeof collectStreamedBodies>[0]);

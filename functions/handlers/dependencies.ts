@@ -26,3 +26,12 @@ export const runtimeDependencies: DependencySource = async () => {
   const { buildDependencies, readRuntimeConfig } = await import('../composition-root');
   return buildDependencies(readRuntimeConfig(process.env));
 };
+
+/**
+ * The AWS runtime of every function but the release function: its gateway refuses to send, so the release queue's
+ * bounded consumer is the only sender and the deployment stays under the gateway's limit.
+ */
+export const nonSendingRuntimeDependencies: DependencySource = async () => {
+  const { buildDependencies, readRuntimeConfig } = await import('../composition-root');
+  return buildDependencies(readRuntimeConfig(process.env), { sendsToGateway: false });
+};

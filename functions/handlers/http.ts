@@ -1,8 +1,9 @@
 /** HTTP plumbing of the API handler: JSON responses, request bodies, and errors mapped to statuses without leaking internals. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type middy from '@middy/core';
-import { NotFoundError, UnauthorizedError, describeError } from '../application/errors';
+import { ConflictError, NotFoundError, UnauthorizedError, describeError } from '../application/errors';
 import { VersionConflictError, type Logger } from '../application/ports';
+import { assertNesting } from '../domain/bounds';
 import { ValidationError } from '../domain/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2;
@@ -29,11 +30,15 @@ export function rawBodyOf(event: ApiEvent): Buffer {
 export function jsonBodyOf(event: ApiEvent, example: string): unknown {
   const raw = rawBodyOf(event);
   if (raw.length === 0) throw new ValidationError([{ field: 'body', problem: 'is empty', expected: `a JSON object, e.g. ${example}` }]);
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new ValidationError([{ field: 'body', problem: 'is not valid JSON', expected: `a JSON object, e.g. ${example}` }]);
   }
+  // Before any use case walks it (messages quote values with JSON.stringify, which recurses).
+  assertNesting(body, 'body', example);
+  return body;
 }
 
 /** A path parameter as text, percent-decoded (ids are then checked by the use case). */
@@ -55,6 +60,7 @@ function errorResponse(error: unknown, event: ApiEvent, logger: Pick<Logger, 'er
   if (error instanceof NotFoundError) return json(404, { error: { code: 'not_found', message: error.message } });
   if (error instanceof UnauthorizedError) return json(401, { error: { code: 'unauthorized', message: error.message } });
   if (error instanceof VersionConflictError) return json(409, { error: { code: 'version_conflict', message: error.message } });
+  if (error instanceof ConflictError) return json(409, { error: { code: error.code, message: error.message } });
   const requestId = event.requestContext?.requestId ?? null;
   logger.error('request failed', { method: event.requestContext?.http?.method, path: event.rawPath, requestId, error: describeError(error) });
   return json(500, {

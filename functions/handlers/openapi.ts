@@ -180,7 +180,7 @@ const paths: Record<string, Record<string, Json>> = {
   '/console/{asset}': {
     get: {
       summary: "One of the console's bundled assets (script, style)",
-      parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' }, example: 'console.js' }],
+      parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' }, example: 'clock', description: 'A hashed script or stylesheet name from the page, or "clock" (Holdback\'s time).' }],
       responses: responses({ 200: { description: 'The asset.', content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } } }, { 404: 'No such asset.' }),
     },
   },

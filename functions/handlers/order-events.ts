@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/handle-order-event';
-import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
+import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 
 export type OrderEventsResult =
   | { outcome: 'rejected'; id: string; reasons: string[] }
@@ -30,4 +30,4 @@ export function makeOrderEventsHandler(getDeps: DependencySource) {
   });
 }
 
-export const handler = makeOrderEventsHandler(runtimeDependencies);
+export const handler = makeOrderEventsHandler(nonSendingRuntimeDependencies);

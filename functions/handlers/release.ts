@@ -1,30 +1,81 @@
-/** Flow: Scheduler fires a ReleaseCommand (its Input, no envelope) → releaseVendor → the gateway PUT, once per key. */
+/**
+ * Flow: the release queue (SQS event source; schedules and the sweep put commands on it) or a bare ReleaseCommand →
+ * releaseVendor per command → the gateway PUT, once per release key.
+ */
 import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { describeError } from '../application/errors';
+import type { Logger } from '../application/ports';
 import { releaseVendor, type ReleaseVendorResult } from '../application/release-vendor';
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
 import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
 
+const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (ids of 3 to 45 of A-Z, a-z, 0-9, "_", "-")';
+
 /**
- * A malformed command is logged and answered, not thrown: Scheduler would retry it for a day to no effect.
+ * An SQS batch answers `batchItemFailures` for the records that threw or are not release commands: SQS delivers those
+ * again and, after the queue's maxReceiveCount, moves them to the dead-letter queue, where their logged reason says
+ * what was wrong; the other records of the batch are done. A bare command (no `Records`) is run as is; a malformed
+ * one is logged and answered, not thrown.
  */
 export function makeReleaseHandler(getDeps: DependencySource) {
   const deps = lazyDependencies(getDeps);
-  return middy<unknown, ReleaseVendorResult>().handler(async (event) => {
+  return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().handler(async (event) => {
     const d = await deps();
+    if (isSqsEvent(event)) return runBatch(d, event);
     const command = releaseCommandOf(event);
-    if (!command) {
-      d.logger.error('release handler got something that is not a release command', { keys: Object.keys(event ?? {}) });
-      return { outcome: 'skipped', reason: 'not a release command {orderId, vendorId, releaseKey}' };
+    if (typeof command === 'string') {
+      d.logger.error('release handler got something that is not a release command', { reason: command, keys: Object.keys(event ?? {}) });
+      return { outcome: 'skipped', reason: `not ${COMMAND_SHAPE}: ${command}` };
     }
     return releaseVendor(d, command);
   });
 }
 
-function releaseCommandOf(event: unknown): ReleaseCommand | null {
-  if (typeof event !== 'object' || event === null) return null;
+function isSqsEvent(event: unknown): event is SQSEvent {
+  return typeof event === 'object' && event !== null && Array.isArray((event as { Records?: unknown }).Records);
+}
+
+async function runBatch(deps: Parameters<typeof releaseVendor>[0], event: SQSEvent): Promise<SQSBatchResponse> {
+  const failures = await Promise.all(event.Records.map(async (record) => {
+    const messageId = record.messageId;
+    const command = releaseCommandOf(parseBody(record.body));
+    if (typeof command === 'string') {
+      logPoison(deps.logger, messageId, command);
+      return messageId;
+    }
+    try {
+      await releaseVendor(deps, command);
+      return null;
+    } catch (error) {
+      deps.logger.error('release command failed; SQS delivers it again', { messageId, orderId: command.orderId, vendorId: command.vendorId, error: describeError(error) });
+      return messageId;
+    }
+  }));
+  return { batchItemFailures: failures.filter((id): id is string => id !== null).map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+function logPoison(logger: Logger, messageId: string, reason: string): void {
+  logger.error('queue message is not a release command; it goes to the dead-letter queue after its retries', { messageId, reason, expected: COMMAND_SHAPE });
+}
+
+function parseBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command, or why it is not one. */
+function releaseCommandOf(event: unknown): ReleaseCommand | string {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return 'the body is not a JSON object';
   const { orderId, vendorId, releaseKey } = event as Record<string, unknown>;
-  if (!isValidId(orderId) || !isValidId(vendorId) || typeof releaseKey !== 'string' || releaseKey === '') return null;
+  if (!isValidId(orderId)) return `orderId is ${JSON.stringify(orderId) ?? 'missing'}`;
+  if (!isValidId(vendorId)) return `vendorId is ${JSON.stringify(vendorId) ?? 'missing'}`;
+  if (typeof releaseKey !== 'string' || releaseKey === '' || releaseKey.length > 64) return `releaseKey is ${JSON.stringify(releaseKey)?.slice(0, 80) ?? 'missing'}`;
   return { orderId: orderId as string, vendorId: vendorId as string, releaseKey };
 }
 

@@ -125,7 +125,7 @@ export function uploadLinks(ctx: SandboxContext, csv: string): BulkResult {
     const expected = BULK_COLUMNS[i];
     const found = header[i];
     if (expected === undefined || found === undefined || found.toLowerCase() !== expected.toLowerCase()) {
-      throw new GatewayError(400, 'file_header_invalid', `file: header column ${i + 1} must be ${expected ? `"${expected}"` : 'absent (sixteen columns only)'}; found ${found === undefined ? 'nothing' : `"${found}"`}. The header is, in order: ${BULK_COLUMNS.join(', ')}`);
+      throw new GatewayError(400, 'file_header_invalid', `file: header column ${i + 1} must be ${expected ? `"${expected}"` : 'absent (sixteen columns only)'}; found ${found === undefined ? 'nothing' : `"${found.length > 60 ? `${found.slice(0, 60)}...` : found}"`}. The header is, in order: ${BULK_COLUMNS.join(', ')}`);
     }
   }
   const data = rows.slice(1);

@@ -1,6 +1,6 @@
 /** Payments of the gateway sandbox: sessions (orders pay), OTP, TPV, links, CSV upload, hosted checkout and their controls. */
 import { requireApiVersion, requirePgAccess } from '../auth';
-import { fieldError, jsonReply, objectBody, type Router, type SandboxContext, type SandboxRequest, type SandboxRouteModule } from '../http';
+import { MAX_UPLOAD_BYTES, fieldError, jsonReply, objectBody, type Router, type SandboxContext, type SandboxRequest, type SandboxRouteModule } from '../http';
 import { submitOtp } from './authenticate';
 import { csvOfRequest, uploadLinks } from './bulk-links';
 import { loadCatalogue } from './catalogue';
@@ -49,7 +49,7 @@ const registerPayments: SandboxRouteModule = (router: Router, ctx: SandboxContex
   router.post('/pg/links/bulk', (req) => {
     requirePgAccess(req, ctx);
     return jsonReply(200, uploadLinks(ctx, csvOfRequest(req)));
-  });
+  }, { maxBodyBytes: MAX_UPLOAD_BYTES });
 
   router.get('/pg/links/:link_id', (req) => {
     requirePgAccess(req, ctx);

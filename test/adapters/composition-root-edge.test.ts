@@ -4,7 +4,8 @@
  */
 import { DateTime } from 'luxon';
 import { SharedClock } from '../../local/clock';
-import { createEdge, localFunctionArn, localSchedulerRoleArn, type Edge } from '../../local/edge';
+import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge';
+import { RELEASE_QUEUE } from '../../functions/routing';
 import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
 import { createTableInputs, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
 import type { Dependencies } from '../../functions/application/ports';
@@ -27,7 +28,6 @@ const ENV = {
   HOLDBACK_GATEWAY_BASE_URL: 'http://127.0.0.1:9',
   HOLDBACK_GATEWAY_CLIENT_ID: 'edge_client',
   HOLDBACK_GATEWAY_CLIENT_SECRET: 'edge_secret_value_31f',
-  HOLDBACK_RELEASE_FUNCTION_ARN: localFunctionArn('release'),
   HOLDBACK_SCHEDULER_ROLE_ARN: localSchedulerRoleArn(),
 };
 
@@ -38,12 +38,16 @@ beforeAll(async () => {
     clock,
     tables: createTableInputs(tableNamesFromEnv(ENV)),
     targets: {
-      release: async (event) => { releaseEvents.push(event); },
+      // The release queue's records, as the event source mapping hands them over: each body is one command.
+      release: async (event) => { for (const record of (event as { Records: Array<{ body: string }> }).Records) releaseEvents.push(JSON.parse(record.body)); },
       orderEvents: async (event) => { orderEvents.push(event); },
     },
     log: () => undefined,
   });
-  const config = readRuntimeConfig({ ...ENV, AWS_ENDPOINT_URL: edge.url });
+  const config = readRuntimeConfig({
+    ...ENV, AWS_ENDPOINT_URL: edge.url,
+    HOLDBACK_RELEASE_QUEUE_URL: edge.queues.queueUrl(RELEASE_QUEUE.name), HOLDBACK_RELEASE_QUEUE_ARN: edge.queues.arn(RELEASE_QUEUE.name),
+  });
   const logger = { info: (m: string) => logLines.push(m), warn: (m: string) => logLines.push(m), error: (m: string) => logLines.push(m) };
   deps = buildDependencies(config, { clock, logger });
 });
@@ -51,13 +55,13 @@ afterAll(async () => {
   await edge.close();
 });
 
-test('a release schedule fires the release target with the command, at its minute and not before', async () => {
+test('a release schedule puts the command on the release queue at its minute and not before; the queue drives the release target', async () => {
   const command = { orderId: 'order_1001', vendorId: 'vendor_A', releaseKey: 'rel-edge-1' };
   await deps.scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:20+05:30'));
   await deps.scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:20+05:30')); // a conflict: success
   const armed = edge.scheduler.list().filter((s) => s.name === 'rel-edge-1');
   expect(armed).toHaveLength(1);
-  expect(armed[0]).toMatchObject({ group: 'holdback-releases', expression: 'at(2022-12-17T15:01:00)', timezone: 'Asia/Kolkata', target: 'release' });
+  expect(armed[0]).toMatchObject({ group: 'holdback-releases', expression: 'at(2022-12-17T15:01:00)', timezone: 'Asia/Kolkata', target: RELEASE_QUEUE.name });
 
   await clock.set(new Date('2022-12-17T15:00:59+05:30'));
   await edge.idle();
@@ -65,6 +69,13 @@ test('a release schedule fires the release target with the command, at its minut
   await clock.set(new Date('2022-12-17T15:01:00+05:30'));
   await edge.idle();
   expect(releaseEvents).toEqual([command]);
+});
+
+test('enqueued commands reach the release target through the queue, ten to a SendMessageBatch', async () => {
+  const commands = Array.from({ length: 12 }, (_, i) => ({ orderId: `order_30${i}`, vendorId: 'vendor_B', releaseKey: `rel-q-${i}` }));
+  await deps.queue.enqueue(commands);
+  await edge.idle();
+  expect(releaseEvents.slice(-12)).toEqual(expect.arrayContaining(commands));
 });
 
 test('a cancelled schedule never fires; cancelling it again is success', async () => {

@@ -46,10 +46,10 @@ function release(overrides: Partial<VendorRelease> & Pick<VendorRelease, 'orderI
 }
 
 describe('table definitions', () => {
-  test('one CreateTable input per table, with the due and by-vendor indexes on the orders table', () => {
+  test('one CreateTable input per table, with the due and read-side indexes on the orders table', () => {
     const inputs = createTableInputs(DEFAULT_TABLE_NAMES);
     expect(inputs.map((i) => i.TableName)).toEqual(['holdback-orders', 'holdback-config', 'holdback-rejected-events']);
-    expect(inputs[0].GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['due', 'byVendor']);
+    expect(inputs[0].GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['due', 'openByVendor', 'paidByMonth', 'appliedByMonth', 'settledByMonth']);
     expect(inputs.every((i) => i.BillingMode === 'PAY_PER_REQUEST')).toBe(true);
   });
 
@@ -386,10 +386,15 @@ describe('DynamoOrderRepository', () => {
       ['order_3004', '2022-12-03T09:00:00+05:30'],
       ['order_3005', '2022-12-10T09:00:00+05:30'],
     ];
+    // As the use cases write them: the order record first (the paid index lists orders), then its releases.
     for (const [orderId, transactionTime] of times) {
-      await repo.putRelease(release({ orderId, vendorId: 'vendor_ranges', transactionTime }), null);
+      const vendors = orderId === 'order_3001' ? ['vendor_ranges', 'vendor_other'] : ['vendor_ranges'];
+      await repo.createOrder({
+        orderId, transactionTime, maxEligibility: '2022-12-25T09:00:00+05:30', deferByDays: 15, currency: 'INR',
+        vendors: vendors.map((vendorId) => ({ vendorId, amount: '1234.50' })), recordedAt: transactionTime,
+      });
+      for (const vendorId of vendors) await repo.putRelease(release({ orderId, vendorId, transactionTime }), null);
     }
-    await repo.putRelease(release({ orderId: 'order_3001', vendorId: 'vendor_other' }), null);
 
     const ids = (list: VendorRelease[]): string[] => list.map((r) => r.orderId);
     expect(ids(await repo.listByVendor('vendor_ranges'))).toEqual(['order_3001', 'order_3002', 'order_3003', 'order_3004', 'order_3005']);
@@ -406,19 +411,33 @@ describe('DynamoOrderRepository', () => {
 });
 
 describe('DynamoRejectedEventRepository', () => {
-  test('newest first, details kept verbatim, huge details truncated', async () => {
-    const repo = new DynamoRejectedEventRepository(dynamo.doc, dynamo.tables.rejected);
-    const base = { source: 'marketplace.orders', detailType: 'order.paid', reasons: ['orderId: is missing; send 3 to 45 characters'] };
-    await repo.add({ ...base, id: 'r1', at: '2022-12-02T16:00:00+05:30', detail: { amount: 12.345678901234567, note: '' } });
-    await repo.add({ ...base, id: 'r2', at: '2022-12-02T11:00:00Z', detail: ['not', 'an', 'object'] }); // 16:30 India
-    await repo.add({ ...base, id: 'r3', at: '2022-12-02T16:10:00+05:30', detail: null, source: null, detailType: null });
-    await repo.add({ ...base, id: 'r4', at: '2022-12-01T00:00:00+05:30', detail: { blob: 'x'.repeat(MAX_DETAIL_CHARS + 10) } });
+  test('in order of arrival (newest first), whatever their times say; retries stored once; details kept verbatim, huge ones truncated', async () => {
+    await withLocalDynamo(async (local) => {
+      const repo = new DynamoRejectedEventRepository(local.doc, local.tables.rejected);
+      const base = { source: 'marketplace.orders', detailType: 'order.paid', reasons: ['orderId: is missing; send 3 to 45 characters'] };
+      await repo.add({ ...base, id: 'r1', at: '2022-12-02T16:00:00+05:30', detail: { amount: 12.345678901234567, note: '' } });
+      await repo.add({ ...base, id: 'r2', at: '2022-12-02T11:00:00Z', detail: ['not', 'an', 'object'] }); // 16:30 India
+      await repo.add({ ...base, id: 'r3', at: '2022-12-02T16:10:00+05:30', detail: null, source: null, detailType: null });
+      // The same event again (a retry): listed once.
+      await repo.add({ ...base, id: 'r2', at: '2022-12-02T11:00:00Z', detail: ['not', 'an', 'object'] });
+      // Arrived last although its time is the earliest (another container's clock, or the event's own time).
+      await repo.add({ ...base, id: 'r4', at: '2022-12-01T00:00:00+05:30', detail: { blob: 'x'.repeat(MAX_DETAIL_CHARS + 10) } });
 
-    const list = await repo.list(10);
-    expect(list.map((r) => r.id)).toEqual(['r2', 'r3', 'r1', 'r4']);
-    expect(list[2].detail).toEqual({ amount: 12.345678901234567, note: '' });
-    expect(list[1]).toEqual({ id: 'r3', at: '2022-12-02T16:10:00+05:30', source: null, detailType: null, reasons: base.reasons, detail: null });
-    expect(list[3].detail).toMatchObject({ truncated: true });
-    expect((await repo.list(2)).map((r) => r.id)).toEqual(['r2', 'r3']);
+      const all = await repo.page({ limit: 10 });
+      expect(all.items.map((r) => [r.id, r.sequence])).toEqual([['r4', 4], ['r3', 3], ['r2', 2], ['r1', 1]]);
+      expect(all.count).toBe(4);
+      expect(all.next).toBeNull();
+      expect(all.items[3].detail).toEqual({ amount: 12.345678901234567, note: '' });
+      expect(all.items[1]).toEqual({ sequence: 3, id: 'r3', at: '2022-12-02T16:10:00+05:30', source: null, detailType: null, reasons: base.reasons, detail: null });
+      expect(all.items[0].detail).toMatchObject({ truncated: true });
+
+      const first = await repo.page({ limit: 3 });
+      expect(first.items.map((r) => r.id)).toEqual(['r4', 'r3', 'r2']);
+      expect(first.next).not.toBeNull();
+      const second = await repo.page({ limit: 3, after: first.next });
+      expect(second.items.map((r) => r.id)).toEqual(['r1']);
+      expect(second.next).toBeNull();
+      expect(second.count).toBe(4);
+    });
   });
 });

@@ -65,7 +65,7 @@ describe('readRuntimeConfig: credentials', () => {
   const base = {
     AWS_REGION: 'ap-south-1', HOLDBACK_ORDERS_TABLE: 'o', HOLDBACK_CONFIG_TABLE: 'c', HOLDBACK_REJECTED_TABLE: 'r',
     HOLDBACK_EVENT_BUS: 'b', HOLDBACK_GATEWAY_BASE_URL: 'https://api.example.com',
-    HOLDBACK_RELEASE_FUNCTION_ARN: 'arn:aws:lambda:ap-south-1:123456789012:function:release',
+    HOLDBACK_RELEASE_QUEUE_ARN: 'arn:aws:sqs:ap-south-1:123456789012:q',
     HOLDBACK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
     HOLDBACK_RELEASE_QUEUE_URL: 'https://sqs.ap-south-1.amazonaws.com/123456789012/q',
   };

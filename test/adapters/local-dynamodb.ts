@@ -11,6 +11,8 @@ const dynalite = require('dynalite') as (options: Record<string, unknown>) => Se
 
 export interface LocalDynamo {
   doc: DocumentClient;
+  /** The low-level client under `doc` (for a test's own DocumentClient around it). */
+  client: DynamoDBClient;
   tables: TableNames;
   close(): Promise<void>;
 }
@@ -42,6 +44,7 @@ export async function startLocalDynamo(): Promise<LocalDynamo> {
   const doc = new DocumentClient(client);
   return {
     doc,
+    client,
     tables,
     close: async () => {
       client.destroy();

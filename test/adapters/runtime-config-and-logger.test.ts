@@ -1,5 +1,6 @@
 /** The composition root's environment reading (fail fast, naming every variable) and the JSON-lines logger's redaction. */
-import { readRuntimeConfig, buildDependencies, RuntimeConfigError } from '../../functions/composition-root';
+import { readRuntimeConfig, buildDependencies, containerRatePerMinute, RuntimeConfigError } from '../../functions/composition-root';
+import { RELEASE_QUEUE } from '../../functions/routing';
 import { JsonLinesLogger } from '../../functions/adapters/logging/json-lines-logger';
 
 const SECRET = 'gw_secret_5b2e77d1';
@@ -12,7 +13,7 @@ const COMPLETE = {
   HOLDBACK_GATEWAY_BASE_URL: 'https://api.example.com',
   HOLDBACK_GATEWAY_CLIENT_ID: 'client_1',
   HOLDBACK_GATEWAY_CLIENT_SECRET: SECRET,
-  HOLDBACK_RELEASE_FUNCTION_ARN: 'arn:aws:lambda:ap-south-1:123456789012:function:release',
+  HOLDBACK_RELEASE_QUEUE_ARN: 'arn:aws:sqs:ap-south-1:123456789012:holdback-releases',
   HOLDBACK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
   HOLDBACK_RELEASE_QUEUE_URL: 'https://sqs.ap-south-1.amazonaws.com/123456789012/holdback-releases',
 };
@@ -33,7 +34,7 @@ describe('readRuntimeConfig', () => {
   test('names every missing or malformed variable at once, and never prints a value it read', () => {
     const env: Record<string, string | undefined> = {
       ...COMPLETE, HOLDBACK_EVENT_BUS: undefined, HOLDBACK_GATEWAY_CLIENT_SECRET: ' ', AWS_REGION: undefined,
-      HOLDBACK_GATEWAY_RATE_PER_MINUTE: 'lots', HOLDBACK_RELEASE_FUNCTION_ARN: undefined,
+      HOLDBACK_GATEWAY_RATE_PER_MINUTE: 'lots', HOLDBACK_RELEASE_QUEUE_ARN: undefined,
     };
     let error: unknown;
     try {
@@ -43,11 +44,30 @@ describe('readRuntimeConfig', () => {
     }
     expect(error).toBeInstanceOf(RuntimeConfigError);
     const message = (error as Error).message;
-    for (const name of ['HOLDBACK_EVENT_BUS', 'HOLDBACK_GATEWAY_CLIENT_SECRET', 'AWS_REGION', 'HOLDBACK_GATEWAY_RATE_PER_MINUTE', 'HOLDBACK_RELEASE_FUNCTION_ARN']) {
+    for (const name of ['HOLDBACK_EVENT_BUS', 'HOLDBACK_GATEWAY_CLIENT_SECRET', 'AWS_REGION', 'HOLDBACK_GATEWAY_RATE_PER_MINUTE', 'HOLDBACK_RELEASE_QUEUE_ARN']) {
       expect(message).toContain(name);
     }
     expect((error as RuntimeConfigError).problems).toHaveLength(5);
     expect(message).toContain('set it to an integer of at least 1');
+  });
+
+  test("each container's gateway limit is the deployment's rate divided by the release queue's maximum concurrency", () => {
+    const defaults = readRuntimeConfig(COMPLETE);
+    expect(defaults.scheduler.releaseQueueArn).toBe(COMPLETE.HOLDBACK_RELEASE_QUEUE_ARN);
+    expect(defaults.releaseMaxConcurrency).toBe(RELEASE_QUEUE.maximumConcurrency);
+    expect(containerRatePerMinute(defaults)).toBe(Math.floor(600 / RELEASE_QUEUE.maximumConcurrency));
+    // 600 over 7 containers: 85 each, 595 in all, never above the gateway's 600.
+    expect(containerRatePerMinute(readRuntimeConfig({ ...COMPLETE, HOLDBACK_RELEASE_MAX_CONCURRENCY: '7' }))).toBe(85);
+    expect(() => readRuntimeConfig({ ...COMPLETE, HOLDBACK_RELEASE_MAX_CONCURRENCY: '1' }))
+      .toThrow('HOLDBACK_RELEASE_MAX_CONCURRENCY is "1"; set it to an integer of at least 2');
+    expect(() => readRuntimeConfig({ ...COMPLETE, HOLDBACK_GATEWAY_RATE_PER_MINUTE: '3', HOLDBACK_RELEASE_MAX_CONCURRENCY: '4' }))
+      .toThrow('HOLDBACK_GATEWAY_RATE_PER_MINUTE (3) is below HOLDBACK_RELEASE_MAX_CONCURRENCY (4)');
+  });
+
+  test('only the release function sends: every other function is built with a gateway that refuses, naming the queue', async () => {
+    const deps = buildDependencies(readRuntimeConfig(COMPLETE), { sendsToGateway: false });
+    await expect(deps.gateway.updateEligibility('order_1001', 'vendor_A', '2022-12-17 16:00:00'))
+      .rejects.toThrow('only the release function sends to the gateway (its limit is shared by the release containers); enqueue the release command instead');
   });
 
   test('HOLDBACK_GATEWAY_PG_BASE_URL overrides the PG base, and a malformed one is named', () => {
@@ -77,7 +97,7 @@ describe('readRuntimeConfig', () => {
     } finally {
       write.mockRestore();
     }
-    expect(Object.keys(deps).sort()).toEqual(['audit', 'clock', 'config', 'gateway', 'gatewayOrders', 'logger', 'orders', 'policies', 'publisher', 'queue', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['audit', 'auditArchive', 'auditKey', 'clock', 'config', 'gateway', 'gatewayOrders', 'holds', 'logger', 'orders', 'policies', 'policyImports', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });

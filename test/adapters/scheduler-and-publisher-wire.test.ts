@@ -10,7 +10,7 @@ import { EventBridgePublisher } from '../../functions/adapters/eventbridge/event
 import type { HoldbackEvent } from '../../functions/domain/types';
 import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
 
-const FUNCTION_ARN = 'arn:aws:lambda:ap-south-1:123456789012:function:holdback-release';
+const QUEUE_ARN = 'arn:aws:sqs:ap-south-1:123456789012:holdback-releases';
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/holdback-scheduler';
 const sdk = (endpoint: string) => ({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
 
@@ -36,10 +36,10 @@ describe('atExpression', () => {
 describe('EventBridgeReleaseScheduler', () => {
   const command = { orderId: 'order_1001', vendorId: 'vendor_A', releaseKey: 'rel-0123456789abcdef-1' };
 
-  test('CreateSchedule: one-time, exact, deleted after completion, the command as the target input', async () => {
+  test('CreateSchedule: one-time, exact, deleted after completion, targeting the release queue with the command as the message body', async () => {
     server.script(answer(200, { ScheduleArn: 'arn:aws:scheduler:local:1:schedule/holdback-releases/rel-0123456789abcdef-1' }));
     const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
-      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN,
+      releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,
     });
     await scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:20+05:30', { setZone: true }));
     expect(server.requests).toHaveLength(1);
@@ -56,7 +56,7 @@ describe('EventBridgeReleaseScheduler', () => {
       ActionAfterCompletion: 'DELETE',
       State: 'ENABLED',
       Target: {
-        Arn: FUNCTION_ARN,
+        Arn: QUEUE_ARN,
         RoleArn: ROLE_ARN,
         RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
       },
@@ -66,7 +66,7 @@ describe('EventBridgeReleaseScheduler', () => {
 
   test('a name that exists already (409 ConflictException) is success; other errors are not', async () => {
     const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
-      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN, groupName: 'custom-group',
+      releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN, groupName: 'custom-group',
     });
     server.script(
       answer(409, { Message: 'Schedule rel-0123456789abcdef-1 already exists.' }, { 'x-amzn-ErrorType': 'ConflictException' }),
@@ -79,7 +79,7 @@ describe('EventBridgeReleaseScheduler', () => {
 
   test('DeleteSchedule in the group; a missing schedule (404) is success', async () => {
     const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
-      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN,
+      releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,
     });
     server.script(
       answer(200, {}),
@@ -95,7 +95,7 @@ describe('EventBridgeReleaseScheduler', () => {
 
   test('a release key that is not a schedule name is refused before any request', async () => {
     const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
-      releaseFunctionArn: FUNCTION_ARN, schedulerRoleArn: ROLE_ARN,
+      releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,
     });
     await expect(scheduler.cancel('rel/../x')).rejects.toThrow(/^releaseKey: .*send 1 to 64 characters/);
     await expect(scheduler.schedule({ ...command, releaseKey: 'r'.repeat(65) }, DateTime.now())).rejects.toThrow(/^releaseKey: /);

@@ -97,7 +97,9 @@ describe('orders', () => {
 
   test('an order seen only through early events shows no transaction time and no vendors yet', async () => {
     await send(api.world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T15:00:00+05:30' });
-    expect((await call('GET', `/orders/${ORDER}`)).body).toEqual({ orderId: ORDER, transactionTime: null, maxEligibility: null, vendors: [] });
+    expect((await call('GET', `/orders/${ORDER}`)).body).toEqual({
+      orderId: ORDER, transactionTime: null, transactionTimeSource: null, maxEligibility: null, currency: null, vendors: [],
+    });
   });
 
   test('a paid order shows each vendor as the contract says, times in the settings timezone', async () => {
@@ -107,7 +109,9 @@ describe('orders', () => {
     expect((await call('GET', `/orders/${ORDER}`)).body).toEqual({
       orderId: ORDER,
       transactionTime: '2022-12-02T16:00:00+05:30',
+      transactionTimeSource: 'marketplace',
       maxEligibility: '2022-12-17T16:00:00+05:30',
+      currency: 'INR',
       vendors: [{
         vendorId: VENDOR,
         state: 'APPLIED',
@@ -116,6 +120,19 @@ describe('orders', () => {
         appliedEligibility: '2022-12-02T16:06:00+05:30',
         predictedSettlement: '2022-12-03T11:00:00+05:30',
         attempts: [{ at: '2022-12-02T16:05:00+05:30', request: '2022-12-02 16:06:00', status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date' }],
+        // Why, with its numbers: the target had passed, so it went with the next gateway minute.
+        amount: '1250.50',
+        rule: { kind: 'immediate' },
+        scheduleOption: 1,
+        reason: 'applied: eligibility 2022-12-02T16:06:00+05:30 accepted by the gateway at send 1',
+        holdReason: null,
+        clamp: { requested: '2022-12-02T16:00:00+05:30', clampedTo: '2022-12-02T16:06:00+05:30', reason: 'in_the_past' },
+        plannedSendAt: '2022-12-02T15:00:00+05:30',
+        sendAt: null,
+        sends: 1,
+        manual: null,
+        settledAt: null,
+        settledFrom: null,
       }],
     });
 

@@ -34,6 +34,8 @@ const fetchedOrderPaid = {
     transactionTime: '2022-12-02T16:00:00+05:30',
     vendors: [{ vendorId: 'vendor_a', amount: '333.32' }, { vendorId: 'vendor_b', amount: '666.73' }],
     currency: 'INR',
+    // The gateway's own payment time: trusted for the window over the marketplace's order.paid (issue 9.6).
+    transactionTimeSource: 'gateway',
   },
 };
 
@@ -145,7 +147,15 @@ describe('webhook types', () => {
     });
 
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'release_settled', orderId: ORDER, vendorId: VENDOR } });
-    expect(await release(api.world)).toMatchObject({ state: 'SETTLED', settledAt: '2022-12-03T11:00:00+05:30', appliedEligibility: '2022-12-02T16:06:00+05:30' });
+    expect(await release(api.world)).toMatchObject({
+      state: 'SETTLED', settledAt: '2022-12-03T11:00:00+05:30', appliedEligibility: '2022-12-02T16:06:00+05:30',
+      // What it was before it settled, so that the prediction can be compared with the settlement.
+      settledFrom: { state: 'APPLIED', appliedEligibility: '2022-12-02T16:06:00+05:30', predictedSettlement: '2022-12-03T11:00:00+05:30' },
+      reason: 'settled by the gateway at 2022-12-03T11:00:00+05:30 (was APPLIED)',
+    });
+    expect(api.world.audit.entries.filter((e) => e.kind === 'settled')).toEqual([expect.objectContaining({
+      orderId: ORDER, vendorId: VENDOR, actor: 'gateway', detail: expect.objectContaining({ settledAt: '2022-12-03T11:00:00+05:30' }),
+    })]);
     // The gateway retries webhooks: a second delivery changes nothing.
     const version = (await release(api.world)).version;
     expect((await post(raw, signed(raw))).status).toBe(200);

@@ -35,13 +35,41 @@ test('release: a Scheduler input sends the release; something else is answered, 
 
   expect(await handler({ orderId: ORDER, vendorId: VENDOR }, context)).toMatchObject({ outcome: 'skipped' });
   expect(world.logger.lines.some((l) => l.level === 'error')).toBe(true);
-  expect((await handler(world.scheduler.created[0].command, context)).outcome).toBe('applied');
+  expect(await handler(world.scheduler.created[0].command, context)).toMatchObject({ outcome: 'applied' });
   expect((await release(world)).state).toBe('APPLIED');
+});
+
+test('release: an SQS batch runs each command; a record that is not a command or that threw is a batch item failure', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+  await makeOrderEventsHandler(() => world.deps)(envelope('order.paid', paid()), context);
+  const handler = makeReleaseHandler(() => world.deps);
+  world.clock.set('2022-12-03T15:00:00+05:30');
+  const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
+  const command = world.scheduler.created[0].command;
+
+  const answer = await handler({ Records: [
+    record('m-1', JSON.stringify(command)),
+    record('m-2', '{"orderId": "order_1001"}'),
+    record('m-3', 'not json'),
+    // A duplicate of m-1: it finds the release sent and does nothing.
+    record('m-4', JSON.stringify(command)),
+  ] } as never, context);
+
+  expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-2' }, { itemIdentifier: 'm-3' }] });
+  expect(world.gateway.calls).toHaveLength(1);
+  expect((await release(world)).state).toBe('APPLIED');
+  const poison = world.logger.lines.filter((l) => l.message.startsWith('queue message is not a release command'));
+  expect(poison.map((l) => [l.fields?.messageId, l.fields?.reason])).toEqual([['m-2', 'vendorId is missing'], ['m-3', 'the body is not a JSON object']]);
+
+  // A record whose command throws (the table is unreachable) fails alone; SQS delivers it again.
+  world.orders.getRelease = async () => { throw new Error('ECONNRESET'); };
+  expect(await handler({ Records: [record('m-5', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }] });
 });
 
 test('sweep: runs the sweep and answers its counts', async () => {
   const world = fakeWorld();
-  expect(await makeSweepHandler(() => world.deps)({}, context)).toEqual({ examined: 0, redriven: 0, outcomes: {}, errors: 0 });
+  expect(await makeSweepHandler(() => world.deps)({}, context)).toEqual({ examined: 0, redriven: 0, errors: 0 });
 });
 
 test('dependencies are built once; a failed build is retried on the next invocation', async () => {

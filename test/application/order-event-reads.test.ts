@@ -1,7 +1,9 @@
 /**
- * The event path's round trips, counted: one batch read of the settings and policies, one read of the whole order, the
- * order and event writes, and one write per release change (a release due at once is planned and claimed in one).
+ * The event path's round trips, counted: one batch read of the settings, policies and holds, one read of the whole
+ * order, the order and event writes, and one write per release change; a release due at once is enqueued, and the
+ * release function claims it, reads the order and the hold after its claim, and records the answer.
  */
+import { handleOrderEvent } from '../../functions/application/handle-order-event';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, paid, release, send, usePolicy } from './scenario';
 
@@ -24,28 +26,34 @@ function countReads(world: FakeWorld): Record<string, number> {
 
 const vendors = [{ vendorId: 'vendor_a', amount: '100.00' }, { vendorId: 'vendor_b', amount: '200.00' }, { vendorId: 'vendor_c', amount: '300.00' }];
 
-test('order.paid of a new order, three vendors, one sent at once: one config read, no order read, one write per release change', async () => {
+test('order.paid of a new order, three vendors, one due at once: one config read, no order read, one write per release change', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'immediate' }, 'vendor_a');
   await usePolicy(world, { kind: 'after_payment', delay: 'P1D' }, 'vendor_b');
   const counts = countReads(world);
 
-  const result = await send(world, 'order.paid', paid(ORDER, vendors));
+  const result = await handleOrderEvent(world.deps, 'order.paid', paid(ORDER, vendors));
 
-  // The answer is what the planner wrote; vendor_a's send happened after all three were written.
-  expect(result.outcome === 'accepted' && result.releases.map((r) => r.state)).toEqual(['APPLYING', 'SCHEDULED', 'AT_MAX']);
-  expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
+  // The payment sends nothing itself: vendor_a is PLANNED and its command is on the release queue.
+  expect(result.outcome === 'accepted' && result.releases.map((r) => r.state)).toEqual(['PLANNED', 'SCHEDULED', 'AT_MAX']);
+  expect(world.gateway.calls).toEqual([]);
+  expect(world.queue.waiting.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect(counts).toEqual({
     'config.forPlanning': 1,
     // The payment is kept as the order record (no event item); nothing came before it, so there is nothing to read.
     'orders.createOrder': 1,
-    // Three planned releases (vendor_a's already claimed for its send), then vendor_a's answer.
-    'orders.putRelease': 4,
+    'orders.putRelease': 3,
   });
+
+  for (const key of Object.keys(counts)) delete counts[key];
+  await world.deliverQueued();
+  // The release function: its release, the claim, the order and the hold read AFTER the claim, the answer.
+  expect(counts).toEqual({ 'orders.getRelease': 1, 'orders.putRelease': 2, 'orders.loadOrder': 1, 'config.forPlanning': 1 });
+  expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect([...world.orders.releases.values()].map((r) => [r.vendorId, r.state])).toEqual([['vendor_a', 'APPLIED'], ['vendor_b', 'SCHEDULED'], ['vendor_c', 'AT_MAX']]);
 });
 
-test('a later event of a paid order reads the order once, and the config of vendors without a release only', async () => {
+test('a later event of a paid order reads the order once, and the config (policies and holds) of its vendors in one batch', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'after_delivery', delay: 'P2D' }, 'vendor_a');
   await send(world, 'order.paid', paid(ORDER, vendors));
@@ -56,9 +64,13 @@ test('a later event of a paid order reads the order once, and the config of vend
 
   await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T18:00:00+05:30', vendorIds: ['vendor_a'] });
 
-  // The paid order refuses the mark (a failed conditional write) before the event is stored.
-  expect(counts).toEqual({ 'orders.markAwaitingPayment': 1, 'orders.recordEvent': 1, 'orders.loadOrder': 1, 'config.forPlanning': 1, 'orders.putRelease': 1 });
-  expect(configAsked).toEqual([[]]);
+  // The paid order refuses the mark (a failed conditional write) before the event is stored. After its write the order
+  // is read once more (write, then read), so that an event stored meanwhile is never planned away.
+  expect(counts).toEqual({
+    'orders.markAwaitingPayment': 1, 'orders.recordEvent': 1, 'orders.loadOrder': 2, 'config.forPlanning': 1, 'orders.putRelease': 1,
+  });
+  // Every vendor: a vendor's hold applies to releases planned already.
+  expect(configAsked).toEqual([['vendor_a', 'vendor_b', 'vendor_c']]);
   expect((await release(world, ORDER, 'vendor_a')).state).toBe('SCHEDULED');
 });
 
@@ -110,7 +122,8 @@ test('a delivery before the payment marks the order; the payment reads it', asyn
 
   await send(world, 'order.paid', paid());
 
-  expect(counts).toMatchObject({ 'orders.createOrder': 1, 'orders.loadOrder': 1 });
+  // Read once to plan, once after the write (write, then read).
+  expect(counts).toMatchObject({ 'orders.createOrder': 1, 'orders.loadOrder': 2 });
   expect(await release(world)).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-04T18:00:00+05:30' });
 });
 

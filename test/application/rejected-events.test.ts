@@ -13,7 +13,8 @@ describe('malformed events', () => {
     });
 
     expect(result.outcome).toBe('rejected');
-    const [listed] = await listRejectedEvents(world.deps);
+    const { rejectedEvents: [listed], count } = await listRejectedEvents(world.deps);
+    expect(count).toBe(1);
     expect(listed).toMatchObject({ source: 'marketplace.orders', detailType: 'order.paid' });
     expect(listed.reasons).toEqual(expect.arrayContaining([
       expect.stringMatching(/^detail\.transactionTime: .*; send an ISO 8601 time with an offset/),
@@ -29,13 +30,17 @@ describe('malformed events', () => {
     const world = fakeWorld();
     await send(world, 'order.shipped', { orderId: ORDER });
     await send(world, 'order.shipped', { orderId: ORDER });
-    const listed = await listRejectedEvents(world.deps);
+    const { rejectedEvents: listed, count, nextCursor } = await listRejectedEvents(world.deps);
     expect(listed).toHaveLength(1);
+    expect(count).toBe(1);
+    expect(nextCursor).toBeNull();
     expect(listed[0].reasons[0]).toMatch(/^detail-type: is "order.shipped", not an order event; send one of order.paid/);
   });
 
   test('the list limit is validated', async () => {
     const world = fakeWorld();
-    await expect(listRejectedEvents(world.deps, '0')).rejects.toThrow(/^limit: /);
+    await expect(listRejectedEvents(world.deps, { limit: '0' })).rejects.toThrow(/^limit: /);
+    await expect(listRejectedEvents(world.deps, { limit: '501' })).rejects.toThrow(/^limit: .*from 1 to 500/);
+    await expect(listRejectedEvents(world.deps, { cursor: 'not-a-cursor' })).rejects.toThrow(/^cursor: is not a cursor of this list/);
   });
 });

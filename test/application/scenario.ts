@@ -11,8 +11,11 @@ export const TRANSACTION_TIME = '2022-12-02T16:00:00+05:30';
 export const paid = (orderId = ORDER, vendors = [{ vendorId: VENDOR, amount: '1250.50' }]) =>
   ({ orderId, transactionTime: TRANSACTION_TIME, vendors, currency: 'INR' });
 
+/** One order event through its use case, then whatever it enqueued through the release function (the queue's consumer). */
 export async function send(world: FakeWorld, detailType: string, detail: unknown) {
-  return handleOrderEvent(world.deps, detailType, detail, { id: null, source: 'marketplace.orders' });
+  const result = await handleOrderEvent(world.deps, detailType, detail, { id: null, source: 'marketplace.orders' });
+  await world.deliverQueued();
+  return result;
 }
 
 export async function usePolicy(world: FakeWorld, release: ReleaseRule, vendorId = VENDOR, scheduleOption = 1) {

@@ -2,10 +2,14 @@
 import type { Dependencies } from '../../functions/application/ports';
 import { releaseVendor, type ReleaseVendorResult } from '../../functions/application/release-vendor';
 import { FakeClock } from './clock';
+import { InMemoryAuditStore } from './audit';
+import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
+import { InMemoryPolicyImportRepository, InMemoryPreviewRepository } from './change-records';
 import { StoredGatewayOrders } from './gateway-orders';
-import { RecordingAuditLog, RecordingLogger, RecordingPublisher, RecordingQueue, RecordingScheduler, ScriptedGateway } from './outside-world';
+import { InMemoryReleaseReads } from './release-reads';
+import { RecordingLogger, RecordingPublisher, RecordingQueue, RecordingScheduler, ScriptedGateway } from './outside-world';
 import {
-  InMemoryConfigReader, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
+  InMemoryConfigReader, InMemoryHoldRepository, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
   InMemorySettingsRepository,
 } from './repositories';
 
@@ -23,8 +27,14 @@ export interface FakeWorld {
   gatewayOrders: StoredGatewayOrders;
   publisher: RecordingPublisher;
   queue: RecordingQueue;
-  audit: RecordingAuditLog;
+  audit: InMemoryAuditStore;
+  previews: InMemoryPreviewRepository;
+  policyImports: InMemoryPolicyImportRepository;
   logger: RecordingLogger;
+  holds: InMemoryHoldRepository;
+  config: InMemoryConfigReader;
+  /** Runs every enqueued release command through the release use case, as the queue's consumer would, until none is left. */
+  deliverQueued(): Promise<ReleaseVendorResult[]>;
   /** Fires every schedule due at the clock's time through the release use case, as Scheduler would. */
   fireDueSchedules(): Promise<ReleaseVendorResult[]>;
 }
@@ -42,18 +52,34 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     gatewayOrders: new StoredGatewayOrders(),
     publisher: new RecordingPublisher(),
     queue: new RecordingQueue(),
-    audit: new RecordingAuditLog(),
+    audit: new InMemoryAuditStore(clock),
+    previews: new InMemoryPreviewRepository(),
+    policyImports: new InMemoryPolicyImportRepository(),
     logger: new RecordingLogger(),
+    holds: new InMemoryHoldRepository(),
   };
+  const config = new InMemoryConfigReader(world.settings, world.policies, world.holds);
   const deps: Dependencies = {
-    ...world, config: new InMemoryConfigReader(world.settings, world.policies), secrets: { webhookSecret: TEST_WEBHOOK_SECRET },
+    ...world, config, reads: new InMemoryReleaseReads(world.orders), auditArchive: world.audit, auditKey: Ed25519AuditKey.inMemory(), secrets: { webhookSecret: async () => TEST_WEBHOOK_SECRET },
+  };
+  const deliverQueued = async (): Promise<ReleaseVendorResult[]> => {
+    const results: ReleaseVendorResult[] = [];
+    // Bounded: a release that keeps enqueueing itself would be a bug the test should see, not a hang.
+    for (let round = 0; round < 100 && world.queue.waiting.length > 0; round++) {
+      for (const command of world.queue.take()) results.push(await releaseVendor(deps, command));
+    }
+    return results;
   };
   return {
     ...world,
+    config,
     deps,
+    deliverQueued,
     async fireDueSchedules() {
+      // Schedules target the release queue: each fired command is consumed like any other.
       const results: ReleaseVendorResult[] = [];
       for (const due of world.scheduler.takeDue(clock.now())) results.push(await releaseVendor(deps, due.command));
+      results.push(...await deliverQueued());
       return results;
     },
   };

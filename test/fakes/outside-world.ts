@@ -60,7 +60,11 @@ export class ScriptedGateway implements EligibilityGateway {
     this.script.push(...answers);
   }
 
+  /** Runs before each call (see StepHook in repositories.ts). */
+  beforeStep: ((step: string, subject: { orderId?: string; vendorId?: string }) => Promise<void>) | null = null;
+
   async updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult> {
+    await this.beforeStep?.('gateway.updateEligibility', { orderId, vendorId });
     const at = formatInstant(this.clock.now(), 'Asia/Kolkata');
     this.calls.push({ orderId, vendorId, eligibility, at });
     const final = this.script.shift() ?? OK_ANSWER;

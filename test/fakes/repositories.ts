@@ -2,12 +2,12 @@
 import { DateTime } from 'luxon';
 import {
   VersionConflictError, type Clock, type ConfigReader, type OrderRepository, type PlanningConfig, type PolicyRepository,
-  type RejectedEventRepository, type SettingsRepository, type StoredOrder,
+  type RejectedEventRepository, type SettingsRepository, type StoredOrder, type VendorHoldRepository,
 } from '../../functions/application/ports';
 import { formatInstant } from '../../functions/domain/dates';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type {
-  OrderRecord, RejectedEvent, Settings, StoredEvent, VendorPolicy, VendorRelease, VersionedSettings,
+  OrderRecord, RejectedEvent, Settings, StoredEvent, VendorHold, VendorPolicy, VendorRelease, VersionedSettings,
 } from '../../functions/domain/types';
 
 /** What a store hands back is never the object it keeps, as with a real table. */
@@ -82,12 +82,50 @@ export class InMemoryPolicyRepository implements PolicyRepository {
   }
 }
 
-/** The planner's read over the two fakes above, as the real one reads both in one batch. */
+/**
+ * A step of a use case, awaited before each read or write of the fakes that take part in a race (orders, holds, config,
+ * gateway): interleaving tests pause one use case there and run another.
+ */
+export type StepHook = ((step: string, subject: { orderId?: string; vendorId?: string }) => Promise<void>) | null;
+
+/** Vendor holds by vendor, as the config table keeps them. */
+export class InMemoryHoldRepository implements VendorHoldRepository {
+  readonly byVendor = new Map<string, VendorHold>();
+  beforeStep: StepHook = null;
+
+  async get(vendorId: string): Promise<VendorHold | null> {
+    await this.beforeStep?.('holds.get', { vendorId });
+    return this.inForce(vendorId);
+  }
+
+  /** Not a port method (see InMemorySettingsRepository.inForce). */
+  inForce(vendorId: string): VendorHold | null {
+    return copy(this.byVendor.get(vendorId) ?? null);
+  }
+
+  async put(hold: VendorHold): Promise<void> {
+    await this.beforeStep?.('holds.put', { vendorId: hold.vendorId });
+    this.byVendor.set(hold.vendorId, copy(hold));
+  }
+}
+
+/** The planner's read over the fakes above, as the real one reads them in one batch. */
 export class InMemoryConfigReader implements ConfigReader {
-  constructor(private readonly settings: InMemorySettingsRepository, private readonly policies: InMemoryPolicyRepository) {}
+  beforeStep: StepHook = null;
+
+  constructor(
+    private readonly settings: InMemorySettingsRepository,
+    private readonly policies: InMemoryPolicyRepository,
+    private readonly holds: InMemoryHoldRepository = new InMemoryHoldRepository(),
+  ) {}
 
   async forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig> {
-    return { settings: this.settings.inForce(), policies: new Map(vendorIds.map((id) => [id, this.policies.inForce(id)])) };
+    await this.beforeStep?.('config.forPlanning', { vendorId: vendorIds.join(',') });
+    return {
+      settings: this.settings.inForce(),
+      policies: new Map(vendorIds.map((id) => [id, this.policies.inForce(id)])),
+      holds: new Map(vendorIds.map((id) => [id, this.holds.inForce(id)])),
+    };
   }
 }
 
@@ -101,12 +139,15 @@ export class InMemoryOrderRepository implements OrderRepository {
   readonly writes: VendorRelease[] = [];
   /** Runs before each putRelease's version check: lets a test slip in a concurrent writer. */
   beforePut: ((release: VendorRelease) => Promise<void> | void) | null = null;
+  /** Runs before every read and write (see StepHook). */
+  beforeStep: StepHook = null;
 
   private static key(orderId: string, vendorId: string): string {
     return `${orderId}\u0000${vendorId}`;
   }
 
   async recordEvent(event: StoredEvent): Promise<boolean> {
+    await this.beforeStep?.('orders.recordEvent', { orderId: event.orderId });
     const key = `${event.orderId}\u0000${event.key}`;
     if (this.events.has(key)) return false;
     this.events.set(key, copy(event));
@@ -118,6 +159,7 @@ export class InMemoryOrderRepository implements OrderRepository {
   }
 
   async loadOrder(orderId: string): Promise<StoredOrder> {
+    await this.beforeStep?.('orders.loadOrder', { orderId });
     return copy({
       order: this.orders.get(orderId) ?? null,
       events: [...this.events.values()].filter((e) => e.orderId === orderId),
@@ -135,6 +177,13 @@ export class InMemoryOrderRepository implements OrderRepository {
     return this.awaiting.delete(order.orderId) ? 'awaited' : 'new';
   }
 
+  async adoptGatewayPayment(order: OrderRecord): Promise<boolean> {
+    const existing = this.orders.get(order.orderId);
+    if (!existing || existing.transactionTimeSource === 'gateway') return false;
+    this.orders.set(order.orderId, copy(order));
+    return true;
+  }
+
   async markAwaitingPayment(orderId: string): Promise<boolean> {
     if (this.orders.has(orderId)) return false;
     this.awaiting.add(orderId);
@@ -142,6 +191,7 @@ export class InMemoryOrderRepository implements OrderRepository {
   }
 
   async getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null> {
+    await this.beforeStep?.('orders.getRelease', { orderId, vendorId });
     return copy(this.releases.get(InMemoryOrderRepository.key(orderId, vendorId)) ?? null);
   }
 
@@ -155,6 +205,7 @@ export class InMemoryOrderRepository implements OrderRepository {
       this.beforePut = null;
       await hook(release);
     }
+    await this.beforeStep?.('orders.putRelease', { orderId: release.orderId, vendorId: release.vendorId });
     const key = InMemoryOrderRepository.key(release.orderId, release.vendorId);
     const stored = this.releases.get(key);
     if ((stored?.version ?? null) !== expectedVersion) {
@@ -189,7 +240,11 @@ export class InMemoryRejectedEventRepository implements RejectedEventRepository 
     if (!this.items.some((r) => r.id === rejected.id)) this.items.push(copy(rejected));
   }
 
-  async list(limit: number): Promise<RejectedEvent[]> {
-    return copy([...this.items].reverse().slice(0, limit));
+  /** Arrival order is the array's order; the position is the arrival number. */
+  async page(opts: { limit: number; after?: string | null }): Promise<{ items: (RejectedEvent & { sequence: number })[]; next: string | null; count: number }> {
+    const numbered = this.items.map((r, i) => ({ ...copy(r), sequence: i + 1 })).reverse();
+    const rest = opts.after ? numbered.filter((r) => r.sequence < Number(opts.after)) : numbered;
+    const items = rest.slice(0, opts.limit);
+    return { items, next: rest.length > opts.limit ? String(items[items.length - 1].sequence) : null, count: this.items.length };
   }
 }

@@ -7,7 +7,7 @@ const error = (message: string, httpStatus = 400): GatewayAnswer => ({ kind: 're
 describe('classifyAnswer: the eight documented answers, with and without a trailing period', () => {
   const table: [string, object][] = [
     ['Deferred settlement is not enabled for merchant', { kind: 'terminal', reason: 'Deferred settlement is not enabled for merchant' }],
-    ['Order ID does not exist', { kind: 'retryable', reason: 'Order ID does not exist', maxSends: 3 }],
+    ['Order ID does not exist', { kind: 'retryable', reason: 'Order ID does not exist', budgeted: true }],
     ['Vendor ID does not exist', { kind: 'terminal', reason: 'Vendor ID does not exist' }],
     ['Order has already been settled', { kind: 'terminal', reason: 'Order has already been settled' }],
     ['Settlement for the order is in progress', { kind: 'retryable', reason: 'Settlement for the order is in progress' }],

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { formatInstant, parseGatewayDate } from '../../functions/domain/dates';
 import { parseOrderEvent } from '../../functions/domain/order-events';
-import { applyAnswer, planRelease, prepareSend, retryDelaySeconds, vendorFacts, type VendorFacts } from '../../functions/domain/release';
+import {
+  BACKOFF_CAP_SECONDS, answer as answerOf, planRelease, prepareSend, retryDelaySeconds, vendorFacts, type VendorFacts,
+} from '../../functions/domain/release-machine';
 import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings';
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
 import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/window';
@@ -46,7 +48,8 @@ describe('planRelease: the four rules', () => {
     const release = plan({ kind: 'at_max' }, '2022-12-02T16:05:00');
     expect(release).toMatchObject({
       state: 'AT_MAX', targetEligibility: '2022-12-17T16:00:00+05:30', sendAt: null,
-      predictedSettlement: '2022-12-19T11:00:00+05:30', reason: null, policyVersion: 1, scheduleOption: 1,
+      predictedSettlement: '2022-12-19T11:00:00+05:30', policyVersion: 1, scheduleOption: 1,
+      reason: 'rule at_max: no update, the gateway settles from max eligibility 2022-12-17T16:00:00+05:30',
     });
   });
 
@@ -136,7 +139,8 @@ describe('planRelease: disputes and cancellations', () => {
     const disputed = [delivery, opened('2022-12-04T09:00:00+05:30')];
     const held = plan(rule, '2022-12-04T09:00:00', facts(...disputed));
     const resumed = plan(rule, '2022-12-04T12:00:00', facts(...disputed, closed('2022-12-04T12:00:00+05:30', 'merchant_won')), held);
-    expect(resumed).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-05T10:00:00+05:30', sendAt: '2022-12-05T09:00:00+05:30', reason: null });
+    expect(resumed).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-05T10:00:00+05:30', sendAt: '2022-12-05T09:00:00+05:30' });
+    expect(resumed.reason).toBe('rule after_delivery P2D: target 2022-12-05T10:00:00+05:30; sent at 2022-12-05T09:00:00+05:30 (releaseLead PT1H before the target)');
     const lost = plan(rule, '2022-12-04T12:00:00', facts(...disputed, closed('2022-12-04T12:00:00+05:30', 'customer_won')), held);
     expect(lost).toMatchObject({ state: 'AT_MAX', targetEligibility: '2022-12-17T16:00:00+05:30', reason: 'dispute closed customer_won: no early release' });
   });
@@ -151,7 +155,7 @@ describe('planRelease: disputes and cancellations', () => {
   it('a cancellation before the send drops the release', () => {
     const scheduled = plan(rule, '2022-12-03T11:00:00', facts(delivery));
     expect(plan(rule, '2022-12-04T11:00:00', facts(delivery, cancelled('2022-12-04T11:00:00+05:30')), scheduled))
-      .toMatchObject({ state: 'CANCELLED', sendAt: null, reason: 'order cancelled before the release was sent' });
+      .toMatchObject({ state: 'CANCELLED', sendAt: null, reason: expect.stringMatching(/^order cancelled before the release was sent \(cancelled at /) });
   });
 
   it('at_max ignores a cancellation, whether it arrives before or after the payment', () => {
@@ -160,7 +164,7 @@ describe('planRelease: disputes and cancellations', () => {
     const cancelledLater = plan(atMax, '2022-12-03T09:00:00', facts(cancelled('2022-12-03T09:00:00+05:30')), paidFirst);
     const cancelledFirst = plan(atMax, '2022-12-03T09:00:00', facts(cancelled('2022-12-03T09:00:00+05:30')));
     expect(cancelledLater).toBe(paidFirst);
-    expect(cancelledFirst).toMatchObject({ state: 'AT_MAX', targetEligibility: '2022-12-17T16:00:00+05:30', reason: null });
+    expect(cancelledFirst).toMatchObject({ state: 'AT_MAX', targetEligibility: '2022-12-17T16:00:00+05:30', reason: expect.stringMatching(/^rule at_max/) });
   });
 
   it('once sent (APPLYING) or final, events change nothing: the same record comes back', () => {
@@ -229,9 +233,10 @@ describe('vendorFacts: events folded by their own times', () => {
   });
 });
 
-describe('applyAnswer', () => {
+describe('answer', () => {
   const due = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-05T15:00:00');
   const applying: VendorRelease = { ...due, state: 'APPLYING', releaseKey: 'rel-1', version: 4 };
+  const keyOf = (_o: string, _v: string, version: number) => `rel-${version}`;
   const sent = parseGatewayDate('2022-12-06 09:00:00')!;
   const attempt = (message: string, status = 'ERROR'): Attempt => ({
     at: '2022-12-05T15:00:00+05:30', request: '2022-12-06 09:00:00', httpStatus: 400, status, subCode: status === 'OK' ? '200' : '400', message,
@@ -240,14 +245,22 @@ describe('applyAnswer', () => {
     attempts: [attempt(message, status)],
     final: { kind: 'response', httpStatus: status === 'OK' ? 200 : 400, status, subCode: status === 'OK' ? '200' : '400', message },
   });
-  const apply = (release: VendorRelease, result: { attempts: Attempt[]; final: GatewayAnswer }, now = '2022-12-05T15:00:00', extra: Partial<Settings> = {}) =>
-    applyAnswer({ release, sent, result, settings: { ...settings, ...extra }, now: ist(now) });
+  /** The machine's write as the old shape: the release, the events it publishes, and when it sends again (null: never). */
+  const apply = (release: VendorRelease, result: { attempts: Attempt[]; final: GatewayAnswer }, now = '2022-12-05T15:00:00', extra: Partial<Settings> = {}) => {
+    const write = answerOf({ release, sent, request: '2022-12-06 09:00:00', result, settings: { ...settings, ...extra }, now: ist(now), keyOf });
+    const events = write.effects.flatMap((e) => (e.kind === 'publish' ? [e.event] : []));
+    const next = write.effects.find((e) => e.kind === 'schedule' || e.kind === 'enqueue');
+    const retryAt = !next ? null : next.kind === 'schedule' ? DateTime.fromISO(next.at, { setZone: true }) : ist(now);
+    // The next send goes on with the written release, as the store would hand it back.
+    return { release: { ...write.release, state: write.release.state === 'SCHEDULED' ? 'APPLYING' as const : write.release.state }, written: write.release, events, retryAt, write };
+  };
 
   it('applied: eligibility 2022-12-06 09:00 on option 1 predicts 7 Dec 11:00 and emits vendor.release_applied', () => {
     const { release, events, retryAt } = apply(applying, answer('Updated vendor settlement eligibility date', 'OK'));
     expect(release).toMatchObject({
       state: 'APPLIED', appliedEligibility: '2022-12-06T09:00:00+05:30', predictedSettlement: '2022-12-07T11:00:00+05:30',
-      sendAt: null, sends: 1, version: 4, releaseKey: 'rel-1',
+      sendAt: null, sends: 1, version: 5, releaseKey: null,
+      reason: 'applied: eligibility 2022-12-06T09:00:00+05:30 accepted by the gateway at send 1',
     });
     expect(release.attempts).toHaveLength(1);
     expect(events).toEqual([{ type: 'vendor.release_applied', detail: { orderId: 'order_1001', vendorId: 'vendor_a', eligibility: '2022-12-06T09:00:00+05:30', predictedSettlement: '2022-12-07T11:00:00+05:30' } }]);
@@ -274,9 +287,12 @@ describe('applyAnswer', () => {
   });
 
   it('retryable: SCHEDULED again after a doubling backoff (60 s after the first send), no event', () => {
-    const { release, events, retryAt } = apply(applying, answer('Settlement for the order is in progress'));
-    expect(release).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T15:01:00+05:30', sends: 1, reason: 'retrying: Settlement for the order is in progress' });
-    expect(retryAt?.toISO()).toBe('2022-12-05T15:01:00.000+05:30');
+    const { release, written, events, retryAt } = apply(applying, answer('Settlement for the order is in progress'));
+    expect(written).toMatchObject({
+      state: 'SCHEDULED', sendAt: '2022-12-05T15:01:00+05:30', sends: 1, releaseKey: 'rel-5',
+      reason: 'retrying: Settlement for the order is in progress; send 2 at 2022-12-05T15:01:00+05:30',
+    });
+    expect(retryAt?.toMillis()).toBe(ist('2022-12-05T15:01:00').toMillis());
     expect(events).toEqual([]);
     const second = apply(release, answer('Settlement for the order is in progress'));
     expect(second.release).toMatchObject({ sends: 2, sendAt: '2022-12-05T15:02:00+05:30' });
@@ -289,27 +305,53 @@ describe('applyAnswer', () => {
     expect(apply(applying, limited).release.sendAt).toBe('2022-12-05T15:05:00+05:30');
   });
 
-  it('gives up after 12 sends', () => {
-    const { release, events } = apply({ ...applying, sends: 11 }, { attempts: [], final: { kind: 'timeout', message: 'no answer' } });
-    expect(release).toMatchObject({ state: 'FAILED', reason: 'gave up after 12 attempts: timeout: no answer' });
-    expect(events[0]).toMatchObject({ type: 'vendor.release_failed', detail: { retryable: false } });
-    expect(apply({ ...applying, sends: 10 }, { attempts: [], final: { kind: 'timeout', message: 'no answer' } }).release.state).toBe('SCHEDULED');
+  it('a retryable answer never gives up while the window is open: 3.5 hours of faults, retried at least every 30 min', () => {
+    const timeout = { attempts: [], final: { kind: 'timeout' as const, message: 'no answer' } };
+    let release = applying;
+    let now = ist('2022-12-05T15:00:00');
+    const end = now.plus({ hours: 3, minutes: 30 });
+    while (now < end) {
+      const { written, retryAt } = apply(release, timeout, now.toISO()!);
+      expect(written.state).toBe('SCHEDULED');
+      expect(retryAt!.toMillis() - now.toMillis()).toBeLessThanOrEqual(BACKOFF_CAP_SECONDS * 1000);
+      release = { ...written, state: 'APPLYING' };
+      now = retryAt!;
+    }
+    // 60 s, 2, 4, 8, 16 min, then every 30 min: 11 sends in 3.5 hours, none of them final.
+    expect(release.sends).toBe(11);
+    // The gateway recovers: applied, with 12 days of the window left.
+    expect(apply(release, answer('Updated vendor settlement eligibility date', 'OK'), now.toISO()!).written.state).toBe('APPLIED');
   });
 
-  it('"Order ID does not exist" is retried twice, then FAILED on the third send', () => {
-    let release = applying;
-    for (let send = 1; send <= 2; send += 1) {
-      release = apply(release, answer('Order ID does not exist')).release;
-      expect(release.state).toBe('SCHEDULED');
-    }
-    expect(apply(release, answer('Order ID does not exist')).release).toMatchObject({ state: 'FAILED', reason: 'gave up after 3 attempts: Order ID does not exist' });
+  it('the window closing ends the retries: the last one goes just before it, then FAILED (final)', () => {
+    const timeout = { attempts: [], final: { kind: 'timeout' as const, message: 'no answer' } };
+    const last = apply({ ...applying, sends: 20 }, timeout, '2022-12-17T15:50:00');
+    expect(last.written).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-17T15:58:00+05:30' });
+    const { written, events } = apply({ ...last.release, sends: 21 }, timeout, '2022-12-17T15:58:00');
+    expect(written).toMatchObject({ state: 'FAILED', reason: 'window closes at 2022-12-17T16:00:00+05:30 before another send: timeout: no answer' });
+    expect(events[0]).toMatchObject({ type: 'vendor.release_failed', detail: { retryable: false } });
+  });
+
+  it('"Order ID does not exist" is retried within the retry budget (default P1D from its first answer), then FAILED', () => {
+    const first = apply(applying, answer('Order ID does not exist'), '2022-12-05T15:00:00');
+    expect(first.written).toMatchObject({ state: 'SCHEDULED', orderNotFoundSince: '2022-12-05T15:00:00+05:30' });
+    // The gateway learns of the order 5 minutes later: the next answer is applied.
+    expect(apply(first.release, answer('Updated vendor settlement eligibility date', 'OK'), '2022-12-05T15:05:00').written.state).toBe('APPLIED');
+    const late = apply(first.release, answer('Order ID does not exist'), '2022-12-06T14:59:00');
+    expect(late.written.state).toBe('SCHEDULED');
+    expect(apply(late.release, answer('Order ID does not exist'), '2022-12-06T15:00:00').written)
+      .toMatchObject({ state: 'FAILED', reason: expect.stringMatching(/^gave up after 3 sends: Order ID does not exist since 2022-12-05T15:00:00\+05:30 \(retry budget P1D\)/) });
+    // A shorter budget from the settings.
+    expect(apply(first.release, answer('Order ID does not exist'), '2022-12-05T15:10:00', { retryBudget: 'PT10M' }).written.state).toBe('FAILED');
   });
 
   it('"in the past" is retried at once (no backoff), and the next send recomputes a future time', () => {
-    const { release, retryAt } = apply(applying, answer('Eligibility time specified is in the past. Specify a new time'), '2022-12-06T09:00:30');
+    const { written: release, retryAt, write } = apply(applying, answer('Eligibility time specified is in the past. Specify a new time'), '2022-12-06T09:00:30');
     expect(release.state).toBe('SCHEDULED');
     expect(retryAt?.toMillis()).toBe(ist('2022-12-06T09:00:30').toMillis());
     expect(release.sendAt).toBe('2022-12-06T09:00:30+05:30');
+    // Due at once: enqueued, not scheduled.
+    expect(write.effects.filter((e) => e.kind === 'enqueue')).toHaveLength(1);
     const send = prepareSend({ ...release, targetEligibility: '2022-12-06T09:00:00+05:30' }, ist('2022-12-06T09:01:20'));
     expect(send).toMatchObject({ request: '2022-12-06 09:02:00', clamp: { reason: 'in_the_past' } });
   });
@@ -318,7 +360,7 @@ describe('applyAnswer', () => {
     const scheduled = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-02T16:05:00');
     expect(scheduled.sendAt).toBe('2022-12-05T15:00:00+05:30');
     const replanned = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-03T10:00:00', NO_FACTS, scheduled, { releaseLead: 'PT6H' });
-    expect(replanned).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T10:00:00+05:30', targetEligibility: '2022-12-05T16:00:00+05:30', reason: null });
+    expect(replanned).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T10:00:00+05:30', targetEligibility: '2022-12-05T16:00:00+05:30' });
   });
 
   it('a send after a clamped target has passed keeps the rule\'s original request on the clamp', () => {
@@ -332,8 +374,8 @@ describe('applyAnswer', () => {
   });
 
   it('a replan does not hurry a retry', () => {
-    const { release } = apply(applying, answer('Settlement for the order is in progress'), '2022-12-05T15:30:00');
-    const pending = { ...release, state: 'SCHEDULED' as const };
+    const { written } = apply(applying, answer('Settlement for the order is in progress'), '2022-12-05T15:30:00');
+    const pending = written;
     expect(plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-05T15:30:10', NO_FACTS, pending)).toBe(pending);
   });
 });

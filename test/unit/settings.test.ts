@@ -8,11 +8,20 @@ describe('settings', () => {
   it('defaults: Defer by Days 15, India time, option 1, no holidays, working days, lead PT1H', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: [], settlementDays: 'working', releaseLead: 'PT1H',
+      retryBudget: 'P1D',
     });
   });
 
+  it('retryBudget: how long "Order ID does not exist" is retried, PT0S to P365D; settings saved without it read the default', () => {
+    expect(validateSettings({ retryBudget: 'PT6H' }).retryBudget).toBe('PT6H');
+    const { retryBudget: _, ...older } = DEFAULT_SETTINGS;
+    expect(validateSettings({}, older).retryBudget).toBe('P1D');
+    expect(issuesOf(() => validateSettings({ retryBudget: 'P400D' }))).toEqual([expect.objectContaining({ field: 'retryBudget', problem: expect.stringContaining('longer than 365 days') })]);
+    expect(issuesOf(() => validateSettings({ retryBudget: 'soon' }))[0].field).toBe('retryBudget');
+  });
+
   it('accepts a full body', () => {
-    const body = { deferByDays: 30, timezone: 'Europe/Berlin', defaultScheduleOption: 16, holidays: ['2022-12-26'], settlementDays: 'calendar', releaseLead: 'PT0S' };
+    const body = { deferByDays: 30, timezone: 'Europe/Berlin', defaultScheduleOption: 16, holidays: ['2022-12-26'], settlementDays: 'calendar', releaseLead: 'PT0S', retryBudget: 'PT12H' };
     expect(validateSettings(body)).toEqual(body);
   });
 

@@ -6,9 +6,9 @@
  * call, which is most of what a release costs Holdback. Build the client with `documentClientConfig`.
  */
 import {
-  BatchGetItemCommand, DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand,
+  BatchGetItemCommand, DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, ScanCommand, type ScanCommandInput, UpdateItemCommand,
   type AttributeValue, type DeleteItemCommandInput, type DynamoDBClient, type DynamoDBClientConfig,
-  type GetItemCommandInput, type PutItemCommandInput, type QueryCommandInput,
+  type GetItemCommandInput, type PutItemCommandInput, type QueryCommandInput, type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 
@@ -21,6 +21,10 @@ export type PutInput = Omit<PutItemCommandInput, 'Item' | 'ExpressionAttributeVa
 };
 export type GetInput = Omit<GetItemCommandInput, 'Key'> & { Key: Plain };
 export type DeleteInput = Omit<DeleteItemCommandInput, 'Key' | 'ExpressionAttributeValues'> & {
+  Key: Plain;
+  ExpressionAttributeValues?: Plain;
+};
+export type UpdateInput = Omit<UpdateItemCommandInput, 'Key' | 'ExpressionAttributeValues'> & {
   Key: Plain;
   ExpressionAttributeValues?: Plain;
 };
@@ -64,6 +68,27 @@ export class DocumentClient {
     await this.client.send(new DeleteItemCommand({
       ...input, Key: toWire(input.Key), ExpressionAttributeValues: wireOrNothing(input.ExpressionAttributeValues),
     }));
+  }
+
+  /** Updates the item in place (an atomic counter, for one); answers the attributes `ReturnValues` asks for. */
+  async update(input: UpdateInput): Promise<Plain | undefined> {
+    const answer = await this.client.send(new UpdateItemCommand({
+      ...input, Key: toWire(input.Key), ExpressionAttributeValues: wireOrNothing(input.ExpressionAttributeValues),
+    }));
+    return answer.Attributes ? fromWire(answer.Attributes) : undefined;
+  }
+
+  /** One page of a scan (the audit log's verification and export read every record; nothing else scans). */
+  async scan(input: Omit<ScanCommandInput, 'ExclusiveStartKey' | 'ExpressionAttributeValues'> & { ExclusiveStartKey?: Plain; ExpressionAttributeValues?: Plain }): Promise<{ items: Plain[]; lastEvaluatedKey?: Plain }> {
+    const answer = await this.client.send(new ScanCommand({
+      ...input,
+      ExpressionAttributeValues: wireOrNothing(input.ExpressionAttributeValues),
+      ExclusiveStartKey: wireOrNothing(input.ExclusiveStartKey),
+    }));
+    return {
+      items: (answer.Items ?? []).map(fromWire),
+      ...(answer.LastEvaluatedKey ? { lastEvaluatedKey: fromWire(answer.LastEvaluatedKey) } : {}),
+    };
   }
 
   /** One page of a query. */

@@ -1,23 +1,21 @@
-/** Orders, their events and per-vendor releases in the orders table, with the due and by-vendor indexes. */
+/** Orders, their events and per-vendor releases in the orders table, with the keys of the due and the read-side indexes. */
 import { createHash } from 'node:crypto';
 import type { DocumentClient, PutInput } from './document-client';
 import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
-import { DUE_INDEX, DUE_SHARDS, VENDOR_INDEX } from './tables';
+import { DUE_INDEX, DUE_SHARDS } from './tables';
 import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
+import {
+  DynamoReleaseReads, INDEX_ATTRIBUTES, META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, orderPk, releaseIndexKeys,
+  toRelease,
+} from './release-reads';
 
-const orderPk = (orderId: string): string => `ORDER#${orderId}`;
-const META_SK = 'META';
 /**
  * Set on the `META` item of an order whose events came before its payment (the item holds nothing else until the
  * payment replaces it with the order record).
  */
 const AWAITING_PAYMENT = 'awaitingPayment';
 const EVENT_PREFIX = 'EVENT#';
-const RELEASE_PREFIX = 'VENDOR#';
-const INDEX_ATTRIBUTES = [DUE_INDEX.pk, DUE_INDEX.sk, VENDOR_INDEX.pk, VENDOR_INDEX.sk] as const;
-/** Sorts after every character an id may hold ([A-Za-z0-9_-]), so `to#~` includes every order at time `to`. */
-const AFTER_ANY_ID = '~';
 
 /** The due-index shard of one release: stable for an order and vendor, spread evenly over the shards. */
 export function dueShard(orderId: string, vendorId: string): string {
@@ -25,25 +23,33 @@ export function dueShard(orderId: string, vendorId: string): string {
   return `DUE#${digest.readUInt32BE(0) % DUE_SHARDS}`;
 }
 
-function releaseItem(release: VendorRelease): Record<string, unknown> {
+/** A release as its table item, with every index key it qualifies for (sparse: the rest are absent). */
+export function releaseItem(release: VendorRelease): { item: Record<string, unknown>; months: string[] } {
+  const { keys, months } = releaseIndexKeys(release);
   return {
-    pk: orderPk(release.orderId),
-    sk: RELEASE_PREFIX + release.vendorId,
-    ...release,
-    // Sparse: a release with nothing pending has no due-index attributes, so it is not in the index at all.
-    ...(release.sendAt !== null
-      ? { [DUE_INDEX.pk]: dueShard(release.orderId, release.vendorId), [DUE_INDEX.sk]: utcSortKey(release.sendAt, 'sendAt') }
-      : {}),
-    [VENDOR_INDEX.pk]: RELEASE_PREFIX + release.vendorId,
-    [VENDOR_INDEX.sk]: `${utcSortKey(release.transactionTime, 'transactionTime')}#${release.orderId}`,
+    item: {
+      pk: orderPk(release.orderId),
+      sk: RELEASE_PREFIX + release.vendorId,
+      ...release,
+      // Sparse: a release with nothing pending has no due-index attributes, so it is not in the index at all.
+      ...(release.sendAt !== null
+        ? { [DUE_INDEX.pk]: dueShard(release.orderId, release.vendorId), [DUE_INDEX.sk]: utcSortKey(release.sendAt, 'sendAt') }
+        : {}),
+      ...keys,
+    },
+    months,
   };
 }
 
-const toRelease = (item: Record<string, unknown>): VendorRelease => withoutKeys<VendorRelease>(item, INDEX_ATTRIBUTES);
+/** An order record as its `META` item, in the paid index by transaction time. */
+export function orderItem(order: OrderRecord): { item: Record<string, unknown>; month: string } {
+  const { keys, month } = orderIndexKeys(order);
+  return { item: { pk: orderPk(order.orderId), sk: META_SK, ...order, ...keys }, month };
+}
 
 /** The order record of a `META` item; none while the order only awaits its payment. */
 function toOrder(item: Record<string, unknown> | undefined): OrderRecord | null {
-  return item && !item[AWAITING_PAYMENT] ? withoutKeys<OrderRecord>(item) : null;
+  return item && !item[AWAITING_PAYMENT] ? withoutKeys<OrderRecord>(item, INDEX_ATTRIBUTES) : null;
 }
 
 /** Events in the order they were received; each receipt time is parsed once, not once per comparison. */
@@ -63,7 +69,14 @@ function bySendAt(a: Record<string, unknown>, b: Record<string, unknown>): numbe
 }
 
 export class DynamoOrderRepository implements OrderRepository {
-  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+  /** The read side over the same table; the writes below keep its indexes and directory. */
+  readonly reads: DynamoReleaseReads;
+  private readonly directory: ReadDirectory;
+
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {
+    this.reads = new DynamoReleaseReads(doc, tableName);
+    this.directory = this.reads.directory;
+  }
 
   recordEvent(event: StoredEvent): Promise<boolean> {
     return this.putOnce({ pk: orderPk(event.orderId), sk: EVENT_PREFIX + event.key, ...event });
@@ -94,10 +107,13 @@ export class DynamoOrderRepository implements OrderRepository {
 
   /** One write whose old item (returned by ALL_OLD) tells whether events were waiting for this payment. */
   async createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'> {
+    const { item, month } = orderItem(order);
+    // The month first: a reader looks in the months it lists, so an order must never be in an unlisted one.
+    await this.directory.noteMonth(month);
     try {
       const answer = await this.doc.put({
         TableName: this.tableName,
-        Item: { pk: orderPk(order.orderId), sk: META_SK, ...order },
+        Item: item,
         ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#awaiting)',
         ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT },
         ReturnValues: 'ALL_OLD',
@@ -124,6 +140,22 @@ export class DynamoOrderRepository implements OrderRepository {
     }
   }
 
+  async adoptGatewayPayment(order: OrderRecord): Promise<boolean> {
+    try {
+      await this.doc.put({
+        TableName: this.tableName,
+        Item: { pk: orderPk(order.orderId), sk: META_SK, ...order },
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#awaiting) AND (attribute_not_exists(#source) OR #source <> :gateway)',
+        ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT, '#source': 'transactionTimeSource' },
+        ExpressionAttributeValues: { ':gateway': 'gateway' },
+      });
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
   async getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null> {
     const item = await this.getItem(orderId, RELEASE_PREFIX + vendorId);
     return item ? toRelease(item) : null;
@@ -142,8 +174,12 @@ export class DynamoOrderRepository implements OrderRepository {
           ExpressionAttributeNames: { '#version': 'version' },
           ExpressionAttributeValues: { ':expected': expectedVersion },
         };
+    const { item, months } = releaseItem(release);
+    // Directory entries first (cached, so mostly no I/O): a reader must never miss a month or a vendor that has items.
+    if (expectedVersion === null) await this.directory.noteVendor(release.vendorId);
+    for (const month of months) await this.directory.noteMonth(month);
     try {
-      await this.doc.put({ TableName: this.tableName, Item: releaseItem(release), ...condition });
+      await this.doc.put({ TableName: this.tableName, Item: item, ...condition });
     } catch (error) {
       if (isConditionalCheckFailed(error)) {
         const expected = expectedVersion === null ? 'no release yet' : `version ${expectedVersion}`;
@@ -175,35 +211,17 @@ export class DynamoOrderRepository implements OrderRepository {
 
   /**
    * Releases of one vendor ordered by transaction time, oldest first. `from` and `to` (ISO 8601 instants, both
-   * inclusive) bound the transaction time.
+   * inclusive) bound the transaction time. Read through the paid index (see release-reads.ts).
    */
   async listByVendor(vendorId: string, opts: { from?: string; to?: string; limit?: number } = {}): Promise<VendorRelease[]> {
-    const names: Record<string, string> = { '#pk': VENDOR_INDEX.pk };
-    const values: Record<string, unknown> = { ':pk': RELEASE_PREFIX + vendorId };
-    let range = '';
-    const from = opts.from !== undefined ? utcSortKey(opts.from, 'from') : undefined;
-    const to = opts.to !== undefined ? `${utcSortKey(opts.to, 'to')}#${AFTER_ANY_ID}` : undefined;
-    if (from !== undefined && to !== undefined) {
-      if (from > to) return [];
-      range = ' AND #sk BETWEEN :from AND :to';
-      Object.assign(values, { ':from': from, ':to': to });
-    } else if (from !== undefined) {
-      range = ' AND #sk >= :from';
-      values[':from'] = from;
-    } else if (to !== undefined) {
-      range = ' AND #sk <= :to';
-      values[':to'] = to;
+    const releases: VendorRelease[] = [];
+    const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+    if (limit <= 0) return releases;
+    for await (const { release } of this.reads.outcomes({ by: 'transaction', vendorId, from: opts.from, to: opts.to }, null)) {
+      releases.push(release);
+      if (releases.length >= limit) break;
     }
-    if (range) names['#sk'] = VENDOR_INDEX.sk;
-    const items = await queryItems(this.doc, {
-      TableName: this.tableName,
-      IndexName: VENDOR_INDEX.name,
-      KeyConditionExpression: `#pk = :pk${range}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: true,
-    }, opts.limit);
-    return items.map(toRelease);
+    return releases;
   }
 
   /** Writes an item that must not exist yet; false when it did (the stored one stays). */

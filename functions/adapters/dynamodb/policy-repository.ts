@@ -2,12 +2,14 @@
 import type { DocumentClient } from './document-client';
 import type { VendorPolicy } from '../../domain/types';
 import type { PolicyRepository } from '../../application/ports';
+import type { ReadDirectory } from './release-reads';
 import { VersionedItems, policyPk } from './versioned-items';
 
 export class DynamoPolicyRepository implements PolicyRepository {
   private readonly items: VersionedItems<VendorPolicy>;
 
-  constructor(doc: DocumentClient, tableName: string) {
+  /** `directory`: where GET /vendors finds every vendor with a policy (the orders table's; absent in some tests). */
+  constructor(doc: DocumentClient, tableName: string, private readonly directory?: ReadDirectory) {
     this.items = new VersionedItems(doc, tableName);
   }
 
@@ -15,7 +17,9 @@ export class DynamoPolicyRepository implements PolicyRepository {
     return this.items.current(policyPk(vendorId));
   }
 
-  save(policy: VendorPolicy): Promise<VendorPolicy> {
+  async save(policy: VendorPolicy): Promise<VendorPolicy> {
+    // Listed first: a vendor with a policy must never be missing from GET /vendors.
+    await this.directory?.noteVendor(policy.vendorId);
     return this.items.save(policyPk(policy.vendorId), policy, () =>
       `policy of vendor ${policy.vendorId}: version ${policy.version} exists already; reload and send the latest version`);
   }

@@ -1,14 +1,19 @@
-/** Rejected (malformed) events in their own table, listed newest first for operators. */
+/** Rejected (malformed) events in their own table, numbered as they arrive, listed newest first for operators in cursor pages. */
 import type { DocumentClient } from './document-client';
 import type { RejectedEvent } from '../../domain/types';
 import type { RejectedEventRepository } from '../../application/ports';
-import { queryItems, utcSortKey } from './item-keys';
 
 /**
  * One partition: rejected events are rare and read as a single newest-first list, which day buckets would turn into
- * a walk over empty days.
+ * a walk over empty days. Each item's sort key is its arrival number (`SEQ#` and 12 digits), taken from an atomic
+ * counter, so the order is the order of arrival, not of clocks that differ between containers.
  */
 const REJECTED_PK = 'REJECTED';
+/** The counter of arrivals (its value is the count) and the marker of each id already stored (retries of one event). */
+const COUNTER_KEY = { pk: 'REJECTED_COUNT', sk: 'COUNT' };
+const idKey = (id: string) => ({ pk: 'REJECTED_ID', sk: id });
+const SEQUENCE_PREFIX = 'SEQ#';
+const sequenceSk = (sequence: number): string => SEQUENCE_PREFIX + String(sequence).padStart(12, '0');
 /** A detail larger than this is kept as a truncated preview, far below DynamoDB's 400 KB item limit. */
 export const MAX_DETAIL_CHARS = 64 * 1024;
 
@@ -16,6 +21,8 @@ export const MAX_DETAIL_CHARS = 64 * 1024;
 type RejectedItem = {
   pk: string;
   sk: string;
+  /** Arrival number, from 1; absent on items stored before arrival numbers (listed after every numbered one). */
+  sequence?: number;
   id: string;
   at: string;
   source: string | null;
@@ -41,10 +48,26 @@ function detailText(detail: unknown): { detailJson: string; detailTruncated: boo
 export class DynamoRejectedEventRepository implements RejectedEventRepository {
   constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
 
+  /**
+   * A retried event (same id) is stored once: its marker is read first. Two copies of one event rejected at the same
+   * instant by two containers could both pass that read; both are then listed, each with its own number.
+   */
   async add(rejected: RejectedEvent): Promise<void> {
+    const stored = await this.doc.get({ TableName: this.tableName, Key: idKey(rejected.id), ConsistentRead: true });
+    if (stored) return;
+    const counted = await this.doc.update({
+      TableName: this.tableName,
+      Key: COUNTER_KEY,
+      UpdateExpression: 'ADD #count :one',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    const sequence = Number(counted?.count);
     const item: RejectedItem = {
       pk: REJECTED_PK,
-      sk: `${utcSortKey(rejected.at, 'at')}#${rejected.id}`,
+      sk: sequenceSk(sequence),
+      sequence,
       id: rejected.id,
       at: rejected.at,
       source: rejected.source,
@@ -53,17 +76,25 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
       ...detailText(rejected.detail),
     };
     await this.doc.put({ TableName: this.tableName, Item: item });
+    await this.doc.put({ TableName: this.tableName, Item: { ...idKey(rejected.id), sequence } });
   }
 
-  async list(limit: number): Promise<RejectedEvent[]> {
-    if (limit <= 0) return [];
-    const items = await queryItems(this.doc, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': REJECTED_PK },
-      ScanIndexForward: false,
-    }, limit);
-    return (items as unknown as RejectedItem[]).map((item) => ({
+  async page(opts: { limit: number; after?: string | null }): Promise<{ items: (RejectedEvent & { sequence: number })[]; next: string | null; count: number }> {
+    const [page, counter] = await Promise.all([
+      this.doc.query({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': REJECTED_PK },
+        ScanIndexForward: false,
+        // One more than asked: whether there is a next page is then known, not guessed from LastEvaluatedKey.
+        Limit: opts.limit + 1,
+        ...(opts.after ? { ExclusiveStartKey: { pk: REJECTED_PK, sk: opts.after } } : {}),
+      }),
+      this.doc.get({ TableName: this.tableName, Key: COUNTER_KEY }),
+    ]);
+    const kept = (page.items as unknown as RejectedItem[]).slice(0, opts.limit);
+    const items = kept.map((item) => ({
+      sequence: item.sequence ?? 0,
       id: item.id,
       at: item.at,
       source: item.source,
@@ -71,5 +102,7 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
       reasons: item.reasons,
       detail: item.detailTruncated ? { truncated: true, preview: item.detailJson } : JSON.parse(item.detailJson),
     }));
+    const next = page.items.length > opts.limit ? kept[kept.length - 1].sk : null;
+    return { items, next, count: Number(counter?.count ?? 0) };
   }
 }

@@ -12,14 +12,39 @@ export interface TableDefinition {
   attributeDefinitions: AttributeDefinition[];
   globalSecondaryIndexes: GlobalSecondaryIndex[];
   billingMode: 'PAY_PER_REQUEST';
+  /** The attribute DynamoDB's TTL reads (epoch seconds); absent on tables whose items never expire. */
+  timeToLiveAttribute?: string;
 }
+
+/**
+ * Items that may expire carry this attribute (epoch seconds): order events, orders with their releases, rejected
+ * events, each after its kind's retention (a setting of the stack, HOLDBACK_RETENTION_DAYS). Settings and policy
+ * versions and the audit log never carry it.
+ */
+export const TTL_ATTRIBUTE = 'expiresAt';
 
 /** Attribute and index names shared by the table definitions and the repositories. */
 export const KEY = { pk: 'pk', sk: 'sk' } as const;
 /** Sparse index of releases with a pending send: set only while `sendAt` is non-null. */
 export const DUE_INDEX = { name: 'due', pk: 'duePk', sk: 'dueSk' } as const;
-/** Index of releases by vendor, ordered by transaction time (UTC) then order id. */
-export const VENDOR_INDEX = { name: 'byVendor', pk: 'vendorPk', sk: 'vendorSk' } as const;
+/*
+ * The read side's indexes (outcomes, forecasts, vendors, accuracy). Each is sparse and narrow, and its keys are set by
+ * the one write that makes them true and never rewritten, so an index is written about once per release in its life
+ * instead of on every state change: DynamoDB writes an index entry only when the item's index key or projected
+ * attributes change. Month partitions (India time) keep a range query to a few partitions.
+ */
+/**
+ * Open releases by vendor (money not yet settled or cancelled), ordered by the eligibility the gateway will settle
+ * them after (applied, else target, else max). Projects `amount` and `currency` (never change) so a vendor's open amount is summed
+ * from the index alone. Read by forecasts, GET /vendors, previews, holds.
+ */
+export const OPEN_INDEX = { name: 'openByVendor', pk: 'openPk', sk: 'openSk', include: ['amount', 'currency'] } as const;
+/** Paid orders (the `META` item, one entry per order) by transaction time; projects the vendors and their amounts. */
+export const PAID_INDEX = { name: 'paidByMonth', pk: 'paidPk', sk: 'paidSk', include: ['vendors'] } as const;
+/** Releases applied at the gateway, by applied eligibility. Keys only. */
+export const APPLIED_INDEX = { name: 'appliedByMonth', pk: 'appliedPk', sk: 'appliedSk' } as const;
+/** Releases the gateway reported settled, by settlement time. Keys only. */
+export const SETTLED_INDEX = { name: 'settledByMonth', pk: 'settledPk', sk: 'settledSk' } as const;
 /**
  * Number of partitions of the due index. Every pending release would otherwise share one index partition key; eight
  * shards spread the sweep's hot key while keeping `listDue` to eight small queries.
@@ -36,7 +61,8 @@ const hashRange = (pk: string, sk: string): KeySchemaElement[] => [
 
 /**
  * - orders: `ORDER#id`/`META` (OrderRecord), `ORDER#id`/`EVENT#key` (StoredEvent), `ORDER#id`/`VENDOR#vid`
- *   (VendorRelease), with the due and by-vendor indexes over the releases.
+ *   (VendorRelease), with the due, open, applied and settled indexes over the releases and the paid index over `META`.
+ *   `VENDORS`/`VENDOR#vid`: every vendor Holdback has seen in an order or a policy (GET /vendors).
  * - config: `SETTINGS`/`CURRENT` (the settings in force) and `SETTINGS`/`V#0000000001` (every version); the same for
  *   each vendor's policy under `POLICY#vid` (see versioned-items.ts).
  * - rejected: `REJECTED`/`<at UTC>#<id>` (rejected events, listed newest first).
@@ -45,13 +71,26 @@ export const TABLES: Record<TableName, TableDefinition> = {
   orders: {
     keySchema: hashRange(KEY.pk, KEY.sk),
     attributeDefinitions: stringAttributes(
-      KEY.pk, KEY.sk, DUE_INDEX.pk, DUE_INDEX.sk, VENDOR_INDEX.pk, VENDOR_INDEX.sk,
+      KEY.pk, KEY.sk, DUE_INDEX.pk, DUE_INDEX.sk, OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk,
+      APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk,
     ),
     globalSecondaryIndexes: [
       { IndexName: DUE_INDEX.name, KeySchema: hashRange(DUE_INDEX.pk, DUE_INDEX.sk), Projection: { ProjectionType: 'ALL' } },
-      { IndexName: VENDOR_INDEX.name, KeySchema: hashRange(VENDOR_INDEX.pk, VENDOR_INDEX.sk), Projection: { ProjectionType: 'ALL' } },
+      {
+        IndexName: OPEN_INDEX.name,
+        KeySchema: hashRange(OPEN_INDEX.pk, OPEN_INDEX.sk),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...OPEN_INDEX.include] },
+      },
+      {
+        IndexName: PAID_INDEX.name,
+        KeySchema: hashRange(PAID_INDEX.pk, PAID_INDEX.sk),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...PAID_INDEX.include] },
+      },
+      { IndexName: APPLIED_INDEX.name, KeySchema: hashRange(APPLIED_INDEX.pk, APPLIED_INDEX.sk), Projection: { ProjectionType: 'KEYS_ONLY' } },
+      { IndexName: SETTLED_INDEX.name, KeySchema: hashRange(SETTLED_INDEX.pk, SETTLED_INDEX.sk), Projection: { ProjectionType: 'KEYS_ONLY' } },
     ],
     billingMode: 'PAY_PER_REQUEST',
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   },
   config: {
     keySchema: hashRange(KEY.pk, KEY.sk),
@@ -64,6 +103,7 @@ export const TABLES: Record<TableName, TableDefinition> = {
     attributeDefinitions: stringAttributes(KEY.pk, KEY.sk),
     globalSecondaryIndexes: [],
     billingMode: 'PAY_PER_REQUEST',
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   },
 };
 
@@ -87,15 +127,38 @@ export function tableNamesFromEnv(env: Record<string, string | undefined>): Tabl
 }
 
 /** CreateTable requests for every table (the local edge and tests create the tables with these). */
-export function createTableInputs(names: TableNames = DEFAULT_TABLE_NAMES): CreateTableCommandInput[] {
-  return (Object.keys(TABLES) as TableName[]).map((name) => {
-    const table = TABLES[name];
-    return {
-      TableName: names[name],
-      KeySchema: table.keySchema,
-      AttributeDefinitions: table.attributeDefinitions,
-      BillingMode: table.billingMode,
-      ...(table.globalSecondaryIndexes.length > 0 ? { GlobalSecondaryIndexes: table.globalSecondaryIndexes } : {}),
-    };
-  });
+export function createTableInputs(names: TableNames = DEFAULT_TABLE_NAMES, auditTable: string = DEFAULT_AUDIT_TABLE_NAME): CreateTableCommandInput[] {
+  const definitions: [string, TableDefinition][] = [
+    ...(Object.keys(TABLES) as TableName[]).map((name): [string, TableDefinition] => [names[name], TABLES[name]]),
+    [auditTable, AUDIT_TABLE],
+  ];
+  return definitions.map(([tableName, table]) => ({
+    TableName: tableName,
+    KeySchema: table.keySchema,
+    AttributeDefinitions: table.attributeDefinitions,
+    BillingMode: table.billingMode,
+    ...(table.globalSecondaryIndexes.length > 0 ? { GlobalSecondaryIndexes: table.globalSecondaryIndexes } : {}),
+  }));
 }
+
+/** Records of the audit log by the UTC day they were stored (sharded), ordered by that time: checkpoints find what moved. */
+export const AUDIT_TIME_INDEX = { name: 'byTime', pk: 'timePk', sk: 'timeSk' } as const;
+/** A busy day's records spread over this many index partitions; the checkpoint writer reads each. */
+export const AUDIT_TIME_SHARDS = 8;
+
+/**
+ * The audit log (contract 6.2). Apart from TABLES until the CDK stack defines it (see the infrastructure note in the
+ * audit adapter); never a TTL on it: an audit record is kept until someone deletes it, and a deletion shows.
+ * - records: pk the stream (`order#<id>`, `vendor#<id>`, `config`), sk the sequence zero-padded to 12 digits;
+ * - checkpoints: pk `checkpoints`, sk the number zero-padded; entries waiting after a failed append: pk `pending`.
+ */
+export const AUDIT_TABLE: TableDefinition = {
+  keySchema: hashRange(KEY.pk, KEY.sk),
+  attributeDefinitions: stringAttributes(KEY.pk, KEY.sk, AUDIT_TIME_INDEX.pk, AUDIT_TIME_INDEX.sk),
+  globalSecondaryIndexes: [
+    { IndexName: AUDIT_TIME_INDEX.name, KeySchema: hashRange(AUDIT_TIME_INDEX.pk, AUDIT_TIME_INDEX.sk), Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['sequence', 'hash'] } },
+  ],
+  billingMode: 'PAY_PER_REQUEST',
+};
+export const AUDIT_TABLE_ENV = 'HOLDBACK_AUDIT_TABLE';
+export const DEFAULT_AUDIT_TABLE_NAME = 'holdback-audit';

@@ -59,7 +59,8 @@ export class HttpEligibilityGateway implements EligibilityGateway {
         return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)) };
       }
       const at = formatInstant(this.now(), GATEWAY_ZONE);
-      const answer = this.answerOf(await this.transport.exchange('PUT', url, { settlementEligibilityDateUpdate: eligibility }));
+      const exchange = await this.transport.exchange('PUT', url, { settlementEligibilityDateUpdate: eligibility }).finally(slot.answered);
+      const answer = this.answerOf(exchange);
       attempts.push(attemptOf(answer, eligibility, at));
       return answer;
     }, inCallRetryWait);

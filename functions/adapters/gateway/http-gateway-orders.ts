@@ -56,6 +56,19 @@ export class HttpGatewayOrders implements GatewayOrders {
     );
   }
 
+  /** The vendor's schedule option as the gateway settles by it (`schedule_option.schedule_id`). */
+  async fetchVendor(vendorId: string): Promise<{ scheduleOption: number } | null> {
+    requireId('vendorId', vendorId);
+    const url = this.transport.url(`/easy-split/vendors/${encodeURIComponent(vendorId)}`);
+    const { outcome, tries } = await this.transport.withRetries(
+      async () => vendorOutcomeOf(await this.transport.exchange('GET', url), (value) => this.transport.scrub(value)),
+      (o) => (o.kind === 'retryable' ? o.retryAfterSeconds ?? 0 : null),
+    );
+    if (outcome.kind === 'found') return { scheduleOption: outcome.scheduleOption };
+    if (outcome.kind === 'missing') return null;
+    throw new GatewayOrderLookupError(`vendor ${vendorId} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`);
+  }
+
   private outcomeOf(exchange: GatewayExchange, orderId: string): TryOutcome {
     if (exchange.kind !== 'response') return { kind: 'retryable', reason: exchange.message };
     const { status, body, text } = exchange;
@@ -98,4 +111,31 @@ export class HttpGatewayOrders implements GatewayOrders {
 function textOf(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return typeof value === 'string' && value !== '' ? value : null;
+}
+
+type VendorOutcome =
+  | { kind: 'found'; scheduleOption: number }
+  | { kind: 'missing' }
+  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number }
+  | { kind: 'failed'; reason: string };
+
+/** The vendor object's `schedule_option` (an object with `schedule_id`, or a bare id in older answers). */
+function vendorOutcomeOf(exchange: GatewayExchange, scrub: (value: string) => string): VendorOutcome {
+  if (exchange.kind !== 'response') return { kind: 'retryable', reason: exchange.message };
+  const { status, body, text } = exchange;
+  if (status >= 200 && status < 300) {
+    const option = body?.schedule_option;
+    const id = option && typeof option === 'object' ? (option as Record<string, unknown>).schedule_id : option;
+    const scheduleOption = typeof id === 'string' ? Number(id) : id;
+    if (typeof scheduleOption !== 'number' || !Number.isInteger(scheduleOption)) {
+      return { kind: 'failed', reason: 'the answer has no schedule_option.schedule_id' };
+    }
+    return { kind: 'found', scheduleOption };
+  }
+  if (status === 404 && body?.code === 'vendor_not_found') return { kind: 'missing' };
+  const said = `HTTP ${status} ${scrub(textOf(body?.code) ?? '')}: ${scrub(textOf(body?.message) ?? text)}`;
+  if (status === 429 || status >= 500) {
+    return { kind: 'retryable', reason: said, ...(exchange.retryAfterSeconds ? { retryAfterSeconds: exchange.retryAfterSeconds } : {}) };
+  }
+  return { kind: 'failed', reason: said };
 }

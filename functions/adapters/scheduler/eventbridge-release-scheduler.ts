@@ -1,4 +1,4 @@
-/** One-time EventBridge Scheduler schedules that invoke the release handler at a release's send time. */
+/** One-time EventBridge Scheduler schedules that put a release command on the release queue at the release's send time. */
 import { DateTime } from 'luxon';
 import {
   CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, type RetryPolicy,
@@ -8,16 +8,16 @@ import type { ReleaseScheduler } from '../../application/ports';
 import { RELEASE_SCHEDULE_GROUP } from '../../routing';
 
 export interface EventBridgeReleaseSchedulerOptions {
-  /** ARN of the release Lambda function, the schedules' target. */
-  releaseFunctionArn: string;
-  /** Role Scheduler assumes to invoke the target (the only role it may pass). */
+  /** ARN of the release queue (SQS), the schedules' target: a due release takes the one send path. */
+  releaseQueueArn: string;
+  /** Role Scheduler assumes to send to the queue (sqs:SendMessage; the only role it may pass). */
   schedulerRoleArn: string;
   groupName?: string;
   /** IANA zone of the `at()` expression; default "Asia/Kolkata", the gateway's wall clock. */
   timezone?: string;
-  /** Default: Scheduler's maximum, 185 retries within 24 hours; the sweep re-drives anything lost after that. */
+  /** Default: Scheduler's maximum, 185 retries within 24 hours (of the SendMessage); the sweep re-drives anything lost after that. */
   retryPolicy?: RetryPolicy;
-  /** Optional SQS dead-letter queue for invocations that exhausted their retries. */
+  /** Optional SQS dead-letter queue for sends that exhausted their retries. */
   deadLetterArn?: string;
 }
 
@@ -64,9 +64,9 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
         State: 'ENABLED',
         Description: `Holdback release of order ${command.orderId}, vendor ${command.vendorId}`,
         Target: {
-          Arn: this.options.releaseFunctionArn,
+          Arn: this.options.releaseQueueArn,
           RoleArn: this.options.schedulerRoleArn,
-          // The Lambda target receives this JSON as its event, without an envelope.
+          // The queue target sends this text as the message body: the command, as order events and the sweep enqueue it.
           Input: JSON.stringify(command),
           RetryPolicy: this.retryPolicy,
           ...(this.options.deadLetterArn ? { DeadLetterConfig: { Arn: this.options.deadLetterArn } } : {}),

@@ -40,7 +40,7 @@ export const BASIC_ROUTES: ApiRoute[] = [
   {
     method: 'GET',
     path: '/rejected-events',
-    run: async (e, deps) => json(200, { rejectedEvents: await listRejectedEvents(await deps(), e.queryStringParameters?.limit) }),
+    run: async (e, deps) => json(200, await listRejectedEvents(await deps(), { limit: e.queryStringParameters?.limit, cursor: e.queryStringParameters?.cursor })),
   },
   {
     method: 'POST',

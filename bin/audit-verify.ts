@@ -1,0 +1,54 @@
+/** `holdback audit verify --file F --public-key K`: checks an audit export offline (no AWS credentials, no network). */
+import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { publicKeyOf } from '../functions/domain/audit-checkpoints';
+import { verifyExport, type ExportVerification } from '../functions/domain/audit-export';
+
+export interface AuditVerifyOptions {
+  file?: string;
+  publicKey?: string;
+  json?: boolean;
+}
+
+/** Thrown for a command used wrongly; the CLI prints it and exits 2. */
+export class UsageError extends Error {}
+
+/** Reads the export twice (checkpoints, then records) a line at a time, so a large file needs little memory. */
+function linesOf(file: string): () => AsyncIterable<string> {
+  return () => createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+}
+
+export async function verifyExportFile(options: AuditVerifyOptions): Promise<ExportVerification> {
+  if (!options.file) throw new UsageError('--file is missing: give the export, e.g. --file audit.ndjson (from GET /audit/export)');
+  if (!options.publicKey) throw new UsageError('--public-key is missing: give the PEM file of the audit key, e.g. --public-key audit-key.pub.pem (from GET /audit/public-key)');
+  let pem: string;
+  try {
+    pem = readFileSync(options.publicKey, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--public-key ${options.publicKey} cannot be read: ${(error as Error).message}`);
+  }
+  const key = publicKeyOf(pem);
+  if (!key) throw new UsageError(`--public-key ${options.publicKey} is not a public key in PEM form (-----BEGIN PUBLIC KEY-----)`);
+  try {
+    accessSync(options.file, constants.R_OK);
+  } catch (error) {
+    throw new UsageError(`--file ${options.file} cannot be read: ${(error as Error).message}`);
+  }
+  return verifyExport(linesOf(options.file), key);
+}
+
+/** Prints the result; the exit code is 0 when the export verifies, 1 with the first broken link when it does not. */
+export async function runAuditVerify(options: AuditVerifyOptions): Promise<number> {
+  const result = await verifyExportFile(options);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else if (result.ok) {
+    process.stdout.write(`audit export verifies: ${result.records} records in ${result.streams} streams, ${result.checkpoints} signed checkpoints`
+      + `${result.unsignedRecords > 0 ? `, ${result.unsignedRecords} records after the last checkpoint (chained, not yet signed)` : ''}`
+      + `${result.complete ? '' : ' (a time range: the first record of each stream links to one outside the file)'}\n`);
+  } else {
+    const broken = result.firstBroken!;
+    process.stderr.write(`audit export does NOT verify: first broken link at ${broken.stream} sequence ${broken.sequence}: ${broken.reason}\n`);
+  }
+  return result.ok ? 0 : 1;
+}

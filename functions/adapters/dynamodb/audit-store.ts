@@ -1,0 +1,331 @@
+/**
+ * The audit log in DynamoDB: each record a conditional put on its stream and sequence (a lost race re-reads the head
+ * and seals again), checkpoints under one key, and entries that could not be appended kept as `pending` items.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AuditCheckpoint } from '../../domain/audit-checkpoints';
+import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit-records';
+import type { AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
+import { describeError } from '../../application/errors';
+import type { DocumentClient, Plain } from './document-client';
+import { isConditionalCheckFailed, queryItems } from './item-keys';
+import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, KEY } from './tables';
+
+/** The partition of the checkpoints and of the entries waiting for a later append (no stream has these names). */
+export const CHECKPOINT_PK = 'checkpoints';
+export const PENDING_PK = 'pending';
+
+/** Sequences and checkpoint numbers as fixed-width text, so that text order is number order. */
+export function sequenceKey(sequence: number): string {
+  return String(sequence).padStart(12, '0');
+}
+
+/**
+ * One stream's append: a lost race re-reads the head and tries again after a short random pause (so that racing
+ * writers spread out), up to RACE_ATTEMPTS times; any other failure (throttling, an unreachable table) waits longer
+ * each time, up to FAULT_ATTEMPTS times, about a second in all, before the entries are kept as pending.
+ */
+const RACE_ATTEMPTS = 12;
+const FAULT_ATTEMPTS = 4;
+/** Streams whose head a container remembers (a stale one only costs a lost race and a re-read). */
+const HEAD_CACHE_SIZE = 10_000;
+/** Days of the time index a checkpoint queries at most (8 queries a day); a longer gap scans instead. */
+const MAX_INDEX_DAYS = 31;
+/** Pending items flushed per call (the sweep calls again next minute). */
+const FLUSH_BATCH = 25;
+
+/** The attributes of a record item; anything else on it was added by someone else. */
+const RECORD_ATTRIBUTES = new Set([
+  KEY.pk, KEY.sk, AUDIT_TIME_INDEX.pk, AUDIT_TIME_INDEX.sk,
+  'stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash',
+]);
+
+function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'recordedAt'>): { timePk: string; timeSk: string } {
+  let shard = 0;
+  for (let i = 0; i < record.stream.length; i++) shard = (shard * 31 + record.stream.charCodeAt(i)) % AUDIT_TIME_SHARDS;
+  return {
+    timePk: `${record.recordedAt.slice(0, 10)}#${shard}`,
+    timeSk: `${record.recordedAt}#${record.stream}#${sequenceKey(record.sequence)}`,
+  };
+}
+
+function recordItem(record: AuditRecord): Plain {
+  return { [KEY.pk]: record.stream, [KEY.sk]: sequenceKey(record.sequence), ...record, ...timeIndexKeys(record) };
+}
+
+/** The record an item holds, and what is wrong with the item itself (the hash check is the verifier's). */
+function storedRecord(item: Plain): StoredAuditRecord {
+  const record: AuditRecord = {
+    stream: item.stream as string,
+    sequence: item.sequence as number,
+    prevHash: item.prevHash as string,
+    kind: item.kind as string,
+    at: item.at as string,
+    actor: item.actor as string | null,
+    orderId: item.orderId as string | null,
+    vendorId: item.vendorId as string | null,
+    detail: item.detail as Record<string, unknown>,
+    recordedAt: item.recordedAt as string,
+    hash: item.hash as string,
+  };
+  const stream = item[KEY.pk] as string;
+  const sequence = Number(item[KEY.sk]);
+  if (record.stream !== stream || record.sequence !== sequence) {
+    // Reported where the item is stored: that is where an auditor finds it.
+    return { record: { ...record, stream, sequence }, problem: `moved: the item at ${stream} ${item[KEY.sk] as string} holds ${String(record.stream)} sequence ${String(record.sequence)}` };
+  }
+  const added = Object.keys(item).filter((name) => !RECORD_ATTRIBUTES.has(name));
+  if (added.length > 0) return { record, problem: `edited: attributes ${added.join(', ')} were added to the record` };
+  const index = timeIndexKeys(record);
+  if (item[AUDIT_TIME_INDEX.pk] !== index.timePk || item[AUDIT_TIME_INDEX.sk] !== index.timeSk) {
+    return { record, problem: 'edited: its time index keys no longer match the record' };
+  }
+  return { record };
+}
+
+function checkpointItem(checkpoint: AuditCheckpoint): Plain {
+  return { [KEY.pk]: CHECKPOINT_PK, [KEY.sk]: sequenceKey(checkpoint.number), ...checkpoint };
+}
+
+function storedCheckpoint(item: Plain): AuditCheckpoint {
+  const { number, at, coveredUntil, previousHash, heads, algorithm, keyId, hash, signature } = item as unknown as AuditCheckpoint;
+  return { number, at, coveredUntil, previousHash, heads: heads ?? [], algorithm, keyId, hash, signature };
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class DynamoAuditStore implements AuditLog, AuditArchive {
+  private readonly heads = new Map<string, Pick<StreamHead, 'sequence' | 'hash'>>();
+
+  constructor(
+    private readonly doc: DocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Never throws: what cannot be appended is kept as a pending item; what cannot even be kept is logged whole. */
+  async append(entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const failed = await this.appendEach(entries);
+    if (failed.entries.length === 0) return;
+    try {
+      await this.keepPending(failed.entries, failed.reason);
+      this.logger.warn('audit entries kept for a later append', { entries: failed.entries.length, error: failed.reason });
+    } catch (error) {
+      // The last durable place left is the log itself; an operator can append these by hand.
+      this.logger.error('audit entries could not be appended or kept', { error: describeError(error), entries: failed.entries });
+    }
+  }
+
+  async flushPending(): Promise<number> {
+    const page = await this.doc.query({
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KEY.pk },
+      ExpressionAttributeValues: { ':pk': PENDING_PK },
+      ConsistentRead: true,
+      Limit: FLUSH_BATCH,
+    });
+    let appended = 0;
+    for (const item of page.items) {
+      const entries = item.entries as AuditEntry[];
+      const failed = await this.appendEach(entries);
+      if (failed.entries.length > 0) {
+        // The appended part stays appended; the rest waits in the same item for the next flush.
+        if (failed.entries.length < entries.length) await this.doc.put({ TableName: this.tableName, Item: { ...item, entries: failed.entries } });
+        appended += entries.length - failed.entries.length;
+        continue;
+      }
+      await this.doc.delete({ TableName: this.tableName, Key: { [KEY.pk]: PENDING_PK, [KEY.sk]: item[KEY.sk] } });
+      appended += entries.length;
+    }
+    if (appended > 0) this.logger.info('pending audit entries appended', { appended });
+    return appended;
+  }
+
+  async streamRecords(stream: string): Promise<AuditRecord[]> {
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KEY.pk },
+      ExpressionAttributeValues: { ':pk': stream },
+      ConsistentRead: true,
+    });
+    return items.map((item) => storedRecord(item).record);
+  }
+
+  async *records(range: { from?: string; to?: string } = {}): AsyncIterable<StoredAuditRecord> {
+    for await (const item of this.scanAll()) {
+      const pk = item[KEY.pk];
+      if (pk === CHECKPOINT_PK || pk === PENDING_PK) continue;
+      const recordedAt = item.recordedAt as string;
+      if (range.from !== undefined && !(recordedAt >= range.from)) continue;
+      if (range.to !== undefined && !(recordedAt <= range.to)) continue;
+      yield storedRecord(item);
+    }
+  }
+
+  async checkpoints(since?: string): Promise<AuditCheckpoint[]> {
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KEY.pk },
+      ExpressionAttributeValues: { ':pk': CHECKPOINT_PK },
+      ConsistentRead: true,
+    });
+    return items.map(storedCheckpoint).filter((c) => since === undefined || c.at >= since);
+  }
+
+  async latestCheckpoints(limit: number): Promise<AuditCheckpoint[]> {
+    const page = await this.doc.query({
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KEY.pk },
+      ExpressionAttributeValues: { ':pk': CHECKPOINT_PK },
+      ConsistentRead: true,
+      ScanIndexForward: false,
+      Limit: limit,
+    });
+    return page.items.map(storedCheckpoint);
+  }
+
+  async headsRecordedSince(since: string | null): Promise<StreamHead[]> {
+    const heads = new Map<string, StreamHead>();
+    const take = (stream: string, sequence: number, hash: string): void => {
+      const known = heads.get(stream);
+      if (!known || sequence > known.sequence) heads.set(stream, { stream, sequence, hash });
+    };
+    const firstDay = since === null ? Number.NaN : Date.parse(`${since.slice(0, 10)}T00:00:00Z`);
+    const lastDay = Date.parse(`${new Date(this.clock.now().toMillis() + 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`);
+    // After a long quiet spell one scan costs less than a query per day and shard.
+    if (since === null || !((lastDay - firstDay) / 86_400_000 <= MAX_INDEX_DAYS)) {
+      for await (const item of this.scanAll()) {
+        const pk = item[KEY.pk] as string;
+        if (pk !== CHECKPOINT_PK && pk !== PENDING_PK) take(pk, Number(item[KEY.sk]), item.hash as string);
+      }
+      return [...heads.values()];
+    }
+    // Every UTC day from `since` to tomorrow (a writer's clock may be a little ahead of this one's).
+    const days: string[] = [];
+    for (let day = firstDay; day <= lastDay; day += 86_400_000) {
+      days.push(new Date(day).toISOString().slice(0, 10));
+    }
+    const queries = days.flatMap((day) => Array.from({ length: AUDIT_TIME_SHARDS }, (_, shard) => `${day}#${shard}`));
+    await Promise.all(queries.map(async (timePk) => {
+      const items = await queryItems(this.doc, {
+        TableName: this.tableName,
+        IndexName: AUDIT_TIME_INDEX.name,
+        KeyConditionExpression: '#pk = :pk AND #sk >= :since',
+        ExpressionAttributeNames: { '#pk': AUDIT_TIME_INDEX.pk, '#sk': AUDIT_TIME_INDEX.sk },
+        ExpressionAttributeValues: { ':pk': timePk, ':since': since },
+      });
+      for (const item of items) take(item[KEY.pk] as string, Number(item[KEY.sk]), item.hash as string);
+    }));
+    return [...heads.values()];
+  }
+
+  async putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean> {
+    try {
+      await this.doc.put({
+        TableName: this.tableName,
+        Item: checkpointItem(checkpoint),
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': KEY.pk },
+      });
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Appends each stream's entries (streams in parallel); answers the entries that could not be appended. */
+  private async appendEach(entries: AuditEntry[]): Promise<{ entries: AuditEntry[]; reason: string }> {
+    const recordedAt = new Date(this.clock.now().toMillis()).toISOString();
+    const failed: AuditEntry[] = [];
+    let reason = '';
+    await Promise.all([...entriesByStream(entries)].map(async ([stream, list]) => {
+      const left = await this.appendToStream(stream, list, recordedAt);
+      if (left.entries.length > 0) {
+        failed.push(...left.entries);
+        reason = left.reason;
+      }
+    }));
+    return { entries: failed, reason };
+  }
+
+  /** Seals after the stream's head and puts each record only if its sequence is free; a lost race seals again. */
+  private async appendToStream(stream: string, entries: AuditEntry[], recordedAt: string): Promise<{ entries: AuditEntry[]; reason: string }> {
+    let left = entries;
+    let reason = '';
+    let races = 0;
+    let faults = 0;
+    while (left.length > 0 && races < RACE_ATTEMPTS && faults < FAULT_ATTEMPTS) {
+      try {
+        let head = this.heads.get(stream);
+        if (head === undefined) head = await this.readHead(stream) ?? undefined;
+        for (const record of sealRecords(stream, head ?? null, left, recordedAt)) {
+          await this.doc.put({
+            TableName: this.tableName,
+            Item: recordItem(record),
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': KEY.pk },
+          });
+          this.rememberHead(stream, record);
+          left = left.slice(1);
+        }
+      } catch (error) {
+        this.heads.delete(stream);
+        reason = describeError(error);
+        if (isConditionalCheckFailed(error)) {
+          races += 1;
+          await pause(Math.random() * 5 * races);
+        } else {
+          faults += 1;
+          if (faults < FAULT_ATTEMPTS) await pause(100 * 2 ** faults * (0.5 + Math.random() / 2));
+        }
+      }
+    }
+    return { entries: left, reason };
+  }
+
+  private async readHead(stream: string): Promise<Pick<StreamHead, 'sequence' | 'hash'> | null> {
+    const page = await this.doc.query({
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KEY.pk, '#seq': 'sequence', '#hash': 'hash' },
+      ExpressionAttributeValues: { ':pk': stream },
+      ProjectionExpression: '#seq, #hash',
+      ConsistentRead: true,
+      ScanIndexForward: false,
+      Limit: 1,
+    });
+    const item = page.items[0];
+    return item ? { sequence: item.sequence as number, hash: item.hash as string } : null;
+  }
+
+  private rememberHead(stream: string, head: Pick<StreamHead, 'sequence' | 'hash'>): void {
+    this.heads.delete(stream);
+    this.heads.set(stream, { sequence: head.sequence, hash: head.hash });
+    if (this.heads.size > HEAD_CACHE_SIZE) this.heads.delete(this.heads.keys().next().value as string);
+  }
+
+  private async keepPending(entries: AuditEntry[], reason: string): Promise<void> {
+    const failedAt = new Date(this.clock.now().toMillis()).toISOString();
+    await this.doc.put({
+      TableName: this.tableName,
+      Item: { [KEY.pk]: PENDING_PK, [KEY.sk]: `${failedAt}#${randomUUID()}`, entries, failedAt, reason },
+    });
+  }
+
+  /** Every item, one page read ahead while the caller works on the current one. */
+  private async *scanAll(): AsyncIterable<Plain> {
+    let next: Promise<{ items: Plain[]; lastEvaluatedKey?: Plain }> | null = this.doc.scan({ TableName: this.tableName, ConsistentRead: true });
+    while (next) {
+      const page: { items: Plain[]; lastEvaluatedKey?: Plain } = await next;
+      next = page.lastEvaluatedKey ? this.doc.scan({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: page.lastEvaluatedKey }) : null;
+      yield* page.items;
+    }
+  }
+}

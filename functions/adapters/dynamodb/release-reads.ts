@@ -1,0 +1,308 @@
+/** The read side of releases (outcomes, forecasts, vendors) over the orders table's sparse indexes: queries, never a scan. */
+import Decimal from 'decimal.js';
+import { parseMoment } from '../../domain/dates';
+import type { OrderRecord, VendorRelease } from '../../domain/types';
+import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
+import type { DocumentClient } from './document-client';
+import { MAX_BATCH_GET_KEYS, batchGetItems, queryItems, withoutKeys } from './item-keys';
+import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX } from './tables';
+
+export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
+export const META_SK = 'META';
+export const RELEASE_PREFIX = 'VENDOR#';
+/** Every index attribute a release or order item may carry; removed when the item is read back as a record. */
+export const INDEX_ATTRIBUTES = [
+  DUE_INDEX.pk, DUE_INDEX.sk, OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk,
+  APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk,
+] as const;
+
+/** India is UTC+05:30 all year: index months are India's calendar months, as finance reads them. */
+const INDIA_OFFSET_MS = 19_800_000;
+/** Sorts after every character of an id or a time key, so `<time>#~` closes a range inclusively. */
+const AFTER_ANY = '~';
+/** Sorts before every time key (they start with a digit). */
+const BEFORE_ANY = '0';
+/** Index entries read per query page: enough to fill a page of outcomes, small enough to stream. */
+const QUERY_PAGE = 250;
+
+/** The partitions that list what exists: every vendor seen, and every month an index partition was written in. */
+const VENDORS_PK = 'VENDORS';
+const MONTHS_PK = 'MONTHS';
+const VENDOR_PREFIX = 'VENDOR#';
+
+type IndexKind = 'PAID' | 'APPLIED' | 'SETTLED';
+
+/** `{utc, month}` of an instant: the fixed-width UTC text that sorts as time, and its India month ("2022-12"). */
+export function timeKey(instant: string, field: string): { utc: string; month: string } {
+  const ms = parseMoment(instant, field).ms;
+  return { utc: new Date(ms).toISOString(), month: new Date(ms + INDIA_OFFSET_MS).toISOString().slice(0, 7) };
+}
+
+const monthPk = (kind: IndexKind, month: string): string => `${kind}#${month}`;
+
+/**
+ * The index attributes of a release item. Each is set by the write that makes it true and then never changes, so an
+ * index is written about once per release (see tables.ts).
+ */
+export function releaseIndexKeys(release: VendorRelease): { keys: Record<string, string>; months: string[] } {
+  const keys: Record<string, string> = {};
+  const months: string[] = [];
+  const { orderId, vendorId } = release;
+  if (release.state !== 'SETTLED' && release.state !== 'CANCELLED') {
+    const eligibility = release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility;
+    keys[OPEN_INDEX.pk] = `OPEN#${vendorId}`;
+    keys[OPEN_INDEX.sk] = `${timeKey(eligibility, 'eligibility').utc}#${orderId}`;
+  }
+  if (release.appliedEligibility !== null) {
+    const at = timeKey(release.appliedEligibility, 'appliedEligibility');
+    keys[APPLIED_INDEX.pk] = monthPk('APPLIED', at.month);
+    keys[APPLIED_INDEX.sk] = `${at.utc}#${orderId}#${vendorId}`;
+    months.push(monthPk('APPLIED', at.month));
+  }
+  if (release.settledAt !== null) {
+    const at = timeKey(release.settledAt, 'settledAt');
+    keys[SETTLED_INDEX.pk] = monthPk('SETTLED', at.month);
+    keys[SETTLED_INDEX.sk] = `${at.utc}#${orderId}#${vendorId}`;
+    months.push(monthPk('SETTLED', at.month));
+  }
+  return { keys, months };
+}
+
+/** The paid index's attributes of an order record (`META`): one entry per order. */
+export function orderIndexKeys(order: OrderRecord): { keys: Record<string, string>; month: string } {
+  const at = timeKey(order.transactionTime, 'transactionTime');
+  return {
+    keys: { [PAID_INDEX.pk]: monthPk('PAID', at.month), [PAID_INDEX.sk]: `${at.utc}#${order.orderId}` },
+    month: monthPk('PAID', at.month),
+  };
+}
+
+/**
+ * What exists, for reads that must know where to look: the vendors (GET /vendors) and the months each index was
+ * written in (a range query visits those months only, never a walk over empty ones). Written once per key per process:
+ * the cache makes a release's write cost nothing more after the first of its month or vendor.
+ */
+export class ReadDirectory {
+  private readonly noted = new Set<string>();
+
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+
+  noteVendor(vendorId: string): Promise<void> {
+    return this.note(VENDORS_PK, VENDOR_PREFIX + vendorId, { vendorId });
+  }
+
+  noteMonth(monthKey: string): Promise<void> {
+    return this.note(MONTHS_PK, monthKey, {});
+  }
+
+  /** The months of one index kind in [fromMonth, toMonth], oldest first. */
+  async months(kind: IndexKind, fromMonth: string | null, toMonth: string | null): Promise<string[]> {
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': MONTHS_PK, ':from': `${kind}#${fromMonth ?? BEFORE_ANY}`, ':to': `${kind}#${toMonth ?? AFTER_ANY}`,
+      },
+    });
+    return items.map((item) => (item.sk as string).slice(kind.length + 1));
+  }
+
+  async vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }> {
+    const page = await this.doc.query({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk > :after',
+      ExpressionAttributeValues: { ':pk': VENDORS_PK, ':after': VENDOR_PREFIX + (after ?? '') },
+      Limit: limit + 1,
+    });
+    const vendorIds = page.items.slice(0, limit).map((item) => item.vendorId as string);
+    return { vendorIds, more: page.items.length > limit };
+  }
+
+  async knowsVendor(vendorId: string): Promise<boolean> {
+    return (await this.doc.get({ TableName: this.tableName, Key: { pk: VENDORS_PK, sk: VENDOR_PREFIX + vendorId } })) !== undefined;
+  }
+
+  private async note(pk: string, sk: string, attributes: Record<string, unknown>): Promise<void> {
+    const key = `${pk}\u0000${sk}`;
+    if (this.noted.has(key)) return;
+    // Unconditional and idempotent: two writers of the same key write the same item.
+    await this.doc.put({ TableName: this.tableName, Item: { pk, sk, ...attributes } });
+    this.noted.add(key);
+  }
+}
+
+/** One row a read found in an index, before its release is fetched. */
+interface Candidate {
+  orderId: string;
+  vendorId: string;
+  position: string;
+}
+
+export const toRelease = (item: Record<string, unknown>): VendorRelease => withoutKeys<VendorRelease>(item, INDEX_ATTRIBUTES);
+
+export class DynamoReleaseReads implements ReleaseReads {
+  constructor(
+    private readonly doc: DocumentClient,
+    private readonly tableName: string,
+    readonly directory: ReadDirectory = new ReadDirectory(doc, tableName),
+  ) {}
+
+  async *outcomes(filter: OutcomeFilter, after: string | null): AsyncIterable<ReadRelease> {
+    if (filter.orderId !== undefined) {
+      yield* this.outcomesOfOrder(filter, filter.orderId, after);
+      return;
+    }
+    const kind: IndexKind = filter.by === 'transaction' ? 'PAID' : filter.by === 'applied' ? 'APPLIED' : 'SETTLED';
+    const from = filter.from !== undefined ? timeKey(filter.from, 'from') : null;
+    const to = filter.to !== undefined ? timeKey(filter.to, 'to') : null;
+    if (from && to && from.utc > to.utc) return;
+    const resumeUtc = after?.split('#')[0] ?? null;
+    const lowest = [from?.utc, resumeUtc].filter((v): v is string => Boolean(v)).sort().pop() ?? BEFORE_ANY;
+    const startMonth = lowest === BEFORE_ANY ? null : timeKey(lowest, 'cursor').month;
+    const upper = to ? `${to.utc}#${AFTER_ANY}` : AFTER_ANY;
+    for (const month of await this.directory.months(kind, startMonth, to?.month ?? null)) {
+      const index = kind === 'PAID' ? PAID_INDEX : kind === 'APPLIED' ? APPLIED_INDEX : SETTLED_INDEX;
+      // One page's releases are read while the previous page's rows are consumed (streamed to a client, say).
+      let ahead: Promise<ReadRelease[]> | null = null;
+      for await (const entries of this.indexPages(index.name, index.pk, index.sk, monthPk(kind, month), lowest, upper)) {
+        const candidates = entries.flatMap((entry) => candidatesOf(kind, entry, filter.vendorId))
+          .filter((c) => after === null || c.position > after);
+        const next = this.fetch(candidates, filter);
+        // A rejection is seen when it is awaited below; until then it must not count as unhandled.
+        next.catch(() => undefined);
+        if (ahead) yield* await ahead;
+        ahead = next;
+      }
+      if (ahead) yield* await ahead;
+    }
+  }
+
+  async *openReleases(vendorId: string, range?: { from: string; to: string }): AsyncIterable<ReadRelease> {
+    const from = range ? timeKey(range.from, 'from').utc : BEFORE_ANY;
+    const to = range ? `${timeKey(range.to, 'to').utc}#${AFTER_ANY}` : AFTER_ANY;
+    if (from > to) return;
+    for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, from, to)) {
+      yield* await this.fetch(entries.map((entry) => {
+        const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
+        return { orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` };
+      }), {});
+    }
+  }
+
+  async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
+    const totals = new Map<string, { count: number; amount: Decimal }>();
+    for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, BEFORE_ANY, AFTER_ANY, 1000)) {
+      for (const entry of entries) {
+        // The contract's default currency: releases written before the release kept its own were INR orders' or
+        // carried the order's currency on the order record only.
+        const currency = typeof entry.currency === 'string' ? entry.currency : 'INR';
+        const total = totals.get(currency) ?? { count: 0, amount: new Decimal(0) };
+        total.count += 1;
+        total.amount = total.amount.plus(new Decimal(entry.amount as string));
+        totals.set(currency, total);
+      }
+    }
+    return [...totals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, t]) => ({ currency, count: t.count, amount: t.amount.toFixed(2) }));
+  }
+
+  vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }> {
+    return this.directory.vendors(after, limit);
+  }
+
+  knowsVendor(vendorId: string): Promise<boolean> {
+    return this.directory.knowsVendor(vendorId);
+  }
+
+  /** One order's releases from its own partition (no index needed), filtered and ordered as an index read would be. */
+  private async *outcomesOfOrder(filter: OutcomeFilter, orderId: string, after: string | null): AsyncIterable<ReadRelease> {
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': orderPk(orderId) },
+    });
+    const meta = items.find((item) => item.sk === META_SK);
+    const order = meta && meta.transactionTime ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES) : null;
+    const from = filter.from !== undefined ? timeKey(filter.from, 'from').utc : null;
+    const to = filter.to !== undefined ? timeKey(filter.to, 'to').utc : null;
+    const rows: ReadRelease[] = [];
+    for (const item of items) {
+      if (!(item.sk as string).startsWith(RELEASE_PREFIX)) continue;
+      const release = toRelease(item);
+      const time = filter.by === 'transaction' ? release.transactionTime : filter.by === 'applied' ? release.appliedEligibility : release.settledAt;
+      if (time === null) continue;
+      const utc = timeKey(time, filter.by).utc;
+      if ((from !== null && utc < from) || (to !== null && utc > to)) continue;
+      if (filter.vendorId !== undefined && release.vendorId !== filter.vendorId) continue;
+      if (filter.state !== undefined && release.state !== filter.state) continue;
+      const position = `${utc}#${orderId}#${release.vendorId}`;
+      if (after !== null && position <= after) continue;
+      rows.push({ release, order, position });
+    }
+    yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
+  }
+
+  /** An index partition's entries in key order between `lower` and `upper` (inclusive), a page at a time. */
+  private async *indexPages(
+    indexName: string, pkName: string, skName: string, pk: string, lower: string, upper: string, pageSize = QUERY_PAGE,
+  ): AsyncIterable<Record<string, unknown>[]> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.query({
+        TableName: this.tableName,
+        IndexName: indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+        ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
+        ExpressionAttributeValues: { ':pk': pk, ':lower': lower, ':upper': upper },
+        ExclusiveStartKey: start,
+        Limit: pageSize,
+      });
+      if (page.items.length > 0) yield page.items;
+      start = page.lastEvaluatedKey;
+    } while (start);
+  }
+
+  /**
+   * The releases (and their orders) of the candidates, in the candidates' order, filtered by state. The BatchGetItem
+   * calls of one page run together: a page of 250 orders of three vendors is ten calls of 100 keys.
+   */
+  private async fetch(candidates: Candidate[], filter: Pick<OutcomeFilter, 'state'>): Promise<ReadRelease[]> {
+    const rows: ReadRelease[] = [];
+    if (candidates.length === 0) return rows;
+    const orderIds = [...new Set(candidates.map((c) => c.orderId))];
+    const keys = [
+      ...orderIds.map((orderId) => ({ [KEY.pk]: orderPk(orderId), [KEY.sk]: META_SK })),
+      ...candidates.map((c) => ({ [KEY.pk]: orderPk(c.orderId), [KEY.sk]: RELEASE_PREFIX + c.vendorId })),
+    ];
+    const found = new Map<string, Record<string, unknown>>();
+    // Eventually consistent, like the index that named them: half the read cost of a consistent read.
+    const chunks: Record<string, unknown>[][] = [];
+    for (let i = 0; i < keys.length; i += MAX_BATCH_GET_KEYS) chunks.push(keys.slice(i, i + MAX_BATCH_GET_KEYS));
+    for (const items of await Promise.all(chunks.map((chunk) => batchGetItems(this.doc, this.tableName, chunk, false)))) {
+      for (const item of items) found.set(`${item.pk}\u0000${item.sk}`, item);
+    }
+    for (const c of candidates) {
+      const item = found.get(`${orderPk(c.orderId)}\u0000${RELEASE_PREFIX}${c.vendorId}`);
+      if (!item) continue;
+      const release = toRelease(item);
+      if (filter.state !== undefined && release.state !== filter.state) continue;
+      const meta = found.get(`${orderPk(c.orderId)}\u0000${META_SK}`);
+      rows.push({ release, order: meta ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES) : null, position: c.position });
+    }
+    return rows;
+  }
+}
+
+/** The rows one index entry stands for: an order's vendors (paid index, by vendor id) or one release. */
+function candidatesOf(kind: IndexKind, entry: Record<string, unknown>, vendorId: string | undefined): Candidate[] {
+  if (kind === 'PAID') {
+    const [utc, orderId] = (entry[PAID_INDEX.sk] as string).split('#');
+    const vendors = ((entry.vendors ?? []) as { vendorId: string }[]).map((v) => v.vendorId)
+      .filter((v) => vendorId === undefined || v === vendorId)
+      .sort();
+    return vendors.map((v) => ({ orderId, vendorId: v, position: `${utc}#${orderId}#${v}` }));
+  }
+  const sk = (kind === 'APPLIED' ? entry[APPLIED_INDEX.sk] : entry[SETTLED_INDEX.sk]) as string;
+  const [, orderId, v] = sk.split('#');
+  if (vendorId !== undefined && v !== vendorId) return [];
+  return [{ orderId, vendorId: v, position: sk }];
+}

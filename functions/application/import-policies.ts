@@ -1,0 +1,285 @@
+/** Use case: POST /policies/import, a CSV of vendor policies checked line by line, applied all or nothing, once per file. */
+import { parse } from 'csv-parse/sync';
+import { sha256Hex } from '../domain/digest';
+import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { isValidId } from '../domain/order-events';
+import { defaultPolicy, validatePolicyInput } from '../domain/settings';
+import type { VendorPolicy } from '../domain/types';
+import { ConflictError, describeError } from './errors';
+import { saveNextPolicy } from './manage-policies';
+import type { PolicyChange } from './policy-change';
+import { VersionConflictError, type Dependencies } from './ports';
+import { storedInstant } from './release-writes';
+
+export const IMPORT_HEADER = ['vendorId', 'scheduleOption', 'release', 'delay', 'reason'] as const;
+/**
+ * The most policy rows one file may hold (the header aside); a longer file is refused before any row is read, as is a
+ * file of more than this many lines plus one (so a 100,000-line file never gets parsed, let alone applied).
+ */
+export const MAX_IMPORT_ROWS = 20_000;
+/** Cells a spreadsheet would run as a formula (contract 6.1's escaping list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** Policies written (or rolled back) at once. */
+const WRITES_IN_FLIGHT = 16;
+/** An import still `applying` after this long was interrupted (a crash): the same file applied again carries it on. */
+const INTERRUPTED_AFTER_MS = 5 * 60_000;
+
+export interface ImportLineError {
+  /** The line of the file (the header is line 1). */
+  line: number;
+  field: string;
+  message: string;
+}
+
+export interface ImportAnswer {
+  dryRun: boolean;
+  /** The SHA-256 of the file: the same file is the same import. */
+  importId: string;
+  rows: number;
+  valid: number;
+  errors: ImportLineError[];
+  /** Apply only: whether this request wrote the policies (false: the same file had been applied already). */
+  applied?: boolean;
+  appliedAt?: string | null;
+  policies?: { vendorId: string; version: number }[];
+}
+
+interface ImportRow {
+  line: number;
+  vendorId: string;
+  policy: PolicyChange['policy'];
+}
+
+/**
+ * `dryRun` (default true) checks every line and answers what is wrong where; an apply first checks everything and
+ * refuses the whole file on any error, then writes each vendor's next version conditionally. If a write fails midway,
+ * every version this import wrote is replaced by the one it replaced (a rollback, recorded as a version of its own),
+ * so nothing of the file stays in force. The import is keyed by the file's digest: the same file applied again
+ * changes nothing.
+ */
+export async function importPolicies(deps: Dependencies, file: Buffer, query: { dryRun?: string; actor?: string }): Promise<ImportAnswer> {
+  const dryRun = dryRunOf(query.dryRun);
+  const actor = actorOf(query.actor);
+  const importId = sha256Hex(file.toString('utf8'));
+  const { rows, count, errors } = checkPolicyFile(file, actor);
+  const checked = { importId, rows: count, valid: rows.length, errors };
+  if (dryRun) return { dryRun, ...checked };
+  if (errors.length > 0) {
+    throw new ValidationError(errors.map((e) => ({ field: `line ${e.line}: ${e.field}`, problem: e.message, expected: 'a corrected file; POST it with dryRun=true to see every error' })));
+  }
+  const startedAt = deps.clock.now();
+  const kept = await deps.policyImports.begin({
+    importId, actor, rows: count, state: 'applying', startedAt: storedInstant(startedAt), finishedAt: null, reason: null,
+  });
+  if (kept?.state === 'applied') return { dryRun, ...checked, applied: false, appliedAt: kept.finishedAt, policies: [] };
+  if (kept?.state === 'applying' && startedAt.toMillis() - Date.parse(kept.startedAt) < INTERRUPTED_AFTER_MS) {
+    throw new ConflictError('import_in_progress', `import ${importId} of this file started at ${kept.startedAt} and is still applying; wait for it, then look at the policies`);
+  }
+  // A start that found it `applying` for long carries an interrupted apply on: vendors it already wrote are skipped.
+  try {
+    const policies = await applyRows(deps, importId, rows);
+    const finishedAt = storedInstant(deps.clock.now());
+    await deps.policyImports.finish(importId, { state: 'applied', at: finishedAt, reason: null });
+    return { dryRun, ...checked, applied: true, appliedAt: finishedAt, policies };
+  } catch (error) {
+    const why = error instanceof VersionConflictError ? error.message : describeError(error);
+    await rollBack(deps, importId, rows, why);
+    await deps.policyImports.finish(importId, { state: 'rolled_back', at: storedInstant(deps.clock.now()), reason: why });
+    if (error instanceof VersionConflictError) {
+      throw new ConflictError('import_conflict', `nothing of the file is applied: ${why}; import the file again`);
+    }
+    throw error;
+  }
+}
+
+/** Parses and checks the whole file; every bad line and field is named. */
+export function checkPolicyFile(file: Buffer, actor: string): { rows: ImportRow[]; count: number; errors: ImportLineError[] } {
+  const text = file.toString('utf8');
+  const lines = lineCount(text);
+  if (lines > MAX_IMPORT_ROWS + 1) {
+    throw new ValidationError([{ field: 'file', problem: `has ${lines} lines`, expected: `at most ${MAX_IMPORT_ROWS} policy rows after the header; split the file` }]);
+  }
+  const errors: ImportLineError[] = [];
+  let unreadable = 0;
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      bom: true, info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: false, record_delimiter: ['\r\n', '\n'],
+      skip_records_with_error: true,
+      on_skip: (error) => {
+        unreadable += 1;
+        // One error per line: the parser may stumble more than once in a broken line.
+        if (errors.some((e) => e.line === Number(error?.lines ?? 0))) return undefined;
+        errors.push({ line: Number(error?.lines ?? 0), field: 'line', message: `is not valid CSV (${error?.message ?? 'unreadable'}); quote a cell that holds a comma, a quote or a line break, and double its quotes` });
+        return undefined;
+      },
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (error) {
+    throw new ValidationError([{ field: 'file', problem: `is not CSV (${describeError(error)})`, expected: `text/csv with the header ${IMPORT_HEADER.join(',')}` }]);
+  }
+  const [header, ...body] = records;
+  if (!header || header.record.map((c) => c.trim()).join(',') !== IMPORT_HEADER.join(',')) {
+    return {
+      rows: [], count: body.length + unreadable,
+      errors: [{ line: 1, field: 'header', message: `is ${JSON.stringify(header?.record.join(',') ?? '')}; send exactly ${IMPORT_HEADER.join(',')}` }, ...errors],
+    };
+  }
+  const rows: ImportRow[] = [];
+  const seen = new Map<string, number>();
+  let previousEnd = header.info.lines;
+  let count = 0;
+  for (const { record, info } of body) {
+    const line = previousEnd + 1;
+    previousEnd = info.lines;
+    // A blank line (one empty cell) is no row; the end of the file usually has one.
+    if (record.length === 1 && record[0].trim() === '') continue;
+    count += 1;
+    const row = checkRow(record, line, actor, seen, errors);
+    if (row) rows.push(row);
+  }
+  errors.sort((a, b) => a.line - b.line);
+  return { rows, count: count + unreadable, errors };
+}
+
+const CSV_FIELD_OF_ISSUE: Record<string, string> = {
+  scheduleOption: 'scheduleOption', release: 'release', 'release.kind': 'release', 'release.delay': 'delay', reason: 'reason',
+};
+
+function checkRow(record: string[], line: number, actor: string, seen: Map<string, number>, errors: ImportLineError[]): ImportRow | null {
+  const fail = (field: string, message: string) => errors.push({ line, field, message });
+  if (record.length !== IMPORT_HEADER.length) {
+    fail('line', `has ${record.length} cells; send ${IMPORT_HEADER.length}: ${IMPORT_HEADER.join(',')} (delay empty unless the rule takes one)`);
+    return null;
+  }
+  const [vendorId, option, kind, delay, reason] = record.map((c) => c.trim());
+  const before = errors.length;
+  if (!isValidId(vendorId)) {
+    fail('vendorId', `is ${JSON.stringify(vendorId)}${formulaNote(vendorId)}, not a vendor id; send 3 to 45 characters of A-Z, a-z, 0-9, "_" and "-"`);
+  } else if (seen.has(vendorId)) {
+    fail('vendorId', `${vendorId} is on line ${seen.get(vendorId)} already; send one row per vendor`);
+  } else {
+    seen.set(vendorId, line);
+  }
+  if (FORMULA_START.test(reason)) {
+    fail('reason', `is ${JSON.stringify(reason)}${formulaNote(reason)}; start the reason with a letter or a digit`);
+  }
+  const takesDelay = kind === 'after_payment' || kind === 'after_delivery';
+  if (!takesDelay && delay !== '') fail('delay', `is ${JSON.stringify(delay)}${formulaNote(delay)}, but the rule ${JSON.stringify(kind)} takes no delay; leave it empty`);
+  const body = {
+    scheduleOption: /^\d{1,3}$/.test(option) ? Number(option) : option,
+    release: takesDelay ? { kind, delay } : { kind },
+    actor,
+    reason,
+  };
+  let policy: PolicyChange['policy'] | null = null;
+  try {
+    policy = validatePolicyInput(body);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    for (const issue of error.issues) {
+      const field = CSV_FIELD_OF_ISSUE[issue.field] ?? issue.field;
+      const value = field === 'scheduleOption' ? option : field === 'release' ? kind : field === 'delay' ? delay : reason;
+      fail(field, `${issue.problem}${formulaNote(value)}; send ${issue.expected}`);
+    }
+  }
+  return policy && errors.length === before ? { line, vendorId, policy } : null;
+}
+
+function formulaNote(value: string): string {
+  return FORMULA_START.test(value) ? ' (it begins like a spreadsheet formula; formulas are refused, never run)' : '';
+}
+
+function lineCount(text: string): number {
+  let lines = text.length > 0 && !text.endsWith('\n') ? 1 : 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines += 1;
+  return lines;
+}
+
+function dryRunOf(value: string | undefined): boolean {
+  if (value === undefined || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ValidationError([{ field: 'dryRun', problem: `is ${JSON.stringify(value)}`, expected: '"true" (check only, the default) or "false" (apply)' }]);
+}
+
+function actorOf(value: string | undefined): string {
+  const actor = value?.trim() ?? '';
+  if (actor === '' || actor.length > 200 || FORMULA_START.test(actor)) {
+    throw new ValidationError([{
+      field: 'actor',
+      problem: actor === '' ? 'is missing' : `is ${JSON.stringify(actor)}, not a name of at most 200 characters that starts with a letter or a digit`,
+      expected: 'who makes the change, in the query: ?actor=finance@example.com',
+    }]);
+  }
+  return actor;
+}
+
+/** Runs `work` over every item, a few at a time; after the first failure no more are started, and it is thrown. */
+async function inFlight<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, items.length) }, async () => {
+    while (!failure && next < items.length) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  }));
+  if (failure) throw (failure as { error: unknown }).error;
+}
+
+async function applyRows(deps: Dependencies, importId: string, rows: ImportRow[]): Promise<{ vendorId: string; version: number }[]> {
+  const written: { vendorId: string; version: number }[] = [];
+  await inFlight(rows, async (row) => {
+    const current = await deps.policies.current(row.vendorId);
+    // Written by this import before an interruption: kept as it is.
+    const saved = current?.importId === importId ? current : await saveNextPolicy(deps, row.vendorId, current?.version ?? 0, row.policy, importId);
+    written.push({ vendorId: row.vendorId, version: saved.version });
+  });
+  return written.sort((a, b) => (a.vendorId < b.vendorId ? -1 : a.vendorId > b.vendorId ? 1 : 0));
+}
+
+/**
+ * Puts back, as the next version, the policy each vendor had before this import wrote one; vendors it did not reach
+ * are left alone. Every vendor is tried (three times) even if one fails; what still failed is thrown, and the import
+ * stays `applying`, so that applying the same file again completes it.
+ */
+async function rollBack(deps: Dependencies, importId: string, rows: ImportRow[], why: string): Promise<void> {
+  const settings = await deps.settings.get();
+  const failed: string[] = [];
+  await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, async (_, worker) => {
+    for (let i = worker; i < rows.length; i += WRITES_IN_FLIGHT) {
+      const { vendorId } = rows[i];
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await restore(deps, importId, vendorId, settings, why);
+          break;
+        } catch (error) {
+          if (attempt >= 3) {
+            failed.push(`${vendorId}: ${describeError(error)}`);
+            break;
+          }
+        }
+      }
+    }
+  }));
+  if (failed.length > 0) {
+    deps.logger.error('policy import rollback incomplete; applying the same file again completes the import', { importId, failed: failed.slice(0, 20) });
+    throw new Error(`import ${importId} could not be rolled back for ${failed.length} vendors; apply the same file again to complete it`);
+  }
+}
+
+async function restore(deps: Dependencies, importId: string, vendorId: string, settings: Parameters<typeof defaultPolicy>[1], why: string): Promise<void> {
+  const current = await deps.policies.current(vendorId);
+  if (current?.importId !== importId) return;
+  const previous: VendorPolicy = (current.version > 1 ? await deps.policies.version(vendorId, current.version - 1) : null)
+    ?? defaultPolicy(vendorId, settings);
+  await saveNextPolicy(deps, vendorId, current.version, {
+    scheduleOption: previous.scheduleOption,
+    release: previous.release,
+    actor: current.actor,
+    reason: `import ${importId.slice(0, 12)} rolled back, version ${previous.version} restored: ${why}`.slice(0, 200),
+  });
+}

@@ -1,0 +1,88 @@
+/** How the console talks to Holdback's API: same origin only, JSON in and out, errors kept with the fields they name. */
+
+/** One entry of `error.issues` (the API's ValidationError): the field, what was wrong, what to send. */
+export interface Issue {
+  field: string;
+  problem?: string;
+  expected?: string;
+  message?: string;
+}
+
+/** An answer other than 2xx, as the page shows it. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly issues: Issue[],
+    /** AWS refused the signed call (403 from API Gateway's IAM authorisation, not from Holdback). */
+    readonly refusedByRole: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The API's root as seen from the page: the page lives at `<root>/console`, so under an API Gateway stage prefix
+ * (`/prod/console`) the calls go to `/prod/...`, and behind `holdback console` to the loopback server that signs them.
+ */
+export function apiRoot(): string {
+  return location.pathname.replace(/\/console\/?$/, '');
+}
+
+/** A path with the query's non-empty values, encoded. */
+export function withQuery(path: string, query: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, value);
+  const text = params.toString();
+  return `${path}${text ? `?${text}` : ''}`;
+}
+
+/** An address for a link (CSV and audit downloads): the same origin, so the loopback server signs it too. */
+export function apiHref(path: string, query: Record<string, string | undefined> = {}): string {
+  return apiRoot() + withQuery(path, query);
+}
+
+/** Path segments built from ids are always encoded. */
+export function segment(id: string): string {
+  return encodeURIComponent(id);
+}
+
+export async function call<T = any>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(apiRoot() + path, {
+      method,
+      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': contentType },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    throw new ApiProblem(0, 'unreachable', `Holdback's API did not answer (${error instanceof Error ? error.message : 'network error'}); is it running?`, [], false);
+  }
+  const text = await response.text();
+  let parsed: any = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (response.ok) return parsed as T;
+  const error = parsed && typeof parsed === 'object' ? parsed.error : undefined;
+  if (response.status === 403 && (response.headers.get('x-holdback-refused-by') === 'aws-iam' || !error?.code)) {
+    const awsMessage = parsed?.Message ?? parsed?.message ?? text.slice(0, 300);
+    throw new ApiProblem(403, 'refused_by_role', `Refused by your AWS role: ${awsMessage || 'the role may not call this route'}`, [], true);
+  }
+  if (error && typeof error === 'object') {
+    const issues: Issue[] = Array.isArray(error.issues) ? error.issues : [];
+    throw new ApiProblem(response.status, String(error.code ?? 'error'), String(error.message ?? `HTTP ${response.status}`), issues, false);
+  }
+  throw new ApiProblem(response.status, 'http_error', `HTTP ${response.status}: ${text.slice(0, 300) || response.statusText}`, [], false);
+}
+
+/** Lists come as `{items}` (outcomes), `{vendors}`, `{versions}`... or a bare array: the console takes any of them. */
+export function listOf<T = any>(body: any, ...keys: string[]): T[] {
+  if (Array.isArray(body)) return body as T[];
+  for (const key of [...keys, 'items']) if (body && Array.isArray(body[key])) return body[key] as T[];
+  return [];
+}

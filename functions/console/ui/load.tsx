@@ -1,0 +1,30 @@
+/** Loading a part of a page from the API, again when its inputs change or when the page asks (after a change). */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiProblem } from './api';
+
+export interface LoadState<T> {
+  data?: T;
+  problem?: ApiProblem | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+export function useLoad<T>(load: () => Promise<T>, inputs: unknown[]): LoadState<T> {
+  const [state, setState] = useState<{ data?: T; problem?: ApiProblem | null; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => current && setState({ data, problem: null, loading: false }),
+      (error: unknown) => current && setState({
+        loading: false,
+        problem: error instanceof ApiProblem ? error : new ApiProblem(0, 'error', error instanceof Error ? error.message : String(error), [], false),
+      }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [...inputs, round]);
+  return { ...state, reload: () => setRound((r) => r + 1) };
+}

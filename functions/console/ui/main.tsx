@@ -1,0 +1,122 @@
+/** The console's shell: header with Holdback's clock and the actor, navigation, and the page the address names. */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import './console.css';
+import { call } from './api';
+import { indiaTime } from './format';
+import { storeActor, storedActor } from './form';
+import { OverviewPage } from './pages/overview';
+import { VendorsPage } from './pages/vendors';
+import { VendorPage } from './pages/vendor';
+import { OrderPage } from './pages/order';
+import { OutcomesPage } from './pages/outcomes';
+import { AuditPage } from './pages/audit';
+import { SettingsPage } from './pages/settings';
+
+const NAV: Array<[string, string]> = [
+  ['#/', 'Overview'],
+  ['#/vendors', 'Vendors'],
+  ['#/orders', 'Orders'],
+  ['#/outcomes', 'Outcomes'],
+  ['#/audit', 'Audit'],
+  ['#/settings', 'Settings'],
+];
+
+/** The address after `#`, split into its parts: `#/vendors/v-1` -> ["vendors", "v-1"]. */
+function useRoute(): string[] {
+  const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const onChange = () => setRoute(read());
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+/** Holdback's own time (locally the shared clock, which tests and demos move), read every few seconds. */
+function useHoldbackClock(): { now: string | null; problem: string | null } {
+  const [state, setState] = useState<{ now: string | null; problem: string | null }>({ now: null, problem: null });
+  useEffect(() => {
+    let stopped = false;
+    const read = () => call<{ now: string }>('GET', '/console/clock').then(
+      (body) => !stopped && setState({ now: body.now, problem: null }),
+      (error: Error) => !stopped && setState({ now: null, problem: error.message }),
+    );
+    void read();
+    const timer = setInterval(read, 5000);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, []);
+  return state;
+}
+
+function Header({ now, clockProblem }: { now: string | null; clockProblem: string | null }) {
+  const [actor, setActor] = useState(storedActor);
+  return (
+    <header>
+      <p class="brand">Holdback console</p>
+      <p class="clock" data-testid="clock" aria-live="off">
+        Holdback time: <time dateTime={now ?? undefined}>{now ? indiaTime(now) : clockProblem ?? '…'}</time>
+      </p>
+      <div class="field actor">
+        <label for="actor">You (recorded as actor)</label>
+        <input id="actor" data-testid="actor" value={actor} placeholder="name@example.com" autoComplete="email" onInput={(e) => {
+          const value = (e.currentTarget as HTMLInputElement).value;
+          setActor(value);
+          storeActor(value);
+        }} />
+      </div>
+    </header>
+  );
+}
+
+function Page({ route, now }: { route: string[]; now: string | null }) {
+  const [area, id] = route;
+  switch (area) {
+    case undefined:
+    case 'overview':
+      return <OverviewPage now={now} />;
+    case 'vendors':
+      return id ? <VendorPage vendorId={id} /> : <VendorsPage />;
+    case 'orders':
+      return <OrderPage orderId={id} />;
+    case 'outcomes':
+      return <OutcomesPage />;
+    case 'audit':
+      return <AuditPage />;
+    case 'settings':
+      return <SettingsPage />;
+    default:
+      return <p role="alert">No page "{area}". Choose one above.</p>;
+  }
+}
+
+function App() {
+  const route = useRoute();
+  const clock = useHoldbackClock();
+  const current = `#/${route[0] ?? ''}`;
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to the page</a>
+      <Header now={clock.now} clockProblem={clock.problem} />
+      <nav aria-label="Console pages">
+        <ul>
+          {NAV.map(([href, label]) => (
+            <li key={href}><a href={href} aria-current={(current === href || (href === '#/' && current === '#/overview')) ? 'page' : undefined}>{label}</a></li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Page route={route} now={clock.now} />
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById('app')!;
+// The "Loading…" line is the server's; Preact does not take over children it did not render.
+root.textContent = '';
+render(<App />, root);

@@ -1,0 +1,162 @@
+/** Orders: find one by id; its vendors with their states and why; a manual release where the state allows; its timeline. */
+import { useEffect, useState } from 'preact/hooks';
+import { call, listOf, segment } from '../api';
+import { fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
+import { Loaded, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
+import { useLoad } from '../load';
+import { whyOf, type Release } from '../releases';
+
+interface OrderView {
+  orderId: string;
+  transactionTime: string | null;
+  maxEligibility: string | null;
+  currency?: string;
+  vendors: Release[];
+}
+
+interface TimelineEntry {
+  at: string;
+  kind: string;
+  vendorId?: string;
+  actor?: string;
+  [detail: string]: unknown;
+}
+
+/** Contract section 6: a manual release is allowed from these states, and from HELD with an override; FAILED may also be retried. */
+const RELEASABLE = ['PLANNED', 'SCHEDULED', 'WAITING', 'AT_MAX', 'FAILED'];
+
+function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendor: Release; onReleased: () => void }) {
+  const [reason, setReason] = useState('');
+  const [at, setAt] = useState('');
+  const [override, setOverride] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const held = vendor.state === 'HELD';
+  if (!RELEASABLE.includes(vendor.state) && !held) return <span class="hint">no manual release from {vendor.state}</span>;
+  return (
+    <form aria-label={`Release ${vendor.vendorId} by hand`} data-testid={`release-form-${vendor.vendorId}`} onSubmit={(e) => {
+      e.preventDefault();
+      void action.run(async () => {
+        const body = { actor: requireActor(), reason, ...(at ? { at: fromIndiaLocal(at) } : {}), ...(held ? { override } : {}) };
+        const answer = await call<Release>('POST', `/orders/${segment(orderId)}/vendors/${segment(vendor.vendorId)}/release`, body);
+        setDone(`Release requested${answer?.state ? `: now ${answer.state}` : ''}.`);
+        onReleased();
+      });
+    }}>
+      <ReasonField problem={action.problem} value={reason} onValue={setReason} testId={`release-reason-${vendor.vendorId}`} />
+      <TextField label={`Eligibility (India time, ${INDIA_OFFSET}); empty: as soon as the gateway accepts`} field="at" type="datetime-local" problem={action.problem} value={at} onValue={setAt} />
+      {held ? (
+        <div class="field">
+          <label><input type="checkbox" checked={override} onChange={(e) => setOverride((e.currentTarget as HTMLInputElement).checked)} /> Release although it is held (override)</label>
+        </div>
+      ) : null}
+      <button type="submit" disabled={action.busy} data-testid={`release-${vendor.vendorId}`}>Release {vendor.vendorId} now</button>
+      {vendor.state === 'FAILED' ? (
+        <button type="button" class="secondary" disabled={action.busy} data-testid={`retry-${vendor.vendorId}`} onClick={() => void action.run(async () => {
+          const answer = await call<Release>('POST', `/orders/${segment(orderId)}/vendors/${segment(vendor.vendorId)}/retry`, { actor: requireActor(), reason });
+          setDone(`Retry planned under its rule${answer?.state ? `: now ${answer.state}` : ''}.`);
+          onReleased();
+        })}>Retry under its rule</button>
+      ) : null}
+      <ProblemNote problem={action.problem} shownFields={['reason', 'at']} testId={`release-problem-${vendor.vendorId}`} />
+      {done ? <p class="ok" role="status">{done}</p> : null}
+    </form>
+  );
+}
+
+/** A timeline entry's detail: its reason or message in words, the state change if any, and every field on demand. */
+function Detail({ entry }: { entry: TimelineEntry }) {
+  const { at: _at, kind: _kind, vendorId: _vendorId, actor: _actor, ...rest } = entry;
+  const detail = (rest.detail ?? rest) as Record<string, any>;
+  if (typeof detail !== 'object' || detail === null) return <span>{String(detail)}</span>;
+  const move = detail.from !== undefined || detail.to !== undefined ? `${detail.from ?? 'new'} → ${detail.to ?? '?'}` : null;
+  const answer = detail.answer && typeof detail.answer === 'object' ? `gateway answered ${detail.answer.httpStatus ?? ''} ${detail.answer.status ?? ''} ${detail.answer.subCode ?? ''}: ${detail.answer.message ?? ''}` : null;
+  const request = detail.request && typeof detail.request === 'object' && detail.request.eligibility ? `sent eligibility ${detail.request.eligibility} (IST)` : null;
+  const words = [move, detail.causeReason ? `why: ${detail.causeReason}` : null, detail.reason ?? detail.message ?? null, request, answer].filter(Boolean);
+  return (
+    <div class="detail">
+      {words.map((w, i) => <div key={i}>{w}</div>)}
+      <details>
+        <summary>Every field</summary>
+        <pre>{JSON.stringify(detail, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}
+
+function OrderDetails({ orderId }: { orderId: string }) {
+  const [round, setRound] = useState(0);
+  const order = useLoad(() => call<OrderView>('GET', `/orders/${segment(orderId)}`), [orderId, round]);
+  const timeline = useLoad(async () => listOf<TimelineEntry>(await call('GET', `/orders/${segment(orderId)}/timeline`), 'timeline', 'entries', 'events'), [orderId, round]);
+  return (
+    <>
+      <Section title={`Order ${orderId}`} testId="order">
+        <Loaded state={order}>
+          {(o) => (
+            <>
+              <dl class="facts">
+                <dt>Transaction time</dt><dd>{o.transactionTime ? indiaTime(o.transactionTime) : 'not paid yet: events came before the payment'}</dd>
+                <dt>Max eligibility</dt><dd>{indiaTime(o.maxEligibility)}</dd>
+              </dl>
+              <button type="button" class="secondary" onClick={() => setRound((r) => r + 1)}>Refresh</button>
+              <Table
+                caption="Vendors of the order"
+                testId="order-vendors"
+                headers={['Vendor', 'Amount', 'State', 'Why', 'Policy version', 'Target eligibility', 'Applied eligibility', 'Predicted settlement', 'Settled at', 'Gateway attempts', 'Manual release']}
+                rows={o.vendors.map((v) => ({
+                  key: v.vendorId,
+                  testId: `order-vendor-${v.vendorId}`,
+                  cells: [
+                    <a href={`#/vendors/${segment(v.vendorId)}`}>{v.vendorId}</a>,
+                    money(v.amount, v.currency ?? o.currency),
+                    <span class="state" data-testid="state">{v.state}</span>,
+                    whyOf(v),
+                    v.policyVersion ?? '—',
+                    <span data-testid="target">{indiaTime(v.targetEligibility)}</span>,
+                    <span data-testid="applied">{indiaTime(v.appliedEligibility)}</span>,
+                    indiaTime(v.predictedSettlement),
+                    indiaTime(v.settledAt),
+                    Array.isArray(v.attempts) && v.attempts.length
+                      ? <ul>{v.attempts.map((a, i) => <li key={i}>{indiaTime(a.at)}: {a.status}{a.subCode ? ` ${a.subCode}` : ''} — {a.message}</li>)}</ul>
+                      : 'none',
+                    <ManualRelease orderId={orderId} vendor={v} onReleased={() => setRound((r) => r + 1)} />,
+                  ],
+                }))}
+              />
+            </>
+          )}
+        </Loaded>
+      </Section>
+      <Section title="Timeline" testId="timeline">
+        <Loaded state={timeline}>
+          {(entries) => (
+            <Table
+              caption={`Everything that happened to order ${orderId}, in time order`}
+              testId="timeline-table"
+              headers={['At (IST)', 'What', 'Vendor', 'Actor', 'Detail']}
+              rows={entries.map((e, i) => ({ key: String(i), cells: [indiaTime(e.at), e.kind.replace(/_/g, ' '), e.vendorId ?? '—', e.actor ?? '—', <Detail entry={e} />] }))}
+            />
+          )}
+        </Loaded>
+      </Section>
+    </>
+  );
+}
+
+export function OrderPage({ orderId }: { orderId?: string }) {
+  const [find, setFind] = useState(orderId ?? '');
+  useEffect(() => setFind(orderId ?? ''), [orderId]);
+  return (
+    <>
+      <h1>Orders</h1>
+      <form role="search" onSubmit={(e) => { e.preventDefault(); if (find.trim()) location.hash = `#/orders/${segment(find.trim())}`; }}>
+        <div class="field">
+          <label for="order-find">Order id</label>
+          <input id="order-find" data-testid="order-find" value={find} onInput={(e) => setFind((e.currentTarget as HTMLInputElement).value)} />
+        </div>
+        <button type="submit" data-testid="order-open">Find the order</button>
+      </form>
+      {orderId ? <OrderDetails orderId={orderId} /> : <p>Enter an order id to see its vendors, their states and its whole timeline.</p>}
+    </>
+  );
+}

@@ -1,0 +1,165 @@
+/** One vendor: its policy and hold, the policy editor (preview first, then apply that preview), its history and releases. */
+import { useState } from 'preact/hooks';
+import { call, listOf, segment, withQuery } from '../api';
+import { indiaTime, ruleText } from '../format';
+import { Loaded, ProblemNote, ReasonField, requireActor, Section, SelectField, Table, TextField, useAction } from '../form';
+import { useLoad } from '../load';
+import { PreviewView, type PreviewAnswer } from '../preview';
+import { findVendor, holdOf, holdText, openText, ReleaseTable, type Release } from '../releases';
+
+interface Policy {
+  vendorId: string;
+  version: number;
+  scheduleOption: number;
+  release: { kind: string; delay?: string };
+  actor?: string;
+  reason?: string;
+  at?: string | null;
+}
+
+const RULES: Array<[string, string]> = [
+  ['at_max', 'at max: the gateway default, transaction time + Defer by Days'],
+  ['immediate', 'immediate: as soon as the payment is known'],
+  ['after_payment', 'after payment + delay'],
+  ['after_delivery', 'after delivery + delay (a dispute holds it)'],
+];
+
+function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: boolean | null; onChanged: () => void }) {
+  const [reason, setReason] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const send = (what: 'hold' | 'unhold') => action.run(async () => {
+    const actor = requireActor();
+    await call('POST', `/vendors/${segment(vendorId)}/${what}`, { actor, reason });
+    setDone(what === 'hold' ? 'Held: nothing of this vendor is sent until unhold.' : 'Unheld: its releases are planned again.');
+    setReason('');
+    onChanged();
+  });
+  return (
+    <form aria-label="Hold or unhold the vendor" onSubmit={(e) => e.preventDefault()}>
+      <ReasonField problem={action.problem} value={reason} onValue={setReason} testId="hold-reason" />
+      <button type="button" disabled={action.busy || held === true} data-testid="hold" onClick={() => void send('hold')}>Hold vendor</button>
+      <button type="button" disabled={action.busy || held === false} data-testid="unhold" class="secondary" onClick={() => void send('unhold')}>Unhold vendor</button>
+      <ProblemNote problem={action.problem} shownFields={['reason']} testId="hold-problem" />
+      {done ? <p class="ok" role="status" data-testid="hold-done">{done}</p> : null}
+    </form>
+  );
+}
+
+function PolicyEditor({ vendorId, current, onApplied }: { vendorId: string; current: Policy; onApplied: () => void }) {
+  const [scheduleOption, setScheduleOption] = useState(String(current.scheduleOption));
+  const [kind, setKind] = useState(current.release.kind);
+  const [delay, setDelay] = useState(current.release.delay ?? 'P2D');
+  const [applyTo, setApplyTo] = useState('open_orders');
+  const [reason, setReason] = useState('');
+  const [preview, setPreview] = useState<{ key: string; answer: PreviewAnswer } | null>(null);
+  const [applied, setApplied] = useState<Policy | null>(null);
+  const action = useAction();
+  const takesDelay = kind === 'after_payment' || kind === 'after_delivery';
+  const body = () => ({
+    scheduleOption: /^\d+$/.test(scheduleOption.trim()) ? Number(scheduleOption) : scheduleOption,
+    release: takesDelay ? { kind, delay } : { kind },
+    actor: requireActor(),
+    reason,
+    applyTo,
+  });
+  // A preview stands for exactly the body it was made from: any edit asks for a new one.
+  const key = JSON.stringify([scheduleOption, kind, takesDelay ? delay : '', applyTo, reason]);
+  const shown = preview && preview.key === key ? preview.answer : null;
+  const fields = ['scheduleOption', 'release', 'kind', 'delay', 'applyTo', 'reason', 'actor', 'previewId', 'expectedVersion'];
+  return (
+    <form aria-label="Change the policy" data-testid="policy-editor" onSubmit={(e) => {
+      e.preventDefault();
+      void action.run(async () => {
+        const answer = await call<PreviewAnswer>('POST', `/vendors/${segment(vendorId)}/policy/preview`, body());
+        setPreview({ key, answer });
+        setApplied(null);
+      });
+    }}>
+      <div class="fields">
+        <TextField label="Schedule option (gateway id)" field="scheduleOption" problem={action.problem} value={scheduleOption} onValue={setScheduleOption} testId="policy-schedule-option" />
+        <SelectField label="Release rule" field="kind" problem={action.problem} value={kind} onValue={setKind} options={RULES} testId="policy-kind" />
+        {takesDelay ? <TextField label="Delay (ISO 8601 duration)" field="delay" problem={action.problem} value={delay} onValue={setDelay} hint="e.g. P2D, PT12H" testId="policy-delay" /> : null}
+        <SelectField label="Apply to" field="applyTo" problem={action.problem} value={applyTo} onValue={setApplyTo} testId="policy-apply-to" options={[
+          ['open_orders', 'open orders too: every unsent release is planned again'],
+          ['new_orders', 'new orders only: open orders keep their version'],
+        ]} />
+        <ReasonField problem={action.problem} value={reason} onValue={setReason} testId="policy-reason" />
+      </div>
+      <button type="submit" disabled={action.busy} data-testid="policy-preview">Preview the change</button>
+      <button type="button" disabled={action.busy || !shown} data-testid="policy-apply" onClick={() => void action.run(async () => {
+        const saved = await call<Policy>('PUT', `/vendors/${segment(vendorId)}/policy`, { ...body(), previewId: shown!.previewId, expectedVersion: shown!.fromVersion ?? current.version });
+        setApplied(saved);
+        setPreview(null);
+        onApplied();
+      })}>Apply this preview</button>
+      <ProblemNote problem={action.problem} shownFields={fields.filter((f) => f !== 'previewId' && f !== 'expectedVersion' && f !== 'release')} testId="policy-problem" />
+      {applied ? <p class="ok" role="status" data-testid="policy-applied">Version {applied.version} saved: {ruleText(applied.release)}, schedule option {applied.scheduleOption}.</p> : null}
+      {shown ? <PreviewView preview={shown} what={`${vendorId}'s policy change`} /> : null}
+    </form>
+  );
+}
+
+function VendorReleases({ vendorId, round }: { vendorId: string; round: number }) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const state = useLoad(async () => call<{ items: Release[]; nextCursor: string | null }>('GET', withQuery('/outcomes', { vendorId, limit: '50', cursor })), [vendorId, cursor, round]);
+  return (
+    <Section title="Releases" testId="vendor-releases">
+      <Loaded state={state}>
+        {(page) => (
+          <>
+            <ReleaseTable caption={`${vendorId}'s releases`} releases={listOf<Release>(page)} showVendor={false} testId="vendor-release-table" />
+            {cursors.length > 0 ? <button type="button" class="secondary" onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button> : null}
+            {page.nextCursor ? <button type="button" class="secondary" onClick={() => setCursors([...cursors, page.nextCursor!])}>Next page</button> : null}
+          </>
+        )}
+      </Loaded>
+    </Section>
+  );
+}
+
+export function VendorPage({ vendorId }: { vendorId: string }) {
+  const [round, setRound] = useState(0);
+  const changed = () => setRound((r) => r + 1);
+  const policy = useLoad(() => call<Policy>('GET', `/vendors/${segment(vendorId)}/policy`), [vendorId, round]);
+  const summary = useLoad(() => findVendor(vendorId, (cursor) => call('GET', withQuery('/vendors', { limit: '1000', cursor }))), [vendorId, round]);
+  const history = useLoad(async () => listOf<Policy>(await call('GET', `/vendors/${segment(vendorId)}/policy/history`), 'versions'), [vendorId, round]);
+  const held = summary.data === undefined || summary.problem ? null : summary.data ? holdOf(summary.data) !== null : false;
+  return (
+    <>
+      <h1>Vendor {vendorId}</h1>
+      <Section title="Policy and hold" testId="vendor-policy">
+        <Loaded state={policy}>
+          {(p) => (
+            <dl class="facts">
+              <dt>Release rule</dt><dd data-testid="policy-rule">{ruleText(p.release)}</dd>
+              <dt>Schedule option</dt><dd>{p.scheduleOption}</dd>
+              <dt>Version</dt><dd data-testid="policy-version">{p.version}{p.version === 0 ? ' (no policy saved: the default applies)' : ''}</dd>
+              <dt>Set by</dt><dd>{p.actor || '—'}{p.at ? `, ${indiaTime(p.at)}` : ''}{p.reason ? `: ${p.reason}` : ''}</dd>
+              <dt>Hold</dt><dd data-testid="hold-state">{summary.data ? holdText(summary.data) : summary.problem ? `unknown (${summary.problem.message})` : 'not held'}</dd>
+              <dt>Open amount</dt><dd>{summary.data ? openText(summary.data) : '—'}</dd>
+            </dl>
+          )}
+        </Loaded>
+        <HoldControl vendorId={vendorId} held={held} onChanged={changed} />
+      </Section>
+      <Section title="Change the policy" testId="policy-change">
+        <Loaded state={policy}>{(p) => <PolicyEditor vendorId={vendorId} current={p} onApplied={changed} />}</Loaded>
+      </Section>
+      <Section title="Policy history" testId="policy-history">
+        <Loaded state={history}>
+          {(versions) => (
+            <Table
+              caption={`${vendorId}'s policy versions, newest first`}
+              headers={['Version', 'Release rule', 'Schedule option', 'Actor', 'Reason', 'At']}
+              empty="no version saved yet."
+              rows={versions.map((v) => ({ key: String(v.version), cells: [v.version, ruleText(v.release), v.scheduleOption, v.actor ?? '—', v.reason ?? '—', indiaTime(v.at)] }))}
+            />
+          )}
+        </Loaded>
+      </Section>
+      <VendorReleases vendorId={vendorId} round={round} />
+    </>
+  );
+}

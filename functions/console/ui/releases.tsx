@@ -1,0 +1,117 @@
+/** Vendor releases and vendors as the API lists them, and the one table that shows releases on every page. */
+import { indiaTime, money, ruleText } from './format';
+import { Table } from './form';
+
+/** One release (an outcome: one vendor of one order); fields the API may add later are shown when present. */
+export interface Release {
+  orderId: string;
+  vendorId: string;
+  amount?: string;
+  currency?: string;
+  state: string;
+  reason?: string | { code?: string; message?: string } | null;
+  holdReason?: string | null;
+  rule?: { kind: string; delay?: string };
+  policyVersion?: number;
+  scheduleOption?: number;
+  transactionTime?: string | null;
+  maxEligibility?: string | null;
+  targetEligibility?: string | null;
+  appliedEligibility?: string | null;
+  plannedSendAt?: string | null;
+  predictedSettlement?: string | null;
+  settledAt?: string | null;
+  lastGatewayStatus?: string | null;
+  lastGatewayMessage?: string | null;
+  attempts?: Array<{ at: string; status: string; subCode?: string | null; message: string }> | number;
+  /** A settlement at another time than predicted: the gateway's configuration and Holdback's disagree. */
+  settlementMismatch?: { predicted: string; settledAt: string; differenceMinutes: number; message: string } | null;
+}
+
+/** Why a release is in its state, in words (the API's `reason`, else the gateway's last answer, else the hold). */
+export function whyOf(r: Release): string {
+  const reason = typeof r.reason === 'string' ? r.reason : r.reason?.message ?? r.reason?.code;
+  const lastAttempt = Array.isArray(r.attempts) && r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : undefined;
+  const gateway = r.lastGatewayMessage ?? (lastAttempt ? `${lastAttempt.status}${lastAttempt.subCode ? ` ${lastAttempt.subCode}` : ''}: ${lastAttempt.message}` : undefined);
+  return [reason ?? (r.holdReason ? `held: ${r.holdReason}` : undefined), r.state === 'FAILED' || !reason ? gateway : undefined].filter(Boolean).join(' · ') || '—';
+}
+
+/** A refusal of a date inside Holdback's window means the dashboard's Defer by Days and Holdback's mirror disagree. */
+export function isDrift(r: Release): boolean {
+  return Boolean(r.settlementMismatch) || /drift|max_eligib/i.test(`${whyOf(r)} ${r.lastGatewayMessage ?? ''}`);
+}
+
+export function ReleaseTable({ caption, releases, testId, showVendor = true }: { caption: string; releases: Release[]; testId?: string; showVendor?: boolean }) {
+  return (
+    <Table
+      caption={caption}
+      testId={testId}
+      headers={[
+        'Order', ...(showVendor ? ['Vendor'] : []), 'Amount', 'State', 'Why', 'Rule (policy version)', 'Target eligibility', 'Send at',
+        'Applied eligibility', 'Predicted settlement', 'Settled at',
+      ]}
+      rows={releases.map((r) => ({
+        key: `${r.orderId}/${r.vendorId}`,
+        testId: `release-${r.orderId}-${r.vendorId}`,
+        cells: [
+          <a href={`#/orders/${encodeURIComponent(r.orderId)}`}>{r.orderId}</a>,
+          ...(showVendor ? [<a href={`#/vendors/${encodeURIComponent(r.vendorId)}`}>{r.vendorId}</a>] : []),
+          money(r.amount, r.currency),
+          <span class="state" data-testid="state">{r.state}</span>,
+          whyOf(r),
+          r.rule ? `${ruleText(r.rule)}${r.policyVersion !== undefined ? ` (v${r.policyVersion})` : ''}` : r.policyVersion !== undefined ? `v${r.policyVersion}` : '—',
+          <span data-testid="target">{indiaTime(r.targetEligibility)}</span>,
+          indiaTime(r.plannedSendAt),
+          indiaTime(r.appliedEligibility),
+          indiaTime(r.predictedSettlement),
+          indiaTime(r.settledAt),
+        ],
+      }))}
+    />
+  );
+}
+
+/** A vendor of `GET /vendors`: its policy in force, its last hold or unhold, and its open (unsettled) money per currency. */
+export interface VendorSummary {
+  vendorId: string;
+  policyVersion?: number;
+  scheduleOption?: number;
+  release?: { kind: string; delay?: string };
+  held?: boolean;
+  hold?: { held?: boolean; reason?: string; actor?: string; at?: string } | null;
+  open?: Array<{ currency: string; count: number; amount: string }>;
+  /** With `checkGateway=true`: the gateway's own schedule option for the vendor. */
+  gateway?: { scheduleOption: number | null; policyDisagrees: boolean; error?: string };
+}
+
+/** The hold in force, if any (the last hold or unhold is kept: an unhold is not a hold). */
+export function holdOf(v: VendorSummary): { reason: string; actor?: string; at?: string } | null {
+  const held = v.held ?? v.hold?.held ?? false;
+  if (!held) return null;
+  return { reason: v.hold?.reason ?? '—', actor: v.hold?.actor, at: v.hold?.at };
+}
+
+export function holdText(v: VendorSummary): string {
+  const hold = holdOf(v);
+  if (!hold) return v.hold ? `not held (unheld by ${v.hold.actor ?? '—'}, ${indiaTime(v.hold.at)}: ${v.hold.reason ?? '—'})` : 'not held';
+  return `HELD: ${hold.reason} (by ${hold.actor ?? '—'}, ${indiaTime(hold.at)})`;
+}
+
+/** Open money per currency: "INR 1,250.50 in 2 releases". */
+export function openText(v: VendorSummary): string {
+  if (!v.open || v.open.length === 0) return money('0');
+  return v.open.map((o) => `${money(o.amount, o.currency)} in ${o.count} release${o.count === 1 ? '' : 's'}`).join('; ');
+}
+
+/** Every vendor, page after page (a vendor's own page looks itself up in the list: there is no single-vendor route). */
+export async function findVendor(vendorId: string, fetchPage: (cursor?: string) => Promise<{ items: VendorSummary[]; nextCursor: string | null }>): Promise<VendorSummary | null> {
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const answer = await fetchPage(cursor);
+    const found = answer.items.find((v) => v.vendorId === vendorId);
+    if (found) return found;
+    if (!answer.nextCursor) return null;
+    cursor = answer.nextCursor;
+  }
+  return null;
+}

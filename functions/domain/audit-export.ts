@@ -1,0 +1,77 @@
+/** The audit export's JSON lines (a header, the signed checkpoints, the records) and their verification offline. */
+import type { KeyObject } from 'node:crypto';
+import type { AuditCheckpoint, CheckpointAlgorithm } from './audit-checkpoints';
+import type { AuditRecord } from './audit-records';
+import { AuditVerifier, type AuditVerification } from './audit-verification';
+
+/** The first line of an export. */
+export interface ExportHeader {
+  type: 'audit_export';
+  exportedAt: string;
+  /** The range of `recordedAt` exported (UTC); both null for the whole log. */
+  from: string | null;
+  to: string | null;
+  /** The whole log: every stream from sequence 1 and every checkpoint from number 1. */
+  complete: boolean;
+  algorithm: CheckpointAlgorithm | null;
+  keyId: string | null;
+}
+
+/** The stream under which a line that is not an export line is reported (its line number is the `sequence`). */
+export const EXPORT_FILE_STREAM = 'file';
+
+export const headerLine = (header: Omit<ExportHeader, 'type'>): string => JSON.stringify({ type: 'audit_export', ...header });
+export const checkpointLine = (checkpoint: AuditCheckpoint): string => JSON.stringify({ type: 'checkpoint', ...checkpoint });
+export const recordLine = (record: AuditRecord): string => JSON.stringify({ type: 'record', ...record });
+
+type ExportLine =
+  | { kind: 'header'; header: ExportHeader }
+  | { kind: 'checkpoint'; checkpoint: AuditCheckpoint }
+  | { kind: 'record'; record: AuditRecord }
+  | { kind: 'blank' }
+  | { kind: 'invalid'; reason: string };
+
+function parseLine(line: string): ExportLine {
+  if (line.trim() === '') return { kind: 'blank' };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { kind: 'invalid', reason: 'is not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'invalid', reason: 'is not a JSON object' };
+  const { type, ...rest } = value as Record<string, unknown>;
+  if (type === 'record') return { kind: 'record', record: rest as unknown as AuditRecord };
+  if (type === 'checkpoint') return { kind: 'checkpoint', checkpoint: { ...(rest as unknown as AuditCheckpoint), heads: Array.isArray(rest.heads) ? rest.heads as AuditCheckpoint['heads'] : [] } };
+  if (type === 'audit_export') return { kind: 'header', header: value as ExportHeader };
+  return { kind: 'invalid', reason: `has type ${JSON.stringify(type)}, not "audit_export", "checkpoint" or "record"` };
+}
+
+export type ExportVerification = AuditVerification & { complete: boolean };
+
+/**
+ * Verifies an export: `lines()` gives the file's lines from the start each time it is called (it is read twice: the
+ * checkpoints first, whatever their place in the file, then the records).
+ */
+export async function verifyExport(lines: () => AsyncIterable<string> | Iterable<string>, publicKey: KeyObject | null): Promise<ExportVerification> {
+  let header: ExportHeader | null = null;
+  const checkpoints: AuditCheckpoint[] = [];
+  let lineNumber = 0;
+  for await (const line of lines()) {
+    lineNumber += 1;
+    const parsed = parseLine(line);
+    if (parsed.kind === 'invalid') {
+      return { ok: false, records: 0, streams: 0, checkpoints: 0, unsignedRecords: 0, complete: false, firstBroken: { stream: EXPORT_FILE_STREAM, sequence: lineNumber, reason: `line ${lineNumber} ${parsed.reason}` } };
+    }
+    if (parsed.kind === 'header' && header === null) header = parsed.header;
+    if (parsed.kind === 'checkpoint') checkpoints.push(parsed.checkpoint);
+  }
+  const complete = header?.complete === true;
+  const verifier = new AuditVerifier({ publicKey, complete });
+  for (const checkpoint of checkpoints) verifier.addCheckpoint(checkpoint);
+  for await (const line of lines()) {
+    const parsed = parseLine(line);
+    if (parsed.kind === 'record') verifier.addRecord(parsed.record);
+  }
+  return { ...verifier.result(), complete };
+}

@@ -1,0 +1,219 @@
+/** Verification of the audit log: every record's hash and link, the checkpoint chain and signatures, and truncation. */
+import type { KeyObject } from 'node:crypto';
+import { checkpointText, isSignedBy, type AuditCheckpoint } from './audit-checkpoints';
+import { GENESIS_HASH, recordHash, sha256Of, type AuditRecord } from './audit-records';
+
+/** The stream name under which a broken checkpoint is reported (its number is the `sequence`). */
+export const CHECKPOINT_STREAM = 'checkpoints';
+
+export interface BrokenLink {
+  stream: string;
+  sequence: number;
+  reason: string;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  records: number;
+  streams: number;
+  checkpoints: number;
+  firstBroken: BrokenLink | null;
+  /** Records after the last checkpoint that covers their stream: chained, but not yet signed. */
+  unsignedRecords: number;
+}
+
+export interface VerifierOptions {
+  /** The key checkpoints must be signed with; null: every checkpoint is reported as unverifiable. */
+  publicKey: KeyObject | null;
+  /**
+   * True for the whole log (streams start at 1, checkpoints at 1, and a stream shorter than its signed head was
+   * truncated); false for a time range, whose first record of each stream and first checkpoint link to records outside.
+   */
+  complete: boolean;
+}
+
+interface SignedHead {
+  sequence: number;
+  hash: string;
+  checkpoint: number;
+}
+
+interface Waiting {
+  prevHash: string;
+  hash: string;
+  recordedAt: string;
+}
+
+interface StreamState {
+  /** The next sequence expected in order; 0 until the stream's start is known (a partial export). */
+  next: number;
+  lastHash: string;
+  lastRecordedAt: string;
+  /** Records that came before their predecessor (any order is accepted); drained as the gap closes. */
+  waiting: Map<number, Waiting> | null;
+  broken: (BrokenLink & { when: string }) | null;
+  signed: SignedHead | undefined;
+}
+
+/**
+ * Feed every checkpoint first, then every record (any order; per stream in sequence order is the fast path), then read
+ * `result()`. Memory grows with the number of streams, not of records, when records come in sequence order.
+ */
+export class AuditVerifier {
+  private readonly checkpointList: AuditCheckpoint[] = [];
+  private checkpointsDone = false;
+  private checkpointBreak: BrokenLink | null = null;
+  private readonly signedHeads = new Map<string, SignedHead>();
+  private readonly streams = new Map<string, StreamState>();
+  private recordCount = 0;
+  private unsigned = 0;
+
+  constructor(private readonly options: VerifierOptions) {}
+
+  addCheckpoint(checkpoint: AuditCheckpoint): void {
+    if (this.checkpointsDone) throw new Error('checkpoints must be added before the first record');
+    this.checkpointList.push(checkpoint);
+  }
+
+  /** `storageProblem`: what the store found wrong with the item itself (a key that disagrees with its record...). */
+  addRecord(record: AuditRecord, storageProblem?: string): void {
+    if (!this.checkpointsDone) this.finishCheckpoints();
+    this.recordCount += 1;
+    let state = this.streams.get(record.stream);
+    if (!state) {
+      state = { next: this.options.complete ? 1 : 0, lastHash: GENESIS_HASH, lastRecordedAt: '', waiting: null, broken: null, signed: this.signedHeads.get(record.stream) };
+      this.streams.set(record.stream, state);
+    }
+    if (state.signed === undefined || record.sequence > state.signed.sequence) this.unsigned += 1;
+    if (state.broken) return;
+    const sequence = record.sequence;
+    if (storageProblem) return this.breakStream(state, record.stream, sequence, storageProblem, record.recordedAt);
+    if (!Number.isInteger(sequence) || sequence < 1) {
+      return this.breakStream(state, record.stream, 0, `a record has sequence ${JSON.stringify(sequence)}, not 1, 2, 3...`, record.recordedAt);
+    }
+    if (recordHash(record) !== record.hash) {
+      return this.breakStream(state, record.stream, sequence, 'edited: the record no longer matches its hash', record.recordedAt);
+    }
+    if (sequence === state.next) {
+      this.link(state, record.stream, sequence, record.prevHash, record.hash, record.recordedAt);
+      this.drain(state, record.stream);
+      return;
+    }
+    if (sequence < state.next || state.waiting?.has(sequence)) {
+      return this.breakStream(state, record.stream, sequence, 'a second record with this sequence', record.recordedAt);
+    }
+    state.waiting ??= new Map();
+    state.waiting.set(sequence, { prevHash: record.prevHash, hash: record.hash, recordedAt: record.recordedAt });
+  }
+
+  result(): AuditVerification {
+    if (!this.checkpointsDone) this.finishCheckpoints();
+    const breaks: (BrokenLink & { when: string })[] = [];
+    for (const [stream, state] of this.streams) {
+      if (!state.broken && state.waiting?.size) {
+        if (state.next === 0) {
+          // A partial export: the stream's first record here links to one before the range.
+          const first = Math.min(...state.waiting.keys());
+          const start = state.waiting.get(first)!;
+          state.waiting.delete(first);
+          this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true);
+          this.drain(state, stream);
+        }
+        if (!state.broken && state.waiting?.size) {
+          const after = Math.min(...state.waiting.keys());
+          const reason = state.next === 1
+            ? `missing: the stream starts at sequence ${after} (its first records were deleted)`
+            : `missing: the stream goes from sequence ${state.next - 1} to ${after} (a record was deleted)`;
+          this.breakStream(state, stream, state.next, reason, state.waiting.get(after)!.recordedAt);
+        }
+      }
+      if (!state.broken && this.options.complete && state.signed && state.next - 1 < state.signed.sequence) {
+        this.breakStream(state, stream, state.next, `missing: checkpoint ${state.signed.checkpoint} signed sequence ${state.signed.sequence}, the stream ends at ${state.next - 1} (records were deleted from its end)`, state.lastRecordedAt);
+      }
+      if (state.broken) breaks.push(state.broken);
+    }
+    if (this.options.complete) {
+      for (const [stream, signed] of this.signedHeads) {
+        if (!this.streams.has(stream)) {
+          breaks.push({ stream, sequence: 1, reason: `missing: checkpoint ${signed.checkpoint} signed sequence ${signed.sequence}, no record of the stream is left`, when: '' });
+        }
+      }
+    }
+    breaks.sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.sequence - b.sequence));
+    const first = this.checkpointBreak ?? (breaks[0] ? { stream: breaks[0].stream, sequence: breaks[0].sequence, reason: breaks[0].reason } : null);
+    return {
+      ok: first === null,
+      records: this.recordCount,
+      streams: this.streams.size,
+      checkpoints: this.checkpointList.length,
+      firstBroken: first,
+      unsignedRecords: this.unsigned,
+    };
+  }
+
+  private link(state: StreamState, stream: string, sequence: number, prevHash: string, hash: string, recordedAt: string, anchor = false): void {
+    const expected = sequence === 1 ? GENESIS_HASH : state.lastHash;
+    if (!anchor && prevHash !== expected) {
+      const reason = sequence === 1
+        ? 'its link is not the start of a stream (records before it were removed)'
+        : `its link does not match the hash of sequence ${sequence - 1} (a record before it was changed or replaced)`;
+      this.breakStream(state, stream, sequence, reason, recordedAt);
+      return;
+    }
+    if (state.signed && state.signed.sequence === sequence && state.signed.hash !== hash) {
+      this.breakStream(state, stream, sequence, `edited: checkpoint ${state.signed.checkpoint} signed another hash for this record`, recordedAt);
+      return;
+    }
+    state.next = sequence + 1;
+    state.lastHash = hash;
+    state.lastRecordedAt = recordedAt;
+  }
+
+  private drain(state: StreamState, stream: string): void {
+    const waiting = state.waiting;
+    if (!waiting) return;
+    for (let entry = waiting.get(state.next); entry && !state.broken; entry = waiting.get(state.next)) {
+      waiting.delete(state.next);
+      this.link(state, stream, state.next, entry.prevHash, entry.hash, entry.recordedAt);
+    }
+    if (waiting.size === 0) state.waiting = null;
+  }
+
+  private breakStream(state: StreamState, stream: string, sequence: number, reason: string, when: string): void {
+    state.broken ??= { stream, sequence, reason, when };
+  }
+
+  /** Checks the chain of checkpoints in number order and folds their heads (the highest signed sequence per stream). */
+  private finishCheckpoints(): void {
+    this.checkpointsDone = true;
+    const list = this.checkpointList.sort((a, b) => a.number - b.number);
+    const fail = (number: number, reason: string): void => {
+      this.checkpointBreak ??= { stream: CHECKPOINT_STREAM, sequence: number, reason };
+    };
+    let previous: AuditCheckpoint | null = null;
+    for (const checkpoint of list) {
+      const { number } = checkpoint;
+      if (previous === null) {
+        if (this.options.complete && number !== 1) fail(1, `missing: the first checkpoint is number ${number}`);
+        if (this.options.complete && number === 1 && checkpoint.previousHash !== GENESIS_HASH) fail(1, 'its link is not the start of the chain');
+      } else if (number === previous.number) {
+        fail(number, 'a second checkpoint with this number');
+      } else if (number !== previous.number + 1) {
+        fail(previous.number + 1, `missing: the checkpoints go from ${previous.number} to ${number} (a checkpoint was deleted)`);
+      } else if (checkpoint.previousHash !== previous.hash) {
+        fail(number, `its link does not match the hash of checkpoint ${previous.number}`);
+      }
+      if (sha256Of(checkpointText(checkpoint)) !== checkpoint.hash) fail(number, 'edited: the checkpoint no longer matches its hash');
+      else if (!this.options.publicKey) fail(number, 'its signature cannot be checked: no public key was given');
+      else if (!isSignedBy(checkpoint, this.options.publicKey)) fail(number, 'wrong signature: not signed by the audit key');
+      for (const head of checkpoint.heads ?? []) {
+        const known = this.signedHeads.get(head.stream);
+        if (known && known.sequence === head.sequence && known.hash !== head.hash) {
+          fail(number, `signs another hash for ${head.stream} sequence ${head.sequence} than checkpoint ${known.checkpoint}`);
+        }
+        if (!known || head.sequence > known.sequence) this.signedHeads.set(head.stream, { sequence: head.sequence, hash: head.hash, checkpoint: number });
+      }
+      previous = checkpoint;
+    }
+  }
+}

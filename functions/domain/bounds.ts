@@ -1,0 +1,152 @@
+/** The ranges Holdback accepts in its input (README "Bounds"): times, durations, amounts, list lengths and nesting. */
+import Decimal from 'decimal.js';
+import type { DateTime, Duration } from 'luxon';
+import { parseDuration } from './dates';
+import { ValidationError, type ValidationIssue } from './errors';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The earliest time any input may name. The gateway's split settlement and its API version 2022-09-01 are far newer;
+ * years such as 0000 or 0001 are typing errors, and refusing them keeps every computed date a plain four-digit year.
+ */
+export const EARLIEST_INSTANT = '2000-01-01T00:00:00Z';
+export const EARLIEST_INSTANT_MS = Date.UTC(2000, 0, 1);
+/** The latest time an input not tied to the clock may name (a prediction's eligibility): beyond any window. */
+export const LATEST_INSTANT = '2100-01-01T00:00:00Z';
+export const LATEST_INSTANT_MS = Date.UTC(2100, 0, 1);
+
+/**
+ * How far after Holdback's clock an event's own time may lie. Events report what has happened (a payment, a delivery,
+ * a dispute), so a later time is a wrong clock or a typing error; one day leaves room for clocks that disagree and
+ * for a wrong offset, and keeps every window within a year and a day of now.
+ */
+export const MAX_AHEAD_OF_CLOCK = 'P1D';
+export const MAX_AHEAD_OF_CLOCK_MS = DAY_MS;
+
+/** `releaseLead`: the send needs minutes (rate limit, retries); 30 days is already more than any schedule option needs. */
+export const MAX_RELEASE_LEAD_DAYS = 30;
+/** A policy's `delay`: the window is at most Defer by Days (0..365) long, so a longer delay always means "at max". */
+export const MAX_DELAY_DAYS = 365;
+
+/** The largest amount of one vendor's share (ten digits and two decimals: ₹999 crore), far above any order. */
+export const MAX_AMOUNT = '9999999999.99';
+const MAX_AMOUNT_DECIMAL = new Decimal(MAX_AMOUNT);
+
+/** Vendors of one order.paid (and names in one vendorIds): each becomes a release item planned in the same call. */
+export const MAX_VENDORS_PER_ORDER = 100;
+/** Bank holidays in the settings: about 20 a year, so 50 years' worth; the settings must fit one table item. */
+export const MAX_HOLIDAYS = 1000;
+/**
+ * Levels of nested objects and lists in an event's detail or a JSON body (an order event needs 3). Anything deeper is
+ * refused before a recursive step (cloning, serialising, storing) can overflow the stack on it.
+ */
+export const MAX_NESTING_DEPTH = 32;
+
+/** What stands for a value cut off by `pruneNesting`. */
+export const NESTED_TOO_DEEP = '[nested too deep]';
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * How many levels of objects and lists a value nests (a scalar 0, `{}` 1, `{"a": []}` 2), counted without recursion
+ * and stopping as soon as it exceeds `limit` (then `limit + 1`).
+ */
+export function nestingDepth(value: unknown, limit: number = MAX_NESTING_DEPTH): number {
+  if (!isContainer(value)) return 0;
+  let deepest = 1;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return limit + 1;
+    for (const child of Object.values(current as object)) if (isContainer(child)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** The issue of a value nested deeper than the limit, or null. */
+export function nestingIssue(value: unknown, field: string, example: string): ValidationIssue | null {
+  if (nestingDepth(value) <= MAX_NESTING_DEPTH) return null;
+  return {
+    field,
+    problem: `nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep`,
+    expected: `at most ${MAX_NESTING_DEPTH} levels, e.g. ${example}`,
+  };
+}
+
+/**
+ * A copy of a JSON value in which everything below `keep` levels is replaced by "[nested too deep]", built without
+ * recursion: safe to clone, serialise and store whatever the input, and still deeper than MAX_NESTING_DEPTH when the
+ * input was (with `keep` above it), so whoever reads it refuses it for the same reason.
+ */
+export function pruneNesting(value: unknown, keep: number = MAX_NESTING_DEPTH + 1): unknown {
+  if (!isContainer(value)) return value;
+  const copyOf = (v: object): Record<string, unknown> | unknown[] => (Array.isArray(v) ? [] : {});
+  const root = copyOf(value);
+  const stack: Array<{ from: object; to: Record<string, unknown>; depth: number }> = [{ from: value, to: root as Record<string, unknown>, depth: 1 }];
+  while (stack.length > 0) {
+    const { from, to, depth } = stack.pop()!;
+    for (const [key, child] of Object.entries(from)) {
+      if (!isContainer(child)) {
+        to[key] = child;
+      } else if (depth >= keep) {
+        to[key] = NESTED_TOO_DEEP;
+      } else {
+        const copy = copyOf(child);
+        to[key] = copy;
+        stack.push({ from: child, to: copy as Record<string, unknown>, depth: depth + 1 });
+      }
+    }
+  }
+  return root;
+}
+
+/** Throws the field-named error when a parsed JSON body nests deeper than the limit. */
+export function assertNesting(value: unknown, field: string, example: string): void {
+  const issue = nestingIssue(value, field, example);
+  if (issue) throw new ValidationError([issue]);
+}
+
+/**
+ * The issue of an instant outside [2000-01-01, now + 1 day] (`nowMs` null: [2000-01-01, 2100-01-01), for times that
+ * are not about something that happened, such as a prediction's eligibility), or null.
+ */
+export function instantBoundsIssue(at: DateTime, field: string, nowMs: number | null): ValidationIssue | null {
+  const ms = at.toMillis();
+  const latest = nowMs === null ? LATEST_INSTANT_MS - 1 : nowMs + MAX_AHEAD_OF_CLOCK_MS;
+  if (ms >= EARLIEST_INSTANT_MS && ms <= latest) return null;
+  const range = nowMs === null
+    ? `from ${EARLIEST_INSTANT} to before ${LATEST_INSTANT}`
+    : `from ${EARLIEST_INSTANT} to one day (${MAX_AHEAD_OF_CLOCK}) after Holdback's clock, now ${new Date(latest).toISOString()}: the time the event happened`;
+  const beyond = nowMs === null ? `${LATEST_INSTANT} or later` : 'more than a day after Holdback\'s clock';
+  return { field, problem: `is ${at.toISO() ?? 'a time'}, ${ms < EARLIEST_INSTANT_MS ? 'before 2000' : beyond}`, expected: `a time ${range}` };
+}
+
+/**
+ * The issues of an ISO 8601 duration that is not one or that lies outside [0 or more than 0, maxDays days] (months
+ * count 30 days and years 365, as luxon converts them), each naming the field and the range.
+ */
+export function durationBoundsIssues(value: unknown, field: string, range: { positive: boolean; maxDays: number; example: string }): ValidationIssue[] {
+  let duration: Duration;
+  try {
+    duration = parseDuration(value, field);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
+  const ms = duration.toMillis();
+  const expected = `an ISO 8601 duration ${range.positive ? 'longer than zero' : 'from PT0S'} up to P${range.maxDays}D, e.g. ${range.example}`;
+  if (!Number.isFinite(ms) || ms > range.maxDays * DAY_MS) {
+    return [{ field, problem: `is ${JSON.stringify(value)}, longer than ${range.maxDays} days`, expected }];
+  }
+  if (range.positive && !(ms > 0)) return [{ field, problem: `is ${JSON.stringify(value)}, a zero duration`, expected }];
+  return [];
+}
+
+/** The issue of an amount above MAX_AMOUNT, or null. */
+export function amountBoundsProblem(amount: Decimal): string | null {
+  return amount.gt(MAX_AMOUNT_DECIMAL) ? `is ${amount.toFixed()}, more than the largest amount ${MAX_AMOUNT}` : null;
+}

@@ -1,0 +1,207 @@
+/** Previews of a policy or settings change: each unsent release as it stands and as it would be planned, with day totals. */
+import Decimal from 'decimal.js';
+import type { DateTime } from 'luxon';
+import type { BankCalendar } from './calendar';
+import { DAY_MS, indiaDayOf, indiaMidnight } from './civil-days';
+import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
+import { sha256Hex } from './digest';
+import { planRelease, type VendorFacts } from './release-machine';
+import { settlementOfMoment } from './schedule-options';
+import { calendarOf } from './settings';
+import type {
+  DecimalText, IsoInstant, OrderRecord, ReleaseState, Settings, VendorHold, VendorPolicy, VendorRelease,
+} from './types';
+import { nextGatewayMinuteMs } from './window';
+
+/** Where a release aims and when its vendor is then paid; both null while it waits for an event (a delivery). */
+export interface PreviewSide {
+  targetEligibility: IsoInstant | null;
+  predictedSettlement: IsoInstant | null;
+}
+
+/** One release of a preview as the API answers it. */
+export interface PreviewedRelease {
+  orderId: string;
+  vendorId: string;
+  state: ReleaseState;
+  amount: DecimalText;
+  current: PreviewSide;
+  candidate: PreviewSide;
+  /** Whether the candidate differs from the current target or settlement. */
+  moves: boolean;
+  /** Why the gateway would refuse the release as it stands under the candidate (null: it would accept it). */
+  refusal: string | null;
+}
+
+export interface DayTotals {
+  /** India-time day of the predicted settlement, "YYYY-MM-DD". */
+  date: string;
+  current: { count: number; amount: DecimalText };
+  candidate: { count: number; amount: DecimalText };
+}
+
+/** A side in epoch milliseconds (null: no target yet); text is made only for the releases an answer lists. */
+interface Side {
+  targetMs: number | null;
+  settlesMs: number | null;
+}
+
+/** One release previewed, kept in numbers: 100,000 of them are totalled, a thousand are shown. */
+export interface ReleasePreview {
+  release: VendorRelease;
+  current: Side;
+  candidate: Side;
+  moves: boolean;
+  /** The candidate window's end, when the current target lies after it (the gateway would refuse it). */
+  refusedPastMs: number | null;
+}
+
+/** What every release of one preview shares, prepared once. */
+export interface PreviewContext {
+  /** A policy preview: the candidate policy every release is planned again under (as `applyTo: "open_orders"` does). */
+  policy: VendorPolicy | null;
+  settings: { current: Settings; candidate: Settings };
+  now: DateTime;
+}
+
+/**
+ * The facts a stored release implies without its order's events: unsent releases are not cancelled and no customer
+ * won a dispute (those end CANCELLED or AT_MAX with a reason), and HELD by a dispute means a dispute is open. Only the
+ * delivery time is not on the release; a candidate rule that needs it (`after_delivery`) takes the facts folded from
+ * the events.
+ */
+export function factsOfUnsentRelease(release: VendorRelease): VendorFacts {
+  const disputeOpen = release.state === 'HELD' && release.holdReason !== 'vendor_hold';
+  return { deliveredAt: null, disputeOpen, lastResolution: null, cancelledAt: null };
+}
+
+/** The order window a release carries, as the planner reads it (only the id and the window are used). */
+function orderOf(release: VendorRelease, maxEligibility: IsoInstant): OrderRecord {
+  return {
+    orderId: release.orderId, transactionTime: release.transactionTime, maxEligibility, deferByDays: 0,
+    currency: '', vendors: [], recordedAt: release.updatedAt,
+  };
+}
+
+/** The policy a release was planned with, as recorded on it. */
+function pinnedPolicyOf(release: VendorRelease): VendorPolicy {
+  return {
+    vendorId: release.vendorId, version: release.policyVersion, scheduleOption: release.scheduleOption, release: release.rule,
+    actor: 'system', reason: 'pinned on the release', at: null,
+  };
+}
+
+/**
+ * A side of the preview: the target, and the settlement that follows from sending it (a target that has passed goes
+ * with the next gateway minute, as the release handler sends it); AT_MAX settles at the gateway's default.
+ */
+function sideOf(
+  release: Pick<VendorRelease, 'state' | 'targetEligibility' | 'maxEligibility' | 'scheduleOption'>,
+  calendar: BankCalendar,
+  earliestMs: number,
+): Side {
+  if (release.state === 'CANCELLED' || release.targetEligibility === null) return { targetMs: null, settlesMs: null };
+  const targetMs = parseMoment(release.targetEligibility, 'targetEligibility').ms;
+  const sentMs = release.state === 'AT_MAX'
+    ? targetMs
+    : Math.min(Math.max(targetMs, earliestMs), parseMoment(release.maxEligibility, 'maxEligibility').ms);
+  return { targetMs, settlesMs: settlementOfMoment({ ms: sentMs, zone: INDIA_TIME }, release.scheduleOption, calendar) };
+}
+
+/**
+ * Previews every release under one candidate. Each is planned by the domain's planner: under a candidate policy
+ * re-pinned (as a replan does), under candidate settings with its own pinned rule and a window that ends at the
+ * transaction time + the candidate Defer by Days. A current target past that end is what the gateway would refuse.
+ */
+export function previewReleases(
+  releases: readonly VendorRelease[],
+  factsOf: (release: VendorRelease, index: number) => VendorFacts,
+  holdOf: (release: VendorRelease) => VendorHold | null,
+  context: PreviewContext,
+): ReleasePreview[] {
+  const { policy, settings, now } = context;
+  const calendars = { current: calendarOf(settings.current), candidate: calendarOf(settings.candidate) };
+  const earliestMs = nextGatewayMinuteMs(now.toMillis());
+  const sameWindow = settings.candidate.deferByDays === settings.current.deferByDays;
+  return releases.map((release, index) => {
+    const maxMs = parseMoment(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;
+    const candidateMax = sameWindow ? release.maxEligibility : formatEpochMs(maxMs, INDIA_TIME);
+    const planned = planRelease({
+      order: orderOf(release, candidateMax), vendorId: release.vendorId, amount: release.amount,
+      // Without a candidate policy the release keeps its pinned one (the planner reads it from `current`).
+      policy: policy ?? pinnedPolicyOf(release), repin: policy !== null,
+      settings: settings.candidate, facts: factsOf(release, index), hold: holdOf(release), now, current: release,
+    });
+    const current = sideOf(release, calendars.current, earliestMs);
+    const candidate = sideOf(planned, calendars.candidate, earliestMs);
+    return {
+      release,
+      current,
+      candidate,
+      moves: current.targetMs !== candidate.targetMs || current.settlesMs !== candidate.settlesMs,
+      refusedPastMs: current.targetMs !== null && release.state !== 'AT_MAX' && current.targetMs > maxMs ? maxMs : null,
+    };
+  });
+}
+
+/** One previewed release as the API shows it, times in `settings`' zones. */
+export function presentPreview(preview: ReleasePreview, settings: { current: Settings; candidate: Settings }): PreviewedRelease {
+  const { release, current, candidate, moves, refusedPastMs } = preview;
+  const text = (ms: number | null, zone: string) => (ms === null ? null : formatEpochMs(ms, zone));
+  const zones = { current: settings.current.timezone, candidate: settings.candidate.timezone };
+  return {
+    orderId: release.orderId,
+    vendorId: release.vendorId,
+    state: release.state,
+    amount: release.amount,
+    current: { targetEligibility: text(current.targetMs, zones.current), predictedSettlement: text(current.settlesMs, zones.current) },
+    candidate: { targetEligibility: text(candidate.targetMs, zones.candidate), predictedSettlement: text(candidate.settlesMs, zones.candidate) },
+    moves,
+    refusal: refusedPastMs === null ? null
+      : `target ${text(current.targetMs, zones.candidate)} is after the max eligibility ${text(refusedPastMs, zones.candidate)} of Defer by Days ${settings.candidate.deferByDays}: the gateway would answer "Settlement eligibility cannot be beyond max_eligibity_date"`,
+  };
+}
+
+/** Count and amount per India-time day of predicted settlement, for both sides; releases without a settlement are left out. */
+export function totalsPerDay(previews: readonly ReleasePreview[]): DayTotals[] {
+  type Totals = { count: number; amount: Decimal };
+  const days = new Map<number, { current: Totals; candidate: Totals }>();
+  const add = (settlesMs: number | null, side: 'current' | 'candidate', amount: Decimal) => {
+    if (settlesMs === null) return;
+    const dayNumber = indiaDayOf(settlesMs);
+    let day = days.get(dayNumber);
+    if (!day) {
+      day = { current: { count: 0, amount: new Decimal(0) }, candidate: { count: 0, amount: new Decimal(0) } };
+      days.set(dayNumber, day);
+    }
+    day[side].count += 1;
+    day[side].amount = day[side].amount.plus(amount);
+  };
+  for (const p of previews) {
+    const amount = new Decimal(p.release.amount);
+    add(p.current.settlesMs, 'current', amount);
+    add(p.candidate.settlesMs, 'candidate', amount);
+  }
+  return [...days.entries()].sort(([a], [b]) => a - b).map(([dayNumber, d]) => ({
+    date: formatEpochMs(indiaMidnight(dayNumber), INDIA_TIME).slice(0, 10),
+    current: { count: d.current.count, amount: d.current.amount.toFixed(2) },
+    candidate: { count: d.candidate.count, amount: d.candidate.amount.toFixed(2) },
+  }));
+}
+
+/**
+ * What a preview showed, as one digest: the releases it covered (each at its stored version), the policy and
+ * settings versions it started from, and the change it previewed. A later apply recomputes it; any difference
+ * means the preview no longer holds.
+ */
+export function previewDigest(input: {
+  scope: string;
+  releases: readonly Pick<VendorRelease, 'orderId' | 'vendorId' | 'version'>[];
+  versions: Record<string, number>;
+  change: unknown;
+}): string {
+  const lines = input.releases.map((r) => `${r.orderId}/${r.vendorId}@${r.version}`).sort();
+  const versions = Object.keys(input.versions).sort().map((k) => `${k}=${input.versions[k]}`).join(',');
+  // The change is validated input, built with its keys in a fixed order, so its JSON is stable.
+  return sha256Hex(`${input.scope}\n${versions}\n${JSON.stringify(input.change)}\n${lines.join('\n')}`);
+}

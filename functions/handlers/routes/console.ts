@@ -1,0 +1,47 @@
+/** The web console for finance and auditors (contract section 6, `GET /console`): its page, its assets and the clock it shows. */
+import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle, type ConsoleBundle } from '../../console/bundle';
+import { HttpError, json, pathParameter, type ApiResult } from '../http';
+import type { ApiRoute } from './route';
+
+async function bundleOrExplain(): Promise<ConsoleBundle> {
+  try {
+    return await consoleBundle();
+  } catch (error) {
+    // On Lambda the bundler is not shipped; the console then runs on the user's machine, signing with their role.
+    throw new HttpError(503, 'console_unavailable', `the console could not be built here (${error instanceof Error ? error.message.split('\n')[0] : 'no bundler'}); run \`npx holdback console --api-url <this API's URL>\` instead`);
+  }
+}
+
+/**
+ * `GET /console` (the page) and `GET /console/{asset}`: the page's content-hashed script and stylesheet, and `clock`,
+ * Holdback's time as the page shows it (locally the shared clock that tests and demos move; on AWS the real time).
+ */
+export const CONSOLE_ROUTES: ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/console',
+    run: async () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_SECURITY_HEADERS },
+      body: (await bundleOrExplain()).html,
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/console/{asset}',
+    run: async (e, deps): Promise<ApiResult> => {
+      const name = pathParameter(e, 'asset');
+      if (name === CONSOLE_CLOCK) {
+        return json(200, { now: (await deps()).clock.now().setZone('Asia/Kolkata').toISO() }, { 'cache-control': 'no-store' });
+      }
+      const asset = (await bundleOrExplain()).assets.get(name);
+      if (!asset) throw new HttpError(404, 'not_found', `console asset ${JSON.stringify(name)} does not exist; reload /console for the current ones`);
+      return {
+        statusCode: 200,
+        headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', ...CONSOLE_SECURITY_HEADERS },
+        body: asset.body.toString('base64'),
+        isBase64Encoded: true,
+      };
+    },
+  },
+];

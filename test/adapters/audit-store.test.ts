@@ -1,0 +1,105 @@
+/** The audit log on a real dynalite: conditional appends, lost races, entries kept when appends fail, checkpoints, verification. */
+import { DateTime } from 'luxon';
+import { DynamoAuditStore, PENDING_PK, sequenceKey } from '../../functions/adapters/dynamodb/audit-store';
+import { DocumentClient, type PutInput } from '../../functions/adapters/dynamodb/document-client';
+import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
+import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
+import { verifyAuditLog } from '../../functions/application/audit-log-views';
+import { writeAuditCheckpoint, maintainAuditLog } from '../../functions/application/maintain-audit-log';
+import type { AuditEntry, Dependencies } from '../../functions/application/ports';
+import { RecordingLogger } from '../fakes/outside-world';
+import { withLocalDynamo } from './local-dynamodb';
+
+const TABLE = DEFAULT_AUDIT_TABLE_NAME;
+const clock = { now: () => DateTime.fromISO('2022-12-02T16:00:00+05:30') };
+
+const entry = (orderId: string, n: number): AuditEntry => ({
+  kind: 'gateway_attempt', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'vendor_1',
+  detail: { request: '2022-12-05 10:00:00', status: 'OK', n },
+});
+
+/** The few dependencies the audit use cases read, around a real store. */
+function auditDeps(store: DynamoAuditStore, key = Ed25519AuditKey.inMemory(), logger = new RecordingLogger()): Dependencies {
+  return { clock, logger, audit: store, auditArchive: store, auditKey: key } as unknown as Dependencies;
+}
+
+/** A document client whose record puts fail (as a throttled or unreachable table would) while `failing` is set. */
+class FlakyDocumentClient extends DocumentClient {
+  failing = true;
+  override async put(input: PutInput) {
+    if (this.failing && String(input.Item.pk).startsWith('order#')) throw Object.assign(new Error('ProvisionedThroughputExceeded'), { name: 'ProvisionedThroughputExceededException' });
+    return super.put(input);
+  }
+}
+
+test('appends chain each stream; a writer with a stale head loses the race, re-reads and appends after the winner', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const first = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    const second = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    await first.append([entry('order_1', 1), entry('order_2', 1), { kind: 'settings_changed', at: '2022-12-02T16:00:00+05:30', actor: 'finance', detail: { version: 1 } }]);
+    await second.append([entry('order_1', 2)]); // second now remembers head 2
+    await first.append([entry('order_1', 3)]); // first thinks the head is 1: loses the race on 2, re-reads, writes 3
+    await second.append([entry('order_1', 4), entry('order_1', 5)]); // second thinks 2: loses on 3, re-reads, writes 4 and 5
+    const records = await first.streamRecords('order#order_1');
+    expect(records.map((r) => [r.sequence, r.detail.n])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
+    expect(records[3].prevHash).toBe(records[2].hash);
+    expect((await first.streamRecords('config'))[0]).toMatchObject({ kind: 'settings_changed', actor: 'finance', sequence: 1 });
+    expect(await verifyAuditLog(auditDeps(first))).toEqual({ ok: true, records: 7, streams: 3, checkpoints: 1, firstBroken: null, unsignedRecords: 0 });
+  });
+});
+
+test('twenty concurrent appends to one stream give twenty sequences without a gap', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const stores = Array.from({ length: 4 }, () => new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger()));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 4].append([entry('order_hot', i)])));
+    const records = await stores[0].streamRecords('order#order_hot');
+    expect(records.map((r) => r.sequence)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(new Set(records.map((r) => r.detail.n)).size).toBe(20);
+    expect((await verifyAuditLog(auditDeps(stores[0]))).ok).toBe(true);
+  });
+});
+
+test('an append that keeps failing never throws: its entries are kept as a pending item and appended by the next flush', async () => {
+  await withLocalDynamo(async ({ doc, client }) => {
+    const flaky = new FlakyDocumentClient(client);
+    const logger = new RecordingLogger();
+    const store = new DynamoAuditStore(flaky, TABLE, clock, logger);
+    await expect(store.append([entry('order_1', 1), entry('order_1', 2)])).resolves.toBeUndefined();
+    const pending = await doc.query({ TableName: TABLE, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': PENDING_PK } });
+    expect(pending.items).toHaveLength(1);
+    expect(pending.items[0].entries).toHaveLength(2);
+    expect(logger.lines.some((l) => l.level === 'warn' && l.message === 'audit entries kept for a later append')).toBe(true);
+    flaky.failing = false;
+    expect(await maintainAuditLog(auditDeps(store))).toMatchObject({ appended: 2, checkpoint: { written: [1] } });
+    expect((await store.streamRecords('order#order_1')).map((r) => r.detail.n)).toEqual([1, 2]);
+    expect((await doc.query({ TableName: TABLE, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': PENDING_PK } })).items).toHaveLength(0);
+  });
+});
+
+test('checkpoints sign the streams that moved since the last one, chained; a deleted head and an edited item are reported', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    const deps = auditDeps(store);
+    await store.append([entry('order_1', 1), entry('order_1', 2), entry('order_2', 1)]);
+    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [1], heads: 2 });
+    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [], heads: 0 }); // nothing moved
+    await store.append([entry('order_2', 2)]);
+    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [2], heads: 1 });
+    const [second, first] = await store.latestCheckpoints(2);
+    expect(second.previousHash).toBe(first.hash);
+    expect(second.heads).toEqual([{ stream: 'order#order_2', sequence: 2, hash: (await store.streamRecords('order#order_2'))[1].hash }]);
+
+    // The last record of order_1 is deleted: no gap shows, but checkpoint 1 signed sequence 2.
+    const key = { pk: 'order#order_1', sk: sequenceKey(2) };
+    const deleted = (await doc.get({ TableName: TABLE, Key: key }))!;
+    await doc.delete({ TableName: TABLE, Key: key });
+    expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_1', sequence: 2, reason: 'missing: checkpoint 1 signed sequence 2, the stream ends at 1 (records were deleted from its end)' });
+    await doc.put({ TableName: TABLE, Item: deleted });
+    expect((await verifyAuditLog(deps)).ok).toBe(true);
+
+    // An attribute added to a record is an edit too, though the hashed fields are untouched.
+    await store.append([entry('order_3', 1)]);
+    await doc.update({ TableName: TABLE, Key: { pk: 'order#order_3', sk: sequenceKey(1) }, UpdateExpression: 'SET note = :n', ExpressionAttributeValues: { ':n': 'x' } });
+    expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_3', sequence: 1, reason: 'edited: attributes note were added to the record' });
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The KMS audit key through the real SDK against a scripted KMS endpoint (no local KMS exists): Sign is called with the
+ * checkpoint's SHA-256 as a DIGEST, and the DER signature KMS gives back verifies offline with the PEM it publishes.
+ */
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
+import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit-checkpoints';
+import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+
+const KEY_ARN = 'arn:aws:kms:ap-south-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** What the fake KMS can sign: the texts whose digest it may be sent (it holds the private key, as KMS does). */
+const texts = new Map<string, string>();
+
+let kms: ScriptedServer;
+let client: KMSClient;
+
+beforeAll(async () => {
+  kms = await startScriptedServer((request) => {
+    const target = String(request.headers['x-amz-target']);
+    const body = JSON.parse(request.body) as Record<string, string>;
+    if (target === 'TrentService.GetPublicKey') {
+      return answer(200, { KeyId: KEY_ARN, KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'), SigningAlgorithms: ['ECDSA_SHA_256'] });
+    }
+    if (target === 'TrentService.Sign' && body.MessageType === 'DIGEST' && body.SigningAlgorithm === 'ECDSA_SHA_256') {
+      const text = texts.get(Buffer.from(body.Message, 'base64').toString('hex'));
+      if (text === undefined) return answer(400, { __type: 'ValidationException', message: 'unknown digest' });
+      return answer(200, { KeyId: KEY_ARN, Signature: sign('sha256', Buffer.from(text), privateKey).toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' });
+    }
+    return answer(400, { __type: 'ValidationException', message: `unexpected ${target}` });
+  });
+  client = new KMSClient({ endpoint: kms.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+});
+
+afterAll(async () => {
+  client.destroy();
+  await kms.close();
+});
+
+test('a checkpoint signed by KMS (ECDSA P-256 over its digest) verifies with the public key KMS publishes', async () => {
+  const key = new KmsAuditKey(client, KEY_ARN, true);
+  const identity = await key.identity();
+  expect(identity).toEqual({ algorithm: 'ECDSA_SHA_256', keyId: KEY_ARN });
+  const sealed = sealCheckpoint(null, { at: '2022-12-02T10:30:00.000Z', coveredUntil: '2022-12-02T10:30:00.000Z', heads: [{ stream: 'order#o1', sequence: 3, hash: 'a'.repeat(64) }], ...identity });
+  const text = checkpointText(sealed);
+  expect(sealed.hash).toBe(createHash('sha256').update(text).digest('hex'));
+  texts.set(sealed.hash, text);
+  const signature = await key.sign(text, sealed.hash);
+  const pem = await key.publicKeyPem();
+  expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+  expect(isSignedBy({ ...sealed, signature }, publicKeyOf(pem)!)).toBe(true);
+  expect(isSignedBy({ ...sealed, heads: [{ stream: 'order#o1', sequence: 2, hash: 'a'.repeat(64) }], signature }, publicKeyOf(pem)!)).toBe(false);
+  const signCall = kms.requests.find((r) => r.headers['x-amz-target'] === 'TrentService.Sign')!;
+  expect(JSON.parse(signCall.body)).toMatchObject({ KeyId: KEY_ARN, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' });
+});
+
+test('a function that is not the checkpoint writer never calls Sign', async () => {
+  const before = kms.requests.length;
+  await expect(new KmsAuditKey(client, KEY_ARN, false).sign('text', 'ab'.repeat(32))).rejects.toThrow('not the audit checkpoint writer');
+  expect(kms.requests.length).toBe(before);
+});

@@ -1,0 +1,145 @@
+/** The read side's indexes against a real dynalite: kept by the release writes, queried by outcomes, forecasts and vendors. */
+import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
+import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
+import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/adapters/dynamodb/tables';
+import type { OutcomeFilter } from '../../functions/application/ports';
+import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
+import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
+
+let dynamo: LocalDynamo;
+let orders: DynamoOrderRepository;
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+  orders = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
+});
+afterAll(() => dynamo.close());
+
+function order(orderId: string, transactionTime: string, vendorIds: string[]): OrderRecord {
+  return {
+    orderId, transactionTime, maxEligibility: transactionTime.replace(/^2022-12-0?(\d+)/, (_m, d) => `2022-12-${String(Number(d) + 15).padStart(2, '0')}`),
+    deferByDays: 15, currency: 'INR', vendors: vendorIds.map((vendorId) => ({ vendorId, amount: '100.50' })), recordedAt: transactionTime,
+  };
+}
+
+function release(o: OrderRecord, vendorId: string, overrides: Partial<VendorRelease> = {}): VendorRelease {
+  return {
+    orderId: o.orderId, vendorId, amount: '100.50', state: 'SCHEDULED', policyVersion: 1, rule: { kind: 'after_payment', delay: 'P3D' },
+    scheduleOption: 1, transactionTime: o.transactionTime, maxEligibility: o.maxEligibility,
+    targetEligibility: '2022-12-05T16:00:00+05:30', sendAt: '2022-12-05T15:00:00+05:30', releaseKey: 'rel-1', appliedEligibility: null,
+    predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null, version: 1, updatedAt: o.transactionTime,
+    ...overrides,
+  };
+}
+
+/** Writes the order and its releases as the use cases do: the order record, then each release from version 1. */
+async function paid(o: OrderRecord, overrides: Record<string, Partial<VendorRelease>> = {}): Promise<VendorRelease[]> {
+  await orders.createOrder(o);
+  const written: VendorRelease[] = [];
+  for (const { vendorId } of o.vendors) {
+    const r = release(o, vendorId, overrides[vendorId]);
+    await orders.putRelease(r, null);
+    written.push(r);
+  }
+  return written;
+}
+
+async function all(filter: OutcomeFilter, after: string | null = null): Promise<string[]> {
+  const rows: string[] = [];
+  for await (const row of orders.reads.outcomes(filter, after)) rows.push(`${row.release.orderId}/${row.release.vendorId}`);
+  return rows;
+}
+
+test('the orders table has the due index and the four read-side indexes, sparse and narrow; the vendor index is gone', () => {
+  const [table] = createTableInputs();
+  expect(table.GlobalSecondaryIndexes?.map((i) => [i.IndexName, i.Projection?.ProjectionType, i.Projection?.NonKeyAttributes ?? []])).toEqual([
+    ['due', 'ALL', []],
+    [OPEN_INDEX.name, 'INCLUDE', ['amount', 'currency']],
+    [PAID_INDEX.name, 'INCLUDE', ['vendors']],
+    [APPLIED_INDEX.name, 'KEYS_ONLY', []],
+    [SETTLED_INDEX.name, 'KEYS_ONLY', []],
+  ]);
+});
+
+describe('outcomes through the indexes', () => {
+  // India months: 1 Dec 02:00 India time is still 30 Nov in UTC; it belongs to December.
+  const a = order('order_r1', '2022-12-01T02:00:00+05:30', ['ven_b', 'ven_a']);
+  const b = order('order_r2', '2022-11-30T23:00:00+05:30', ['ven_a']);
+  const c = order('order_r3', '2022-12-02T16:00:00+05:30', ['ven_a', 'ven_c']);
+
+  beforeAll(async () => {
+    await paid(a);
+    // An earlier target: first in the open index, which is ordered by eligibility.
+    await paid(b, { ven_a: { targetEligibility: '2022-12-04T10:00:00+05:30', sendAt: '2022-12-04T09:00:00+05:30' } });
+    const [applied] = await paid(c);
+    // The release of order_r3 / ven_a is applied, then settled: each write keeps its indexes.
+    const appliedRelease = { ...applied, state: 'APPLIED' as const, sendAt: null, releaseKey: null, appliedEligibility: '2022-12-05T16:00:00+05:30', predictedSettlement: '2022-12-06T11:00:00+05:30', version: 2 };
+    await orders.putRelease(appliedRelease, 1);
+    await orders.putRelease({ ...appliedRelease, state: 'SETTLED', settledAt: '2022-12-06T11:00:00+05:30', version: 3 }, 2);
+  });
+
+  test('by transaction time: every vendor of every order, in time order then order and vendor id, across India months', async () => {
+    expect(await all({ by: 'transaction' })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r1/ven_b', 'order_r3/ven_a', 'order_r3/ven_c']);
+    expect(await all({ by: 'transaction', from: '2022-12-01T00:00:00+05:30' })).toEqual(['order_r1/ven_a', 'order_r1/ven_b', 'order_r3/ven_a', 'order_r3/ven_c']);
+    expect(await all({ by: 'transaction', to: '2022-12-01T02:00:00+05:30' })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r1/ven_b']);
+    expect(await all({ by: 'transaction', vendorId: 'ven_a' })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r3/ven_a']);
+    expect(await all({ by: 'transaction', state: 'SETTLED' })).toEqual(['order_r3/ven_a']);
+    expect(await all({ by: 'transaction', from: '2022-12-03T00:00:00+05:30', to: '2022-12-02T00:00:00+05:30' })).toEqual([]);
+  });
+
+  test('by applied eligibility and by settlement time: only the releases that have one', async () => {
+    expect(await all({ by: 'applied' })).toEqual(['order_r3/ven_a']);
+    expect(await all({ by: 'settled', from: '2022-12-06T11:00:00+05:30', to: '2022-12-06T11:00:00+05:30' })).toEqual(['order_r3/ven_a']);
+    expect(await all({ by: 'settled', to: '2022-12-06T10:59:59+05:30' })).toEqual([]);
+    expect(await all({ by: 'settled', vendorId: 'ven_c' })).toEqual([]);
+  });
+
+  test('one order: read from its own partition, filtered alike', async () => {
+    expect(await all({ by: 'transaction', orderId: 'order_r1' })).toEqual(['order_r1/ven_a', 'order_r1/ven_b']);
+    expect(await all({ by: 'transaction', orderId: 'order_r1', vendorId: 'ven_b' })).toEqual(['order_r1/ven_b']);
+    expect(await all({ by: 'settled', orderId: 'order_r1' })).toEqual([]);
+  });
+
+  test('a position resumes exactly after the row it names, inside an order too', async () => {
+    const rows: string[] = [];
+    for await (const row of orders.reads.outcomes({ by: 'transaction' }, null)) rows.push(row.position);
+    expect(await all({ by: 'transaction' }, rows[1])).toEqual(['order_r1/ven_b', 'order_r3/ven_a', 'order_r3/ven_c']);
+    expect(await all({ by: 'transaction' }, rows[4])).toEqual([]);
+  });
+
+  test('each row carries its order (currency, vendors)', async () => {
+    for await (const row of orders.reads.outcomes({ by: 'transaction', orderId: 'order_r3' }, null)) {
+      expect(row.order).toMatchObject({ orderId: 'order_r3', currency: 'INR' });
+      expect(row.order).not.toHaveProperty(PAID_INDEX.pk);
+    }
+  });
+
+  test('open releases leave the open index once settled; totals are summed from the index alone', async () => {
+    expect(await orders.reads.openTotals('ven_a')).toEqual([{ currency: 'INR', count: 2, amount: '201.00' }]);
+    expect(await orders.reads.openTotals('ven_c')).toEqual([{ currency: 'INR', count: 1, amount: '100.50' }]);
+    expect(await orders.reads.openTotals('ven_nobody')).toEqual([]);
+    const open: string[] = [];
+    for await (const row of orders.reads.openReleases('ven_a', { from: '2022-12-01T00:00:00+05:30', to: '2022-12-31T00:00:00+05:30' })) open.push(row.release.orderId);
+    expect(open).toEqual(['order_r2', 'order_r1']);
+    const everyOpen: string[] = [];
+    for await (const row of orders.reads.openReleases('ven_a')) everyOpen.push(row.release.orderId);
+    expect(everyOpen).toEqual(['order_r2', 'order_r1']);
+  });
+
+  test('the vendors seen in orders, and in policies, listed by id in pages', async () => {
+    const policies = new DynamoPolicyRepository(dynamo.doc, dynamo.tables.config, orders.reads.directory);
+    await policies.save({ vendorId: 'ven_policy_only', version: 1, scheduleOption: 2, release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: '2022-12-01T10:00:00+05:30' });
+    expect(await orders.reads.vendors(null, 10)).toEqual({ vendorIds: ['ven_a', 'ven_b', 'ven_c', 'ven_policy_only'], more: false });
+    expect(await orders.reads.vendors(null, 2)).toEqual({ vendorIds: ['ven_a', 'ven_b'], more: true });
+    expect(await orders.reads.vendors('ven_b', 2)).toEqual({ vendorIds: ['ven_c', 'ven_policy_only'], more: false });
+    expect(await orders.reads.knowsVendor('ven_policy_only')).toBe(true);
+    expect(await orders.reads.knowsVendor('ven_never')).toBe(false);
+  });
+
+  test('listByVendor reads through the paid index: by transaction time, bounded, limited', async () => {
+    const ids = (rs: VendorRelease[]): string[] => rs.map((r) => r.orderId);
+    expect(ids(await orders.listByVendor('ven_a'))).toEqual(['order_r2', 'order_r1', 'order_r3']);
+    expect(ids(await orders.listByVendor('ven_a', { from: '2022-12-01T00:00:00+05:30', limit: 1 }))).toEqual(['order_r1']);
+    await expect(orders.listByVendor('ven_a', { from: 'yesterday' })).rejects.toThrow(/^from: /);
+  });
+});

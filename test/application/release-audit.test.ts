@@ -1,0 +1,42 @@
+/** Audit entries of the release state machine (contract 6.2): what each records, and that a failing log changes nothing. */
+import { fakeWorld } from '../fakes/dependencies';
+import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
+
+test('a planning decision, each gateway attempt (request and answer) and the outcome are audited with order, vendor and actor', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'immediate' });
+  world.gateway.answerNext({ kind: 'response', httpStatus: 502, status: 'ERROR', subCode: '502', message: 'Bad gateway' });
+  await send(world, 'order.paid', paid());
+  world.clock.advance({ minutes: 1 });
+  await world.fireDueSchedules();
+
+  const entries = world.audit.entries.filter((e) => e.orderId).map((e) => [e.kind, e.orderId, e.vendorId, e.actor, e.detail.cause ?? null, e.detail.to ?? null]);
+  expect(entries).toEqual([
+    ['planned', ORDER, VENDOR, 'marketplace', 'payment', 'PLANNED'],
+    ['gateway_attempt', ORDER, VENDOR, 'holdback', null, null],
+    ['planned', ORDER, VENDOR, 'holdback', 'answer', 'SCHEDULED'],
+    ['gateway_attempt', ORDER, VENDOR, 'holdback', null, null],
+    ['planned', ORDER, VENDOR, 'holdback', 'answer', 'APPLIED'],
+  ]);
+  const attempts = world.audit.entries.filter((e) => e.kind === 'gateway_attempt');
+  expect(attempts[0].detail).toEqual({
+    send: 1, attempt: 1,
+    request: { eligibility: '2022-12-02 16:06:00', at: '2022-12-02T16:05:00+05:30' },
+    answer: { httpStatus: 502, status: 'ERROR', subCode: '502', message: 'Bad gateway' },
+    meaning: { kind: 'retryable', reason: 'gateway error (HTTP 502): Bad gateway' },
+  });
+  expect(world.audit.entries.find((e) => e.kind === 'planned')!.detail).toMatchObject({ from: null, to: 'PLANNED', rule: { kind: 'immediate' }, policyVersion: 1, reason: expect.stringMatching(/^rule immediate: target 2022-12-02T16:00:00\+05:30; due now/) });
+});
+
+test('an audit log that fails never makes a release fail or send twice', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'immediate' });
+  world.audit.append = async () => { throw new Error('audit table throttled'); };
+
+  await send(world, 'order.paid', paid());
+  await world.deliverQueued();
+
+  expect(world.gateway.calls).toHaveLength(1);
+  expect(await release(world)).toMatchObject({ state: 'APPLIED' });
+  expect(world.logger.lines.filter((l) => l.message === 'audit entries not appended').length).toBeGreaterThan(0);
+});

@@ -1,0 +1,171 @@
+/** `holdback console` in front of a stub API that checks SigV4 like API Gateway: signed calls pass, a 403 shows as the role's refusal. */
+import { createHash, createHmac } from 'node:crypto';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { startConsoleServer, type ConsoleServer } from '../../bin/console-server';
+import { regionOfApiUrl, SignedApi } from '../../bin/signed-api';
+import { browserIt, consolePage, launchBrowser } from './browser';
+
+const test = browserIt('console-signed.test.ts');
+
+/** Known test credentials (AWS's documentation example), read by the SDK's default chain from the environment. */
+const ACCESS_KEY = 'AKIAIOSFODNN7EXAMPLE';
+const SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+const REGION = 'ap-south-1';
+const STAGE = '/prod';
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+/** RFC 3986 encoding, as SigV4 canonical forms use it. */
+const rfc3986 = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * An independent SigV4 check (not the signer's own code): the canonical request rebuilt from what arrived, the
+ * signature recomputed with the secret. For execute-api the path is encoded once more, as for every service but S3.
+ */
+function signatureProblem(req: IncomingMessage, body: Buffer): string | null {
+  const auth = req.headers.authorization ?? '';
+  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
+  if (!match) return `no SigV4 Authorization header: ${JSON.stringify(auth)}`;
+  const [, accessKey, day, region, service, signedHeaders, signature] = match;
+  if (accessKey !== ACCESS_KEY) return `unknown access key ${accessKey}`;
+  if (region !== REGION || service !== 'execute-api') return `scope ${region}/${service}, not ${REGION}/execute-api`;
+  const amzDate = String(req.headers['x-amz-date'] ?? '');
+  if (!amzDate.startsWith(day)) return 'x-amz-date does not match the credential scope';
+  const url = new URL(req.url ?? '/', 'http://stub');
+  const canonicalUri = url.pathname.split('/').map((segment) => rfc3986(segment)).join('/');
+  const canonicalQuery = [...url.searchParams].map(([k, v]) => [rfc3986(k), rfc3986(v)]).sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join('&');
+  const names = signedHeaders.split(';');
+  if (!names.includes('host') || !names.includes('x-amz-date')) return `host and x-amz-date must be signed, got ${signedHeaders}`;
+  const canonicalHeaders = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  const canonicalRequest = [req.method, canonicalUri, canonicalQuery, canonicalHeaders, signedHeaders, sha256(body)].join('\n');
+  const scope = `${day}/${region}/${service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
+  const key = hmac(hmac(hmac(hmac(`AWS4${SECRET_KEY}`, day), region), service), 'aws4_request');
+  const expected = createHmac('sha256', key).update(stringToSign).digest('hex');
+  return expected === signature ? null : `signature mismatch for ${req.method} ${req.url}`;
+}
+
+interface Stub {
+  url: string;
+  server: Server;
+  calls: Array<{ method: string; path: string; body: string }>;
+  badSignatures: string[];
+}
+
+/** What the role allows: reading. A change is refused by "IAM" with API Gateway's 403. */
+async function startStubApi(): Promise<Stub> {
+  const stub: Stub = { url: '', server: null as unknown as Server, calls: [], badSignatures: [] };
+  stub.server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const send = (status: number, answer: unknown, type = 'application/json') => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(typeof answer === 'string' ? answer : JSON.stringify(answer));
+      };
+      const problem = signatureProblem(req, body);
+      if (problem) {
+        stub.badSignatures.push(problem);
+        send(403, { message: 'The request signature we calculated does not match the signature you provided.' });
+        return;
+      }
+      const url = new URL(req.url ?? '/', 'http://stub');
+      if (!url.pathname.startsWith(`${STAGE}/`)) {
+        send(404, { message: 'Not Found' });
+        return;
+      }
+      const path = url.pathname.slice(STAGE.length);
+      stub.calls.push({ method: req.method ?? '', path: `${path}${url.search}`, body: body.toString('utf8') });
+      const route = `${req.method} ${path}`;
+      if (route === 'GET /vendors') return send(200, { items: [{ vendorId: 'sv-1', policyVersion: 1, scheduleOption: 2, release: { kind: 'after_delivery', delay: 'P2D' }, held: false, hold: null, open: [{ currency: 'INR', count: 3, amount: '123456.50' }] }], nextCursor: null });
+      if (route === 'GET /vendors/sv-1/policy') return send(200, { vendorId: 'sv-1', version: 1, scheduleOption: 2, release: { kind: 'after_delivery', delay: 'P2D' }, actor: 'a', reason: 'r', at: '2022-12-01T10:00:00+05:30' });
+      if (route === 'GET /vendors/sv-1/policy/history') return send(200, { vendorId: 'sv-1', versions: [] });
+      if (route === 'GET /outcomes') return send(200, { items: [], nextCursor: null });
+      if (req.method === 'POST' || req.method === 'PUT') {
+        return send(403, { Message: `User: arn:aws:sts::123456789012:assumed-role/holdback-auditor/alice is not authorized to perform: execute-api:Invoke on resource: arn:aws:execute-api:${REGION}:123456789012:abc123${STAGE}/${req.method}${path}` });
+      }
+      return send(404, { error: { code: 'route_not_found', message: `no route ${route}` } });
+    });
+  });
+  await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+  stub.url = `http://127.0.0.1:${(stub.server.address() as AddressInfo).port}${STAGE}`;
+  return stub;
+}
+
+let stub: Stub;
+let consoleServer: ConsoleServer;
+let browser: Browser | null = null;
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  process.env.AWS_ACCESS_KEY_ID = ACCESS_KEY;
+  process.env.AWS_SECRET_ACCESS_KEY = SECRET_KEY;
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  stub = await startStubApi();
+  consoleServer = await startConsoleServer({ apiUrl: stub.url, region: REGION, port: 0 });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await consoleServer?.close();
+  await new Promise((resolve) => stub?.server.close(resolve));
+  process.env = savedEnv;
+});
+
+it('takes the region from an execute-api URL and keeps the stage in front of every path', () => {
+  expect(regionOfApiUrl('https://abc123.execute-api.ap-south-1.amazonaws.com/prod')).toBe('ap-south-1');
+  expect(regionOfApiUrl('https://api.example.com')).toBeUndefined();
+  expect(() => new SignedApi({ apiUrl: 'https://api.example.com' })).toThrow('--region');
+  const api = new SignedApi({ apiUrl: 'https://abc123.execute-api.ap-south-1.amazonaws.com/prod/', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+  expect(api.urlOf('/outcomes?state=FAILED&vendorId=v%201').href).toBe('https://abc123.execute-api.ap-south-1.amazonaws.com/prod/outcomes?state=FAILED&vendorId=v%201');
+});
+
+it('signs what it forwards (query and body included) and refuses another site\'s request before signing anything', async () => {
+  const origin = new URL(consoleServer.url).origin;
+  const listed = await fetch(`${origin}/vendors`);
+  expect(listed.status).toBe(200);
+  expect(((await listed.json()) as any).items[0].vendorId).toBe('sv-1');
+  const refused = await fetch(`${origin}/vendors/sv-1/hold`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"actor":"a","reason":"r"}' });
+  expect(refused.status).toBe(403);
+  expect(refused.headers.get('x-holdback-refused-by')).toBe('aws-iam');
+  expect(stub.calls.at(-1)).toEqual({ method: 'POST', path: '/vendors/sv-1/hold', body: '{"actor":"a","reason":"r"}' });
+  await fetch(`${origin}/outcomes?vendorId=sv-1&state=FAILED&from=2022-12-01T00%3A00%3A00%2B05%3A30`);
+  expect(stub.calls.at(-1)!.path).toBe('/outcomes?vendorId=sv-1&state=FAILED&from=2022-12-01T00%3A00%3A00%2B05%3A30');
+
+  const before = stub.calls.length;
+  const crossSite = await fetch(`${origin}/vendors/sv-1/hold`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+  expect(crossSite.status).toBe(403);
+  expect(((await crossSite.json()) as any).error.code).toBe('cross_origin_refused');
+  // A page of another name resolved to 127.0.0.1 (DNS rebinding) sends its own Host (fetch cannot set Host: node:http).
+  const rebound = await new Promise<number>((resolve, reject) => {
+    request(`${origin}/vendors`, { headers: { host: 'evil.example' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end();
+  });
+  expect(rebound).toBe(403);
+  expect(stub.calls.length).toBe(before);
+  expect(stub.badSignatures).toEqual([]);
+});
+
+test('in the browser: signed reads show the vendor, and a hold the role may not make shows as refused by the role', async () => {
+  const { context, page } = await consolePage(browser!, consoleServer.url, 'alice@example.com');
+  try {
+    await page.goto(`${consoleServer.url}#/vendors`);
+    const row = page.getByTestId('vendor-sv-1');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('INR 1,23,456.50 in 3 releases');
+    await row.getByRole('link', { name: 'sv-1' }).click();
+    await page.getByTestId('hold-reason').fill('fraud review');
+    await page.getByTestId('hold').click();
+    const note = page.getByTestId('hold-problem');
+    await note.waitFor();
+    expect(await note.textContent()).toContain('Refused by your AWS role.');
+    expect(await note.textContent()).toContain('holdback-auditor/alice is not authorized to perform: execute-api:Invoke');
+  } finally {
+    await context.close();
+  }
+  expect(stub.calls.filter((c) => c.method === 'POST' && c.path === '/vendors/sv-1/hold').at(-1)?.body).toBe('{"actor":"alice@example.com","reason":"fraud review"}');
+  expect(stub.badSignatures).toEqual([]);
+});

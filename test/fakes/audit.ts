@@ -1,0 +1,67 @@
+/** An in-memory audit log for use-case tests: records sealed into chains like the DynamoDB store, and its archive side. */
+import type { AuditCheckpoint } from '../../functions/domain/audit-checkpoints';
+import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../functions/domain/audit-records';
+import type { AuditArchive, AuditEntry, Clock, StoredAuditRecord } from '../../functions/application/ports';
+import { RecordingAuditLog } from './outside-world';
+
+export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchive {
+  /** Each stream's records in sequence order; tests may edit or delete them to play an attacker. */
+  readonly streams = new Map<string, AuditRecord[]>();
+  readonly checkpointList: AuditCheckpoint[] = [];
+
+  constructor(private readonly clock: Clock) {
+    super();
+  }
+
+  override async append(entries: AuditEntry[]): Promise<void> {
+    await super.append(entries);
+    const recordedAt = new Date(this.clock.now().toMillis()).toISOString();
+    for (const [stream, list] of entriesByStream(entries)) {
+      const records = this.streams.get(stream) ?? [];
+      const head = records[records.length - 1] ?? null;
+      records.push(...sealRecords(stream, head, list, recordedAt));
+      this.streams.set(stream, records);
+    }
+  }
+
+  async streamRecords(stream: string): Promise<AuditRecord[]> {
+    return structuredClone(this.streams.get(stream) ?? []);
+  }
+
+  async *records(range: { from?: string; to?: string } = {}): AsyncIterable<StoredAuditRecord> {
+    for (const records of this.streams.values()) {
+      for (const record of records) {
+        if ((range.from === undefined || record.recordedAt >= range.from) && (range.to === undefined || record.recordedAt <= range.to)) {
+          yield { record: structuredClone(record) };
+        }
+      }
+    }
+  }
+
+  async checkpoints(since?: string): Promise<AuditCheckpoint[]> {
+    return structuredClone(this.checkpointList.filter((c) => since === undefined || c.at >= since));
+  }
+
+  async latestCheckpoints(limit: number): Promise<AuditCheckpoint[]> {
+    return structuredClone(this.checkpointList.slice(-limit).reverse());
+  }
+
+  async headsRecordedSince(since: string | null): Promise<StreamHead[]> {
+    const heads: StreamHead[] = [];
+    for (const [stream, records] of this.streams) {
+      const head = records[records.length - 1];
+      if (head && (since === null || records.some((r) => r.recordedAt >= since))) heads.push({ stream, sequence: head.sequence, hash: head.hash });
+    }
+    return heads;
+  }
+
+  async putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean> {
+    if (this.checkpointList.some((c) => c.number === checkpoint.number)) return false;
+    this.checkpointList.push(structuredClone(checkpoint));
+    return true;
+  }
+
+  async flushPending(): Promise<number> {
+    return 0;
+  }
+}

@@ -1,0 +1,53 @@
+/** The read side over the in-memory order repository: the same filters and order as the DynamoDB indexes give. */
+import Decimal from 'decimal.js';
+import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../functions/application/ports';
+import type { InMemoryOrderRepository } from './repositories';
+
+const utc = (iso: string): string => new Date(Date.parse(iso)).toISOString();
+
+export class InMemoryReleaseReads implements ReleaseReads {
+  constructor(private readonly orders: InMemoryOrderRepository) {}
+
+  async *outcomes(filter: OutcomeFilter, after: string | null): AsyncIterable<ReadRelease> {
+    const rows: ReadRelease[] = [];
+    for (const release of this.orders.releases.values()) {
+      const time = filter.by === 'transaction' ? release.transactionTime : filter.by === 'applied' ? release.appliedEligibility : release.settledAt;
+      if (time === null) continue;
+      if (filter.from !== undefined && utc(time) < utc(filter.from)) continue;
+      if (filter.to !== undefined && utc(time) > utc(filter.to)) continue;
+      if (filter.vendorId !== undefined && release.vendorId !== filter.vendorId) continue;
+      if (filter.orderId !== undefined && release.orderId !== filter.orderId) continue;
+      if (filter.state !== undefined && release.state !== filter.state) continue;
+      const position = `${utc(time)}#${release.orderId}#${release.vendorId}`;
+      if (after !== null && position <= after) continue;
+      rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position });
+    }
+    yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
+  }
+
+  async *openReleases(vendorId: string, range = { from: '1970-01-01T00:00:00Z', to: '9999-12-31T23:59:59Z' }): AsyncIterable<ReadRelease> {
+    const rows: ReadRelease[] = [];
+    for (const release of this.orders.releases.values()) {
+      if (release.vendorId !== vendorId || release.state === 'SETTLED' || release.state === 'CANCELLED') continue;
+      const at = utc(release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility);
+      if (at < utc(range.from) || at > utc(range.to)) continue;
+      rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position: `${at}#${release.orderId}#${vendorId}` });
+    }
+    yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
+  }
+
+  async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
+    const open = [...this.orders.releases.values()].filter((r) => r.vendorId === vendorId && r.state !== 'SETTLED' && r.state !== 'CANCELLED');
+    if (open.length === 0) return [];
+    return [{ currency: 'INR', count: open.length, amount: open.reduce((sum, r) => sum.plus(r.amount), new Decimal(0)).toFixed(2) }];
+  }
+
+  async knowsVendor(vendorId: string): Promise<boolean> {
+    return [...this.orders.releases.values()].some((r) => r.vendorId === vendorId);
+  }
+
+  async vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }> {
+    const all = [...new Set([...this.orders.releases.values()].map((r) => r.vendorId))].sort().filter((v) => after === null || v > after);
+    return { vendorIds: all.slice(0, limit), more: all.length > limit };
+  }
+}

@@ -1,0 +1,154 @@
+/** The audit log's chain, checkpoints and verifier (contract 6.2): every kind of tampering is the first broken link. */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { checkpointText, isSignedBy, sealCheckpoint, type AuditCheckpoint } from '../../functions/domain/audit-checkpoints';
+import { canonicalJson, GENESIS_HASH, recordHash, sealRecords, streamOf, type AuditRecord } from '../../functions/domain/audit-records';
+import { AuditVerifier, CHECKPOINT_STREAM } from '../../functions/domain/audit-verification';
+import { checkpointLine, headerLine, recordLine, verifyExport } from '../../functions/domain/audit-export';
+import { sign } from 'node:crypto';
+
+const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+const AT = '2022-12-02T16:00:00+05:30';
+const RECORDED = '2022-12-02T10:30:00.000Z';
+
+const attempt = (orderId: string, n: number) => ({
+  kind: 'gateway_attempt', at: AT, orderId, vendorId: 'vendor_1', actor: null,
+  detail: { request: '2022-12-05 10:00:00', httpStatus: 200, status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date', n },
+});
+
+function stream(orderId: string, count: number): AuditRecord[] {
+  return sealRecords(`order#${orderId}`, null, Array.from({ length: count }, (_, i) => attempt(orderId, i + 1)), RECORDED);
+}
+
+function signed(previous: AuditCheckpoint | null, heads: AuditRecord[], key: KeyObject = privateKey): AuditCheckpoint {
+  const sealed = sealCheckpoint(previous, {
+    at: RECORDED, coveredUntil: RECORDED, algorithm: 'Ed25519', keyId: 'ed25519:test',
+    heads: heads.map((r) => ({ stream: r.stream, sequence: r.sequence, hash: r.hash })),
+  });
+  return { ...sealed, signature: sign(null, Buffer.from(checkpointText(sealed)), key).toString('base64') };
+}
+
+function verify(records: AuditRecord[], checkpoints: AuditCheckpoint[] = [], complete = true) {
+  const verifier = new AuditVerifier({ publicKey, complete });
+  for (const c of checkpoints) verifier.addCheckpoint(c);
+  for (const r of records) verifier.addRecord(r);
+  return verifier.result();
+}
+
+describe('records', () => {
+  test('the stream is the order\'s, else the vendor\'s, else the configuration\'s', () => {
+    expect(streamOf({ orderId: 'order_1', vendorId: 'v1' })).toBe('order#order_1');
+    expect(streamOf({ vendorId: 'v1' })).toBe('vendor#v1');
+    expect(streamOf({})).toBe('config');
+  });
+
+  test('canonical JSON sorts keys at every depth and leaves out undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 'x' }], c: undefined } })).toBe('{"a":{"d":[1,{"e":"x","f":2}]},"b":1}');
+  });
+
+  test('sequences count from 1, each record links to the hash of the one before, the first to the genesis hash', () => {
+    const records = stream('order_1', 3);
+    expect(records.map((r) => r.sequence)).toEqual([1, 2, 3]);
+    expect(records[0].prevHash).toBe(GENESIS_HASH);
+    expect(records[1].prevHash).toBe(records[0].hash);
+    expect(records[2].prevHash).toBe(records[1].hash);
+    expect(records[2].hash).toBe(recordHash(records[2]));
+    const more = sealRecords('order#order_1', records[2], [attempt('order_1', 4)], RECORDED);
+    expect(more[0]).toMatchObject({ sequence: 4, prevHash: records[2].hash });
+  });
+});
+
+describe('verification', () => {
+  const records = [...stream('order_1', 5), ...stream('order_2', 3)];
+  const checkpoint = signed(null, [records[4], records[7]]);
+
+  test('an untouched log verifies, counting records, streams and checkpoints', () => {
+    expect(verify(records, [checkpoint])).toEqual({ ok: true, records: 8, streams: 2, checkpoints: 1, firstBroken: null, unsignedRecords: 0 });
+  });
+
+  test('an edited record is the first broken link', () => {
+    const edited = records.map((r) => (r.stream === 'order#order_1' && r.sequence === 3 ? { ...r, detail: { ...r.detail, message: 'changed' } } : r));
+    expect(verify(edited, [checkpoint]).firstBroken).toEqual({ stream: 'order#order_1', sequence: 3, reason: 'edited: the record no longer matches its hash' });
+  });
+
+  test('an edited record whose hash was recomputed breaks the link of the next one', () => {
+    const edited = records.map((r) => {
+      if (r.stream !== 'order#order_1' || r.sequence !== 2) return r;
+      const changed = { ...r, actor: 'mallory' };
+      return { ...changed, hash: recordHash(changed) };
+    });
+    expect(verify(edited, [checkpoint]).firstBroken).toMatchObject({ stream: 'order#order_1', sequence: 3, reason: expect.stringContaining('does not match the hash of sequence 2') });
+  });
+
+  test('a deleted record is a gap', () => {
+    const deleted = records.filter((r) => !(r.stream === 'order#order_2' && r.sequence === 2));
+    expect(verify(deleted, [checkpoint]).firstBroken).toEqual({ stream: 'order#order_2', sequence: 2, reason: 'missing: the stream goes from sequence 1 to 3 (a record was deleted)' });
+  });
+
+  test('records deleted from the end of a stream are caught by the checkpoint that signed its head (truncation)', () => {
+    const truncated = records.filter((r) => !(r.stream === 'order#order_1' && r.sequence >= 4));
+    expect(verify(truncated, [checkpoint]).firstBroken).toMatchObject({ stream: 'order#order_1', sequence: 4, reason: expect.stringContaining('checkpoint 1 signed sequence 5, the stream ends at 3') });
+    // Without the checkpoint, a truncation cannot be told from a shorter stream: the README says so.
+    expect(verify(truncated).ok).toBe(true);
+  });
+
+  test('a whole chain rebuilt by someone without the key fails at the head the checkpoint signed', () => {
+    const rebuilt = sealRecords('order#order_2', null, [attempt('order_2', 1), attempt('order_2', 99), attempt('order_2', 3)], RECORDED);
+    const forged = [...records.filter((r) => r.stream !== 'order#order_2'), ...rebuilt];
+    expect(verify(forged, [checkpoint]).firstBroken).toEqual({ stream: 'order#order_2', sequence: 3, reason: 'edited: checkpoint 1 signed another hash for this record' });
+  });
+
+  test('records in any order verify the same (each stream is put back in sequence order)', () => {
+    expect(verify([...records].reverse(), [checkpoint]).ok).toBe(true);
+  });
+
+  test('a checkpoint with a wrong signature, an edited checkpoint, a deleted one and a broken chain are reported', () => {
+    const other = generateKeyPairSync('ed25519').privateKey;
+    const second = signed(checkpoint, [records[4]]);
+    const third = signed(second, [records[7]]);
+    expect(verify(records, [checkpoint, second, third]).ok).toBe(true);
+    expect(verify(records, [checkpoint, signed(checkpoint, [records[4]], other), third]).firstBroken)
+      .toEqual({ stream: CHECKPOINT_STREAM, sequence: 2, reason: 'wrong signature: not signed by the audit key' });
+    expect(verify(records, [checkpoint, { ...second, coveredUntil: '2030-01-01T00:00:00.000Z' }, third]).firstBroken)
+      .toEqual({ stream: CHECKPOINT_STREAM, sequence: 2, reason: 'edited: the checkpoint no longer matches its hash' });
+    expect(verify(records, [checkpoint, third]).firstBroken).toMatchObject({ stream: CHECKPOINT_STREAM, sequence: 2, reason: expect.stringContaining('missing') });
+    const unlinked = signed({ number: 1, hash: 'f'.repeat(64) } as AuditCheckpoint, [records[4]]);
+    expect(verify(records, [checkpoint, unlinked]).firstBroken).toMatchObject({ stream: CHECKPOINT_STREAM, sequence: 2, reason: 'its link does not match the hash of checkpoint 1' });
+    expect(isSignedBy(second, publicKey)).toBe(true);
+  });
+
+  test('records after the last checkpoint are counted as unsigned', () => {
+    const more = sealRecords('order#order_1', records[4], [attempt('order_1', 6)], RECORDED);
+    expect(verify([...records, ...more], [checkpoint])).toMatchObject({ ok: true, unsignedRecords: 1 });
+  });
+});
+
+describe('export', () => {
+  const records = stream('order_9', 4);
+  const checkpoint = signed(null, [records[3]]);
+  const lines = [headerLine({ exportedAt: RECORDED, from: null, to: null, complete: true, algorithm: 'Ed25519', keyId: 'ed25519:test' }), checkpointLine(checkpoint), ...records.map(recordLine)];
+
+  test('a whole export verifies offline; an edited line is reported', async () => {
+    expect(await verifyExport(() => lines, publicKey)).toMatchObject({ ok: true, records: 4, checkpoints: 1, complete: true });
+    const edited = lines.map((l, i) => (i === 3 ? l.replace('"n":2', '"n":7') : l));
+    expect((await verifyExport(() => edited, publicKey)).firstBroken).toEqual({ stream: 'order#order_9', sequence: 2, reason: 'edited: the record no longer matches its hash' });
+    expect((await verifyExport(() => [...lines.slice(0, 3), ...lines.slice(4)], publicKey)).firstBroken).toMatchObject({ stream: 'order#order_9', sequence: 2, reason: expect.stringContaining('missing') });
+    expect((await verifyExport(() => [...lines, 'not json'], publicKey)).firstBroken).toEqual({ stream: 'file', sequence: 7, reason: 'line 7 is not JSON' });
+  });
+
+  test('a range export starts its streams anywhere; a record missing inside the range is still a gap', async () => {
+    const header = headerLine({ exportedAt: RECORDED, from: RECORDED, to: RECORDED, complete: false, algorithm: 'Ed25519', keyId: 'ed25519:test' });
+    const partial = [header, checkpointLine(checkpoint), ...records.slice(1).map(recordLine)];
+    expect(await verifyExport(() => partial, publicKey)).toMatchObject({ ok: true, records: 3, complete: false });
+    const gap = [header, recordLine(records[0]), recordLine(records[2])];
+    expect((await verifyExport(() => gap, publicKey)).firstBroken).toMatchObject({ stream: 'order#order_9', sequence: 2 });
+  });
+});
+
+describe('holdback audit verify (usage)', () => {
+  test('a missing --file or --public-key, or a key that is not a PEM public key, says what to give', async () => {
+    const { verifyExportFile, UsageError } = await import('../../bin/audit-verify');
+    await expect(verifyExportFile({ publicKey: 'k.pem' })).rejects.toThrow(new UsageError('--file is missing: give the export, e.g. --file audit.ndjson (from GET /audit/export)'));
+    await expect(verifyExportFile({ file: 'a.ndjson' })).rejects.toThrow(/^--public-key is missing/);
+    await expect(verifyExportFile({ file: 'a.ndjson', publicKey: __filename })).rejects.toThrow(/is not a public key in PEM form/);
+  });
+});

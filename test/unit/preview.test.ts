@@ -1,0 +1,90 @@
+/** The domain's preview: candidates from the planner, day totals in decimal, the digest a previewId stands for. */
+import { DateTime } from 'luxon';
+import {
+  factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay, type PreviewContext, type ReleasePreview,
+} from '../../functions/domain/preview';
+import { planRelease } from '../../functions/domain/release-machine';
+import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
+import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../../functions/domain/types';
+
+const NOW = DateTime.fromISO('2022-12-02T16:05:00+05:30', { setZone: true });
+// The gateway's documented example: paid 2 Dec 2022 16:00, Defer by Days 15.
+const ORDER: OrderRecord = {
+  orderId: 'order_1001', transactionTime: '2022-12-02T16:00:00+05:30', maxEligibility: '2022-12-17T16:00:00+05:30', deferByDays: 15,
+  currency: 'INR', vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: '2022-12-02T16:00:00+05:30',
+};
+const policy = (release: ReleaseRule, version = 1): VendorPolicy => ({
+  vendorId: 'vendor_a', version, scheduleOption: 1, release, actor: 'finance@example.com', reason: 'test', at: null,
+});
+const NO_FACTS = { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null };
+
+function stored(release: ReleaseRule): VendorRelease {
+  return { ...planRelease({ order: ORDER, vendorId: 'vendor_a', amount: '1250.50', policy: policy(release), settings: DEFAULT_SETTINGS, facts: NO_FACTS, now: NOW, current: null }), version: 1 };
+}
+
+const same = { current: DEFAULT_SETTINGS, candidate: DEFAULT_SETTINGS };
+
+/** One release previewed and shown as the API shows it. */
+function preview(release: VendorRelease, context: Omit<PreviewContext, 'now'>) {
+  const [one] = previewReleases([release], factsOfUnsentRelease, () => null, { ...context, now: NOW });
+  return presentPreview(one, context.settings);
+}
+
+test("a candidate policy is planned by the domain's planner: 6 Dec 09:00 settles 7 Dec 11:00 (the gateway's example)", () => {
+  const release = stored({ kind: 'at_max' });
+  const previewed = preview(release, { policy: policy({ kind: 'after_payment', delay: 'P3DT17H' }, 2), settings: same });
+  expect(previewed).toMatchObject({
+    state: 'AT_MAX',
+    current: { targetEligibility: '2022-12-17T16:00:00+05:30', predictedSettlement: '2022-12-19T11:00:00+05:30' },
+    candidate: { targetEligibility: '2022-12-06T09:00:00+05:30', predictedSettlement: '2022-12-07T11:00:00+05:30' },
+    moves: true,
+    refusal: null,
+  });
+});
+
+test('a target that has passed is predicted from the next gateway minute, as it would be sent', () => {
+  const release = stored({ kind: 'at_max' });
+  const previewed = preview(release, { policy: policy({ kind: 'immediate' }, 2), settings: same });
+  // Sent 16:07 (the first whole minute 30 s after 16:05); option 1 settles the next working day, Saturday 3 Dec.
+  expect(previewed.candidate).toEqual({ targetEligibility: '2022-12-02T16:00:00+05:30', predictedSettlement: '2022-12-03T11:00:00+05:30' });
+});
+
+test('a smaller Defer by Days: the candidate is clamped to the new max, and the current target is what the gateway would refuse', () => {
+  const release = stored({ kind: 'after_payment', delay: 'P10D' });
+  const previewed = preview(release, { policy: null, settings: { current: DEFAULT_SETTINGS, candidate: { ...DEFAULT_SETTINGS, deferByDays: 5 } } });
+  expect(previewed.current.targetEligibility).toBe('2022-12-12T16:00:00+05:30');
+  expect(previewed.candidate.targetEligibility).toBe('2022-12-07T16:00:00+05:30');
+  expect(previewed.refusal).toMatch(/max eligibility 2022-12-07T16:00:00\+05:30 of Defer by Days 5/);
+});
+
+test('a vendor hold is not a dispute', () => {
+  const release: VendorRelease = { ...stored({ kind: 'immediate' }), state: 'HELD', holdReason: 'vendor_hold' };
+  expect(factsOfUnsentRelease(release).disputeOpen).toBe(false);
+  expect(factsOfUnsentRelease({ ...release, holdReason: 'dispute' }).disputeOpen).toBe(true);
+});
+
+test('day totals add amounts as decimals, per India day, and leave out releases with no settlement', () => {
+  const ms = (iso: string | null) => (iso === null ? null : DateTime.fromISO(iso).toMillis());
+  const row = (amount: string, current: string | null, candidate: string | null): ReleasePreview => ({
+    release: { ...stored({ kind: 'immediate' }), amount }, moves: true, refusedPastMs: null,
+    current: { targetMs: null, settlesMs: ms(current) }, candidate: { targetMs: null, settlesMs: ms(candidate) },
+  });
+  expect(totalsPerDay([
+    row('0.10', '2022-12-07T11:00:00+05:30', '2022-12-06T23:59:00+05:30'),
+    // 18:45 UTC on 6 Dec is 00:15 on 7 Dec in India.
+    row('0.20', '2022-12-06T18:45:00Z', null),
+  ])).toEqual([
+    { date: '2022-12-06', current: { count: 0, amount: '0.00' }, candidate: { count: 1, amount: '0.10' } },
+    { date: '2022-12-07', current: { count: 2, amount: '0.30' }, candidate: { count: 0, amount: '0.00' } },
+  ]);
+});
+
+test('the digest covers every release at its version, not the order they were read in', () => {
+  const a = { orderId: 'o1', vendorId: 'v', version: 1 };
+  const b = { orderId: 'o2', vendorId: 'v', version: 3 };
+  const digest = (releases: typeof a[], version = 1) => previewDigest({ scope: 'policy:v', releases, versions: { policy: version }, change: { scheduleOption: 1 } });
+  expect(digest([a, b])).toBe(digest([b, a]));
+  expect(digest([a, { ...b, version: 4 }])).not.toBe(digest([a, b]));
+  expect(digest([a])).not.toBe(digest([a, b]));
+  expect(digest([a, b], 2)).not.toBe(digest([a, b]));
+});
