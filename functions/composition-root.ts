@@ -7,7 +7,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { KMSClient } from '@aws-sdk/client-kms';
 import type { Clock, Dependencies, EligibilityGateway, Logger } from './application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './routing';
-import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from './adapters/dynamodb/tables';
+import { AUDIT_TABLE, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, TABLES, type TableDefinition, type TableNames } from './adapters/dynamodb/tables';
+import { AWS_CALL_METER_ENV, meterAwsCalls } from './adapters/metering/aws-call-meter';
 import { DynamoAuditStore } from './adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from './adapters/audit-key/ed25519-audit-key';
 import { KmsAuditKey } from './adapters/kms/kms-audit-key';
@@ -24,7 +25,7 @@ import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gate
 import { HttpGatewayOrders } from './adapters/gateway/http-gateway-orders';
 import { EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
-import { JsonLinesLogger } from './adapters/logging/json-lines-logger';
+import { LambdaLogger } from './adapters/logging/powertools-logger';
 import { SqsReleaseQueue } from './adapters/sqs/sqs-release-queue';
 import {
   fixedCredentials, secretsManagerCredentials, SecretScrubber, type GatewayCredentialSource,
@@ -110,6 +111,8 @@ export interface RuntimeConfig {
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
     key: { kms: string; writer: boolean } | { file: string } | null;
   };
+  /** Count every AWS call in billed units (HOLDBACK_COUNT_AWS_CALLS=true; the bench's bill), never on AWS. */
+  meterAwsCalls?: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -184,6 +187,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
+    meterAwsCalls: env[AWS_CALL_METER_ENV]?.trim() === 'true',
   };
   if (config.gateway.ratePerMinute < config.releaseMaxConcurrency) {
     problems.push(`${RUNTIME_ENV.gatewayRatePerMinute} (${config.gateway.ratePerMinute}) is below ${RUNTIME_ENV.releaseMaxConcurrency} (${config.releaseMaxConcurrency}): each release container needs at least one send a minute; raise the rate or lower the concurrency`);
@@ -249,8 +253,19 @@ const noGatewaySends: EligibilityGateway = {
 function auditKeyOf(config: RuntimeConfig, aws: ConstructorParameters<typeof KMSClient>[0]): Dependencies['auditKey'] {
   const key = config.audit.key;
   if (!key) return null;
-  if ('kms' in key) return new KmsAuditKey(new KMSClient(aws ?? {}), key.kms, key.writer);
+  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws ?? {}), 'KMS'), key.kms, key.writer);
   return Ed25519AuditKey.fromFile(key.file);
+}
+
+/** The client, with the bench's call meter when the configuration asks for it (see aws-call-meter.ts). */
+function metered<T extends { middlewareStack: unknown }>(config: RuntimeConfig, client: T, service: string): T {
+  if (!config.meterAwsCalls) return client;
+  const tables: Record<string, TableDefinition> = {
+    [config.tables.orders]: TABLES.orders, [config.tables.config]: TABLES.config, [config.tables.rejected]: TABLES.rejected,
+    [config.audit.table]: AUDIT_TABLE,
+  };
+  meterAwsCalls(client, service, tables);
+  return client;
 }
 
 /** The system clock (AWS); the embedded default passes its shared clock instead. */
@@ -275,13 +290,14 @@ export function buildDependencies(
     ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
-  const doc = new DocumentClient(new DynamoDBClient(documentClientConfig(dynamodb)));
+  const doc = new DocumentClient(metered(config, new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));
   const scrubber = new SecretScrubber();
   const source = config.gateway.credentials;
   const credentials: GatewayCredentialSource = 'secretId' in source
     ? secretsManagerCredentials(source.secretId, scrubber)
     : fixedCredentials(source, scrubber);
-  const logger = overrides.logger ?? new JsonLinesLogger({ scrubber });
+  // Lambda: Powertools (request ids, level by POWERTOOLS_LOG_LEVEL); the embedded default passes its own logger.
+  const logger = overrides.logger ?? new LambdaLogger(scrubber);
   const orders = new DynamoOrderRepository(doc, config.tables.orders);
   const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
   return {
@@ -296,7 +312,7 @@ export function buildDependencies(
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected),
     previews: new DynamoPreviewRepository(doc, config.tables.config),
     policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
-    scheduler: new EventBridgeReleaseScheduler(new SchedulerClient(aws), {
+    scheduler: new EventBridgeReleaseScheduler(metered(config, new SchedulerClient(aws), 'Scheduler'), {
       releaseQueueArn: config.scheduler.releaseQueueArn,
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
@@ -310,13 +326,13 @@ export function buildDependencies(
       scrubber,
       timeoutMs: config.gateway.timeoutMs,
     }),
-    publisher: new EventBridgePublisher(new EventBridgeClient(aws), {
+    publisher: new EventBridgePublisher(metered(config, new EventBridgeClient(aws), 'EventBridge'), {
       eventBusName: config.eventBus,
       orderEventSource: config.orderEventSource,
       now: () => clock.now(),
       lingerMs: overrides.publishLingerMs,
     }),
-    queue: new SqsReleaseQueue(new SQSClient(aws), config.releaseQueueUrl),
+    queue: new SqsReleaseQueue(metered(config, new SQSClient(aws), 'SQS'), config.releaseQueueUrl),
     audit: auditStore,
     auditArchive: auditStore,
     auditKey: auditKeyOf(config, aws),

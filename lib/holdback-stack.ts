@@ -26,10 +26,11 @@ export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
 export type ConcurrencyBudget = Record<FunctionRole, number>;
 /**
- * Enough for bursts of order events and API use; the release function's share covers its queue's maximum
- * concurrency; the sweep runs one at a time. 77 in all: fits any account at the standard quota of 1,000.
+ * Enough for bursts of order events and API use; the release function's share is its queue's maximum concurrency
+ * (an SQS event source needs at least that much reserved); the sweep runs one at a time. 82 in all: fits any account
+ * at the standard quota of 1,000.
  */
-export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = { orderEvents: 50, release: 5, sweep: 2, api: 20 };
+export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = { orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
 export const RETENTION_KINDS = ['orders', 'events', 'rejected'] as const;
@@ -69,11 +70,13 @@ export interface HoldbackStackProps extends StackProps {
  * root builds every repository). Checked against the adapters' calls by the stack test.
  */
 export const AUDIT_APPEND: TableActions = ['dynamodb:PutItem', 'dynamodb:Query'];
+/** Rejected events: numbered by an atomic counter (UpdateItem), stored once per id (GetItem, PutItem). */
+const REJECT: TableActions = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
 export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, TableActions>>> = {
   orderEvents: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
     config: ['dynamodb:BatchGetItem'],
-    rejected: ['dynamodb:PutItem'],
+    rejected: REJECT,
     audit: AUDIT_APPEND,
   },
   release: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], audit: AUDIT_APPEND },
@@ -84,9 +87,10 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
   },
   api: {
-    orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
-    rejected: ['dynamodb:Query'],
+    // Listing, and the signed webhooks it refuses.
+    rejected: [...REJECT, 'dynamodb:Query'],
     // Verification and export read the whole log.
     audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
@@ -138,6 +142,10 @@ export class HoldbackStack extends Stack {
     // A readable name in the console and the logs, scoped by the stack.
     const releaseFunctionName = `${this.stackName}-release`.slice(0, 64);
     const budget = props.concurrencyBudget === undefined ? DEFAULT_CONCURRENCY_BUDGET : props.concurrencyBudget;
+    const releaseConcurrency = props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY;
+    if (budget && budget.release < releaseConcurrency) {
+      throw new Error(`the release function's reserved concurrency (${budget.release}) is below its queue's maximum concurrency (${releaseConcurrency}); reserve at least ${releaseConcurrency} (holdback:concurrencyBudget) or lower holdback:releaseConcurrency`);
+    }
     const reserved = (role: FunctionRole) => (budget ? { reservedConcurrentExecutions: budget[role] } : {});
 
     this.functions = {

@@ -95,8 +95,21 @@ function lockHolder(lock: string): number | null {
   if (!Number.isInteger(pid) || pid <= 0) return null;
   try {
     process.kill(pid, 0);
-    return pid;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
+  }
+  // A killed holder whose parent died too can linger as a zombie until an init reaps it (some containers' init never
+  // does); it answers signals but holds nothing.
+  return isZombie(pid) ? null : pid;
+}
+
+/** Whether the process has exited and only waits to be reaped (Linux /proc; elsewhere assumed not). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }

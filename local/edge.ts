@@ -54,6 +54,8 @@ export interface Edge {
   bus: LocalBus;
   scheduler: LocalScheduler;
   queues: LocalQueues;
+  /** The release queue's event source mapping (null without a release target): its SQS requests are billed. */
+  releaseMapping: QueueEventSource | null;
   /**
    * Once the targets can run: arms the schedules and delivers again the events kept in the data folder before a
    * restart. Returns how many of each.
@@ -296,7 +298,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     releases?.start();
     return { schedules: scheduler.restore(), events: bus.restore() };
   };
-  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, resume };
+  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, resume };
 }
 
 /** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */

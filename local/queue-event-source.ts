@@ -33,6 +33,8 @@ export interface SqsRecord {
 
 export class QueueEventSource {
   readonly inFlight = new InFlight();
+  /** The mapping's SQS requests as Lambda's poller makes them (ReceiveMessage per batch, DeleteMessageBatch per batch done): the bench's bill. */
+  readonly requests = { receives: 0, messagesReceived: 0, deleteBatches: 0, messagesDeleted: 0 };
   /** Execution environments not running an invocation: each holds one invocation at a time, as on Lambda. */
   private readonly free: number[];
   private readonly stop: () => void;
@@ -84,6 +86,8 @@ export class QueueEventSource {
       while (!this.closed && this.free.length > 0) {
         const batch = this.opts.queues.receive(queue, this.opts.batchSize, null);
         if (batch.length === 0) return;
+        this.requests.receives += 1;
+        this.requests.messagesReceived += batch.length;
         const environment = this.free.shift()!;
         void this.inFlight.run(async () => {
           try {
@@ -117,8 +121,16 @@ export class QueueEventSource {
       return;
     }
     const queue = this.opts.queues.byName(this.opts.queue);
+    let deleted = 0;
     for (const { message, receiptHandle } of batch) {
-      if (!failed.has(message.messageId)) this.opts.queues.delete(queue, receiptHandle);
+      if (!failed.has(message.messageId)) {
+        this.opts.queues.delete(queue, receiptHandle);
+        deleted += 1;
+      }
+    }
+    if (deleted > 0) {
+      this.requests.deleteBatches += 1;
+      this.requests.messagesDeleted += deleted;
     }
   }
 }

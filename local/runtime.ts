@@ -11,6 +11,7 @@ import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
+import { AWS_CALL_METER_ENV } from '../functions/adapters/metering/aws-call-meter';
 import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, type HandlerName } from '../functions/routing';
 import type { Dependencies, Logger } from '../functions/application/ports';
 import { makeApiHandler } from '../functions/handlers/api';
@@ -60,6 +61,8 @@ export interface LocalRuntime {
   dataFolder: DataFolder | null;
   /** Lambda invocations per handler and their durations since the start (the bench's bill). */
   lambdaUsage: LambdaPool['usage'];
+  /** The same for the api function (API Gateway's requests), which runs on this thread. */
+  apiUsage: { invocations: number; milliseconds: number; billedMilliseconds: number };
   /** Resolves when no event delivery, schedule invocation or sandbox webhook is in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -187,6 +190,8 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       // The one send path: order events, the sweep and the schedules all put due releases on the edge's queue.
       [RUNTIME_ENV.releaseQueueUrl]: edge.queues.queueUrl(RELEASE_QUEUE.name),
       [RUNTIME_ENV.auditKeyFile]: auditKey.file,
+      // The bench's bill: every container's SDK clients count their calls (see aws-call-meter.ts).
+      [AWS_CALL_METER_ENV]: process.env[AWS_CALL_METER_ENV],
     };
     const config = readRuntimeConfig(environment);
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
@@ -204,9 +209,20 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     pool = containers;
 
     const apiHandler = makeApiHandler(getDeps);
+    const apiUsage = { invocations: 0, milliseconds: 0, billedMilliseconds: 0 };
     const api = await createApiServer({
       port: ports.api,
-      handler: (event) => apiHandler(event, lambdaContext('holdback-api')) as never,
+      handler: async (event) => {
+        const began = performance.now();
+        try {
+          return await apiHandler(event, lambdaContext('holdback-api')) as never;
+        } finally {
+          const ms = performance.now() - began;
+          apiUsage.invocations += 1;
+          apiUsage.milliseconds += ms;
+          apiUsage.billedMilliseconds += Math.ceil(ms);
+        }
+      },
     });
     started.push(() => api.close());
     // The gateway's settlement webhooks come back to Holdback's receiver, as they would from the real gateway.
@@ -231,7 +247,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       await clockSaves?.save();
     }
     clock.start();
-    return { clock, sandbox, edge, api, deps: getDeps(), dataFolder: folder, lambdaUsage: containers.usage, idle, close };
+    return { clock, sandbox, edge, api, deps: getDeps(), dataFolder: folder, lambdaUsage: containers.usage, apiUsage, idle, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

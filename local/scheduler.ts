@@ -379,10 +379,14 @@ export class LocalScheduler {
     return this.schedules.get(key(record.GroupName, record.Name)) === record && record.generation === generation;
   }
 
+  /** Schedule invocations (billed by Scheduler) per schedule group since the start: the bench's bill. */
+  readonly invocations = new Map<string, number>();
+
   /** One due time of one schedule: invoke (with retries), then delete, complete or re-arm. Runs once per timer. */
   private fire(record: ScheduleRecord, generation: number, due: number): Promise<void> {
     return this.inFlight.run(async () => {
       if (!this.isCurrent(record, generation) || record.State !== 'ENABLED') return;
+      this.invocations.set(record.GroupName, (this.invocations.get(record.GroupName) ?? 0) + 1);
       record.timer = null;
       record.dueAt = null;
       await this.invoke(record);

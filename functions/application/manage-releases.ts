@@ -7,7 +7,7 @@ import { NotFoundError } from './errors';
 import { requireId } from './ids';
 import { planOrderReleases, transitionRelease } from './plan-releases';
 import type { Dependencies } from './ports';
-import { openReleasesOfVendor } from './replan-vendor-releases';
+import { openReleasesOfVendor, vendorHasReleases } from './replan-vendor-releases';
 import { appendAudit, storedInstant } from './release-writes';
 import { releaseViewOf, type ReleaseView } from './view-order';
 
@@ -53,9 +53,9 @@ export interface HoldView extends VendorHold {
 async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise<void> {
   requireId(vendorId, 'vendorId');
   const [policy, hold, releases] = await Promise.all([
-    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.orders.listByVendor(vendorId, { limit: 1 }),
+    deps.policies.current(vendorId), deps.holds.get(vendorId), vendorHasReleases(deps, vendorId),
   ]);
-  if (!policy && !hold && releases.length === 0) {
+  if (!policy && !hold && !releases) {
     throw new NotFoundError(`vendor ${vendorId} is unknown: no order, policy or hold names it`);
   }
 }

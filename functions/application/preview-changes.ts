@@ -69,7 +69,8 @@ async function unsentReleasesOfAll(deps: Dependencies): Promise<VendorRelease[]>
  */
 export async function previewPolicy(deps: Dependencies, vendorId: string, body: unknown, limit?: string): Promise<PolicyPreviewAnswer> {
   requireId(vendorId, 'vendorId');
-  const change = policyChangeOf(body);
+  // The body of the PUT it previews; who and why may wait for the PUT (a preview records no change).
+  const change = policyChangeOf(isRecord(body) ? { actor: 'preview', reason: 'preview', ...body } : body);
   const listed = listedLimit(limit);
   const state = await policyPreviewState(deps, vendorId, change);
   const { settings, releases, hold } = state;
@@ -215,6 +216,10 @@ function answerOf(covered: ReleasePreview[], shown: ReleasePreview[], limit: num
     releases: shown.slice(0, limit).map((r) => presentPreview(r, settings)),
     perDay: totalsPerDay(shown),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function listedLimit(limit: string | undefined): number {

@@ -12,6 +12,11 @@ export async function openReleasesOfVendor(deps: Dependencies, vendorId: string)
   return (await deps.orders.listByVendor(vendorId)).filter(isUnsent);
 }
 
+/** Whether any order names the vendor (the same index as openReleasesOfVendor). */
+export async function vendorHasReleases(deps: Dependencies, vendorId: string): Promise<boolean> {
+  return (await deps.orders.listByVendor(vendorId, { limit: 1 })).length > 0;
+}
+
 export interface ReplanResult {
   vendorId: string;
   policyVersion: number;

@@ -12,6 +12,8 @@ import { IMPORT_ROUTES } from './routes/imports';
 import { OUTCOME_ROUTES } from './routes/outcomes';
 import { OPENAPI_ROUTES } from './routes/openapi';
 import type { ApiRoute } from './routes/route';
+import { lambdaMetrics, meteredDependencies, observed } from './observability';
+import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { collectStreamedBodies } from './streamed-body';
 
 /** Every route of contract section 6; each area keeps its routes in its own file under routes/. */
@@ -37,16 +39,17 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
   throw new HttpError(404, 'route_not_found', `no route ${method} ${path}; see GET /openapi.json for every route`);
 }
 
-export function makeApiHandler(getDeps: DependencySource) {
-  const deps = lazyDependencies(getDeps);
+export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
   const router = httpRouter<ApiEvent, ApiResult>({
     routes: ROUTES.map((route) => ({ method: route.method, path: route.path, handler: (event: ApiEvent) => route.run(event, deps) })),
     notFoundResponse: routeNotFound,
   });
   return middy<ApiEvent, ApiResult>()
+    .use(observed(deps, metrics))
     .use(jsonErrors(async () => (await deps()).logger))
     .handler(router);
 }
 
 /** On AWS a streamed body (the outcomes CSV) is collected, up to Lambda's response limit (see streamed-body.ts). */
-export const handler = collectStreamedBodies(makeApiHandler(nonSendingRuntimeDependencies) as Parameters<typeof collectStreamedBodies>[0]);
+export const handler = collectStreamedBodies(makeApiHandler(nonSendingRuntimeDependencies, lambdaMetrics()) as Parameters<typeof collectStreamedBodies>[0]);

@@ -231,10 +231,10 @@ const paths: Record<string, Record<string, Json>> = {
     get: { summary: "A vendor's expected settlements per day", parameters: [pathId('vendorId', 'vendor_a'), FROM, TO], responses: responses({ 200: ok('Days.', { type: 'object', additionalProperties: true }) }, { 400: 'Bad range.' }) },
   },
   '/vendors/{vendorId}/hold': {
-    post: { summary: "Hold a vendor's money (nothing sent until unhold)", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and the releases it held.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 409: 'Already held.' }) },
+    post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and the releases it held.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
   },
   '/vendors/{vendorId}/unhold': {
-    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The releases planned again.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 409: 'Not held.' }) },
+    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The releases planned again.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }) },
   },
   '/orders/{orderId}': {
     get: { summary: 'One order and each vendor release, with why', parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('The order.', ref('Order')) }, { 400: 'Bad order id.', 404: 'Nothing is known of this order.' }) },

@@ -3,6 +3,8 @@ import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/handle-order-event';
 import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { lambdaMetrics, meteredDependencies, observed } from './observability';
+import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
 export type OrderEventsResult =
   | { outcome: 'rejected'; id: string; reasons: string[] }
@@ -12,9 +14,9 @@ export type OrderEventsResult =
  * A rejected event is an answer, not a thrown error: EventBridge retrying it would only reject it again. Errors of
  * the infrastructure (a table unreachable) are thrown so that EventBridge retries the delivery.
  */
-export function makeOrderEventsHandler(getDeps: DependencySource) {
-  const deps = lazyDependencies(getDeps);
-  return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().handler(async (event) => {
+export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().use(observed(deps, metrics)).handler(async (event) => {
     const result = await handleOrderEvent(await deps(), event['detail-type'], event.detail, {
       id: event.id ?? null,
       source: event.source ?? null,
@@ -30,4 +32,4 @@ export function makeOrderEventsHandler(getDeps: DependencySource) {
   });
 }
 
-export const handler = makeOrderEventsHandler(nonSendingRuntimeDependencies);
+export const handler = makeOrderEventsHandler(nonSendingRuntimeDependencies, lambdaMetrics());

@@ -10,6 +10,9 @@ import { releaseVendor, type ReleaseVendorResult } from '../application/release-
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
 import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
+import { lambdaMetrics, meteredDependencies, observeRelease, observed } from './observability';
+import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+import type { ReleaseMetrics } from '../application/ports';
 
 const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (ids of 3 to 45 of A-Z, a-z, 0-9, "_", "-")';
 
@@ -19,25 +22,33 @@ const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (
  * what was wrong; the other records of the batch are done. A bare command (no `Records`) is run as is; a malformed
  * one is logged and answered, not thrown.
  */
-export function makeReleaseHandler(getDeps: DependencySource) {
-  const deps = lazyDependencies(getDeps);
-  return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().handler(async (event) => {
+export function makeReleaseHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().use(observed(deps, metrics)).handler(async (event) => {
     const d = await deps();
-    if (isSqsEvent(event)) return runBatch(d, event);
+    if (isSqsEvent(event)) return runBatch(d, event, metrics);
     const command = releaseCommandOf(event);
     if (typeof command === 'string') {
       d.logger.error('release handler got something that is not a release command', { reason: command, keys: Object.keys(event ?? {}) });
       return { outcome: 'skipped', reason: `not ${COMMAND_SHAPE}: ${command}` };
     }
-    return releaseVendor(d, command);
+    return observedRelease(d, command, metrics);
   });
+}
+
+/** One command through the use case, its result counted when metrics are kept. */
+async function observedRelease(deps: Parameters<typeof releaseVendor>[0], command: ReleaseCommand, metrics?: ReleaseMetrics): Promise<ReleaseVendorResult> {
+  const startedAtMs = deps.clock.now().toMillis();
+  const result = await releaseVendor(deps, command);
+  if (metrics) observeRelease(metrics, result, startedAtMs);
+  return result;
 }
 
 function isSqsEvent(event: unknown): event is SQSEvent {
   return typeof event === 'object' && event !== null && Array.isArray((event as { Records?: unknown }).Records);
 }
 
-async function runBatch(deps: Parameters<typeof releaseVendor>[0], event: SQSEvent): Promise<SQSBatchResponse> {
+async function runBatch(deps: Parameters<typeof releaseVendor>[0], event: SQSEvent, metrics?: ReleaseMetrics): Promise<SQSBatchResponse> {
   const failures = await Promise.all(event.Records.map(async (record) => {
     const messageId = record.messageId;
     const command = releaseCommandOf(parseBody(record.body));
@@ -46,7 +57,7 @@ async function runBatch(deps: Parameters<typeof releaseVendor>[0], event: SQSEve
       return messageId;
     }
     try {
-      await releaseVendor(deps, command);
+      await observedRelease(deps, command, metrics);
       return null;
     } catch (error) {
       deps.logger.error('release command failed; SQS delivers it again', { messageId, orderId: command.orderId, vendorId: command.vendorId, error: describeError(error) });
@@ -79,4 +90,4 @@ function releaseCommandOf(event: unknown): ReleaseCommand | string {
   return { orderId: orderId as string, vendorId: vendorId as string, releaseKey };
 }
 
-export const handler = makeReleaseHandler(runtimeDependencies);
+export const handler = makeReleaseHandler(runtimeDependencies, lambdaMetrics());

@@ -3,13 +3,17 @@ import middy from '@middy/core';
 import { sweep, type SweepResult } from '../application/sweep';
 import { maintainAuditLog } from '../application/maintain-audit-log';
 import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { lambdaMetrics, meteredDependencies, observeSweep, observed } from './observability';
+import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
-export function makeSweepHandler(getDeps: DependencySource) {
-  const deps = lazyDependencies(getDeps);
-  return middy<unknown, SweepResult>().handler(async () => {
+export function makeSweepHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  return middy<unknown, SweepResult>().use(observed(deps, metrics)).handler(async () => {
     const built = await deps();
     try {
-      return await sweep(built);
+      const result = await sweep(built);
+      if (metrics) observeSweep(metrics, result);
+      return result;
     } finally {
       // The sweep function is the audit checkpoint writer; maintaining the log never throws.
       await maintainAuditLog(built);
@@ -17,4 +21,4 @@ export function makeSweepHandler(getDeps: DependencySource) {
   });
 }
 
-export const handler = makeSweepHandler(nonSendingRuntimeDependencies);
+export const handler = makeSweepHandler(nonSendingRuntimeDependencies, lambdaMetrics());

@@ -106,6 +106,8 @@ describe('against the sandbox', () => {
       detail: {
         orderId: ORDER_ID,
         transactionTime: '2022-12-02T16:00:00+05:30',
+        // The gateway's own payment time: trusted for the window over a marketplace's order.paid (issue 9.6).
+        transactionTimeSource: 'gateway',
         // 33.33 % of 1000.05 is 333.316665 and 66.67 % is 666.733335: two decimals, half up.
         vendors: [{ vendorId: 'V_alpha', amount: '333.32' }, { vendorId: 'V_beta', amount: '666.73' }],
         currency: 'INR',

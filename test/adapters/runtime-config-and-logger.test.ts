@@ -88,15 +88,20 @@ describe('readRuntimeConfig', () => {
       .toThrow('AWS_ENDPOINT_URL_DYNAMODB is "localhost:4999"; set it to an http(s) URL');
   });
 
-  test('buildDependencies wires every port, and its logger redacts the gateway secret', () => {
+  test('buildDependencies wires every port, and its logger (Powertools, errors on stderr) redacts the gateway secret', () => {
     const lines: string[] = [];
     const deps = buildDependencies(readRuntimeConfig(COMPLETE));
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+    const capture = (chunk: unknown) => { lines.push(String(chunk)); return true; };
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation(capture);
     try {
-      deps.logger.error('gateway call failed', { detail: `header was ${SECRET}` });
+      deps.logger.error(`gateway call failed with ${SECRET}`, { detail: `header was ${SECRET}`, orderId: 'order_1001' });
     } finally {
-      write.mockRestore();
+      out.mockRestore();
+      err.mockRestore();
     }
+    const line = JSON.parse(lines.join('').trim()) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 'ERROR', message: 'gateway call failed with [redacted]', detail: 'header was [redacted]', orderId: 'order_1001' });
     expect(Object.keys(deps).sort()).toEqual(['audit', 'auditArchive', 'auditKey', 'clock', 'config', 'gateway', 'gatewayOrders', 'holds', 'logger', 'orders', 'policies', 'policyImports', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);

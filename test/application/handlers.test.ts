@@ -5,6 +5,9 @@ import { makeOrderEventsHandler } from '../../functions/handlers/order-events';
 import { makeReleaseHandler } from '../../functions/handlers/release';
 import { makeSweepHandler } from '../../functions/handlers/sweep';
 import { fakeWorld } from '../fakes/dependencies';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { PowertoolsReleaseMetrics } from '../../functions/adapters/metrics/powertools-metrics';
+import { METRIC } from '../../functions/observability/metric-names';
 import { ORDER, VENDOR, paid, release, usePolicy } from './scenario';
 
 const context = {} as Context;
@@ -84,4 +87,32 @@ test('dependencies are built once; a failed build is retried on the next invocat
   expect(await deps()).toBe(world.deps);
   expect(await deps()).toBe(world.deps);
   expect(builds).toBe(2);
+});
+
+test('observability: a release applied and one retried are published as CloudWatch metrics (EMF), with lateness and 429s', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+  await makeOrderEventsHandler(() => world.deps)(envelope('order.paid', paid()), context);
+  const metrics = new PowertoolsReleaseMetrics(new Metrics({ namespace: 'Holdback', serviceName: 'holdback-test' }));
+  const handler = makeReleaseHandler(() => world.deps, metrics);
+  // The planned send was 15:00 the next day; it leaves 10 minutes late, and the gateway first answers 429.
+  world.clock.set('2022-12-03T15:10:00+05:30');
+  world.gateway.answerNext({ kind: 'response', httpStatus: 429, status: 'ERROR', subCode: '429', message: 'Too many requests', retryAfterSeconds: 1 });
+  const lines: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+  try {
+    await handler(world.scheduler.created[0].command, context);
+    world.clock.set('2022-12-03T15:20:00+05:30');
+    const retries = [...world.scheduler.takeDue(world.clock.now()).map((d) => d.command), ...world.queue.take()];
+    expect(retries.length).toBeGreaterThan(0);
+    for (const command of retries) await handler(command, context);
+  } finally {
+    write.mockRestore();
+  }
+  const emf = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const metricNames = emf.flatMap((m) => ((m._aws as { CloudWatchMetrics: { Metrics: { Name: string }[] }[] }).CloudWatchMetrics[0].Metrics).map((x) => x.Name));
+  expect(metricNames).toEqual(expect.arrayContaining([METRIC.retried.name, METRIC.rateLimited.name, METRIC.sendLateness.name, METRIC.applied.name]));
+  const lateness = emf.find((m) => METRIC.sendLateness.name in m)![METRIC.sendLateness.name];
+  expect(lateness).toBe(600);
+  expect(emf.every((m) => (m._aws as { CloudWatchMetrics: { Namespace: string }[] }).CloudWatchMetrics[0].Namespace === 'Holdback')).toBe(true);
 });

@@ -69,7 +69,11 @@ describe('POST /vendors/{vendorId}/policy/preview', () => {
   test('a bad body or vendor id: 400 naming each field', async () => {
     const bad = await call('POST', `/vendors/${VENDOR}/policy/preview`, { scheduleOption: 10, release: { kind: 'soon' }, applyTo: 'all', actor: 'a' });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.issues.map((i: { field: string }) => i.field).sort()).toEqual(['applyTo', 'reason', 'release.kind', 'scheduleOption']);
+    expect(bad.body.error.issues.map((i: { field: string }) => i.field).sort()).toEqual(['applyTo', 'release.kind', 'scheduleOption']);
+    // Who and why may wait for the PUT; an actor that is there must be valid.
+    const { actor: _a, reason: _r, ...withoutWho } = CANDIDATE;
+    expect((await call('POST', `/vendors/${VENDOR}/policy/preview`, withoutWho)).status).toBe(200);
+    expect((await call('POST', `/vendors/${VENDOR}/policy/preview`, { ...CANDIDATE, actor: '' })).body.error.issues[0].field).toBe('actor');
     const id = await call('POST', '/vendors/x/policy/preview', CANDIDATE);
     expect(id.status).toBe(400);
     expect(id.body.error.issues[0].field).toBe('vendorId');

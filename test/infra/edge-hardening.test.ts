@@ -31,7 +31,7 @@ test('a detail nesting 40,000 levels is accepted as EventBridge would, and deliv
   expect(nestingDepth(delivered.detail, 100)).toBe(MAX_NESTING_DEPTH + 1);
   expect(JSON.stringify(delivered.detail)).toContain(NESTED_TOO_DEEP);
   const listed = (await (await fetch(`${local.edge.url}/_local/events?detailType=order.paid`)).json()) as { events: { detail: { orderId: string } }[] };
-  expect(listed.events.at(-1).detail.orderId).toBe('order_deep');
+  expect(listed.events.at(-1)!.detail.orderId).toBe('order_deep');
 });
 
 test('the clock refuses moves outside [2000, 2100), and changes from other web pages', async () => {

@@ -141,12 +141,11 @@ describe('SQS operations', () => {
 
   test('a long poll answers as soon as a message arrives', async () => {
     const queue = await queueFor();
-    const began = Date.now();
     const polling = sqs.send(new ReceiveMessageCommand({ QueueUrl: queue, WaitTimeSeconds: 20 }));
     await new Promise((resolve) => setImmediate(resolve));
     await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: 'awaited' }));
+    // Woken by the send: a poll that waited out its 20 s would answer no message (and outlast the test's timeout).
     expect((await polling).Messages?.map((m) => m.Body)).toEqual(['awaited']);
-    expect(Date.now() - began).toBeLessThan(20_000);
   });
 
   test('errors carry __type and x-amzn-query-error, and bad parameters name the field', async () => {

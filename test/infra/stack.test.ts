@@ -380,9 +380,11 @@ describe('context', () => {
 
   it('a concurrency budget that does not fit the account is refused with what to do; none reserves nothing', () => {
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10' })))
-      .toThrow(/reserves 77 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
+      .toThrow(/reserves 82 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10', [CONTEXT_KEYS.concurrencyBudget]: 'none' })).concurrencyBudget).toBeNull();
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"api": 5}' })).concurrencyBudget).toEqual({ ...DEFAULT_CONCURRENCY_BUDGET, api: 5 });
+    expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
+      .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
       .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api/);
   });

@@ -4,7 +4,8 @@ import { DateTime } from 'luxon';
 import { formatInstant, parseGatewayDate } from '../../functions/domain/dates';
 import { parseOrderEvent } from '../../functions/domain/order-events';
 import {
-  BACKOFF_CAP_SECONDS, answer as answerOf, planRelease, prepareSend, retryDelaySeconds, vendorFacts, type VendorFacts,
+  BACKOFF_CAP_SECONDS, answer as answerOf, manualRelease, planRelease, prepareSend, retryDelaySeconds, retryFailed, settle, vendorFacts,
+  type VendorFacts,
 } from '../../functions/domain/release-machine';
 import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings';
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
@@ -424,5 +425,56 @@ describe('property: a send is inside the window and strictly in the future', () 
         }
       },
     ), { numRuns: 500 });
+  });
+});
+
+describe('manual release and retry: which states allow them (contract 6, issue 10.2)', () => {
+  const base = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-02T16:05:00');
+  const keyOf = (_o: string, _v: string, version: number) => `rel-${version}`;
+  const input = (current: VendorRelease) => ({
+    order, vendorId: 'vendor_a', amount: '1250.50', policy: policyOf({ kind: 'after_payment', delay: 'P3D' }), settings, facts: NO_FACTS,
+    hold: null, now: ist('2022-12-02T16:10:00'), current, keyOf, cause: { kind: 'manual_release' as const, actor: 'finance' },
+  });
+  const request = (override = false) => ({ actor: 'finance', reason: 'goods received', at: null, override });
+
+  it.each(['PLANNED', 'SCHEDULED', 'WAITING', 'AT_MAX', 'FAILED'] as const)('%s: released as soon as the gateway accepts', (state) => {
+    const result = manualRelease(input({ ...base, state, version: 3 }), request());
+    expect(result).toMatchObject({ kind: 'write', expectedVersion: 3, release: { state: 'PLANNED', version: 4, manual: { actor: 'finance', at: null, override: false } } });
+  });
+
+  it.each(['APPLYING', 'APPLIED', 'CANCELLED', 'SETTLED'] as const)('%s: refused naming the state', (state) => {
+    expect(manualRelease(input({ ...base, state }), request(true))).toMatchObject({ kind: 'refused', state, message: expect.stringContaining(`is ${state}`) });
+  });
+
+  it('HELD: refused without override, released with it', () => {
+    const held = { ...base, state: 'HELD' as const, holdReason: 'dispute' as const };
+    expect(manualRelease(input(held), request())).toMatchObject({ kind: 'refused', message: expect.stringContaining('"override": true') });
+    const disputed = { ...input(held), facts: { ...NO_FACTS, disputeOpen: true } };
+    expect(manualRelease(disputed, request(true))).toMatchObject({ kind: 'write', release: { state: 'PLANNED' } });
+  });
+
+  it('after the window closed: refused, nothing can move', () => {
+    const late = { ...input({ ...base, state: 'FAILED' as const }), now: ist('2022-12-17T16:00:00') };
+    expect(manualRelease(late, request())).toMatchObject({ kind: 'refused', message: expect.stringContaining('window closed at 2022-12-17T16:00:00+05:30') });
+    expect(retryFailed(late, request())).toMatchObject({ kind: 'refused' });
+  });
+
+  it('retry: only FAILED, planned again under its rule with a fresh budget', () => {
+    expect(retryFailed(input({ ...base, state: 'APPLIED' }), request())).toMatchObject({ kind: 'refused', state: 'APPLIED' });
+    const failed = { ...base, state: 'FAILED' as const, sends: 4, orderNotFoundSince: '2022-12-02T16:06:00+05:30', reason: 'gave up' };
+    expect(retryFailed(input(failed), request())).toMatchObject({ kind: 'write', release: { state: 'SCHEDULED', orderNotFoundSince: null, sendAt: '2022-12-05T15:00:00+05:30' } });
+  });
+});
+
+describe('settle', () => {
+  it('keeps what the release was before it settled, and cancels a pending schedule', () => {
+    const scheduled = { ...plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-02T16:05:00'), releaseKey: 'rel-1', version: 1 };
+    const result = settle(scheduled, ist('2022-12-03T11:00:00'), ist('2022-12-03T11:00:05'));
+    expect(result).toMatchObject({
+      kind: 'write', expectedVersion: 1,
+      release: { state: 'SETTLED', settledAt: '2022-12-03T11:00:00+05:30', settledFrom: { state: 'SCHEDULED', appliedEligibility: null }, releaseKey: null, sendAt: null },
+    });
+    expect(result.kind === 'write' && result.effects[0]).toEqual({ kind: 'cancel_schedule', releaseKey: 'rel-1' });
+    expect(settle(result.release, ist('2022-12-03T11:00:00'), ist('2022-12-03T11:01:00')).kind).toBe('unchanged');
   });
 });

@@ -1,0 +1,206 @@
+/**
+ * The bill per million orders of three vendors, counted: every AWS call the production adapters make during an
+ * end-to-end run (SDK middleware, all threads), the edge's queue mapping and schedule invocations, and the local
+ * containers' Lambda invocations and durations, priced with bench/aws-prices.ts. Compared with a design that polls a
+ * due-index every minute instead of scheduling each release.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AWS_CALL_METER_ENV, AwsCallTally } from '../functions/adapters/metering/aws-call-meter';
+import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/routing';
+import { PRICES, PRICES_AS_OF, PRICE_REGION } from './aws-prices';
+import { startHarness, type Harness } from '../test/e2e/harness';
+
+/** lib/holdback-function.ts's default, which every Holdback function uses. */
+const LAMBDA_MEMORY_MB = 512;
+const MINUTES_PER_MONTH = 43_200;
+/** The volume the fixed monthly costs (the minute's sweep, the secret, the key) are spread over. */
+const ORDERS_PER_MONTH = 1_000_000;
+export const COST_TARGET_PER_MILLION = 15;
+
+/** The three vendors of each order and their policies: one released at once, one a day after payment, one after delivery. */
+const VENDORS = [
+  { id: 'cost-v1', release: { kind: 'immediate' } },
+  { id: 'cost-v2', release: { kind: 'after_payment', delay: 'P1D' } },
+  { id: 'cost-v3', release: { kind: 'after_delivery', delay: 'P1D' } },
+] as const;
+
+interface Snapshot {
+  lambda: Map<HandlerName, { invocations: number; billedMilliseconds: number }>;
+  mapping: { receives: number; deleteBatches: number };
+  releaseSchedules: number;
+  /** The api function's invocations: each one request through API Gateway (here, the settlement webhooks). */
+  api: { invocations: number; billedMilliseconds: number };
+}
+
+function snapshot(harness: Harness): Snapshot {
+  const { runtime } = harness;
+  return {
+    lambda: new Map([...runtime.lambdaUsage].map(([name, u]) => [name, { invocations: u.invocations, billedMilliseconds: u.billedMilliseconds }])),
+    mapping: { ...(runtime.edge.releaseMapping?.requests ?? { receives: 0, deleteBatches: 0 }) },
+    releaseSchedules: runtime.edge.scheduler.invocations.get(RELEASE_SCHEDULE_GROUP) ?? 0,
+    api: { invocations: runtime.apiUsage.invocations, billedMilliseconds: runtime.apiUsage.billedMilliseconds },
+  };
+}
+
+type Line = { service: string; what: string; quantity: number; unit: string; usd: number };
+
+/** Prices counted quantities; `per` scales them to one million orders. */
+function price(t: AwsCallTally, s: { before: Snapshot; after: Snapshot }, per: number, handlers: HandlerName[]): Line[] {
+  const lines: Line[] = [];
+  const add = (service: string, what: string, quantity: number, unit: string, usd: number) => lines.push({ service, what, quantity: quantity * per, unit, usd: usd * per });
+  const wru = t.total('DynamoDB', 'writeUnits');
+  const iwru = t.total('DynamoDB', 'indexWriteUnits');
+  const rru = t.total('DynamoDB', 'readUnits');
+  add('DynamoDB', 'table writes', wru, 'WRU', (wru / 1e6) * PRICES.dynamodb.perMillionWriteUnits);
+  add('DynamoDB', 'index writes (GSIs)', iwru, 'WRU', (iwru / 1e6) * PRICES.dynamodb.perMillionWriteUnits);
+  add('DynamoDB', 'reads', rru, 'RRU', (rru / 1e6) * PRICES.dynamodb.perMillionReadUnits);
+  for (const name of handlers) {
+    const a = s.after.lambda.get(name) ?? { invocations: 0, billedMilliseconds: 0 };
+    const b = s.before.lambda.get(name) ?? { invocations: 0, billedMilliseconds: 0 };
+    const invocations = a.invocations - b.invocations;
+    const gbSeconds = ((a.billedMilliseconds - b.billedMilliseconds) / 1000) * (LAMBDA_MEMORY_MB / 1024);
+    add('Lambda', `${name} requests`, invocations, 'requests', (invocations / 1e6) * PRICES.lambda.perMillionRequests);
+    add('Lambda', `${name} duration (${LAMBDA_MEMORY_MB} MB arm64)`, gbSeconds, 'GB-s', gbSeconds * PRICES.lambda.perGbSecondArm64);
+  }
+  const apiCalls = s.after.api.invocations - s.before.api.invocations;
+  const apiGbSeconds = ((s.after.api.billedMilliseconds - s.before.api.billedMilliseconds) / 1000) * (LAMBDA_MEMORY_MB / 1024);
+  add('Lambda', 'api requests (the gateway\'s webhooks)', apiCalls, 'requests', (apiCalls / 1e6) * PRICES.lambda.perMillionRequests);
+  add('Lambda', `api duration (${LAMBDA_MEMORY_MB} MB arm64)`, apiGbSeconds, 'GB-s', apiGbSeconds * PRICES.lambda.perGbSecondArm64);
+  add('API Gateway', 'HTTP API requests (the gateway\'s webhooks)', apiCalls, 'requests', (apiCalls / 1e6) * PRICES.apiGatewayHttp.perMillionRequests);
+  const events = t.total('EventBridge', 'eventChunks');
+  add('EventBridge', "Holdback's events (PutEvents entries, 64 KB chunks)", events, 'events', (events / 1e6) * PRICES.eventbridge.perMillionCustomEvents);
+  const scheduled = s.after.releaseSchedules - s.before.releaseSchedules;
+  add('Scheduler', 'release schedule invocations', scheduled, 'invocations', (scheduled / 1e6) * PRICES.scheduler.perMillionInvocations);
+  const scheduleCalls = t.total('Scheduler', 'requests');
+  add('Scheduler', 'CreateSchedule/DeleteSchedule (not charged)', scheduleCalls, 'requests', 0);
+  const sends = t.total('SQS', 'requestChunks');
+  const receives = s.after.mapping.receives - s.before.mapping.receives;
+  const deletes = s.after.mapping.deleteBatches - s.before.mapping.deleteBatches;
+  add('SQS', 'sends by Holdback (64 KB chunks)', sends, 'requests', (sends / 1e6) * PRICES.sqs.perMillionRequests);
+  add('SQS', "sends by Scheduler (a schedule's target)", scheduled, 'requests', (scheduled / 1e6) * PRICES.sqs.perMillionRequests);
+  add('SQS', 'event source mapping receives and delete batches', receives + deletes, 'requests', ((receives + deletes) / 1e6) * PRICES.sqs.perMillionRequests);
+  const signs = t.total('KMS', 'requests');
+  add('KMS', 'Sign', signs, 'requests', (signs / 1e4) * PRICES.kms.per10kAsymmetricRequests);
+  return lines;
+}
+
+function sum(lines: Line[], service?: string): number {
+  return lines.filter((l) => !service || l.service === service).reduce((total, l) => total + l.usd, 0);
+}
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export async function benchCost(orders = 200) {
+  const previous = process.env[AWS_CALL_METER_ENV];
+  process.env[AWS_CALL_METER_ENV] = 'true';
+  const tally = new AwsCallTally();
+  const harness = await startHarness();
+  try {
+    await harness.createVendors(VENDORS.map((v) => ({ id: v.id, scheduleOption: 1 })));
+    for (const v of VENDORS) await harness.setPolicy(v.id, v.release);
+    const orderIds = Array.from({ length: orders }, (_, i) => `cost-order-${i + 1}`);
+    const paid = new Map<string, string>();
+    for (const id of orderIds) paid.set(id, await harness.createPaidOrder(id, VENDORS.map((v) => ({ vendorId: v.id, amount: 200 }))));
+    await harness.runtime.idle();
+    await sleep(200);
+    // Only what the orders cause from here on: set-up calls (policies) are not part of an order's bill.
+    const setUp = new Map(tally.calls);
+    tally.calls.clear();
+    const before = snapshot(harness);
+    // One event at a time, each processed before the next: the durations are an invocation's own, not a queue's wait.
+    for (const id of orderIds) {
+      await harness.send('order.paid', { orderId: id, transactionTime: paid.get(id), vendors: VENDORS.map((v) => ({ vendorId: v.id, amount: 200 })) });
+      await harness.send('order.delivered', { orderId: id, deliveredAt: paid.get(id) });
+    }
+    // The scheduled releases (a day after payment or delivery), then the gateway's settlements and their webhooks.
+    await harness.advance('P2D');
+    await harness.advance('P10D');
+    await sleep(300);
+    const after = snapshot(harness);
+    const sweepsInRun = (after.lambda.get('sweep')?.invocations ?? 0) - (before.lambda.get('sweep')?.invocations ?? 0);
+    // The sweep's runs are a fixed cost a minute (below), not the orders'; the few DynamoDB reads of the runs that
+    // happened during the clock's jumps stay in the tally (under 1% of it).
+    const perOrder = price(tally, { before, after }, 1 / orders, ['orderEvents', 'release']);
+    const perMillion = perOrder.map((l) => ({ ...l, quantity: round(l.quantity * 1e6, 0), usd: round(l.usd * 1e6, 3) }));
+    const applied = (await harness.appliedAtGateway()).size;
+    const runUnits = {
+      dynamoWriteUnits: round(tally.total('DynamoDB', 'writeUnits') / orders, 2),
+      dynamoIndexWriteUnits: round(tally.total('DynamoDB', 'indexWriteUnits') / orders, 2),
+      dynamoReadUnits: round(tally.total('DynamoDB', 'readUnits') / orders, 2),
+      events: round(tally.total('EventBridge', 'eventChunks') / orders, 2),
+    };
+
+    // The sweep's own cost per minute, counted: one idle sweep (nothing due) after the run.
+    const calls = new Map(tally.calls);
+    tally.calls.clear();
+    const idleBefore = snapshot(harness);
+    await harness.advance('PT1M');
+    await sleep(200);
+    const idleAfter = snapshot(harness);
+    const sweepRuns = Math.max(1, (idleAfter.lambda.get('sweep')?.invocations ?? 0) - (idleBefore.lambda.get('sweep')?.invocations ?? 0));
+    const sweepLines = price(tally, { before: idleBefore, after: idleAfter }, 1 / sweepRuns, ['sweep']);
+    const sweepPerRun = sum(sweepLines);
+    const sweepMonthly = sweepPerRun * MINUTES_PER_MONTH;
+    // Fixed a month: the sweep every minute (counted above), the gateway secret, the audit key. Secret reads: at
+    // most one GetSecretValue per container per 5 minutes (Powertools cache); 10 warm containers assumed.
+    const secretMonthly = PRICES.secretsManager.perSecretMonth + ((10 * MINUTES_PER_MONTH) / 5 / 1e4) * PRICES.secretsManager.per10kCalls;
+    const fixedMonthly = sweepMonthly + secretMonthly + PRICES.kms.perKeyMonth;
+    const variable = sum(perMillion);
+    const total = variable + (fixedMonthly * 1e6) / ORDERS_PER_MONTH;
+
+    // The polling design: no schedule per release and no queue; a poller runs every minute, queries the due index's
+    // shards (as the sweep does, so its cost per run is the sweep's counted one), and sends what is due itself.
+    // Every other call (events, order writes, index writes, the gateway sends' functions) stays as counted.
+    const notInPolling = perMillion.filter((l) => l.service === 'SQS' || (l.service === 'Scheduler'));
+    const pollingVariable = variable - sum(notInPolling);
+    const pollingTotal = pollingVariable + (fixedMonthly * 1e6) / ORDERS_PER_MONTH;
+
+    const byService = Object.fromEntries([...new Set(perMillion.map((l) => l.service))].map((service) => [service, round(sum(perMillion, service), 3)]));
+    return {
+      region: PRICE_REGION, pricesAsOf: PRICES_AS_OF, prices: PRICES,
+      orders, vendorsPerOrder: VENDORS.length, policies: VENDORS.map((v) => `${v.id}: ${JSON.stringify(v.release)}`),
+      releasesApplied: applied, sweepsDuringRun: sweepsInRun,
+      lambdaMemoryMb: LAMBDA_MEMORY_MB,
+      perMillionOrders: { lines: perMillion, byService, variableUsd: round(variable, 2) },
+      perOrder: {
+        ...runUnits,
+        lambdaInvocations: round(perOrder.filter((l) => l.service === 'Lambda' && l.unit === 'requests').reduce((s2, l) => s2 + l.quantity, 0), 2),
+      },
+      dynamoBreakdownPerOrder: Object.fromEntries(Object.entries(breakdownOf(calls, 'DynamoDB')).map(([k, v]) => [k, round(v / orders, 2)])),
+      callsPerOrder: Object.fromEntries([...calls.values()].map((c) => [`${c.service} ${c.operation}`, round(c.calls / orders, 2)])),
+      setUpCalls: [...setUp.values()].reduce((n, c) => n + c.calls, 0),
+      fixedMonthlyUsd: { sweepEveryMinute: round(sweepMonthly, 2), sweepPerRunUsd: sweepPerRun, gatewaySecret: round(secretMonthly, 2), auditKey: PRICES.kms.perKeyMonth },
+      totalPerMillionUsd: round(total, 2),
+      atOrdersPerMonth: ORDERS_PER_MONTH,
+      polling: {
+        assumptions: 'A poller every minute (43,200 a month) queries the 8 due-index shards and sends what is due itself: no Scheduler schedule and no SQS message per release; its per-run cost is the sweep\'s counted one (the sweep still runs in this design too, so it is counted once). Every order-event, write, index write, event and send-function call stays as counted. Releases wait up to a minute longer.',
+        variableUsd: round(pollingVariable, 2),
+        totalPerMillionUsd: round(pollingTotal, 2),
+      },
+      target: { usd: COST_TARGET_PER_MILLION, met: total < COST_TARGET_PER_MILLION },
+    };
+  } finally {
+    await harness.close();
+    tally.close();
+    if (previous === undefined) delete process.env[AWS_CALL_METER_ENV];
+    else process.env[AWS_CALL_METER_ENV] = previous;
+  }
+}
+
+function breakdownOf(calls: AwsCallTally['calls'], service: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of calls.values()) {
+    if (c.service !== service) continue;
+    for (const [k, v] of Object.entries(c.units)) out[k] = (out[k] ?? 0) + v;
+  }
+  return out;
+}
+
+export function costLine(r: Awaited<ReturnType<typeof benchCost>>): string {
+  const services = Object.entries(r.perMillionOrders.byService).map(([s, usd]) => `${s} $${usd.toFixed(2)}`).join(', ');
+  return `bill per million orders of 3 vendors, counted (${r.region}, prices of ${r.pricesAsOf}): $${r.totalPerMillionUsd.toFixed(2)} (target < $${r.target.usd}) = ${services}`
+    + ` + fixed $${(r.fixedMonthlyUsd.sweepEveryMinute + r.fixedMonthlyUsd.gatewaySecret + r.fixedMonthlyUsd.auditKey).toFixed(2)}/month at ${r.atOrdersPerMonth.toLocaleString('en')} orders a month;`
+    + ` per order ${r.perOrder.dynamoWriteUnits} WRU + ${r.perOrder.dynamoIndexWriteUnits} index WRU, ${r.perOrder.dynamoReadUnits} RRU, ${r.perOrder.events} events, ${r.perOrder.lambdaInvocations} invocations;`
+    + ` polling every minute instead: $${r.polling.totalPerMillionUsd.toFixed(2)}`;
+}
+

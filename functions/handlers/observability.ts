@@ -1,0 +1,79 @@
+/**
+ * Observability of the AWS handlers: the Lambda context (request id) on every log line, and the release flow's metrics
+ * (applied, failed, retried, answers 429, sweep re-drives, drift, lateness) published once per invocation.
+ */
+import type middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+import { LambdaLogger } from '../adapters/logging/powertools-logger';
+import type { Dependencies, EventPublisher, ReleaseMetrics } from '../application/ports';
+import type { ReleaseVendorResult } from '../application/release-vendor';
+import type { SweepResult } from '../application/sweep';
+import type { HoldbackEvent } from '../domain/types';
+
+/** Metrics are flushed by the middleware; a process that never publishes (local, tests) passes none. */
+export function lambdaMetrics(): PowertoolsReleaseMetrics {
+  return new PowertoolsReleaseMetrics();
+}
+
+/**
+ * Adds the invocation's context to the Powertools logger before the handler runs, and publishes the metrics the
+ * invocation recorded after it (also when it throws), so that every line carries the request id and no count is lost.
+ */
+export function observed<E, R>(deps: () => Promise<Dependencies>, metrics?: PowertoolsReleaseMetrics): middy.MiddlewareObj<E, R, Error, Context> {
+  const flush = (): void => {
+    metrics?.metrics.publishStoredMetrics();
+  };
+  return {
+    before: async (request) => {
+      const { logger } = await deps();
+      if (logger instanceof LambdaLogger) logger.powertools.addContext(request.context);
+    },
+    after: async () => flush(),
+    onError: async () => flush(),
+  };
+}
+
+/** The emitted events as metrics: each applied, failed and drift event counted where it is published. */
+export class MeteredPublisher implements EventPublisher {
+  constructor(private readonly inner: EventPublisher, private readonly metrics: ReleaseMetrics) {}
+
+  async publish(events: HoldbackEvent[]): Promise<void> {
+    await this.inner.publish(events);
+    for (const event of events) {
+      if (event.type === 'vendor.release_applied') this.metrics.record('applied');
+      if (event.type === 'vendor.release_failed') this.metrics.record('failed');
+      if (event.type === 'config.drift_detected') this.metrics.record('drift');
+    }
+  }
+
+  publishOrderEvent(detailType: string, detail: object): Promise<void> {
+    return this.inner.publishOrderEvent(detailType, detail);
+  }
+}
+
+/** A release result as metrics: a retry scheduled, 429 answers among this send's attempts, lateness of the send. */
+export function observeRelease(metrics: ReleaseMetrics, result: ReleaseVendorResult, startedAtMs: number): void {
+  if (!('release' in result)) return;
+  const { release } = result;
+  if (result.outcome === 'rescheduled') metrics.record('retried');
+  const thisSend = release.attempts.filter((a) => Date.parse(a.at) >= startedAtMs - 1000);
+  const limited = thisSend.filter((a) => a.httpStatus === 429).length;
+  if (limited > 0) metrics.record('rateLimited', limited);
+  if (thisSend.length > 0 && release.plannedSendAt) {
+    const late = (Date.parse(thisSend[0].at) - Date.parse(release.plannedSendAt)) / 1000;
+    metrics.record('sendLateness', Math.max(0, late));
+  }
+}
+
+export function observeSweep(metrics: ReleaseMetrics, result: SweepResult): void {
+  if (result.redriven > 0) metrics.record('sweepRedriven', result.redriven);
+}
+
+/** A dependency source whose publisher counts what it emits into `metrics`. */
+export function meteredDependencies(source: () => Promise<Dependencies> | Dependencies, metrics: ReleaseMetrics): () => Promise<Dependencies> {
+  return async () => {
+    const deps = await source();
+    return { ...deps, publisher: new MeteredPublisher(deps.publisher, metrics) };
+  };
+}
