@@ -19,6 +19,7 @@ import { DynamoConfigReader } from './adapters/dynamodb/config-reader';
 import { DocumentClient, documentClientConfig } from './adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
+import { RETENTION_KINDS, type RetentionDays } from './adapters/dynamodb/retention';
 import { DynamoPreviewRepository } from './adapters/dynamodb/preview-repository';
 import { DynamoPolicyImportRepository } from './adapters/dynamodb/policy-import-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
@@ -113,6 +114,8 @@ export interface RuntimeConfig {
   };
   /** Count every AWS call in billed units (HOLDBACK_COUNT_AWS_CALLS=true; the bench's bill), never on AWS. */
   meterAwsCalls?: boolean;
+  /** Days each kind of record that may expire is kept (HOLDBACK_RETENTION_DAYS); absent or empty: nothing expires. */
+  retentionDays?: RetentionDays;
 }
 
 type Env = Record<string, string | undefined>;
@@ -188,12 +191,43 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
     meterAwsCalls: env[AWS_CALL_METER_ENV]?.trim() === 'true',
+    retentionDays: retentionConfig(env, problems),
   };
   if (config.gateway.ratePerMinute < config.releaseMaxConcurrency) {
     problems.push(`${RUNTIME_ENV.gatewayRatePerMinute} (${config.gateway.ratePerMinute}) is below ${RUNTIME_ENV.releaseMaxConcurrency} (${config.releaseMaxConcurrency}): each release container needs at least one send a minute; raise the rate or lower the concurrency`);
   }
   if (problems.length > 0) throw new RuntimeConfigError(problems);
   return config;
+}
+
+/** HOLDBACK_RETENTION_DAYS: optional JSON of whole days per kind, e.g. {"orders": 2922, "events": 400, "rejected": 90}. */
+function retentionConfig(env: Env, problems: string[]): RetentionDays {
+  const name = RUNTIME_ENV.retentionDays;
+  const text = env[name]?.trim();
+  if (!text) return {};
+  const expected = `a JSON object of whole days of at least 1 per kind (${RETENTION_KINDS.join(', ')}), e.g. {"orders": 2922, "events": 400, "rejected": 90}, or leave it unset (nothing expires)`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    problems.push(`${name} is not JSON ("${text.slice(0, 80)}"); set it to ${expected}`);
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`${name} is ${JSON.stringify(parsed)}; set it to ${expected}`);
+    return {};
+  }
+  const retention: RetentionDays = {};
+  for (const [kind, days] of Object.entries(parsed)) {
+    if (!(RETENTION_KINDS as readonly string[]).includes(kind)) {
+      problems.push(`${name} names "${kind}", which is no kind of record that may expire; set it to ${expected}`);
+    } else if (!Number.isInteger(days) || (days as number) < 1) {
+      problems.push(`${name}.${kind} is ${JSON.stringify(days)}; set it to ${expected}`);
+    } else {
+      retention[kind as keyof RetentionDays] = days as number;
+    }
+  }
+  return retention;
 }
 
 /** The audit key: a KMS key or a local key file, never both (a production runtime must not sign with a file). */
@@ -298,7 +332,8 @@ export function buildDependencies(
     : fixedCredentials(source, scrubber);
   // Lambda: Powertools (request ids, level by POWERTOOLS_LOG_LEVEL); the embedded default passes its own logger.
   const logger = overrides.logger ?? new LambdaLogger(scrubber);
-  const orders = new DynamoOrderRepository(doc, config.tables.orders);
+  const retention = config.retentionDays ?? {};
+  const orders = new DynamoOrderRepository(doc, config.tables.orders, retention);
   const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
   return {
     clock,
@@ -309,7 +344,7 @@ export function buildDependencies(
     config: new DynamoConfigReader(doc, config.tables.config, clock),
     orders,
     reads: orders.reads,
-    rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected),
+    rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
     previews: new DynamoPreviewRepository(doc, config.tables.config),
     policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
     scheduler: new EventBridgeReleaseScheduler(metered(config, new SchedulerClient(aws), 'Scheduler'), {

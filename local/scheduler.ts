@@ -100,6 +100,22 @@ export interface ArmedSchedule {
   actionAfterCompletion: string;
   /** The next time it fires (ISO, UTC), or null when it will not fire again. */
   dueAt: string | null;
+  /** The order and vendor a release schedule sends (read from its Input, the release command); null for others. */
+  orderId: string | null;
+  vendorId: string | null;
+}
+
+/** The order and vendor of a release command carried as a schedule's Input. */
+function releaseOf(input: string | undefined): { orderId: string | null; vendorId: string | null } {
+  try {
+    const command = JSON.parse(input ?? 'null') as { orderId?: unknown; vendorId?: unknown } | null;
+    return {
+      orderId: typeof command?.orderId === 'string' ? command.orderId : null,
+      vendorId: typeof command?.vendorId === 'string' ? command.vendorId : null,
+    };
+  } catch {
+    return { orderId: null, vendorId: null };
+  }
 }
 
 export interface SchedulerAnswer {
@@ -229,6 +245,7 @@ export class LocalScheduler {
         target: r.destination.kind === 'function' ? r.destination.handler : r.destination.queue,
         actionAfterCompletion: r.ActionAfterCompletion,
         dueAt: r.dueAt === null ? null : DateTime.fromMillis(r.dueAt, { zone: 'utc' }).toISO(),
+        ...releaseOf(r.Target.Input),
       }));
   }
 

@@ -7,7 +7,7 @@ import { NotFoundError } from './errors';
 import { requireId } from './ids';
 import { planOrderReleases, transitionRelease } from './plan-releases';
 import type { Dependencies } from './ports';
-import { openReleasesOfVendor, vendorHasReleases } from './replan-vendor-releases';
+import { openReleasesOfVendor } from './replan-vendor-releases';
 import { appendAudit, storedInstant } from './release-writes';
 import { releaseViewOf, type ReleaseView } from './view-order';
 
@@ -53,7 +53,7 @@ export interface HoldView extends VendorHold {
 async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise<void> {
   requireId(vendorId, 'vendorId');
   const [policy, hold, releases] = await Promise.all([
-    deps.policies.current(vendorId), deps.holds.get(vendorId), vendorHasReleases(deps, vendorId),
+    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.knowsVendor(vendorId),
   ]);
   if (!policy && !hold && !releases) {
     throw new NotFoundError(`vendor ${vendorId} is unknown: no order, policy or hold names it`);

@@ -101,8 +101,6 @@ export interface OrderRepository {
   putRelease(release: VendorRelease, expectedVersion: number | null): Promise<void>;
   /** Releases with work pending (`sendAt` at or before `before`), oldest first. */
   listDue(before: string, limit: number): Promise<VendorRelease[]>;
-  /** Releases of one vendor (for outcomes, previews and forecasts), optionally filtered. */
-  listByVendor(vendorId: string, opts?: { from?: string; to?: string; limit?: number }): Promise<VendorRelease[]>;
 }
 
 export interface RejectedEventRepository {
@@ -206,6 +204,13 @@ export interface GatewayOrders {
    * could not be asked. Optional: a gateway without the vendor API leaves Holdback's policy as the only source.
    */
   fetchVendor?(vendorId: string): Promise<{ scheduleOption: number } | null>;
+  /**
+   * The vendor's settlement eligibility in the order as the gateway's order recon shows it
+   * (`GET /pg/easy-split/orders/{order_id}`), ISO 8601 with offset; null when the recon lists none for the vendor.
+   * Throws when the gateway could not be asked or the order is unknown to it. Optional: without it a release whose
+   * sender was lost is sent again (a PUT of the same date is harmless at the gateway).
+   */
+  fetchEligibility?(orderId: string, vendorId: string): Promise<string | null>;
 }
 
 export interface EventPublisher {

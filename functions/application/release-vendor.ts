@@ -2,8 +2,8 @@
  * Use case of the release function, the one send path: claim a due release, read the order and the vendor's hold
  * after the claim, plan again, and only then send the gateway's eligibility PUT and record its answer.
  */
-import { SYSTEM_ACTOR, afterClaim, answer, claim, type Effect, type Write } from '../domain/release-machine';
-import type { ReleaseCommand, ReleaseState, VendorRelease } from '../domain/types';
+import { SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, type Effect, type Write } from '../domain/release-machine';
+import type { ReleaseCommand, ReleaseState, SendInFlight, VendorRelease } from '../domain/types';
 import { planInputOf, planOrderReleases } from './plan-releases';
 import { VersionConflictError, type Dependencies } from './ports';
 import { releaseKeyOf, runEffects, writeRelease } from './release-writes';
@@ -34,6 +34,8 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   if (!current) return { outcome: 'skipped', reason: 'no release for this order and vendor' };
   const claimed = claim(current, command, deps.clock.now());
   if (claimed.kind === 'skip') return { outcome: 'skipped', reason: claimed.reason };
+  // Taking over a claim whose deadline passed: its send may have reached the gateway before its sender was lost.
+  const lost = current.state === 'APPLYING' ? current.sending ?? null : null;
   try {
     await writeRelease(deps, claimed);
   } catch (error) {
@@ -42,7 +44,16 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   }
   const applying = claimed.release;
 
-  const [stored, config] = await Promise.all([deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId])]);
+  const [stored, config, gatewayEligibility] = await Promise.all([
+    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId]), lost ? reconEligibility(deps, applying, lost) : undefined,
+  ]);
+  if (lost && gatewayEligibility !== undefined) {
+    const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility, settings: config.settings, now: deps.clock.now() });
+    if (confirmed) return record(deps, confirmed);
+    deps.logger.info('lost send not found at the gateway: sending again', {
+      orderId: command.orderId, vendorId: command.vendorId, lostRequest: lost.request, gatewayEligibility,
+    });
+  }
   if (!stored.order) throw new Error(`order ${command.orderId} has a release but no order record`);
   const input = planInputOf({ ...stored, order: stored.order }, command.vendorId, config, { kind: 'claim', actor: SYSTEM_ACTOR }, deps.clock.now());
   const decided = afterClaim({ ...input, current: applying });
@@ -55,6 +66,15 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
     return recorded;
   }
 
+  if (decided.record) {
+    // The date differs from the one the claim recorded: the release says what is in flight before it is sent.
+    try {
+      await writeRelease(deps, decided.record);
+    } catch (error) {
+      if (error instanceof VersionConflictError) return { outcome: 'superseded', reason: 'another writer took this release over before it was sent' };
+      throw error;
+    }
+  }
   const result = await deps.gateway.updateEligibility(command.orderId, command.vendorId, decided.request);
   const answered = answer({
     release: decided.release, sent: decided.eligibility, request: decided.request, result, settings: config.settings,
@@ -62,6 +82,24 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   });
   const recorded = await record(deps, answered);
   return recorded.outcome === 'scheduled' && answered.release.sends ? { ...recorded, outcome: 'rescheduled' } : recorded;
+}
+
+/**
+ * The vendor's eligibility at the gateway's order recon, or undefined when it cannot be read (logged with why): the
+ * caller then sends again, as a PUT of the same date is harmless at the gateway.
+ */
+async function reconEligibility(deps: Dependencies, release: VendorRelease, lost: SendInFlight): Promise<string | null | undefined> {
+  const ids = { orderId: release.orderId, vendorId: release.vendorId, lostRequest: lost.request };
+  if (!deps.gatewayOrders.fetchEligibility) {
+    deps.logger.warn('lost send not checked: this gateway has no order recon; sending again', ids);
+    return undefined;
+  }
+  try {
+    return await deps.gatewayOrders.fetchEligibility(release.orderId, release.vendorId);
+  } catch (error) {
+    deps.logger.warn('lost send not checked: the order recon could not be read; sending again', { ...ids, error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
 }
 
 /**

@@ -5,16 +5,14 @@ import { transitionRelease } from './plan-releases';
 import type { Dependencies } from './ports';
 
 /**
- * The vendor's releases that are not sent yet (PLANNED, SCHEDULED, WAITING, HELD, and AT_MAX by its rule): the one
- * place this use case family lists a vendor's releases, so that the index behind it can change in one line.
+ * The vendor's releases that are not sent yet (PLANNED, SCHEDULED, WAITING, HELD, and AT_MAX by its rule), read from
+ * that vendor's open-release index partition alone (applied ones are open there too, until they settle, so they are
+ * left out here), never from every paid order. The one place this use case family lists a vendor's releases.
  */
 export async function openReleasesOfVendor(deps: Dependencies, vendorId: string): Promise<VendorRelease[]> {
-  return (await deps.orders.listByVendor(vendorId)).filter(isUnsent);
-}
-
-/** Whether any order names the vendor (the same index as openReleasesOfVendor). */
-export async function vendorHasReleases(deps: Dependencies, vendorId: string): Promise<boolean> {
-  return (await deps.orders.listByVendor(vendorId, { limit: 1 })).length > 0;
+  const unsent: VendorRelease[] = [];
+  for await (const { release } of deps.reads.openReleases(vendorId)) if (isUnsent(release)) unsent.push(release);
+  return unsent;
 }
 
 export interface ReplanResult {

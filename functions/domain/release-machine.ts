@@ -14,7 +14,7 @@ import { predictSettlement, settlementOfMoment } from './schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from './settings';
 import type {
   AnswerClass, Attempt, Clamp, DisputeResolution, GatewayAnswer, HoldbackEvent, IsoInstant, OrderEvent, OrderEventType,
-  OrderRecord, ReleaseCommand, ReleaseRule, ReleaseState, Settings, VendorHold, VendorPolicy, VendorRelease,
+  OrderRecord, ReleaseCommand, ReleaseRule, ReleaseState, SendInFlight, Settings, VendorHold, VendorPolicy, VendorRelease,
 } from './types';
 import { clampEligibility, clampMomentIntoWindow, nextGatewayMinuteMs, type EligibilityWindow, type MomentWindow } from './window';
 
@@ -485,11 +485,14 @@ export function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: 
 export function claim(current: VendorRelease, command: ReleaseCommand, now: DateTime): Write | { kind: 'skip'; reason: string } {
   const notDue = whyNotDue(current, command, now);
   if (notDue) return { kind: 'skip', reason: notDue };
+  // The date this claim will send, as far as the release knows it now (`afterClaim` re-records it if the plan moves it).
+  const send = prepareSend(current, now);
   return {
     kind: 'write',
     release: {
       ...current,
       state: 'APPLYING',
+      sending: 'skip' in send ? null : { request: send.request, claimedAt: formatInstant(now, INDIA_TIME) },
       sendAt: formatInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS }), INDIA_TIME),
       version: current.version + 1,
       updatedAt: formatInstant(now, INDIA_TIME),
@@ -525,6 +528,11 @@ export interface SendNow {
   release: VendorRelease;
   eligibility: DateTime;
   request: string;
+  /**
+   * Written before the PUT when the date differs from the one the claim recorded (the plan moved, or a minute passed):
+   * the release must always say what may be in flight. `release` is then the version this write makes.
+   */
+  record?: Write;
 }
 
 /**
@@ -542,7 +550,16 @@ export function afterClaim(input: PlanInput & { current: VendorRelease }): SendN
   const release: VendorRelease = { ...applying, targetEligibility: decided.targetEligibility, clamp: decided.clamp, plannedSendAt: decided.plannedSendAt, reason: decided.reason };
   const send = prepareSend(release, input.now);
   if ('skip' in send) return windowClosed(release, input.now);
-  return { kind: 'send', release: { ...release, clamp: send.clamp }, eligibility: send.eligibility, request: send.request };
+  const sending = { ...release, clamp: send.clamp };
+  if (applying.sending?.request === send.request) return { kind: 'send', release: sending, eligibility: send.eligibility, request: send.request };
+  const recorded: VendorRelease = {
+    ...sending, sending: { request: send.request, claimedAt: formatInstant(input.now, INDIA_TIME) },
+    version: applying.version + 1, updatedAt: formatInstant(input.now, INDIA_TIME),
+  };
+  return {
+    kind: 'send', release: recorded, eligibility: send.eligibility, request: send.request,
+    record: { kind: 'write', release: recorded, expectedVersion: applying.version, effects: [] },
+  };
 }
 
 /**
@@ -556,7 +573,7 @@ export function windowClosed(applying: VendorRelease, now: DateTime): Write {
     ? `window closed at ${applying.maxEligibility} while retrying (${applying.sends} sends): ${applying.reason ?? 'no answer'}`
     : WINDOW_CLOSED_REASON;
   const release: VendorRelease = {
-    ...applying, state: retried ? 'FAILED' : 'AT_MAX', sendAt: null, releaseKey: null, reason,
+    ...applying, state: retried ? 'FAILED' : 'AT_MAX', sendAt: null, releaseKey: null, sending: null, reason,
     version: applying.version + 1, updatedAt: formatInstant(now, INDIA_TIME),
   };
   const effects: Effect[] = retried ? [{ kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason, retryable: false } } }] : [];
@@ -593,7 +610,6 @@ function budgetMs(settings: Settings, from: Moment): number {
  */
 export function answer(input: AnswerInput): Write {
   const { release, sent, result, settings, now } = input;
-  const zone = settings.timezone;
   const sends = (release.sends ?? 0) + 1;
   const version = release.version + 1;
   const ids = { orderId: release.orderId, vendorId: release.vendorId };
@@ -601,6 +617,7 @@ export function answer(input: AnswerInput): Write {
     ...release,
     attempts: [...release.attempts, ...result.attempts].slice(-ATTEMPTS_KEPT),
     sends,
+    sending: null,
     version,
     updatedAt: formatInstant(now, INDIA_TIME),
   };
@@ -625,15 +642,8 @@ export function answer(input: AnswerInput): Write {
 
   switch (classified.kind) {
     case 'applied': {
-      const eligibility = formatInstant(sent, zone);
-      const predicted = formatInstant(predictSettlement(sent, release.scheduleOption, calendarOf(settings)), zone);
-      return finish(
-        {
-          ...updated, state: 'APPLIED', appliedEligibility: eligibility, predictedSettlement: predicted, sendAt: null, releaseKey: null,
-          orderNotFoundSince: null, reason: `applied: eligibility ${eligibility} accepted by the gateway at send ${sends}`,
-        },
-        [{ kind: 'publish', event: { type: 'vendor.release_applied', detail: { ...ids, eligibility, predictedSettlement: predicted } } }],
-      );
+      const applied = appliedAt(updated, sent, settings, (eligibility) => `applied: eligibility ${eligibility} accepted by the gateway at send ${sends}`);
+      return finish(applied.release, [applied.event]);
     }
     case 'terminal':
       return failed(classified.reason);
@@ -642,6 +652,56 @@ export function answer(input: AnswerInput): Write {
     case 'retryable':
       return retry(updated, classified, input, finish, failed);
   }
+}
+
+/** The release APPLIED at `sent`, with its predicted settlement, and the event that says so. */
+function appliedAt(updated: VendorRelease, sent: DateTime, settings: Settings, reasonOf: (eligibility: IsoInstant) => string): { release: VendorRelease; event: Effect } {
+  const zone = settings.timezone;
+  const eligibility = formatInstant(sent, zone);
+  const predicted = formatInstant(predictSettlement(sent, updated.scheduleOption, calendarOf(settings)), zone);
+  return {
+    release: {
+      ...updated, state: 'APPLIED', appliedEligibility: eligibility, predictedSettlement: predicted, sendAt: null, releaseKey: null,
+      sending: null, orderNotFoundSince: null, reason: reasonOf(eligibility),
+    },
+    event: { kind: 'publish', event: { type: 'vendor.release_applied', detail: { orderId: updated.orderId, vendorId: updated.vendorId, eligibility, predictedSettlement: predicted } } },
+  };
+}
+
+export interface ReconInput {
+  /** The release as this invocation's take-over claim wrote it (APPLYING). */
+  release: VendorRelease;
+  /** The send of the claim that was taken over: its sender may have died after the gateway applied it. */
+  lost: SendInFlight;
+  /** The vendor's settlement eligibility as the gateway's order recon shows it; null when it shows none. */
+  gatewayEligibility: IsoInstant | null;
+  settings: Settings;
+  now: DateTime;
+}
+
+/**
+ * A send taken over after its deadline: when the gateway already holds the date it carried, that send arrived and
+ * the release is APPLIED from the recon, without a second PUT. Null when the recon does not show that date (the
+ * send did not arrive, or another date is there): the caller sends.
+ */
+export function confirmFromRecon(input: ReconInput): Write | null {
+  const { release, lost, gatewayEligibility, settings, now } = input;
+  if (gatewayEligibility === null) return null;
+  const held = parseInstant(gatewayEligibility, 'settlement_eligibility_date');
+  if (formatGatewayDate(held) !== lost.request) return null;
+  const sends = (release.sends ?? 0) + 1;
+  const updated: VendorRelease = { ...release, sends, version: release.version + 1, updatedAt: formatInstant(now, INDIA_TIME) };
+  const applied = appliedAt(updated, held.setZone(INDIA_TIME), settings,
+    (eligibility) => `applied: eligibility ${eligibility} found at the gateway's order recon after send ${sends} (claimed at ${lost.claimedAt}) lost its answer; not sent again`);
+  return {
+    kind: 'write',
+    release: applied.release,
+    expectedVersion: release.version,
+    effects: [applied.event, audit('planned', applied.release, now, SYSTEM_ACTOR, {
+      cause: 'recon', from: 'APPLYING', to: 'APPLIED', reason: applied.release.reason,
+      request: lost.request, claimedAt: lost.claimedAt, gatewayEligibility,
+    })],
+  };
 }
 
 function retry(
@@ -697,6 +757,7 @@ export function settle(current: VendorRelease, settledAt: DateTime, now: DateTim
     settledFrom: { state: current.state, appliedEligibility: current.appliedEligibility, predictedSettlement: current.predictedSettlement },
     sendAt: null,
     releaseKey: null,
+    sending: null,
     reason: `settled by the gateway at ${formatInstant(settledAt, INDIA_TIME)} (was ${current.state})`,
     version: current.version + 1,
     updatedAt: formatInstant(now, INDIA_TIME),

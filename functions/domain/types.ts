@@ -197,9 +197,22 @@ export interface VendorRelease {
   currency?: string;
   /** Set when the gateway's settlement differs from the prediction (read by outcomes and the accuracy report). */
   settlementMismatch?: SettlementMismatch | null;
+  /**
+   * The eligibility the claim in force sends (gateway form), stored before the PUT: a claimant taking over a send whose
+   * deadline passed asks the gateway's order recon whether that send arrived. Null or absent when nothing is in flight.
+   */
+  sending?: SendInFlight | null;
   /** Optimistic-lock version: every write is conditional on the previous one. */
   version: number;
   updatedAt: IsoInstant;
+}
+
+/** One eligibility PUT about to be sent (or sent, its answer not yet recorded). */
+export interface SendInFlight {
+  /** The date sent, in the gateway's form "YYYY-MM-DD HH:MM:SS" (India time). */
+  request: string;
+  /** When the claim that sends it was made. */
+  claimedAt: IsoInstant;
 }
 
 export type HoldReason = 'dispute' | 'vendor_hold';

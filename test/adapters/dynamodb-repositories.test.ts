@@ -377,38 +377,6 @@ describe('DynamoOrderRepository', () => {
       expect(Object.keys(due[0]).sort()).toEqual(Object.keys(releases[0]).sort());
     });
   });
-
-  test('listByVendor: ordered by transaction time, bounded by from and to (inclusive), limited', async () => {
-    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
-    const times = [
-      ['order_3001', '2022-12-01T10:00:00+05:30'],
-      ['order_3002', '2022-12-02T16:00:00+05:30'],
-      ['order_3003', '2022-12-02T10:30:00Z'], // the same instant as 16:00 India time
-      ['order_3004', '2022-12-03T09:00:00+05:30'],
-      ['order_3005', '2022-12-10T09:00:00+05:30'],
-    ];
-    // As the use cases write them: the order record first (the paid index lists orders), then its releases.
-    for (const [orderId, transactionTime] of times) {
-      const vendors = orderId === 'order_3001' ? ['vendor_ranges', 'vendor_other'] : ['vendor_ranges'];
-      await repo.createOrder({
-        orderId, transactionTime, maxEligibility: '2022-12-25T09:00:00+05:30', deferByDays: 15, currency: 'INR',
-        vendors: vendors.map((vendorId) => ({ vendorId, amount: '1234.50' })), recordedAt: transactionTime,
-      });
-      for (const vendorId of vendors) await repo.putRelease(release({ orderId, vendorId, transactionTime }), null);
-    }
-
-    const ids = (list: VendorRelease[]): string[] => list.map((r) => r.orderId);
-    expect(ids(await repo.listByVendor('vendor_ranges'))).toEqual(['order_3001', 'order_3002', 'order_3003', 'order_3004', 'order_3005']);
-    expect(ids(await repo.listByVendor('vendor_ranges', { from: '2022-12-02T10:30:00Z', to: '2022-12-03T09:00:00+05:30' })))
-      .toEqual(['order_3002', 'order_3003', 'order_3004']);
-    expect(ids(await repo.listByVendor('vendor_ranges', { from: '2022-12-03T00:00:00+05:30' }))).toEqual(['order_3004', 'order_3005']);
-    expect(ids(await repo.listByVendor('vendor_ranges', { to: '2022-12-01T23:59:59+05:30' }))).toEqual(['order_3001']);
-    expect(ids(await repo.listByVendor('vendor_ranges', { limit: 2 }))).toEqual(['order_3001', 'order_3002']);
-    expect(await repo.listByVendor('vendor_ranges', { from: '2022-12-05T00:00:00Z', to: '2022-12-04T00:00:00Z' })).toEqual([]);
-    await expect(repo.listByVendor('vendor_ranges', { from: 'yesterday' })).rejects.toThrow(/from: is "yesterday", not an ISO 8601 time with an offset/);
-    // A time without an offset is ambiguous, so it is refused rather than read in the server's zone.
-    await expect(repo.listByVendor('vendor_ranges', { to: '2022-12-03T09:00:00' })).rejects.toThrow(/^to: /);
-  });
 });
 
 describe('DynamoRejectedEventRepository', () => {

@@ -135,11 +135,4 @@ describe('outcomes through the indexes', () => {
     expect(await orders.reads.knowsVendor('ven_policy_only')).toBe(true);
     expect(await orders.reads.knowsVendor('ven_never')).toBe(false);
   });
-
-  test('listByVendor reads through the paid index: by transaction time, bounded, limited', async () => {
-    const ids = (rs: VendorRelease[]): string[] => rs.map((r) => r.orderId);
-    expect(ids(await orders.listByVendor('ven_a'))).toEqual(['order_r2', 'order_r1', 'order_r3']);
-    expect(ids(await orders.listByVendor('ven_a', { from: '2022-12-01T00:00:00+05:30', limit: 1 }))).toEqual(['order_r1']);
-    await expect(orders.listByVendor('ven_a', { from: 'yesterday' })).rejects.toThrow(/^from: /);
-  });
 });

@@ -39,7 +39,8 @@ describe('the one send path: event → release queue → release function → ga
     expect(vendorOf(order, 'v-later').state).toBe('SCHEDULED');
     // The later release's schedule targets the queue, not the function.
     const { schedules } = (await (await fetch(`${h.runtime.edge.url}/_local/schedules`)).json()) as { schedules: Array<{ target: string; expression: string }> };
-    expect(schedules.filter((s) => s.expression.startsWith('at('))).toEqual([expect.objectContaining({ target: RELEASE_QUEUE.name })]);
+    // Its name is a digest; the listing reads the order and vendor back from the release command it carries.
+    expect(schedules.filter((s) => s.expression.startsWith('at('))).toEqual([expect.objectContaining({ target: RELEASE_QUEUE.name, orderId, vendorId: 'v-later' })]);
 
     await h.advance('P3D');
     order = (await h.api('GET', `/orders/${orderId}`)).body;

@@ -16,6 +16,18 @@ export class StoredGatewayOrders implements GatewayOrders {
     this.failures.push(...errors);
   }
 
+  /** The eligibility each order's vendor holds at the gateway, as its order recon shows it (ISO 8601 with offset). */
+  readonly eligibilities = new Map<string, string>();
+  readonly recons: Array<{ orderId: string; vendorId: string }> = [];
+
+  /** The order recon's eligibility of one vendor; failures scripted by failNext as for the order lookup. */
+  async fetchEligibility(orderId: string, vendorId: string): Promise<string | null> {
+    this.recons.push({ orderId, vendorId });
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    return this.eligibilities.get(`${orderId}/${vendorId}`) ?? null;
+  }
+
   async fetchOrder(orderId: string): Promise<GatewayOrder | null> {
     this.lookups.push(orderId);
     const failure = this.failures.shift();

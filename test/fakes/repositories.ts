@@ -222,15 +222,6 @@ export class InMemoryOrderRepository implements OrderRepository {
       .sort((a, b) => millis(a.sendAt!) - millis(b.sendAt!))
       .slice(0, limit));
   }
-
-  async listByVendor(vendorId: string, opts: { from?: string; to?: string; limit?: number } = {}): Promise<VendorRelease[]> {
-    return copy([...this.releases.values()]
-      .filter((r) => r.vendorId === vendorId)
-      .filter((r) => opts.from === undefined || millis(r.transactionTime) >= millis(opts.from))
-      .filter((r) => opts.to === undefined || millis(r.transactionTime) <= millis(opts.to))
-      .sort((a, b) => millis(a.transactionTime) - millis(b.transactionTime))
-      .slice(0, opts.limit ?? Infinity));
-  }
 }
 
 export class InMemoryRejectedEventRepository implements RejectedEventRepository {

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { DocumentClient, PutInput } from './document-client';
 import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
-import { DUE_INDEX, DUE_SHARDS } from './tables';
+import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from './tables';
+import { expiryStamp, type RetentionDays } from './retention';
 import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
 import {
   DynamoReleaseReads, INDEX_ATTRIBUTES, META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, orderPk, releaseIndexKeys,
@@ -23,8 +24,11 @@ export function dueShard(orderId: string, vendorId: string): string {
   return `DUE#${digest.readUInt32BE(0) % DUE_SHARDS}`;
 }
 
-/** A release as its table item, with every index key it qualifies for (sparse: the rest are absent). */
-export function releaseItem(release: VendorRelease): { item: Record<string, unknown>; months: string[] } {
+/**
+ * A release as its table item, with every index key it qualifies for (sparse: the rest are absent), and its expiry
+ * (`ordersDays` after the order's transaction time, as its order record's) when orders expire.
+ */
+export function releaseItem(release: VendorRelease, ordersDays?: number): { item: Record<string, unknown>; months: string[] } {
   const { keys, months } = releaseIndexKeys(release);
   return {
     item: {
@@ -36,15 +40,17 @@ export function releaseItem(release: VendorRelease): { item: Record<string, unkn
         ? { [DUE_INDEX.pk]: dueShard(release.orderId, release.vendorId), [DUE_INDEX.sk]: utcSortKey(release.sendAt, 'sendAt') }
         : {}),
       ...keys,
+      ...expiryStamp(release.transactionTime, ordersDays, 'transactionTime'),
     },
     months,
   };
 }
 
-/** An order record as its `META` item, in the paid index by transaction time. */
-export function orderItem(order: OrderRecord): { item: Record<string, unknown>; month: string } {
+/** An order record as its `META` item, in the paid index by transaction time, expiring `ordersDays` after it. */
+export function orderItem(order: OrderRecord, ordersDays?: number): { item: Record<string, unknown>; month: string } {
   const { keys, month } = orderIndexKeys(order);
-  return { item: { pk: orderPk(order.orderId), sk: META_SK, ...order, ...keys }, month };
+  const expiry = expiryStamp(order.transactionTime, ordersDays, 'transactionTime');
+  return { item: { pk: orderPk(order.orderId), sk: META_SK, ...order, ...keys, ...expiry }, month };
 }
 
 /** The order record of a `META` item; none while the order only awaits its payment. */
@@ -55,7 +61,7 @@ function toOrder(item: Record<string, unknown> | undefined): OrderRecord | null 
 /** Events in the order they were received; each receipt time is parsed once, not once per comparison. */
 function inReceiptOrder(items: Record<string, unknown>[]): StoredEvent[] {
   const keyed = items.map((item) => {
-    const event = withoutKeys<StoredEvent>(item);
+    const event = withoutKeys<StoredEvent>(item, [TTL_ATTRIBUTE]);
     return { event, order: `${utcSortKey(event.receivedAt, 'receivedAt')}\u0000${event.key}` };
   });
   return keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0)).map(({ event }) => event);
@@ -73,13 +79,16 @@ export class DynamoOrderRepository implements OrderRepository {
   readonly reads: DynamoReleaseReads;
   private readonly directory: ReadDirectory;
 
-  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {
+  /** `retention`: days after which orders (with their releases) and events expire; none given, nothing expires. */
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string, private readonly retention: RetentionDays = {}) {
     this.reads = new DynamoReleaseReads(doc, tableName);
     this.directory = this.reads.directory;
   }
 
   recordEvent(event: StoredEvent): Promise<boolean> {
-    return this.putOnce({ pk: orderPk(event.orderId), sk: EVENT_PREFIX + event.key, ...event });
+    return this.putOnce({
+      pk: orderPk(event.orderId), sk: EVENT_PREFIX + event.key, ...event, ...expiryStamp(event.receivedAt, this.retention.events, 'receivedAt'),
+    });
   }
 
   /** The order's events, in the order they were received (the domain folds them by their own times). */
@@ -107,7 +116,7 @@ export class DynamoOrderRepository implements OrderRepository {
 
   /** One write whose old item (returned by ALL_OLD) tells whether events were waiting for this payment. */
   async createOrder(order: OrderRecord): Promise<'new' | 'awaited' | 'exists'> {
-    const { item, month } = orderItem(order);
+    const { item, month } = orderItem(order, this.retention.orders);
     // The month first: a reader looks in the months it lists, so an order must never be in an unlisted one.
     await this.directory.noteMonth(month);
     try {
@@ -144,7 +153,7 @@ export class DynamoOrderRepository implements OrderRepository {
     try {
       await this.doc.put({
         TableName: this.tableName,
-        Item: { pk: orderPk(order.orderId), sk: META_SK, ...order },
+        Item: { pk: orderPk(order.orderId), sk: META_SK, ...order, ...expiryStamp(order.transactionTime, this.retention.orders, 'transactionTime') },
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#awaiting) AND (attribute_not_exists(#source) OR #source <> :gateway)',
         ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT, '#source': 'transactionTimeSource' },
         ExpressionAttributeValues: { ':gateway': 'gateway' },
@@ -174,7 +183,7 @@ export class DynamoOrderRepository implements OrderRepository {
           ExpressionAttributeNames: { '#version': 'version' },
           ExpressionAttributeValues: { ':expected': expectedVersion },
         };
-    const { item, months } = releaseItem(release);
+    const { item, months } = releaseItem(release, this.retention.orders);
     // Directory entries first (cached, so mostly no I/O): a reader must never miss a month or a vendor that has items.
     if (expectedVersion === null) await this.directory.noteVendor(release.vendorId);
     for (const month of months) await this.directory.noteMonth(month);
@@ -207,21 +216,6 @@ export class DynamoOrderRepository implements OrderRepository {
       ScanIndexForward: true,
     }, limit)));
     return shards.flat().sort(bySendAt).slice(0, limit).map(toRelease);
-  }
-
-  /**
-   * Releases of one vendor ordered by transaction time, oldest first. `from` and `to` (ISO 8601 instants, both
-   * inclusive) bound the transaction time. Read through the paid index (see release-reads.ts).
-   */
-  async listByVendor(vendorId: string, opts: { from?: string; to?: string; limit?: number } = {}): Promise<VendorRelease[]> {
-    const releases: VendorRelease[] = [];
-    const limit = opts.limit ?? Number.POSITIVE_INFINITY;
-    if (limit <= 0) return releases;
-    for await (const { release } of this.reads.outcomes({ by: 'transaction', vendorId, from: opts.from, to: opts.to }, null)) {
-      releases.push(release);
-      if (releases.length >= limit) break;
-    }
-    return releases;
   }
 
   /** Writes an item that must not exist yet; false when it did (the stored one stays). */

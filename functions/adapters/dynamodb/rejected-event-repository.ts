@@ -2,6 +2,7 @@
 import type { DocumentClient } from './document-client';
 import type { RejectedEvent } from '../../domain/types';
 import type { RejectedEventRepository } from '../../application/ports';
+import { expiryStamp, type RetentionDays } from './retention';
 
 /**
  * One partition: rejected events are rare and read as a single newest-first list, which day buckets would turn into
@@ -31,6 +32,8 @@ type RejectedItem = {
   /** The detail as JSON text: kept verbatim, whatever numbers or shapes it held. */
   detailJson: string;
   detailTruncated: boolean;
+  /** Epoch seconds: when DynamoDB's TTL may delete it (absent: kept for ever). */
+  expiresAt?: number;
 }
 
 function detailText(detail: unknown): { detailJson: string; detailTruncated: boolean } {
@@ -46,7 +49,8 @@ function detailText(detail: unknown): { detailJson: string; detailTruncated: boo
 }
 
 export class DynamoRejectedEventRepository implements RejectedEventRepository {
-  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+  /** `retention.rejected`: days after its `at` that a rejected event (and its id marker) expires; unset: never. */
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string, private readonly retention: RetentionDays = {}) {}
 
   /**
    * A retried event (same id) is stored once: its marker is read first. Two copies of one event rejected at the same
@@ -64,6 +68,8 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
       ReturnValues: 'UPDATED_NEW',
     });
     const sequence = Number(counted?.count);
+    // The arrival counter never expires: it numbers arrivals and counts every rejection ever made.
+    const expiry = expiryStamp(rejected.at, this.retention.rejected, 'at');
     const item: RejectedItem = {
       pk: REJECTED_PK,
       sk: sequenceSk(sequence),
@@ -74,9 +80,10 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
       detailType: rejected.detailType,
       reasons: rejected.reasons,
       ...detailText(rejected.detail),
+      ...expiry,
     };
     await this.doc.put({ TableName: this.tableName, Item: item });
-    await this.doc.put({ TableName: this.tableName, Item: { ...idKey(rejected.id), sequence } });
+    await this.doc.put({ TableName: this.tableName, Item: { ...idKey(rejected.id), sequence, ...expiry } });
   }
 
   async page(opts: { limit: number; after?: string | null }): Promise<{ items: (RejectedEvent & { sequence: number })[]; next: string | null; count: number }> {

@@ -5,15 +5,18 @@ import type { OrderRecord, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { MAX_BATCH_GET_KEYS, batchGetItems, queryItems, withoutKeys } from './item-keys';
-import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX } from './tables';
+import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from './tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 export const META_SK = 'META';
 export const RELEASE_PREFIX = 'VENDOR#';
-/** Every index attribute a release or order item may carry; removed when the item is read back as a record. */
+/**
+ * Every index attribute a release or order item may carry, and its TTL stamp; removed when the item is read back as
+ * a record.
+ */
 export const INDEX_ATTRIBUTES = [
   DUE_INDEX.pk, DUE_INDEX.sk, OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk,
-  APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk,
+  APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk, TTL_ATTRIBUTE,
 ] as const;
 
 /** India is UTC+05:30 all year: index months are India's calendar months, as finance reads them. */

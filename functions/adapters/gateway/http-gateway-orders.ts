@@ -1,4 +1,8 @@
-/** The gateway's order lookup over HTTP (`GET /pg/orders/{order_id}`): the split that a payment webhook does not carry. */
+/**
+ * The gateway's order lookups over HTTP: the order (`GET /pg/orders/{order_id}`, the split a payment webhook does not
+ * carry), the vendor, and the order recon (`GET /pg/easy-split/orders/{order_id}`, what eligibility the gateway holds).
+ */
+import { INDIA_TIME, formatInstant, parseEligibilityInput } from '../../domain/dates';
 import type { GatewayOrder, GatewayOrderSplit, GatewayOrders } from '../../application/ports';
 import { GatewayTransport, requireId, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
 
@@ -67,6 +71,24 @@ export class HttpGatewayOrders implements GatewayOrders {
     if (outcome.kind === 'found') return { scheduleOption: outcome.scheduleOption };
     if (outcome.kind === 'missing') return null;
     throw new GatewayOrderLookupError(`vendor ${vendorId} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`);
+  }
+
+  /**
+   * The vendor's `settlement_eligibility_date` at the order recon, as ISO 8601 in India time; null when the recon lists
+   * the vendor without one, or not at all. Throws when the recon cannot be read (the order unknown to it included).
+   */
+  async fetchEligibility(orderId: string, vendorId: string): Promise<string | null> {
+    requireId('orderId', orderId);
+    requireId('vendorId', vendorId);
+    const url = this.transport.url(`/easy-split/orders/${encodeURIComponent(orderId)}`);
+    const { outcome, tries } = await this.transport.withRetries(
+      async () => reconOutcomeOf(await this.transport.exchange('GET', url), orderId, vendorId, (value) => this.transport.scrub(value)),
+      (o) => (o.kind === 'retryable' ? o.retryAfterSeconds ?? 0 : null),
+    );
+    if (outcome.kind === 'found') return outcome.eligibility;
+    throw new GatewayOrderLookupError(
+      `the recon of order ${orderId} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`,
+    );
   }
 
   private outcomeOf(exchange: GatewayExchange, orderId: string): TryOutcome {
@@ -138,4 +160,33 @@ function vendorOutcomeOf(exchange: GatewayExchange, scrub: (value: string) => st
     return { kind: 'retryable', reason: said, ...(exchange.retryAfterSeconds ? { retryAfterSeconds: exchange.retryAfterSeconds } : {}) };
   }
   return { kind: 'failed', reason: said };
+}
+
+type ReconOutcome =
+  | { kind: 'found'; eligibility: string | null }
+  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number }
+  | { kind: 'failed'; reason: string };
+
+/** The recon's `vendors[].settlement_eligibility_date` of one vendor (ISO 8601 with offset, or the gateway's form). */
+function reconOutcomeOf(exchange: GatewayExchange, orderId: string, vendorId: string, scrub: (value: string) => string): ReconOutcome {
+  if (exchange.kind !== 'response') return { kind: 'retryable', reason: exchange.message };
+  const { status, body, text } = exchange;
+  if (status < 200 || status >= 300) {
+    const said = `HTTP ${status} ${scrub(textOf(body?.code) ?? '')}: ${scrub(textOf(body?.message) ?? text)}`;
+    if (status === 429 || status >= 500) {
+      return { kind: 'retryable', reason: said, ...(exchange.retryAfterSeconds ? { retryAfterSeconds: exchange.retryAfterSeconds } : {}) };
+    }
+    return { kind: 'failed', reason: said };
+  }
+  if (!body) return { kind: 'failed', reason: `HTTP ${status} with a body that is not a JSON object` };
+  if (body.order_id !== orderId) return { kind: 'failed', reason: `the answer is for order ${JSON.stringify(textOf(body.order_id))}, not ${orderId}` };
+  if (!Array.isArray(body.vendors)) return { kind: 'failed', reason: 'the answer\'s vendors is not a list' };
+  const vendor = body.vendors.find((v): v is Record<string, unknown> => !!v && typeof v === 'object' && (v as Record<string, unknown>).vendor_id === vendorId);
+  const date = vendor?.settlement_eligibility_date;
+  if (date === undefined || date === null) return { kind: 'found', eligibility: null };
+  try {
+    return { kind: 'found', eligibility: formatInstant(parseEligibilityInput(date, 'settlement_eligibility_date'), INDIA_TIME) };
+  } catch {
+    return { kind: 'failed', reason: `vendor ${vendorId}'s settlement_eligibility_date ${JSON.stringify(scrub(String(date)).slice(0, 60))} is not a date and time` };
+  }
 }

@@ -32,7 +32,15 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
   const held = vendor.state === 'HELD';
-  if (!RELEASABLE.includes(vendor.state) && !held) return <span class="hint">no manual release from {vendor.state}</span>;
+  // After a release the state moves on (PLANNED, APPLYING, APPLIED): the confirmation stays with the reason there is no button.
+  if (!RELEASABLE.includes(vendor.state) && !held) {
+    return (
+      <span>
+        {done ? <p class="ok" role="status">{done}</p> : null}
+        <span class="hint">no manual release from {vendor.state}</span>
+      </span>
+    );
+  }
   return (
     <form aria-label={`Release ${vendor.vendorId} by hand`} data-testid={`release-form-${vendor.vendorId}`} onSubmit={(e) => {
       e.preventDefault();
