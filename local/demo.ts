@@ -1,4 +1,7 @@
-/** `npm run demo`: a marketplace week on the shared clock, in one process, ending in a table per vendor release. */
+/**
+ * `npm run demo`: a marketplace week on the shared clock, in one process, ending in a table per vendor release and
+ * finance's and the auditor's views: a policy preview, the forecast, the prediction accuracy and the audit check.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -6,12 +9,18 @@ import { SingleBar } from 'cli-progress';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { isValidWebhookSignature } from '../functions/application/handle-gateway-webhook';
+import type { PolicyPreviewAnswer } from '../functions/application/preview-changes';
+import type { ForecastDay } from '../functions/application/read-vendors';
+import type { AccuracyRow } from '../functions/application/settlement-accuracy';
+import type { AuditVerification } from '../functions/domain/audit-verification';
 import type { ReleaseRule } from '../functions/domain/types';
 import { startLocal, type LocalRuntime } from './runtime';
 
 /** The gateway documentation's example week starts here (a Friday afternoon, India time). */
 const DEMO_START = '2022-12-02T16:05:00+05:30';
 const ZONE = 'Asia/Kolkata';
+/** Every order of the week is paid in rupees. */
+const CURRENCY = 'INR';
 /** Defer by Days, set alike on the gateway's dashboard (sandbox) and in Holdback's mirror, short enough for a week. */
 const DEFER_BY_DAYS = 6;
 const FAULTS = { rate: 0.2, kinds: ['5xx', '429', 'timeout', 'reset'], seed: 2022, timeoutMs: 300 };
@@ -143,9 +152,41 @@ export interface DemoSummary {
   predictedMismatches: number;
 }
 
+/** The policy change finance previews on Friday evening, with the week's orders paid: it changes nothing. */
+export const PREVIEWED = {
+  vendorId: 'v-p3d-1',
+  candidate: { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P1D' } as ReleaseRule },
+};
+/** The forecast's India-time days: from the week's first day far enough on to hold every settlement of its orders. */
+export const FORECAST_RANGE = { from: '2022-12-02', to: '2023-01-31' };
+
+/** A release as Holdback showed it when finance looked ahead (what the forecast counted). */
+export interface OpenRelease {
+  orderId: string;
+  vendorId: string;
+  state: string;
+  amount: string;
+  targetEligibility: string | null;
+  predictedSettlement: string | null;
+}
+
+/** What finance and the auditor read through Holdback's API: ahead on Friday evening, back at the week's end. */
+export interface FinanceStory {
+  lookedAheadAt: string;
+  preview: PolicyPreviewAnswer;
+  /** The policy in force when the preview was asked, as its rule text. */
+  previewFrom: string;
+  forecast: { from: string; to: string; days: ForecastDay[] };
+  /** Every release of the week at the forecast's moment, from GET /orders. */
+  openAtForecast: OpenRelease[];
+  accuracy: { from: string; to: string; scheduleOptions: AccuracyRow[] };
+  verification: AuditVerification;
+}
+
 export interface DemoResult {
   rows: DemoRow[];
   summary: DemoSummary;
+  finance: FinanceStory;
   /** When the dispute was closed, and the disputed release's state while it was open. */
   dispute: { openedAt: string; closedAt: string; stateWhileOpen: string };
   cancelledAt: string;
@@ -269,7 +310,7 @@ async function startMarketplaceBackend(runtime: LocalRuntime, marketplace: Marke
             orderId: order.id,
             transactionTime: hook.data.payment.payment_time,
             vendors: order.splits.map((s) => ({ vendorId: s.vendorId, amount: s.amount })),
-            currency: 'INR',
+            currency: CURRENCY,
           });
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
@@ -286,7 +327,7 @@ async function checkout(marketplace: Marketplace, order: DemoOrder, notifyUrl: s
   const created = await marketplace.gateway('POST', '/pg/orders', {
     order_id: order.id,
     order_amount: amount.toNumber(),
-    order_currency: 'INR',
+    order_currency: CURRENCY,
     customer_details: { customer_id: 'asha', customer_phone: PRE_APPROVED_PHONE, customer_name: 'Asha Rao' },
     order_splits: order.splits.map((s) => ({ vendor_id: s.vendorId, amount: new Decimal(s.amount).toNumber() })),
     order_meta: { notify_url: notifyUrl },
@@ -314,8 +355,9 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
   const start = DateTime.fromISO(DEMO_START);
   const end = india(WEEK_END);
   const hours = Math.ceil(end.diff(start).as('hours'));
-  const setupSteps = 3 + DEMO_ORDERS.length;
-  const total = setupSteps + hours + 1;
+  // Settings, vendors, policies, the orders and finance's look ahead; at the end the read back and the look back.
+  const setupSteps = 4 + DEMO_ORDERS.length;
+  const total = setupSteps + hours + 2;
   let done = 0;
   const step = (phase: string): void => { done += 1; opts.onProgress?.(Math.min(done, total), total, phase); };
   const now = (): string => shown(runtime.clock.now());
@@ -354,6 +396,8 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
       await moveTo(runtime.clock.now().plus({ minutes: 5 }));
       step(`${order.id} paid by ${order.checkout.method}`);
     }
+    const ahead = await lookAhead(marketplace, now());
+    step('finance looks ahead');
 
     const pending = [...WEEK];
     let disputeState = '';
@@ -380,7 +424,10 @@ export async function playMarketplaceWeek(runtime: LocalRuntime, opts: DemoOptio
 
     const { rows, summary } = await readBack(marketplace);
     step('read back');
+    const back = await lookBack(marketplace);
+    step('finance and audit look back');
     return {
+      finance: { ...ahead, ...back },
       rows,
       summary: { ...summary, heldByDispute: disputeState === 'HELD' ? 1 : 0 },
       dispute: { openedAt: stamps['order.dispute_opened'], closedAt: stamps['order.dispute_closed'], stateWhileOpen: disputeState },
@@ -411,6 +458,7 @@ async function happen(marketplace: Marketplace, event: WeekEvent, at: string): P
 interface ReleaseView {
   vendorId: string;
   state: string;
+  amount: string;
   targetEligibility: string | null;
   appliedEligibility: string | null;
   predictedSettlement: string | null;
@@ -480,25 +528,96 @@ async function readBack(marketplace: Marketplace): Promise<{ rows: DemoRow[]; su
   };
 }
 
+/**
+ * Finance on Friday evening, the orders paid and nothing settled yet: what a faster release for one vendor would move
+ * (a preview changes nothing), and the money the gateway will settle per day.
+ */
+async function lookAhead(marketplace: Marketplace, at: string): Promise<Omit<FinanceStory, 'accuracy' | 'verification'>> {
+  const vendorPath = `/vendors/${encodeURIComponent(PREVIEWED.vendorId)}/policy`;
+  const policy = await marketplace.api('GET', vendorPath) as { release: ReleaseRule };
+  const preview = await marketplace.api('POST', `${vendorPath}/preview`, {
+    ...PREVIEWED.candidate, applyTo: 'open_orders', actor: 'finance@marketplace.example', reason: 'demo: would a faster release help this vendor?',
+  }) as PolicyPreviewAnswer;
+  const forecast = await marketplace.api('GET', `/forecast?from=${FORECAST_RANGE.from}&to=${FORECAST_RANGE.to}`);
+  const openAtForecast: OpenRelease[] = [];
+  for (const order of DEMO_ORDERS) {
+    const view = await marketplace.api('GET', `/orders/${encodeURIComponent(order.id)}`);
+    for (const r of view.vendors as ReleaseView[]) {
+      openAtForecast.push({
+        orderId: order.id, vendorId: r.vendorId, state: r.state, amount: r.amount, targetEligibility: r.targetEligibility, predictedSettlement: r.predictedSettlement,
+      });
+    }
+  }
+  return { lookedAheadAt: at, preview, previewFrom: ruleText(policy.release), forecast, openAtForecast };
+}
+
+/** At the week's end: how the gateway's settlements compared with the predictions, and whether the audit log holds. */
+async function lookBack(marketplace: Marketplace): Promise<Pick<FinanceStory, 'accuracy' | 'verification'>> {
+  const accuracy = await marketplace.api('GET', `/reports/prediction-accuracy?from=${FORECAST_RANGE.from}&to=${india(WEEK_END).toISODate()}`);
+  const verification = await marketplace.api('GET', '/audit/verify') as AuditVerification;
+  return { accuracy, verification };
+}
+
 /** Times as India wall clock, short: "Mon 05 Dec 16:05". */
 function brief(iso: string | null): string {
   return iso ? DateTime.fromISO(iso, { setZone: true }).setZone(ZONE).toFormat('ccc dd LLL HH:mm') : '-';
 }
 
-/** A hand-aligned table, one row per vendor and order. */
+/** A hand-aligned table: the header, a rule under it, then one line per row. */
+function alignedLines(header: string[], cells: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]): string => c.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)];
+}
+
+/** The table of the week, one row per vendor and order, a blank line between vendors. */
 export function formatTable(rows: DemoRow[]): string {
   const header = ['vendor', 'rule', 'opt', 'order', 'state', 'target', 'applied eligibility', 'predicted settlement', 'actual settlement', 'match'];
   const cells = rows.map((r) => [r.vendor, r.rule, String(r.scheduleOption), r.order, r.state, brief(r.target), brief(r.applied), brief(r.predicted), brief(r.actual), r.match]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]): string => c.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
-  const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  ')];
-  let previous = '';
-  for (const c of cells) {
-    if (previous && c[0] !== previous) out.push('');
-    previous = c[0];
-    out.push(line(c));
-  }
+  const lines = alignedLines(header, cells);
+  const out = lines.slice(0, 2);
+  cells.forEach((c, i) => {
+    if (i > 0 && c[0] !== cells[i - 1][0]) out.push('');
+    out.push(lines[i + 2]);
+  });
   return out.join('\n');
+}
+
+const indent = (lines: string[]): string => lines.map((l) => `  ${l}`.trimEnd()).join('\n');
+
+/** Finance's and the auditor's views, each a small table saying its units and time zone. */
+export function formatFinance(story: FinanceStory): string {
+  const { preview, forecast, accuracy, verification } = story;
+  const releases = preview.releases.map((r) => [
+    r.orderId, r.state, `${r.amount} ${CURRENCY}`, brief(r.current.targetEligibility), brief(r.candidate.targetEligibility),
+    brief(r.current.predictedSettlement), brief(r.candidate.predictedSettlement), r.moves ? 'yes' : 'no',
+  ]);
+  const perDay = preview.perDay.map((d) => [d.date, String(d.current.count), d.current.amount, String(d.candidate.count), d.candidate.amount]);
+  const days = forecast.days.filter((d) => d.firm.count + d.projected.count > 0)
+    .map((d) => [d.date, d.currency, String(d.firm.count), d.firm.amount, String(d.projected.count), d.projected.amount]);
+  const options = accuracy.scheduleOptions.map((a) => [String(a.scheduleOption), String(a.settled), String(a.asPredicted), String(a.maxDifferenceMinutes)]);
+  const broken = verification.firstBroken ? `${verification.firstBroken.stream} #${verification.firstBroken.sequence}: ${verification.firstBroken.reason}` : 'none';
+  const rule = `${ruleText(PREVIEWED.candidate.release)} on schedule option ${PREVIEWED.candidate.scheduleOption}`;
+  return [
+    `Finance looks ahead on ${brief(story.lookedAheadAt)} (India time), the week's orders paid:`,
+    '',
+    `Policy preview for ${preview.vendorId}: ${story.previewFrom} (version ${preview.fromVersion}) -> ${rule}, applied to open orders; nothing changed.`,
+    `${preview.moved} of ${preview.covered} unsent releases would move (times India time):`,
+    indent(alignedLines(['order', 'state', 'amount', 'current target', 'candidate target', 'current settlement', 'candidate settlement', 'moves'], releases)),
+    `Per India-time day of predicted settlement (amounts in ${CURRENCY}):`,
+    indent(alignedLines(['date', 'current count', 'current amount', 'candidate count', 'candidate amount'], perDay)),
+    '',
+    `Forecast ${forecast.from} to ${forecast.to}, per India-time day of predicted settlement (firm: applied at the gateway; `
+      + 'projected: not sent yet; days with nothing left out):',
+    indent(alignedLines(['date', 'currency', 'firm count', 'firm amount', 'projected count', 'projected amount'], days)),
+    '',
+    `Prediction accuracy at the week's end, settlements ${FORECAST_RANGE.from} to ${india(WEEK_END).toISODate()} (India time), per gateway schedule option:`,
+    indent(alignedLines(['schedule option', 'settled', 'as predicted', 'largest difference (minutes)'], options)),
+    '',
+    'Audit log verification (GET /audit/verify: hash chains and signed checkpoints):',
+    indent(alignedLines(['ok', 'records', 'streams', 'checkpoints', 'first broken link'],
+      [[String(verification.ok), String(verification.records), String(verification.streams), String(verification.checkpoints), broken]])),
+  ].join('\n');
 }
 
 /** Which checkout paid each order, and who told Holdback about it. */
@@ -540,7 +659,9 @@ export async function runDemo(): Promise<void> {
       + `${FAULTS.rate * 100}% gateway faults until ${brief(shown(india(FAULTS_CLEARED_AT)))}\n`);
     console.log(`${formatOrders()}\n`);
     console.log(formatTable(result.rows));
-    console.log(`\n${summaryLine(result.summary)} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
+    console.log(`\n${summaryLine(result.summary)}\n`);
+    console.log(formatFinance(result.finance));
+    console.log(`\n(${((Date.now() - began) / 1000).toFixed(1)} s)`);
   } finally {
     bar.stop();
     await runtime.close();

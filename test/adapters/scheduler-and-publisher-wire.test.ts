@@ -77,6 +77,39 @@ describe('EventBridgeReleaseScheduler', () => {
     expect(JSON.parse(server.requests[0].body).GroupName).toBe('custom-group');
   });
 
+  // What Scheduler answers for a role created moments ago whose trust IAM has not yet propagated.
+  const notYetAssumable = () => answer(400, { Message: 'The execution role you provide must allow AWS EventBridge Scheduler to assume the role.' }, { 'x-amzn-ErrorType': 'ValidationException' });
+
+  test('right after deploy, "the execution role cannot be assumed" is retried with backoff: two refusals then one schedule', async () => {
+    const waits: number[] = [];
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+      releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN, sleep: async (ms) => { waits.push(ms); },
+    });
+    server.script(notYetAssumable(), notYetAssumable(), answer(200, { ScheduleArn: 'arn:aws:scheduler:local:1:schedule/holdback-releases/rel-0123456789abcdef-1' }));
+    await expect(scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:00+05:30'))).resolves.toBeUndefined();
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests.map((r) => r.path)).toEqual(Array(3).fill('/schedules/rel-0123456789abcdef-1'));
+    expect(waits).toEqual([500, 1000]);
+  });
+
+  test('the propagation refusal is given about 30 s in all, then reported; any other ValidationException is not retried', async () => {
+    const waits: number[] = [];
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+      releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN, sleep: async (ms) => { waits.push(ms); },
+    });
+    server.script(...Array.from({ length: 8 }, notYetAssumable));
+    await expect(scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:00+05:30'))).rejects.toMatchObject({ name: 'ValidationException' });
+    expect(waits.reduce((a, b) => a + b, 0)).toBe(30_000);
+    expect(server.requests).toHaveLength(waits.length + 1);
+
+    const before = server.requests.length;
+    waits.length = 0;
+    server.script(answer(400, { Message: 'Invalid RoleArn' }, { 'x-amzn-ErrorType': 'ValidationException' }));
+    await expect(scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:00+05:30'))).rejects.toMatchObject({ name: 'ValidationException', message: 'Invalid RoleArn' });
+    expect(server.requests.length - before).toBe(1);
+    expect(waits).toEqual([]);
+  });
+
   test('DeleteSchedule in the group; a missing schedule (404) is success', async () => {
     const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,

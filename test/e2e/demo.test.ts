@@ -1,7 +1,11 @@
 /** End to end: the demo's marketplace week, its outcomes checked against Holdback's API and the gateway sandbox's own records. */
+import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import type { LocalRuntime } from '../../local/runtime';
-import { CANCELLED, DEMO_ORDERS, DISPUTED, formatTable, playMarketplaceWeek, startDemoRuntime, type DemoResult } from '../../local/demo';
+import {
+  CANCELLED, DEMO_ORDERS, DISPUTED, FORECAST_RANGE, PREVIEWED, formatFinance, formatTable, playMarketplaceWeek, startDemoRuntime,
+  type DemoResult, type OpenRelease,
+} from '../../local/demo';
 
 let runtime: LocalRuntime;
 let week: DemoResult;
@@ -115,3 +119,89 @@ describe('the demo week', () => {
     expect(formatTable(week.rows).split('\n')[0]).toMatch(/^vendor\s+rule\s+opt\s+order\s+state\s+target\s+applied eligibility\s+predicted settlement\s+actual settlement\s+match$/);
   });
 });
+
+describe("the demo's finance and audit story, read through the API", () => {
+  const sum = (amounts: string[]): string => amounts.reduce((total, a) => total.plus(a), new Decimal(0)).toFixed(2);
+  const indiaDate = (iso: string): string => DateTime.fromISO(iso, { setZone: true }).setZone('Asia/Kolkata').toISODate()!;
+  const DAY_MS = 86_400_000;
+
+  it('previews a faster release for one vendor over its unsent releases, and changes nothing', async () => {
+    const { preview, openAtForecast } = week.finance;
+    const unsent = openAtForecast.filter((r) => r.vendorId === PREVIEWED.vendorId && r.state === 'SCHEDULED');
+    expect(unsent.length).toBe(2);
+    expect(preview).toMatchObject({ vendorId: PREVIEWED.vendorId, fromVersion: 1, covered: unsent.length, moved: unsent.length, omitted: 0 });
+    expect(preview.previewId).toEqual(expect.any(String));
+    for (const open of unsent) {
+      const shown = preview.releases.find((r) => r.orderId === open.orderId)!;
+      expect({ order: open.orderId, state: shown.state, amount: shown.amount, moves: shown.moves }).toEqual({ order: open.orderId, state: open.state, amount: open.amount, moves: true });
+      expect(millis(shown.current.targetEligibility!)).toBe(millis(open.targetEligibility!));
+      // after_payment P3D becomes P1D: the same payment, two days sooner.
+      expect(millis(shown.current.targetEligibility!) - millis(shown.candidate.targetEligibility!)).toBe(2 * DAY_MS);
+      expect(millis(shown.current.predictedSettlement!)).toBe(millis(open.predictedSettlement!));
+    }
+    const byDay = (side: 'current' | 'candidate'): Record<string, number> => Object.fromEntries(preview.perDay.filter((d) => d[side].count > 0).map((d) => [d.date, d[side].count]));
+    expect(byDay('current')).toEqual(countBy(preview.releases.map((r) => indiaDate(r.current.predictedSettlement!))));
+    expect(byDay('candidate')).toEqual(countBy(preview.releases.map((r) => indiaDate(r.candidate.predictedSettlement!))));
+    expect(sum(preview.perDay.map((d) => d.candidate.amount))).toBe(sum(unsent.map((r) => r.amount)));
+    expect(sum(preview.perDay.map((d) => d.current.amount))).toBe(sum(unsent.map((r) => r.amount)));
+    // A preview changes nothing: the vendor is still on its own rule, version 1, and its releases went at P3D.
+    const policy = await getJson(`${runtime.api.url}/vendors/${PREVIEWED.vendorId}/policy`);
+    expect({ version: policy.version, release: policy.release }).toEqual({ version: 1, release: { kind: 'after_payment', delay: 'P3D' } });
+    expect(week.finance.previewFrom).toBe('after_payment P3D');
+  });
+
+  it('forecasts every open release once: firm what was applied at its predicted day, projected the rest, in INR', () => {
+    const { forecast, openAtForecast } = week.finance;
+    expect({ from: forecast.from, to: forecast.to }).toEqual(FORECAST_RANGE);
+    expect(forecast.days.every((d) => d.currency === 'INR')).toBe(true);
+    // Friday evening nothing has settled or been cancelled yet: every release of the week is open.
+    expect(openAtForecast).toHaveLength(week.rows.length);
+    const applied = openAtForecast.filter((r) => r.state === 'APPLIED');
+    const unsent: OpenRelease[] = openAtForecast.filter((r) => r.state !== 'APPLIED');
+    expect(applied.length).toBeGreaterThan(0);
+    const firmDays = Object.fromEntries(forecast.days.filter((d) => d.firm.count > 0).map((d) => [d.date, d.firm.count]));
+    expect(firmDays).toEqual(countBy(applied.map((r) => indiaDate(r.predictedSettlement!))));
+    expect(sum(forecast.days.map((d) => d.firm.amount))).toBe(sum(applied.map((r) => r.amount)));
+    expect(forecast.days.reduce((n, d) => n + d.projected.count, 0)).toBe(unsent.length);
+    expect(sum(forecast.days.map((d) => d.projected.amount))).toBe(sum(unsent.map((r) => r.amount)));
+    expect(sum(forecast.days.flatMap((d) => [d.firm.amount, d.projected.amount])))
+      .toBe(sum(DEMO_ORDERS.flatMap((o) => o.splits.map((s) => s.amount))));
+  });
+
+  it('reports prediction accuracy per schedule option exactly as the week settled', () => {
+    const expected = new Map<number, { scheduleOption: number; settled: number; asPredicted: number; maxDifferenceMinutes: number }>();
+    for (const row of week.rows.filter((r) => r.actual !== null)) {
+      const entry = expected.get(row.scheduleOption) ?? { scheduleOption: row.scheduleOption, settled: 0, asPredicted: 0, maxDifferenceMinutes: 0 };
+      entry.settled += 1;
+      if (row.match === 'yes') entry.asPredicted += 1;
+      expected.set(row.scheduleOption, entry);
+    }
+    expect(week.finance.accuracy.scheduleOptions).toEqual([...expected.values()].sort((a, b) => a.scheduleOption - b.scheduleOption));
+    expect(week.finance.accuracy.scheduleOptions.reduce((n, a) => n + a.settled, 0)).toBe(week.summary.settled);
+  });
+
+  it('verifies the audit log: every chain and checkpoint holds', () => {
+    const { verification } = week.finance;
+    expect(verification).toMatchObject({ ok: true, firstBroken: null });
+    // At least one gateway attempt per applied release, and the settings and every policy change, are recorded.
+    expect(verification.records).toBeGreaterThanOrEqual(week.summary.applied + 1 + 9);
+    expect(verification.streams).toBeGreaterThan(1);
+    expect(verification.checkpoints).toBeGreaterThan(0);
+  });
+
+  it('prints each view as a table that says its units and time zone', () => {
+    const text = formatFinance(week.finance);
+    expect(text).toMatch(/Policy preview for v-p3d-1: after_payment P3D \(version 1\) -> after_payment P1D on schedule option 1/);
+    expect(text).toMatch(/2 of 2 unsent releases would move \(times India time\)/);
+    expect(text).toMatch(/Per India-time day of predicted settlement \(amounts in INR\)/);
+    expect(text).toMatch(/date\s+currency\s+firm count\s+firm amount\s+projected count\s+projected amount/);
+    expect(text).toMatch(/schedule option\s+settled\s+as predicted\s+largest difference \(minutes\)/);
+    expect(text).toMatch(/\n\s+true\s+\d+\s+\d+\s+\d+\s+none$/);
+  });
+});
+
+function countBy(keys: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
+}

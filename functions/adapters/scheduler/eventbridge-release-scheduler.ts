@@ -1,7 +1,7 @@
 /** One-time EventBridge Scheduler schedules that put a release command on the release queue at the release's send time. */
 import { DateTime } from 'luxon';
 import {
-  CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, type RetryPolicy,
+  CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, type CreateScheduleCommandInput, type RetryPolicy,
 } from '@aws-sdk/client-scheduler';
 import type { ReleaseCommand } from '../../domain/types';
 import type { ReleaseScheduler } from '../../application/ports';
@@ -19,6 +19,24 @@ export interface EventBridgeReleaseSchedulerOptions {
   retryPolicy?: RetryPolicy;
   /** Optional SQS dead-letter queue for sends that exhausted their retries. */
   deadLetterArn?: string;
+  /** How long CreateSchedule waits in all for a new role to propagate (see `isRoleNotYetAssumable`). Default 30 s. */
+  rolePropagationWaitMs?: number;
+  /** Waits between those tries (injected by tests); default setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** First wait after a propagation refusal, doubled after each one up to the cap: about 30 s in 7 tries. */
+const PROPAGATION_FIRST_WAIT_MS = 500;
+const PROPAGATION_WAIT_CAP_MS = 8_000;
+
+/**
+ * Right after a deploy, Scheduler may not yet see that a freshly created role trusts it (IAM propagates in seconds),
+ * and refuses CreateSchedule with a ValidationException saying the execution role cannot be assumed. Only that
+ * refusal is worth waiting for: any other ValidationException is a real mistake and is reported at once.
+ */
+export function isRoleNotYetAssumable(error: unknown): boolean {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  return name === 'ValidationException' && typeof message === 'string' && /execution role .*assume the role/i.test(message);
 }
 
 const SCHEDULE_NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
@@ -43,39 +61,52 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
   private readonly groupName: string;
   private readonly timezone: string;
   private readonly retryPolicy: RetryPolicy;
+  private readonly propagationWaitMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly client: SchedulerClient, private readonly options: EventBridgeReleaseSchedulerOptions) {
     this.groupName = options.groupName ?? RELEASE_SCHEDULE_GROUP;
     this.timezone = options.timezone ?? 'Asia/Kolkata';
     this.retryPolicy = options.retryPolicy ?? { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 };
+    this.propagationWaitMs = options.rolePropagationWaitMs ?? 30_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   async schedule(command: ReleaseCommand, at: DateTime): Promise<void> {
     const name = this.requireName(command.releaseKey);
-    try {
-      await this.client.send(new CreateScheduleCommand({
-        Name: name,
-        GroupName: this.groupName,
-        ScheduleExpression: atExpression(at, this.timezone),
-        ScheduleExpressionTimezone: this.timezone,
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        // Finished one-time schedules would otherwise stay and count toward the quota.
-        ActionAfterCompletion: 'DELETE',
-        State: 'ENABLED',
-        Description: `Holdback release of order ${command.orderId}, vendor ${command.vendorId}`,
-        Target: {
-          Arn: this.options.releaseQueueArn,
-          RoleArn: this.options.schedulerRoleArn,
-          // The queue target sends this text as the message body: the command, as order events and the sweep enqueue it.
-          Input: JSON.stringify(command),
-          RetryPolicy: this.retryPolicy,
-          ...(this.options.deadLetterArn ? { DeadLetterConfig: { Arn: this.options.deadLetterArn } } : {}),
-        },
-      }));
-    } catch (error) {
-      // The name is deterministic per send, so a conflict means this very release is already scheduled.
-      if (hasName(error, 'ConflictException')) return;
-      throw error;
+    const input: CreateScheduleCommandInput = {
+      Name: name,
+      GroupName: this.groupName,
+      ScheduleExpression: atExpression(at, this.timezone),
+      ScheduleExpressionTimezone: this.timezone,
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      // Finished one-time schedules would otherwise stay and count toward the quota.
+      ActionAfterCompletion: 'DELETE',
+      State: 'ENABLED',
+      Description: `Holdback release of order ${command.orderId}, vendor ${command.vendorId}`,
+      Target: {
+        Arn: this.options.releaseQueueArn,
+        RoleArn: this.options.schedulerRoleArn,
+        // The queue target sends this text as the message body: the command, as order events and the sweep enqueue it.
+        Input: JSON.stringify(command),
+        RetryPolicy: this.retryPolicy,
+        ...(this.options.deadLetterArn ? { DeadLetterConfig: { Arn: this.options.deadLetterArn } } : {}),
+      },
+    };
+    let waited = 0;
+    for (let wait = PROPAGATION_FIRST_WAIT_MS; ; wait = Math.min(wait * 2, PROPAGATION_WAIT_CAP_MS)) {
+      try {
+        // A command per try: a command object is not meant to be sent twice.
+        await this.client.send(new CreateScheduleCommand(input));
+        return;
+      } catch (error) {
+        // The name is deterministic per send, so a conflict means this very release is already scheduled.
+        if (hasName(error, 'ConflictException')) return;
+        if (!isRoleNotYetAssumable(error) || waited >= this.propagationWaitMs) throw error;
+        const pause = Math.min(wait, this.propagationWaitMs - waited);
+        waited += pause;
+        await this.sleep(pause);
+      }
     }
   }
 
