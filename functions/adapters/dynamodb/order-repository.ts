@@ -150,10 +150,13 @@ export class DynamoOrderRepository implements OrderRepository {
   }
 
   async adoptGatewayPayment(order: OrderRecord): Promise<boolean> {
+    // The same item createOrder writes (paid-index keys, expiry): the gateway's time may move the order to another month.
+    const { item, month } = orderItem(order, this.retention.orders);
+    await this.directory.noteMonth(month);
     try {
       await this.doc.put({
         TableName: this.tableName,
-        Item: { pk: orderPk(order.orderId), sk: META_SK, ...order, ...expiryStamp(order.transactionTime, this.retention.orders, 'transactionTime') },
+        Item: item,
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#awaiting) AND (attribute_not_exists(#source) OR #source <> :gateway)',
         ExpressionAttributeNames: { '#awaiting': AWAITING_PAYMENT, '#source': 'transactionTimeSource' },
         ExpressionAttributeValues: { ':gateway': 'gateway' },
