@@ -39,14 +39,28 @@ export function isValidWebhookSignature(secret: string, request: WebhookRequest)
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** A signed webhook older (or further ahead) than this is refused as a replay: the gateway signs each delivery afresh. */
+export const WEBHOOK_MAX_AGE_MS = 5 * 60_000;
+
+/** Why a signed timestamp (epoch milliseconds) is not fresh, or null when it is. */
+export function webhookStaleness(timestamp: string | undefined, nowMs: number): string | null {
+  const at = Number(timestamp);
+  if (!Number.isFinite(at)) return `x-webhook-timestamp is ${JSON.stringify(timestamp)}, not epoch milliseconds; the gateway sends e.g. "1669975200000"`;
+  const skew = nowMs - at;
+  if (Math.abs(skew) <= WEBHOOK_MAX_AGE_MS) return null;
+  return `x-webhook-timestamp is ${Math.round(Math.abs(skew) / 1000)} s ${skew > 0 ? 'old' : 'ahead'}, more than ${WEBHOOK_MAX_AGE_MS / 60_000} minutes: refused as a replay; the gateway signs every delivery with its own time`;
+}
+
 /**
- * Verifies the signature (401 otherwise), then acts on the two webhook types Holdback cares about; every other type
+ * Verifies the signature and the timestamp's freshness (401 otherwise), then acts on the two webhook types Holdback cares about; every other type
  * is acknowledged and ignored, so the gateway does not retry it.
  */
 export async function handleGatewayWebhook(deps: Dependencies, request: WebhookRequest): Promise<WebhookResult> {
   if (!isValidWebhookSignature(await deps.secrets.webhookSecret(), request)) {
     throw new UnauthorizedError('x-webhook-signature is missing or does not match the body; the gateway signs base64(HMAC-SHA256(client secret, x-webhook-timestamp + raw body))');
   }
+  const staleness = webhookStaleness(request.headers['x-webhook-timestamp'], deps.clock.now().toMillis());
+  if (staleness) throw new UnauthorizedError(staleness);
   try {
     return await actOnSignedWebhook(deps, request);
   } catch (error) {

@@ -76,6 +76,17 @@ describe('webhook signature', () => {
     expect(api.world.publisher.orderEvents).toEqual([]);
   });
 
+  test('a correctly signed webhook more than five minutes old (or ahead) is refused as a replay; within five minutes it is taken', async () => {
+    const raw = JSON.stringify(paymentSuccess);
+    // The clock is 2022-12-02T16:05:00+05:30 = 1669977300000 ms.
+    const old = await post(raw, signed(raw, String(1669977300000 - 5 * 60_000 - 1)));
+    expect(old.status).toBe(401);
+    expect(old.body.error.message).toMatch(/x-webhook-timestamp is 300 s old, more than 5 minutes: refused as a replay/);
+    expect((await post(raw, signed(raw, String(1669977300000 + 6 * 60_000)))).status).toBe(401);
+    expect(api.world.publisher.orderEvents).toEqual([]);
+    expect((await post(raw, signed(raw, String(1669977300000 - 5 * 60_000)))).status).toBe(200);
+  });
+
   test('the signature is checked on the raw bytes, also when the body arrives base64-encoded', async () => {
     const raw = JSON.stringify({ ...paymentSuccess, data: { ...paymentSuccess.data, customer_details: { customer_name: 'Añjali' } } });
     const { status } = await post(raw, signed(raw), 'application/octet-stream');
