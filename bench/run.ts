@@ -13,7 +13,7 @@ import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
 import { RELEASE_QUEUE } from '../functions/routing';
 import { parseInstant } from '../functions/domain/dates';
-import { planRelease, vendorFacts } from '../functions/domain/release';
+import { planRelease, vendorFacts } from '../functions/domain/release-machine';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';
 import { DEFAULT_SETTINGS, calendarOf, defaultPolicy } from '../functions/domain/settings';
 import { maxEligibility } from '../functions/domain/window';
