@@ -1,29 +1,16 @@
 /** The edge's EventBridge PutEvents, through the real AWS SDK: per-entry validation and delivery by the shared rules. */
 import { EventBridgeClient, PutEventsCommand, ListRulesCommand } from '@aws-sdk/client-eventbridge';
 import { SharedClock } from '../../local/clock';
-import { credentials, recordingTarget, region, startEdge, START, type TestEdge } from './local-edge';
+import { credentials, edgeWithBus, recordingTarget, region, startEdge, START } from './local-edge';
 
-const clock = new SharedClock({ start: new Date(START), frozen: true });
-const orderEvents = recordingTarget(clock);
-let local: TestEdge;
-let events: EventBridgeClient;
-
-beforeAll(async () => {
-  local = await startEdge({ orderEvents: orderEvents.target }, clock);
-  events = new EventBridgeClient({ endpoint: local.edge.url, region, credentials });
-});
-
-afterAll(async () => {
-  events.destroy();
-  await local.edge.close();
-});
+const { orderEvents, fixture: f } = edgeWithBus();
 
 beforeEach(() => { orderEvents.calls.length = 0; });
 
 const paid = { orderId: 'order_1', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'v1', amount: '100.00' }] };
 
 test('a good entry is accepted and delivered as an envelope; a malformed one fails alone', async () => {
-  const answer = await events.send(new PutEventsCommand({
+  const answer = await f.events.send(new PutEventsCommand({
     Entries: [
       { Source: 'marketplace.orders', DetailType: 'order.paid', Detail: JSON.stringify(paid) },
       { Source: 'marketplace.orders', DetailType: 'order.paid', Detail: '[1, 2]' },
@@ -38,7 +25,7 @@ test('a good entry is accepted and delivered as an envelope; a malformed one fai
   expect(answer.Entries?.[3]).toMatchObject({ ErrorCode: 'InvalidArgument' });
   expect(answer.Entries?.[3].ErrorMessage).toContain('DetailType');
 
-  await local.edge.idle();
+  await f.local.edge.idle();
   expect(orderEvents.calls).toEqual([{
     at: START,
     event: {
@@ -53,32 +40,32 @@ test('a good entry is accepted and delivered as an envelope; a malformed one fai
       detail: paid,
     },
   }]);
-  expect(local.edge.bus.events.map((e) => e.id)).toContain(answer.Entries?.[0].EventId);
+  expect(f.local.edge.bus.events.map((e) => e.id)).toContain(answer.Entries?.[0].EventId);
 });
 
 test('the entry\'s own Time becomes the envelope time', async () => {
-  await events.send(new PutEventsCommand({
+  await f.events.send(new PutEventsCommand({
     Entries: [{ Source: 'marketplace.orders', DetailType: 'order.delivered', Detail: '{"orderId":"order_1"}', Time: new Date('2022-12-05T04:00:00Z') }],
   }));
-  await local.edge.idle();
+  await f.local.edge.idle();
   expect((orderEvents.calls[0].event as { time: string }).time).toBe('2022-12-05T04:00:00Z');
 });
 
 test('an event of another source is kept but not delivered', async () => {
-  const answer = await events.send(new PutEventsCommand({
+  const answer = await f.events.send(new PutEventsCommand({
     Entries: [{ Source: 'holdback', DetailType: 'vendor.release_applied', Detail: '{"orderId":"order_9"}' }],
   }));
   expect(answer.FailedEntryCount).toBe(0);
-  await local.edge.idle();
+  await f.local.edge.idle();
   expect(orderEvents.calls).toEqual([]);
-  const res = await fetch(`${local.edge.url}/_local/events?source=holdback&detailType=vendor.release_applied`);
+  const res = await fetch(`${f.local.edge.url}/_local/events?source=holdback&detailType=vendor.release_applied`);
   const listed = (await res.json()) as { events: Array<{ id: string; detail: unknown }> };
   expect(listed.events.map((e) => e.id)).toEqual([answer.Entries?.[0].EventId]);
   expect(listed.events[0].detail).toEqual({ orderId: 'order_9' });
 });
 
 test('the default bus by name or ARN is local; an unknown bus fails the entry', async () => {
-  const answer = await events.send(new PutEventsCommand({
+  const answer = await f.events.send(new PutEventsCommand({
     Entries: [
       { Source: 'marketplace.orders', DetailType: 'order.cancelled', Detail: '{}', EventBusName: 'default' },
       { Source: 'marketplace.orders', DetailType: 'order.cancelled', Detail: '{}', EventBusName: 'arn:aws:events:us-east-1:000000000000:event-bus/default' },
@@ -87,25 +74,25 @@ test('the default bus by name or ARN is local; an unknown bus fails the entry', 
   }));
   expect(answer.FailedEntryCount).toBe(1);
   expect(answer.Entries?.[2]).toMatchObject({ ErrorCode: 'ResourceNotFoundException' });
-  await local.edge.idle();
+  await f.local.edge.idle();
   expect(orderEvents.calls).toHaveLength(2);
 });
 
 test('more than 10 entries, or none, fail the whole call with ValidationException', async () => {
   const entry = { Source: 'marketplace.orders', DetailType: 'order.paid', Detail: '{}' };
-  await expect(events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entry) })))
+  await expect(f.events.send(new PutEventsCommand({ Entries: Array.from({ length: 11 }, () => entry) })))
     .rejects.toMatchObject({ name: 'ValidationException' });
-  await expect(events.send(new PutEventsCommand({ Entries: [] }))).rejects.toMatchObject({ name: 'ValidationException' });
+  await expect(f.events.send(new PutEventsCommand({ Entries: [] }))).rejects.toMatchObject({ name: 'ValidationException' });
 });
 
 test('entries over 256 KB in all fail the whole call', async () => {
   const big = JSON.stringify({ pad: 'x'.repeat(130 * 1024) });
   const entry = { Source: 'marketplace.orders', DetailType: 'order.paid', Detail: big };
-  await expect(events.send(new PutEventsCommand({ Entries: [entry, entry] }))).rejects.toMatchObject({ name: 'ValidationException' });
+  await expect(f.events.send(new PutEventsCommand({ Entries: [entry, entry] }))).rejects.toMatchObject({ name: 'ValidationException' });
 });
 
 test('other EventBridge operations are unknown to the edge', async () => {
-  await expect(events.send(new ListRulesCommand({}))).rejects.toMatchObject({ name: 'UnknownOperationException' });
+  await expect(f.events.send(new ListRulesCommand({}))).rejects.toMatchObject({ name: 'UnknownOperationException' });
 });
 
 /** One order.paid through a separate edge whose target throws on its first `failFirst` calls; what came of it. */

@@ -1,50 +1,36 @@
 /** The edge against bad input and other web pages (issue 10.4, 10.6): deep details delivered safely, controls guarded. */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { MAX_NESTING_DEPTH, NESTED_TOO_DEEP, nestingDepth } from '../../functions/domain/bounds';
-import { SharedClock } from '../../local/clock';
 import { rawRequest } from '../raw-http';
-import { credentials, recordingTarget, region, startEdge, START, type TestEdge } from './local-edge';
+import { edgeWithBus, START } from './local-edge';
 
-const clock = new SharedClock({ start: new Date(START), frozen: true });
-const orderEvents = recordingTarget(clock);
-let local: TestEdge;
-let events: EventBridgeClient;
-
-beforeAll(async () => {
-  local = await startEdge({ orderEvents: orderEvents.target }, clock);
-  events = new EventBridgeClient({ endpoint: local.edge.url, region, credentials });
-});
-
-afterAll(async () => {
-  events.destroy();
-  await local.edge.close();
-});
+const { clock, orderEvents, fixture: f } = edgeWithBus();
 
 test('a detail nesting 40,000 levels is accepted as EventBridge would, and delivered cut to one level past the limit', async () => {
   const detail = `{"orderId":"order_deep","extra":${'['.repeat(40_000)}${']'.repeat(40_000)}}`;
-  const answer = await events.send(new PutEventsCommand({ Entries: [{ Source: 'marketplace.orders', DetailType: 'order.paid', Detail: detail }] }));
+  const answer = await f.events.send(new PutEventsCommand({ Entries: [{ Source: 'marketplace.orders', DetailType: 'order.paid', Detail: detail }] }));
   expect(answer.FailedEntryCount).toBe(0);
-  await local.edge.idle();
-  expect(local.edge.bus.failures).toEqual([]);
+  await f.local.edge.idle();
+  expect(f.local.edge.bus.failures).toEqual([]);
   const delivered = orderEvents.calls.at(-1)!.event as { detail: { orderId: string; extra: unknown } };
   expect(delivered.detail.orderId).toBe('order_deep');
   expect(nestingDepth(delivered.detail, 100)).toBe(MAX_NESTING_DEPTH + 1);
   expect(JSON.stringify(delivered.detail)).toContain(NESTED_TOO_DEEP);
-  const listed = (await (await fetch(`${local.edge.url}/_local/events?detailType=order.paid`)).json()) as { events: { detail: { orderId: string } }[] };
+  const listed = (await (await fetch(`${f.local.edge.url}/_local/events?detailType=order.paid`)).json()) as { events: { detail: { orderId: string } }[] };
   expect(listed.events.at(-1)!.detail.orderId).toBe('order_deep');
 });
 
 test('the clock refuses moves outside [2000, 2100), and changes from other web pages', async () => {
-  expect((await local.setClock({ now: '9999-01-01T00:00:00Z' })).status).toBe(400);
-  expect((await local.setClock({ now: '1999-12-31T23:59:59Z' })).body.error.field).toBe('now');
-  expect((await local.setClock({ advance: 'P100000Y' })).body.error.field).toBe('advance');
-  const textPlain = await rawRequest(local.edge.url, {
+  expect((await f.local.setClock({ now: '9999-01-01T00:00:00Z' })).status).toBe(400);
+  expect((await f.local.setClock({ now: '1999-12-31T23:59:59Z' })).body.error.field).toBe('now');
+  expect((await f.local.setClock({ advance: 'P100000Y' })).body.error.field).toBe('advance');
+  const textPlain = await rawRequest(f.local.edge.url, {
     method: 'POST', path: '/_local/clock', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body: '{"advance":"P1D"}',
   });
   expect(textPlain.status).toBe(403);
-  const form = await rawRequest(local.edge.url, { method: 'POST', path: '/_local/clock', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'advance=P1D' });
+  const form = await rawRequest(f.local.edge.url, { method: 'POST', path: '/_local/clock', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'advance=P1D' });
   expect(form.status).toBe(415);
-  const rebound = await rawRequest(local.edge.url, { method: 'GET', path: '/_local/events', headers: { host: 'rebind.example' } });
+  const rebound = await rawRequest(f.local.edge.url, { method: 'GET', path: '/_local/events', headers: { host: 'rebind.example' } });
   expect(rebound.status).toBe(403);
   expect(clock.now().toMillis()).toBe(new Date(START).getTime());
 });

@@ -1,4 +1,5 @@
 /** Starts a local edge on an ephemeral port with recording targets, for the infra tests. */
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { HandlerName } from '../../functions/routing';
 import { SharedClock } from '../../local/clock';
 import { createEdge, type Edge, type EdgeOptions } from '../../local/edge';
@@ -48,4 +49,23 @@ export async function startEdge(
     return { status: res.status, body: await res.json() };
   };
   return { edge, clock, logs, setClock };
+}
+
+/**
+ * Registers a describe block's (or file's) hooks: an edge on a frozen clock whose order-events target records what it
+ * gets, and an EventBridge client to it; `fixture` is filled in before the first test.
+ */
+export function edgeWithBus(): { clock: SharedClock; orderEvents: ReturnType<typeof recordingTarget>; fixture: { local: TestEdge; events: EventBridgeClient } } {
+  const clock = new SharedClock({ start: new Date(START), frozen: true });
+  const orderEvents = recordingTarget(clock);
+  const fixture = {} as { local: TestEdge; events: EventBridgeClient };
+  beforeAll(async () => {
+    fixture.local = await startEdge({ orderEvents: orderEvents.target }, clock);
+    fixture.events = new EventBridgeClient({ endpoint: fixture.local.edge.url, region, credentials });
+  });
+  afterAll(async () => {
+    fixture.events.destroy();
+    await fixture.local.edge.close();
+  });
+  return { clock, orderEvents, fixture };
 }

@@ -80,28 +80,20 @@ export class DocumentClient {
 
   /** One page of a scan (the audit log's verification and export read every record; nothing else scans). */
   async scan(input: Omit<ScanCommandInput, 'ExclusiveStartKey' | 'ExpressionAttributeValues'> & { ExclusiveStartKey?: Plain; ExpressionAttributeValues?: Plain }): Promise<{ items: Plain[]; lastEvaluatedKey?: Plain }> {
-    const answer = await this.client.send(new ScanCommand({
+    return pageOf(await this.client.send(new ScanCommand({
       ...input,
       ExpressionAttributeValues: wireOrNothing(input.ExpressionAttributeValues),
       ExclusiveStartKey: wireOrNothing(input.ExclusiveStartKey),
-    }));
-    return {
-      items: (answer.Items ?? []).map(fromWire),
-      ...(answer.LastEvaluatedKey ? { lastEvaluatedKey: fromWire(answer.LastEvaluatedKey) } : {}),
-    };
+    })));
   }
 
   /** One page of a query. */
   async query(input: QueryInput): Promise<{ items: Plain[]; lastEvaluatedKey?: Plain }> {
-    const answer = await this.client.send(new QueryCommand({
+    return pageOf(await this.client.send(new QueryCommand({
       ...input,
       ExpressionAttributeValues: wireOrNothing(input.ExpressionAttributeValues),
       ExclusiveStartKey: wireOrNothing(input.ExclusiveStartKey),
-    }));
-    return {
-      items: (answer.Items ?? []).map(fromWire),
-      ...(answer.LastEvaluatedKey ? { lastEvaluatedKey: fromWire(answer.LastEvaluatedKey) } : {}),
-    };
+    })));
   }
 
   /** One BatchGetItem round of one table (at most 100 keys): the items found, and the keys left unprocessed. */
@@ -114,4 +106,12 @@ export class DocumentClient {
       unprocessed: (answer.UnprocessedKeys?.[tableName]?.Keys ?? []).map(fromWire),
     };
   }
+}
+
+/** A page of a query or scan as plain items, with the key to continue from when there is more. */
+function pageOf(answer: { Items?: Record<string, AttributeValue>[]; LastEvaluatedKey?: Record<string, AttributeValue> }): { items: Plain[]; lastEvaluatedKey?: Plain } {
+  return {
+    items: (answer.Items ?? []).map(fromWire),
+    ...(answer.LastEvaluatedKey ? { lastEvaluatedKey: fromWire(answer.LastEvaluatedKey) } : {}),
+  };
 }
