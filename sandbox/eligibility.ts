@@ -22,6 +22,8 @@ const ELIGIBILITY_MESSAGES = {
 } as const;
 
 const FIELD = 'settlementEligibilityDateUpdate';
+/** The vendor eligibility PUT's path (a fault acts on this endpoint alone). */
+export const ELIGIBILITY_ROUTE = '/api/v2/easy-split/orders/:order_id/settlement-eligibility/vendors/:vendor_id';
 const RATE_WINDOW_MS = 60_000;
 
 interface Outcome {
@@ -138,5 +140,5 @@ function handle(ctx: SandboxContext, req: SandboxRequest): SandboxReply {
 }
 
 export const registerEligibility: SandboxRouteModule = (router, ctx) => {
-  router.put('/api/v2/easy-split/orders/:order_id/settlement-eligibility/vendors/:vendor_id', (req) => handle(ctx, req));
+  router.put(ELIGIBILITY_ROUTE, (req) => handle(ctx, req));
 };

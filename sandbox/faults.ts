@@ -1,5 +1,9 @@
-/** Injected faults on the gateway endpoints (/pg/**, /api/v2/**), decided before any processing so state never changes. */
-import { GatewayError, send, type SandboxRouteModule } from './http';
+/**
+ * Injected faults on the gateway endpoints (/pg/**, /api/v2/**), decided before any processing: all but one act then,
+ * so state never changes; `hang_after_apply` lets the eligibility PUT be processed and then never answers it.
+ */
+import { ELIGIBILITY_ROUTE } from './eligibility';
+import { GatewayError, send, type SandboxRequest, type SandboxRouteModule } from './http';
 import type { FaultKind, FaultSettings } from './state';
 
 /** mulberry32: small, seedable, good enough to spread faults; advances `faults.rngState`. */
@@ -12,15 +16,34 @@ function drawFault(faults: FaultSettings): number {
 }
 
 const GATEWAY_PATH = /^\/(pg|api\/v2)\//;
+const ELIGIBILITY_PATH = new RegExp(`^${ELIGIBILITY_ROUTE.replace(/:[a-z_]+/g, '[^/]+')}/?$`);
+
+/** The kinds that can act on this request: `hang_after_apply` only on the vendor eligibility PUT. */
+function kindsFor(faults: FaultSettings, req: SandboxRequest): FaultKind[] {
+  const eligibilityPut = req.method === 'PUT' && ELIGIBILITY_PATH.test(req.path);
+  return faults.kinds.filter((kind) => kind !== 'hang_after_apply' || eligibilityPut);
+}
 
 export const registerFaults: SandboxRouteModule = (router, ctx) => {
   router.guard((req, res) => {
     const faults = ctx.state.faults;
-    if (!faults || faults.rate <= 0 || faults.kinds.length === 0 || !GATEWAY_PATH.test(req.path)) return false;
+    if (!faults || faults.rate <= 0 || !GATEWAY_PATH.test(req.path)) return false;
+    const kinds = kindsFor(faults, req);
+    if (kinds.length === 0) return false;
     if (drawFault(faults) >= faults.rate) return false;
-    const kind: FaultKind = faults.kinds[Math.floor(drawFault(faults) * faults.kinds.length)];
-    ctx.state.stats.faultsInjected[kind] += 1;
+    const kind: FaultKind = kinds[Math.floor(drawFault(faults) * kinds.length)];
+    // A snapshot kept before a kind existed lacks its counter.
+    ctx.state.stats.faultsInjected[kind] = (ctx.state.stats.faultsInjected[kind] ?? 0) + 1;
     ctx.config.log(`fault ${kind} on ${req.method} ${req.path}`);
+    if (kind === 'hang_after_apply') {
+      // Processed and kept (on disk too) like any other request; the answer is never sent and the socket is dropped
+      // after timeoutMs, by which time a client has given up.
+      req.answer = () => {
+        const hold = setTimeout(() => req.raw.socket.destroy(), faults.timeoutMs);
+        hold.unref();
+      };
+      return false;
+    }
     switch (kind) {
       case 'reset':
         req.raw.socket.destroy();

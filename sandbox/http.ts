@@ -20,6 +20,11 @@ export interface SandboxRequest {
   /** Case-insensitive header read; repeated headers give their first value. */
   header(name: string): string | undefined;
   raw: IncomingMessage;
+  /**
+   * Set by a guard that lets the request be processed but deals with its answer itself (a fault that applies a request
+   * and never answers); absent, the answer is sent.
+   */
+  answer?: (res: ServerResponse, reply: SandboxReply) => void;
 }
 
 export interface SandboxReply {
@@ -191,6 +196,7 @@ export class Router {
 
   /** The node:http request listener. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let answer = send;
     try {
       const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
       // Other web pages and rebound DNS names first, before a byte of the body is read.
@@ -218,6 +224,7 @@ export class Router {
       for (const guard of this.guards) {
         if (await guard(request, res)) return;
       }
+      answer = request.answer ?? send;
       const found = this.match(request.method, request.path);
       if (found === null) throw new GatewayError(404, 'request_invalid', `${request.method} ${request.path}: no such endpoint. Check the path and the method`);
       if (found === 'method') throw new GatewayError(405, 'request_invalid', `${request.method} ${request.path}: method not allowed on this path`);
@@ -225,13 +232,13 @@ export class Router {
       request.body = parseJsonBody(req.headers['content-type'], rawBody);
       const reply = await found.route.handler(request);
       await this.commit(request);
-      send(res, reply);
+      answer(res, reply);
     } catch (error) {
       if (res.headersSent || res.destroyed) return;
       if (error instanceof GatewayError) {
-        send(res, error.toReply());
+        answer(res, error.toReply());
       } else {
-        send(res, new GatewayError(500, 'internal_error', 'the sandbox failed to process the request').toReply());
+        answer(res, new GatewayError(500, 'internal_error', 'the sandbox failed to process the request').toReply());
       }
     }
   }

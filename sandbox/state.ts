@@ -126,8 +126,12 @@ export interface WebhookDelivery {
   delivered_at: IsoTime | null;
 }
 
-export type FaultKind = '5xx' | '429' | 'timeout' | 'reset';
-export const FAULT_KINDS: readonly FaultKind[] = ['5xx', '429', 'timeout', 'reset'];
+/**
+ * `hang_after_apply` acts on the vendor eligibility PUT only: the sandbox processes it (and keeps what it changed),
+ * then never answers, as a gateway that applied a request and lost the connection does.
+ */
+export type FaultKind = '5xx' | '429' | 'timeout' | 'reset' | 'hang_after_apply';
+export const FAULT_KINDS: readonly FaultKind[] = ['5xx', '429', 'timeout', 'reset', 'hang_after_apply'];
 
 export interface FaultSettings {
   rate: number;
@@ -211,7 +215,7 @@ export function createState(): SandboxState {
     eligibilityWindow: [],
     stats: {
       eligibilityPut: { total: 0, servedWithinLimit: 0, rateLimited: 0, peakPerMinute: 0 },
-      faultsInjected: { '5xx': 0, '429': 0, timeout: 0, reset: 0 },
+      faultsInjected: { '5xx': 0, '429': 0, timeout: 0, reset: 0, hang_after_apply: 0 },
     },
     counters: { cfOrderId: 3_100_000_000, cfPaymentId: 5_100_000_000, cfLinkId: 1_900_000, settlementId: 70_000_000, webhookId: 0 },
   };

@@ -1,7 +1,8 @@
 /**
  * The embedded default kept in its data folder (contract section 7): killed with SIGKILL while releases are scheduled,
  * in flight and about to be due, it starts again on the same folder and sends every release exactly once, losing
- * nothing it had accepted; SIGTERM and SIGINT stop it cleanly.
+ * nothing it had accepted, even when the gateway had applied a PUT whose answer the kill lost; SIGTERM and SIGINT stop
+ * it cleanly.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -151,6 +152,44 @@ test('after SIGKILL with releases scheduled, in flight and due, a restart sends 
   }
   expect(await appliedCounts(second.sandbox)).toEqual(Object.fromEntries(ORDERS.map((o) => [`${o.orderId}/${o.vendorId}`, 1])));
   expect(second.stderr()).not.toContain(DEFAULT_CLIENT_SECRET);
+});
+
+test('SIGKILL after the gateway applied a PUT it never answered: the restart confirms it from the recon, with no second PUT', async () => {
+  const order = { orderId: 'order-unanswered', vendorId: 'vendor-unanswered', release: { kind: 'immediate' } };
+  const key = `${order.orderId}/${order.vendorId}`;
+  const data = dataFolder();
+  const first = await start(['--data', data, '--clock', T0, '--frozen']);
+  const { now } = await call<{ now: string }>(`${first.edge}/_local/clock`);
+  await call(`${first.sandbox}/_sandbox/merchant`, { method: 'PUT', body: JSON.stringify({ webhookUrl: null }) });
+  await prepare(first, order, now);
+  // The gateway applies the eligibility PUT and then never answers it (the recon still answers).
+  await call(`${first.sandbox}/_sandbox/faults`, { method: 'POST', body: JSON.stringify({ rate: 1, kinds: ['hang_after_apply'], timeoutMs: 600_000 }) });
+  await sendPaid(first.edge, order, now);
+  await until('the PUT applied by the gateway and left unanswered', () => appliedCounts(first.sandbox), (counts) => counts[key] === 1);
+  expect(await stateOf(first.api, order.orderId)).toBe('APPLYING');
+  // A changing control answers only once the sandbox's state is on disk, the applied PUT with it.
+  await call(`${first.sandbox}/_sandbox/rate-limits`, { method: 'PUT', body: JSON.stringify({ eligibilityPerMinute: null }) });
+  await first.killHard();
+
+  const second = await start(['--data', data]);
+  // The sandbox kept the applied date, and its faults with its state: they end now.
+  expect(await appliedCounts(second.sandbox)).toEqual({ [key]: 1 });
+  expect((await call<{ faults: { kinds: string[] } | null }>(`${second.sandbox}/_sandbox/faults`)).faults?.kinds).toEqual(['hang_after_apply']);
+  await call(`${second.sandbox}/_sandbox/faults`, { method: 'DELETE' });
+  expect(await stateOf(second.api, order.orderId)).toBe('APPLYING');
+
+  // Past the claim's 2-minute deadline: the sweep re-drives it, and the recon shows the gateway already holds the date.
+  await call(`${second.edge}/_local/clock`, { method: 'POST', body: JSON.stringify({ advance: 'PT3M' }) });
+  await until('the unanswered release applied', () => stateOf(second.api, order.orderId), (s) => s === 'APPLIED');
+  const timeline = await call<{ items: Array<{ kind: string; vendorId?: string; detail: Record<string, unknown> }> }>(`${second.api}/orders/${order.orderId}/timeline`);
+  const confirmed = timeline.items.filter((i) => i.kind === 'planned' && i.detail.cause === 'recon');
+  expect(confirmed).toHaveLength(1);
+  expect(confirmed[0]).toMatchObject({ vendorId: order.vendorId, detail: { from: 'APPLYING', to: 'APPLIED' } });
+  expect(String(confirmed[0].detail.reason)).toContain("found at the gateway's order recon");
+  // One eligibility PUT reached the gateway for this order and vendor, in all.
+  expect(await appliedCounts(second.sandbox)).toEqual({ [key]: 1 });
+  const { updates } = await call<{ updates: Array<{ order_id: string; vendor_id: string }> }>(`${second.sandbox}/_sandbox/eligibility-updates`);
+  expect(updates.filter((u) => u.order_id === order.orderId && u.vendor_id === order.vendorId)).toHaveLength(1);
 });
 
 /** Whether nothing listens on the address's port any more (a clean stop frees it). */

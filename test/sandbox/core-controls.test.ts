@@ -124,6 +124,26 @@ describe('faults', () => {
     expect(await eligibility()).toBe('2022-12-06T09:00:00+05:30');
   });
 
+  it('hang_after_apply applies the eligibility PUT, then never answers it; other requests are not faulted', async () => {
+    await h.cf.PGESCreateVendors(undefined, undefined, { vendor_id: 'VH', name: 'VH', email: 'vh@example.com', phone: '9876543210', status: 'ACTIVE', schedule_option: 1 } as any);
+    await h.cf.PGCreateOrder({ ...orderBody('ord_hang_put'), order_splits: [{ vendor_id: 'VH', percentage: 100 }] } as any);
+    await h.call('POST', '/_sandbox/orders/ord_hang_put/pay', {});
+    const before = (await h.call('GET', '/_sandbox/stats')).body;
+    await h.call('POST', '/_sandbox/faults', { rate: 1, kinds: ['hang_after_apply'], timeoutMs: 50 });
+    // Any answer, even an error, would resolve the fetch: it rejects only because the connection was dropped unanswered.
+    await expect(putEligibility(h, 'ord_hang_put', 'VH', '2022-12-06 09:00:00')).rejects.toThrow();
+    // The gateway's other endpoints are not faulted by this kind: the recon answers, showing the applied date.
+    const recon = await h.call('GET', '/pg/easy-split/orders/ord_hang_put', undefined, h.pgHeaders);
+    expect(recon.status).toBe(200);
+    expect(recon.body.vendors[0].settlement_eligibility_date).toBe('2022-12-06T09:00:00+05:30');
+    const applied = (await h.call('GET', '/_sandbox/eligibility-updates')).body.applied;
+    expect(applied).toContainEqual({ order_id: 'ord_hang_put', vendor_id: 'VH', applied: 1 });
+    const after = (await h.call('GET', '/_sandbox/stats')).body;
+    expect(after.faultsInjected.hang_after_apply).toBe(before.faultsInjected.hang_after_apply + 1);
+    expect(after.eligibilityPut.total).toBe(before.eligibilityPut.total + 1);
+    expect((await h.call('GET', '/_sandbox/faults')).body.faults.kinds).toEqual(['hang_after_apply']);
+  });
+
   it('with a seed, a fractional rate faults the same requests every time', async () => {
     const run = async (): Promise<number[]> => {
       await h.call('POST', '/_sandbox/faults', { rate: 0.5, kinds: ['5xx'], seed: 42 });
