@@ -260,12 +260,26 @@ test('imports policies from CSV: the dry run shows each wrong line and field, an
 });
 
 test('previews a settings change over the unsent releases, then saves it with the reason and actor', async () => {
+  // A release 12 days after its payment: a Defer by Days of 5 would put its target past the window's end.
+  const vendorId = 'cv-refuse';
+  const orderId = 'co-refuse-1';
+  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P12D' });
+  await paidOrder(vendorId, orderId);
   await withPage(async (page) => {
     await page.goto(`${consoleUrl}#/settings`);
-    await page.getByTestId('settings-defer').fill('20');
+    await page.getByTestId('settings-defer').fill('5');
     await page.getByTestId('settings-reason').fill('dashboard Defer by Days raised to 20');
     await page.getByTestId('settings-preview').click();
-    await page.getByTestId('preview').waitFor();
+    // The preview says how many releases it covered and moves, until when it holds (with the offset), and why the
+    // gateway would refuse a release under the candidate.
+    const status = page.getByTestId('preview').getByRole('status');
+    await status.waitFor();
+    expect(await status.textContent()).toMatch(/\d+ of \d+ unsent\s+release\(s\) would move; the gateway would refuse \d+ as they stand\..*until \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? IST \(\+05:30\)/s);
+    expect(await page.getByTestId(`preview-${orderId}`).getByTestId('refusal').textContent()).toMatch(/beyond max_eligib/);
+    await page.getByTestId('settings-defer').fill('20');
+    await page.getByTestId('settings-preview').click();
+    // Under 20 days the release is inside the window: the new preview no longer lists it.
+    await page.getByTestId(`preview-${orderId}`).waitFor({ state: 'detached' });
     await page.getByTestId('settings-apply').click();
     await page.getByTestId('settings-saved').waitFor();
     await page.getByTestId('settings-history').getByText('dashboard Defer by Days raised to 20').waitFor();

@@ -80,9 +80,7 @@ export async function call<T = any>(method: string, path: string, body?: unknown
   throw new ApiProblem(response.status, 'http_error', `HTTP ${response.status}: ${text.slice(0, 300) || response.statusText}`, [], false);
 }
 
-/** Lists come as `{items}` (outcomes), `{vendors}`, `{versions}`... or a bare array: the console takes any of them. */
-export function listOf<T = any>(body: any, ...keys: string[]): T[] {
-  if (Array.isArray(body)) return body as T[];
-  for (const key of [...keys, 'items']) if (body && Array.isArray(body[key])) return body[key] as T[];
-  return [];
+/** The list of an answer: `items` (outcomes, vendors, a timeline) or `versions` (settings and policy histories). */
+export function listOf<T = any>(body: any, key: 'items' | 'versions' = 'items'): T[] {
+  return body && Array.isArray(body[key]) ? (body[key] as T[]) : [];
 }

@@ -17,7 +17,7 @@ export interface DaySeries {
 const plotted = (amounts: string[]) => amounts.map((a) => Number(a) || 0);
 
 /** Days are drawn as positions 0..n-1 labelled with their date, so a bar stands for a whole India-time day. */
-function drawChart(host: HTMLElement, days: string[], columns: number[][], series: uPlot.Series[]): uPlot {
+function drawChart(host: HTMLElement, days: string[], columns: number[][], series: uPlot.Series[], currency: string): uPlot {
   const width = Math.max(320, Math.min(host.clientWidth || 720, 960));
   return new uPlot(
     {
@@ -26,7 +26,7 @@ function drawChart(host: HTMLElement, days: string[], columns: number[][], serie
       scales: { x: { time: false, range: () => [-0.5, days.length - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [
         { label: 'India-time day (IST, +05:30)', incrs: [1, 2, 5, 7, 10, 15, 30], values: (_u, splits) => splits.map((i) => days[i]?.slice(5) ?? '') },
-        { label: 'amount (INR)', size: 80 },
+        { label: `amount (${currency})`, size: 80 },
       ],
       series: [{ label: 'day', value: (_u, i) => (i === null ? '--' : days[i] ?? '--') }, ...series],
       legend: { live: true },
@@ -55,10 +55,10 @@ export function StackedDaysChart({ title, days, firm, projected, currency = 'INR
   const firmValues = plotted(firm.amounts);
   const total = plotted(projected.amounts).map((v, i) => v + firmValues[i]);
   const bars = uPlot.paths.bars!({ size: [0.7, 60] });
-  const host = useChart(JSON.stringify([days, total, firmValues]), (el) => drawChart(el, days, [total, firmValues], [
+  const host = useChart(JSON.stringify([currency, days, total, firmValues]), (el) => drawChart(el, days, [total, firmValues], [
     { label: `${projected.label} (on top of firm)`, fill: projected.color, stroke: projected.color, paths: bars, points: { show: false } },
     { label: firm.label, fill: firm.color, stroke: firm.color, paths: bars, points: { show: false } },
-  ]));
+  ], currency));
   return (
     <figure data-testid={testId}>
       <figcaption>{title}</figcaption>
@@ -77,10 +77,10 @@ export function StackedDaysChart({ title, days, firm, projected, currency = 'INR
 
 /** Bars side by side: the days as they are now, and as the candidate change would make them. */
 export function CompareDaysChart({ title, days, current, candidate, currency = 'INR', testId }: { title: string; days: string[]; current: DaySeries; candidate: DaySeries; currency?: string; testId?: string }) {
-  const host = useChart(JSON.stringify([days, current.amounts, candidate.amounts]), (el) => drawChart(el, days, [plotted(current.amounts), plotted(candidate.amounts)], [
+  const host = useChart(JSON.stringify([currency, days, current.amounts, candidate.amounts]), (el) => drawChart(el, days, [plotted(current.amounts), plotted(candidate.amounts)], [
     { label: current.label, fill: current.color, stroke: current.color, paths: uPlot.paths.bars!({ size: [0.35, 40], align: -1 }), points: { show: false } },
     { label: candidate.label, fill: candidate.color, stroke: candidate.color, paths: uPlot.paths.bars!({ size: [0.35, 40], align: 1 }), points: { show: false } },
-  ]));
+  ], currency));
   return (
     <figure data-testid={testId}>
       <figcaption>{title}</figcaption>

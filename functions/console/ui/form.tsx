@@ -160,14 +160,22 @@ export function Section({ title, children, testId }: { title: string; children: 
   );
 }
 
-/** A table with a caption and column headers; rows are given as cells. */
-export function Table({ caption, headers, rows, testId, empty = 'Nothing to show.' }: {
+export interface TableRow {
+  key: string;
+  cells: ComponentChildren[];
+  testId?: string;
+}
+
+interface TableProps {
   caption: string;
   headers: string[];
-  rows: Array<{ key: string; cells: ComponentChildren[]; testId?: string }>;
+  rows: TableRow[];
   testId?: string;
   empty?: string;
-}) {
+}
+
+/** A table with a caption and column headers; rows are given as cells. */
+export function Table({ caption, headers, rows, testId, empty = 'Nothing to show.' }: TableProps) {
   if (rows.length === 0) return <p class="empty" data-testid={testId}>{caption}: {empty}</p>;
   return (
     <div class="table-wrap">
@@ -194,4 +202,18 @@ export function Loaded<T>({ state, children }: { state: { data?: T; problem?: Ap
   // A reload keeps what is shown (and the forms inside it, with what the user typed) until the new answer is in.
   if (state.data === undefined) return <p aria-busy="true">Loading…</p>;
   return children(state.data);
+}
+
+/** A titled section holding one table of what a route answered (its problem instead, when it refused). */
+export function LoadedTable<T>({ title, sectionTestId, state, rows, ...table }: Omit<TableProps, 'rows'> & {
+  title: string;
+  sectionTestId?: string;
+  state: { data?: T; problem?: ApiProblem | null; loading: boolean };
+  rows: (data: T) => TableRow[];
+}) {
+  return (
+    <Section title={title} testId={sectionTestId}>
+      <Loaded state={state}>{(data) => <Table {...table} rows={rows(data)} />}</Loaded>
+    </Section>
+  );
 }

@@ -3,21 +3,29 @@ import { CompareDaysChart } from './chart';
 import { addDays, indiaTime } from './format';
 import { Table } from './form';
 
+/** The answer of `POST .../policy/preview` and `POST /settings/preview` (functions/application/preview-changes.ts). */
 export interface PreviewAnswer {
   previewId: string;
+  expiresAt: string;
   vendorId?: string;
   fromVersion?: number;
+  /** Unsent releases the preview covered, how many of them the candidate moves, and how many the list leaves out. */
+  covered: number;
+  moved: number;
+  omitted: number;
+  /** Settings previews: how many releases' current targets the gateway would refuse under the candidate. */
+  refused?: number;
   releases: Array<{
     orderId: string;
-    vendorId?: string;
+    vendorId: string;
     state: string;
     current: { targetEligibility: string | null; predictedSettlement: string | null };
     candidate: { targetEligibility: string | null; predictedSettlement: string | null };
-    reason?: string;
+    moves: boolean;
+    /** Why the gateway would refuse the release under the candidate (null: it would accept it). */
+    refusal: string | null;
   }>;
   perDay: Array<{ date: string; current: { count: number; amount: string }; candidate: { count: number; amount: string } }>;
-  /** Settings previews: releases the gateway would refuse under the candidate. */
-  refused?: Array<{ orderId: string; vendorId?: string; reason?: string; message?: string }>;
 }
 
 type PerDay = PreviewAnswer['perDay'][number];
@@ -37,36 +45,31 @@ function everyDay(perDay: PerDay[]): PerDay[] {
 
 export function PreviewView({ preview, what }: { preview: PreviewAnswer; what: string }) {
   const days = everyDay(preview.perDay);
-  const refused = preview.refused ?? [];
   return (
     <div data-testid="preview">
       <p role="status">
         Preview <code data-testid="preview-id">{preview.previewId}</code> of {what}
-        {preview.fromVersion !== undefined ? ` (from version ${preview.fromVersion})` : ''}: {preview.releases.length} unsent release(s) would move. Nothing has changed yet.
+        {preview.fromVersion !== undefined ? ` (from version ${preview.fromVersion})` : ''}: {preview.moved} of {preview.covered} unsent
+        release(s) would move{preview.refused ? `; the gateway would refuse ${preview.refused} as they stand` : ''}. Nothing has changed yet;
+        the preview can be applied until {indiaTime(preview.expiresAt)}.
+        {preview.omitted > 0 ? ` ${preview.omitted} more release(s) are left out of the list below (the day totals count them).` : ''}
       </p>
       <Table
-        caption="Releases that would move"
+        caption="Releases that would move, or that the gateway would refuse"
         testId="preview-releases"
-        headers={['Order', 'Vendor', 'State', 'Target eligibility now', 'Target eligibility after', 'Predicted settlement now', 'Predicted settlement after']}
+        headers={['Order', 'Vendor', 'State', 'Target eligibility now', 'Target eligibility after', 'Predicted settlement now', 'Predicted settlement after', 'Gateway would refuse']}
         empty="none: no unsent release would move."
         rows={preview.releases.map((r) => ({
-          key: `${r.orderId}/${r.vendorId ?? preview.vendorId}`,
+          key: `${r.orderId}/${r.vendorId}`,
           testId: `preview-${r.orderId}`,
           cells: [
-            r.orderId, r.vendorId ?? preview.vendorId ?? '—', r.state,
+            r.orderId, r.vendorId, r.state,
             indiaTime(r.current.targetEligibility), <span data-testid="candidate-target">{indiaTime(r.candidate.targetEligibility)}</span>,
             indiaTime(r.current.predictedSettlement), indiaTime(r.candidate.predictedSettlement),
+            <span data-testid="refusal">{r.refusal ?? 'no'}</span>,
           ],
         }))}
       />
-      {refused.length > 0 ? (
-        <Table
-          caption="Releases the gateway would refuse under this change"
-          testId="preview-refused"
-          headers={['Order', 'Vendor', 'Why']}
-          rows={refused.map((r, i) => ({ key: String(i), cells: [r.orderId, r.vendorId ?? '—', r.reason ?? r.message ?? '—'] }))}
-        />
-      ) : null}
       {days.length > 0 ? (
         <CompareDaysChart
           title="Expected settlements per India-time day, now and after the change"

@@ -2,15 +2,15 @@
 import { indiaTime, money, ruleText } from './format';
 import { Table } from './form';
 
-/** One release (an outcome: one vendor of one order); fields the API may add later are shown when present. */
+/** One release as `GET /outcomes` and `GET /orders/{id}` send it (functions/application/view-order.ts, query-outcomes.ts). */
 export interface Release {
   orderId: string;
   vendorId: string;
   amount?: string;
   currency?: string;
   state: string;
-  reason?: string | { code?: string; message?: string } | null;
-  holdReason?: string | null;
+  reason?: string | null;
+  holdReason?: 'dispute' | 'vendor_hold' | null;
   rule?: { kind: string; delay?: string };
   policyVersion?: number;
   scheduleOption?: number;
@@ -21,24 +21,27 @@ export interface Release {
   plannedSendAt?: string | null;
   predictedSettlement?: string | null;
   settledAt?: string | null;
-  lastGatewayStatus?: string | null;
-  lastGatewayMessage?: string | null;
-  attempts?: Array<{ at: string; status: string; subCode?: string | null; message: string }> | number;
+  attempts?: Array<{ at: string; status: string; subCode?: string | null; message: string }>;
   /** A settlement at another time than predicted: the gateway's configuration and Holdback's disagree. */
   settlementMismatch?: { predicted: string; settledAt: string; differenceMinutes: number; message: string } | null;
 }
 
-/** Why a release is in its state, in words (the API's `reason`, else the gateway's last answer, else the hold). */
+/** The gateway's last answer, if it was asked. */
+export function lastAttemptOf(r: Release): NonNullable<Release['attempts']>[number] | undefined {
+  return r.attempts && r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : undefined;
+}
+
+/** Why a release is in its state, in words (the API's `reason`, else the hold; the gateway's last answer when it failed). */
 export function whyOf(r: Release): string {
-  const reason = typeof r.reason === 'string' ? r.reason : r.reason?.message ?? r.reason?.code;
-  const lastAttempt = Array.isArray(r.attempts) && r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : undefined;
-  const gateway = r.lastGatewayMessage ?? (lastAttempt ? `${lastAttempt.status}${lastAttempt.subCode ? ` ${lastAttempt.subCode}` : ''}: ${lastAttempt.message}` : undefined);
-  return [reason ?? (r.holdReason ? `held: ${r.holdReason}` : undefined), r.state === 'FAILED' || !reason ? gateway : undefined].filter(Boolean).join(' · ') || '—';
+  const reason = r.reason ?? (r.holdReason ? `held: ${r.holdReason.replace('_', ' ')}` : undefined);
+  const last = lastAttemptOf(r);
+  const gateway = last ? `${last.status}${last.subCode ? ` ${last.subCode}` : ''}: ${last.message}` : undefined;
+  return [reason, r.state === 'FAILED' || !reason ? gateway : undefined].filter(Boolean).join(' · ') || '—';
 }
 
 /** A refusal of a date inside Holdback's window means the dashboard's Defer by Days and Holdback's mirror disagree. */
 export function isDrift(r: Release): boolean {
-  return Boolean(r.settlementMismatch) || /drift|max_eligib/i.test(`${whyOf(r)} ${r.lastGatewayMessage ?? ''}`);
+  return Boolean(r.settlementMismatch) || /drift|max_eligib/i.test(whyOf(r));
 }
 
 export function ReleaseTable({ caption, releases, testId, showVendor = true }: { caption: string; releases: Release[]; testId?: string; showVendor?: boolean }) {

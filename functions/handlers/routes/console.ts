@@ -1,5 +1,6 @@
 /** The web console for finance and auditors (contract section 6, `GET /console`): its page, its assets and the clock it shows. */
 import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle, type ConsoleBundle } from '../../console/bundle';
+import { GATEWAY_ZONE } from '../../domain/dates';
 import { HttpError, json, pathParameter, type ApiResult } from '../http';
 import type { ApiRoute } from './route';
 
@@ -32,7 +33,7 @@ export const CONSOLE_ROUTES: ApiRoute[] = [
     run: async (e, deps): Promise<ApiResult> => {
       const name = pathParameter(e, 'asset');
       if (name === CONSOLE_CLOCK) {
-        return json(200, { now: (await deps()).clock.now().setZone('Asia/Kolkata').toISO() }, { 'cache-control': 'no-store' });
+        return json(200, { now: (await deps()).clock.now().setZone(GATEWAY_ZONE).toISO() }, { 'cache-control': 'no-store' });
       }
       const asset = (await bundleOrExplain()).assets.get(name);
       if (!asset) throw new HttpError(404, 'not_found', `console asset ${JSON.stringify(name)} does not exist; reload /console for the current ones`);

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listOf, segment } from '../api';
 import { fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
-import { Loaded, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
+import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { whyOf, type Release } from '../releases';
 
@@ -19,7 +19,7 @@ interface TimelineEntry {
   kind: string;
   vendorId?: string;
   actor?: string;
-  [detail: string]: unknown;
+  detail: Record<string, unknown>;
 }
 
 /** Contract section 6: a manual release is allowed from these states, and from HELD with an override; FAILED may also be retried. */
@@ -74,9 +74,7 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
 
 /** A timeline entry's detail: its reason or message in words, the state change if any, and every field on demand. */
 function Detail({ entry }: { entry: TimelineEntry }) {
-  const { at: _at, kind: _kind, vendorId: _vendorId, actor: _actor, ...rest } = entry;
-  const detail = (rest.detail ?? rest) as Record<string, any>;
-  if (typeof detail !== 'object' || detail === null) return <span>{String(detail)}</span>;
+  const detail = entry.detail as Record<string, any>;
   const move = detail.from !== undefined || detail.to !== undefined ? `${detail.from ?? 'new'} → ${detail.to ?? '?'}` : null;
   const answer = detail.answer && typeof detail.answer === 'object' ? `gateway answered ${detail.answer.httpStatus ?? ''} ${detail.answer.status ?? ''} ${detail.answer.subCode ?? ''}: ${detail.answer.message ?? ''}` : null;
   const request = detail.request && typeof detail.request === 'object' && detail.request.eligibility ? `sent eligibility ${detail.request.eligibility} (IST)` : null;
@@ -95,7 +93,7 @@ function Detail({ entry }: { entry: TimelineEntry }) {
 function OrderDetails({ orderId }: { orderId: string }) {
   const [round, setRound] = useState(0);
   const order = useLoad(() => call<OrderView>('GET', `/orders/${segment(orderId)}`), [orderId, round]);
-  const timeline = useLoad(async () => listOf<TimelineEntry>(await call('GET', `/orders/${segment(orderId)}/timeline`), 'timeline', 'entries', 'events'), [orderId, round]);
+  const timeline = useLoad(async () => listOf<TimelineEntry>(await call('GET', `/orders/${segment(orderId)}/timeline`)), [orderId, round]);
   return (
     <>
       <Section title={`Order ${orderId}`} testId="order">
@@ -135,18 +133,15 @@ function OrderDetails({ orderId }: { orderId: string }) {
           )}
         </Loaded>
       </Section>
-      <Section title="Timeline" testId="timeline">
-        <Loaded state={timeline}>
-          {(entries) => (
-            <Table
-              caption={`Everything that happened to order ${orderId}, in time order`}
-              testId="timeline-table"
-              headers={['At (IST)', 'What', 'Vendor', 'Actor', 'Detail']}
-              rows={entries.map((e, i) => ({ key: String(i), cells: [indiaTime(e.at), e.kind.replace(/_/g, ' '), e.vendorId ?? '—', e.actor ?? '—', <Detail entry={e} />] }))}
-            />
-          )}
-        </Loaded>
-      </Section>
+      <LoadedTable
+        title="Timeline"
+        sectionTestId="timeline"
+        state={timeline}
+        caption={`Everything that happened to order ${orderId}, in time order`}
+        testId="timeline-table"
+        headers={['At (IST)', 'What', 'Vendor', 'Actor', 'Detail']}
+        rows={(entries) => entries.map((e, i) => ({ key: String(i), cells: [indiaTime(e.at), e.kind.replace(/_/g, ' '), e.vendorId ?? '—', e.actor ?? '—', <Detail entry={e} />] }))}
+      />
     </>
   );
 }

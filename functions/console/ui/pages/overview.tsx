@@ -2,9 +2,9 @@
 import { call, listOf, withQuery } from '../api';
 import { StackedDaysChart } from '../chart';
 import { addDays, dayStart, indiaDay, indiaTime } from '../format';
-import { Loaded, Section, Table } from '../form';
+import { Loaded, LoadedTable, Section } from '../form';
 import { useLoad } from '../load';
-import { isDrift, ReleaseTable, holdOf, whyOf, type Release, type VendorSummary } from '../releases';
+import { isDrift, lastAttemptOf, ReleaseTable, holdOf, whyOf, type Release, type VendorSummary } from '../releases';
 
 const FORECAST_DAYS = 30;
 
@@ -66,32 +66,32 @@ function FailuresAndDrift({ today }: { today: string }) {
     return [...listOf<Release>(failed), ...listOf<Release>(settled).filter((r) => r.settlementMismatch)];
   }, [today]);
   return (
-    <Section title="Failures and drift alerts" testId="failures">
-      <Loaded state={state}>
-        {(alerts) => (
-          <Table
-            caption="Releases the gateway refused, and settlements that did not come when predicted (drift: the gateway's configuration and Holdback's disagree)"
-            headers={['Order', 'Vendor', 'Alert', 'Why', 'When (IST)']}
-            empty="none — every release went through and settled as predicted."
-            rows={alerts.map((r) => ({
-              key: `${r.orderId}/${r.vendorId}`,
-              testId: `alert-${r.orderId}-${r.vendorId}`,
-              cells: [
-                <a href={`#/orders/${encodeURIComponent(r.orderId)}`}>{r.orderId}</a>,
-                <a href={`#/vendors/${encodeURIComponent(r.vendorId)}`}>{r.vendorId}</a>,
-                r.settlementMismatch
-                  ? `DRIFT: settled ${Math.abs(r.settlementMismatch.differenceMinutes)} min ${r.settlementMismatch.differenceMinutes < 0 ? 'earlier' : 'later'} than predicted`
-                  : isDrift(r) ? 'DRIFT: the gateway refused a date inside the window' : 'FAILED',
-                r.settlementMismatch ? r.settlementMismatch.message : whyOf(r),
-                r.settlementMismatch
-                  ? `settled ${indiaTime(r.settlementMismatch.settledAt)}, predicted ${indiaTime(r.settlementMismatch.predicted)}`
-                  : Array.isArray(r.attempts) && r.attempts.length ? `last attempt ${indiaTime(r.attempts[r.attempts.length - 1].at)}` : '—',
-              ],
-            }))}
-          />
-        )}
-      </Loaded>
-    </Section>
+    <LoadedTable
+      title="Failures and drift alerts"
+      sectionTestId="failures"
+      state={state}
+      caption="Releases the gateway refused, and settlements that did not come when predicted (drift: the gateway's configuration and Holdback's disagree)"
+      headers={['Order', 'Vendor', 'Alert', 'Why', 'When (IST)']}
+      empty="none — every release went through and settled as predicted."
+      rows={(alerts) => alerts.map((r) => {
+        const last = lastAttemptOf(r);
+        return {
+          key: `${r.orderId}/${r.vendorId}`,
+          testId: `alert-${r.orderId}-${r.vendorId}`,
+          cells: [
+            <a href={`#/orders/${encodeURIComponent(r.orderId)}`}>{r.orderId}</a>,
+            <a href={`#/vendors/${encodeURIComponent(r.vendorId)}`}>{r.vendorId}</a>,
+            r.settlementMismatch
+              ? `DRIFT: settled ${Math.abs(r.settlementMismatch.differenceMinutes)} min ${r.settlementMismatch.differenceMinutes < 0 ? 'earlier' : 'later'} than predicted`
+              : isDrift(r) ? 'DRIFT: the gateway refused a date inside the window' : 'FAILED',
+            r.settlementMismatch ? r.settlementMismatch.message : whyOf(r),
+            r.settlementMismatch
+              ? `settled ${indiaTime(r.settlementMismatch.settledAt)}, predicted ${indiaTime(r.settlementMismatch.predicted)}`
+              : last ? `last attempt ${indiaTime(last.at)}` : '—',
+          ],
+        };
+      })}
+    />
   );
 }
 
@@ -109,51 +109,54 @@ function HeldVendors() {
     return held;
   }, []);
   return (
-    <Section title="Held vendors" testId="held-vendors">
-      <Loaded state={state}>
-        {(held) => (
-          <Table
-            caption="Vendors on hold: nothing of theirs is sent until unhold"
-            headers={['Vendor', 'Reason', 'By', 'Since']}
-            empty="no vendor is held."
-            rows={held.map((v) => {
-              const hold = holdOf(v)!;
-              return { key: v.vendorId, cells: [<a href={`#/vendors/${encodeURIComponent(v.vendorId)}`}>{v.vendorId}</a>, hold.reason, hold.actor ?? '—', indiaTime(hold.at)] };
-            })}
-          />
-        )}
-      </Loaded>
-    </Section>
+    <LoadedTable
+      title="Held vendors"
+      sectionTestId="held-vendors"
+      state={state}
+      caption="Vendors on hold: nothing of theirs is sent until unhold"
+      headers={['Vendor', 'Reason', 'By', 'Since']}
+      empty="no vendor is held."
+      rows={(held) => held.map((v) => {
+        const hold = holdOf(v)!;
+        return { key: v.vendorId, cells: [<a href={`#/vendors/${encodeURIComponent(v.vendorId)}`}>{v.vendorId}</a>, hold.reason, hold.actor ?? '—', indiaTime(hold.at)] };
+      })}
+    />
   );
 }
 
+/** A day of `GET /forecast`: one per India-time day and currency, every day of the range listed. */
 interface ForecastDay {
   date: string;
+  currency: string;
   firm: { count: number; amount: string };
   projected: { count: number; amount: string };
 }
 
-export function ForecastChart({ today, vendorId }: { today: string; vendorId?: string }) {
+function ForecastChart({ today }: { today: string }) {
   const state = useLoad(async () => {
-    const params = { from: today, to: addDays(today, FORECAST_DAYS - 1), ...(vendorId ? { vendorId } : {}) };
-    const body = await call('GET', withQuery('/forecast', params));
-    const byDate = new Map(listOf<ForecastDay>(body, 'days', 'forecast').map((d) => [d.date, d]));
-    return Array.from({ length: FORECAST_DAYS }, (_, i) => {
-      const date = addDays(today, i);
-      return byDate.get(date) ?? { date, firm: { count: 0, amount: '0' }, projected: { count: 0, amount: '0' } };
-    });
-  }, [today, vendorId]);
+    const body = await call<{ days: ForecastDay[] }>('GET', withQuery('/forecast', { from: today, to: addDays(today, FORECAST_DAYS - 1) }));
+    // Amounts of different currencies are never added up: one chart per currency.
+    const byCurrency = new Map<string, ForecastDay[]>();
+    for (const day of body.days) byCurrency.set(day.currency, [...(byCurrency.get(day.currency) ?? []), day]);
+    return [...byCurrency];
+  }, [today]);
   return (
     <Section title="Expected settlements, next 30 days" testId="forecast">
       <Loaded state={state}>
-        {(days) => (
-          <StackedDaysChart
-            title={`Expected settlements per India-time day from ${today}${vendorId ? ` for ${vendorId}` : ''}: firm (applied at the gateway) and projected (planned, not yet sent)`}
-            days={days.map((d) => d.date)}
-            firm={{ label: 'firm', amounts: days.map((d) => d.firm.amount), counts: days.map((d) => d.firm.count), color: '#12355b' }}
-            projected={{ label: 'projected', amounts: days.map((d) => d.projected.amount), counts: days.map((d) => d.projected.count), color: '#8ab4e8' }}
-            testId="forecast-chart"
-          />
+        {(perCurrency) => (
+          <div>
+            {perCurrency.map(([currency, days], i) => (
+              <StackedDaysChart
+                key={currency}
+                title={`Expected settlements in ${currency} per India-time day from ${today}: firm (applied at the gateway) and projected (planned, not yet sent)`}
+                days={days.map((d) => d.date)}
+                firm={{ label: 'firm', amounts: days.map((d) => d.firm.amount), counts: days.map((d) => d.firm.count), color: '#12355b' }}
+                projected={{ label: 'projected', amounts: days.map((d) => d.projected.amount), counts: days.map((d) => d.projected.count), color: '#8ab4e8' }}
+                currency={currency}
+                testId={i === 0 ? 'forecast-chart' : `forecast-chart-${currency}`}
+              />
+            ))}
+          </div>
         )}
       </Loaded>
     </Section>

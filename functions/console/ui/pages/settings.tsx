@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listOf } from '../api';
 import { indiaTime } from '../format';
-import { Loaded, ProblemNote, ReasonField, requireActor, Section, SelectField, Table, TextField, useAction } from '../form';
+import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
 
@@ -90,18 +90,15 @@ export function SettingsPage() {
       <Section title="Settings in force" testId="settings">
         <Loaded state={settings}>{(s) => <SettingsEditor current={s} onSaved={() => setRound((r) => r + 1)} />}</Loaded>
       </Section>
-      <Section title="History" testId="settings-history">
-        <Loaded state={history}>
-          {(versions) => (
-            <Table
-              caption="Saved settings versions, newest first"
-              headers={['Version', 'Defer by Days', 'T+n counts', 'Release lead', 'Holidays', 'Actor', 'Reason', 'At']}
-              empty="none saved yet: the defaults apply."
-              rows={versions.map((v, i) => ({ key: String(v.version ?? i), cells: [v.version ?? '—', v.deferByDays, v.settlementDays, v.releaseLead, v.holidays.join(', ') || '—', v.actor ?? '—', v.reason ?? '—', indiaTime(v.at)] }))}
-            />
-          )}
-        </Loaded>
-      </Section>
+      <LoadedTable
+        title="History"
+        sectionTestId="settings-history"
+        state={history}
+        caption="Saved settings versions, newest first"
+        headers={['Version', 'Defer by Days', 'T+n counts', 'Release lead', 'Holidays', 'Actor', 'Reason', 'At']}
+        empty="none saved yet: the defaults apply."
+        rows={(versions) => versions.map((v, i) => ({ key: String(v.version ?? i), cells: [v.version ?? '—', v.deferByDays, v.settlementDays, v.releaseLead, v.holidays.join(', ') || '—', v.actor ?? '—', v.reason ?? '—', indiaTime(v.at)] }))}
+      />
     </>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { call, listOf, segment, withQuery } from '../api';
 import { indiaTime, ruleText } from '../format';
-import { Loaded, ProblemNote, ReasonField, requireActor, Section, SelectField, Table, TextField, useAction } from '../form';
+import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
 import { findVendor, holdOf, holdText, openText, ReleaseTable, type Release } from '../releases';
@@ -147,18 +147,15 @@ export function VendorPage({ vendorId }: { vendorId: string }) {
       <Section title="Change the policy" testId="policy-change">
         <Loaded state={policy}>{(p) => <PolicyEditor vendorId={vendorId} current={p} onApplied={changed} />}</Loaded>
       </Section>
-      <Section title="Policy history" testId="policy-history">
-        <Loaded state={history}>
-          {(versions) => (
-            <Table
-              caption={`${vendorId}'s policy versions, newest first`}
-              headers={['Version', 'Release rule', 'Schedule option', 'Actor', 'Reason', 'At']}
-              empty="no version saved yet."
-              rows={versions.map((v) => ({ key: String(v.version), cells: [v.version, ruleText(v.release), v.scheduleOption, v.actor ?? '—', v.reason ?? '—', indiaTime(v.at)] }))}
-            />
-          )}
-        </Loaded>
-      </Section>
+      <LoadedTable
+        title="Policy history"
+        sectionTestId="policy-history"
+        state={history}
+        caption={`${vendorId}'s policy versions, newest first`}
+        headers={['Version', 'Release rule', 'Schedule option', 'Actor', 'Reason', 'At']}
+        empty="no version saved yet."
+        rows={(versions) => versions.map((v) => ({ key: String(v.version), cells: [v.version, ruleText(v.release), v.scheduleOption, v.actor ?? '—', v.reason ?? '—', indiaTime(v.at)] }))}
+      />
       <VendorReleases vendorId={vendorId} round={round} />
     </>
   );

@@ -115,7 +115,7 @@ export function VendorsPage() {
                 testId="vendor-table"
                 headers={['Vendor', 'Release rule', 'Policy version', 'Schedule option', 'Hold', 'Open amount (not yet settled)']}
                 empty="none yet: vendors appear with their first order or policy."
-                rows={listOf<VendorSummary>(page, 'vendors').map((v) => ({
+                rows={listOf<VendorSummary>(page).map((v) => ({
                   key: v.vendorId,
                   testId: `vendor-${v.vendorId}`,
                   cells: [
