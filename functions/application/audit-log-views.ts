@@ -2,11 +2,11 @@
 import { publicKeyOf } from '../domain/audit-checkpoints';
 import { checkpointLine, headerLine, recordLine } from '../domain/audit-export';
 import { AuditVerifier, type AuditVerification } from '../domain/audit-verification';
-import { parseInstant } from '../domain/dates';
 import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { NotFoundError, describeError } from './errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
 import type { Dependencies } from './ports';
+import { rangeBound } from './query-outcomes';
 
 /** Signs what moved first (where this runtime may), so that the answer covers every record up to now. */
 async function checkpointFirst(deps: Dependencies): Promise<void> {
@@ -33,7 +33,10 @@ export async function auditPublicKey(deps: Dependencies): Promise<string> {
   return deps.auditKey.publicKeyPem();
 }
 
-/** `from`/`to` of an export query: ISO 8601 instants with an offset, as UTC text to compare with `recordedAt`. */
+/**
+ * `from`/`to` of an export query, read as GET /outcomes reads them (an instant with an offset, or an India-time day:
+ * its start for `from`, its end for `to`), as UTC text to compare with `recordedAt`.
+ */
 function rangeOf(query: Record<string, string | undefined>): { from?: string; to?: string } {
   const issues: ValidationIssue[] = [];
   const range: { from?: string; to?: string } = {};
@@ -41,7 +44,7 @@ function rangeOf(query: Record<string, string | undefined>): { from?: string; to
     const text = query[field];
     if (text === undefined || text === '') continue;
     try {
-      range[field] = new Date(parseInstant(text, field).toMillis()).toISOString();
+      range[field] = new Date(Date.parse(rangeBound(text, field, field === 'from' ? 'start' : 'end'))).toISOString();
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       issues.push(...error.issues);

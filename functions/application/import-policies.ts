@@ -10,6 +10,7 @@ import { saveNextPolicy } from './manage-policies';
 import type { PolicyChange } from './policy-change';
 import { VersionConflictError, type Dependencies } from './ports';
 import { storedInstant } from './release-writes';
+import { inZone } from './response-times';
 
 export const IMPORT_HEADER = ['vendorId', 'scheduleOption', 'release', 'delay', 'reason'] as const;
 /**
@@ -71,7 +72,9 @@ export async function importPolicies(deps: Dependencies, file: Buffer, query: { 
   const kept = await deps.policyImports.begin({
     importId, actor, rows: count, state: 'applying', startedAt: storedInstant(startedAt), finishedAt: null, reason: null,
   });
-  if (kept?.state === 'applied') return { dryRun, ...checked, applied: false, appliedAt: kept.finishedAt, policies: [] };
+  // Times in answers are in the settings' timezone; stored ones are India time.
+  const shown = async (at: string | null): Promise<string | null> => inZone(at, (await deps.settings.get()).timezone);
+  if (kept?.state === 'applied') return { dryRun, ...checked, applied: false, appliedAt: await shown(kept.finishedAt), policies: [] };
   if (kept?.state === 'applying' && startedAt.toMillis() - Date.parse(kept.startedAt) < INTERRUPTED_AFTER_MS) {
     throw new ConflictError('import_in_progress', `import ${importId} of this file started at ${kept.startedAt} and is still applying; wait for it, then look at the policies`);
   }
@@ -80,7 +83,7 @@ export async function importPolicies(deps: Dependencies, file: Buffer, query: { 
     const policies = await applyRows(deps, importId, rows);
     const finishedAt = storedInstant(deps.clock.now());
     await deps.policyImports.finish(importId, { state: 'applied', at: finishedAt, reason: null });
-    return { dryRun, ...checked, applied: true, appliedAt: finishedAt, policies };
+    return { dryRun, ...checked, applied: true, appliedAt: await shown(finishedAt), policies };
   } catch (error) {
     const why = error instanceof VersionConflictError ? error.message : describeError(error);
     await rollBack(deps, importId, rows, why);

@@ -8,6 +8,7 @@ import {
 import { vendorFacts, type VendorFacts } from '../domain/release-machine';
 import { validateSettings } from '../domain/settings';
 import type { Settings, VendorPolicy, VendorRelease, VersionedSettings } from '../domain/types';
+import { boundedCount } from './cursor';
 import { ConflictError } from './errors';
 import { requireId } from './ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
@@ -222,11 +223,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `?limit=`: releases listed (0 lists none; the day totals always cover every release). */
 function listedLimit(limit: string | undefined): number {
-  if (limit === undefined) return LISTED_RELEASES.default;
-  const value = Number(limit);
-  if (!Number.isInteger(value) || value < 0 || value > LISTED_RELEASES.max) {
-    throw new ValidationError([{ field: 'limit', problem: `is ${JSON.stringify(limit)}`, expected: `a whole number of releases to list, 0 to ${LISTED_RELEASES.max} (default ${LISTED_RELEASES.default}); the day totals always cover every release` }]);
-  }
-  return value;
+  return boundedCount(limit, 'limit', 0, LISTED_RELEASES.max, LISTED_RELEASES.default);
 }

@@ -5,8 +5,10 @@ import type { Transition } from '../domain/release-machine';
 import { predictSettlement } from '../domain/schedule-options';
 import { calendarOf } from '../domain/settings';
 import type { Settings, SettlementMismatch, VendorRelease } from '../domain/types';
+import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { describeError } from './errors';
 import type { Dependencies } from './ports';
+import { rangeBound } from './query-outcomes';
 import { inZone } from './response-times';
 
 const MINUTE_MS = 60_000;
@@ -102,7 +104,10 @@ export interface AccuracyRow {
  * predictions. Read from the settled index; a release settled without a prediction is predicted from its max
  * eligibility, as the gateway's default.
  */
-export async function predictionAccuracy(deps: Dependencies, range: { from: string; to: string }): Promise<AccuracyRow[]> {
+export async function predictionAccuracy(
+  deps: Dependencies, query: { from?: string; to?: string },
+): Promise<{ from: string; to: string; scheduleOptions: AccuracyRow[] }> {
+  const range = accuracyRange(query);
   const settings = await deps.settings.get();
   const rows = new Map<number, AccuracyRow>();
   for await (const { release } of deps.reads.outcomes({ by: 'settled', from: range.from, to: range.to }, null)) {
@@ -115,5 +120,19 @@ export async function predictionAccuracy(deps: Dependencies, range: { from: stri
     if (difference !== null) row.maxDifferenceMinutes = Math.max(row.maxDifferenceMinutes, difference);
     rows.set(release.scheduleOption, row);
   }
-  return [...rows.values()].sort((a, b) => a.scheduleOption - b.scheduleOption);
+  return {
+    from: inZone(range.from, settings.timezone),
+    to: inZone(range.to, settings.timezone),
+    scheduleOptions: [...rows.values()].sort((a, b) => a.scheduleOption - b.scheduleOption),
+  };
+}
+
+/** Both bounds are required (a report over all time would read every settlement); each is read as GET /outcomes reads it. */
+function accuracyRange(query: { from?: string; to?: string }): { from: string; to: string } {
+  const issues: ValidationIssue[] = [];
+  for (const field of ['from', 'to'] as const) {
+    if (!query[field]) issues.push({ field, problem: 'is missing', expected: 'a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return { from: rangeBound(query.from!, 'from', 'start'), to: rangeBound(query.to!, 'to', 'end') };
 }

@@ -9,8 +9,19 @@ const decimal = (description: string): Json => ({ type: 'string', pattern: '^[0-
 const ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{3,45}$', description: "The gateway's id rule: 3 to 45 of A-Z, a-z, 0-9, '_' and '-'." };
 const pathId = (name: string, example: string): Json => ({ name, in: 'path', required: true, schema: ID, example });
 const query = (name: string, schema: Json, description: string): Json => ({ name, in: 'query', required: false, schema, description });
-const FROM = query('from', { type: 'string', format: 'date' }, 'First India-time day (YYYY-MM-DD) or an ISO instant.');
-const TO = query('to', { type: 'string', format: 'date' }, 'Last India-time day (YYYY-MM-DD) or an ISO instant.');
+const FROM = query('from', { type: 'string' }, 'First India-time day (YYYY-MM-DD: from its start) or an ISO 8601 instant with an offset.');
+const TO = query('to', { type: 'string' }, 'Last India-time day (YYYY-MM-DD: to its end) or an ISO 8601 instant with an offset.');
+/** The forecast's range: India-time days only. */
+const DAY_FROM = query('from', { type: 'string', format: 'date' }, 'First India-time day (YYYY-MM-DD); default today.');
+const DAY_TO = query('to', { type: 'string', format: 'date' }, 'Last India-time day (YYYY-MM-DD); default 30 days after from; at most 366 days in all.');
+const required = (parameter: Json, example: string): Json => ({ ...parameter, required: true, example });
+const LIMIT = (max: number, fallback: number, what: string): Json => query('limit', { type: 'integer', minimum: 1, maximum: max, default: fallback }, what);
+const CURSOR = query('cursor', { type: 'string' }, 'From nextCursor of the previous page.');
+const page = (name: string, item: Json, extra: Json = {}): Json => ({
+  type: 'object', required: [name, 'nextCursor'], properties: { [name]: { type: 'array', items: item }, nextCursor: nullable({ type: 'string' }), ...extra }, additionalProperties: true,
+});
+/** An answer that may be larger than an AWS Lambda response can carry (the HTTP API cannot stream it). */
+const TOO_LARGE_ON_AWS = 'response_too_large, on AWS only: the answer exceeds what a Lambda response may carry; page with format=json and cursor, or narrow from/to.';
 const jsonBody = (schema: Json, example: unknown): Json => ({ required: true, content: { 'application/json': { schema, example } } });
 const ok = (description: string, schema: Json, extra: Json = {}): Json => ({ description, content: { 'application/json': { schema } }, ...extra });
 const error = (description: string): Json => ({ description, content: { 'application/json': { schema: ref('Error') } } });
@@ -128,7 +139,23 @@ const schemas: Record<string, Json> = {
     },
     additionalProperties: true,
   },
-  Outcome: { allOf: [ref('Release'), { type: 'object', properties: { orderId: ID, currency: { type: 'string' }, transactionTime: instant('Payment time.'), maxEligibility: instant('Window end.') } }] },
+  Outcome: {
+    allOf: [ref('Release'), {
+      type: 'object',
+      required: ['orderId', 'currency', 'transactionTime', 'maxEligibility', 'settlementMismatch'],
+      properties: {
+        orderId: ID, currency: { type: 'string', example: 'INR' }, transactionTime: instant('Payment time.'), maxEligibility: instant('Window end.'),
+        settlementMismatch: nullable({
+          type: 'object',
+          description: "The gateway's settlement report disagreed with the prediction (null: it agreed, or none yet).",
+          properties: {
+            predicted: instant('The predicted settlement.'), settledAt: instant('When the gateway settled.'),
+            differenceMinutes: { type: 'integer', description: 'settledAt minus predicted, in minutes (negative: earlier).' }, message: { type: 'string' },
+          },
+        }),
+      },
+    }],
+  },
   PreviewDay: {
     type: 'object',
     properties: {
@@ -136,20 +163,28 @@ const schemas: Record<string, Json> = {
       current: ref('CountAmount'), candidate: ref('CountAmount'),
     },
   },
-  CountAmount: { type: 'object', properties: { count: { type: 'integer' }, amount: decimal('Sum.') } },
+  CountAmount: { type: 'object', required: ['count', 'amount'], properties: { count: { type: 'integer' }, amount: decimal('Sum.') } },
   Preview: {
     type: 'object',
-    required: ['previewId', 'releases', 'perDay'],
+    required: ['previewId', 'expiresAt', 'fromVersion', 'covered', 'moved', 'omitted', 'releases', 'perDay'],
     properties: {
-      previewId: { type: 'string' },
+      previewId: { type: 'string', description: 'Send it with the PUT to apply the change only if this still holds.' },
+      expiresAt: instant('Until when a PUT may name previewId.'),
       vendorId: ID,
-      fromVersion: { type: 'integer' },
+      fromVersion: { type: 'integer', description: 'The policy or settings version the preview starts from.' },
+      applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], description: 'Policy preview: as in the body.' },
+      refused: { type: 'integer', description: "Settings preview: releases whose current target the gateway would refuse under the candidate." },
+      covered: { type: 'integer', description: 'Unsent releases the preview looked at.' },
+      moved: { type: 'integer', description: 'Of those, how many the candidate moves.' },
+      omitted: { type: 'integer', description: 'Releases left out of `releases` by `limit` (perDay still counts them).' },
       releases: {
         type: 'array',
         items: {
           type: 'object',
+          required: ['orderId', 'vendorId', 'state', 'amount', 'current', 'candidate', 'moves', 'refusal'],
           properties: {
-            orderId: ID, state: { type: 'string' },
+            orderId: ID, vendorId: ID, state: { type: 'string' }, amount: decimal("The vendor's share."),
+            moves: { type: 'boolean' }, refusal: nullable({ type: 'string', description: 'Why the gateway would refuse it under the candidate.' }),
             current: { type: 'object', properties: { targetEligibility: nullable(instant('Now.')), predictedSettlement: nullable(instant('Now.')) } },
             candidate: { type: 'object', properties: { targetEligibility: nullable(instant('Under the change.')), predictedSettlement: nullable(instant('Under the change.')) } },
           },
@@ -162,8 +197,62 @@ const schemas: Record<string, Json> = {
   },
   ForecastDay: {
     type: 'object',
-    properties: { date: { type: 'string', format: 'date' }, firm: ref('CountAmount'), projected: ref('CountAmount') },
+    required: ['date', 'currency', 'firm', 'projected'],
+    properties: {
+      date: { type: 'string', format: 'date', description: 'India-time day of settlement.' }, currency: { type: 'string', example: 'INR' },
+      firm: { ...ref('CountAmount'), description: 'Applied at the gateway.' }, projected: { ...ref('CountAmount'), description: 'Planned, not yet sent, at their predicted settlement.' },
+    },
     additionalProperties: true,
+  },
+  Forecast: {
+    type: 'object',
+    required: ['from', 'to', 'vendorId', 'days'],
+    properties: {
+      from: { type: 'string', format: 'date' }, to: { type: 'string', format: 'date' }, vendorId: nullable(ID),
+      days: { type: 'array', items: ref('ForecastDay'), description: 'Every day of the range (empty ones with zeros), per currency.' },
+    },
+  },
+  VendorSummary: {
+    type: 'object',
+    required: ['vendorId', 'policyVersion', 'scheduleOption', 'release', 'held', 'hold', 'open'],
+    properties: {
+      vendorId: ID, policyVersion: { type: 'integer', description: '0: no stored policy (the default applies).' }, scheduleOption: { type: 'integer' }, release: ref('ReleaseRule'),
+      held: { type: 'boolean' },
+      hold: nullable({ type: 'object', properties: { held: { type: 'boolean' }, actor: { type: 'string' }, reason: { type: 'string' }, at: instant('Of the last hold or unhold.') } }),
+      open: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Not yet settled or cancelled.') } } },
+      gateway: { type: 'object', description: 'Only with checkGateway=true.', properties: { scheduleOption: nullable({ type: 'integer' }), policyDisagrees: { type: 'boolean' }, error: { type: 'string' } } },
+    },
+  },
+  TimelineItem: {
+    type: 'object',
+    required: ['at', 'kind', 'detail'],
+    properties: {
+      at: instant('When it happened.'),
+      kind: { type: 'string', example: 'gateway_attempt', description: '`event_received`, or the audit record kind (`planned`, `gateway_attempt`, `webhook_received`, `manual_release`...).' },
+      vendorId: ID, actor: { type: 'string' }, detail: { type: 'object', additionalProperties: true },
+      sequence: { type: 'integer', description: "The audit record's place in the order's stream (absent for a received event)." },
+    },
+  },
+  ImportAnswer: {
+    type: 'object',
+    required: ['dryRun', 'importId', 'rows', 'valid', 'errors'],
+    properties: {
+      dryRun: { type: 'boolean' }, importId: { type: 'string', description: 'SHA-256 of the file: the same file is the same import.' },
+      rows: { type: 'integer' }, valid: { type: 'integer' },
+      errors: { type: 'array', items: { type: 'object', required: ['line', 'field', 'message'], properties: { line: { type: 'integer', description: 'The header is line 1.' }, field: { type: 'string' }, message: { type: 'string' } } } },
+      applied: { type: 'boolean', description: 'Apply only: false when the same file had been applied already.' },
+      appliedAt: nullable(instant('Apply only: when the file was applied.')),
+      policies: { type: 'array', description: 'Apply only: the versions written.', items: { type: 'object', properties: { vendorId: ID, version: { type: 'integer' } } } },
+    },
+  },
+  AuditVerification: {
+    type: 'object',
+    required: ['ok', 'records', 'streams', 'checkpoints', 'firstBroken', 'unsignedRecords'],
+    properties: {
+      ok: { type: 'boolean' }, records: { type: 'integer' }, streams: { type: 'integer' }, checkpoints: { type: 'integer' },
+      firstBroken: nullable({ type: 'object', required: ['stream', 'sequence', 'reason'], properties: { stream: { type: 'string' }, sequence: { type: 'integer' }, reason: { type: 'string' } } }),
+      unsignedRecords: { type: 'integer', description: 'Chained records after the last checkpoint of their stream (not yet signed).' },
+    },
   },
   ActionInput: {
     type: 'object',
@@ -171,6 +260,8 @@ const schemas: Record<string, Json> = {
     properties: { actor: { type: 'string' }, reason: { type: 'string' } },
   },
 };
+
+const PREVIEW_LIMIT = query('limit', { type: 'integer', minimum: 0, maximum: 10_000, default: 1000 }, 'Releases listed (perDay always covers every release).');
 
 /** Each route: its operation. Paths use API Gateway's `{name}` parameters, as the router does. */
 const paths: Record<string, Record<string, Json>> = {
@@ -196,15 +287,16 @@ const paths: Record<string, Record<string, Json>> = {
   '/settings/preview': {
     post: {
       summary: 'What a settings change would move, changing nothing',
+      parameters: [PREVIEW_LIMIT],
       requestBody: jsonBody(ref('Settings'), { deferByDays: 10 }),
-      responses: responses({ 200: ok('Every unsent release it would move, and those the gateway would refuse.', ref('Preview')) }, { 400: 'A field is wrong.' }),
+      responses: responses({ 200: ok('Every unsent release it would move, and those the gateway would refuse.', ref('Preview')) }, { 400: 'A field or limit is wrong.' }),
     },
   },
   '/vendors': {
     get: {
       summary: 'Vendors Holdback knows, with policy version and hold',
-      parameters: [query('limit', { type: 'integer', minimum: 1, maximum: 1000 }, 'Page size.'), query('cursor', { type: 'string' }, 'From nextCursor.')],
-      responses: responses({ 200: ok('A page.', { type: 'object', properties: { items: { type: 'array', items: { type: 'object', additionalProperties: true } }, nextCursor: nullable({ type: 'string' }) } }) }, { 400: 'Bad limit or cursor.' }),
+      parameters: [LIMIT(1000, 100, 'Page size.'), CURSOR, query('checkGateway', { type: 'boolean', default: false }, "true: ask the gateway for each vendor's schedule option too.")],
+      responses: responses({ 200: ok('A page.', page('items', ref('VendorSummary'))) }, { 400: 'Bad limit, cursor or checkGateway.' }),
     },
   },
   '/vendors/{vendorId}/policy': {
@@ -222,13 +314,13 @@ const paths: Record<string, Record<string, Json>> = {
   '/vendors/{vendorId}/policy/preview': {
     post: {
       summary: 'What a policy change would move, changing nothing',
-      parameters: [pathId('vendorId', 'vendor_a')],
+      parameters: [pathId('vendorId', 'vendor_a'), PREVIEW_LIMIT],
       requestBody: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE),
-      responses: responses({ 200: ok("The vendor's unsent releases now and under the change, with totals per India-time day.", ref('Preview')) }, { 400: 'A field is wrong.' }),
+      responses: responses({ 200: ok("The vendor's unsent releases now and under the change, with totals per India-time day.", ref('Preview')) }, { 400: 'A field or limit is wrong.' }),
     },
   },
   '/vendors/{vendorId}/forecast': {
-    get: { summary: "A vendor's expected settlements per day", parameters: [pathId('vendorId', 'vendor_a'), FROM, TO], responses: responses({ 200: ok('Days.', { type: 'object', additionalProperties: true }) }, { 400: 'Bad range.' }) },
+    get: { summary: "A vendor's expected settlements per day", parameters: [pathId('vendorId', 'vendor_a'), DAY_FROM, DAY_TO], responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad vendor id or range.', 404: 'A vendor Holdback does not know (no order or policy names it).' }) },
   },
   '/vendors/{vendorId}/hold': {
     post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and the releases it held.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
@@ -240,7 +332,7 @@ const paths: Record<string, Record<string, Json>> = {
     get: { summary: 'One order and each vendor release, with why', parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('The order.', ref('Order')) }, { 400: 'Bad order id.', 404: 'Nothing is known of this order.' }) },
   },
   '/orders/{orderId}/timeline': {
-    get: { summary: "The order's whole story in time order", parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('Entries with at, kind, vendorId?, actor? and detail.', { type: 'object', additionalProperties: true }) }, { 400: 'Bad order id.', 404: 'Unknown order.' }) },
+    get: { summary: "The order's whole story in time order", parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('Entries with at, kind, vendorId?, actor? and detail.', { type: 'object', required: ['orderId', 'items'], properties: { orderId: ID, items: { type: 'array', items: ref('TimelineItem') } } }) }, { 400: 'Bad order id.', 404: 'Unknown order.' }) },
   },
   '/orders/{orderId}/vendors/{vendorId}/release': {
     post: {
@@ -265,32 +357,49 @@ const paths: Record<string, Record<string, Json>> = {
         query('vendorId', ID, 'One vendor.'), query('orderId', ID, 'One order.'),
         query('state', { type: 'string', enum: ['PLANNED', 'SCHEDULED', 'WAITING', 'HELD', 'APPLYING', 'APPLIED', 'AT_MAX', 'CANCELLED', 'FAILED', 'SETTLED'] }, 'One state.'),
         FROM, TO, query('by', { type: 'string', enum: ['transaction', 'applied', 'settled'], default: 'transaction' }, 'Which time from/to range over.'),
-        query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Page size (JSON).'),
-        query('cursor', { type: 'string' }, 'From nextCursor.'), query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, 'CSV streams every matching row.'),
+        LIMIT(1000, 100, 'Page size (JSON only; refused with format=csv).'),
+        { ...CURSOR, description: 'From nextCursor of the previous page, with the same filters (JSON only; refused with format=csv).' },
+        query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, 'CSV streams every matching row.'),
       ],
       responses: responses({
         200: {
           description: 'JSON page, or CSV with the columns of contract 6.1.',
           content: {
-            'application/json': { schema: { type: 'object', required: ['items', 'nextCursor'], properties: { items: { type: 'array', items: ref('Outcome') }, nextCursor: nullable({ type: 'string' }) } } },
+            'application/json': { schema: page('items', ref('Outcome')) },
             'text/csv': { schema: { type: 'string' }, example: 'order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message\r\n' },
           },
         },
-      }, { 400: 'A query parameter is wrong; the message names it.' }),
+      }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
     },
   },
   '/forecast': {
     get: {
       summary: 'Expected settlements per India-time day, firm and projected',
-      parameters: [FROM, TO, query('vendorId', ID, 'One vendor.')],
-      responses: responses({ 200: ok('Days.', { type: 'object', properties: { days: { type: 'array', items: ref('ForecastDay') } }, additionalProperties: true }) }, { 400: 'Bad range.' }),
+      parameters: [DAY_FROM, DAY_TO, query('vendorId', ID, 'One vendor.')],
+      responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad range.' }),
     },
   },
   '/reports/prediction-accuracy': {
     get: {
       summary: 'Predicted against actual settlement, per schedule option',
-      parameters: [FROM, TO],
-      responses: responses({ 200: ok('Rows.', { type: 'object', additionalProperties: true }) }, { 400: 'Bad range.' }),
+      parameters: [required(FROM, '2022-12-01'), required(TO, '2022-12-31')],
+      responses: responses({
+        200: ok('The range (by settlement time) and one row per schedule option settled in it.', {
+          type: 'object',
+          required: ['from', 'to', 'scheduleOptions'],
+          properties: {
+            from: instant('Start of the range.'), to: instant('End of the range.'),
+            scheduleOptions: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['scheduleOption', 'settled', 'asPredicted', 'maxDifferenceMinutes'],
+                properties: { scheduleOption: { type: 'integer' }, settled: { type: 'integer' }, asPredicted: { type: 'integer' }, maxDifferenceMinutes: { type: 'integer', description: 'Largest |settled - predicted|, in minutes.' } },
+              },
+            },
+          },
+        }),
+      }, { 400: 'from or to missing or wrong.' }),
     },
   },
   '/predictions': {
@@ -302,27 +411,31 @@ const paths: Record<string, Record<string, Json>> = {
   },
   '/rejected-events': {
     get: {
-      summary: 'Malformed events and why, in order of arrival',
-      parameters: [query('limit', { type: 'integer', minimum: 1, maximum: 1000 }, 'Page size.'), query('cursor', { type: 'string' }, 'From nextCursor.')],
-      responses: responses({ 200: ok('A page.', { type: 'object', properties: { rejectedEvents: { type: 'array', items: { type: 'object', additionalProperties: true } }, nextCursor: nullable({ type: 'string' }), count: { type: 'integer' } }, additionalProperties: true }) }, { 400: 'Bad limit or cursor.' }),
+      summary: 'Malformed events and why, newest arrival first',
+      parameters: [LIMIT(500, 100, 'Page size.'), CURSOR],
+      responses: responses({ 200: ok('A page.', page('rejectedEvents', { type: 'object', properties: { sequence: { type: 'integer', description: 'Its number in the order of arrival, from 1.' }, at: instant('When it was refused.') }, additionalProperties: true }, { count: { type: 'integer', description: 'Rejected in all, not only on this page.' } })) }, { 400: 'Bad limit or cursor.' }),
     },
   },
   '/policies/import': {
     post: {
       summary: 'Bulk policies from CSV: a dry run by default; an apply is all or nothing and idempotent',
-      parameters: [query('dryRun', { type: 'boolean', default: true }, 'false applies.'), { name: 'actor', in: 'query', required: true, schema: { type: 'string' }, example: 'finance@example.com' }],
+      parameters: [query('dryRun', { type: 'string', enum: ['true', 'false'], default: 'true' }, 'false applies.'), { name: 'actor', in: 'query', required: true, schema: { type: 'string' }, example: 'finance@example.com' }],
       requestBody: { required: true, content: { 'text/csv': { schema: { type: 'string' }, example: 'vendorId,scheduleOption,release,delay,reason\nvendor_a,1,after_delivery,P2D,trusted\n' } } },
-      responses: responses({ 200: ok('{rows, valid, errors: [{line, field, message}]}.', { type: 'object', additionalProperties: true }) }, { 400: 'A line or the query is wrong; every line and field is named.', 409: 'A policy changed since the dry run.', 413: 'Too many lines.' }),
+      responses: responses({ 200: ok('A dry run: what is wrong where. An apply: the versions written (none when the same file was applied before).', ref('ImportAnswer')) }, {
+        400: 'Not text/csv, too many lines, a bad query, or (apply) any line wrong: every line and field is named and nothing is applied.',
+        409: 'import_conflict: a policy changed while applying, nothing of the file stays applied; import_in_progress: the same file is still being applied.',
+        413: 'payload_too_large: the body is larger than the API accepts.',
+      }),
     },
   },
   '/audit/verify': {
-    get: { summary: 'Verify the hash-chained, signed audit log', responses: responses({ 200: ok('{ok, records, streams, checkpoints, firstBroken}.', { type: 'object', required: ['ok', 'firstBroken'], additionalProperties: true }) }) },
+    get: { summary: 'Verify the hash-chained, signed audit log', responses: responses({ 200: ok('The first broken link (null: none), and what was checked.', ref('AuditVerification')) }) },
   },
   '/audit/export': {
-    get: { summary: 'Audit records and signed checkpoints as JSON lines', parameters: [FROM, TO], responses: responses({ 200: { description: 'One JSON object per line.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } }, { 400: 'Bad range.' }) },
+    get: { summary: 'Audit records and signed checkpoints as JSON lines', parameters: [FROM, TO], responses: responses({ 200: { description: 'A header line, the checkpoints, then the records: one JSON object per line.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } }, { 400: 'Bad range.', 413: TOO_LARGE_ON_AWS }) },
   },
   '/audit/public-key': {
-    get: { summary: 'The public key that verifies checkpoints (PEM)', responses: responses({ 200: { description: 'PEM.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } } }) },
+    get: { summary: 'The public key that verifies checkpoints (PEM)', responses: responses({ 200: { description: 'PEM.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } } }, { 404: 'No audit key is configured in this runtime.' }) },
   },
   '/webhooks/gateway': {
     post: {

@@ -7,19 +7,11 @@ import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { VendorRelease } from '../../functions/domain/types';
 import { DEFAULT_AUDIT_TABLE_NAME, TTL_ATTRIBUTE } from '../../functions/adapters/dynamodb/tables';
 import { RecordingLogger } from '../fakes/outside-world';
+import { awsEnvironment } from './aws-environment';
 import { withLocalDynamo, type LocalDynamo } from './local-dynamodb';
 
 const RETENTION = '{"orders": 2922, "events": 400, "rejected": 90}';
-const ENV = {
-  AWS_REGION: 'ap-south-1',
-  HOLDBACK_EVENT_BUS: 'holdback-bus',
-  HOLDBACK_GATEWAY_BASE_URL: 'https://api.example.com',
-  HOLDBACK_GATEWAY_CLIENT_ID: 'client_1',
-  HOLDBACK_GATEWAY_CLIENT_SECRET: 'gw_secret_retention',
-  HOLDBACK_RELEASE_QUEUE_ARN: 'arn:aws:sqs:ap-south-1:123456789012:holdback-releases',
-  HOLDBACK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
-  HOLDBACK_RELEASE_QUEUE_URL: 'https://sqs.ap-south-1.amazonaws.com/123456789012/holdback-releases',
-};
+const ENV = awsEnvironment('gw_secret_retention');
 const clock = { now: () => DateTime.fromISO('2022-12-05T10:00:00+05:30') };
 
 /** The tables' environment for a dynalite, with the retention variable as given (undefined: unset). */
@@ -70,9 +62,9 @@ async function writeOneOfEach(env: Record<string, string | undefined>): Promise<
 
 describe('HOLDBACK_RETENTION_DAYS', () => {
   test('read as whole days per kind; unset means nothing expires; a malformed value is a named problem', () => {
-    expect(readRuntimeConfig({ ...ENV, HOLDBACK_ORDERS_TABLE: 'o', HOLDBACK_CONFIG_TABLE: 'c', HOLDBACK_REJECTED_TABLE: 'r', HOLDBACK_RETENTION_DAYS: RETENTION }).retentionDays)
+    expect(readRuntimeConfig({ ...ENV, HOLDBACK_RETENTION_DAYS: RETENTION }).retentionDays)
       .toEqual({ orders: 2922, events: 400, rejected: 90 });
-    expect(readRuntimeConfig({ ...ENV, HOLDBACK_ORDERS_TABLE: 'o', HOLDBACK_CONFIG_TABLE: 'c', HOLDBACK_REJECTED_TABLE: 'r' }).retentionDays).toEqual({});
+    expect(readRuntimeConfig(ENV).retentionDays).toEqual({});
     for (const [value, problem] of [
       ['400', /HOLDBACK_RETENTION_DAYS is 400; set it to a JSON object of whole days/],
       ['{orders: 1}', /HOLDBACK_RETENTION_DAYS is not JSON/],
@@ -82,7 +74,7 @@ describe('HOLDBACK_RETENTION_DAYS', () => {
     ] as const) {
       let error: unknown;
       try {
-        readRuntimeConfig({ ...ENV, HOLDBACK_ORDERS_TABLE: 'o', HOLDBACK_CONFIG_TABLE: 'c', HOLDBACK_REJECTED_TABLE: 'r', HOLDBACK_RETENTION_DAYS: value });
+        readRuntimeConfig({ ...ENV, HOLDBACK_RETENTION_DAYS: value });
       } catch (e) {
         error = e;
       }

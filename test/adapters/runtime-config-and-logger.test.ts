@@ -2,21 +2,10 @@
 import { readRuntimeConfig, buildDependencies, containerRatePerMinute, RuntimeConfigError } from '../../functions/composition-root';
 import { RELEASE_QUEUE } from '../../functions/routing';
 import { JsonLinesLogger } from '../../functions/adapters/logging/json-lines-logger';
+import { awsEnvironment } from './aws-environment';
 
 const SECRET = 'gw_secret_5b2e77d1';
-const COMPLETE = {
-  AWS_REGION: 'ap-south-1',
-  HOLDBACK_ORDERS_TABLE: 'orders-t',
-  HOLDBACK_CONFIG_TABLE: 'config-t',
-  HOLDBACK_REJECTED_TABLE: 'rejected-t',
-  HOLDBACK_EVENT_BUS: 'holdback-bus',
-  HOLDBACK_GATEWAY_BASE_URL: 'https://api.example.com',
-  HOLDBACK_GATEWAY_CLIENT_ID: 'client_1',
-  HOLDBACK_GATEWAY_CLIENT_SECRET: SECRET,
-  HOLDBACK_RELEASE_QUEUE_ARN: 'arn:aws:sqs:ap-south-1:123456789012:holdback-releases',
-  HOLDBACK_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
-  HOLDBACK_RELEASE_QUEUE_URL: 'https://sqs.ap-south-1.amazonaws.com/123456789012/holdback-releases',
-};
+const COMPLETE = awsEnvironment(SECRET);
 
 describe('readRuntimeConfig', () => {
   test('a complete environment, with defaults for the optional variables', () => {

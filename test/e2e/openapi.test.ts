@@ -43,20 +43,42 @@ test('every request example is valid against its schema', () => {
   expect(checked).toBeGreaterThan(8);
 });
 
+/** One documented operation called as its document describes it: path examples, required query examples, body example. */
+async function call(method: string, path: string, op: Json): Promise<{ status: number; type: string; text: string }> {
+  const url = path.replace(/\{([^}]+)\}/g, (_m, name: string) => (op.parameters ?? []).find((p: Json) => p.name === name)?.example ?? 'x');
+  const query = (op.parameters ?? []).filter((p: Json) => p.in === 'query' && p.required).map((p: Json) => `${p.name}=${encodeURIComponent(p.example)}`).join('&');
+  const content = op.requestBody?.content ?? {};
+  const [type, media] = Object.entries(content)[0] ?? [];
+  const body = media === undefined ? undefined : typeof (media as Json).example === 'string' ? (media as Json).example : JSON.stringify((media as Json).example ?? {});
+  const answer = await fetch(`${h.runtime.api.url}${url}${query ? `?${query}` : ''}`, {
+    method, headers: type ? { 'content-type': type } : {}, body,
+  });
+  return { status: answer.status, type: answer.headers.get('content-type') ?? '', text: await answer.text() };
+}
+
 test('every documented route answers on the local stack (no unknown route, no wrong method, no server error)', async () => {
   for (const { method, path, op } of documented) {
-    const url = path.replace(/\{([^}]+)\}/g, (_m, name: string) => (op.parameters ?? []).find((p: Json) => p.name === name)?.example ?? 'x');
-    const query = (op.parameters ?? []).filter((p: Json) => p.in === 'query' && p.required).map((p: Json) => `${p.name}=${encodeURIComponent(p.example)}`).join('&');
-    const content = op.requestBody?.content ?? {};
-    const [type, media] = Object.entries(content)[0] ?? [];
-    const body = media === undefined ? undefined : typeof (media as Json).example === 'string' ? (media as Json).example : JSON.stringify((media as Json).example ?? {});
-    const answer = await fetch(`${h.runtime.api.url}${url}${query ? `?${query}` : ''}`, {
-      method, headers: type ? { 'content-type': type } : {}, body,
-    });
-    const text = await answer.text();
-    const code = answer.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text || '{}') as Json).error?.code : undefined;
-    expect([method, path, answer.status >= 500, answer.status === 405, code === 'route_not_found']).toEqual([method, path, false, false, false]);
+    const { status, type, text } = await call(method, path, op);
+    const code = type.startsWith('application/json') ? (JSON.parse(text || '{}') as Json).error?.code : undefined;
+    expect([method, path, status >= 500, status === 405, code === 'route_not_found']).toEqual([method, path, false, false, false]);
   }
+});
+
+test('every answer matches its documented status and schema', async () => {
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  ajv.addSchema({ $id: 'holdback', components: doc.components });
+  const resolve = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"holdback#/components'));
+  let checked = 0;
+  for (const { method, path, op } of documented) {
+    const { status, type, text } = await call(method, path, op);
+    expect([method, path, status, Object.keys(op.responses).includes(String(status))]).toEqual([method, path, status, true]);
+    const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
+    if (!schema || !type.startsWith('application/json')) continue;
+    const validate = ajv.compile(resolve(schema));
+    expect([method, path, status, validate(JSON.parse(text)), validate.errors]).toEqual([method, path, status, true, null]);
+    checked++;
+  }
+  expect(checked).toBeGreaterThan(20);
 });
 
 test('an unknown route answers 404 pointing to the document', async () => {

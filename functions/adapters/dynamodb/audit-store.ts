@@ -119,14 +119,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   async flushPending(): Promise<number> {
-    const page = await this.doc.query({
-      TableName: this.tableName,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': KEY.pk },
-      ExpressionAttributeValues: { ':pk': PENDING_PK },
-      ConsistentRead: true,
-      Limit: FLUSH_BATCH,
-    });
+    const page = await this.doc.query({ ...this.partition(PENDING_PK), Limit: FLUSH_BATCH });
     let appended = 0;
     for (const item of page.items) {
       const entries = item.entries as AuditEntry[];
@@ -145,14 +138,19 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   async streamRecords(stream: string): Promise<AuditRecord[]> {
-    const items = await queryItems(this.doc, {
+    const items = await queryItems(this.doc, this.partition(stream));
+    return items.map((item) => storedRecord(item).record);
+  }
+
+  /** A consistent query of one partition (a stream, the checkpoints, the pending entries), in sort-key order. */
+  private partition(pk: string) {
+    return {
       TableName: this.tableName,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': KEY.pk },
-      ExpressionAttributeValues: { ':pk': stream },
+      ExpressionAttributeValues: { ':pk': pk },
       ConsistentRead: true,
-    });
-    return items.map((item) => storedRecord(item).record);
+    };
   }
 
   async *records(range: { from?: string; to?: string } = {}): AsyncIterable<StoredAuditRecord> {
@@ -167,26 +165,12 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   async checkpoints(since?: string): Promise<AuditCheckpoint[]> {
-    const items = await queryItems(this.doc, {
-      TableName: this.tableName,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': KEY.pk },
-      ExpressionAttributeValues: { ':pk': CHECKPOINT_PK },
-      ConsistentRead: true,
-    });
+    const items = await queryItems(this.doc, this.partition(CHECKPOINT_PK));
     return items.map(storedCheckpoint).filter((c) => since === undefined || c.at >= since);
   }
 
   async latestCheckpoints(limit: number): Promise<AuditCheckpoint[]> {
-    const page = await this.doc.query({
-      TableName: this.tableName,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': KEY.pk },
-      ExpressionAttributeValues: { ':pk': CHECKPOINT_PK },
-      ConsistentRead: true,
-      ScanIndexForward: false,
-      Limit: limit,
-    });
+    const page = await this.doc.query({ ...this.partition(CHECKPOINT_PK), ScanIndexForward: false, Limit: limit });
     return page.items.map(storedCheckpoint);
   }
 
@@ -291,13 +275,11 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   private async readHead(stream: string): Promise<Pick<StreamHead, 'sequence' | 'hash'> | null> {
+    const partition = this.partition(stream);
     const page = await this.doc.query({
-      TableName: this.tableName,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': KEY.pk, '#seq': 'sequence', '#hash': 'hash' },
-      ExpressionAttributeValues: { ':pk': stream },
+      ...partition,
+      ExpressionAttributeNames: { ...partition.ExpressionAttributeNames, '#seq': 'sequence', '#hash': 'hash' },
       ProjectionExpression: '#seq, #hash',
-      ConsistentRead: true,
       ScanIndexForward: false,
       Limit: 1,
     });

@@ -1,8 +1,7 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
-import { outcomesCsv, outcomesPage, parseOutcomeQuery, rangeBound } from '../../application/query-outcomes';
+import { outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/query-outcomes';
 import { forecast, listVendors, vendorForecast } from '../../application/read-vendors';
 import { predictionAccuracy } from '../../application/settlement-accuracy';
-import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { json, pathParameter, type ApiEvent } from '../http';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
@@ -32,15 +31,6 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
   {
     method: 'GET',
     path: '/reports/prediction-accuracy',
-    run: async (e, deps) => {
-      const { from, to } = query(e);
-      const issues: ValidationIssue[] = [];
-      for (const [field, value] of [['from', from], ['to', to]] as const) {
-        if (!value) issues.push({ field, problem: 'is missing', expected: 'a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset' });
-      }
-      if (issues.length > 0) throw new ValidationError(issues);
-      const range = { from: rangeBound(from!, 'from', 'start'), to: rangeBound(to!, 'to', 'end') };
-      return json(200, { from: range.from, to: range.to, scheduleOptions: await predictionAccuracy(await deps(), range) });
-    },
+    run: async (e, deps) => json(200, await predictionAccuracy(await deps(), query(e))),
   },
 ];
