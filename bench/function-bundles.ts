@@ -23,8 +23,8 @@ export interface FunctionBundle {
  */
 export function synthesizeBundles(outdir: string): Record<FunctionRole, FunctionBundle> {
   const app = new App({ outdir, context: cdkJson.context });
-  const { region, ...props } = holdbackPropsFromContext(app.node);
-  const stack = new HoldbackStack(app, 'Holdback', { env: { region }, ...props });
+  const { stackName, region, ...props } = holdbackPropsFromContext(app.node);
+  const stack = new HoldbackStack(app, stackName, { env: { region }, ...props });
   const assembly = app.synth();
   const template = assembly.getStackArtifact(stack.artifactId).template as { Resources: Record<string, { Properties: { Code?: { S3Key?: unknown } } }> };
   const bundles = {} as Record<FunctionRole, FunctionBundle>;

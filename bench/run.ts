@@ -285,8 +285,9 @@ function round(value: number, digits: number): number {
 
 const PIPELINE_RUNS = 3;
 
+const progress = (line: string) => { process.stderr.write(`${line}\n`); };
+
 export async function runBench(): Promise<void> {
-  const progress = (line: string) => process.stderr.write(`${line}\n`);
   progress('bench: domain decisions and predictions...');
   const domain = benchDomain();
   // Three fresh runs, the median reported: a shared 2-core machine's speed drifts by a fifth from minute to minute.
@@ -347,77 +348,13 @@ function functionBundleTargets(r: ReturnType<typeof benchFunctionBundles>) {
   return { functionBundleGzipBytes: { target: r.goalBytes, measured: largest, met: r.gzipMeetsGoal } };
 }
 
-/** The bill alone (about 30 s): `npx tsx bench/run.ts cost`. */
-export async function runCostBench(): Promise<void> {
-  const cost = await benchCost();
-  const { file } = writeResults({ cost, targets: costTargets(cost) });
-  console.log(`${costLine(cost)} -> ${file}`);
-}
-
-/** The function bundles alone (about a minute): `npx tsx bench/run.ts bundles`. */
-export async function runFunctionBundlesBench(): Promise<void> {
-  const functionBundles = benchFunctionBundles();
-  const { file } = writeResults({ functionBundles, targets: functionBundleTargets(functionBundles) });
-  console.log(`${functionBundlesLine(functionBundles)} -> ${file}`);
-}
-
-const PARTS: Record<string, () => Promise<void>> = { cost: runCostBench, bundles: runFunctionBundlesBench };
-if (require.main === module && PARTS[process.argv[2]]) {
-  PARTS[process.argv[2]]().then(() => process.exit(0), (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
-
 /** The outcomes CSV's target: every row of 200,000 streamed with the heap flat. */
 function outcomesCsvTargets(r: OutcomesCsvResult) {
   return { outcomesCsvMemoryFlat: { target: true, measured: r.flat, met: r.flat && r.rows >= 200_000 } };
 }
 
-/** The outcomes CSV alone: `npx tsx bench/run.ts outcomes-csv` (BENCH_CSV_ORDERS orders of 3 vendors, default 66,667). */
-export async function runOutcomesCsvBench(): Promise<void> {
-  const outcomesCsv = await benchOutcomesCsv((line) => process.stderr.write(`${line}\n`));
-  const { file } = writeResults({ outcomesCsv, targets: outcomesCsvTargets(outcomesCsv) });
-  console.log(`${outcomesCsvLine(outcomesCsv)} -> ${file}`);
-}
-
-/** The policy preview and the import dry run alone (about two minutes): `npx tsx bench/run.ts previews`. */
-export async function runPreviewsBench(): Promise<void> {
-  const previewsAndImport = await benchPreviewsAndImport((line) => process.stderr.write(`${line}\n`));
-  const { file } = writeResults({ previewsAndImport, targets: previewsAndImportTargets(previewsAndImport) });
-  console.log(`  ${previewsAndImportLine(previewsAndImport)} -> ${file}`);
-}
-
-if (require.main === module && process.argv[2] === 'previews') {
-  runPreviewsBench().then(() => process.exit(0), (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
-
-/** The audit verification alone (about a minute): `npx tsx bench/run.ts audit`. */
-export async function runAuditBench(): Promise<void> {
-  const auditVerification = await benchAuditVerification();
-  const { file } = writeResults({ auditVerification, targets: auditVerificationTargets(auditVerification) });
-  console.log(`${auditVerificationLine(auditVerification)} -> ${file}`);
-}
-
-if (require.main === module && process.argv[2] === 'audit') {
-  runAuditBench().then(() => process.exit(0), (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
-
 function consoleBundleTargets(r: Awaited<ReturnType<typeof benchConsoleBundle>>) {
   return { consoleBundleGzipBytes: { target: CONSOLE_BUNDLE_GOAL_GZIP_BYTES, measured: r.gzipBytes, met: r.gzipBytes < CONSOLE_BUNDLE_GOAL_GZIP_BYTES } };
-}
-
-/** The console's bundle size alone (seconds): `npx tsx bench/run.ts console-bundle`. */
-export async function runConsoleBundleBench(): Promise<void> {
-  const consoleBundle = await benchConsoleBundle();
-  const { file } = writeResults({ consoleBundle, targets: consoleBundleTargets(consoleBundle) });
-  console.log(`${consoleBundleLine(consoleBundle)} -> ${file}`);
 }
 
 type GatewayLimitResult = Awaited<ReturnType<typeof benchGatewayLimit>>;
@@ -460,29 +397,34 @@ function writeResults(sections: Record<string, unknown> & { targets: Record<stri
   return { file, results };
 }
 
-/** The gateway-limit run alone (about 2 minutes): `npx tsx bench/run.ts gateway-limit`. */
-export async function runGatewayLimitBench(): Promise<void> {
-  const rateLimit = await benchGatewayLimit();
-  const { file } = writeResults({ rateLimit, targets: gatewayLimitTargets(rateLimit) });
-  console.log(`${gatewayLimitLine(rateLimit)} -> ${file}`);
+/** One part run alone: measured, written to results.json under `section` with its targets, and its line printed. */
+function part<R>(section: string, measure: () => R | Promise<R>, targets: (r: R) => Record<string, unknown>, line: (r: R) => string) {
+  return async () => {
+    const measured = await measure();
+    const { file } = writeResults({ [section]: measured, targets: targets(measured) });
+    console.log(`${line(measured)} -> ${file}`);
+  };
 }
 
-if (require.main === module && process.argv[2] === 'console-bundle') {
-  runConsoleBundleBench().then(() => process.exit(0), (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+/** The parts that run alone: `npx tsx bench/run.ts <part>` (the README lists them). */
+const PARTS: Record<string, () => Promise<void>> = {
+  'gateway-limit': part('rateLimit', benchGatewayLimit, gatewayLimitTargets, gatewayLimitLine), // about 2 minutes
+  audit: part('auditVerification', benchAuditVerification, auditVerificationTargets, auditVerificationLine), // about a minute
+  previews: part('previewsAndImport', () => benchPreviewsAndImport(progress), previewsAndImportTargets, previewsAndImportLine), // about two minutes
+  // BENCH_CSV_ORDERS orders of 3 vendors, default 66,667
+  'outcomes-csv': part('outcomesCsv', () => benchOutcomesCsv(progress), outcomesCsvTargets, outcomesCsvLine),
+  cost: part('cost', () => benchCost(), costTargets, costLine), // about 30 s
+  bundles: part('functionBundles', benchFunctionBundles, functionBundleTargets, functionBundlesLine), // about a minute
+  'console-bundle': part('consoleBundle', benchConsoleBundle, consoleBundleTargets, consoleBundleLine), // seconds
+};
 
-if (require.main === module && process.argv[2] === 'outcomes-csv') {
-  runOutcomesCsvBench().then(() => process.exit(0), (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
-
-if (require.main === module && process.argv[2] === 'gateway-limit') {
-  runGatewayLimitBench().then(() => process.exit(0), (error: unknown) => {
+if (require.main === module) {
+  const run = PARTS[process.argv[2]];
+  if (!run) {
+    console.error(`bench/run.ts runs one part: ${Object.keys(PARTS).join('|')} (all of them: npm run bench)`);
+    process.exit(2);
+  }
+  run().then(() => process.exit(0), (error: unknown) => {
     console.error(error);
     process.exit(1);
   });

@@ -4,9 +4,8 @@ import { HoldbackStack } from '../lib/holdback-stack';
 import { holdbackPropsFromContext } from '../lib/holdback-context';
 
 const app = new App();
-const { region, ...props } = holdbackPropsFromContext(app.node);
 // A second stack in the same account: `-c holdback:stackName=Holdback-staging` (every name in it is scoped by it).
-const stackName = (app.node.tryGetContext('holdback:stackName') as string | undefined)?.trim() || 'Holdback';
+const { stackName, region, ...props } = holdbackPropsFromContext(app.node);
 new HoldbackStack(app, stackName, {
   description: 'Holdback: defers vendor settlements on the gateway by scheduling eligibility updates',
   // The account comes from the deploying credentials; the region defaults to ap-south-1, near the gateway.

@@ -3,6 +3,7 @@ import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { publicKeyOf } from '../functions/domain/audit-checkpoints';
 import { verifyExport, type ExportVerification } from '../functions/domain/audit-export';
+import { UsageError } from './api-commands';
 
 export interface AuditVerifyOptions {
   file?: string;
@@ -10,8 +11,8 @@ export interface AuditVerifyOptions {
   json?: boolean;
 }
 
-/** Thrown for a command used wrongly; the CLI prints it and exits 2. */
-export class UsageError extends Error {}
+/** Thrown for a command used wrongly (the CLI's one kind, shared with the API commands); the CLI prints it and exits 2. */
+export { UsageError };
 
 /** Reads the export twice (checkpoints, then records) a line at a time, so a large file needs little memory. */
 function linesOf(file: string): () => AsyncIterable<string> {

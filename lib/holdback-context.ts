@@ -8,6 +8,7 @@ import {
 
 /** The context keys an operator may set in cdk.json or with `npx cdk deploy -c key=value`. */
 export const CONTEXT_KEYS = {
+  stackName: 'holdback:stackName',
   region: 'holdback:region',
   eventBusName: 'holdback:eventBusName',
   orderEventSource: 'holdback:orderEventSource',
@@ -21,6 +22,8 @@ export const CONTEXT_KEYS = {
   alarmEmail: 'holdback:alarmEmail',
 } as const;
 
+/** A second stack in the same account takes another name (every name in it is scoped by it). */
+export const DEFAULT_STACK_NAME = 'Holdback';
 /** The gateway is in India: a region near it saves about 250 ms per send against us-east-1. */
 export const DEFAULT_REGION = 'ap-south-1';
 /** Lambda's standard concurrency quota; a new account may have 10 until it asks for more. */
@@ -30,7 +33,7 @@ export const MIN_UNRESERVED_CONCURRENCY = 100;
 
 type Settings = Omit<HoldbackStackProps, keyof import('aws-cdk-lib').StackProps>;
 
-export function holdbackPropsFromContext(node: Node): Settings & { region: string } {
+export function holdbackPropsFromContext(node: Node): Settings & { stackName: string; region: string } {
   const text = (key: string): string | undefined => {
     const value: unknown = node.tryGetContext(key);
     if (value === undefined || value === null) return undefined;
@@ -47,6 +50,7 @@ export function holdbackPropsFromContext(node: Node): Settings & { region: strin
     throw new Error(`context ${CONTEXT_KEYS.alarmEmail} is "${alarmEmail}"; send an e-mail address, e.g. -c ${CONTEXT_KEYS.alarmEmail}=ops@example.com`);
   }
   return {
+    stackName: text(CONTEXT_KEYS.stackName) ?? DEFAULT_STACK_NAME,
     region: text(CONTEXT_KEYS.region) ?? DEFAULT_REGION,
     eventBusName: text(CONTEXT_KEYS.eventBusName) ?? DEFAULT_EVENT_BUS,
     orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,

@@ -13,7 +13,7 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { METRICS_NAMESPACE } from '../functions/observability/metric-names';
 import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
-import type { ReleaseScheduling, ScheduleAccess } from './release-scheduling';
+import type { ReleaseScheduling } from './release-scheduling';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
 export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api';
@@ -115,11 +115,10 @@ export class HoldbackFunction extends Construct {
 
   /**
    * Sets the variable that names `table` and grants exactly `actions` on it (and its indexes), nothing wider: no Scan,
-   * no batch writes, no streams the code never uses. Also sets the retention the repositories stamp on what expires.
+   * no batch writes, no streams the code never uses.
    */
-  bindTable(table: HoldbackTable, actions: TableActions, retentionDays: Record<string, number>): this {
+  bindTable(table: HoldbackTable, actions: TableActions): this {
     this.function.addEnvironment(table.environmentVariable, table.table.tableName);
-    this.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retentionDays));
     // composition-root.ts builds every repository at cold start, so each function needs every table's name even
     // where its use cases never touch the table: no actions, no grant.
     if (actions.length === 0) return this;
@@ -144,12 +143,12 @@ export class HoldbackFunction extends Construct {
 
   /**
    * Sets what a release schedule needs (group, execution role, target; composition-root.ts requires them all) and
-   * grants `access` to schedules in that group (and, to create them, passing that role), nothing wider.
+   * grants creating and deleting schedules in that group (and passing that role to them), nothing wider.
    */
-  bindReleaseScheduling(scheduling: ReleaseScheduling, access: ScheduleAccess): this {
+  bindReleaseScheduling(scheduling: ReleaseScheduling): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
-    scheduling.grantScheduling(this.function, access);
+    scheduling.grantScheduling(this.function);
     Validations.of(this.role).acknowledge({
       id: scheduling.schedulesWildcardFinding,
       reason: 'Release schedules are created at run time, named per order and vendor; the grant is limited to the release schedule group.',

@@ -4,6 +4,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../functions/composition-root';
+import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
 import {
   DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/routing';
@@ -16,7 +17,7 @@ import { AuditKey } from './audit-key';
 import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
 import { ReleaseQueue } from './release-queue';
-import { ReleaseScheduling, type ScheduleAccess } from './release-scheduling';
+import { ReleaseScheduling } from './release-scheduling';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, and the API's. */
@@ -33,8 +34,9 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = { orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
-export const RETENTION_KINDS = ['orders', 'events', 'rejected'] as const;
-export type RetentionDays = Record<(typeof RETENTION_KINDS)[number], number>;
+export { RETENTION_KINDS };
+/** Every kind given its days (the runtime's HOLDBACK_RETENTION_DAYS, where a kind left out never expires). */
+export type RetentionDays = Required<KeptDays>;
 /**
  * Orders and their outcomes: 8 years (India's books-of-account rule asks for 8; auditors read outcomes); order events:
  * 400 days (a dispute or chargeback can come up to a year later); rejected events: 90 days (an operator's inbox).
@@ -96,11 +98,6 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
   },
 };
 
-/** Release schedules: handle-order-event, the release function and the sweep create them; the api cancels and creates (holds, manual release). */
-const SCHEDULE_ACCESS: Record<FunctionRole, ScheduleAccess> = {
-  orderEvents: 'createAndDelete', release: 'createAndDelete', sweep: 'createAndDelete', api: 'createAndDelete',
-};
-
 const TABLE_IDS: Record<StackTableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable', audit: 'AuditTable' };
 
 export class HoldbackStack extends Stack {
@@ -127,11 +124,9 @@ export class HoldbackStack extends Stack {
       [name, new HoldbackTable(this, TABLE_IDS[name], { name })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
     const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
+    const releaseConcurrency = props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY;
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
-    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', {
-      enabled: releasesEnabled,
-      maximumConcurrency: props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY,
-    });
+    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { enabled: releasesEnabled, maximumConcurrency: releaseConcurrency });
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
       holds: 'order events the rule could not deliver, or the order-events function failed on after its retries',
     });
@@ -142,7 +137,6 @@ export class HoldbackStack extends Stack {
     // A readable name in the console and the logs, scoped by the stack.
     const releaseFunctionName = `${this.stackName}-release`.slice(0, 64);
     const budget = props.concurrencyBudget === undefined ? DEFAULT_CONCURRENCY_BUDGET : props.concurrencyBudget;
-    const releaseConcurrency = props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY;
     if (budget && budget.release < releaseConcurrency) {
       throw new Error(`the release function's reserved concurrency (${budget.release}) is below its queue's maximum concurrency (${releaseConcurrency}); reserve at least ${releaseConcurrency} (holdback:concurrencyBudget) or lower holdback:releaseConcurrency`);
     }
@@ -185,15 +179,19 @@ export class HoldbackStack extends Stack {
       }),
     };
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
-      for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? [], retention);
+      for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? []);
+      // Every function writes or replans orders, events or rejections, so each stamps their expiry.
+      fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
+      // Every function creates and deletes release schedules: order events, the release function and the sweep plan
+      // them; the api cancels and replans them (holds, manual release).
       fn.bindEventBus(bus, orderEventSource)
-        .bindReleaseScheduling(this.scheduling, SCHEDULE_ACCESS[name])
+        .bindReleaseScheduling(this.scheduling)
         .bindReleaseQueue(this.releaseQueue.queue)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
     // Checkpoints of the audit log: signed by the sweep alone; every function reads the public key.
     this.auditKey = new AuditKey(this, 'AuditKey', { writer: this.functions.sweep, readers: Object.values(this.functions) });
-    this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(this.releaseQueue.props.maximumConcurrency));
+    this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
 

@@ -7,9 +7,6 @@ import { Construct } from 'constructs';
 import { RELEASE_SCHEDULE_GROUP } from '../functions/routing';
 import { DeadLetterQueue } from './dead-letter-queue';
 
-/** What a function does with release schedules: the api only cancels the schedule of a release the gateway settled. */
-export type ScheduleAccess = 'createAndDelete' | 'deleteOnly';
-
 /**
  * The functions create and delete schedules at run time (CreateSchedule with this group, role and dead-letter queue);
  * CloudFormation only creates the group, the role and the queue. Permissions stay inside the group, and the role may
@@ -34,7 +31,7 @@ export class ReleaseScheduling extends Construct {
     });
     // Confused-deputy guard: only schedules of this account's release group may assume the role.
     this.role = new iam.Role(this, 'ExecutionRole', {
-      description: 'Assumed by EventBridge Scheduler to invoke the Holdback release function from a release schedule',
+      description: 'Assumed by EventBridge Scheduler to send a release schedule\'s command to the Holdback release queue',
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
         conditions: {
           StringEquals: {
@@ -54,13 +51,9 @@ export class ReleaseScheduling extends Construct {
     }));
   }
 
-  /**
-   * Lets a function delete schedules in the release group and, with `createAndDelete`, also create and update them
-   * and hand them the execution role.
-   */
-  grantScheduling(grantee: iam.IGrantable, access: ScheduleAccess): void {
+  /** Lets a function create, update and delete schedules in the release group and hand them the execution role. */
+  grantScheduling(grantee: iam.IGrantable): void {
     this.group.grantDeleteSchedules(grantee);
-    if (access === 'deleteOnly') return;
     this.group.grantWriteSchedules(grantee);
     grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['iam:PassRole'],

@@ -22,16 +22,18 @@ export function lazyDependencies(source: DependencySource): () => Promise<Depend
  * The AWS runtime: the environment read once and the adapters built. Imported lazily so that a test of a handler
  * factory never loads the AWS SDK.
  */
-export const runtimeDependencies: DependencySource = async () => {
-  const { buildDependencies, readRuntimeConfig } = await import('../composition-root');
-  return buildDependencies(readRuntimeConfig(process.env));
-};
+function awsRuntime(sendsToGateway: boolean): DependencySource {
+  return async () => {
+    const { buildDependencies, readRuntimeConfig } = await import('../composition-root');
+    return buildDependencies(readRuntimeConfig(process.env), { sendsToGateway });
+  };
+}
+
+/** The release function's runtime: the one sender to the gateway. */
+export const runtimeDependencies: DependencySource = awsRuntime(true);
 
 /**
  * The AWS runtime of every function but the release function: its gateway refuses to send, so the release queue's
  * bounded consumer is the only sender and the deployment stays under the gateway's limit.
  */
-export const nonSendingRuntimeDependencies: DependencySource = async () => {
-  const { buildDependencies, readRuntimeConfig } = await import('../composition-root');
-  return buildDependencies(readRuntimeConfig(process.env), { sendsToGateway: false });
-};
+export const nonSendingRuntimeDependencies: DependencySource = awsRuntime(false);

@@ -372,7 +372,7 @@ describe('context', () => {
 
   it('defaults: ap-south-1 near the gateway, the default bus and source, the queue concurrency, a concurrency budget, the retention policy', () => {
     expect(holdbackPropsFromContext(nodeWith({}))).toEqual({
-      region: 'ap-south-1', eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
+      stackName: 'Holdback', region: 'ap-south-1', eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
       gatewaySecretName: undefined, releaseConcurrency: RELEASE_QUEUE.maximumConcurrency,
       concurrencyBudget: DEFAULT_CONCURRENCY_BUDGET, retentionDays: DEFAULT_RETENTION_DAYS,
     });
@@ -402,6 +402,9 @@ describe('context', () => {
   it('treats a blank value as unset, and names the key of a value of the wrong type', () => {
     const blank = holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.eventBusName]: ' ', [CONTEXT_KEYS.releaseConcurrency]: ' ' }));
     expect([blank.eventBusName, blank.releaseConcurrency]).toEqual(['default', RELEASE_QUEUE.maximumConcurrency]);
+    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.stackName]: ' Holdback-staging ' })).stackName).toBe('Holdback-staging');
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.stackName]: 3 })))
+      .toThrow(/holdback:stackName is 3; send a string/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: true })))
       .toThrow(/holdback:releaseConcurrency is true; send a whole number/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.orderEventSource]: 7 })))
