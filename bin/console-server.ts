@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle } from '../functions/console/bundle';
+import { GATEWAY_ZONE } from '../functions/domain/dates';
 import { SignedApi, type SignedApiOptions } from './signed-api';
 
 export interface ConsoleServerOptions extends SignedApiOptions {
@@ -60,7 +61,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
 async function serveConsole(res: ServerResponse, path: string): Promise<boolean> {
   if (path === `/console/${CONSOLE_CLOCK}`) {
     // On AWS, Holdback's time is the real time; the shared clock exists only in the embedded default.
-    sendJson(res, 200, { now: DateTime.now().setZone('Asia/Kolkata').toISO() }, { 'cache-control': 'no-store' });
+    sendJson(res, 200, { now: DateTime.now().setZone(GATEWAY_ZONE).toISO() }, { 'cache-control': 'no-store' });
     return true;
   }
   if (path !== '/console' && !path.startsWith('/console/')) return false;
@@ -159,7 +160,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 export async function runConsole(args: { apiUrl?: string; region?: string; port?: string }): Promise<void> {
   if (!args.apiUrl) throw new Error('holdback console needs --api-url: the API\'s base URL, e.g. https://abc123.execute-api.ap-south-1.amazonaws.com');
   const port = args.port === undefined ? 4001 : Number(args.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port "${args.port}" is not a port: send a whole number from 1 to 65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port "${args.port}" is not a port: send a whole number from 1 to 65535 (0 picks a free one)`);
   const server = await startConsoleServer({ apiUrl: args.apiUrl, region: args.region, port });
   console.log(`Holdback console for ${args.apiUrl}: ${server.url}
 Its calls are signed with your AWS credentials (the default chain: environment, SSO, profile...), so your IAM role decides

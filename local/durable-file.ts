@@ -193,19 +193,25 @@ export function readIfPresent(path: string): string | null {
 
 /**
  * A whole-state snapshot saved with group commit: `save()` resolves once a snapshot taken after the call is on disk;
- * callers that save while a write is running share the next one. `take` is read when each write starts.
+ * callers that save while a write is running share the next one. `take` is read when each write starts; a snapshot
+ * equal to the last one written is not written again (the periodic saves of an idle state, a request that changed
+ * nothing), so no file is rewritten and synced for nothing.
  */
 export class SnapshotFile {
   private writing: Promise<void> = Promise.resolve();
   private queued: Promise<void> | null = null;
+  private written: string | null = null;
 
   constructor(readonly path: string, private readonly take: () => string) {}
 
   save(): Promise<void> {
     if (this.queued) return this.queued;
-    const queued = this.writing.then(() => {
+    const queued = this.writing.then(async () => {
       this.queued = null;
-      return writeSnapshotAsync(this.path, this.take());
+      const text = this.take();
+      if (text === this.written) return;
+      await writeSnapshotAsync(this.path, text);
+      this.written = text;
     });
     this.queued = queued;
     this.writing = queued.catch(() => undefined);

@@ -24,6 +24,26 @@ export interface LambdaPoolOptions {
   environment?: ContainerData['environment'];
 }
 
+/** A function's invocations and their wall-clock durations in ms, summed, as Lambda bills them. */
+export interface InvocationUsage {
+  invocations: number;
+  milliseconds: number;
+  billedMilliseconds: number;
+}
+
+export function noUsage(): InvocationUsage {
+  return { invocations: 0, milliseconds: 0, billedMilliseconds: 0 };
+}
+
+/** Adds one invocation that began at `startedAt` (performance.now()) and has just ended. */
+export function countInvocation(usage: InvocationUsage, startedAt: number): void {
+  const ms = performance.now() - startedAt;
+  usage.invocations += 1;
+  usage.milliseconds += ms;
+  // Lambda bills each invocation's duration rounded up to the millisecond.
+  usage.billedMilliseconds += Math.ceil(ms);
+}
+
 interface Invocation {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -133,12 +153,8 @@ export class LambdaPool {
     const started = performance.now();
     const invocation = chosen.invoke(this.nextId++, name, event, environment);
     const record = () => {
-      const usage = this.usage.get(name) ?? { invocations: 0, milliseconds: 0, billedMilliseconds: 0 };
-      const ms = performance.now() - started;
-      usage.invocations += 1;
-      usage.milliseconds += ms;
-      // Lambda bills each invocation's duration rounded up to the millisecond.
-      usage.billedMilliseconds += Math.ceil(ms);
+      const usage = this.usage.get(name) ?? noUsage();
+      countInvocation(usage, started);
       this.usage.set(name, usage);
     };
     invocation.then(record, record);
@@ -146,7 +162,7 @@ export class LambdaPool {
   }
 
   /** Invocations per handler and their wall-clock durations in ms, summed (the bench prices Lambda from them). */
-  readonly usage = new Map<HandlerName, { invocations: number; milliseconds: number; billedMilliseconds: number }>();
+  readonly usage = new Map<HandlerName, InvocationUsage>();
 
   /** Invocations started and not yet answered, across the containers (a stop waits for them). */
   get running(): number {

@@ -6,7 +6,7 @@ import { refuseFetchBlockedPort } from './ports';
 import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
 import { LOCAL_REGION } from './scheduler';
 import { lambdaContext } from './lambda-context';
-import { LambdaPool } from './lambda-pool';
+import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './lambda-pool';
 import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
@@ -62,7 +62,7 @@ export interface LocalRuntime {
   /** Lambda invocations per handler and their durations since the start (the bench's bill). */
   lambdaUsage: LambdaPool['usage'];
   /** The same for the api function (API Gateway's requests), which runs on this thread. */
-  apiUsage: { invocations: number; milliseconds: number; billedMilliseconds: number };
+  apiUsage: InvocationUsage;
   /** Resolves when no event delivery, schedule invocation or sandbox webhook is in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -209,7 +209,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     pool = containers;
 
     const apiHandler = makeApiHandler(getDeps);
-    const apiUsage = { invocations: 0, milliseconds: 0, billedMilliseconds: 0 };
+    const apiUsage = noUsage();
     const api = await createApiServer({
       port: ports.api,
       handler: async (event) => {
@@ -217,10 +217,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
         try {
           return await apiHandler(event, lambdaContext('holdback-api')) as never;
         } finally {
-          const ms = performance.now() - began;
-          apiUsage.invocations += 1;
-          apiUsage.milliseconds += ms;
-          apiUsage.billedMilliseconds += Math.ceil(ms);
+          countInvocation(apiUsage, began);
         }
       },
     });

@@ -7,6 +7,7 @@ import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { assertNesting, pruneNesting } from '../domain/bounds';
 import { gatewaySplitIssues, isValidId } from '../domain/order-events';
 import { settle } from '../domain/release-machine';
+import { storableDetail } from './handle-order-event';
 import { withSettlementCheck } from './settlement-accuracy';
 import { UnauthorizedError } from './errors';
 import { VersionConflictError, type AuditEntry, type Dependencies } from './ports';
@@ -78,7 +79,6 @@ async function listRefusedWebhook(deps: Dependencies, rawBody: Buffer, error: Va
   } catch {
     body = { text: rawBody.toString('utf8', 0, Math.min(rawBody.length, 2000)) };
   }
-  const text = JSON.stringify(body);
   const type = field(body, 'type');
   await deps.rejected.add({
     id: `webhook#${createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`,
@@ -86,7 +86,7 @@ async function listRefusedWebhook(deps: Dependencies, rawBody: Buffer, error: Va
     source: 'gateway.webhook',
     detailType: typeof type === 'string' ? type.slice(0, 100) : null,
     reasons: error.issues.map((i) => `${i.field}: ${i.problem}; send ${i.expected}`),
-    detail: text.length > 8000 ? { truncated: true, text: text.slice(0, 8000) } : body,
+    detail: storableDetail(body),
   });
 }
 

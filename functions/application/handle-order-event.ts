@@ -89,7 +89,7 @@ export async function handleOrderEvent(
     const second = existing ? compareSecondPayment(existing, event) : { kind: 'same' as const };
     if (second.kind === 'conflict') return reject(deps, detailType, detail, envelope, [second.issue]);
     if (second.kind === 'adopt_gateway_time' && existing) {
-      await deps.orders.adoptGatewayPayment({ ...orderRecordOf(event, existing.deferByDays, existing.recordedAt) });
+      await deps.orders.adoptGatewayPayment(orderRecordOf(event, existing.deferByDays, existing.recordedAt));
     }
   }
   // A new order has nothing else stored under it: an event racing the payment finds the order paid when it tries to
@@ -202,7 +202,8 @@ function contentId(detailType: unknown, detail: unknown): string {
   return createHash('sha256').update(`${String(detailType)}\u0000${safeJson(detail)}`).digest('hex').slice(0, 32);
 }
 
-function storableDetail(detail: unknown): unknown {
+/** A rejected input's detail as stored: cut to its first characters when its JSON is too big. */
+export function storableDetail(detail: unknown): unknown {
   const text = safeJson(detail);
   return text.length > MAX_STORED_DETAIL_CHARS ? { truncated: true, text: text.slice(0, MAX_STORED_DETAIL_CHARS) } : detail;
 }

@@ -84,7 +84,8 @@ export function releaseViewOf(r: VendorRelease, zone: string): VendorView {
  */
 export async function viewOrder(deps: Dependencies, orderId: string): Promise<OrderView> {
   requireId(orderId, 'orderId');
-  const [order, settings] = await Promise.all([deps.orders.getOrder(orderId), deps.settings.get()]);
+  // One round trip: the releases of an order that has none (not paid yet, or unknown) are an empty list.
+  const [order, releases, settings] = await Promise.all([deps.orders.getOrder(orderId), deps.orders.listReleases(orderId), deps.settings.get()]);
   const zone = settings.timezone;
   if (!order) {
     const events = await deps.orders.listEvents(orderId);
@@ -93,7 +94,6 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
     }
     return { orderId, transactionTime: null, transactionTimeSource: null, maxEligibility: null, currency: null, vendors: [] };
   }
-  const releases = await deps.orders.listReleases(orderId);
   const position = new Map(order.vendors.map((v, i) => [v.vendorId, i]));
   releases.sort((a, b) => (position.get(a.vendorId) ?? Infinity) - (position.get(b.vendorId) ?? Infinity));
   return {

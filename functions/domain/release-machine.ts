@@ -24,16 +24,16 @@ export const BACKOFF_CAP_SECONDS = 30 * 60;
 /** How long an APPLYING release may stay so before the sweep assumes its sender was lost and re-drives it. */
 export const APPLYING_DEADLINE_MS = 2 * 60_000;
 /** Scheduler fires with one-minute precision; a command arriving a little early is still this release's send. */
-export const EARLY_FIRE_MS = 60_000;
+const EARLY_FIRE_MS = 60_000;
 /** Attempts kept on the release (the audit log keeps every one): a release retried for days stays a small item. */
-export const ATTEMPTS_KEPT = 20;
+const ATTEMPTS_KEPT = 20;
 /** A last retry is placed this long before the window closes, so that its "next minute" is still inside it. */
 const LAST_CHANCE_MS = 2 * 60_000;
 
-export const CUSTOMER_WON_REASON = 'dispute closed customer_won: no early release';
-export const WINDOW_CLOSED_REASON = 'window closed';
-export const DISPUTE_HOLD_REASON = 'dispute open';
-export const CANCELLED_REASON = 'order cancelled before the release was sent';
+const CUSTOMER_WON_REASON = 'dispute closed customer_won: no early release';
+const WINDOW_CLOSED_REASON = 'window closed';
+const DISPUTE_HOLD_REASON = 'dispute open';
+const CANCELLED_REASON = 'order cancelled before the release was sent';
 
 /** The actor of decisions Holdback takes by itself (events, schedules, answers). */
 export const SYSTEM_ACTOR = 'holdback';
@@ -329,7 +329,7 @@ function decide(base: VendorRelease, input: PlanInput, current: VendorRelease | 
 const BOOKKEEPING = new Set(['version', 'releaseKey', 'updatedAt']);
 
 /** Whether two releases say the same thing, ignoring the bookkeeping (version, key, time of the write). */
-export function sameRelease(a: VendorRelease, b: VendorRelease): boolean {
+function sameRelease(a: VendorRelease, b: VendorRelease): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !BOOKKEEPING.has(k)));
   for (const key of keys) {
     if (!sameValue((a as unknown as Record<string, unknown>)[key], (b as unknown as Record<string, unknown>)[key])) return false;
@@ -467,7 +467,7 @@ export function retryFailed(input: PlanInput & { current: VendorRelease }, reque
 // Claim, replan after the claim, send and answer
 
 /** Why this command must not send now, or null when it must. */
-export function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTime): string | null {
+function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTime): string | null {
   if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
   if (!release.sendAt) return `nothing to send in state ${release.state}`;
   const sendAt = parseMoment(release.sendAt, 'sendAt').ms;
@@ -566,7 +566,7 @@ export function afterClaim(input: PlanInput & { current: VendorRelease }): SendN
  * The window closed before the send: nothing can move any more. A release that was never sent stays with the
  * gateway's default (AT_MAX); one that was retrying is FAILED (it did not move, and now never will).
  */
-export function windowClosed(applying: VendorRelease, now: DateTime): Write {
+function windowClosed(applying: VendorRelease, now: DateTime): Write {
   const ids = { orderId: applying.orderId, vendorId: applying.vendorId };
   const retried = (applying.sends ?? 0) > 0;
   const reason = retried

@@ -5,14 +5,13 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describeError } from '../application/errors';
-import type { Logger } from '../application/ports';
+import type { Dependencies, Logger, ReleaseMetrics } from '../application/ports';
 import { releaseVendor, type ReleaseVendorResult } from '../application/release-vendor';
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
 import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
 import { lambdaMetrics, meteredDependencies, observeRelease, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
-import type { ReleaseMetrics } from '../application/ports';
 
 const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (ids of 3 to 45 of A-Z, a-z, 0-9, "_", "-")';
 
@@ -37,7 +36,7 @@ export function makeReleaseHandler(getDeps: DependencySource, metrics?: Powertoo
 }
 
 /** One command through the use case, its result counted when metrics are kept. */
-async function observedRelease(deps: Parameters<typeof releaseVendor>[0], command: ReleaseCommand, metrics?: ReleaseMetrics): Promise<ReleaseVendorResult> {
+async function observedRelease(deps: Dependencies, command: ReleaseCommand, metrics?: ReleaseMetrics): Promise<ReleaseVendorResult> {
   const startedAtMs = deps.clock.now().toMillis();
   const result = await releaseVendor(deps, command);
   if (metrics) observeRelease(metrics, result, startedAtMs);
@@ -48,7 +47,7 @@ function isSqsEvent(event: unknown): event is SQSEvent {
   return typeof event === 'object' && event !== null && Array.isArray((event as { Records?: unknown }).Records);
 }
 
-async function runBatch(deps: Parameters<typeof releaseVendor>[0], event: SQSEvent, metrics?: ReleaseMetrics): Promise<SQSBatchResponse> {
+async function runBatch(deps: Dependencies, event: SQSEvent, metrics?: ReleaseMetrics): Promise<SQSBatchResponse> {
   const failures = await Promise.all(event.Records.map(async (record) => {
     const messageId = record.messageId;
     const command = releaseCommandOf(parseBody(record.body));

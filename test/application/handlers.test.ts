@@ -16,6 +16,16 @@ const envelope = (detailType: string, detail: unknown): EventBridgeEvent<string,
   time: '2022-12-02T10:30:00Z', region: 'ap-south-1', resources: [], detail,
 });
 
+/** An order paid on a one-day policy, its release now due, and the release function's entry point. */
+async function releaseDue() {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+  await makeOrderEventsHandler(() => world.deps)(envelope('order.paid', paid()), context);
+  const handler = makeReleaseHandler(() => world.deps);
+  world.clock.set('2022-12-03T15:00:00+05:30');
+  return { world, handler };
+}
+
 test('order-events: a valid event is applied; a malformed one is answered as rejected, not thrown (no EventBridge retry)', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'after_payment', delay: 'P3D' });
@@ -30,24 +40,16 @@ test('order-events: a valid event is applied; a malformed one is answered as rej
 });
 
 test('release: a Scheduler input sends the release; something else is answered, not thrown', async () => {
-  const world = fakeWorld('2022-12-02T16:05:00+05:30');
-  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-  await makeOrderEventsHandler(() => world.deps)(envelope('order.paid', paid()), context);
-  const handler = makeReleaseHandler(() => world.deps);
-  world.clock.set('2022-12-03T15:00:00+05:30');
+  const { world, handler } = await releaseDue();
 
-  expect(await handler({ orderId: ORDER, vendorId: VENDOR }, context)).toMatchObject({ outcome: 'skipped' });
-  expect(world.logger.lines.some((l) => l.level === 'error')).toBe(true);
+  expect(await handler({ orderId: ORDER, vendorId: VENDOR }, context)).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/releaseKey is missing$/) });
+  expect(world.logger.lines.filter((l) => l.level === 'error').map((l) => l.fields?.reason)).toEqual(['releaseKey is missing']);
   expect(await handler(world.scheduler.created[0].command, context)).toMatchObject({ outcome: 'applied' });
   expect((await release(world)).state).toBe('APPLIED');
 });
 
 test('release: an SQS batch runs each command; a record that is not a command or that threw is a batch item failure', async () => {
-  const world = fakeWorld('2022-12-02T16:05:00+05:30');
-  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
-  await makeOrderEventsHandler(() => world.deps)(envelope('order.paid', paid()), context);
-  const handler = makeReleaseHandler(() => world.deps);
-  world.clock.set('2022-12-03T15:00:00+05:30');
+  const { world, handler } = await releaseDue();
   const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
   const command = world.scheduler.created[0].command;
 

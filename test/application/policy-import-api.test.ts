@@ -73,6 +73,19 @@ test('apply: all rows as new versions, each carrying the import; the same file a
   expect((await current('vendor_b'))?.version).toBe(1);
 });
 
+test("appliedAt is in the settings' timezone, as every time in an answer", async () => {
+  await api.world.settings.use({ timezone: 'UTC' });
+  try {
+    const csv = `${HEADER}\nvendor_tz,1,immediate,,timezone check\n`;
+    const applied = await post(csv, 'dryRun=false&actor=finance%40example.com');
+    expect(applied.body.appliedAt).toMatch(/(Z|\+00:00)$/);
+    const again = await post(csv, 'dryRun=false&actor=finance%40example.com');
+    expect(again.body).toMatchObject({ applied: false, appliedAt: applied.body.appliedAt });
+  } finally {
+    await api.world.settings.use({ timezone: 'Asia/Kolkata' });
+  }
+});
+
 test('a failure midway leaves nothing of the file in force (the versions it wrote are rolled back)', async () => {
   await usePolicy(api.world, { kind: 'after_payment', delay: 'P5D' }, 'vendor_c', 3);
   const before = await Promise.all(['vendor_a', 'vendor_b', 'vendor_c', 'vendor_d'].map(current));

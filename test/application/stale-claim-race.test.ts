@@ -72,29 +72,38 @@ async function raceAt(world: FakeWorld, command: ReleaseCommand, at: number, rea
   return { beforeRead };
 }
 
+/**
+ * Races `interfere` against a fresh due release before each of its `stepCount` steps and after the last. Stored before
+ * the release function's read of `readStep`, it must stop the send (the release ends as `held`); stored after, the
+ * PUT was already decided and is sent once, and not again. Answers `step:state:sends` for each position.
+ */
+async function raceAtEveryStep(stepCount: number, readStep: string, interfere: (world: FakeWorld) => Promise<void>, held: object): Promise<string[]> {
+  const seen: string[] = [];
+  for (let at = 0; at <= stepCount; at++) {
+    const { world, command } = await dueRelease();
+    const { beforeRead } = await raceAt(world, command, at, readStep, () => interfere(world));
+    const final = await release(world);
+    seen.push(`${at}:${final.state}:${world.gateway.calls.length}`);
+    if (beforeRead) {
+      expect(world.gateway.calls).toEqual([]);
+      expect(final).toMatchObject(held);
+    } else {
+      expect(world.gateway.calls).toHaveLength(1);
+      expect(final.state).toBe('APPLIED');
+    }
+  }
+  return seen;
+}
+
 describe('a dispute racing the claim of a due release, at every step of the release function', () => {
   test('stored before the post-claim read: nothing is sent and the release is HELD; after it: sent once', async () => {
     const steps = await stepsOfRelease();
     expect(steps).toEqual([
       'orders.getRelease', 'orders.putRelease', 'orders.loadOrder', 'config.forPlanning', 'gateway.updateEligibility', 'orders.putRelease',
     ]);
-    const seen: string[] = [];
-    for (let at = 0; at <= steps.length; at++) {
-      const { world, command } = await dueRelease();
-      const { beforeRead } = await raceAt(world, command, at, 'orders.loadOrder', async () => {
-        await handleOrderEvent(world.deps, 'order.dispute_opened', { orderId: ORDER, openedAt: '2022-12-02T16:04:00+05:30' });
-      });
-      const final = await release(world);
-      seen.push(`${at}:${final.state}:${world.gateway.calls.length}`);
-      if (beforeRead) {
-        expect(world.gateway.calls).toEqual([]);
-        expect(final).toMatchObject({ state: 'HELD', holdReason: 'dispute', reason: 'dispute open' });
-      } else {
-        // Stored after the claimant read the order: the PUT was already decided; it is sent once, and not again.
-        expect(world.gateway.calls).toHaveLength(1);
-        expect(final.state).toBe('APPLIED');
-      }
-    }
+    const seen = await raceAtEveryStep(steps.length, 'orders.loadOrder', async (world) => {
+      await handleOrderEvent(world.deps, 'order.dispute_opened', { orderId: ORDER, openedAt: '2022-12-02T16:04:00+05:30' });
+    }, { state: 'HELD', holdReason: 'dispute', reason: 'dispute open' });
     // Before the claim's read (steps 0 to 2) the dispute holds the money; from the read on it comes too late.
     expect(seen).toEqual(['0:HELD:0', '1:HELD:0', '2:HELD:0', '3:APPLIED:1', '4:APPLIED:1', '5:APPLIED:1', '6:APPLIED:1']);
   });
@@ -125,25 +134,30 @@ describe('a dispute racing the claim of a due release, at every step of the rele
   });
 });
 
+describe('time passing between the claim and the send', () => {
+  test('a date later than the claim recorded is stored as in flight before it is sent, and then APPLIED', async () => {
+    const { world, command } = await dueRelease();
+    const inFlight: (string | null | undefined)[] = [];
+    hook(world, async (step) => {
+      // Two minutes pass after the claim, before its read: the next gateway minute is no longer the claimed one.
+      if (step === 'orders.loadOrder') world.clock.advance({ minutes: 2 });
+      // What the release says may be in flight when the PUT leaves.
+      if (step === 'gateway.updateEligibility') inFlight.push([...world.orders.releases.values()].find((r) => r.orderId === ORDER && r.vendorId === VENDOR)?.sending?.request);
+    });
+    await releaseVendor(world.deps, command);
+    hook(world, null);
+    expect(world.gateway.calls.map((c) => c.eligibility)).toEqual(['2022-12-02 16:08:00']);
+    expect(inFlight).toEqual(['2022-12-02 16:08:00']);
+    expect(await release(world)).toMatchObject({ state: 'APPLIED', sends: 1, sending: null });
+  });
+});
+
 describe('a vendor hold racing the claim of a due release, at every step of the release function', () => {
   test('stored before the post-claim read of the hold: nothing is sent and the release is HELD vendor_hold', async () => {
     const steps = await stepsOfRelease();
-    const seen: string[] = [];
-    for (let at = 0; at <= steps.length; at++) {
-      const { world, command } = await dueRelease();
-      const { beforeRead } = await raceAt(world, command, at, 'config.forPlanning', async () => {
-        await setVendorHold(world.deps, VENDOR, { actor: 'risk@example.com', reason: 'fraud review' }, true);
-      });
-      const final = await release(world);
-      seen.push(`${at}:${final.state}:${world.gateway.calls.length}`);
-      if (beforeRead) {
-        expect(world.gateway.calls).toEqual([]);
-        expect(final).toMatchObject({ state: 'HELD', holdReason: 'vendor_hold', reason: expect.stringMatching(/^vendor hold by risk@example.com at .*: fraud review$/) });
-      } else {
-        expect(world.gateway.calls).toHaveLength(1);
-        expect(final.state).toBe('APPLIED');
-      }
-    }
+    const seen = await raceAtEveryStep(steps.length, 'config.forPlanning', async (world) => {
+      await setVendorHold(world.deps, VENDOR, { actor: 'risk@example.com', reason: 'fraud review' }, true);
+    }, { state: 'HELD', holdReason: 'vendor_hold', reason: expect.stringMatching(/^vendor hold by risk@example.com at .*: fraud review$/) });
     expect(seen).toEqual(['0:HELD:0', '1:HELD:0', '2:HELD:0', '3:HELD:0', '4:APPLIED:1', '5:APPLIED:1', '6:APPLIED:1']);
   });
 

@@ -145,6 +145,13 @@ test('an export range is checked: from after to is a 400 naming the field', asyn
   expect(answer.body.error.issues[0]).toMatchObject({ field: 'to' });
 });
 
+test('an export range takes India-time days as GET /outcomes does: from the start of the first to the end of the last', async () => {
+  const answer = await fetch(`${h.runtime.api.url}/audit/export?from=2022-12-01&to=2022-12-31`);
+  expect(answer.status).toBe(200);
+  const header = JSON.parse((await answer.text()).split('\n')[0]);
+  expect(header).toMatchObject({ type: 'audit_export', from: '2022-11-30T18:30:00.000Z', to: '2022-12-31T18:29:59.999Z', complete: false });
+});
+
 test('the timeline tells the order\'s story in time order: the event received, the planning decision, the gateway attempt', async () => {
   const answer = await h.api('GET', '/orders/order-audit-1/timeline');
   expect(answer.status).toBe(200);

@@ -139,6 +139,7 @@ describe('finance and auditors read what happened, through the local stack', () 
     const accuracy = await h.api('GET', '/reports/prediction-accuracy?from=2022-12-01&to=2022-12-31');
     expect(accuracy.status).toBe(200);
     expect(accuracy.body.scheduleOptions).toEqual([{ scheduleOption: 1, settled: 4, asPredicted: 3, maxDifferenceMinutes: 5760 }]);
+    expect([accuracy.body.from, accuracy.body.to]).toEqual(['2022-12-01T00:00:00+05:30', '2022-12-31T23:59:59+05:30']);
     expect((await h.api('GET', '/reports/prediction-accuracy?from=2022-12-01')).body.error.issues).toEqual([expect.objectContaining({ field: 'to' })]);
   });
 

@@ -1,11 +1,11 @@
 /** The data folder in process: what a restart keeps, `--fresh`, the lock, refused ports, and the durable files themselves. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocal, type LocalRuntime } from '../../local/runtime';
 import { AUDIT_KEY_FILE, DataFolderInUse, dataFolderPaths, openDataFolder } from '../../local/data-folder';
-import { RecordJournal } from '../../local/durable-file';
+import { RecordJournal, SnapshotFile } from '../../local/durable-file';
 import { JournaledQueueStore } from '../../local/queue-store';
 import { FETCH_BLOCKED_PORTS } from '../../local/ports';
 import { startLogger } from '../../local/start';
@@ -113,6 +113,21 @@ test('a journal replays puts and deletes, ignores a line torn by a kill, and is 
   expect([...reopened.loaded()]).toEqual([['a', { n: 3 }]]);
   expect(readFileSync(path, 'utf8')).toBe('{"k":"a","v":{"n":3}}\n');
   await reopened.close();
+});
+
+test('a snapshot file writes a changed snapshot and leaves the file alone when nothing changed', async () => {
+  const path = join(folder(), 'snapshot.json');
+  let text = 'one';
+  const file = new SnapshotFile(path, () => text);
+  await file.save();
+  expect(readFileSync(path, 'utf8')).toBe('one');
+  const written = statSync(path).ino;
+  await file.save(); // unchanged: not rewritten (a rewrite renames a new file over it, a new inode)
+  expect(statSync(path).ino).toBe(written);
+  text = 'two';
+  await file.save();
+  expect(readFileSync(path, 'utf8')).toBe('two');
+  expect(statSync(path).ino).not.toBe(written);
 });
 
 test('queued messages survive in the journaled queue store, oldest first', async () => {
