@@ -84,6 +84,28 @@ function price(t: AwsCallTally, s: { before: Snapshot; after: Snapshot }, per: n
   return lines;
 }
 
+/**
+ * The least the contract lets an order of three vendors cost, priced like the counted bill: what it requires to be
+ * durable or emitted per vendor release, each a DynamoDB write of at least one unit (an item's first KB), before any
+ * Lambda invocation, schedule, queue message, read, or the order's own record. Not counted: it bounds the counted bill.
+ */
+export function contractFloor(vendors = VENDORS.length) {
+  const perRelease = [
+    { what: 'the release stored when the order is paid (contract 4, 5: its state, target and policy version)', writeUnits: 1 },
+    { what: 'APPLYING stored before the PUT (contract 5; the claim that keeps a dispute or hold from racing the send)', writeUnits: 1 },
+    { what: 'APPLIED stored with the gateway\'s answer (contract 5, GET /orders attempts)', writeUnits: 1 },
+    { what: 'the gateway attempt appended to the audit log (contract 6.2)', writeUnits: 1 },
+    { what: 'SETTLED stored from the settlement webhook (contract 5)', writeUnits: 1 },
+    { what: 'the received webhook appended to the audit log (contract 6.2)', writeUnits: 1 },
+    { what: 'an index entry by applied time (contract 6.1: by=applied served from an index, never a scan)', writeUnits: 1 },
+    { what: 'an index entry by settlement time (contract 6.1: by=settled)', writeUnits: 1 },
+  ];
+  const writeUnits = vendors * perRelease.reduce((n, p) => n + p.writeUnits, 0);
+  const events = vendors; // vendor.release_applied, one per release (contract 3)
+  const usd = (writeUnits * PRICES.dynamodb.perMillionWriteUnits) + (events * PRICES.eventbridge.perMillionCustomEvents);
+  return { perRelease, writeUnitsPerOrder: writeUnits, eventsPerOrder: events, usdPerMillionOrders: round(usd, 2), targetReachable: usd < COST_TARGET_PER_MILLION };
+}
+
 function sum(lines: Line[], service?: string): number {
   return lines.filter((l) => !service || l.service === service).reduce((total, l) => total + l.usd, 0);
 }
@@ -178,6 +200,7 @@ export async function benchCost(orders = 200) {
         totalPerMillionUsd: round(pollingTotal, 2),
       },
       target: { usd: COST_TARGET_PER_MILLION, met: total < COST_TARGET_PER_MILLION },
+      contractFloor: contractFloor(),
     };
   } finally {
     await harness.close();
@@ -201,6 +224,7 @@ export function costLine(r: Awaited<ReturnType<typeof benchCost>>): string {
   return `bill per million orders of 3 vendors, counted (${r.region}, prices of ${r.pricesAsOf}): $${r.totalPerMillionUsd.toFixed(2)} (target < $${r.target.usd}) = ${services}`
     + ` + fixed $${(r.fixedMonthlyUsd.sweepEveryMinute + r.fixedMonthlyUsd.gatewaySecret + r.fixedMonthlyUsd.auditKey).toFixed(2)}/month at ${r.atOrdersPerMonth.toLocaleString('en')} orders a month;`
     + ` per order ${r.perOrder.dynamoWriteUnits} WRU + ${r.perOrder.dynamoIndexWriteUnits} index WRU, ${r.perOrder.dynamoReadUnits} RRU, ${r.perOrder.events} events, ${r.perOrder.lambdaInvocations} invocations;`
-    + ` polling every minute instead: $${r.polling.totalPerMillionUsd.toFixed(2)}`;
+    + ` polling every minute instead: $${r.polling.totalPerMillionUsd.toFixed(2)};`
+    + ` the contract's floor (${r.contractFloor.writeUnitsPerOrder} WRU and ${r.contractFloor.eventsPerOrder} events an order, before any invocation or read): $${r.contractFloor.usdPerMillionOrders.toFixed(2)}`;
 }
 

@@ -9,7 +9,7 @@ import { gatewaySplitIssues, isValidId } from '../domain/order-events';
 import { settle } from '../domain/release-machine';
 import { storableDetail } from './handle-order-event';
 import { withSettlementCheck } from './settlement-accuracy';
-import { UnauthorizedError } from './errors';
+import { UnauthorizedError, describeError } from './errors';
 import { VersionConflictError, type AuditEntry, type Dependencies } from './ports';
 import { MAX_WRITE_ATTEMPTS, appendAudit, runEffects, storedInstant, writeRelease } from './release-writes';
 
@@ -100,10 +100,20 @@ async function actOnSignedWebhook(deps: Dependencies, request: WebhookRequest): 
   assertNesting(body, 'body', 'the gateway webhook JSON {type, event_time, data}');
   const type = field(body, 'type');
   const data = field(body, 'data');
-  await appendAudit(deps, [webhookAuditEntry(deps, body, request.rawBody)]);
-  if (type === 'PAYMENT_SUCCESS_WEBHOOK') return publishPaidOrder(deps, data);
-  if (type === 'VENDOR_SETTLEMENT_SUCCESS') return markSettled(deps, data, field(body, 'event_time'));
-  return { action: 'ignored', reason: `webhook type ${JSON.stringify(type)} needs no action` };
+  // One audit record per received webhook, written once its outcome is known (what it settled, or why it was refused):
+  // a webhook that was not acknowledged is delivered again, and that delivery is recorded too.
+  const entry = webhookAuditEntry(deps, body, request.rawBody);
+  let acted: { result: WebhookResult; outcome?: Record<string, unknown> };
+  try {
+    if (type === 'PAYMENT_SUCCESS_WEBHOOK') acted = { result: await publishPaidOrder(deps, data) };
+    else if (type === 'VENDOR_SETTLEMENT_SUCCESS') acted = await markSettled(deps, data, field(body, 'event_time'));
+    else acted = { result: { action: 'ignored', reason: `webhook type ${JSON.stringify(type)} needs no action` } };
+  } catch (error) {
+    await appendAudit(deps, [{ ...entry, detail: { ...entry.detail, outcome: { action: 'refused', error: describeError(error) } } }]);
+    throw error;
+  }
+  await appendAudit(deps, [{ ...entry, detail: { ...entry.detail, outcome: { ...acted.result, ...acted.outcome } } }]);
+  return acted.result;
 }
 
 /** Where a paid order's split came from: the webhook itself, or the gateway's order (the usual case). */
@@ -182,23 +192,27 @@ async function splitSourceOf(deps: Dependencies, order: unknown, orderId: string
   };
 }
 
-/** The settlement's order and vendor; a settlement for an order Holdback never saw is acknowledged and ignored. */
-async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown): Promise<WebhookResult> {
+/**
+ * The settlement's order and vendor; a settlement for an order Holdback never saw is acknowledged and ignored. The
+ * outcome (for the webhook's audit record): the settlement time, the state it settled from, and a prediction mismatch.
+ */
+async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown): Promise<{ result: WebhookResult; outcome?: Record<string, unknown> }> {
   const settlement = field(data, 'settlement') ?? data;
   const orderId = field(settlement, 'order_id');
   const vendorId = field(settlement, 'vendor_id');
   if (!isValidId(orderId) || !isValidId(vendorId)) {
-    return { action: 'ignored', reason: 'settlement names no single order_id and vendor_id' };
+    return { result: { action: 'ignored', reason: 'settlement names no single order_id and vendor_id' } };
   }
   const settledAt = gatewayTime(field(settlement, 'settled_at')) ?? gatewayTime(field(settlement, 'settled_on'))
     ?? gatewayTime(eventTime) ?? deps.clock.now();
   const ids = { orderId: orderId as string, vendorId: vendorId as string };
   for (let attempt = 1; ; attempt++) {
     const current = await deps.orders.getRelease(ids.orderId, ids.vendorId);
-    if (!current) return { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` };
+    if (!current) return { result: { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` } };
     // Checked against its prediction: a mismatch stays on the outcome and emits config.drift_detected.
-    const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now(), { webhook: 'VENDOR_SETTLEMENT_SUCCESS' }));
-    if (transition.kind === 'unchanged') return { action: 'release_settled', ...ids };
+    const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now()));
+    const result: WebhookResult = { action: 'release_settled', ...ids };
+    if (transition.kind === 'unchanged') return { result, outcome: { alreadySettledAt: current.settledAt } };
     try {
       await writeRelease(deps, transition);
     } catch (error) {
@@ -206,7 +220,11 @@ async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown
       throw error;
     }
     await runEffects(deps, transition.effects);
-    return { action: 'release_settled', ...ids };
+    const settled = transition.release;
+    return {
+      result,
+      outcome: { settledAt: settled.settledAt, settledFrom: settled.settledFrom, ...(settled.settlementMismatch ? { settlementMismatch: settled.settlementMismatch } : {}) },
+    };
   }
 }
 

@@ -90,7 +90,8 @@ export async function planOrderReleases(deps: Dependencies, orderId: string, opt
       [stored, config] = await Promise.all([loadPaid(deps, orderId).then((s) => s!), deps.config.forPlanning(vendorIds)]);
     }
   }
-  for (const { transition } of written) await runEffects(deps, transition.effects);
+  // In one call: the order's audit entries become records of one append (one time index write), its sends one batch.
+  await runEffects(deps, written.flatMap(({ transition }) => transition.effects));
   await confirmVendorHolds(deps, orderId, written, options.cause);
   if (written.length === 0 || options.recheck === false) return result;
   const replanned = new Map((await recheckEvents(deps, orderId, written, options) ?? []).map((r) => [r.vendorId, r]));

@@ -622,19 +622,22 @@ export function answer(input: AnswerInput): Write {
     updatedAt: formatInstant(now, INDIA_TIME),
   };
   const classified = classifyAnswer(result.final);
-  const attemptAudits: Effect[] = result.attempts.map((a, i) => audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
-    send: sends,
-    attempt: i + 1,
-    request: { eligibility: a.request, at: a.at },
-    answer: { httpStatus: a.httpStatus, status: a.status, subCode: a.subCode, message: a.message },
-    ...(i === result.attempts.length - 1 ? { meaning: classified } : {}),
-  }));
-  const finish = (next: VendorRelease, effects: Effect[]): Write => ({
-    kind: 'write',
-    release: next,
-    expectedVersion: release.version,
-    effects: [...attemptAudits, ...effects, audit('planned', next, now, SYSTEM_ACTOR, { cause: 'answer', from: 'APPLYING', to: next.state, reason: next.reason, sendAt: next.sendAt })],
-  });
+  /*
+   * One audit record per gateway attempt; the last one also carries what the answer made of the release (one record
+   * where an attempt and a separate planning record cost two writes and two index writes).
+   */
+  const finish = (next: VendorRelease, effects: Effect[]): Write => {
+    const outcome = { from: 'APPLYING', to: next.state, reason: next.reason, sendAt: next.sendAt };
+    const attemptAudits: Effect[] = result.attempts.map((a, i) => audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
+      send: sends,
+      attempt: i + 1,
+      request: { eligibility: a.request, at: a.at },
+      answer: { httpStatus: a.httpStatus, status: a.status, subCode: a.subCode, message: a.message },
+      ...(i === result.attempts.length - 1 ? { meaning: classified, ...outcome } : {}),
+    }));
+    const outcomeAudit = attemptAudits.length > 0 ? [] : [audit('planned', next, now, SYSTEM_ACTOR, { cause: 'answer', ...outcome })];
+    return { kind: 'write', release: next, expectedVersion: release.version, effects: [...attemptAudits, ...effects, ...outcomeAudit] };
+  };
   const failed = (reason: string, extra: Effect[] = []): Write => finish(
     { ...updated, state: 'FAILED', sendAt: null, releaseKey: null, reason, orderNotFoundSince: null },
     [...extra, { kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason, retryable: false } } }],
@@ -747,8 +750,11 @@ function retry(
 // ---------------------------------------------------------------------------------------------------------------
 // Settled
 
-/** The gateway reported the vendor's settlement: SETTLED, keeping what the release was before. */
-export function settle(current: VendorRelease, settledAt: DateTime, now: DateTime, detail: Record<string, unknown> = {}): Transition {
+/**
+ * The gateway reported the vendor's settlement: SETTLED, keeping what the release was before. No audit effect: the
+ * received webhook's own audit record says what it settled.
+ */
+export function settle(current: VendorRelease, settledAt: DateTime, now: DateTime): Transition {
   if (current.state === 'SETTLED') return { kind: 'unchanged', release: current };
   const release: VendorRelease = {
     ...current,
@@ -765,7 +771,6 @@ export function settle(current: VendorRelease, settledAt: DateTime, now: DateTim
   const effects: Effect[] = [];
   // The gateway settled before Holdback's send: the send has nothing left to move.
   if (current.state === 'SCHEDULED' && current.releaseKey) effects.push({ kind: 'cancel_schedule', releaseKey: current.releaseKey });
-  effects.push(audit('settled', release, now, 'gateway', { settledAt: release.settledAt, settledFrom: release.settledFrom, ...detail }));
   return { kind: 'write', release, expectedVersion: current.version, effects };
 }
 

@@ -81,7 +81,12 @@ test('checkpoints sign the streams that moved since the last one, chained; a del
     const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
     const deps = auditDeps(store);
     await store.append([entry('order_1', 1), entry('order_1', 2), entry('order_2', 1)]);
+    // Only each stream's last record of an append call is on the time index (one index write per call and stream):
+    // the checkpoint needs the head, and the chain binds the records before it.
+    const indexed = async (pk: string, seq: number) => 'timePk' in (await doc.get({ TableName: TABLE, Key: { pk, sk: sequenceKey(seq) } }))!;
+    expect([await indexed('order#order_1', 1), await indexed('order#order_1', 2), await indexed('order#order_2', 1)]).toEqual([false, true, true]);
     expect(await writeAuditCheckpoint(deps)).toEqual({ written: [1], heads: 2 });
+    expect((await store.latestCheckpoints(1))[0].heads.map((h) => [h.stream, h.sequence])).toEqual([['order#order_1', 2], ['order#order_2', 1]]);
     expect(await writeAuditCheckpoint(deps)).toEqual({ written: [], heads: 0 }); // nothing moved
     await store.append([entry('order_2', 2)]);
     expect(await writeAuditCheckpoint(deps)).toEqual({ written: [2], heads: 1 });

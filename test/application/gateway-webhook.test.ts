@@ -164,13 +164,20 @@ describe('webhook types', () => {
       settledFrom: { state: 'APPLIED', appliedEligibility: '2022-12-02T16:06:00+05:30', predictedSettlement: '2022-12-03T11:00:00+05:30' },
       reason: 'settled by the gateway at 2022-12-03T11:00:00+05:30 (was APPLIED)',
     });
-    expect(api.world.audit.entries.filter((e) => e.kind === 'settled')).toEqual([expect.objectContaining({
-      orderId: ORDER, vendorId: VENDOR, actor: 'gateway', detail: expect.objectContaining({ settledAt: '2022-12-03T11:00:00+05:30' }),
+    // One audit record for the webhook, saying what it settled.
+    const received = () => api.world.audit.entries.filter((e) => e.kind === 'webhook_received');
+    expect(received()).toEqual([expect.objectContaining({
+      orderId: ORDER, vendorId: VENDOR, actor: 'gateway',
+      detail: expect.objectContaining({
+        type: 'VENDOR_SETTLEMENT_SUCCESS',
+        outcome: expect.objectContaining({ action: 'release_settled', settledAt: '2022-12-03T11:00:00+05:30', settledFrom: expect.objectContaining({ state: 'APPLIED' }) }),
+      }),
     })]);
-    // The gateway retries webhooks: a second delivery changes nothing.
+    // The gateway retries webhooks: a second delivery changes nothing, and is recorded as received again.
     const version = (await release(api.world)).version;
     expect((await post(raw, signed(raw))).status).toBe(200);
     expect((await release(api.world)).version).toBe(version);
+    expect(received()[1].detail.outcome).toEqual({ action: 'release_settled', orderId: ORDER, vendorId: VENDOR, alreadySettledAt: '2022-12-03T11:00:00+05:30' });
   });
 
   test('a settlement before Holdback sent its release cancels the pending schedule', async () => {

@@ -2,7 +2,7 @@
 import { fakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 
-test('a planning decision, each gateway attempt (request and answer) and the outcome are audited with order, vendor and actor', async () => {
+test('a planning decision and each gateway attempt (request and answer) are audited with order, vendor and actor; the last attempt of a send carries its outcome', async () => {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
   await usePolicy(world, { kind: 'immediate' });
   world.gateway.answerNext({ kind: 'response', httpStatus: 502, status: 'ERROR', subCode: '502', message: 'Bad gateway' });
@@ -13,10 +13,8 @@ test('a planning decision, each gateway attempt (request and answer) and the out
   const entries = world.audit.entries.filter((e) => e.orderId).map((e) => [e.kind, e.orderId, e.vendorId, e.actor, e.detail.cause ?? null, e.detail.to ?? null]);
   expect(entries).toEqual([
     ['planned', ORDER, VENDOR, 'marketplace', 'payment', 'PLANNED'],
-    ['gateway_attempt', ORDER, VENDOR, 'holdback', null, null],
-    ['planned', ORDER, VENDOR, 'holdback', 'answer', 'SCHEDULED'],
-    ['gateway_attempt', ORDER, VENDOR, 'holdback', null, null],
-    ['planned', ORDER, VENDOR, 'holdback', 'answer', 'APPLIED'],
+    ['gateway_attempt', ORDER, VENDOR, 'holdback', null, 'SCHEDULED'],
+    ['gateway_attempt', ORDER, VENDOR, 'holdback', null, 'APPLIED'],
   ]);
   const attempts = world.audit.entries.filter((e) => e.kind === 'gateway_attempt');
   expect(attempts[0].detail).toEqual({
@@ -24,6 +22,7 @@ test('a planning decision, each gateway attempt (request and answer) and the out
     request: { eligibility: '2022-12-02 16:06:00', at: '2022-12-02T16:05:00+05:30' },
     answer: { httpStatus: 502, status: 'ERROR', subCode: '502', message: 'Bad gateway' },
     meaning: { kind: 'retryable', reason: 'gateway error (HTTP 502): Bad gateway' },
+    from: 'APPLYING', to: 'SCHEDULED', reason: expect.stringMatching(/^retrying: gateway error \(HTTP 502\)/), sendAt: expect.any(String),
   });
   expect(world.audit.entries.find((e) => e.kind === 'planned')!.detail).toMatchObject({ from: null, to: 'PLANNED', rule: { kind: 'immediate' }, policyVersion: 1, reason: expect.stringMatching(/^rule immediate: target 2022-12-02T16:00:00\+05:30; due now/) });
 });

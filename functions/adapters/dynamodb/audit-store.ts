@@ -49,8 +49,13 @@ function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'record
   };
 }
 
-function recordItem(record: AuditRecord): Plain {
-  return { [KEY.pk]: record.stream, [KEY.sk]: sequenceKey(record.sequence), ...record, ...timeIndexKeys(record) };
+/**
+ * A record's item. Only the last record of an append call carries the time index keys: a checkpoint needs each moved
+ * stream's head, and the records before it are bound to it by the chain, so indexing them too would only pay an index
+ * write each.
+ */
+function recordItem(record: AuditRecord, indexed: boolean): Plain {
+  return { [KEY.pk]: record.stream, [KEY.sk]: sequenceKey(record.sequence), ...record, ...(indexed ? timeIndexKeys(record) : {}) };
 }
 
 /** The record an item holds, and what is wrong with the item itself (the hash check is the verifier's). */
@@ -76,8 +81,10 @@ function storedRecord(item: Plain): StoredAuditRecord {
   }
   const added = Object.keys(item).filter((name) => !RECORD_ATTRIBUTES.has(name));
   if (added.length > 0) return { record, problem: `edited: attributes ${added.join(', ')} were added to the record` };
+  // Keys on a record that was not its call's last are absent; present, they must be the record's own.
   const index = timeIndexKeys(record);
-  if (item[AUDIT_TIME_INDEX.pk] !== index.timePk || item[AUDIT_TIME_INDEX.sk] !== index.timeSk) {
+  const keys = [item[AUDIT_TIME_INDEX.pk], item[AUDIT_TIME_INDEX.sk]];
+  if (keys.some((key) => key !== undefined) && (keys[0] !== index.timePk || keys[1] !== index.timeSk)) {
     return { record, problem: 'edited: its time index keys no longer match the record' };
   }
   return { record };
@@ -249,10 +256,11 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       try {
         let head = this.heads.get(stream);
         if (head === undefined) head = await this.readHead(stream) ?? undefined;
-        for (const record of sealRecords(stream, head ?? null, left, recordedAt)) {
+        const sealed = sealRecords(stream, head ?? null, left, recordedAt);
+        for (const [i, record] of sealed.entries()) {
           await this.doc.put({
             TableName: this.tableName,
-            Item: recordItem(record),
+            Item: recordItem(record, i === sealed.length - 1),
             ConditionExpression: 'attribute_not_exists(#pk)',
             ExpressionAttributeNames: { '#pk': KEY.pk },
           });
