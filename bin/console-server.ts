@@ -45,15 +45,24 @@ function refusal(req: IncomingMessage, port: number): string | null {
   return null;
 }
 
+/** The body, or null as soon as it passes MAX_BODY_BYTES (announced or sent): the rest is not read. */
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData);
+      req.pause();
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -84,7 +93,9 @@ async function serveConsole(res: ServerResponse, path: string): Promise<boolean>
 async function forward(api: SignedApi, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readBody(req);
   if (body === null) {
-    sendJson(res, 413, { error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } });
+    // The connection is closed after the answer: the rest of the body is never read.
+    res.once('finish', () => req.destroy());
+    sendJson(res, 413, { error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } }, { connection: 'close' });
     return;
   }
   const headers: Record<string, string> = {};
