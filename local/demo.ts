@@ -592,7 +592,7 @@ export function formatFinance(story: FinanceStory): string {
     r.orderId, r.state, `${r.amount} ${CURRENCY}`, brief(r.current.targetEligibility), brief(r.candidate.targetEligibility),
     brief(r.current.predictedSettlement), brief(r.candidate.predictedSettlement), r.moves ? 'yes' : 'no',
   ]);
-  const perDay = preview.perDay.map((d) => [d.date, String(d.current.count), d.current.amount, String(d.candidate.count), d.candidate.amount]);
+  const perDay = preview.perDay.map((d) => [d.date, d.currency, String(d.current.count), d.current.amount, String(d.candidate.count), d.candidate.amount]);
   const days = forecast.days.filter((d) => d.firm.count + d.projected.count > 0)
     .map((d) => [d.date, d.currency, String(d.firm.count), d.firm.amount, String(d.projected.count), d.projected.amount]);
   const options = accuracy.scheduleOptions.map((a) => [String(a.scheduleOption), String(a.settled), String(a.asPredicted), String(a.maxDifferenceMinutes)]);
@@ -605,7 +605,7 @@ export function formatFinance(story: FinanceStory): string {
     `${preview.moved} of ${preview.covered} unsent releases would move (times India time):`,
     indent(alignedLines(['order', 'state', 'amount', 'current target', 'candidate target', 'current settlement', 'candidate settlement', 'moves'], releases)),
     `Per India-time day of predicted settlement (amounts in ${CURRENCY}):`,
-    indent(alignedLines(['date', 'current count', 'current amount', 'candidate count', 'candidate amount'], perDay)),
+    indent(alignedLines(['date', 'currency', 'current count', 'current amount', 'candidate count', 'candidate amount'], perDay)),
     '',
     `Forecast ${forecast.from} to ${forecast.to}, per India-time day of predicted settlement (firm: applied at the gateway; `
       + 'projected: not sent yet; days with nothing left out):',

@@ -36,6 +36,8 @@ export interface PreviewedRelease {
 export interface DayTotals {
   /** India-time day of the predicted settlement, "YYYY-MM-DD". */
   date: string;
+  /** The amounts' currency: a day with releases in several currencies has one entry per currency. */
+  currency: string;
   current: { count: number; amount: DecimalText };
   candidate: { count: number; amount: DecimalText };
 }
@@ -162,28 +164,37 @@ export function presentPreview(preview: ReleasePreview, settings: { current: Set
   };
 }
 
-/** Count and amount per India-time day of predicted settlement, for both sides; releases without a settlement are left out. */
+/**
+ * Count and amount per India-time day of predicted settlement and currency (amounts of two currencies are never
+ * added), for both sides; releases without a settlement are left out. A release with no currency kept is INR, the
+ * gateway's default.
+ */
 export function totalsPerDay(previews: readonly ReleasePreview[]): DayTotals[] {
   type Totals = { count: number; amount: Decimal };
-  const days = new Map<number, { current: Totals; candidate: Totals }>();
-  const add = (settlesMs: number | null, side: 'current' | 'candidate', amount: Decimal) => {
+  const days = new Map<string, { dayNumber: number; currency: string; current: Totals; candidate: Totals }>();
+  const add = (settlesMs: number | null, side: 'current' | 'candidate', amount: Decimal, currency: string) => {
     if (settlesMs === null) return;
     const dayNumber = indiaDayOf(settlesMs);
-    let day = days.get(dayNumber);
+    const key = `${dayNumber}#${currency}`;
+    let day = days.get(key);
     if (!day) {
-      day = { current: { count: 0, amount: new Decimal(0) }, candidate: { count: 0, amount: new Decimal(0) } };
-      days.set(dayNumber, day);
+      day = { dayNumber, currency, current: { count: 0, amount: new Decimal(0) }, candidate: { count: 0, amount: new Decimal(0) } };
+      days.set(key, day);
     }
     day[side].count += 1;
     day[side].amount = day[side].amount.plus(amount);
   };
   for (const p of previews) {
     const amount = new Decimal(p.release.amount);
-    add(p.current.settlesMs, 'current', amount);
-    add(p.candidate.settlesMs, 'candidate', amount);
+    const currency = p.release.currency ?? 'INR';
+    add(p.current.settlesMs, 'current', amount, currency);
+    add(p.candidate.settlesMs, 'candidate', amount, currency);
   }
-  return [...days.entries()].sort(([a], [b]) => a - b).map(([dayNumber, d]) => ({
-    date: formatEpochMs(indiaMidnight(dayNumber), INDIA_TIME).slice(0, 10),
+  const order = (a: { dayNumber: number; currency: string }, b: { dayNumber: number; currency: string }) =>
+    a.dayNumber - b.dayNumber || (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0);
+  return [...days.values()].sort(order).map((d) => ({
+    date: formatEpochMs(indiaMidnight(d.dayNumber), INDIA_TIME).slice(0, 10),
+    currency: d.currency,
     current: { count: d.current.count, amount: d.current.amount.toFixed(2) },
     candidate: { count: d.candidate.count, amount: d.candidate.amount.toFixed(2) },
   }));

@@ -158,8 +158,10 @@ const schemas: Record<string, Json> = {
   },
   PreviewDay: {
     type: 'object',
+    required: ['date', 'currency', 'current', 'candidate'],
     properties: {
       date: { type: 'string', format: 'date', description: 'India-time day of predicted settlement.' },
+      currency: { type: 'string', example: 'INR', description: 'One entry per day and currency: amounts of two currencies are never added.' },
       current: ref('CountAmount'), candidate: ref('CountAmount'),
     },
   },

@@ -43,8 +43,8 @@ describe('POST /vendors/{vendorId}/policy/preview', () => {
       });
     }
     expect(body.perDay).toEqual([
-      { date: '2022-12-07', current: { count: 0, amount: '0.00' }, candidate: { count: 3, amount: '3751.50' } },
-      { date: '2022-12-19', current: { count: 3, amount: '3751.50' }, candidate: { count: 0, amount: '0.00' } },
+      { date: '2022-12-07', currency: 'INR', current: { count: 0, amount: '0.00' }, candidate: { count: 3, amount: '3751.50' } },
+      { date: '2022-12-19', currency: 'INR', current: { count: 3, amount: '3751.50' }, candidate: { count: 0, amount: '0.00' } },
     ]);
     // A preview changes nothing: no policy version, every release as it was.
     expect((await call('GET', `/vendors/${VENDOR}/policy/history`)).body.versions).toEqual([]);
@@ -61,8 +61,8 @@ describe('POST /vendors/{vendorId}/policy/preview', () => {
     expect(byOrder.get(ORDERS[1])).toMatchObject({ state: 'AT_MAX', candidate: { targetEligibility: null, predictedSettlement: null } });
     expect(byOrder.get(ORDERS[0])).toMatchObject({ candidate: { targetEligibility: '2022-12-06T09:00:00+05:30' } });
     expect(body.perDay).toEqual([
-      { date: '2022-12-07', current: { count: 0, amount: '0.00' }, candidate: { count: 1, amount: '1250.50' } },
-      { date: '2022-12-19', current: { count: 2, amount: '2501.00' }, candidate: { count: 0, amount: '0.00' } },
+      { date: '2022-12-07', currency: 'INR', current: { count: 0, amount: '0.00' }, candidate: { count: 1, amount: '1250.50' } },
+      { date: '2022-12-19', currency: 'INR', current: { count: 2, amount: '2501.00' }, candidate: { count: 0, amount: '0.00' } },
     ]);
   });
 

@@ -31,8 +31,8 @@ describe('previews and bulk import, through the local stack (DynamoDB, handlers,
       candidate: { targetEligibility: '2022-12-06T09:00:00+05:30', predictedSettlement: '2022-12-07T11:00:00+05:30' },
     });
     expect(preview.body.perDay).toEqual([
-      { date: '2022-12-07', current: { count: 0, amount: '0.00' }, candidate: { count: 2, amount: '1200.50' } },
-      { date: '2022-12-19', current: { count: 2, amount: '1200.50' }, candidate: { count: 0, amount: '0.00' } },
+      { date: '2022-12-07', currency: 'INR', current: { count: 0, amount: '0.00' }, candidate: { count: 2, amount: '1200.50' } },
+      { date: '2022-12-19', currency: 'INR', current: { count: 2, amount: '1200.50' }, candidate: { count: 0, amount: '0.00' } },
     ]);
 
     // Another policy version in between: the preview no longer holds.

@@ -63,19 +63,22 @@ test('a vendor hold is not a dispute', () => {
   expect(factsOfUnsentRelease({ ...release, holdReason: 'dispute' }).disputeOpen).toBe(true);
 });
 
-test('day totals add amounts as decimals, per India day, and leave out releases with no settlement', () => {
+test('day totals add amounts as decimals, per India day and currency, and leave out releases with no settlement', () => {
   const ms = (iso: string | null) => (iso === null ? null : DateTime.fromISO(iso).toMillis());
-  const row = (amount: string, current: string | null, candidate: string | null): ReleasePreview => ({
-    release: { ...stored({ kind: 'immediate' }), amount }, moves: true, refusedPastMs: null,
+  const row = (amount: string, current: string | null, candidate: string | null, currency?: string): ReleasePreview => ({
+    release: { ...stored({ kind: 'immediate' }), amount, ...(currency ? { currency } : {}) }, moves: true, refusedPastMs: null,
     current: { targetMs: null, settlesMs: ms(current) }, candidate: { targetMs: null, settlesMs: ms(candidate) },
   });
   expect(totalsPerDay([
     row('0.10', '2022-12-07T11:00:00+05:30', '2022-12-06T23:59:00+05:30'),
     // 18:45 UTC on 6 Dec is 00:15 on 7 Dec in India.
     row('0.20', '2022-12-06T18:45:00Z', null),
+    // Another currency on the same day: its own entry, never added to the rupees.
+    row('5.00', '2022-12-07T11:00:00+05:30', null, 'USD'),
   ])).toEqual([
-    { date: '2022-12-06', current: { count: 0, amount: '0.00' }, candidate: { count: 1, amount: '0.10' } },
-    { date: '2022-12-07', current: { count: 2, amount: '0.30' }, candidate: { count: 0, amount: '0.00' } },
+    { date: '2022-12-06', currency: 'INR', current: { count: 0, amount: '0.00' }, candidate: { count: 1, amount: '0.10' } },
+    { date: '2022-12-07', currency: 'INR', current: { count: 2, amount: '0.30' }, candidate: { count: 0, amount: '0.00' } },
+    { date: '2022-12-07', currency: 'USD', current: { count: 1, amount: '5.00' }, candidate: { count: 0, amount: '0.00' } },
   ]);
 });
 

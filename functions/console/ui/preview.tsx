@@ -25,26 +25,31 @@ export interface PreviewAnswer {
     /** Why the gateway would refuse the release under the candidate (null: it would accept it). */
     refusal: string | null;
   }>;
-  perDay: Array<{ date: string; current: { count: number; amount: string }; candidate: { count: number; amount: string } }>;
+  perDay: Array<{ date: string; currency: string; current: { count: number; amount: string }; candidate: { count: number; amount: string } }>;
 }
 
 type PerDay = PreviewAnswer['perDay'][number];
 
-/** The API lists only days with something on them; the chart and table show every day from the first to the last. */
-function everyDay(perDay: PerDay[]): PerDay[] {
-  if (perDay.length === 0) return [];
-  const byDate = new Map(perDay.map((d) => [d.date, d]));
-  const sorted = [...byDate.keys()].sort();
-  const zero = { count: 0, amount: '0' };
-  const days: PerDay[] = [];
-  for (let day = sorted[0]; day <= sorted[sorted.length - 1] && days.length < 400; day = addDays(day, 1)) {
-    days.push(byDate.get(day) ?? { date: day, current: zero, candidate: zero });
-  }
-  return days;
+/**
+ * The API lists only days with something on them, one entry per day and currency; each currency gets its own chart
+ * (amounts of two currencies are never added), showing every day from its first to its last.
+ */
+function everyDayByCurrency(perDay: PerDay[]): Array<{ currency: string; days: PerDay[] }> {
+  const currencies = [...new Set(perDay.map((d) => d.currency))].sort();
+  return currencies.map((currency) => {
+    const byDate = new Map(perDay.filter((d) => d.currency === currency).map((d) => [d.date, d]));
+    const sorted = [...byDate.keys()].sort();
+    const zero = { count: 0, amount: '0' };
+    const days: PerDay[] = [];
+    for (let day = sorted[0]; day <= sorted[sorted.length - 1] && days.length < 400; day = addDays(day, 1)) {
+      days.push(byDate.get(day) ?? { date: day, currency, current: zero, candidate: zero });
+    }
+    return { currency, days };
+  });
 }
 
 export function PreviewView({ preview, what }: { preview: PreviewAnswer; what: string }) {
-  const days = everyDay(preview.perDay);
+  const charts = everyDayByCurrency(preview.perDay);
   return (
     <div data-testid="preview">
       <p role="status">
@@ -70,15 +75,16 @@ export function PreviewView({ preview, what }: { preview: PreviewAnswer; what: s
           ],
         }))}
       />
-      {days.length > 0 ? (
+      {charts.map(({ currency, days }) => (
         <CompareDaysChart
-          title="Expected settlements per India-time day, now and after the change"
+          key={currency}
+          title={`Expected settlements per India-time day in ${currency}, now and after the change`}
           days={days.map((d) => d.date)}
           current={{ label: 'now', amounts: days.map((d) => d.current.amount), counts: days.map((d) => d.current.count), color: '#8c959f' }}
           candidate={{ label: 'after', amounts: days.map((d) => d.candidate.amount), counts: days.map((d) => d.candidate.count), color: '#12355b' }}
-          testId="preview-chart"
+          testId={charts.length === 1 ? 'preview-chart' : `preview-chart-${currency}`}
         />
-      ) : null}
+      ))}
     </div>
   );
 }
