@@ -28,7 +28,7 @@ interface Snapshot {
   lambda: Map<HandlerName, { invocations: number; billedMilliseconds: number }>;
   mapping: { receives: number; deleteBatches: number };
   releaseSchedules: number;
-  /** The api function's invocations: each one request through API Gateway (here, the settlement webhooks). */
+  /** The gateway's webhooks: served by the API port locally, by the webhooks function's URL on AWS (one invocation each). */
   api: { invocations: number; billedMilliseconds: number };
 }
 
@@ -64,9 +64,11 @@ function price(t: AwsCallTally, s: { before: Snapshot; after: Snapshot }, per: n
   }
   const apiCalls = s.after.api.invocations - s.before.api.invocations;
   const apiGbSeconds = ((s.after.api.billedMilliseconds - s.before.api.billedMilliseconds) / 1000) * (LAMBDA_MEMORY_MB / 1024);
-  add('Lambda', 'api requests (the gateway\'s webhooks)', apiCalls, 'requests', (apiCalls / 1e6) * PRICES.lambda.perMillionRequests);
-  add('Lambda', `api duration (${LAMBDA_MEMORY_MB} MB arm64)`, apiGbSeconds, 'GB-s', apiGbSeconds * PRICES.lambda.perGbSecondArm64);
-  add('API Gateway', 'HTTP API requests (the gateway\'s webhooks)', apiCalls, 'requests', (apiCalls / 1e6) * PRICES.apiGatewayHttp.perMillionRequests);
+  add('Lambda', 'webhooks requests (the gateway\'s webhooks)', apiCalls, 'requests', (apiCalls / 1e6) * PRICES.lambda.perMillionRequests);
+  add('Lambda', `webhooks duration (${LAMBDA_MEMORY_MB} MB arm64)`, apiGbSeconds, 'GB-s', apiGbSeconds * PRICES.lambda.perGbSecondArm64);
+  // lib/gateway-webhooks.ts: a function URL, not an API Gateway route ($1 per million on an HTTP API). Its own unit, so
+  // that perOrder.lambdaInvocations does not count the webhooks' invocations twice.
+  add('Lambda', 'function URL requests (the gateway\'s webhooks; not charged beyond the invocation)', apiCalls, 'URL requests', 0);
   const events = t.total('EventBridge', 'eventChunks');
   add('EventBridge', "Holdback's events (PutEvents entries, 64 KB chunks)", events, 'events', (events / 1e6) * PRICES.eventbridge.perMillionCustomEvents);
   const scheduled = s.after.releaseSchedules - s.before.releaseSchedules;

@@ -88,5 +88,5 @@ export function releaseScheduleName(orderId: string, vendorId: string, sendNumbe
   return `rel-${digest}-${sendNumber}`;
 }
 
-/** The API route the gateway posts its webhooks to: open (no IAM) on AWS, verified by the gateway's signature. */
+/** The route the gateway posts its webhooks to, verified by its signature: the API's locally, the webhooks function URL's on AWS (open, no IAM). */
 export const GATEWAY_WEBHOOK_PATH = '/webhooks/gateway';

@@ -1,5 +1,5 @@
-/** The Holdback API on API Gateway (HTTP API): IAM-authorised everywhere except the gateway's signed webhook. */
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+/** The Holdback API on API Gateway (HTTP API): IAM-authorised on every route (the gateway's webhooks go to a function URL). */
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -7,10 +7,6 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HoldbackFunction } from './holdback-function';
-import { GATEWAY_WEBHOOK_PATH } from '../functions/routing';
-
-/** The gateway posts settlement webhooks here; it cannot sign AWS requests, so the handler verifies its signature. */
-export const GATEWAY_WEBHOOK_ROUTE = { method: apigw.HttpMethod.POST, path: GATEWAY_WEBHOOK_PATH } as const;
 
 /**
  * HTTP API context variables only (the REST API's standard format names some an HTTP API lacks); the caller's ARN
@@ -34,12 +30,10 @@ export interface HoldbackApiProps {
 }
 
 /**
- * Requests per second (steady, burst) for the whole API, and for the open webhook route alone: a flood on the
- * unauthenticated route is refused by API Gateway (429) before it reaches the function, and the api function's
- * reserved concurrency keeps whatever gets through from starving order events and the sweep.
+ * Requests per second (steady, burst) for the whole API; the api function's reserved concurrency keeps a burst from
+ * starving order events and the sweep.
  */
 export const API_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
-export const WEBHOOK_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
 
 export class HoldbackApi extends Construct {
   readonly httpApi: apigw.HttpApi;
@@ -47,7 +41,8 @@ export class HoldbackApi extends Construct {
   constructor(scope: Construct, id: string, props: HoldbackApiProps) {
     super(scope, id);
     const integration = new HttpLambdaIntegration('Handler', props.handler.function);
-    // The default authorizer applies to every route added later, so a new route is IAM-authorised unless it opts out.
+    // The default authorizer applies to every route added later, so a new route is IAM-authorised unless it opts out;
+    // none does: the gateway's webhooks, which cannot be SigV4-signed, reach the webhooks function's URL instead.
     this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
       apiName: `${Stack.of(this).stackName}-api`,
       description: 'Holdback API: settings, vendor policies, order views, outcomes, predictions',
@@ -58,7 +53,7 @@ export class HoldbackApi extends Construct {
       retention: logs.RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const stage = this.httpApi.addStage('DefaultStage', {
+    this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle: API_THROTTLE,
@@ -69,24 +64,6 @@ export class HoldbackApi extends Construct {
     });
     // One greedy route: the function's router owns the paths, so new API routes need no infrastructure change.
     this.httpApi.addRoutes({ path: '/{proxy+}', methods: [apigw.HttpMethod.ANY], integration });
-    const webhook = this.httpApi.addRoutes({
-      path: GATEWAY_WEBHOOK_ROUTE.path,
-      methods: [GATEWAY_WEBHOOK_ROUTE.method],
-      integration,
-      authorizer: new apigw.HttpNoneAuthorizer(),
-    });
-    (stage.node.defaultChild as apigw.CfnStage).routeSettings = {
-      [`${GATEWAY_WEBHOOK_ROUTE.method} ${GATEWAY_WEBHOOK_ROUTE.path}`]: {
-        ThrottlingRateLimit: WEBHOOK_THROTTLE.rateLimit,
-        ThrottlingBurstLimit: WEBHOOK_THROTTLE.burstLimit,
-      },
-    };
-    for (const route of webhook) {
-      Validations.of(route).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason: 'The gateway cannot sign AWS requests; the api handler rejects a webhook whose HMAC signature (made with the gateway client secret) does not verify.',
-      });
-    }
   }
 
   get url(): string {

@@ -96,7 +96,7 @@ function jsonObjectOf(value: unknown, key: string, example: string): Record<stri
 }
 
 /**
- * Reserved concurrency per function, so that a flood on one (webhooks on the open route) cannot starve order events
+ * Reserved concurrency per function, so that a flood on one (webhooks on their open URL) cannot starve order events
  * and the sweep. Lambda refuses reservations that leave less than 100 unreserved, so the budget is checked against
  * the account's limit here (a new account's limit of 10 fits no budget: deploy with `none` or raise the quota).
  */
@@ -117,7 +117,7 @@ function concurrencyBudgetOf(value: unknown, accountLimit: number): ConcurrencyB
       `context ${key} reserves ${reserved} concurrent executions, and Lambda keeps ${MIN_UNRESERVED_CONCURRENCY} unreserved, ` +
       `but the account's limit is ${accountLimit} (${CONTEXT_KEYS.accountConcurrencyLimit}; read it with ` +
       '`aws lambda get-account-settings`). Ask AWS to raise the quota, send a smaller budget, or deploy with ' +
-      `-c ${key}=none (no reservations; the API's throttling still bounds a webhook flood)`,
+      `-c ${key}=none (no reservations: a flood on the open webhook URL is then bounded only by the account's limit)`,
     );
   }
   return budget;

@@ -16,7 +16,7 @@ import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling } from './release-scheduling';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
-export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api';
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks';
 
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');
@@ -122,6 +122,11 @@ export class HoldbackFunction extends Construct {
     // composition-root.ts builds every repository at cold start, so each function needs every table's name even
     // where its use cases never touch the table: no actions, no grant.
     if (actions.length === 0) return this;
+    // Only a Query (or Scan) reads an index: without one, the grant names the table alone, not `<table>/index/*`.
+    if (!actions.some((a) => a === 'dynamodb:Query' || a === 'dynamodb:Scan')) {
+      iam.Grant.addToPrincipal({ grantee: this.function, actions: [...actions], resourceArns: [table.table.tableArn] });
+      return this;
+    }
     table.table.grant(this.function, ...actions);
     if (table.definition.globalSecondaryIndexes.length > 0 && actions.includes('dynamodb:Query')) {
       const tableId = Stack.of(this).getLogicalId(table.table.node.defaultChild as CfnElement);
@@ -157,9 +162,24 @@ export class HoldbackFunction extends Construct {
   }
 
   /**
+   * The same variables as bindReleaseScheduling (composition-root.ts requires them all), but only deleting schedules
+   * of the release group: a settlement webhook cancels the settled release's schedule and never plans one.
+   */
+  bindReleaseCancelling(scheduling: ReleaseScheduling): this {
+    this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
+    this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
+    scheduling.grantCancelling(this.function);
+    Validations.of(this.role).acknowledge({
+      id: scheduling.schedulesWildcardFinding,
+      reason: 'Release schedules are named per order and vendor at run time; this role may only delete them, and only in the release schedule group.',
+    });
+    return this;
+  }
+
+  /**
    * Sets the gateway's base URL and the secret's ARN (never a credential; see GatewayCredentials), and lets the
-   * function read the secret when it talks to the gateway (`readsSecret`: the release function, and the api for the
-   * webhook signature and the order lookup).
+   * function read the secret when it talks to the gateway (`readsSecret`: the release function, the webhooks for the
+   * signature and the order lookup, and the api, which serves the same route behind IAM and asks the vendor API).
    */
   bindGateway(credentials: GatewayCredentials, readsSecret: boolean): this {
     for (const [name, value] of Object.entries(credentials.environment())) this.function.addEnvironment(name, value);
@@ -169,13 +189,14 @@ export class HoldbackFunction extends Construct {
 
   /**
    * The release queue: every function may enqueue due releases (the release function too, for an immediate retry);
-   * the release function also consumes it, through its event source, which grants the receive side itself.
+   * the release function also consumes it, through its event source, which grants the receive side itself. `sends`
+   * false: the variables only (composition-root.ts requires them), for the webhooks, which never enqueue.
    */
-  bindReleaseQueue(queue: sqs.IQueue): this {
+  bindReleaseQueue(queue: sqs.IQueue, sends = true): this {
     this.function.addEnvironment(RUNTIME_ENV.releaseQueueUrl, queue.queueUrl);
     // Release schedules target the queue itself (their Input is the command).
     this.function.addEnvironment(RUNTIME_ENV.releaseQueueArn, queue.queueArn);
-    queue.grantSendMessages(this.function);
+    if (sends) queue.grantSendMessages(this.function);
     return this;
   }
 }

@@ -1,4 +1,4 @@
-/** Holdback on AWS: tables, event rules, the release queue and schedules, the sweep, the API, alarms and access policies. */
+/** Holdback on AWS: tables, event rules, the release queue and schedules, the sweep, the API, the webhook URL, alarms and access policies. */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -11,6 +11,7 @@ import {
 import { AccessPolicies } from './access-policies';
 import { DeadLetterQueue } from './dead-letter-queue';
 import { GatewayCredentials } from './gateway-credentials';
+import { GatewayWebhooks } from './gateway-webhooks';
 import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableActions } from './holdback-function';
 import { AuditKey } from './audit-key';
@@ -20,18 +21,21 @@ import { ReleaseQueue } from './release-queue';
 import { ReleaseScheduling } from './release-scheduling';
 import { SweepSchedule } from './sweep-schedule';
 
-/** The stack's functions: the handlers rules, queues and schedules target, and the API's. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api'] as const;
-export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api');
+/** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks'] as const;
+export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api' | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
 export type ConcurrencyBudget = Record<FunctionRole, number>;
 /**
  * Enough for bursts of order events and API use; the release function's share is its queue's maximum concurrency
- * (an SQS event source needs at least that much reserved); the sweep runs one at a time. 82 in all: fits any account
- * at the standard quota of 1,000.
+ * (an SQS event source needs at least that much reserved); the sweep runs one at a time; the webhooks' share bounds
+ * what a flood on their open URL can run (three webhooks per order, each well under a second). 92 in all: fits any
+ * account at the standard quota of 1,000.
  */
-export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = { orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20 };
+export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
+  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20, webhooks: 10,
+};
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
 export { RETENTION_KINDS };
@@ -96,6 +100,14 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     // Verification and export read the whole log.
     audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
+  // A settlement reads and rewrites its one release and reads the settings to check it against its prediction; a
+  // refused signed webhook is listed; every signed webhook is audited. A payment only republishes order.paid.
+  webhooks: {
+    orders: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    config: ['dynamodb:GetItem'],
+    rejected: REJECT,
+    audit: AUDIT_APPEND,
+  },
 };
 
 const TABLE_IDS: Record<StackTableName, string> = { orders: 'OrdersTable', config: 'ConfigTable', rejected: 'RejectedEventsTable', audit: 'AuditTable' };
@@ -105,6 +117,7 @@ export class HoldbackStack extends Stack {
   readonly auditKey: AuditKey;
   readonly functions: Record<FunctionRole, HoldbackFunction>;
   readonly api: HoldbackApi;
+  readonly webhooks: GatewayWebhooks;
   readonly releaseQueue: ReleaseQueue;
   readonly scheduling: ReleaseScheduling;
   readonly observability: Observability;
@@ -171,26 +184,43 @@ export class HoldbackStack extends Stack {
       }),
       api: new HoldbackFunction(this, 'ApiFunction', {
         handlerFile: 'api',
-        description: 'Holdback API and the gateway webhook',
+        description: 'Holdback API (IAM-authorised)',
         // API Gateway answers 503 after 30 s whatever the function does.
         timeout: Duration.seconds(29),
         failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
         ...reserved('api'),
+      }),
+      webhooks: new HoldbackFunction(this, 'WebhooksFunction', {
+        handlerFile: 'webhooks',
+        description: "Holdback: the gateway's signed payment and settlement webhooks, on its function URL (nothing else)",
+        timeout: Duration.seconds(29),
+        failuresGoTo: 'its caller: the function URL invokes it synchronously and the gateway delivers a failed webhook again',
+        ...reserved('webhooks'),
       }),
     };
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? []);
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
-      // Every function creates and deletes release schedules: order events, the release function and the sweep plan
-      // them; the api cancels and replans them (holds, manual release).
-      fn.bindEventBus(bus, orderEventSource)
-        .bindReleaseScheduling(this.scheduling)
+      fn.bindEventBus(bus, orderEventSource);
+      if (name === 'webhooks') {
+        // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
+        // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
+        fn.bindReleaseCancelling(this.scheduling).bindReleaseQueue(this.releaseQueue.queue, false).bindGateway(this.gateway, true);
+        continue;
+      }
+      // Every other function creates and deletes release schedules: order events, the release function and the sweep
+      // plan them; the api cancels and replans them (holds, manual release).
+      fn.bindReleaseScheduling(this.scheduling)
         .bindReleaseQueue(this.releaseQueue.queue)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
-    // Checkpoints of the audit log: signed by the sweep alone; every function reads the public key.
-    this.auditKey = new AuditKey(this, 'AuditKey', { writer: this.functions.sweep, readers: Object.values(this.functions) });
+    // Checkpoints of the audit log: signed by the sweep alone; the functions that verify or serve it read the public
+    // key (not the webhooks: they only append).
+    this.auditKey = new AuditKey(this, 'AuditKey', {
+      writer: this.functions.sweep,
+      readers: FUNCTION_ROLES.filter((role) => role !== 'webhooks').map((role) => this.functions[role]),
+    });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
@@ -212,6 +242,7 @@ export class HoldbackStack extends Stack {
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
     this.api = new HoldbackApi(this, 'Api', { handler: this.functions.api });
+    this.webhooks = new GatewayWebhooks(this, 'GatewayWebhooks', { handler: this.functions.webhooks });
     this.access = new AccessPolicies(this, 'Access', { httpApi: this.api.httpApi, bus, orderEventSource });
     this.observability = new Observability(this, 'Observability', {
       alarmEmail: props.alarmEmail,
@@ -224,6 +255,10 @@ export class HoldbackStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the Holdback API (SigV4, service execute-api)' });
+    new CfnOutput(this, 'WebhookUrl', {
+      value: this.webhooks.url,
+      description: "Set as the gateway's notify/webhook URL (payment and vendor settlement webhooks); answers nothing else",
+    });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName, description: `Put ${orderEventSource} order events here` });
     new CfnOutput(this, 'GatewaySecretArn', { value: this.gateway.secret.secretArn, description: 'JSON {"clientId", "clientSecret"}; read at run time (no deploy after a rotation)' });
     new CfnOutput(this, 'Releases', {

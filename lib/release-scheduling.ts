@@ -62,6 +62,11 @@ export class ReleaseScheduling extends Construct {
     }));
   }
 
+  /** Lets a function delete schedules in the release group, nothing else (no create, no role to pass). */
+  grantCancelling(grantee: iam.IGrantable): void {
+    this.group.grantDeleteSchedules(grantee);
+  }
+
   /** The finding id of the schedule wildcard, for acknowledging it where it is granted. */
   get schedulesWildcardFinding(): string {
     return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.groupName}/*]`;

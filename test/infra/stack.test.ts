@@ -1,4 +1,4 @@
-/** The synthesized Holdback stack: tables and rules as tables.ts and routing.ts define them, least-privilege IAM, IAM-only API, cdk-nag clean. */
+/** The synthesized Holdback stack: tables and rules as tables.ts and routing.ts define them, least-privilege IAM, IAM-only API, the webhook URL, cdk-nag clean. */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,9 +11,9 @@ import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { METRIC } from '../../functions/observability/metric-names';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
+  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
 } from '../../functions/routing';
-import { API_THROTTLE, WEBHOOK_THROTTLE } from '../../lib/holdback-api';
+import { API_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
 import { HoldbackFunction } from '../../lib/holdback-function';
 import {
@@ -249,19 +249,19 @@ describe('IAM', () => {
     }
   });
 
-  it('every function may create, update and delete release schedules (plans, holds and manual releases move them)', () => {
+  it('every function but the webhooks may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them', () => {
     const creates = ['iam:PassRole', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
     for (const role of FUNCTION_ROLES) {
       const actions = statementsOf(role).flatMap((s) => list(s.Action)).filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'));
-      expect([role, [...new Set(actions)].sort()]).toEqual([role, creates]);
+      expect([role, [...new Set(actions)].sort()]).toEqual([role, role === 'webhooks' ? ['scheduler:DeleteSchedule'] : creates]);
     }
   });
 
-  it('only the release function and the api (webhook signature, order lookup) may read the gateway secret', () => {
+  it('only the release function, the api (order lookup) and the webhooks (signature, order lookup) may read the gateway secret', () => {
     const secretId = logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } });
     for (const role of FUNCTION_ROLES) {
       const reads = statementsOf(role).some((s) => JSON.stringify(s.Resource).includes(secretId) && list(s.Action).includes('secretsmanager:GetSecretValue'));
-      expect([role, reads]).toEqual([role, role === 'release' || role === 'api']);
+      expect([role, reads]).toEqual([role, role === 'release' || role === 'api' || role === 'webhooks']);
     }
   });
 
@@ -298,13 +298,9 @@ describe('IAM', () => {
 });
 
 describe('HTTP API', () => {
-  it('every route needs IAM authorisation except the signed gateway webhook', () => {
+  it('has no route without IAM authorisation: the one greedy route is AWS_IAM, the webhook has no route of its own', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual(['ANY /{proxy+}', 'POST /webhooks/gateway']);
-    for (const route of routes) {
-      expect([route.RouteKey, route.AuthorizationType])
-        .toEqual([route.RouteKey, route.RouteKey === 'POST /webhooks/gateway' ? 'NONE' : 'AWS_IAM']);
-    }
+    expect(routes.map((r) => [r.RouteKey, r.AuthorizationType])).toEqual([['ANY /{proxy+}', 'AWS_IAM']]);
   });
 
   it('proxies to the api function and logs every request', () => {
@@ -323,7 +319,7 @@ describe('HTTP API', () => {
 describe('functions', () => {
   it('run Node.js 24 on arm64 with their own log groups', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(4);
+    expect(functions).toHaveLength(FUNCTION_ROLES.length);
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -380,13 +376,13 @@ describe('context', () => {
 
   it('a concurrency budget that does not fit the account is refused with what to do; none reserves nothing', () => {
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10' })))
-      .toThrow(/reserves 82 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
+      .toThrow(/reserves 92 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10', [CONTEXT_KEYS.concurrencyBudget]: 'none' })).concurrencyBudget).toBeNull();
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"api": 5}' })).concurrencyBudget).toEqual({ ...DEFAULT_CONCURRENCY_BUDGET, api: 5 });
     expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
       .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
-      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api/);
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks$/);
   });
 
   it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind and releasesEnabled', () => {
@@ -498,8 +494,12 @@ describe('audit checkpoint key', () => {
     expect(sweepEnv[RUNTIME_ENV.auditCheckpointWriter]).toBe('true');
     for (const role of FUNCTION_ROLES.filter((r) => r !== 'sweep')) {
       const env = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
-      expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, getAtt(stack.auditKey.key)]);
+      // The webhooks only append: they neither verify nor serve the key, so the open URL's role cannot even read it.
+      const keyId = role === 'webhooks' ? undefined : getAtt(stack.auditKey.key);
+      expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, keyId]);
     }
+    const readers = policy.filter((s) => list(s.Action).includes('kms:GetPublicKey')).flatMap((s) => list((s as Json).Principal.AWS));
+    expect(readers).not.toContainEqual(getAtt(stack.functions.webhooks.role));
   });
 });
 
@@ -523,30 +523,75 @@ describe('two stacks in one account', () => {
 });
 
 describe('HTTP API throttling', () => {
-  it('throttles the stage, and the open webhook route harder', () => {
+  it('throttles the stage', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: API_THROTTLE.rateLimit, ThrottlingBurstLimit: API_THROTTLE.burstLimit },
-      RouteSettings: { 'POST /webhooks/gateway': { ThrottlingRateLimit: WEBHOOK_THROTTLE.rateLimit, ThrottlingBurstLimit: WEBHOOK_THROTTLE.burstLimit } },
+      RouteSettings: Match.absent(),
     });
   });
 });
 
+describe("the gateway's webhooks on a function URL", () => {
+  const webhooksFunction = () => getAtt(stack.functions.webhooks.function);
+
+  it('one function URL, open (auth NONE: the gateway cannot sign AWS requests), on the webhooks function alone', () => {
+    const urls = ofType('AWS::Lambda::Url').map(([, u]) => u.Properties);
+    expect(urls).toEqual([{ AuthType: 'NONE', InvokeMode: 'BUFFERED', TargetFunctionArn: webhooksFunction() }]);
+    // Anyone may invoke it, but only through its URL: the two permissions a NONE URL needs, on no other function.
+    const open = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties).filter((p) => p.Principal === '*');
+    expect(open).toEqual([
+      { Action: 'lambda:InvokeFunctionUrl', FunctionName: webhooksFunction(), FunctionUrlAuthType: 'NONE', Principal: '*' },
+      { Action: 'lambda:InvokeFunction', FunctionName: webhooksFunction(), InvokedViaFunctionUrl: true, Principal: '*' },
+    ]);
+  });
+
+  it('the webhooks function has its own role and its own reserved concurrency, so a flood on the URL cannot starve the API', () => {
+    const fn = resources[logicalId(stack.functions.webhooks.function)].Properties;
+    expect(fn.ReservedConcurrentExecutions).toBe(DEFAULT_CONCURRENCY_BUDGET.webhooks);
+    expect(fn.Role).toEqual(getAtt(stack.functions.webhooks.role));
+    expect(stack.functions.webhooks.role).not.toBe(stack.functions.api.role);
+  });
+
+  it("outputs WebhookUrl: the function URL and the webhook path, for the gateway's notify URL", () => {
+    template.hasOutput('WebhookUrl', {
+      Value: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stack.webhooks.functionUrl), 'FunctionUrl'] }, GATEWAY_WEBHOOK_PATH.slice(1)]] },
+      Description: Match.stringLikeRegexp("gateway's notify/webhook URL"),
+    });
+  });
+
+  it("the webhooks' role holds only what a webhook does: its table actions, the bus, deleting release schedules, the secret, its logs, tracing", () => {
+    const granted = statementsOf('webhooks').flatMap((s) => list(s.Action));
+    const tableActions = Object.values(TABLE_ACTIONS.webhooks).flatMap((actions) => [...actions]);
+    expect([...new Set(granted)].sort()).toEqual([...new Set([
+      ...tableActions, 'events:PutEvents', 'scheduler:DeleteSchedule', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue',
+      'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments',
+    ])].sort());
+    // No index of the orders table (it never queries), no queue, no KMS, no role to pass.
+    const orders = statementsOf('webhooks').filter((s) => JSON.stringify(s.Resource).includes(logicalId(stack.tables.orders.table)));
+    expect(orders.map((s) => s.Resource)).toEqual([getAtt(stack.tables.orders.table)]);
+  });
+});
+
 describe('bundling', () => {
-  it('bundles a handler locally with esbuild into a CommonJS file that loads in plain Node and exports `handler`', () => {
+  it('bundles a handler (the release and the webhooks entries) locally with esbuild into a CommonJS file that loads in plain Node and exports `handler`', () => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'holdback-bundle-'));
     try {
       const app = new App({ outdir, builtinCloudFormationValidation: false });
       const bundled = new Stack(app, 'Bundled');
       new HoldbackFunction(bundled, 'Release', { handlerFile: 'release', description: 'bundling test', timeout: Duration.seconds(5) });
+      new HoldbackFunction(bundled, 'Webhooks', { handlerFile: 'webhooks', description: 'bundling test', timeout: Duration.seconds(5) });
       const assembly = app.synth();
       const code = Template.fromStack(bundled).toJSON().Resources;
-      const fn = Object.values(code as Record<string, Json>).find((r) => r.Type === 'AWS::Lambda::Function')!;
-      const assetDir = path.join(assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
-      expect(fs.readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);
-      const exported = execFileSync(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(path.join(assetDir, 'index.js'))}).handler)`], {
-        env: { PATH: process.env.PATH ?? '' },
-      }).toString();
-      expect(exported).toBe('function');
+      const functions = Object.values(code as Record<string, Json>).filter((r) => r.Type === 'AWS::Lambda::Function');
+      expect(functions).toHaveLength(2);
+      for (const fn of functions) {
+        const assetDir = path.join(assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
+        expect(fs.readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);
+        const exported = execFileSync(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(path.join(assetDir, 'index.js'))}).handler)`], {
+          env: { PATH: process.env.PATH ?? '' },
+        }).toString();
+        expect(exported).toBe('function');
+      }
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
     }

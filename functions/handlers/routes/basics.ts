@@ -1,12 +1,11 @@
 /** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events, webhook. */
-import { GATEWAY_WEBHOOK_PATH } from '../../routing';
-import { handleGatewayWebhook } from '../../application/handle-gateway-webhook';
 import { listRejectedEvents } from '../../application/list-rejected-events';
 import { getPolicy, policyHistory, putPolicy } from '../../application/manage-policies';
 import { getSettings, settingsHistory, updateSettings } from '../../application/manage-settings';
 import { predictSettlementAt } from '../../application/predict-settlement';
 import { viewOrder } from '../../application/view-order';
-import { json, jsonBodyOf, pathParameter, rawBodyOf, type ApiEvent } from '../http';
+import { json, jsonBodyOf, pathParameter } from '../http';
+import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import type { ApiRoute } from './route';
 
 const POLICY_EXAMPLE = '{"scheduleOption": 1, "release": {"kind": "after_delivery", "delay": "P2D"}, "actor": "finance@example.com", "reason": "trusted vendor"}';
@@ -42,17 +41,6 @@ export const BASIC_ROUTES: ApiRoute[] = [
     path: '/rejected-events',
     run: async (e, deps) => json(200, await listRejectedEvents(await deps(), { limit: e.queryStringParameters?.limit, cursor: e.queryStringParameters?.cursor })),
   },
-  {
-    method: 'POST',
-    path: GATEWAY_WEBHOOK_PATH,
-    run: async (e, deps) => {
-      const result = await handleGatewayWebhook(await deps(), { headers: lowerCased(e.headers), rawBody: rawBodyOf(e) });
-      return json(200, result);
-    },
-  },
+  GATEWAY_WEBHOOK_ROUTE,
 ];
-
-function lowerCased(headers: ApiEvent['headers']): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-}
 
