@@ -24,7 +24,7 @@ import { DynamoPreviewRepository } from './adapters/dynamodb/preview-repository'
 import { DynamoPolicyImportRepository } from './adapters/dynamodb/policy-import-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
 import { HttpGatewayOrders } from './adapters/gateway/http-gateway-orders';
-import { EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
+import { DEFAULT_ROLE_PROPAGATION_WAIT_MS, EventBridgeReleaseScheduler } from './adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
 import { LambdaLogger } from './adapters/logging/powertools-logger';
 import { SqsReleaseQueue } from './adapters/sqs/sqs-release-queue';
@@ -58,6 +58,12 @@ export const RUNTIME_ENV = {
   releaseQueueArn: 'HOLDBACK_RELEASE_QUEUE_ARN',
   schedulerRoleArn: 'HOLDBACK_SCHEDULER_ROLE_ARN',
   scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
+  /**
+   * Optional: how long CreateSchedule waits in all for a newly created scheduler role to propagate (default 30000 ms).
+   * A function with a shorter timeout sets less: the release is stored with its send time, and the sweep schedules it
+   * if this wait runs out.
+   */
+  scheduleRoleWaitMs: 'HOLDBACK_SCHEDULE_ROLE_WAIT_MS',
   /** The URL of the release queue (SQS): the one send path. */
   releaseQueueUrl: 'HOLDBACK_RELEASE_QUEUE_URL',
   /** Optional: JSON days per kind of record that may expire (`{"orders", "events", "rejected"}`); unset: nothing expires. */
@@ -103,7 +109,7 @@ export interface RuntimeConfig {
     maxTries: number;
     maxWaitMs: number;
   };
-  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string };
+  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string; rolePropagationWaitMs: number };
   releaseQueueUrl: string;
   /** The release queue consumer's maximum concurrency: at most this many release containers send at once. */
   releaseMaxConcurrency: number;
@@ -185,6 +191,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
       releaseQueueArn: required(RUNTIME_ENV.releaseQueueArn, 'the ARN of the release queue (SQS), the target of release schedules'),
       schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to send to it'),
       groupName: optional(RUNTIME_ENV.scheduleGroup, RELEASE_SCHEDULE_GROUP),
+      rolePropagationWaitMs: count(RUNTIME_ENV.scheduleRoleWaitMs, DEFAULT_ROLE_PROPAGATION_WAIT_MS, 0),
     },
     releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
     // Lambda's SQS ScalingConfig takes at least 2.
@@ -351,6 +358,7 @@ export function buildDependencies(
       releaseQueueArn: config.scheduler.releaseQueueArn,
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
+      rolePropagationWaitMs: config.scheduler.rolePropagationWaitMs,
     }),
     gateway: overrides.sendsToGateway === false
       ? noGatewaySends

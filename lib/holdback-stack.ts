@@ -71,6 +71,9 @@ export interface HoldbackStackProps extends StackProps {
   readonly alarmEmail?: string;
 }
 
+/** The api function's whole wait for a new scheduler role (its timeout is 29 s, API Gateway's 30). */
+const API_ROLE_PROPAGATION_WAIT_MS = 12_000;
+
 /**
  * The DynamoDB actions each function's code uses, per table (absent: none; it still gets the name, the composition
  * root builds every repository). Checked against the adapters' calls by the stack test.
@@ -198,6 +201,9 @@ export class HoldbackStack extends Stack {
         ...reserved('webhooks'),
       }),
     };
+    // The api's schedule changes (holds, manual release, replans) must end inside its 29 s: a wait for the scheduler
+    // role to propagate gives up sooner there, and the sweep schedules what it left (the release keeps its send time).
+    this.functions.api.function.addEnvironment(RUNTIME_ENV.scheduleRoleWaitMs, String(API_ROLE_PROPAGATION_WAIT_MS));
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? []);
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.

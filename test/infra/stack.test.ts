@@ -208,6 +208,16 @@ describe('scheduling', () => {
     expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
   });
 
+  it("the api function's wait for a new scheduler role ends well inside its timeout; the others keep the adapter's default", () => {
+    const api = resources[logicalId(stack.functions.api.function)].Properties;
+    const wait = Number(api.Environment.Variables[RUNTIME_ENV.scheduleRoleWaitMs]);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThan(api.Timeout * 1000 / 2);
+    for (const role of FUNCTION_ROLES.filter((r) => r !== 'api')) {
+      expect([role, resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables[RUNTIME_ENV.scheduleRoleWaitMs]]).toEqual([role, undefined]);
+    }
+  });
+
   it('a stack that creates the gateway secret starts with releases paused, and says so', () => {
     expect(stack.gateway.created).toBe(true);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: false });

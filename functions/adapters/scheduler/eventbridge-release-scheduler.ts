@@ -25,6 +25,8 @@ export interface EventBridgeReleaseSchedulerOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** How long CreateSchedule waits in all for a new role to propagate, unless told otherwise. */
+export const DEFAULT_ROLE_PROPAGATION_WAIT_MS = 30_000;
 /** First wait after a propagation refusal, doubled after each one up to the cap: about 30 s in 7 tries. */
 const PROPAGATION_FIRST_WAIT_MS = 500;
 const PROPAGATION_WAIT_CAP_MS = 8_000;
@@ -68,7 +70,7 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
     this.groupName = options.groupName ?? RELEASE_SCHEDULE_GROUP;
     this.timezone = options.timezone ?? 'Asia/Kolkata';
     this.retryPolicy = options.retryPolicy ?? { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 };
-    this.propagationWaitMs = options.rolePropagationWaitMs ?? 30_000;
+    this.propagationWaitMs = options.rolePropagationWaitMs ?? DEFAULT_ROLE_PROPAGATION_WAIT_MS;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
