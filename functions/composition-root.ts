@@ -60,8 +60,8 @@ export const RUNTIME_ENV = {
   scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
   /**
    * Optional: how long CreateSchedule waits in all for a newly created scheduler role to propagate (default 30000 ms).
-   * A function with a shorter timeout sets less: the release is stored with its send time, and the sweep schedules it
-   * if this wait runs out.
+   * A function with a shorter timeout sets less: the release is stored with its send time, and the sweep sends it
+   * when due if this wait runs out.
    */
   scheduleRoleWaitMs: 'HOLDBACK_SCHEDULE_ROLE_WAIT_MS',
   /** The URL of the release queue (SQS): the one send path. */

@@ -202,7 +202,7 @@ export class HoldbackStack extends Stack {
       }),
     };
     // The api's schedule changes (holds, manual release, replans) must end inside its 29 s: a wait for the scheduler
-    // role to propagate gives up sooner there, and the sweep schedules what it left (the release keeps its send time).
+    // role to propagate gives up sooner there, and the sweep sends what it left when due (the release keeps its send time).
     this.functions.api.function.addEnvironment(RUNTIME_ENV.scheduleRoleWaitMs, String(API_ROLE_PROPAGATION_WAIT_MS));
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? []);
