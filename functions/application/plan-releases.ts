@@ -48,6 +48,11 @@ export interface PlanOrderOptions {
    * plan skips it: nothing was stored under it to miss, and a racing event conflicts with its writes instead.
    */
   recheck?: boolean;
+  /**
+   * Read the settings and policies eventually consistent (the hot paths: order events, the release function); holds
+   * are read consistently all the same. See DynamoConfigReader.
+   */
+  eventualConfig?: boolean;
 }
 
 /**
@@ -57,13 +62,15 @@ export interface PlanOrderOptions {
  * a conditional write that loses reads the order again, so that what the winner knew is never planned away. Every
  * release is written before any effect starts.
  *
- * Reads: one consistent query of the order, and one consistent batch read of the settings, policies and holds.
+ * Reads: one consistent query of the order, and a batch read of the settings, policies and holds (holds consistent; the
+ * settings and policies too unless `eventualConfig`).
  */
 export async function planOrderReleases(deps: Dependencies, orderId: string, options: PlanOrderOptions): Promise<VendorRelease[] | null> {
   let stored = options.stored ?? await loadPaid(deps, orderId);
   if (!stored) return null;
   const vendorIds = stored.order.vendors.map((v) => v.vendorId).filter((id) => !options.vendorIds || options.vendorIds.includes(id));
-  let config = options.config ?? await deps.config.forPlanning(vendorIds);
+  const readConfig = () => deps.config.forPlanning(vendorIds, { eventual: options.eventualConfig });
+  let config = options.config ?? await readConfig();
   /**
    * Each write, with what it was planned from: whether the vendor was held and which events were known (a lost write
    * reads the order and the config again, so vendors of one call may be planned from different reads).
@@ -87,12 +94,12 @@ export async function planOrderReleases(deps: Dependencies, orderId: string, opt
         if (!(error instanceof VersionConflictError) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
       }
       // The config too: a hold stored meanwhile must not be planned away by the hold this call read before it.
-      [stored, config] = await Promise.all([loadPaid(deps, orderId).then((s) => s!), deps.config.forPlanning(vendorIds)]);
+      [stored, config] = await Promise.all([loadPaid(deps, orderId).then((s) => s!), readConfig()]);
     }
   }
   // In one call: the order's audit entries become records of one append (one time index write), its sends one batch.
   await runEffects(deps, written.flatMap(({ transition }) => transition.effects));
-  await confirmVendorHolds(deps, orderId, written, options.cause);
+  await confirmVendorHolds(deps, orderId, written, options);
   if (written.length === 0 || options.recheck === false) return result;
   const replanned = new Map((await recheckEvents(deps, orderId, written, options) ?? []).map((r) => [r.vendorId, r]));
   return result.map((r) => replanned.get(r.vendorId) ?? r);
@@ -115,7 +122,7 @@ async function recheckEvents(deps: Dependencies, orderId: string, written: Plann
   if (!fresh) return null;
   const missed = written.filter((w) => fresh.events.some((e) => !w.events.has(e.key))).map((w) => w.transition.release.vendorId);
   if (missed.length === 0) return null;
-  return planOrderReleases(deps, orderId, { cause: options.cause, vendorIds: missed, stored: fresh });
+  return planOrderReleases(deps, orderId, { cause: options.cause, vendorIds: missed, stored: fresh, eventualConfig: options.eventualConfig });
 }
 
 /**
@@ -125,12 +132,12 @@ async function recheckEvents(deps: Dependencies, orderId: string, written: Plann
  * when it changed. Money never depends on this (the release function reads the hold after its claim); it keeps
  * HELD and `holdReason` true, and a release unheld.
  */
-async function confirmVendorHolds(deps: Dependencies, orderId: string, written: Planned[], cause: Cause): Promise<void> {
+async function confirmVendorHolds(deps: Dependencies, orderId: string, written: Planned[], options: PlanOrderOptions): Promise<void> {
   const doubtful = written.filter(({ transition: t }) => t.expectedVersion === null || t.release.state === 'HELD');
   if (doubtful.length === 0) return;
   const fresh = await Promise.all(doubtful.map(({ transition }) => deps.holds.get(transition.release.vendorId)));
   const changed = doubtful.filter(({ held }, i) => (fresh[i]?.held ?? false) !== held).map(({ transition }) => transition.release.vendorId);
-  if (changed.length > 0) await planOrderReleases(deps, orderId, { cause, vendorIds: changed });
+  if (changed.length > 0) await planOrderReleases(deps, orderId, { cause: options.cause, vendorIds: changed, eventualConfig: options.eventualConfig });
 }
 
 async function loadPaid(deps: Dependencies, orderId: string): Promise<PaidOrder | null> {

@@ -55,9 +55,17 @@ export interface VendorHoldRepository {
   put(hold: VendorHold): Promise<void>;
 }
 
+export interface PlanningReadOptions {
+  /**
+   * Settings and policies may be read eventually consistent (half the read units; the hot paths); holds are always
+   * read consistently. See DynamoConfigReader for why that is safe.
+   */
+  eventual?: boolean;
+}
+
 export interface ConfigReader {
   /** The settings and the current policy of each vendor, read together (one round trip for a whole order). */
-  forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig>;
+  forPlanning(vendorIds: readonly string[], options?: PlanningReadOptions): Promise<PlanningConfig>;
 }
 
 /** Everything stored under one order, read at once. */
@@ -99,7 +107,10 @@ export interface OrderRepository {
    * The stored item gets `release.version`; throws VersionConflictError otherwise.
    */
   putRelease(release: VendorRelease, expectedVersion: number | null): Promise<void>;
-  /** Releases with work pending (`sendAt` at or before `before`), oldest first. */
+  /**
+   * Releases with work pending (`sendAt` at or before `before`), oldest first; it may also list a claimed release
+   * whose deadline (`sendAt`) is later, from the send time it was claimed at: the caller checks `sendAt`.
+   */
   listDue(before: string, limit: number): Promise<VendorRelease[]>;
 }
 
@@ -144,8 +155,9 @@ export interface ReleaseReads {
   outcomes(filter: OutcomeFilter, after: string | null): AsyncIterable<ReadRelease>;
   /**
    * The vendor's open releases (not settled or cancelled) whose settlement eligibility (applied, else target, else
-   * max) lies in [from, to] (all of them without a range), in that order. Every unsent release is open: previews,
-   * holds and replanning read a vendor's unsent releases here, from that vendor's partition alone.
+   * max) lies in [from, to] (all of them without a range), in the order of their maximum eligibility (then order id).
+   * Every unsent release is open: previews, holds and replanning read a vendor's unsent releases here, from that
+   * vendor's partition alone.
    */
   openReleases(vendorId: string, range?: { from: IsoInstant; to: IsoInstant }): AsyncIterable<ReadRelease>;
   /** Count and sum of the vendor's open releases per currency, from the index alone. */

@@ -45,7 +45,8 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   const applying = claimed.release;
 
   const [stored, config, gatewayEligibility] = await Promise.all([
-    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId]), lost ? reconEligibility(deps, applying, lost) : undefined,
+    // The hold consistently (it closes the stale-claim race), the settings and policy eventually (see DynamoConfigReader).
+    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId], { eventual: true }), lost ? reconEligibility(deps, applying, lost) : undefined,
   ]);
   if (lost && gatewayEligibility !== undefined) {
     const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility, settings: config.settings, now: deps.clock.now() });
@@ -61,7 +62,7 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   if (decided.kind === 'write') {
     const recorded = await record(deps, decided);
     if (recorded.outcome !== 'superseded' && (decided.release.state === 'HELD' || decided.release.state === 'WAITING')) {
-      await planOrderReleases(deps, command.orderId, { cause: { kind: 'claim', actor: SYSTEM_ACTOR }, vendorIds: [command.vendorId] });
+      await planOrderReleases(deps, command.orderId, { cause: { kind: 'claim', actor: SYSTEM_ACTOR }, vendorIds: [command.vendorId], eventualConfig: true });
     }
     return recorded;
   }

@@ -31,7 +31,10 @@ function isOverdue(release: VendorRelease, now: DateTime): boolean {
   return false;
 }
 
-/** Never calls the gateway: everything due goes through the release queue, the one send path. */
+/**
+ * Never calls the gateway: everything due goes through the release queue, the one send path. `listDue` may list a
+ * release whose send is in flight (a claim keeps its due key, see the order repository); isOverdue checks `sendAt`.
+ */
 export async function sweep(deps: Dependencies, options: SweepOptions = {}): Promise<SweepResult> {
   const limit = options.limit ?? 100;
   const now = deps.clock.now();

@@ -53,10 +53,14 @@ describe('the AWS call meter', () => {
   });
 
   it('rewrites an index entry only when its key or a projected attribute changed', async () => {
-    // `state` changes: the due index projects everything (rewritten), the open index only keys, amount and currency.
+    // `state` changes: the due index projects keys only, the open index keys, amount and currency: neither is written.
     const units = await unitsOf(() => doc.put({ TableName: local.tables.orders, Item: release({ ...due('2022-12-10T00:00:00Z'), state: 'APPLYING' }) }));
-    expect(units[`indexWrite:${local.tables.orders}/${DUE_INDEX.name}`]).toBe(1);
+    expect(units[`indexWrite:${local.tables.orders}/${DUE_INDEX.name}`]).toBeUndefined();
     expect(units[`indexWrite:${local.tables.orders}/${OPEN_INDEX.name}`]).toBeUndefined();
+    // `amount` is projected by the open index: its entry is rewritten.
+    const amount = await unitsOf(() => doc.put({ TableName: local.tables.orders, Item: release({ ...due('2022-12-10T00:00:00Z'), state: 'APPLYING', amount: '101.00' }) }));
+    expect(amount[`indexWrite:${local.tables.orders}/${OPEN_INDEX.name}`]).toBe(1);
+    expect(amount[`indexWrite:${local.tables.orders}/${DUE_INDEX.name}`]).toBeUndefined();
   });
 
   it('counts a changed index key as a delete and a put, and a removed key as a delete', async () => {
@@ -69,9 +73,10 @@ describe('the AWS call meter', () => {
 
   it('bills the larger of the old and new item by the started KB, and index entries with their 100-byte overhead', async () => {
     const big = await unitsOf(() => doc.put({ TableName: local.tables.orders, Item: release({ ...due('2022-12-12T00:00:00Z'), note: 'x'.repeat(2500) }) }));
-    // About 2.7 KB: 3 units on the table; the due index (ALL) entry as large; the open index's narrow entry is unchanged.
+    // About 2.7 KB: 3 units on the table; the new due index entry holds keys only (1); the open index's is unchanged.
     expect(big.writeUnits).toBe(3);
-    expect(big[`indexWrite:${local.tables.orders}/${DUE_INDEX.name}`]).toBe(3);
+    expect(big[`indexWrite:${local.tables.orders}/${DUE_INDEX.name}`]).toBe(1);
+    expect(big[`indexWrite:${local.tables.orders}/${OPEN_INDEX.name}`]).toBeUndefined();
     const shrunk = await unitsOf(() => doc.put({ TableName: local.tables.orders, Item: release({ state: 'APPLIED' }) }));
     expect(shrunk.writeUnits).toBe(3);
   });

@@ -379,6 +379,104 @@ describe('DynamoOrderRepository', () => {
   });
 });
 
+describe('what a release write costs (issue 11)', () => {
+  const rawItem = (local: LocalDynamo, orderId: string, vendorId: string) =>
+    local.doc.get({ TableName: local.tables.orders, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` }, ConsistentRead: true });
+
+  test('a claim keeps the due key it was claimed at (no move of the entry); a sent release leaves the index; a retry moves the key', async () => {
+    await withLocalDynamo(async (local) => {
+      const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
+      const planned = release({ orderId: 'order_3001', vendorId: 'vendor_A', releaseKey: 'rel-1', sendAt: '2022-12-05T15:00:00+05:30' });
+      await repo.putRelease(planned, null);
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBe('2022-12-05T09:30:00.000Z');
+
+      // The release function reads the release, then claims it: the deadline is its sendAt, the key stays.
+      const read = (await repo.getRelease('order_3001', 'vendor_A'))!;
+      const applying = { ...read, state: 'APPLYING' as const, sendAt: '2022-12-05T15:07:00+05:30', version: 2 };
+      await repo.putRelease(applying, 1);
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBe('2022-12-05T09:30:00.000Z');
+      // Listed from its claimed send time (the caller checks sendAt, the deadline), with its deadline as stored.
+      expect((await repo.listDue('2022-12-05T15:01:00+05:30', 10)).map((r) => [r.state, r.sendAt])).toEqual([['APPLYING', '2022-12-05T15:07:00+05:30']]);
+
+      // A failed send waits for its retry: the key moves to the retry time, so nothing lists it before.
+      const retry = { ...applying, state: 'SCHEDULED' as const, sendAt: '2022-12-05T18:00:00+05:30', version: 3 };
+      await repo.putRelease(retry, 2);
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBe('2022-12-05T12:30:00.000Z');
+      expect(await repo.listDue('2022-12-05T17:59:00+05:30', 10)).toEqual([]);
+
+      // Sent: out of the index.
+      await repo.putRelease({ ...retry, state: 'APPLIED', sendAt: null, releaseKey: null, appliedEligibility: '2022-12-05T19:00:00+05:30', version: 4 }, 3);
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBeUndefined();
+      expect(await repo.listDue('2022-12-06T00:00:00+05:30', 10)).toEqual([]);
+
+      // A writer that does not know the stored key (another process) keys a claim by its deadline: later, never missed.
+      const other = release({ orderId: 'order_3002', vendorId: 'vendor_A', releaseKey: 'rel-2' });
+      await repo.putRelease(other, null);
+      await new DynamoOrderRepository(local.doc, local.tables.orders).putRelease({ ...other, state: 'APPLYING', sendAt: '2022-12-05T15:07:00+05:30', version: 2 }, 1);
+      expect((await rawItem(local, 'order_3002', 'vendor_A'))?.dueSk).toBe('2022-12-05T09:37:00.000Z');
+    });
+  });
+
+  test('a release item keeps neither its ids, nor its nulls, nor what settling kept, and reads back as the same release', async () => {
+    await withLocalDynamo(async (local) => {
+      const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
+      const settled: VendorRelease = release({
+        orderId: 'order_3003', vendorId: 'vendor_A', state: 'SETTLED', sendAt: null,
+        appliedEligibility: '2022-12-05T16:00:00+05:30', predictedSettlement: '2022-12-06T11:00:00+05:30', settledAt: '2022-12-06T11:00:00+05:30',
+        settledFrom: { state: 'APPLIED', appliedEligibility: '2022-12-05T16:00:00+05:30', predictedSettlement: '2022-12-06T11:00:00+05:30' },
+        // Optional fields: null ones come back null, absent ones absent.
+        holdReason: null, manual: null, sending: null,
+      });
+      await repo.putRelease(settled, null);
+      const item = (await rawItem(local, 'order_3003', 'vendor_A'))!;
+      for (const name of ['orderId', 'vendorId', 'sendAt', 'releaseKey', 'clamp', 'holdReason', 'manual', 'sending']) expect(item).not.toHaveProperty(name);
+      expect(item.settledFrom).toEqual({ state: 'APPLIED' });
+      expect(await repo.getRelease('order_3003', 'vendor_A')).toEqual(settled);
+      const back = (await repo.loadOrder('order_3003')).releases[0];
+      expect(back).toEqual(settled);
+      expect(back).not.toHaveProperty('settlementMismatch');
+      expect(back).toHaveProperty('holdReason', null);
+
+      // What settling changed is kept (a settlement reported while nothing was applied, say).
+      const early = release({
+        orderId: 'order_3004', vendorId: 'vendor_A', state: 'SETTLED', sendAt: null, appliedEligibility: null, settledAt: '2022-12-06T11:00:00+05:30',
+        predictedSettlement: '2022-12-06T11:00:00+05:30', settledFrom: { state: 'SCHEDULED', appliedEligibility: null, predictedSettlement: null },
+      });
+      await repo.putRelease(early, null);
+      expect((await rawItem(local, 'order_3004', 'vendor_A'))?.settledFrom).toEqual({ state: 'SCHEDULED', predictedSettlement: null });
+      expect(await repo.getRelease('order_3004', 'vendor_A')).toEqual(early);
+
+      // An item written before (ids and nulls stored) reads as it did.
+      await local.doc.put({ TableName: local.tables.orders, Item: { pk: 'ORDER#order_3005', sk: 'VENDOR#vendor_A', ...release({ orderId: 'order_3005', vendorId: 'vendor_A', holdReason: null }) } });
+      expect(await repo.getRelease('order_3005', 'vendor_A')).toEqual(release({ orderId: 'order_3005', vendorId: 'vendor_A', holdReason: null }));
+    });
+  });
+
+  test('the hot paths read the settings and policies eventually consistent, the holds always consistently', async () => {
+    await withLocalDynamo(async (local) => {
+      const reads: { keys: string[]; consistent: boolean }[] = [];
+      const recording = Object.create(local.doc) as typeof local.doc;
+      recording.batchGet = (table, keys, consistent) => {
+        reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
+        return local.doc.batchGet(table, keys, consistent);
+      };
+      await local.doc.put({ TableName: local.tables.config, Item: { pk: 'POLICY#vendor_B', sk: 'HOLD', vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: '2022-12-01T10:00:00+05:30' } });
+      const reader = new DynamoConfigReader(recording, local.tables.config, clock);
+      const hot = await reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true });
+      expect(hot.holds.get('vendor_B')).toMatchObject({ held: true });
+      expect(hot.holds.get('vendor_A')).toBeNull();
+      expect(reads.sort((a, b) => Number(a.consistent) - Number(b.consistent))).toEqual([
+        { keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_B/CURRENT', 'SETTINGS/CURRENT'], consistent: false },
+        { keys: ['POLICY#vendor_A/HOLD', 'POLICY#vendor_B/HOLD'], consistent: true },
+      ]);
+      reads.length = 0;
+      // A person's request reads everything consistently, in one batch.
+      await reader.forPlanning(['vendor_A']);
+      expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'SETTINGS/CURRENT'], consistent: true }]);
+    });
+  });
+});
+
 describe('DynamoRejectedEventRepository', () => {
   test('in order of arrival (newest first), whatever their times say; retries stored once; details kept verbatim, huge ones truncated', async () => {
     await withLocalDynamo(async (local) => {

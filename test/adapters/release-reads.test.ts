@@ -3,6 +3,7 @@ import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-r
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/adapters/dynamodb/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
+import { DateTime } from 'luxon';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
 
@@ -17,7 +18,7 @@ afterAll(() => dynamo.close());
 
 function order(orderId: string, transactionTime: string, vendorIds: string[]): OrderRecord {
   return {
-    orderId, transactionTime, maxEligibility: transactionTime.replace(/^2022-12-0?(\d+)/, (_m, d) => `2022-12-${String(Number(d) + 15).padStart(2, '0')}`),
+    orderId, transactionTime, maxEligibility: DateTime.fromISO(transactionTime, { setZone: true }).plus({ days: 15 }).toISO({ suppressMilliseconds: true })!,
     deferByDays: 15, currency: 'INR', vendors: vendorIds.map((vendorId) => ({ vendorId, amount: '100.50' })), recordedAt: transactionTime,
   };
 }
@@ -53,7 +54,7 @@ async function all(filter: OutcomeFilter, after: string | null = null): Promise<
 test('the orders table has the due index and the four read-side indexes, sparse and narrow; the vendor index is gone', () => {
   const [table] = createTableInputs();
   expect(table.GlobalSecondaryIndexes?.map((i) => [i.IndexName, i.Projection?.ProjectionType, i.Projection?.NonKeyAttributes ?? []])).toEqual([
-    ['due', 'ALL', []],
+    ['due', 'KEYS_ONLY', []],
     [OPEN_INDEX.name, 'INCLUDE', ['amount', 'currency']],
     [PAID_INDEX.name, 'INCLUDE', ['vendors']],
     [APPLIED_INDEX.name, 'KEYS_ONLY', []],
@@ -69,7 +70,7 @@ describe('outcomes through the indexes', () => {
 
   beforeAll(async () => {
     await paid(a);
-    // An earlier target: first in the open index, which is ordered by eligibility.
+    // Paid a day earlier: first in the open index, which is ordered by maximum eligibility.
     await paid(b, { ven_a: { targetEligibility: '2022-12-04T10:00:00+05:30', sendAt: '2022-12-04T09:00:00+05:30' } });
     const [applied] = await paid(c);
     // The release of order_r3 / ven_a is applied, then settled: each write keeps its indexes.
@@ -134,5 +135,31 @@ describe('outcomes through the indexes', () => {
     expect(await orders.reads.vendors('ven_b', 2)).toEqual({ vendorIds: ['ven_c', 'ven_policy_only'], more: false });
     expect(await orders.reads.knowsVendor('ven_policy_only')).toBe(true);
     expect(await orders.reads.knowsVendor('ven_never')).toBe(false);
+  });
+});
+
+describe('the open index, ordered by maximum eligibility (issue 11)', () => {
+  test('its key is set once: a target set later (a delivery) does not move it; a range is still kept by eligibility', async () => {
+    // Transaction 1 Dec, max 16 Dec: waiting for its delivery, then a target of 3 Dec.
+    const o = order('order_open1', '2022-12-01T10:00:00+05:30', ['ven_open']);
+    const [waiting] = await paid(o, { ven_open: { state: 'WAITING', targetEligibility: null, sendAt: null } });
+    const key = async () => (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_open1', sk: 'VENDOR#ven_open' } }))?.[OPEN_INDEX.sk];
+    expect(await key()).toBe('2022-12-16T04:30:00.000Z#order_open1');
+    await orders.putRelease({ ...waiting, state: 'SCHEDULED', targetEligibility: '2022-12-03T16:00:00+05:30', sendAt: '2022-12-03T15:00:00+05:30', version: 2 }, 1);
+    expect(await key()).toBe('2022-12-16T04:30:00.000Z#order_open1');
+    // Another, paid 10 Dec (max 25 Dec), target 12 Dec.
+    await paid(order('order_open2', '2022-12-10T10:00:00+05:30', ['ven_open']), { ven_open: { targetEligibility: '2022-12-12T10:00:00+05:30' } });
+
+    const open = async (from: string, to: string) => {
+      const ids: string[] = [];
+      for await (const row of orders.reads.openReleases('ven_open', { from, to })) ids.push(row.release.orderId);
+      return ids;
+    };
+    // Eligibility 3 Dec lies in [2 Dec, 4 Dec] though its maximum (16 Dec) does not.
+    expect(await open('2022-12-02T00:00:00+05:30', '2022-12-04T00:00:00+05:30')).toEqual(['order_open1']);
+    // Maximum 16 Dec lies in [15 Dec, 20 Dec], its eligibility does not; 12 Dec of the other lies in [11 Dec, 13 Dec].
+    expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual([]);
+    expect(await open('2022-12-11T00:00:00+05:30', '2022-12-13T00:00:00+05:30')).toEqual(['order_open2']);
+    expect(await open('2022-12-01T00:00:00+05:30', '2022-12-31T00:00:00+05:30')).toEqual(['order_open1', 'order_open2']);
   });
 });

@@ -31,7 +31,8 @@ export class InMemoryReleaseReads implements ReleaseReads {
       if (release.vendorId !== vendorId || release.state === 'SETTLED' || release.state === 'CANCELLED') continue;
       const at = utc(release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility);
       if (at < utc(range.from) || at > utc(range.to)) continue;
-      rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position: `${at}#${release.orderId}#${vendorId}` });
+      // In the order of the maximum eligibility, as the open index keeps them.
+      rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position: `${utc(release.maxEligibility)}#${release.orderId}#${vendorId}` });
     }
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }

@@ -1,7 +1,7 @@
-/** The planner's read of the config table: the settings, every vendor's policy in force and hold, in one BatchGetItem. */
+/** The planner's read of the config table: the settings, every vendor's policy in force and hold, in two BatchGetItems. */
 import type { DocumentClient } from './document-client';
 import type { VendorHold, VendorPolicy, VersionedSettings } from '../../domain/types';
-import type { Clock, ConfigReader, PlanningConfig } from '../../application/ports';
+import type { Clock, ConfigReader, PlanningConfig, PlanningReadOptions } from '../../application/ports';
 import { batchGetItems, withoutKeys } from './item-keys';
 import { HOLD_SK } from './hold-repository';
 import { unsavedSettings } from './settings-repository';
@@ -14,16 +14,35 @@ export class DynamoConfigReader implements ConfigReader {
     private readonly clock: Clock,
   ) {}
 
-  async forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig> {
+  /**
+   * The holds are always read consistently: a hold stored before this read is always seen. That is what closes the
+   * stale-claim race (the release function claims, then reads the hold; a hold stored before that read stops the send,
+   * one stored after it finds the release APPLYING) and the planner's write-then-read with a hold (see
+   * confirmVendorHolds). An eventually consistent read could miss a hold stored a moment before, and send.
+   *
+   * The settings and policies, with `eventual`, are read eventually consistent (half the read units), in a BatchGetItem
+   * of their own beside the holds' (a BatchGetItem has one consistency per table). Nothing that must hold depends on
+   * seeing a change saved a moment before: an open release keeps the policy it was pinned to (a policy reaches open
+   * releases only through the replan of PUT policy, whose conditional writes re-read a release that moved), so a
+   * missed policy change plans a new order as if the order had been paid a moment before the change, which a
+   * consistent read leaves possible as well (the two are concurrent); a missed settings change likewise plans as if
+   * this read had come a moment earlier. The hot paths (order events, the release function) ask for it; a person's
+   * request (manual release, retry, previews) reads consistently, so that what they just saved is what they get.
+   * Nothing is cached across invocations: every call reads.
+   */
+  async forPlanning(vendorIds: readonly string[], options: PlanningReadOptions = {}): Promise<PlanningConfig> {
     const unique = [...new Set(vendorIds)];
-    const keys = [
-      ...[SETTINGS_PK, ...unique.map(policyPk)].map((pk) => ({ pk, sk: CURRENT_SK })),
-      ...unique.map((vendorId) => ({ pk: policyPk(vendorId), sk: HOLD_SK })),
-    ];
+    const current = [SETTINGS_PK, ...unique.map(policyPk)].map((pk) => ({ pk, sk: CURRENT_SK }));
+    const holdKeys = unique.map((vendorId) => ({ pk: policyPk(vendorId), sk: HOLD_SK }));
+    const read = options.eventual
+      ? Promise.all([
+        batchGetItems(this.doc, this.tableName, current, false),
+        holdKeys.length > 0 ? batchGetItems(this.doc, this.tableName, holdKeys, true) : [],
+      ]).then(([a, b]) => [...a, ...b])
+      : batchGetItems(this.doc, this.tableName, [...current, ...holdKeys], true);
     const items = new Map<string, Record<string, unknown>>();
     const holds = new Map<string, Record<string, unknown>>();
-    // Consistent: a hold stored before this read is always seen (the release function reads after its claim).
-    for (const item of await batchGetItems(this.doc, this.tableName, keys, true)) {
+    for (const item of await read) {
       (item.sk === HOLD_SK ? holds : items).set(item.pk as string, item);
     }
     const settings = items.get(SETTINGS_PK);

@@ -5,10 +5,10 @@ import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
 import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from './tables';
 import { expiryStamp, type RetentionDays } from './retention';
-import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
+import { batchGetItems, isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
 import {
   DynamoReleaseReads, INDEX_ATTRIBUTES, META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, orderPk, releaseIndexKeys,
-  toRelease,
+  storedRelease, toRelease,
 } from './release-reads';
 
 /**
@@ -25,25 +25,65 @@ export function dueShard(orderId: string, vendorId: string): string {
 }
 
 /**
- * A release as its table item, with every index key it qualifies for (sparse: the rest are absent), and its expiry
- * (`ordersDays` after the order's transaction time, as its order record's) when orders expire.
+ * The due index's sort key of a release: none when nothing is pending (sparse: it is not in the index at all), else its
+ * `sendAt`, except that a claim (APPLYING, whose `sendAt` is its deadline) keeps the key of the release it claimed,
+ * `storedDueKey`, when that is known and earlier. The key is then set once when a send time is known and removed once
+ * when the release is sent, instead of moving at the claim too (a delete and a put of the entry: 2 write units). The
+ * sweep reads every release whose key has passed and checks `sendAt` itself; a key left early lists a claimed release
+ * only while its send is in flight, and a retry (SCHEDULED at a later time) moves the key to that time again.
  */
-export function releaseItem(release: VendorRelease, ordersDays?: number): { item: Record<string, unknown>; months: string[] } {
+export function dueSortKey(release: VendorRelease, storedDueKey?: string): string | null {
+  if (release.sendAt === null) return null;
+  const key = utcSortKey(release.sendAt, 'sendAt');
+  return release.state === 'APPLYING' && storedDueKey !== undefined && storedDueKey <= key ? storedDueKey : key;
+}
+
+/**
+ * A release as its table item (storedRelease's attributes), with every index key it qualifies for (sparse: the rest
+ * are absent), and its expiry (`ordersDays` after the order's transaction time, as its order record's) when orders
+ * expire. `storedDueKey`: the due key of the item this one replaces, when known (see dueSortKey).
+ */
+export function releaseItem(release: VendorRelease, ordersDays?: number, storedDueKey?: string): { item: Record<string, unknown>; months: string[] } {
   const { keys, months } = releaseIndexKeys(release);
+  const due = dueSortKey(release, storedDueKey);
   return {
     item: {
       pk: orderPk(release.orderId),
       sk: RELEASE_PREFIX + release.vendorId,
-      ...release,
-      // Sparse: a release with nothing pending has no due-index attributes, so it is not in the index at all.
-      ...(release.sendAt !== null
-        ? { [DUE_INDEX.pk]: dueShard(release.orderId, release.vendorId), [DUE_INDEX.sk]: utcSortKey(release.sendAt, 'sendAt') }
-        : {}),
+      ...storedRelease(release),
+      ...(due !== null ? { [DUE_INDEX.pk]: dueShard(release.orderId, release.vendorId), [DUE_INDEX.sk]: due } : {}),
       ...keys,
       ...expiryStamp(release.transactionTime, ordersDays, 'transactionTime'),
     },
     months,
   };
+}
+
+/** Most releases whose due key this process remembers; the oldest are forgotten first. */
+const REMEMBERED_DUE_KEYS = 1000;
+
+/**
+ * The due key of each release item this process last read or wrote, with the item's version. A conditional write
+ * expecting version N replaces exactly the item of version N, so the key remembered with N is the key it replaces;
+ * with any other version (or none remembered) the key is unknown and dueSortKey takes `sendAt`. A claim reads its
+ * release just before writing it, so the claim finds the key here.
+ */
+class DueKeyMemory {
+  private readonly keys = new Map<string, { version: number; dueKey: string | undefined }>();
+
+  /** Remembers the due key of a release item as read or written. */
+  note(item: Record<string, unknown>): void {
+    const id = `${item.pk}\u0000${item.sk}`;
+    this.keys.delete(id);
+    this.keys.set(id, { version: item.version as number, dueKey: item[DUE_INDEX.sk] as string | undefined });
+    if (this.keys.size > REMEMBERED_DUE_KEYS) this.keys.delete(this.keys.keys().next().value as string);
+  }
+
+  /** The due key of the item of `version`, if that is the one remembered. */
+  of(pk: string, sk: string, version: number): string | undefined {
+    const known = this.keys.get(`${pk}\u0000${sk}`);
+    return known?.version === version ? known.dueKey : undefined;
+  }
 }
 
 /** An order record as its `META` item, in the paid index by transaction time, expiring `ordersDays` after it. */
@@ -67,9 +107,9 @@ function inReceiptOrder(items: Record<string, unknown>[]): StoredEvent[] {
   return keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0)).map(({ event }) => event);
 }
 
-/** Oldest send first; ties in a stable order so the sweep is deterministic. */
-function bySendAt(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const key = (item: Record<string, unknown>): string => `${item[DUE_INDEX.sk]}\u0000${item.orderId}\u0000${item.vendorId}`;
+/** Oldest due key first; ties in a stable order (by order, then vendor) so the sweep is deterministic. */
+function byDueKey(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const key = (item: Record<string, unknown>): string => `${item[DUE_INDEX.sk]}\u0000${item.pk}\u0000${item.sk}`;
   const [ka, kb] = [key(a), key(b)];
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
@@ -78,6 +118,7 @@ export class DynamoOrderRepository implements OrderRepository {
   /** The read side over the same table; the writes below keep its indexes and directory. */
   readonly reads: DynamoReleaseReads;
   private readonly directory: ReadDirectory;
+  private readonly dueKeys = new DueKeyMemory();
 
   /** `retention`: days after which orders (with their releases) and events expire; none given, nothing expires. */
   constructor(private readonly doc: DocumentClient, private readonly tableName: string, private readonly retention: RetentionDays = {}) {
@@ -105,7 +146,7 @@ export class DynamoOrderRepository implements OrderRepository {
       const sk = item.sk as string;
       if (sk === META_SK) meta = item;
       else if (sk.startsWith(EVENT_PREFIX)) events.push(item);
-      else if (sk.startsWith(RELEASE_PREFIX)) releases.push(toRelease(item));
+      else if (sk.startsWith(RELEASE_PREFIX)) releases.push(this.releaseOf(item));
     }
     return { order: toOrder(meta), events: inReceiptOrder(events), releases };
   }
@@ -134,7 +175,15 @@ export class DynamoOrderRepository implements OrderRepository {
     }
   }
 
+  /**
+   * Read first: most events come after the payment, for which the conditional write would only be refused, yet billed
+   * a write unit. The read may be eventually consistent (half a read unit, a tenth of the write's price): an order once
+   * paid stays paid, so a record read, however stale, is the truth; anything else (no item, or the mark, which only the
+   * payment replaces) is written conditionally as before.
+   */
   async markAwaitingPayment(orderId: string): Promise<boolean> {
+    const meta = await this.doc.get({ TableName: this.tableName, Key: { pk: orderPk(orderId), sk: META_SK } });
+    if (toOrder(meta)) return false;
     try {
       await this.doc.put({
         TableName: this.tableName,
@@ -170,11 +219,11 @@ export class DynamoOrderRepository implements OrderRepository {
 
   async getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null> {
     const item = await this.getItem(orderId, RELEASE_PREFIX + vendorId);
-    return item ? toRelease(item) : null;
+    return item ? this.releaseOf(item) : null;
   }
 
   async listReleases(orderId: string): Promise<VendorRelease[]> {
-    return (await this.queryOrder(orderId, RELEASE_PREFIX)).map(toRelease);
+    return (await this.queryOrder(orderId, RELEASE_PREFIX)).map((item) => this.releaseOf(item));
   }
 
   async putRelease(release: VendorRelease, expectedVersion: number | null): Promise<void> {
@@ -186,12 +235,16 @@ export class DynamoOrderRepository implements OrderRepository {
           ExpressionAttributeNames: { '#version': 'version' },
           ExpressionAttributeValues: { ':expected': expectedVersion },
         };
-    const { item, months } = releaseItem(release, this.retention.orders);
+    const pk = orderPk(release.orderId);
+    const sk = RELEASE_PREFIX + release.vendorId;
+    const storedDueKey = expectedVersion === null ? undefined : this.dueKeys.of(pk, sk, expectedVersion);
+    const { item, months } = releaseItem(release, this.retention.orders, storedDueKey);
     // Directory entries first (cached, so mostly no I/O): a reader must never miss a month or a vendor that has items.
     if (expectedVersion === null) await this.directory.noteVendor(release.vendorId);
     for (const month of months) await this.directory.noteMonth(month);
     try {
       await this.doc.put({ TableName: this.tableName, Item: item, ...condition });
+      this.dueKeys.note(item);
     } catch (error) {
       if (isConditionalCheckFailed(error)) {
         const expected = expectedVersion === null ? 'no release yet' : `version ${expectedVersion}`;
@@ -204,8 +257,12 @@ export class DynamoOrderRepository implements OrderRepository {
   }
 
   /**
-   * Releases whose `sendAt` is at or before `before`, oldest first. Each shard is read up to `limit` in time order,
-   * so the merge of the shards' heads is exactly the overall oldest `limit`.
+   * Releases whose due key is at or before `before`, oldest key first: every release whose `sendAt` is, and claimed
+   * ones whose send is in flight (see dueSortKey), so the caller checks `sendAt`. Each shard is read up to `limit` in
+   * key order, so the merge of the shards' heads is exactly the overall oldest `limit`. The index holds keys only
+   * (the release's other writes leave it alone); the releases are read from the table, eventually consistent: the sweep
+   * only puts commands on the queue, and the release function reads the release again, consistently, before acting.
+   * A release no longer pending when read is left out.
    */
   async listDue(before: string, limit: number): Promise<VendorRelease[]> {
     if (limit <= 0) return [];
@@ -218,7 +275,20 @@ export class DynamoOrderRepository implements OrderRepository {
       ExpressionAttributeValues: { ':pk': `DUE#${shard}`, ':until': until },
       ScanIndexForward: true,
     }, limit)));
-    return shards.flat().sort(bySendAt).slice(0, limit).map(toRelease);
+    const entries = shards.flat().sort(byDueKey).slice(0, limit);
+    const items = await batchGetItems(this.doc, this.tableName, entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })), false);
+    const found = new Map(items.map((item) => [`${item.pk}\u0000${item.sk}`, item]));
+    return entries.flatMap((entry) => {
+      const item = found.get(`${entry.pk}\u0000${entry.sk}`);
+      const release = item ? toRelease(item) : null;
+      return release && release.sendAt !== null ? [release] : [];
+    });
+  }
+
+  /** The release of an item read consistently, its due key remembered for the release's next write. */
+  private releaseOf(item: Record<string, unknown>): VendorRelease {
+    this.dueKeys.note(item);
+    return toRelease(item);
   }
 
   /** Writes an item that must not exist yet; false when it did (the stored one stays). */

@@ -1,7 +1,8 @@
 /** The read side of releases (outcomes, forecasts, vendors) over the orders table's sparse indexes: queries, never a scan. */
 import Decimal from 'decimal.js';
+import { MAX_DELAY_DAYS } from '../../domain/bounds';
 import { parseMoment } from '../../domain/dates';
-import type { OrderRecord, VendorRelease } from '../../domain/types';
+import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { MAX_BATCH_GET_KEYS, batchGetItems, queryItems, withoutKeys } from './item-keys';
@@ -27,6 +28,11 @@ const AFTER_ANY = '~';
 const BEFORE_ANY = '0';
 /** Index entries read per query page: enough to fill a page of outcomes, small enough to stream. */
 const QUERY_PAGE = 250;
+/**
+ * How far a release's eligibility may lie before its maximum eligibility (the open index's order): the window of
+ * Defer by Days, at most 365 days, and a day to spare.
+ */
+const LONGEST_WINDOW_MS = (MAX_DELAY_DAYS + 1) * 86_400_000;
 
 /** The partitions that list what exists: every vendor seen, and every month an index partition was written in. */
 const VENDORS_PK = 'VENDORS';
@@ -45,16 +51,17 @@ const monthPk = (kind: IndexKind, month: string): string => `${kind}#${month}`;
 
 /**
  * The index attributes of a release item. Each is set by the write that makes it true and then never changes, so an
- * index is written about once per release (see tables.ts).
+ * index is written about once per release (see tables.ts). The open index's key is the maximum eligibility, which
+ * never changes, not the eligibility itself, which moves when a delivery sets the target or a late send is clamped:
+ * each move would be a delete and a put of the entry (2 write units) that no query needs (see openReleases).
  */
 export function releaseIndexKeys(release: VendorRelease): { keys: Record<string, string>; months: string[] } {
   const keys: Record<string, string> = {};
   const months: string[] = [];
   const { orderId, vendorId } = release;
   if (release.state !== 'SETTLED' && release.state !== 'CANCELLED') {
-    const eligibility = release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility;
     keys[OPEN_INDEX.pk] = `OPEN#${vendorId}`;
-    keys[OPEN_INDEX.sk] = `${timeKey(eligibility, 'eligibility').utc}#${orderId}`;
+    keys[OPEN_INDEX.sk] = `${timeKey(release.maxEligibility, 'maxEligibility').utc}#${orderId}`;
   }
   if (release.appliedEligibility !== null) {
     const at = timeKey(release.appliedEligibility, 'appliedEligibility');
@@ -141,7 +148,64 @@ interface Candidate {
   position: string;
 }
 
-export const toRelease = (item: Record<string, unknown>): VendorRelease => withoutKeys<VendorRelease>(item, INDEX_ATTRIBUTES);
+/**
+ * The fields of a release that may be null. A release item stores only the fields that are set: a null costs its
+ * name's bytes on each of a release's dozen writes, and those bytes took a settled release past the 1 KB of one write
+ * unit. Reading gives the release back exactly: a field every release has is null when absent; an optional one that
+ * was null (not absent) is named by its letter in `nulls`. (Records, so that the compiler names a field added to
+ * VendorRelease that belongs here.)
+ */
+type NullableField = { [K in keyof VendorRelease]-?: null extends VendorRelease[K] ? K : never }[keyof VendorRelease];
+type OptionalNullableField = { [K in NullableField]-?: undefined extends VendorRelease[K] ? K : never }[NullableField];
+const REQUIRED_NULLABLE: Record<Exclude<NullableField, OptionalNullableField>, true> = {
+  targetEligibility: true, sendAt: true, releaseKey: true, appliedEligibility: true, predictedSettlement: true, clamp: true,
+  reason: true, settledAt: true,
+};
+const NULL_LETTERS: Record<OptionalNullableField, string> = {
+  holdReason: 'h', plannedSendAt: 'p', settledFrom: 'f', manual: 'm', orderNotFoundSince: 'o', settlementMismatch: 'x', sending: 's',
+};
+const NULLS = 'nulls';
+/** The times a settled release keeps of what it was; stored in `settledFrom` only where they differ from the release's own. */
+const SETTLED_FROM_TIMES = ['appliedEligibility', 'predictedSettlement'] as const;
+
+/**
+ * A release as its item's attributes (without keys): its order and vendor ids are the item's key already
+ * (`ORDER#id`/`VENDOR#vid`), its nulls are left out (see NULL_LETTERS), and a settled release's `settledFrom` keeps
+ * only the times that settling changed (none, as `settle` keeps them). toRelease gives back the same release.
+ */
+export function storedRelease(release: VendorRelease): Record<string, unknown> {
+  const stored: Record<string, unknown> = {};
+  let nulls = '';
+  for (const [name, value] of Object.entries(release)) {
+    if (name === 'orderId' || name === 'vendorId' || value === undefined) continue;
+    if (value !== null) stored[name] = value;
+    else if (name in NULL_LETTERS) nulls += NULL_LETTERS[name as OptionalNullableField];
+  }
+  if (nulls) stored[NULLS] = nulls;
+  if (release.settledFrom) {
+    const from: Record<string, unknown> = { state: release.settledFrom.state };
+    for (const name of SETTLED_FROM_TIMES) if (release.settledFrom[name] !== release[name]) from[name] = release.settledFrom[name];
+    stored.settledFrom = from;
+  }
+  return stored;
+}
+
+/** The release of an item, as storedRelease stored it (or as written before it, with its ids and nulls). */
+export function toRelease(item: Record<string, unknown>): VendorRelease {
+  const release = withoutKeys<Record<string, unknown>>(item, [...INDEX_ATTRIBUTES, NULLS]);
+  release.orderId ??= (item[KEY.pk] as string).slice(orderPk('').length);
+  release.vendorId ??= (item[KEY.sk] as string).slice(RELEASE_PREFIX.length);
+  for (const name of Object.keys(REQUIRED_NULLABLE)) release[name] ??= null;
+  const nulls = typeof item[NULLS] === 'string' ? item[NULLS] : '';
+  for (const [name, letter] of Object.entries(NULL_LETTERS)) if (nulls.includes(letter)) release[name] = null;
+  const from = release.settledFrom as Partial<SettledFrom> | null | undefined;
+  if (from) {
+    const full: Record<string, unknown> = { ...from };
+    for (const name of SETTLED_FROM_TIMES) if (!(name in from)) full[name] = release[name];
+    release.settledFrom = full;
+  }
+  return release as unknown as VendorRelease;
+}
 
 export class DynamoReleaseReads implements ReleaseReads {
   constructor(
@@ -180,15 +244,27 @@ export class DynamoReleaseReads implements ReleaseReads {
     }
   }
 
+  /**
+   * The index is ordered by maximum eligibility, which bounds the eligibility on both sides: it is never later than
+   * the maximum, nor earlier than the transaction time, at most the longest window before it. A range is read over
+   * those bounds and each release is then kept by its own eligibility (read with it anyway).
+   */
   async *openReleases(vendorId: string, range?: { from: string; to: string }): AsyncIterable<ReadRelease> {
     const from = range ? timeKey(range.from, 'from').utc : BEFORE_ANY;
-    const to = range ? `${timeKey(range.to, 'to').utc}#${AFTER_ANY}` : AFTER_ANY;
+    const to = range ? timeKey(range.to, 'to').utc : AFTER_ANY;
     if (from > to) return;
-    for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, from, to)) {
-      yield* await this.fetch(entries.map((entry) => {
+    const upper = range ? `${new Date(parseMoment(range.to, 'to').ms + LONGEST_WINDOW_MS).toISOString()}#${AFTER_ANY}` : AFTER_ANY;
+    const inRange = (release: VendorRelease): boolean => {
+      if (!range) return true;
+      const at = timeKey(release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility, 'eligibility').utc;
+      return at >= from && at <= to;
+    };
+    for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, from, upper)) {
+      const rows = await this.fetch(entries.map((entry) => {
         const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
         return { orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` };
       }), {});
+      yield* rows.filter((row) => inRange(row.release));
     }
   }
 

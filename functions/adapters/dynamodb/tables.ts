@@ -25,7 +25,11 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 
 /** Attribute and index names shared by the table definitions and the repositories. */
 export const KEY = { pk: 'pk', sk: 'sk' } as const;
-/** Sparse index of releases with a pending send: set only while `sendAt` is non-null. */
+/**
+ * Sparse index of releases with a pending send: set only while `sendAt` is non-null, its key set once when a send time
+ * is known (a claim keeps it, see order-repository's dueSortKey) and removed once. Keys only: a write that leaves the
+ * key alone (a claim, a recorded send) writes no entry; the sweep reads the releases it lists from the table.
+ */
 export const DUE_INDEX = { name: 'due', pk: 'duePk', sk: 'dueSk' } as const;
 /*
  * The read side's indexes (outcomes, forecasts, vendors, accuracy). Each is sparse and narrow, and its keys are set by
@@ -34,9 +38,11 @@ export const DUE_INDEX = { name: 'due', pk: 'duePk', sk: 'dueSk' } as const;
  * attributes change. Month partitions (India time) keep a range query to a few partitions.
  */
 /**
- * Open releases by vendor (money not yet settled or cancelled), ordered by the eligibility the gateway will settle
- * them after (applied, else target, else max). Projects `amount` and `currency` (never change) so a vendor's open amount is summed
- * from the index alone. Read by forecasts, GET /vendors, previews, holds.
+ * Open releases by vendor (money not yet settled or cancelled), ordered by maximum eligibility (never changes, and
+ * bounds the eligibility the gateway will settle them after: a forecast's range reads by it, see openReleases), so an
+ * entry is written when the release is created and deleted when it settles or is cancelled, nothing in between.
+ * Projects `amount` and `currency` (never change) so a vendor's open amount is summed from the index alone. Read by
+ * forecasts, GET /vendors, previews, holds.
  */
 export const OPEN_INDEX = { name: 'openByVendor', pk: 'openPk', sk: 'openSk', include: ['amount', 'currency'] } as const;
 /** Paid orders (the `META` item, one entry per order) by transaction time; projects the vendors and their amounts. */
@@ -75,7 +81,7 @@ export const TABLES: Record<TableName, TableDefinition> = {
       APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk,
     ),
     globalSecondaryIndexes: [
-      { IndexName: DUE_INDEX.name, KeySchema: hashRange(DUE_INDEX.pk, DUE_INDEX.sk), Projection: { ProjectionType: 'ALL' } },
+      { IndexName: DUE_INDEX.name, KeySchema: hashRange(DUE_INDEX.pk, DUE_INDEX.sk), Projection: { ProjectionType: 'KEYS_ONLY' } },
       {
         IndexName: OPEN_INDEX.name,
         KeySchema: hashRange(OPEN_INDEX.pk, OPEN_INDEX.sk),
