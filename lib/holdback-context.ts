@@ -20,6 +20,7 @@ export const CONTEXT_KEYS = {
   accountConcurrencyLimit: 'holdback:accountConcurrencyLimit',
   retentionDays: 'holdback:retentionDays',
   alarmEmail: 'holdback:alarmEmail',
+  dueIndexProjection: 'holdback:dueIndexProjection',
 } as const;
 
 /** A second stack in the same account takes another name (every name in it is scoped by it). */
@@ -46,6 +47,10 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
   const releasesEnabled = booleanOf(node.tryGetContext(CONTEXT_KEYS.releasesEnabled), CONTEXT_KEYS.releasesEnabled);
   const accountLimit = wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.accountConcurrencyLimit), CONTEXT_KEYS.accountConcurrencyLimit, 1) ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
   const alarmEmail = text(CONTEXT_KEYS.alarmEmail);
+  const dueIndexProjection = text(CONTEXT_KEYS.dueIndexProjection);
+  if (dueIndexProjection !== undefined && dueIndexProjection !== 'KEYS_ONLY' && dueIndexProjection !== 'ALL') {
+    throw new Error(`context ${CONTEXT_KEYS.dueIndexProjection} is "${dueIndexProjection}"; send KEYS_ONLY (the default) or ALL (only for a stack deployed before the due index became keys-only: DynamoDB cannot change an index's projection in place)`);
+  }
   if (alarmEmail && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) {
     throw new Error(`context ${CONTEXT_KEYS.alarmEmail} is "${alarmEmail}"; send an e-mail address, e.g. -c ${CONTEXT_KEYS.alarmEmail}=ops@example.com`);
   }
@@ -61,6 +66,7 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     concurrencyBudget: concurrencyBudgetOf(node.tryGetContext(CONTEXT_KEYS.concurrencyBudget), accountLimit),
     retentionDays: retentionOf(node.tryGetContext(CONTEXT_KEYS.retentionDays)),
     ...(alarmEmail ? { alarmEmail } : {}),
+    ...(dueIndexProjection ? { dueIndexProjection } : {}),
   };
 }
 

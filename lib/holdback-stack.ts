@@ -5,6 +5,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
+import { DUE_INDEX } from '../functions/adapters/dynamodb/tables';
 import {
   DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/routing';
@@ -67,6 +68,11 @@ export interface HoldbackStackProps extends StackProps {
   readonly concurrencyBudget?: ConcurrencyBudget | null;
   /** @default DEFAULT_RETENTION_DAYS */
   readonly retentionDays?: RetentionDays;
+  /**
+   * The orders table's due index projection: KEYS_ONLY (the default; the code reads the releases from the table), or
+   * ALL for a stack deployed while it was ALL, since DynamoDB cannot change an index's projection in place.
+   */
+  readonly dueIndexProjection?: 'KEYS_ONLY' | 'ALL';
   /** Subscribed to the alarm topic. */
   readonly alarmEmail?: string;
 }
@@ -137,7 +143,10 @@ export class HoldbackStack extends Stack {
     const retention = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
 
     this.tables = Object.fromEntries((Object.keys(STACK_TABLES) as StackTableName[]).map((name) =>
-      [name, new HoldbackTable(this, TABLE_IDS[name], { name })])) as Record<StackTableName, HoldbackTable>;
+      [name, new HoldbackTable(this, TABLE_IDS[name], {
+        name,
+        ...(name === 'orders' && props.dueIndexProjection ? { projections: { [DUE_INDEX.name]: props.dueIndexProjection } } : {}),
+      })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
     const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
     const releaseConcurrency = props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY;

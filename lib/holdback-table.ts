@@ -25,6 +25,8 @@ const ATTRIBUTE_TYPES: Record<string, dynamodb.AttributeType> = {
 export interface HoldbackTableProps {
   /** Which of Holdback's tables this is. */
   readonly name: StackTableName;
+  /** Index projections that differ from the table definition's (a deployed index keeps the projection it was created with). */
+  readonly projections?: Record<string, 'ALL' | 'KEYS_ONLY'>;
 }
 
 /**
@@ -58,7 +60,7 @@ export class HoldbackTable extends Construct {
       this.table.addGlobalSecondaryIndex({
         indexName: required(index.IndexName, `${where}: IndexName`),
         ...keysOf(required(index.KeySchema, `${where}: KeySchema`), definition.attributeDefinitions, where),
-        ...projectionOf(index.Projection, where),
+        ...projectionOf(props.projections?.[index.IndexName ?? ''] ? { ProjectionType: props.projections[index.IndexName ?? ''] } : index.Projection, where),
       });
     }
   }

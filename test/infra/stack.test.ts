@@ -395,6 +395,20 @@ describe('context', () => {
       .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks$/);
   });
 
+  it("keeps the due index's projection of a stack deployed while it was ALL (DynamoDB cannot change it in place); keys only by default", () => {
+    const dueProjection = (t: Template) => {
+      const orders = Object.values(t.findResources('AWS::DynamoDB::Table')).find((r) => (r as Json).Properties.GlobalSecondaryIndexes?.some((i: Json) => i.IndexName === 'due')) as Json;
+      return orders.Properties.GlobalSecondaryIndexes.find((i: Json) => i.IndexName === 'due').Projection;
+    };
+    expect(dueProjection(template)).toEqual({ ProjectionType: 'KEYS_ONLY' });
+    const props = holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.dueIndexProjection]: 'ALL' }));
+    expect(props.dueIndexProjection).toBe('ALL');
+    const legacy = new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Legacy', { dueIndexProjection: props.dueIndexProjection });
+    expect(dueProjection(Template.fromStack(legacy))).toEqual({ ProjectionType: 'ALL' });
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.dueIndexProjection]: 'INCLUDE' })))
+      .toThrow(/holdback:dueIndexProjection is "INCLUDE"; send KEYS_ONLY \(the default\) or ALL/);
+  });
+
   it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind and releasesEnabled', () => {
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: '4' })).releaseConcurrency).toBe(4);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: 1 })))
