@@ -442,6 +442,9 @@ const paths: Record<string, Record<string, Json>> = {
   '/webhooks/gateway': {
     post: {
       summary: "The gateway's webhooks (payments, vendor settlements), verified by its signature",
+      description: 'Locally served here with no other authorisation. On AWS the gateway posts to the stack output `WebhookUrl` '
+        + '(the webhooks function\'s Lambda function URL, which answers this route alone: 404 on any other path, 405 on another '
+        + 'method); this route of the HTTP API needs IAM (SigV4) like every other.',
       security: [],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
       responses: responses({ 200: ok('What was done with it.', { type: 'object', additionalProperties: true }) }, { 400: 'Unreadable body.', 401: 'Bad or stale signature.' }),
@@ -457,7 +460,7 @@ export const OPENAPI_DOCUMENT = {
     description: "Holdback turns the gateway's per-order vendor settlement-eligibility PUT into a policy engine. JSON in and out; "
       + 'errors are `{"error": {"code", "message"}}` naming the field and what to send. Times are ISO 8601 with the settings\' '
       + 'timezone offset; amounts are decimal text. Locally at http://127.0.0.1:4000; on AWS an HTTP API with IAM (SigV4) '
-      + 'authorisation, except the signed gateway webhook.',
+      + 'authorisation on every route; the gateway\'s signed webhooks go to the stack output `WebhookUrl` instead.',
   },
   servers: [{ url: 'http://127.0.0.1:4000', description: 'The embedded default (npm start)' }],
   security: [{ sigv4: [] }],

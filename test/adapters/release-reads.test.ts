@@ -161,5 +161,11 @@ describe('the open index, ordered by maximum eligibility (issue 11)', () => {
     expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual([]);
     expect(await open('2022-12-11T00:00:00+05:30', '2022-12-13T00:00:00+05:30')).toEqual(['order_open2']);
     expect(await open('2022-12-01T00:00:00+05:30', '2022-12-31T00:00:00+05:30')).toEqual(['order_open1', 'order_open2']);
+
+    // An item the previous version wrote, keyed by its eligibility (3 Dec), is still found by a range around it.
+    const item = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_open1', sk: 'VENDOR#ven_open' } }))!;
+    await dynamo.doc.put({ TableName: dynamo.tables.orders, Item: { ...item, [OPEN_INDEX.sk]: '2022-12-03T10:30:00.000Z#order_open1' } });
+    expect(await open('2022-12-02T00:00:00+05:30', '2022-12-04T00:00:00+05:30')).toEqual(['order_open1']);
+    expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual([]);
   });
 });

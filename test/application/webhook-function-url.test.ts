@@ -121,7 +121,20 @@ describe('the webhook path', () => {
       expect(answer).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
       expect(JSON.stringify(answer.body)).not.toContain(TEST_WEBHOOK_SECRET);
     }
+    // The signature is checked before any work: no gateway lookup, no audit record, nothing listed.
     expect(world.publisher.orderEvents).toEqual([]);
+    expect(world.gatewayOrders.lookups).toEqual([]);
+    expect(world.audit.entries).toEqual([]);
+  });
+
+  test('a signed webhook whose work fails is answered 5xx (the gateway delivers it again) and still audited once, saying why', async () => {
+    world.gatewayOrders.failNext(new Error('gateway order lookup timed out'));
+    const answer = await invoke(functionUrlEvent('POST', GATEWAY_WEBHOOK_PATH, paymentSuccess, signed(paymentSuccess)));
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    expect(world.publisher.orderEvents).toEqual([]);
+    expect(world.audit.entries.filter((e) => e.kind === 'webhook_received').map((e) => e.detail.outcome)).toEqual([
+      { action: 'refused', error: 'Error: gateway order lookup timed out' },
+    ]);
   });
 
   test('another method on the webhook path is refused with 405 naming POST', async () => {

@@ -52,7 +52,8 @@ function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'record
 /**
  * A record's item. Only the last record of an append call carries the time index keys: a checkpoint needs each moved
  * stream's head, and the records before it are bound to it by the chain, so indexing them too would only pay an index
- * write each.
+ * write each. A call cut off after some of its records are stored leaves them unindexed until the rest, kept as
+ * pending, is appended by the sweep: the last of those is indexed, and the checkpoint that signs it covers them.
  */
 function recordItem(record: AuditRecord, indexed: boolean): Plain {
   return { [KEY.pk]: record.stream, [KEY.sk]: sequenceKey(record.sequence), ...record, ...(indexed ? timeIndexKeys(record) : {}) };

@@ -27,6 +27,12 @@ export interface EventBridgeReleaseSchedulerOptions {
 
 /** How long CreateSchedule waits in all for a new role to propagate, unless told otherwise. */
 export const DEFAULT_ROLE_PROPAGATION_WAIT_MS = 30_000;
+/**
+ * The wait for a role to propagate is one budget per this period, shared by every CreateSchedule of the container: a
+ * request that schedules many releases while the role is not yet assumable waits the budget once, not once per release
+ * (which would pass a function's timeout). Longer than any function's timeout.
+ */
+const PROPAGATION_PERIOD_MS = 60_000;
 /** First wait after a propagation refusal, doubled after each one up to the cap: about 30 s in 7 tries. */
 const PROPAGATION_FIRST_WAIT_MS = 500;
 const PROPAGATION_WAIT_CAP_MS = 8_000;
@@ -65,6 +71,8 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
   private readonly retryPolicy: RetryPolicy;
   private readonly propagationWaitMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** The propagation waits spent in the current period (see PROPAGATION_PERIOD_MS). */
+  private propagation = { since: 0, spentMs: 0 };
 
   constructor(private readonly client: SchedulerClient, private readonly options: EventBridgeReleaseSchedulerOptions) {
     this.groupName = options.groupName ?? RELEASE_SCHEDULE_GROUP;
@@ -72,6 +80,13 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
     this.retryPolicy = options.retryPolicy ?? { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 };
     this.propagationWaitMs = options.rolePropagationWaitMs ?? DEFAULT_ROLE_PROPAGATION_WAIT_MS;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** What is left of this period's propagation budget; a new period starts with all of it. */
+  private propagationBudgetLeft(): number {
+    const now = Date.now();
+    if (now - this.propagation.since > PROPAGATION_PERIOD_MS) this.propagation = { since: now, spentMs: 0 };
+    return this.propagationWaitMs - this.propagation.spentMs;
   }
 
   async schedule(command: ReleaseCommand, at: DateTime): Promise<void> {
@@ -95,7 +110,6 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
         ...(this.options.deadLetterArn ? { DeadLetterConfig: { Arn: this.options.deadLetterArn } } : {}),
       },
     };
-    let waited = 0;
     for (let wait = PROPAGATION_FIRST_WAIT_MS; ; wait = Math.min(wait * 2, PROPAGATION_WAIT_CAP_MS)) {
       try {
         // A command per try: a command object is not meant to be sent twice.
@@ -104,9 +118,10 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
       } catch (error) {
         // The name is deterministic per send, so a conflict means this very release is already scheduled.
         if (hasName(error, 'ConflictException')) return;
-        if (!isRoleNotYetAssumable(error) || waited >= this.propagationWaitMs) throw error;
-        const pause = Math.min(wait, this.propagationWaitMs - waited);
-        waited += pause;
+        const left = isRoleNotYetAssumable(error) ? this.propagationBudgetLeft() : 0;
+        if (left <= 0) throw error;
+        const pause = Math.min(wait, left);
+        this.propagation.spentMs += pause;
         await this.sleep(pause);
       }
     }
