@@ -78,6 +78,7 @@ export function PreviewView({ preview, what }: { preview: PreviewAnswer; what: s
       {charts.map(({ currency, days }) => (
         <CompareDaysChart
           key={currency}
+          currency={currency}
           title={`Expected settlements per India-time day in ${currency}, now and after the change`}
           days={days.map((d) => d.date)}
           current={{ label: 'now', amounts: days.map((d) => d.current.amount), counts: days.map((d) => d.current.count), color: '#8c959f' }}
