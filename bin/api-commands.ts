@@ -39,11 +39,11 @@ type Options = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
 interface Call { method: string; path: string; body?: unknown; contentType?: string; raw?: boolean }
 
 /** Where calls go: plain HTTP to a local API, SigV4-signed to anything else. */
-export interface ApiClient {
+interface ApiClient {
   call(request: Call): Promise<{ status: number; contentType: string; text: string }>;
 }
 
-export function apiClientFor(apiUrl: string, region?: string): ApiClient {
+function apiClientFor(apiUrl: string, region?: string): ApiClient {
   const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(apiUrl);
   // Loaded only for AWS: the credential chain is heavy, and the local API needs no signature.
   let signer: Promise<SignedApi> | null = null;
@@ -107,7 +107,7 @@ function policyBody(options: Options): Record<string, unknown> {
 const action = (options: Options): Record<string, unknown> => ({ actor: required(options, 'actor'), reason: required(options, 'reason') });
 
 /** The API call a command line stands for. */
-export function callOf(words: string[], options: Options): Call {
+function callOf(words: string[], options: Options): Call {
   const [command, sub, ...rest] = words;
   switch (command) {
     case 'settings':
@@ -206,7 +206,7 @@ export interface ApiCommandIo {
 }
 
 /** Runs one command line; answers the exit code (0 done, 1 refused by the API, 2 a wrong command line). */
-export async function runApiCommand(argv: string[], io: ApiCommandIo, client?: ApiClient): Promise<number> {
+export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -226,7 +226,7 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo, client?: A
   const apiUrl = (options['api-url'] as string | undefined) ?? process.env.HOLDBACK_API_URL ?? `http://127.0.0.1:${process.env.HOLDBACK_API_PORT ?? 4000}`;
   let answer;
   try {
-    answer = await (client ?? apiClientFor(apiUrl, options.region as string | undefined)).call(call);
+    answer = await apiClientFor(apiUrl, options.region as string | undefined).call(call);
   } catch (error) {
     io.err(`cannot reach the Holdback API at ${apiUrl}: ${(error as Error).message}; start it with npm start, or pass --api-url\n`);
     return 1;

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle } from '../functions/console/bundle';
 import { GATEWAY_ZONE } from '../functions/domain/dates';
+import { readBodyWithin } from '../local/wire';
 import { SignedApi, type SignedApiOptions } from './signed-api';
 
 export interface ConsoleServerOptions extends SignedApiOptions {
@@ -45,28 +46,6 @@ function refusal(req: IncomingMessage, port: number): string | null {
   return null;
 }
 
-/** The body, or null as soon as it passes MAX_BODY_BYTES (announced or sent): the rest is not read. */
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
-  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) {
-        chunks.push(chunk);
-        return;
-      }
-      req.off('data', onData);
-      req.pause();
-      resolve(null);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 async function serveConsole(res: ServerResponse, path: string): Promise<boolean> {
   if (path === `/console/${CONSOLE_CLOCK}`) {
     // On AWS, Holdback's time is the real time; the shared clock exists only in the embedded default.
@@ -91,7 +70,7 @@ async function serveConsole(res: ServerResponse, path: string): Promise<boolean>
 }
 
 async function forward(api: SignedApi, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
+  const body = await readBodyWithin(req, MAX_BODY_BYTES);
   if (body === null) {
     // The connection is closed after the answer: the rest of the body is never read.
     res.once('finish', () => req.destroy());

@@ -61,8 +61,9 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'audit': {
       const [sub, ...args] = rest;
-      // Without --file it asks the API (GET /audit/verify, /audit/export); with it, it checks an export offline.
-      if (!args.includes('--file')) {
+      // Without --file it asks the API (GET /audit/verify, /audit/export); with it (`--file F` or `--file=F`), it checks
+      // an export offline.
+      if (!args.some((arg) => arg === '--file' || arg.startsWith('--file='))) {
         process.exitCode = await runApi(argv);
         return;
       }

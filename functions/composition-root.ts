@@ -4,7 +4,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { KMSClient } from '@aws-sdk/client-kms';
+import { KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
 import type { Clock, Dependencies, EligibilityGateway, Logger } from './application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './routing';
 import { AUDIT_TABLE, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, TABLES, type TableDefinition, type TableNames } from './adapters/dynamodb/tables';
@@ -291,10 +291,10 @@ const noGatewaySends: EligibilityGateway = {
 };
 
 /** The audit checkpoints' key as configured; the KMS client is built only where a KMS key is. */
-function auditKeyOf(config: RuntimeConfig, aws: ConstructorParameters<typeof KMSClient>[0]): Dependencies['auditKey'] {
+function auditKeyOf(config: RuntimeConfig, aws: KMSClientConfig): Dependencies['auditKey'] {
   const key = config.audit.key;
   if (!key) return null;
-  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws ?? {}), 'KMS'), key.kms, key.writer);
+  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws), 'KMS'), key.kms, key.writer);
   return Ed25519AuditKey.fromFile(key.file);
 }
 

@@ -12,10 +12,9 @@ export interface AccessPoliciesProps {
   readonly orderEventSource: string;
 }
 
-/** `arn:...:execute-api:region:account:apiId/$default/METHOD/path` with each `{param}` as one `*` segment. */
-export function routeArn(stack: Stack, apiId: string, method: string, path: string): string {
-  const resource = path.replace(/\{[^/]+\}/g, '*');
-  return stack.formatArn({ service: 'execute-api', resource: apiId, resourceName: `$default/${method}${resource}` });
+/** `$default/METHOD/path` with each `{param}` as one `*` segment: the part of a route's ARN after the API id. */
+function routeResource(method: string, path: string): string {
+  return `$default/${method}${path.replace(/\{[^/]+\}/g, '*')}`;
 }
 
 export class AccessPolicies extends Construct {
@@ -26,18 +25,19 @@ export class AccessPolicies extends Construct {
   constructor(scope: Construct, id: string, props: AccessPoliciesProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const routesOf = (audiences: readonly string[]): string[] => ROUTE_AUDIENCES
-      .filter((r) => audiences.includes(r.audience))
-      .map((r) => routeArn(stack, props.httpApi.apiId, r.method, r.path));
+    const apiId = stack.getLogicalId(props.httpApi.node.defaultChild as CfnElement);
     const apiPolicy = (policyId: string, description: string, audiences: readonly string[]): iam.ManagedPolicy => {
+      const routes = ROUTE_AUDIENCES.filter((r) => audiences.includes(r.audience));
       const policy = new iam.ManagedPolicy(this, policyId, {
         description,
-        statements: [new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: routesOf(audiences) })],
+        statements: [new iam.PolicyStatement({
+          actions: ['execute-api:Invoke'],
+          resources: routes.map((r) => stack.formatArn({ service: 'execute-api', resource: props.httpApi.apiId, resourceName: routeResource(r.method, r.path) })),
+        })],
       });
-      const apiId = stack.getLogicalId(props.httpApi.node.defaultChild as CfnElement);
-      for (const route of ROUTE_AUDIENCES.filter((r) => audiences.includes(r.audience) && r.path.includes('{'))) {
+      for (const route of routes.filter((r) => r.path.includes('{'))) {
         Validations.of(policy).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiId}>/$default/${route.method}${route.path.replace(/\{[^/]+\}/g, '*')}]`,
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiId}>/${routeResource(route.method, route.path)}]`,
           reason: 'Each * stands for one path parameter (an order or vendor id, a console asset) of this one named route; no route is granted by a wildcard.',
         });
       }

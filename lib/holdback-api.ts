@@ -1,5 +1,5 @@
 /** The Holdback API on API Gateway (HTTP API): IAM-authorised on every route (the gateway's webhooks go to a function URL). */
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -7,6 +7,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HoldbackFunction } from './holdback-function';
+import { stackScopedName } from './stack-scoped-name';
 
 /**
  * HTTP API context variables only (the REST API's standard format names some an HTTP API lacks); the caller's ARN
@@ -44,7 +45,7 @@ export class HoldbackApi extends Construct {
     // The default authorizer applies to every route added later, so a new route is IAM-authorised unless it opts out;
     // none does: the gateway's webhooks, which cannot be SigV4-signed, reach the webhooks function's URL instead.
     this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
-      apiName: `${Stack.of(this).stackName}-api`,
+      apiName: stackScopedName(this, 'api', 128),
       description: 'Holdback API: settings, vendor policies, order views, outcomes, predictions',
       defaultAuthorizer: new HttpIamAuthorizer(),
       createDefaultStage: false,

@@ -27,7 +27,7 @@ export interface HoldbackFunctionProps {
   readonly timeout: Duration;
   /** @default 512 (MB; CPU grows with memory, and cold starts load the AWS SDK) */
   readonly memorySize?: number;
-  /** A fixed physical name, only where the function must know its own ARN without referring to itself. */
+  /** A fixed physical name (readable in the console and the logs); CloudFormation names the others. */
   readonly functionName?: string;
   readonly reservedConcurrentExecutions?: number;
   readonly environment?: Record<string, string>;
@@ -147,31 +147,19 @@ export class HoldbackFunction extends Construct {
   }
 
   /**
-   * Sets what a release schedule needs (group, execution role, target; composition-root.ts requires them all) and
-   * grants creating and deleting schedules in that group (and passing that role to them), nothing wider.
+   * Sets what a release schedule needs (group, execution role; composition-root.ts requires them all, even where the
+   * function only cancels) and grants, in that group alone, `plan`: creating, updating and deleting schedules and
+   * passing them that role; `cancelOnly`: deleting them, nothing else (a settlement webhook cancels the settled
+   * release's schedule and never plans one).
    */
-  bindReleaseScheduling(scheduling: ReleaseScheduling): this {
+  bindReleaseScheduling(scheduling: ReleaseScheduling, may: 'plan' | 'cancelOnly'): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
-    scheduling.grantScheduling(this.function);
+    if (may === 'plan') scheduling.grantScheduling(this.function);
+    else scheduling.grantCancelling(this.function);
     Validations.of(this.role).acknowledge({
       id: scheduling.schedulesWildcardFinding,
-      reason: 'Release schedules are created at run time, named per order and vendor; the grant is limited to the release schedule group.',
-    });
-    return this;
-  }
-
-  /**
-   * The same variables as bindReleaseScheduling (composition-root.ts requires them all), but only deleting schedules
-   * of the release group: a settlement webhook cancels the settled release's schedule and never plans one.
-   */
-  bindReleaseCancelling(scheduling: ReleaseScheduling): this {
-    this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
-    this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
-    scheduling.grantCancelling(this.function);
-    Validations.of(this.role).acknowledge({
-      id: scheduling.schedulesWildcardFinding,
-      reason: 'Release schedules are named per order and vendor at run time; this role may only delete them, and only in the release schedule group.',
+      reason: `Release schedules are created at run time, named per order and vendor; this role may ${may === 'plan' ? 'create and delete them' : 'only delete them'}, and only in the release schedule group.`,
     });
     return this;
   }

@@ -20,6 +20,7 @@ import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-tab
 import { Observability } from './observability';
 import { ReleaseQueue } from './release-queue';
 import { ReleaseScheduling } from './release-scheduling';
+import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
@@ -80,13 +81,15 @@ export interface HoldbackStackProps extends StackProps {
 /** The api function's whole wait for a new scheduler role (its timeout is 29 s, API Gateway's 30). */
 const API_ROLE_PROPAGATION_WAIT_MS = 12_000;
 
-/**
- * The DynamoDB actions each function's code uses, per table (absent: none; it still gets the name, the composition
- * root builds every repository). Checked against the adapters' calls by the stack test.
- */
-export const AUDIT_APPEND: TableActions = ['dynamodb:PutItem', 'dynamodb:Query'];
+/** Appending to the audit log: a Query reads the stream's head (the hash chain), a PutItem adds the entry. */
+const AUDIT_APPEND: TableActions = ['dynamodb:PutItem', 'dynamodb:Query'];
 /** Rejected events: numbered by an atomic counter (UpdateItem), stored once per id (GetItem, PutItem). */
 const REJECT: TableActions = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+/**
+ * The DynamoDB actions each function's code uses, per table (absent: none; it still gets the name, the composition
+ * root builds every repository). The stack test checks that the template grants exactly these; that the code needs
+ * no more shows only against AWS (AccessDenied), so a new call in an adapter adds its action here.
+ */
 export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, TableActions>>> = {
   orderEvents: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
@@ -149,7 +152,7 @@ export class HoldbackStack extends Stack {
       })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
     const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
-    const releaseConcurrency = props.releaseConcurrency ?? DEFAULT_RELEASE_CONCURRENCY;
+    const releaseConcurrency = props.releaseConcurrency ?? RELEASE_QUEUE.maximumConcurrency;
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
     this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { enabled: releasesEnabled, maximumConcurrency: releaseConcurrency });
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
@@ -159,8 +162,6 @@ export class HoldbackStack extends Stack {
       holds: 'sweep invocations that failed (the next sweep a minute later retries; many here mean the sweep is broken)',
     });
 
-    // A readable name in the console and the logs, scoped by the stack.
-    const releaseFunctionName = `${this.stackName}-release`.slice(0, 64);
     const budget = props.concurrencyBudget === undefined ? DEFAULT_CONCURRENCY_BUDGET : props.concurrencyBudget;
     if (budget && budget.release < releaseConcurrency) {
       throw new Error(`the release function's reserved concurrency (${budget.release}) is below its queue's maximum concurrency (${releaseConcurrency}); reserve at least ${releaseConcurrency} (holdback:concurrencyBudget) or lower holdback:releaseConcurrency`);
@@ -178,7 +179,8 @@ export class HoldbackStack extends Stack {
       release: new HoldbackFunction(this, 'ReleaseFunction', {
         handlerFile: 'release',
         description: "Holdback: release commands from the release queue to the gateway's settlement-eligibility PUT",
-        functionName: releaseFunctionName,
+        // A readable name in the console and the logs, scoped by the stack.
+        functionName: stackScopedName(this, 'release'),
         failuresGoTo: "the release queue's redrive policy: a command that fails every receive lands in its dead-letter queue, which alarms",
         // Gateway client: up to maxTries calls with waits of at most 20 s between them, for each record of a batch.
         timeout: Duration.seconds(60),
@@ -221,12 +223,12 @@ export class HoldbackStack extends Stack {
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
-        fn.bindReleaseCancelling(this.scheduling).bindReleaseQueue(this.releaseQueue.queue, false).bindGateway(this.gateway, true);
+        fn.bindReleaseScheduling(this.scheduling, 'cancelOnly').bindReleaseQueue(this.releaseQueue.queue, false).bindGateway(this.gateway, true);
         continue;
       }
       // Every other function creates and deletes release schedules: order events, the release function and the sweep
       // plan them; the api cancels and replans them (holds, manual release).
-      fn.bindReleaseScheduling(this.scheduling)
+      fn.bindReleaseScheduling(this.scheduling, 'plan')
         .bindReleaseQueue(this.releaseQueue.queue)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
@@ -297,9 +299,6 @@ export class HoldbackStack extends Stack {
     }
   }
 }
-
-/** The release queue consumer's default maximum concurrency (the local edge uses the same). */
-export const DEFAULT_RELEASE_CONCURRENCY = RELEASE_QUEUE.maximumConcurrency;
 
 /**
  * routing.ts's pattern language is a subset of EventBridge's with the same JSON (`{"prefix": ...}` inside the list),

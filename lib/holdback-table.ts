@@ -43,9 +43,9 @@ export class HoldbackTable extends Construct {
   constructor(scope: Construct, id: string, props: HoldbackTableProps) {
     super(scope, id);
     this.name = props.name;
-    this.environmentVariable = STACK_TABLES[props.name].environmentVariable;
-    const definition = STACK_TABLES[props.name].definition;
+    const { definition, environmentVariable } = STACK_TABLES[props.name];
     this.definition = definition;
+    this.environmentVariable = environmentVariable;
     const keys = keysOf(definition.keySchema, definition.attributeDefinitions, props.name);
     this.table = new dynamodb.Table(this, 'Table', {
       ...keys,
@@ -57,10 +57,12 @@ export class HoldbackTable extends Construct {
     });
     for (const index of definition.globalSecondaryIndexes) {
       const where = `${props.name} index ${index.IndexName}`;
+      const indexName = required(index.IndexName, `${where}: IndexName`);
+      const kept = props.projections?.[indexName];
       this.table.addGlobalSecondaryIndex({
-        indexName: required(index.IndexName, `${where}: IndexName`),
+        indexName,
         ...keysOf(required(index.KeySchema, `${where}: KeySchema`), definition.attributeDefinitions, where),
-        ...projectionOf(props.projections?.[index.IndexName ?? ''] ? { ProjectionType: props.projections[index.IndexName ?? ''] } : index.Projection, where),
+        ...projectionOf(kept ? { ProjectionType: kept } : index.Projection, where),
       });
     }
   }

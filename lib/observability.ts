@@ -26,7 +26,8 @@ export class Observability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     this.topic = new sns.Topic(this, 'AlarmTopic', {
-      displayName: `Holdback alarms (${Stack.of(this).stackName})`,
+      // SNS allows 100 characters, a stack name 128.
+      displayName: `Holdback alarms (${Stack.of(this).stackName.slice(0, 100 - 'Holdback alarms ()'.length)})`,
       enforceSSL: true,
     });
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));

@@ -20,7 +20,7 @@ export interface ReleaseQueueProps {
 export class ReleaseQueue extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetters: DeadLetterQueue;
-  readonly props: ReleaseQueueProps;
+  private readonly props: ReleaseQueueProps;
 
   constructor(scope: Construct, id: string, props: ReleaseQueueProps) {
     super(scope, id);

@@ -6,6 +6,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELEASE_SCHEDULE_GROUP } from '../functions/routing';
 import { DeadLetterQueue } from './dead-letter-queue';
+import { stackScopedName } from './stack-scoped-name';
 
 /**
  * The functions create and delete schedules at run time (CreateSchedule with this group, role and dead-letter queue);
@@ -24,7 +25,8 @@ export class ReleaseScheduling extends Construct {
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.groupName = releaseScheduleGroupName(Stack.of(this).stackName);
+    // `<stack>-releases`; the local edge uses RELEASE_SCHEDULE_GROUP itself.
+    this.groupName = stackScopedName(this, RELEASE_SCHEDULE_GROUP);
     this.group = new scheduler.ScheduleGroup(this, 'Group', { scheduleGroupName: this.groupName });
     this.deadLetters = new DeadLetterQueue(this, 'DeadLetters', {
       holds: 'release commands EventBridge Scheduler could not deliver to the release queue after its retries',
@@ -71,9 +73,4 @@ export class ReleaseScheduling extends Construct {
   get schedulesWildcardFinding(): string {
     return `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.groupName}/*]`;
   }
-}
-
-/** `<stack>-releases` (at most 64 characters, Scheduler's limit); the local edge uses RELEASE_SCHEDULE_GROUP itself. */
-export function releaseScheduleGroupName(stackName: string): string {
-  return `${stackName.slice(0, 64 - RELEASE_SCHEDULE_GROUP.length - 1)}-${RELEASE_SCHEDULE_GROUP}`;
 }

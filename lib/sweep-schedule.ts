@@ -6,6 +6,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { SWEEP_SCHEDULE } from '../functions/routing';
+import { stackScopedName } from './stack-scoped-name';
 
 export interface SweepScheduleProps {
   readonly sweep: lambda.IFunction;
@@ -30,7 +31,7 @@ export class SweepSchedule extends Construct {
     });
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
       // Stack-scoped: the default group is shared by every stack of the account.
-      scheduleName: `${stack.stackName.slice(0, 64 - SWEEP_SCHEDULE.name.length - 1)}-${SWEEP_SCHEDULE.name}`,
+      scheduleName: stackScopedName(this, SWEEP_SCHEDULE.name),
       description: 'Holdback: re-drive overdue and retryable releases',
       schedule: scheduler.ScheduleExpression.expression(SWEEP_SCHEDULE.expression),
       timeWindow: scheduler.TimeWindow.off(),

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { bodyStreamOf } from '../functions/handlers/streamed-body';
 import { loopbackRefusal } from './loopback-guard';
+import { readBodyWithin } from './wire';
 
 /** A Lambda handler of payload 2.0 (the middy handler of functions/handlers/api.ts, or a plain function of the event). */
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -67,8 +68,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, handler: ApiHand
   try {
     // A declared length over the limit is refused unread; one streamed past it stops being read. The connection then
     // closes once the answer is out, so the rest is never taken in.
-    const declared = Number(req.headers['content-length']);
-    const body = Number.isFinite(declared) && declared > MAX_BODY_BYTES ? null : await readBody(req);
+    const body = await readBodyWithin(req, MAX_BODY_BYTES);
     if (body === null) {
       res.once('finish', () => req.destroy());
       send(res, { statusCode: 413, headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ error: { code: 'payload_too_large', message: `body: larger than ${MAX_BODY_BYTES} bytes; send a smaller body` } }) });
@@ -88,27 +88,6 @@ async function serve(req: IncomingMessage, res: ServerResponse, handler: ApiHand
       res.destroy();
     }
   }
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) {
-        chunks.push(chunk);
-        return;
-      }
-      tooLarge = true;
-      req.pause();
-      resolve(null);
-    });
-    req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function toEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {

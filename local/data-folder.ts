@@ -1,6 +1,7 @@
 /** The embedded default's data folder (`.holdback/` by default): where each part keeps its state, and the lock on it. */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isRunning } from './launcher';
 
 /** The folder `npm start` keeps its state in, under the folder it is started from (`--data DIR` chooses another). */
 export const DATA_FOLDER_NAME = '.holdback';
@@ -93,23 +94,5 @@ function lockHolder(lock: string): number | null {
     return null;
   }
   if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
-  }
-  // A killed holder whose parent died too can linger as a zombie until an init reaps it (some containers' init never
-  // does); it answers signals but holds nothing.
-  return isZombie(pid) ? null : pid;
-}
-
-/** Whether the process has exited and only waits to be reaped (Linux /proc; elsewhere assumed not). */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state === 'Z' || state === 'X';
-  } catch {
-    return false;
-  }
+  return isRunning(pid) ? pid : null;
 }

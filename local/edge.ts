@@ -14,12 +14,12 @@ import {
 } from './scheduler';
 import { BodyTooLarge, parseJsonObject, readBody, sendJson } from './wire';
 import { loopbackRefusal } from './loopback-guard';
-import { LocalQueues, SqsError, invalidParameter, type QueueStore } from './queue';
+import { LocalQueues, SqsError, invalidParameter } from './queue';
 import { QueueEventSource } from './queue-event-source';
 import { serveSqs } from './sqs';
 import type { DataFolder } from './data-folder';
 import { RecordJournal, type RecordStore } from './durable-file';
-import { JournaledQueueStore, type DurableQueueStore } from './queue-store';
+import { JournaledQueueStore } from './queue-store';
 
 export { localFunctionArn, localSchedulerRoleArn } from './scheduler';
 
@@ -37,8 +37,6 @@ export interface EdgeOptions {
   log?: (line: string) => void;
   /** Keep the tables, schedules and undelivered events in this data folder (default: memory only). */
   dataFolder?: DataFolder;
-  /** Where the queues keep their messages (default: in memory). */
-  queueStore?: QueueStore;
 }
 
 export interface Edge {
@@ -77,9 +75,10 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const data = opts.dataFolder;
   const dynamo = new LocalDynamo(data?.tables);
   const journals = data ? { schedules: new RecordJournal<StoredSchedule>(data.schedules), events: new RecordJournal<EventEnvelope>(data.events) } : null;
-  const queueStore = opts.queueStore ?? (data ? new JournaledQueueStore(data.queues) : undefined);
+  // Without a data folder the queues keep their messages in memory (LocalQueues' default store).
+  const queueStore = data ? new JournaledQueueStore(data.queues) : undefined;
   const flushQueues = async (): Promise<void> => {
-    if (queueStore && 'flush' in queueStore) await (queueStore as DurableQueueStore).flush();
+    await queueStore?.flush();
   };
   const bus = new LocalBus({
     clock, targets: opts.targets, region, accountId, log, store: journals?.events,
@@ -276,7 +275,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     await dynamo.close();
     await journals?.schedules.close();
     await journals?.events.close();
-    if (queueStore && 'close' in queueStore) await (queueStore as DurableQueueStore).close();
+    await queueStore?.close();
   }
 
   try {

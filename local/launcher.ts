@@ -40,12 +40,28 @@ export function launcherChain(env: NodeJS.ProcessEnv = process.env): number[] {
   return []; // no npm within reach: some other launcher, which passes signals on itself
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether the process runs: it answers signal 0 (or exists but is not ours to signal) and is not a zombie. A killed
+ * process whose parent died too can linger as a zombie until an init reaps it (some containers' init never does); it
+ * answers signals but holds nothing.
+ */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+/** Whether the process has exited and only waits to be reaped (Linux /proc; elsewhere assumed not). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 
@@ -54,7 +70,7 @@ export function watchLaunchers(gone: (pid: number) => void): void {
   const chain = launcherChain();
   if (chain.length === 0) return;
   const timer = setInterval(() => {
-    const dead = chain.find((pid) => !alive(pid)) ?? (process.ppid !== chain[0] ? chain[0] : undefined);
+    const dead = chain.find((pid) => !isRunning(pid)) ?? (process.ppid !== chain[0] ? chain[0] : undefined);
     if (dead === undefined) return;
     clearInterval(timer);
     gone(dead);

@@ -1,21 +1,15 @@
 /** The local SQS queues kept in the data folder: the in-memory store, every change journaled (append + fsync). */
 import { join } from 'node:path';
 import { RecordJournal } from './durable-file';
-import { InMemoryQueueStore, type QueueDefinition, type QueueStore, type StoredMessage } from './queue';
+import { InMemoryQueueStore, type QueueDefinition, type StoredMessage } from './queue';
 
 type QueueRecord = { queue: QueueDefinition } | { in: string; message: StoredMessage };
-
-/** A queue store whose changes survive the process once `flush()` resolves: await it before answering the call. */
-export interface DurableQueueStore extends QueueStore {
-  flush(): Promise<void>;
-  close(): Promise<void>;
-}
 
 /**
  * Reads are served from memory; each `defineQueue`, `put` and `remove` is also a journal line. At open, the journal's
  * queues and messages are loaded back (messages oldest first), so LocalQueues re-arms their visibility timers.
  */
-export class JournaledQueueStore extends InMemoryQueueStore implements DurableQueueStore {
+export class JournaledQueueStore extends InMemoryQueueStore {
   private readonly journal: RecordJournal<QueueRecord>;
 
   constructor(folder: string) {
@@ -44,6 +38,7 @@ export class JournaledQueueStore extends InMemoryQueueStore implements DurableQu
     this.journal.delete(`m\u0000${queue}\u0000${messageId}`);
   }
 
+  /** Resolves once every change made before the call is on disk: await it before answering the call. */
   flush(): Promise<void> {
     return this.journal.flush();
   }

@@ -1,5 +1,5 @@
 /** The SQS JSON protocol (AmazonSQS.<Operation>) over the local queues, as the pinned @aws-sdk/client-sqs sends it. */
-import { invalidParameter, systemAttributes, MAX_BATCH, MAX_MESSAGE_BYTES, MAX_VISIBILITY_SECONDS, MAX_WAIT_SECONDS, SqsError, type LocalQueues, type QueueDefinition, type ReceivedMessage } from './queue';
+import { invalidParameter, systemAttributes, MAX_BATCH, MAX_MESSAGE_BYTES, MAX_VISIBILITY_SECONDS, MAX_WAIT_SECONDS, SqsError, type LocalQueues, type QueueDefinition, type ReceivedMessage, type StoredMessage } from './queue';
 
 type Body = Record<string, unknown>;
 
@@ -23,18 +23,14 @@ export async function serveSqs(queues: LocalQueues, operation: string, body: Bod
     }
     case 'GetQueueAttributes': return { Attributes: queueAttributes(queues, queues.byUrl(body.QueueUrl), body.AttributeNames) };
     case 'SendMessage': {
-      const message = queues.send(queues.byUrl(body.QueueUrl), body.MessageBody, body.DelaySeconds, body.MessageAttributes);
-      return { MessageId: message.messageId, MD5OfMessageBody: message.md5OfBody, ...(message.md5OfAttributes ? { MD5OfMessageAttributes: message.md5OfAttributes } : {}) };
+      return sentAnswer(queues.send(queues.byUrl(body.QueueUrl), body.MessageBody, body.DelaySeconds, body.MessageAttributes));
     }
     case 'SendMessageBatch': {
       const queue = queues.byUrl(body.QueueUrl);
       const entries = batchEntries(body.Entries);
       const bytes = entries.reduce((sum, e) => sum + (typeof e.MessageBody === 'string' ? Buffer.byteLength(e.MessageBody) : 0), 0);
       if (bytes > MAX_MESSAGE_BYTES) throw batchError('BatchRequestTooLong', `Batch requests cannot be longer than ${MAX_MESSAGE_BYTES} bytes (got ${bytes}).`);
-      return eachEntry(entries, (entry) => {
-        const message = queues.send(queue, entry.MessageBody, entry.DelaySeconds, entry.MessageAttributes);
-        return { MessageId: message.messageId, MD5OfMessageBody: message.md5OfBody, ...(message.md5OfAttributes ? { MD5OfMessageAttributes: message.md5OfAttributes } : {}) };
-      });
+      return eachEntry(entries, (entry) => sentAnswer(queues.send(queue, entry.MessageBody, entry.DelaySeconds, entry.MessageAttributes)));
     }
     case 'ReceiveMessage': return receiveMessage(queues, body);
     case 'DeleteMessage': {
@@ -66,6 +62,11 @@ export async function serveSqs(queues: LocalQueues, operation: string, body: Bod
 }
 
 /** A batch's entries: 1 to 10, each with a distinct valid Id. */
+/** What SendMessage answers for a message, and SendMessageBatch for each entry sent. */
+function sentAnswer(message: StoredMessage): Body {
+  return { MessageId: message.messageId, MD5OfMessageBody: message.md5OfBody, ...(message.md5OfAttributes ? { MD5OfMessageAttributes: message.md5OfAttributes } : {}) };
+}
+
 function batchEntries(value: unknown): Body[] {
   if (!Array.isArray(value) || value.length === 0) throw batchError('EmptyBatchRequest', 'There should be at least one entry in the request: send Entries with 1 to 10 items.');
   if (value.length > MAX_BATCH) throw batchError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH}. You have sent ${value.length}.`);

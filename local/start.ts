@@ -120,7 +120,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
 
   Holdback API      ${urls.api}        (GET /health, /settings, /vendors/{id}/policy, /orders/{id}, POST /predictions ...)
   Web console       ${urls.api}/console   (finance and auditors: open it in a browser)
-  Local AWS edge    ${urls.edge}        (DynamoDB, EventBridge PutEvents, EventBridge Scheduler, /_local/clock)
+  Local AWS edge    ${urls.edge}        (DynamoDB, EventBridge PutEvents, EventBridge Scheduler, SQS, /_local/clock)
   Gateway sandbox   ${urls.sandbox}        (base_url ${urls.sandbox}/pg, vendor_base_url ${urls.sandbox}; client id ${clientId})
 
 Send an order.paid with the AWS SDK: paste this in another terminal, in this folder:${secretNote}

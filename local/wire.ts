@@ -1,4 +1,4 @@
-/** Reading request bodies and writing JSON answers for the local edge's HTTP routes. */
+/** Reading request bodies (the edge's, the local API's, the sandbox's) and writing JSON answers for the local edge's HTTP routes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
@@ -12,6 +12,8 @@ export class BodyTooLarge extends Error {
 }
 
 export async function readBody(req: IncomingMessage): Promise<string> {
+  // A declared length over the limit is refused before a byte is read, as the API and the sandbox do.
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) throw new BodyTooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -20,6 +22,32 @@ export async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The body, or null once it is known to pass `limit` bytes: from a Content-Length over it, before a byte is read, or
+ * as soon as the bytes read pass it, when reading stops. The caller answers and then closes the connection, so the
+ * rest is never read.
+ */
+export function readBodyWithin(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData);
+      req.pause();
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }
 
 export function sendJson(

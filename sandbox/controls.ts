@@ -1,7 +1,7 @@
 /** The sandbox's own controls under /_sandbox: merchant settings, faults, rate limits, observations and reset. */
 import { DateTime } from 'luxon';
 import { fieldError, jsonReply, objectBody, type SandboxContext, type SandboxRouteModule } from './http';
-import { refusedNotifyHost } from './notify-address';
+import { webhookAddress } from './notify-address';
 import { armSettlement, cancelSettlementTimers, shownSettlementStatus } from './settlement';
 import { FAULT_KINDS, resetState, type FaultKind, type MerchantSettings } from './state';
 
@@ -18,16 +18,7 @@ function boolean(field: string, value: unknown): boolean {
 
 function webhookUrl(value: unknown): string | null {
   if (value === null) return null;
-  let ok = false;
-  try {
-    ok = typeof value === 'string' && ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw fieldError('webhookUrl', 'invalid', 'must be an absolute http(s) URL, or null to stop webhooks', value);
-  const refused = refusedNotifyHost(new URL(value as string));
-  if (refused) throw fieldError('webhookUrl', 'invalid', `must not point at a link-local or metadata address: ${refused}`, value);
-  return value as string;
+  return webhookAddress('webhookUrl', value, 'must be an absolute http(s) URL, or null to stop webhooks');
 }
 
 function holidays(value: unknown): string[] {

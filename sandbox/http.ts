@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { nestingDepth } from '../functions/domain/bounds';
 import { loopbackRefusal } from '../local/loopback-guard';
+import { readBodyWithin } from '../local/wire';
 import type { SandboxClock } from './clock';
 import type { SandboxState } from './state';
 import type { WebhookSender } from './webhooks';
@@ -257,30 +258,12 @@ function tooLarge(limit: number, received: string): GatewayError {
  * The body, refused with 413 before it is read when its declared length is over the limit, and as soon as the bytes
  * read pass it otherwise; the connection is then closed once the answer is out, so nothing more of it is read.
  */
-function readBody(req: IncomingMessage, limit: number, res: ServerResponse): Promise<Buffer> {
+async function readBody(req: IncomingMessage, limit: number, res: ServerResponse): Promise<Buffer> {
+  const body = await readBodyWithin(req, limit);
+  if (body !== null) return body;
+  res.once('finish', () => req.destroy());
   const declared = Number(req.headers['content-length']);
-  const refuse = (received: string): Promise<never> => {
-    res.once('finish', () => req.destroy());
-    return Promise.reject(tooLarge(limit, received));
-  };
-  if (Number.isFinite(declared) && declared > limit) return refuse(`${declared} bytes`);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      req.off('data', onData);
-      req.pause();
-      refuse(`over ${limit} bytes`).catch(reject);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+  throw tooLarge(limit, declared > limit ? `${declared} bytes` : `over ${limit} bytes`);
 }
 
 function parseJsonBody(contentType: string | undefined, raw: Buffer): unknown {

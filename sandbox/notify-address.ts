@@ -1,4 +1,5 @@
 /** Which addresses the sandbox refuses to post webhooks to: link-local and cloud metadata services (SSRF). */
+import { fieldError } from './http';
 
 /** Host names of metadata services (AWS, GCP, Azure, Alibaba, Oracle) besides their link-local addresses. */
 const METADATA_NAMES = new Set([
@@ -32,7 +33,7 @@ function ipv6Groups(host: string): number[] | null {
  * Why a notify URL's host is refused, or null: link-local IPv4 (169.254.0.0/16, where cloud metadata lives), link-local
  * IPv6 (fe80::/10), the same IPv4 mapped into IPv6, AWS's IPv6 metadata address fd00:ec2::254, and metadata names.
  */
-export function refusedNotifyHost(url: URL): string | null {
+function refusedNotifyHost(url: URL): string | null {
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   if (METADATA_NAMES.has(host)) return `${host} is a cloud metadata service`;
   const v4 = ipv4(host);
@@ -45,4 +46,21 @@ export function refusedNotifyHost(url: URL): string | null {
     if (v6[0] === 0xfd00 && v6[1] === 0x0ec2 && v6.slice(2, 7).every((g) => g === 0) && v6[7] === 0x254) return `${host} is AWS's metadata service`;
   }
   return null;
+}
+
+/**
+ * `value` as a webhook address: an absolute http(s) URL whose host is not refused. Otherwise a field error naming
+ * `field`, with `expected` (what to send) or the reason the host is refused.
+ */
+export function webhookAddress(field: string, value: unknown, expected: string): string {
+  let url: URL | null = null;
+  try {
+    url = typeof value === 'string' ? new URL(value) : null;
+  } catch {
+    url = null;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) throw fieldError(field, 'invalid', expected, value);
+  const refused = refusedNotifyHost(url);
+  if (refused) throw fieldError(field, 'invalid', `must not point at a link-local or metadata address: ${refused}`, value);
+  return value as string;
 }

@@ -6,7 +6,7 @@ import { requirePgAccess } from './auth';
 import { GatewayError, fieldError, jsonReply, objectBody, type Router, type SandboxContext, type SandboxRouteModule } from './http';
 import { markOrderPaid, newPaymentRecord } from './settlement';
 import { effectiveOrderStatus, type CustomerRecord, type OrderRecord, type OrderSplit } from './state';
-import { refusedNotifyHost } from './notify-address';
+import { webhookAddress } from './notify-address';
 import { IST, isoIst, parseIsoWithOffset } from './time';
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{3,45}$/;
@@ -50,17 +50,7 @@ function optionalText(field: string, value: unknown, max: number, min = 0): stri
 /** An optional absolute http(s) URL (notify and return addresses), or null when absent. */
 export function optionalUrl(field: string, value: unknown): string | null {
   const text = optionalText(field, value, 2000);
-  if (text === null) return null;
-  let ok = false;
-  try {
-    ok = ['http:', 'https:'].includes(new URL(text).protocol);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw fieldError(field, 'invalid', 'must be an absolute http(s) URL', value);
-  const refused = refusedNotifyHost(new URL(text));
-  if (refused) throw fieldError(field, 'invalid', `must not point at a link-local or metadata address: ${refused}`, value);
-  return text;
+  return text === null ? null : webhookAddress(field, text, 'must be an absolute http(s) URL');
 }
 
 /** The customer fields an order and a payment link check alike: phone, e-mail, name and the TPV bank account. */

@@ -1,4 +1,4 @@
-/** The sandbox's state kept on disk: a whole snapshot after every changing request (before its answer) and every second. */
+/** The sandbox's state on disk: a whole snapshot after each changing request (before its answer) and every 2 s (app.ts). */
 import { join } from 'node:path';
 import { readIfPresent, SnapshotFile } from '../local/durable-file';
 import type { SandboxState } from './state';

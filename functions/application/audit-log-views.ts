@@ -2,7 +2,7 @@
 import { publicKeyOf } from '../domain/audit-checkpoints';
 import { checkpointLine, headerLine, recordLine } from '../domain/audit-export';
 import { AuditVerifier, type AuditVerification } from '../domain/audit-verification';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { NotFoundError, describeError } from './errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
 import type { Dependencies } from './ports';
@@ -43,12 +43,8 @@ function rangeOf(query: Record<string, string | undefined>): { from?: string; to
   for (const field of ['from', 'to'] as const) {
     const text = query[field];
     if (text === undefined || text === '') continue;
-    try {
-      range[field] = new Date(Date.parse(rangeBound(text, field, field === 'from' ? 'start' : 'end'))).toISOString();
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      issues.push(...error.issues);
-    }
+    const bound = collectIssues(issues, () => rangeBound(text, field, field === 'from' ? 'start' : 'end'));
+    if (bound !== undefined) range[field] = new Date(Date.parse(bound)).toISOString();
   }
   if (range.from && range.to && range.from > range.to) {
     issues.push({ field: 'to', problem: `is before from (${query.from})`, expected: 'an instant at or after from' });

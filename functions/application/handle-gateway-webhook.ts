@@ -3,7 +3,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../domain/dates';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, isRecord, issueText, type ValidationIssue } from '../domain/errors';
 import { assertNesting, pruneNesting } from '../domain/bounds';
 import { gatewaySplitIssues, isValidId } from '../domain/order-events';
 import { settle } from '../domain/release-machine';
@@ -85,7 +85,7 @@ async function listRefusedWebhook(deps: Dependencies, rawBody: Buffer, error: Va
     at: storedInstant(deps.clock.now()),
     source: 'gateway.webhook',
     detailType: typeof type === 'string' ? type.slice(0, 100) : null,
-    reasons: error.issues.map((i) => `${i.field}: ${i.problem}; send ${i.expected}`),
+    reasons: error.issues.map(issueText),
     detail: storableDetail(body),
   });
 }
@@ -260,7 +260,7 @@ function webhookAuditEntry(deps: Dependencies, body: unknown, rawBody: Buffer): 
 }
 
 function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  return isRecord(value) ? value[name] : undefined;
 }
 
 function decimalOf(value: unknown): Decimal | null {

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../domain/dates';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, issueText, type ValidationIssue } from '../domain/errors';
 import { pruneNesting } from '../domain/bounds';
 import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../domain/order-events';
 import { planRelease, vendorFacts, type Cause } from '../domain/release-machine';
@@ -190,7 +190,7 @@ async function reject(
     at: storedInstant(deps.clock.now()),
     source: envelope.source ?? null,
     detailType: typeof detailType === 'string' ? detailType : null,
-    reasons: issues.map((i) => `${i.field}: ${i.problem}; send ${i.expected}`),
+    reasons: issues.map(issueText),
     detail: storableDetail(kept),
   };
   await deps.rejected.add(rejected);

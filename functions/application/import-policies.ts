@@ -6,7 +6,9 @@ import { isValidId } from '../domain/order-events';
 import { defaultPolicy, validatePolicyInput } from '../domain/settings';
 import type { VendorPolicy } from '../domain/types';
 import { ConflictError, describeError } from './errors';
+import { eachInFlight } from './in-flight';
 import { saveNextPolicy } from './manage-policies';
+import { FORMULA_START } from './query-outcomes';
 import type { PolicyChange } from './policy-change';
 import { VersionConflictError, type Dependencies } from './ports';
 import { storedInstant } from './release-writes';
@@ -18,8 +20,6 @@ export const IMPORT_HEADER = ['vendorId', 'scheduleOption', 'release', 'delay', 
  * file of more than this many lines plus one (so a 100,000-line file never gets parsed, let alone applied).
  */
 export const MAX_IMPORT_ROWS = 20_000;
-/** Cells a spreadsheet would run as a formula (contract 6.1's escaping list). */
-const FORMULA_START = /^[=+\-@\t\r]/;
 /** Policies written (or rolled back) at once. */
 const WRITES_IN_FLIGHT = 16;
 /** An import still `applying` after this long was interrupted (a crash): the same file applied again carries it on. */
@@ -216,26 +216,9 @@ function actorOf(value: string | undefined): string {
   return actor;
 }
 
-/** Runs `work` over every item, a few at a time; after the first failure no more are started, and it is thrown. */
-async function inFlight<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, items.length) }, async () => {
-    while (!failure && next < items.length) {
-      const item = items[next++];
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  }));
-  if (failure) throw (failure as { error: unknown }).error;
-}
-
 async function applyRows(deps: Dependencies, importId: string, rows: ImportRow[]): Promise<{ vendorId: string; version: number }[]> {
   const written: { vendorId: string; version: number }[] = [];
-  await inFlight(rows, async (row) => {
+  await eachInFlight(rows, WRITES_IN_FLIGHT, async (row) => {
     const current = await deps.policies.current(row.vendorId);
     // Written by this import before an interruption: kept as it is.
     const saved = current?.importId === importId ? current : await saveNextPolicy(deps, row.vendorId, current?.version ?? 0, row.policy, importId);
@@ -252,22 +235,20 @@ async function applyRows(deps: Dependencies, importId: string, rows: ImportRow[]
 async function rollBack(deps: Dependencies, importId: string, rows: ImportRow[], why: string): Promise<void> {
   const settings = await deps.settings.get();
   const failed: string[] = [];
-  await Promise.all(Array.from({ length: WRITES_IN_FLIGHT }, async (_, worker) => {
-    for (let i = worker; i < rows.length; i += WRITES_IN_FLIGHT) {
-      const { vendorId } = rows[i];
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await restore(deps, importId, vendorId, settings, why);
-          break;
-        } catch (error) {
-          if (attempt >= 3) {
-            failed.push(`${vendorId}: ${describeError(error)}`);
-            break;
-          }
+  // Each vendor catches its own failure, so that every vendor is tried.
+  await eachInFlight(rows, WRITES_IN_FLIGHT, async ({ vendorId }) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await restore(deps, importId, vendorId, settings, why);
+        return;
+      } catch (error) {
+        if (attempt >= 3) {
+          failed.push(`${vendorId}: ${describeError(error)}`);
+          return;
         }
       }
     }
-  }));
+  });
   if (failed.length > 0) {
     deps.logger.error('policy import rollback incomplete; applying the same file again completes the import', { importId, failed: failed.slice(0, 20) });
     throw new Error(`import ${importId} could not be rolled back for ${failed.length} vendors; apply the same file again to complete it`);

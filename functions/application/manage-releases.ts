@@ -1,6 +1,6 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
 import { parseEligibilityInput } from '../domain/dates';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../domain/errors';
 import { manualRelease, retryFailed, type Cause } from '../domain/release-machine';
 import type { VendorHold, VendorRelease } from '../domain/types';
 import { NotFoundError } from './errors';
@@ -16,10 +16,6 @@ const TEXT_LIMIT = 500;
 interface ActorAndReason {
   actor: string;
   reason: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `{actor, reason}` plus the extra fields a route allows; every bad field named. */
@@ -95,15 +91,7 @@ export async function releaseManually(deps: Dependencies, orderId: string, vendo
   requireId(vendorId, 'vendorId');
   const { fields, input } = readBody(body, ['at', 'override'], RELEASE_EXAMPLE);
   const issues: ValidationIssue[] = [];
-  let at = null;
-  if (input.at !== undefined && input.at !== null) {
-    try {
-      at = parseEligibilityInput(input.at, 'at');
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      issues.push(...error.issues);
-    }
-  }
+  const at = input.at === undefined || input.at === null ? null : collectIssues(issues, () => parseEligibilityInput(input.at, 'at')) ?? null;
   if (input.override !== undefined && typeof input.override !== 'boolean') {
     issues.push({ field: 'override', problem: `is ${JSON.stringify(input.override)}, not true or false`, expected: 'true to release a HELD release despite its hold, or leave it out' });
   }

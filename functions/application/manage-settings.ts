@@ -1,14 +1,11 @@
 /** Use cases: read and change the merchant settings (GET and PUT /settings), each change a new version. */
-import { ValidationError, type ValidationIssue } from '../domain/errors';
-import { validateSettings } from '../domain/settings';
+import { ValidationError, isRecord, type ValidationIssue } from '../domain/errors';
+import { DEFAULT_RETRY_BUDGET, SETTINGS_CHANGE_KEYS, validateSettings } from '../domain/settings';
 import type { Settings, VersionedSettings } from '../domain/types';
 import { VersionConflictError, type Dependencies } from './ports';
 import { inZone } from './response-times';
 import { appendAudit, storedInstant } from './release-writes';
 import { requireSettingsPreview } from './preview-changes';
-
-/** Keys a PUT may carry besides the settings: who changes them and why, and the version the change is based on. */
-const CHANGE_KEYS = ['actor', 'reason', 'version', 'at', 'previewId'];
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
   return presented(await deps.settings.get());
@@ -21,11 +18,11 @@ export async function getSettings(deps: Dependencies): Promise<VersionedSettings
  */
 export async function updateSettings(deps: Dependencies, body: unknown): Promise<VersionedSettings> {
   const current = await deps.settings.get();
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isRecord(body)) {
     throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to change, e.g. {"deferByDays": 15}' }]);
   }
-  const input = body as Record<string, unknown>;
-  const settingsPart = Object.fromEntries(Object.entries(input).filter(([k]) => !CHANGE_KEYS.includes(k)));
+  const input = body;
+  const settingsPart = Object.fromEntries(Object.entries(input).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
   const issues: ValidationIssue[] = [
     ...optionalText(input.actor, 'actor'),
     ...optionalText(input.reason, 'reason'),
@@ -75,9 +72,10 @@ export async function settingsHistory(deps: Dependencies): Promise<VersionedSett
   return (await deps.settings.history()).map(presented);
 }
 
+/** The settings fields alone; settings saved before `retryBudget` existed read its default. */
 function baseOf(current: VersionedSettings): Settings {
-  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead } = current;
-  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead };
+  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget } = current;
+  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget: retryBudget ?? DEFAULT_RETRY_BUDGET };
 }
 
 function presented(settings: VersionedSettings): VersionedSettings {

@@ -1,5 +1,5 @@
 /** The body of PUT /vendors/{vendorId}/policy and of its preview: the policy, plus how and when the change applies. */
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../domain/errors';
 import { validatePolicyInput } from '../domain/settings';
 import type { ReleaseRule } from '../domain/types';
 
@@ -21,16 +21,10 @@ const PREVIEW_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
 /** Validates the whole body, naming every bad field at once. */
 export function policyChangeOf(body: unknown): PolicyChange {
-  const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? body as Record<string, unknown> : null;
+  const record = isRecord(body) ? body : null;
   const policyPart = record ? Object.fromEntries(Object.entries(record).filter(([k]) => !CHANGE_OPTIONS.includes(k))) : body;
   const issues: ValidationIssue[] = [];
-  let policy: PolicyChange['policy'] | null = null;
-  try {
-    policy = validatePolicyInput(policyPart);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    issues.push(...error.issues);
-  }
+  const policy = collectIssues(issues, () => validatePolicyInput(policyPart));
   const { expectedVersion, applyTo, previewId } = record ?? {};
   if (expectedVersion !== undefined && !(Number.isInteger(expectedVersion) && (expectedVersion as number) >= 0)) {
     issues.push({ field: 'expectedVersion', problem: `is ${JSON.stringify(expectedVersion)}, not a whole number`, expected: 'the version you read (GET /vendors/{vendorId}/policy), or leave it out' });

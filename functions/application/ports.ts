@@ -256,7 +256,7 @@ export interface ReleaseQueue {
  * (`orderId` set), else the vendor's (`vendorId` set), else the configuration's.
  */
 export interface AuditEntry {
-  /** What happened, e.g. `event_received`, `planned`, `gateway_attempt` (the last one also says what the answer made
+  /** What happened, e.g. `planned`, `gateway_attempt` (the last one also says what the answer made
    * of the release), `settings_changed`, `policy_changed`, `hold`, `unhold`, `manual_release`, `retry`,
    * `webhook_received` (also what it did: a settlement is recorded here). */
   kind: string;

@@ -1,17 +1,19 @@
 /** Use cases: preview a policy or settings change over the unsent releases it would move, and require a preview to hold. */
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '../domain/errors';
+import { ValidationError, isRecord } from '../domain/errors';
 import {
   factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay, type DayTotals, type PreviewedRelease,
   type ReleasePreview,
 } from '../domain/preview';
 import { vendorFacts, type VendorFacts } from '../domain/release-machine';
-import { validateSettings } from '../domain/settings';
-import type { Settings, VendorPolicy, VendorRelease, VersionedSettings } from '../domain/types';
+import { SETTINGS_CHANGE_KEYS, validateSettings } from '../domain/settings';
+import type { Settings, VendorPolicy, VendorRelease } from '../domain/types';
 import { boundedCount } from './cursor';
 import { ConflictError } from './errors';
+import { eachInFlight } from './in-flight';
 import { requireId } from './ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
+import { knownVendorPages } from './read-vendors';
 import type { Dependencies, StoredPreview } from './ports';
 import { openReleasesOfVendor } from './replan-vendor-releases';
 import { storedInstant } from './release-writes';
@@ -54,13 +56,10 @@ const VENDOR_PAGE = 50;
 /** Every unsent release of every vendor Holdback knows (a settings change concerns them all). */
 async function unsentReleasesOfAll(deps: Dependencies): Promise<VendorRelease[]> {
   const releases: VendorRelease[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const page = await deps.reads.vendors(after, VENDOR_PAGE);
-    for (const open of await Promise.all(page.vendorIds.map((vendorId) => openReleasesOfVendor(deps, vendorId)))) releases.push(...open);
-    if (!page.more || page.vendorIds.length === 0) return releases;
-    after = page.vendorIds[page.vendorIds.length - 1];
+  for await (const page of knownVendorPages(deps, VENDOR_PAGE)) {
+    for (const open of await Promise.all(page.map((vendorId) => openReleasesOfVendor(deps, vendorId)))) releases.push(...open);
   }
+  return releases;
 }
 
 /**
@@ -161,19 +160,16 @@ async function policyPreviewState(deps: Dependencies, vendorId: string, change: 
   return { scope, fromVersion, settings, hold, releases, digest };
 }
 
-/** Keys a settings body may carry besides the settings (who changes them, why, on which version, which preview). */
-const SETTINGS_CHANGE_KEYS = ['actor', 'reason', 'version', 'at', 'previewId'];
-
 async function settingsPreviewState(deps: Dependencies, body: unknown) {
   const current = await deps.settings.get();
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+  if (!isRecord(body)) {
     throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to preview, e.g. {"deferByDays": 10}' }]);
   }
   const settingsPart = Object.fromEntries(Object.entries(body).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
   const candidate: Settings = validateSettings(settingsPart, current);
   const releases = await unsentReleasesOfAll(deps);
   const digest = previewDigest({ scope: 'settings', releases, versions: { settings: current.version }, change: candidate });
-  return { current: current as VersionedSettings, candidate, releases, digest };
+  return { current, candidate, releases, digest };
 }
 
 /**
@@ -183,14 +179,10 @@ async function settingsPreviewState(deps: Dependencies, body: unknown) {
 async function factsOf(deps: Dependencies, releases: VendorRelease[], needsEvents: (release: VendorRelease) => boolean): Promise<VendorFacts[]> {
   const facts = releases.map(factsOfUnsentRelease);
   const toRead = releases.map((_, i) => i).filter((i) => needsEvents(releases[i]));
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(EVENT_READS_IN_FLIGHT, toRead.length) }, async () => {
-    while (next < toRead.length) {
-      const i = toRead[next++];
-      const events = await deps.orders.listEvents(releases[i].orderId);
-      facts[i] = vendorFacts(events.map((e) => e.event), releases[i].vendorId);
-    }
-  }));
+  await eachInFlight(toRead, EVENT_READS_IN_FLIGHT, async (i) => {
+    const events = await deps.orders.listEvents(releases[i].orderId);
+    facts[i] = vendorFacts(events.map((e) => e.event), releases[i].vendorId);
+  });
   return facts;
 }
 
@@ -217,10 +209,6 @@ function answerOf(covered: ReleasePreview[], shown: ReleasePreview[], limit: num
     releases: shown.slice(0, limit).map((r) => presentPreview(r, settings)),
     perDay: totalsPerDay(shown),
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `?limit=`: releases listed (0 lists none; the day totals always cover every release). */

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { isValidId } from '../domain/order-events';
 import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
 import { boundedCount, decodeCursor, encodeCursor } from './cursor';
@@ -51,15 +51,7 @@ export function rangeBound(text: string, field: string, end: 'start' | 'end'): s
 /** The query parameters of GET /outcomes, every bad one named at once. */
 export function parseOutcomeQuery(params: Record<string, string | undefined>): OutcomeQuery {
   const issues: ValidationIssue[] = [];
-  const check = <T>(read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (error) {
-      if (error instanceof ValidationError) issues.push(...error.issues);
-      else throw error;
-      return undefined;
-    }
-  };
+  const check = <T>(read: () => T): T | undefined => collectIssues(issues, read);
   const known = new Set(['vendorId', 'orderId', 'state', 'from', 'to', 'by', 'limit', 'cursor', 'format']);
   for (const name of Object.keys(params)) {
     if (!known.has(name)) issues.push({ field: name, problem: 'is not a parameter of GET /outcomes', expected: `only ${[...known].join(', ')}` });
@@ -190,8 +182,11 @@ function csvLine(row: ReadRelease, zone: string): string {
  * read as a formula, so it gets a leading `'`. Amounts, numbers and times are not text cells and stay as they are.
  */
 export function text(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return FORMULA_START.test(value) ? `'${value}` : value;
 }
+
+/** How a cell that a spreadsheet would run as a formula begins (contract 6.1's list). */
+export const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** RFC 4180: a cell holding a comma, a quote, CR or LF is quoted, its quotes doubled. */
 export function quoted(cell: string): string {

@@ -2,7 +2,7 @@
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../domain/dates';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
+import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { predictSettlement } from '../domain/schedule-options';
 import { calendarOf, defaultPolicy } from '../domain/settings';
 import type { ReleaseRule, ReleaseState, Settings, VendorRelease } from '../domain/types';
@@ -34,20 +34,8 @@ export async function listVendors(
   deps: Dependencies, query: { limit?: string; cursor?: string; checkGateway?: string },
 ): Promise<{ items: VendorSummary[]; nextCursor: string | null }> {
   const issues: ValidationIssue[] = [];
-  let limit = 100;
-  let after: string | null = null;
-  try {
-    limit = boundedCount(query.limit, 'limit', 1, 1000, 100);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    issues.push(...error.issues);
-  }
-  try {
-    after = decodeCursor(query.cursor, 'vendors');
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    issues.push(...error.issues);
-  }
+  const limit = collectIssues(issues, () => boundedCount(query.limit, 'limit', 1, 1000, 100)) ?? 100;
+  const after = collectIssues(issues, () => decodeCursor(query.cursor, 'vendors')) ?? null;
   if (query.checkGateway !== undefined && query.checkGateway !== 'true' && query.checkGateway !== 'false') {
     issues.push({ field: 'checkGateway', problem: `is ${JSON.stringify(query.checkGateway)}`, expected: 'true or false' });
   }
@@ -60,6 +48,16 @@ export async function listVendors(
   }
   const last = page.vendorIds[page.vendorIds.length - 1];
   return { items, nextCursor: page.more && last ? encodeCursor('vendors', last) : null };
+}
+
+/** Every vendor Holdback knows, a page of ids at a time (in id order). */
+export async function* knownVendorPages(deps: Dependencies, pageSize: number): AsyncIterable<string[]> {
+  for (let after: string | null = null; ;) {
+    const page = await deps.reads.vendors(after, pageSize);
+    if (page.vendorIds.length > 0) yield page.vendorIds;
+    if (!page.more || page.vendorIds.length === 0) return;
+    after = page.vendorIds[page.vendorIds.length - 1];
+  }
 }
 
 async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {
@@ -173,11 +171,8 @@ export async function forecast(deps: Dependencies, query: { from?: string; to?: 
   if (vendorId !== null) {
     for await (const row of deps.reads.openReleases(vendorId, range)) count(row);
   } else {
-    for (let after: string | null = null; ;) {
-      const page = await deps.reads.vendors(after, 100);
-      for (const id of page.vendorIds) for await (const row of deps.reads.openReleases(id, range)) count(row);
-      if (!page.more || page.vendorIds.length === 0) break;
-      after = page.vendorIds[page.vendorIds.length - 1];
+    for await (const page of knownVendorPages(deps, 100)) {
+      for (const id of page) for await (const row of deps.reads.openReleases(id, range)) count(row);
     }
   }
 

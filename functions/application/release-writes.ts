@@ -1,7 +1,7 @@
 /** How the use cases write a vendor release: the machine's write, conditional on its version, then its effects. */
 import type { DateTime } from 'luxon';
 import { GATEWAY_ZONE, formatInstant, parseInstant } from '../domain/dates';
-import type { Effect, ReleaseAuditRecord, Write } from '../domain/release-machine';
+import type { Effect, Write } from '../domain/release-machine';
 import type { VendorRelease } from '../domain/types';
 import { releaseScheduleName } from '../routing';
 import { describeError } from './errors';
@@ -25,7 +25,8 @@ export async function writeRelease(deps: Dependencies, write: Write): Promise<Ve
 }
 
 /**
- * Runs what the machine asked for after a write, in order. None of them may undo or repeat the write: a failed
+ * Runs what the machine asked for after a write: schedule changes in order, then the sends as one batch, the events
+ * as one and the audit entries as one append. None of them may undo or repeat the write: a failed
  * schedule or enqueue is re-driven by the sweep (the release is stored with its `sendAt`), a failed publish or audit
  * append is logged, never thrown, so that an outside failure never makes a release fail or send twice.
  */
@@ -38,7 +39,7 @@ export async function runEffects(deps: Dependencies, effects: Effect[]): Promise
     try {
       if (effect.kind === 'cancel_schedule') await deps.scheduler.cancel(effect.releaseKey);
       else if (effect.kind === 'schedule') await deps.scheduler.schedule(effect.command, parseInstant(effect.at, 'sendAt'));
-      else if (effect.kind === 'audit') audits.push(auditEntryOf(effect.entry));
+      else if (effect.kind === 'audit') audits.push(effect.entry);
     } catch (error) {
       deps.logger.error(`release effect ${effect.kind} failed; the sweep re-drives the release`, { ...ids, error: describeError(error) });
     }
@@ -64,8 +65,4 @@ export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Pr
   } catch (error) {
     deps.logger.error('audit entries not appended', { kinds: entries.map((e) => e.kind), error: describeError(error) });
   }
-}
-
-function auditEntryOf(record: ReleaseAuditRecord): AuditEntry {
-  return { ...record };
 }

@@ -16,10 +16,9 @@ const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: tr
 
 /**
  * When the gateway settles a release, by Holdback's own reckoning: the predicted slot after the applied eligibility,
- * or, for a release Holdback never moved, the slot after its max eligibility (the gateway's default). Null when the
- * release holds neither.
+ * or, for a release Holdback never moved, the slot after its max eligibility (the gateway's default).
  */
-export function predictedSettlementOf(release: VendorRelease, settings: Settings, scheduleOption = release.scheduleOption): DateTime | null {
+export function predictedSettlementOf(release: VendorRelease, settings: Settings, scheduleOption = release.scheduleOption): DateTime {
   const before = release.settledFrom ?? release;
   if (before.appliedEligibility !== null) {
     if (before.predictedSettlement !== null && scheduleOption === release.scheduleOption) return instant(before.predictedSettlement);
@@ -43,7 +42,6 @@ export async function withSettlementCheck(deps: Dependencies, transition: Transi
   const release = transition.release;
   const settings = await deps.settings.get();
   const predicted = predictedSettlementOf(release, settings);
-  if (predicted === null) return transition;
   const settled = instant(release.settledAt!);
   const difference = minutesBetween(predicted, settled);
   if (difference === 0) return { ...transition, release: { ...release, settlementMismatch: null } };
@@ -53,7 +51,7 @@ export async function withSettlementCheck(deps: Dependencies, transition: Transi
   if (gatewayOption !== null && gatewayOption !== release.scheduleOption) {
     const byGateway = predictedSettlementOf(release, settings, gatewayOption);
     causes.push(`the gateway settles vendor ${release.vendorId} by schedule option ${gatewayOption}, Holdback's policy says ${release.scheduleOption}`
-      + (byGateway && minutesBetween(byGateway, settled) === 0 ? ' (the gateway\'s option explains the settlement): update the policy' : ''));
+      + (minutesBetween(byGateway, settled) === 0 ? ' (the gateway\'s option explains the settlement): update the policy' : ''));
   }
   const applied = (release.settledFrom ?? release).appliedEligibility !== null;
   if (!applied && difference < 0) {
@@ -115,9 +113,9 @@ export async function predictionAccuracy(
     const predicted = release.settlementMismatch ? instant(release.settlementMismatch.predicted) : predictedSettlementOf(release, settings);
     const row = rows.get(release.scheduleOption) ?? { scheduleOption: release.scheduleOption, settled: 0, asPredicted: 0, maxDifferenceMinutes: 0 };
     row.settled += 1;
-    const difference = predicted === null ? null : Math.abs(minutesBetween(predicted, instant(release.settledAt)));
+    const difference = Math.abs(minutesBetween(predicted, instant(release.settledAt)));
     if (difference === 0) row.asPredicted += 1;
-    if (difference !== null) row.maxDifferenceMinutes = Math.max(row.maxDifferenceMinutes, difference);
+    row.maxDifferenceMinutes = Math.max(row.maxDifferenceMinutes, difference);
     rows.set(release.scheduleOption, row);
   }
   return {

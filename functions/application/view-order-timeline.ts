@@ -25,9 +25,8 @@ export interface OrderTimeline {
 
 /**
  * Events come from the order's stored events (each once, however often it was delivered; the payment from the order
- * record), the rest from the order's
- * audit stream; an `event_received` audit record would repeat a stored event and is left out. Sorted by time; at the
- * same instant an event comes before what it caused, and records keep their stream's order.
+ * record), the rest from the order's audit stream (which keeps no received events). Sorted by time; at the same
+ * instant an event comes before what it caused, and records keep their stream's order.
  */
 export async function viewOrderTimeline(deps: Dependencies, orderId: string): Promise<OrderTimeline> {
   requireId(orderId, 'orderId');
@@ -74,7 +73,6 @@ export async function viewOrderTimeline(deps: Dependencies, orderId: string): Pr
     });
   }
   for (const record of records) {
-    if (record.kind === 'event_received') continue;
     timed.push({
       ms: Date.parse(record.at),
       item: {

@@ -1,6 +1,7 @@
 /** Audit checkpoints: the heads of the streams that moved, signed with an asymmetric key and chained to the previous checkpoint. */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson, GENESIS_HASH, sha256Of, type StreamHead } from './audit-records';
+import { canonicalJson, GENESIS_HASH, type StreamHead } from './audit-records';
+import { sha256Hex } from './digest';
 
 /** Ed25519 (the local key) or ECDSA P-256 with SHA-256 (a KMS ECC_NIST_P256 key). */
 export type CheckpointAlgorithm = 'Ed25519' | 'ECDSA_SHA_256';
@@ -45,7 +46,7 @@ export function sealCheckpoint(
 ): UnsignedCheckpoint {
   const heads = [...content.heads].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   const body = { number: (previous?.number ?? 0) + 1, previousHash: previous?.hash ?? GENESIS_HASH, ...content, heads };
-  return { ...body, hash: sha256Of(checkpointText(body)) };
+  return { ...body, hash: sha256Hex(checkpointText(body)) };
 }
 
 /** A public key from PEM text (SPKI), or null when the text is not one. */

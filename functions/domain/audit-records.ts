@@ -1,5 +1,5 @@
 /** Audit log records (contract 6.2): entries sealed into per-stream hash chains, with one canonical JSON form. */
-import { hash } from 'node:crypto';
+import { sha256Hex } from './digest';
 
 /** The `prevHash` of a stream's first record. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -136,13 +136,8 @@ export function recordText(record: Omit<AuditRecord, 'hash'>): string {
     + `"vendorId":${JSON.stringify(record.vendorId)}}`;
 }
 
-/** One-shot `crypto.hash` (Node 20.12+, and Lambda's 24): half the cost of createHash for a record-sized text. */
-export function sha256Of(text: string): string {
-  return hash('sha256', text, 'hex');
-}
-
 export function recordHash(record: Omit<AuditRecord, 'hash'>): string {
-  return sha256Of(recordText(record));
+  return sha256Hex(recordText(record));
 }
 
 /**

@@ -1,7 +1,8 @@
 /** Verification of the audit log: every record's hash and link, the checkpoint chain and signatures, and truncation. */
 import type { KeyObject } from 'node:crypto';
 import { checkpointText, isSignedBy, type AuditCheckpoint } from './audit-checkpoints';
-import { GENESIS_HASH, recordHash, sha256Of, type AuditRecord } from './audit-records';
+import { GENESIS_HASH, recordHash, type AuditRecord } from './audit-records';
+import { sha256Hex } from './digest';
 
 /** The stream name under which a broken checkpoint is reported (its number is the `sequence`). */
 export const CHECKPOINT_STREAM = 'checkpoints';
@@ -203,7 +204,7 @@ export class AuditVerifier {
       } else if (checkpoint.previousHash !== previous.hash) {
         fail(number, `its link does not match the hash of checkpoint ${previous.number}`);
       }
-      if (sha256Of(checkpointText(checkpoint)) !== checkpoint.hash) fail(number, 'edited: the checkpoint no longer matches its hash');
+      if (sha256Hex(checkpointText(checkpoint)) !== checkpoint.hash) fail(number, 'edited: the checkpoint no longer matches its hash');
       else if (!this.options.publicKey) fail(number, 'its signature cannot be checked: no public key was given');
       else if (!isSignedBy(checkpoint, this.options.publicKey)) fail(number, 'wrong signature: not signed by the audit key');
       for (const head of checkpoint.heads ?? []) {

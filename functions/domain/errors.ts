@@ -6,11 +6,32 @@ export interface ValidationIssue {
   expected: string;
 }
 
+/** One issue as a sentence (error messages, the reasons of a rejected event). */
+export function issueText(issue: ValidationIssue): string {
+  return `${issue.field}: ${issue.problem}; send ${issue.expected}`;
+}
+
+/** Whether input is a JSON object (not null, not a list): what every body and event detail must be. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `read()`, or undefined with its issues added to `issues` when it throws a ValidationError: every bad field named at once. */
+export function collectIssues<T>(issues: ValidationIssue[], read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    issues.push(...error.issues);
+    return undefined;
+  }
+}
+
 export class ValidationError extends Error {
   readonly issues: ValidationIssue[];
 
   constructor(issues: ValidationIssue[]) {
-    super(issues.map((i) => `${i.field}: ${i.problem}; send ${i.expected}`).join('; '));
+    super(issues.map(issueText).join('; '));
     this.name = 'ValidationError';
     this.issues = issues;
   }

@@ -1,7 +1,6 @@
 /** What an answer of the gateway's eligibility PUT means for Holdback (gateway-facts section 1). */
 import type { AnswerClass, Attempt, GatewayAnswer } from './types';
 
-
 interface DocumentedAnswer {
   /** A stable lowercase part of the message; documentation versions differ in wording around it. */
   fragment: string;

@@ -6,7 +6,7 @@ import {
 } from './bounds';
 import { parseInstant } from './dates';
 import { sha256Hex } from './digest';
-import { ValidationError, type ValidationIssue } from './errors';
+import { ValidationError, isRecord, type ValidationIssue } from './errors';
 import type { DisputeResolution, OrderEvent, OrderEventType, TransactionTimeSource } from './types';
 
 /** The gateway's order id rule, used for vendor ids too. */
@@ -34,10 +34,6 @@ export function isValidId(id: unknown): boolean {
 function shown(value: unknown): string {
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Collects issues while reading fields, so one rejection names every bad field. */

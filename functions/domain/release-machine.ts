@@ -12,9 +12,10 @@ import { classifyAnswer } from './gateway-answer';
 import { eventKey, eventTime } from './order-events';
 import { predictSettlement, settlementOfMoment } from './schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from './settings';
-import type {
-  AnswerClass, Attempt, Clamp, DisputeResolution, GatewayAnswer, HoldbackEvent, IsoInstant, OrderEvent, OrderEventType,
-  OrderRecord, ReleaseCommand, ReleaseRule, ReleaseState, SendInFlight, Settings, VendorHold, VendorPolicy, VendorRelease,
+import {
+  FINAL_STATES, type AnswerClass, type Attempt, type Clamp, type DisputeResolution, type GatewayAnswer, type HoldbackEvent,
+  type IsoInstant, type OrderEvent, type OrderEventType, type OrderRecord, type ReleaseCommand, type ReleaseRule,
+  type ReleaseState, type SendInFlight, type Settings, type VendorHold, type VendorPolicy, type VendorRelease,
 } from './types';
 import { clampEligibility, clampMomentIntoWindow, nextGatewayMinuteMs, type EligibilityWindow, type MomentWindow } from './window';
 
@@ -83,7 +84,7 @@ export type Transition = Write | Unchanged;
 
 /** Why a plan was made: the audit's account of it. */
 export interface Cause {
-  kind: 'event' | 'payment' | 'hold' | 'unhold' | 'policy_replan' | 'manual_release' | 'retry' | 'claim' | 'answer' | 'settled';
+  kind: 'event' | 'payment' | 'hold' | 'unhold' | 'policy_replan' | 'manual_release' | 'retry' | 'claim';
   actor: string | null;
   reason?: string;
 }
@@ -168,8 +169,7 @@ export function isPending(state: ReleaseState): boolean {
 
 /** Nothing more may be planned for it: it is being sent, was sent, or reached an end. */
 function isSentOrFinal(state: ReleaseState): boolean {
-  return state === 'APPLYING' || state === 'APPLIED' || state === 'AT_MAX' || state === 'CANCELLED' || state === 'FAILED'
-    || state === 'SETTLED';
+  return state === 'APPLYING' || FINAL_STATES.includes(state);
 }
 
 /** Not sent yet and still open to a plan: what a hold, an unhold and a policy replan look at. */
@@ -179,14 +179,17 @@ export function isUnsent(release: VendorRelease): boolean {
 }
 
 /**
- * The release as it should be now, from the facts, the hold and the rule it is pinned to. A release that is being
- * sent or reached an end is left as it is (manual release and retry reopen one on purpose).
+ * Whether a plan leaves the release as it is: it is being sent or reached an end (manual release and retry reopen one
+ * on purpose), except an AT_MAX by its rule that a policy replan (`repin`) moves.
  */
+function staysAsIs(current: VendorRelease, repin: boolean | undefined): boolean {
+  return isSentOrFinal(current.state) && !(repin && current.state === 'AT_MAX' && isUnsent(current));
+}
+
+/** The release as it should be now, from the facts, the hold and the rule it is pinned to. */
 export function plan(input: PlanInput): Transition {
   const { current } = input;
-  if (current && isSentOrFinal(current.state) && !(input.repin && current.state === 'AT_MAX' && isUnsent(current))) {
-    return { kind: 'unchanged', release: current };
-  }
+  if (current && staysAsIs(current, input.repin)) return { kind: 'unchanged', release: current };
   return planFrom(current, current, input);
 }
 
@@ -543,10 +546,9 @@ export interface SendNow {
 export function afterClaim(input: PlanInput & { current: VendorRelease }): SendNow | Transition {
   const applying = input.current;
   const reopened: VendorRelease = { ...applying, state: 'PLANNED', sendAt: formatInstant(input.now, INDIA_TIME) };
-  const decided = decide(baseOf(reopened, input), { ...input, cause: { kind: 'claim', actor: SYSTEM_ACTOR } }, reopened, EARLY_FIRE_MS);
-  if (decided.state !== 'PLANNED') {
-    return commit(applying, decided, input.now, input.keyOf, [auditOf(applying, decided, { ...input, cause: { kind: 'claim', actor: SYSTEM_ACTOR } })]);
-  }
+  const claimed: PlanInput = { ...input, cause: { kind: 'claim', actor: SYSTEM_ACTOR } };
+  const decided = decide(baseOf(reopened, claimed), claimed, reopened, EARLY_FIRE_MS);
+  if (decided.state !== 'PLANNED') return commit(applying, decided, input.now, input.keyOf, [auditOf(applying, decided, claimed)]);
   const release: VendorRelease = { ...applying, targetEligibility: decided.targetEligibility, clamp: decided.clamp, plannedSendAt: decided.plannedSendAt, reason: decided.reason };
   const send = prepareSend(release, input.now);
   if ('skip' in send) return windowClosed(release, input.now);
@@ -784,7 +786,7 @@ export function settle(current: VendorRelease, settledAt: DateTime, now: DateTim
 export function planRelease(input: Omit<PlanInput, 'keyOf' | 'cause' | 'hold'> & { hold?: VendorHold | null }): VendorRelease {
   const full: PlanInput = { ...input, hold: input.hold ?? null, keyOf: () => '', cause: { kind: 'event', actor: null } };
   const { current } = input;
-  if (current && isSentOrFinal(current.state) && !(input.repin && current.state === 'AT_MAX' && isUnsent(current))) return current;
+  if (current && staysAsIs(current, input.repin)) return current;
   const next = decide(baseOf(current, full), full, current, 0);
   return current && sameRelease(current, next) ? current : { ...next, releaseKey: current?.releaseKey ?? null };
 }

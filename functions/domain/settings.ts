@@ -2,9 +2,12 @@
 import { DateTime, Info } from 'luxon';
 import { MAX_DELAY_DAYS, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
 import { BankCalendar } from './calendar';
-import { ValidationError, type ValidationIssue } from './errors';
+import { ValidationError, isRecord, type ValidationIssue } from './errors';
 import { SCHEDULE_OPTIONS, isScheduleOption } from './schedule-options';
 import type { ReleaseRule, Settings, VendorPolicy } from './types';
+
+/** How long "Order ID does not exist" is retried (from its first answer) when the settings name no retryBudget. */
+export const DEFAULT_RETRY_BUDGET = 'P1D';
 
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
   deferByDays: 15,
@@ -13,23 +16,19 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   holidays: [] as string[],
   settlementDays: 'working',
   releaseLead: 'PT1H',
-  retryBudget: 'P1D',
+  retryBudget: DEFAULT_RETRY_BUDGET,
 }) as Settings;
 
-/** How long "Order ID does not exist" is retried (from its first answer) when the settings name no retryBudget. */
-export const DEFAULT_RETRY_BUDGET = 'P1D';
 /** The longest retry budget: no window is longer than Defer by Days' 365 days. */
 export const MAX_RETRY_BUDGET_DAYS = 365;
 
 const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget'] as const;
+/** Keys a settings body (PUT /settings, its preview) may carry besides the settings: who, why, on which version, which preview. */
+export const SETTINGS_CHANGE_KEYS: readonly string[] = ['actor', 'reason', 'version', 'at', 'previewId'];
 const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason'] as const;
 const RULE_KINDS = ['at_max', 'immediate', 'after_payment', 'after_delivery'] as const;
 const OPTION_IDS = `one of the gateway's schedule option ids: ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}`;
 const TEXT_LIMIT = 200;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function shown(value: unknown): string {
   const text = JSON.stringify(value);

@@ -1,7 +1,7 @@
 /** Flow: API Gateway HTTP API (payload 2.0) → route → one use case → JSON answer or `{"error": {code, message}}`. */
 import middy from '@middy/core';
 import httpRouter from '@middy/http-router';
-import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { AUDIT_ROUTES } from './routes/audit';
 import { BASIC_ROUTES } from './routes/basics';
@@ -12,7 +12,7 @@ import { IMPORT_ROUTES } from './routes/imports';
 import { OUTCOME_ROUTES } from './routes/outcomes';
 import { OPENAPI_ROUTES } from './routes/openapi';
 import type { ApiRoute } from './routes/route';
-import { lambdaMetrics, meteredDependencies, observed } from './observability';
+import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { collectStreamedBodies } from './streamed-body';
 
@@ -40,7 +40,7 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
 }
 
 export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
-  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  const deps = handlerDependencies(getDeps, metrics);
   const router = httpRouter<ApiEvent, ApiResult>({
     routes: ROUTES.map((route) => ({ method: route.method, path: route.path, handler: (event: ApiEvent) => route.run(event, deps) })),
     notFoundResponse: routeNotFound,

@@ -7,6 +7,7 @@ import type { Context } from 'aws-lambda';
 import { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { LambdaLogger } from '../adapters/logging/powertools-logger';
 import type { Dependencies, EventPublisher, ReleaseMetrics } from '../application/ports';
+import { lazyDependencies, type DependencySource } from './dependencies';
 import type { ReleaseVendorResult } from '../application/release-vendor';
 import type { SweepResult } from '../application/sweep';
 import type { HoldbackEvent } from '../domain/types';
@@ -35,7 +36,7 @@ export function observed<E, R>(deps: () => Promise<Dependencies>, metrics?: Powe
 }
 
 /** The emitted events as metrics: each applied, failed and drift event counted where it is published. */
-export class MeteredPublisher implements EventPublisher {
+class MeteredPublisher implements EventPublisher {
   constructor(private readonly inner: EventPublisher, private readonly metrics: ReleaseMetrics) {}
 
   async publish(events: HoldbackEvent[]): Promise<void> {
@@ -70,10 +71,14 @@ export function observeSweep(metrics: ReleaseMetrics, result: SweepResult): void
   if (result.redriven > 0) metrics.record('sweepRedriven', result.redriven);
 }
 
-/** A dependency source whose publisher counts what it emits into `metrics`. */
-export function meteredDependencies(source: () => Promise<Dependencies> | Dependencies, metrics: ReleaseMetrics): () => Promise<Dependencies> {
-  return async () => {
+/**
+ * A handler's dependencies: built once per container (lazyDependencies) and, when the handler keeps metrics, with a
+ * publisher that counts what it emits into them.
+ */
+export function handlerDependencies(source: DependencySource, metrics?: ReleaseMetrics): () => Promise<Dependencies> {
+  if (!metrics) return lazyDependencies(source);
+  return lazyDependencies(async () => {
     const deps = await source();
     return { ...deps, publisher: new MeteredPublisher(deps.publisher, metrics) };
-  };
+  });
 }

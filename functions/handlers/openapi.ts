@@ -64,12 +64,14 @@ const schemas: Record<string, Json> = {
       holidays: { type: 'array', items: { type: 'string', format: 'date' }, description: 'Bank holidays, India-time days.' },
       settlementDays: { type: 'string', enum: ['working', 'calendar'] },
       releaseLead: { type: 'string', example: 'PT1H', description: 'ISO 8601 duration: how long before its target a release is sent.' },
-      version: { type: 'integer' },
+      retryBudget: { type: 'string', example: 'P1D', description: 'ISO 8601 duration (PT0S..P365D): how long "Order ID does not exist" is retried, from its first such answer.' },
+      version: { type: 'integer', description: 'PUT: the version you read (409 version_conflict when stale).' },
+      previewId: { type: 'string', description: 'PUT: applies only if what that settings preview showed still holds, else 409 preview_stale.' },
       actor: { type: 'string' },
       reason: { type: 'string' },
       at: instant('When this version was saved.'),
     },
-    additionalProperties: true,
+    additionalProperties: false,
   },
   ReleaseRule: {
     oneOf: [
@@ -123,8 +125,30 @@ const schemas: Record<string, Json> = {
       amount: decimal("The vendor's share."),
       rule: ref('ReleaseRule'),
       reason: nullable({ type: 'string', description: 'Why it is in its state.' }),
-      plannedSendAt: nullable(instant('When the PUT is planned.')),
+      scheduleOption: { type: 'integer', description: "The vendor's schedule option the prediction uses." },
+      holdReason: nullable({ type: 'string', enum: ['dispute', 'vendor_hold'], description: 'HELD by an open dispute or a vendor hold.' }),
+      clamp: nullable({
+        type: 'object',
+        required: ['requested', 'clampedTo', 'reason'],
+        description: 'The rule asked for an eligibility outside the window; the one kept instead.',
+        properties: { requested: { type: 'string', format: 'date-time' }, clampedTo: { type: 'string', format: 'date-time' }, reason: { type: 'string', enum: ['before_transaction', 'after_max_eligibility', 'in_the_past'] } },
+      }),
+      plannedSendAt: nullable(instant('When the PUT is planned (target minus releaseLead).')),
+      sendAt: nullable(instant('The pending send or retry; while APPLYING, the deadline after which the sweep sends again.')),
+      sends: { type: 'integer', minimum: 0, description: 'Eligibility PUTs sent so far (the last attempts are listed in attempts).' },
+      manual: nullable({
+        type: 'object',
+        required: ['actor', 'reason', 'at', 'override', 'requestedAt'],
+        description: 'The manual release that planned it, if any.',
+        properties: { actor: { type: 'string' }, reason: { type: 'string' }, at: nullable(instant('The eligibility asked for (null: as soon as the gateway accepts).')), override: { type: 'boolean' }, requestedAt: instant('When it was asked for.') },
+      }),
       settledAt: nullable(instant('When the gateway reported the settlement.')),
+      settledFrom: nullable({
+        type: 'object',
+        required: ['state', 'appliedEligibility', 'predictedSettlement'],
+        description: 'What the release was before it settled (e.g. AT_MAX: the gateway settled at its default date).',
+        properties: { state: { type: 'string' }, appliedEligibility: nullable(instant('Before settling.')), predictedSettlement: nullable(instant('Before settling.')) },
+      }),
     },
     additionalProperties: true,
   },
@@ -134,10 +158,12 @@ const schemas: Record<string, Json> = {
     properties: {
       orderId: ID,
       transactionTime: nullable(instant('The payment time (null until order.paid arrives).')),
+      transactionTimeSource: nullable({ type: 'string', enum: ['gateway', 'marketplace'], description: "Whose payment time the window counts from: the gateway's payment webhook (trusted) or the marketplace's order.paid." }),
       maxEligibility: nullable(instant('Transaction time + Defer by Days.')),
+      currency: nullable({ type: 'string', example: 'INR' }),
       vendors: { type: 'array', items: ref('Release') },
     },
-    additionalProperties: true,
+    additionalProperties: false,
   },
   Outcome: {
     allOf: [ref('Release'), {
@@ -256,6 +282,16 @@ const schemas: Record<string, Json> = {
       unsignedRecords: { type: 'integer', description: 'Chained records after the last checkpoint of their stream (not yet signed).' },
     },
   },
+  HoldAnswer: {
+    type: 'object',
+    required: ['vendorId', 'held', 'actor', 'reason', 'at', 'releases'],
+    properties: {
+      vendorId: ID, held: { type: 'boolean', description: 'true after hold, false after unhold.' }, actor: { type: 'string' }, reason: { type: 'string' },
+      at: { type: 'string', format: 'date-time', description: 'When the hold or unhold was recorded.' },
+      releases: { type: 'integer', minimum: 0, description: 'Unsent releases of the vendor this change planned again (HELD, or out of HELD on unhold).' },
+    },
+    additionalProperties: false,
+  },
   ActionInput: {
     type: 'object',
     required: ['actor', 'reason'],
@@ -265,16 +301,19 @@ const schemas: Record<string, Json> = {
 
 const PREVIEW_LIMIT = query('limit', { type: 'integer', minimum: 0, maximum: 10_000, default: 1000 }, 'Releases listed (perDay always covers every release).');
 
+/** On AWS Lambda the console's bundler is not shipped: the page is served by `npx holdback console` on the user's machine instead. */
+const CONSOLE_UNAVAILABLE = 'console_unavailable: the console cannot be built here (on AWS); run `npx holdback console --api-url <this API\'s URL>`.';
+
 /** Each route: its operation. Paths use API Gateway's `{name}` parameters, as the router does. */
 const paths: Record<string, Record<string, Json>> = {
-  '/health': { get: { summary: 'Liveness', responses: responses({ 200: ok('Up.', { type: 'object', properties: { status: { const: 'ok' } } }) }) } },
+  '/health': { get: { summary: 'Liveness', responses: responses({ 200: ok('Up.', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } }, additionalProperties: false }) }) } },
   '/openapi.json': { get: { summary: 'This document', responses: responses({ 200: ok('OpenAPI 3.1.', { type: 'object' }) }) } },
-  '/console': { get: { summary: 'The web console for finance and auditors', responses: responses({ 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } }) } },
+  '/console': { get: { summary: 'The web console for finance and auditors', responses: responses({ 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } }, { 503: CONSOLE_UNAVAILABLE }) } },
   '/console/{asset}': {
     get: {
       summary: "One of the console's bundled assets (script, style)",
       parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' }, example: 'clock', description: 'A hashed script or stylesheet name from the page, or "clock" (Holdback\'s time).' }],
-      responses: responses({ 200: { description: 'The asset.', content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } } }, { 404: 'No such asset.' }),
+      responses: responses({ 200: { description: 'The asset.', content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', required: ['now'], properties: { now: { type: 'string', format: 'date-time', description: "clock: Holdback's time (locally the shared clock), ISO 8601 in India time (+05:30)." } } } } } } }, { 404: 'No such asset.', 503: CONSOLE_UNAVAILABLE }),
     },
   },
   '/settings': {
@@ -325,10 +364,10 @@ const paths: Record<string, Record<string, Json>> = {
     get: { summary: "A vendor's expected settlements per day", parameters: [pathId('vendorId', 'vendor_a'), DAY_FROM, DAY_TO], responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad vendor id or range.', 404: 'A vendor Holdback does not know (no order or policy names it).' }) },
   },
   '/vendors/{vendorId}/hold': {
-    post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and the releases it held.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
+    post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and how many releases it held.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
   },
   '/vendors/{vendorId}/unhold': {
-    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The releases planned again.', { type: 'object', additionalProperties: true }) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }) },
+    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }) },
   },
   '/orders/{orderId}': {
     get: { summary: 'One order and each vendor release, with why', parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('The order.', ref('Order')) }, { 400: 'Bad order id.', 404: 'Nothing is known of this order.' }) },
@@ -408,7 +447,7 @@ const paths: Record<string, Record<string, Json>> = {
     post: {
       summary: 'When an eligibility settles under a schedule option',
       requestBody: jsonBody({ type: 'object', required: ['eligibility', 'scheduleOption'], properties: { eligibility: { type: 'string', description: 'Gateway form or ISO 8601.' }, scheduleOption: { type: 'integer' } } }, { eligibility: '2022-12-06 09:00:00', scheduleOption: 1 }),
-      responses: responses({ 200: ok('The settlement slot.', { type: 'object', properties: { settlementAt: instant('First slot after the eligibility.') } }) }, { 400: 'A field is wrong.' }),
+      responses: responses({ 200: ok('The settlement slot.', { type: 'object', required: ['settlementAt'], properties: { settlementAt: instant('First slot after the eligibility.') }, additionalProperties: false }) }, { 400: 'A field is wrong.' }),
     },
   },
   '/rejected-events': {

@@ -2,8 +2,8 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/handle-order-event';
-import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
-import { lambdaMetrics, meteredDependencies, observed } from './observability';
+import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
 export type OrderEventsResult =
@@ -15,7 +15,7 @@ export type OrderEventsResult =
  * the infrastructure (a table unreachable) are thrown so that EventBridge retries the delivery.
  */
 export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
-  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  const deps = handlerDependencies(getDeps, metrics);
   return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().use(observed(deps, metrics)).handler(async (event) => {
     const result = await handleOrderEvent(await deps(), event['detail-type'], event.detail, {
       id: event.id ?? null,

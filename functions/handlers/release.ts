@@ -9,8 +9,8 @@ import type { Dependencies, Logger, ReleaseMetrics } from '../application/ports'
 import { releaseVendor, type ReleaseVendorResult } from '../application/release-vendor';
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
-import { lazyDependencies, runtimeDependencies, type DependencySource } from './dependencies';
-import { lambdaMetrics, meteredDependencies, observeRelease, observed } from './observability';
+import { runtimeDependencies, type DependencySource } from './dependencies';
+import { lambdaMetrics, handlerDependencies, observeRelease, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
 const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (ids of 3 to 45 of A-Z, a-z, 0-9, "_", "-")';
@@ -22,7 +22,7 @@ const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (
  * one is logged and answered, not thrown.
  */
 export function makeReleaseHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
-  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  const deps = handlerDependencies(getDeps, metrics);
   return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().use(observed(deps, metrics)).handler(async (event) => {
     const d = await deps();
     if (isSqsEvent(event)) return runBatch(d, event, metrics);

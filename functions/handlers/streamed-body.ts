@@ -9,9 +9,9 @@ import { describeError } from '../application/errors';
 import { json } from './http';
 
 /** Where a streamed result keeps its chunks (a symbol: never serialised as part of a response). */
-export const BODY_STREAM = Symbol.for('holdback.body-stream');
+const BODY_STREAM = Symbol.for('holdback.body-stream');
 
-export type StreamedResult = ApiResult & { [BODY_STREAM]?: AsyncIterable<string> };
+type StreamedResult = ApiResult & { [BODY_STREAM]?: AsyncIterable<string> };
 
 /** A result whose body is `chunks`, sent as they come (no content-length). */
 export function streamedResult(statusCode: number, headers: Record<string, string>, chunks: AsyncIterable<string>): ApiResult {
@@ -27,7 +27,7 @@ export function bodyStreamOf(result: ApiResult): AsyncIterable<string> | undefin
  * Lambda's limit on a synchronous response is 6 MB (the payload, JSON envelope included); a body a little under it
  * leaves room for the envelope and its escaping.
  */
-export const LAMBDA_BODY_LIMIT_BYTES = 5_500_000;
+const LAMBDA_BODY_LIMIT_BYTES = 5_500_000;
 
 type Handler = (event: ApiEvent, context: Context) => Promise<ApiResult>;
 
@@ -58,8 +58,9 @@ export function collectStreamedBodies(handler: Handler, limitBytes = LAMBDA_BODY
       }
     } catch (error) {
       // Past the route's error handling (the body is produced after it returned): answered here in the same shape.
-      console.error(JSON.stringify({ level: 'error', message: 'streamed body failed', path: event.rawPath, error: describeError(error) }));
-      return json(500, { error: { code: 'internal_error', message: 'Holdback could not complete the answer; it is logged. Try again later.' } });
+      const requestId = event.requestContext?.requestId ?? null;
+      console.error(JSON.stringify({ level: 'error', message: 'streamed body failed', path: event.rawPath, requestId, error: describeError(error) }));
+      return json(500, { error: { code: 'internal_error', message: `Holdback could not complete the answer; it is logged${requestId ? ` as request ${requestId}` : ''}. Try again later.` } });
     }
     const { [BODY_STREAM]: _stream, ...plain } = result as StreamedResult;
     return { ...plain, body: parts.join('') };

@@ -2,12 +2,12 @@
 import middy from '@middy/core';
 import { sweep, type SweepResult } from '../application/sweep';
 import { maintainAuditLog } from '../application/maintain-audit-log';
-import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
-import { lambdaMetrics, meteredDependencies, observeSweep, observed } from './observability';
+import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { lambdaMetrics, handlerDependencies, observeSweep, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
 export function makeSweepHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
-  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  const deps = handlerDependencies(getDeps, metrics);
   return middy<unknown, SweepResult>().use(observed(deps, metrics)).handler(async () => {
     const built = await deps();
     try {

@@ -2,9 +2,9 @@
 import middy from '@middy/core';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { GATEWAY_WEBHOOK_PATH } from '../routing';
-import { lazyDependencies, nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
-import { lambdaMetrics, meteredDependencies, observed } from './observability';
+import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import { GATEWAY_WEBHOOK_ROUTE } from './routes/gateway-webhook';
 
 /**
@@ -24,7 +24,7 @@ function refusedUnlessWebhook(event: ApiEvent): void {
 }
 
 export function makeWebhookHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
-  const deps = lazyDependencies(metrics ? meteredDependencies(getDeps, metrics) : getDeps);
+  const deps = handlerDependencies(getDeps, metrics);
   return middy<ApiEvent, ApiResult>()
     .use(observed(deps, metrics))
     .use(jsonErrors(async () => (await deps()).logger))

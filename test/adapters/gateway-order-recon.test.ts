@@ -85,6 +85,19 @@ test('ids are validated before anything is sent, and encoded in the path', async
   expect(scripted.requests[before]).toMatchObject({ method: 'GET', path: '/pg/easy-split/orders/ord-A_1' });
 });
 
+test("the vendor lookup reads the schedule option the gateway settles by; the gateway's own not-found is null, a fault throws", async () => {
+  expect((await call('POST', '/pg/easy-split/vendors', {
+    vendor_id: 'V_lookup_7', name: 'V_lookup_7', email: 'v7@example.com', phone: '9876543210', status: 'ACTIVE', schedule_option: 7,
+  })).status).toBeLessThan(300);
+  expect(await recon().fetchVendor('V_lookup_7')).toEqual({ scheduleOption: 7 });
+  expect(await recon().fetchVendor('V_never_added')).toBeNull();
+  // A bare 404 (not the gateway's vendor_not_found) and a 5xx are faults, named, never "no such vendor".
+  scripted.script(answer(404, { message: 'no route', code: 'not_found', type: 'invalid_request_error' }));
+  await expect(recon(`${scripted.url}/pg`).fetchVendor('V_lookup_7')).rejects.toThrow('vendor V_lookup_7 could not be read from the gateway (1 try): HTTP 404 not_found: no route');
+  scripted.script(answer(503, { message: 'down', code: 'api_error', type: 'api_error' }), answer(503, { message: 'down', code: 'api_error', type: 'api_error' }));
+  await expect(recon(`${scripted.url}/pg`).fetchVendor('V_lookup_7')).rejects.toThrow('vendor V_lookup_7 could not be read from the gateway (2 tries): HTTP 503 api_error: down');
+});
+
 test('a sender killed after the sandbox applied its PUT: the take-over reads the recon and sends nothing more', async () => {
   await paidOrder('ord_recon_kill', 'V_recon_kill');
   const world = fakeWorld('2022-12-02T16:05:00+05:30');

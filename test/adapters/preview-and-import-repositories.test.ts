@@ -1,6 +1,7 @@
 /** The previews and the policy-import journal on a real dynalite: what is stored reads back, an import starts once. */
 import { DynamoPolicyImportRepository } from '../../functions/adapters/dynamodb/policy-import-repository';
-import { DynamoPreviewRepository, EXPIRY_ATTRIBUTE } from '../../functions/adapters/dynamodb/preview-repository';
+import { DynamoPreviewRepository } from '../../functions/adapters/dynamodb/preview-repository';
+import { PREVIEW_EXPIRY_ATTRIBUTE, TABLES } from '../../functions/adapters/dynamodb/tables';
 import type { PolicyImport } from '../../functions/application/ports';
 import { withLocalDynamo } from './local-dynamodb';
 
@@ -12,7 +13,9 @@ test('a preview reads back as saved, with an expiry the table TTL can read; an u
     expect(await previews.get('abc12345')).toEqual(preview);
     expect(await previews.get('nosuch00')).toBeNull();
     const item = await doc.get({ TableName: tables.config, Key: { pk: 'PREVIEW#abc12345', sk: 'PREVIEW' } });
-    expect(item?.[EXPIRY_ATTRIBUTE]).toBe(Date.parse('2022-12-02T17:05:00+05:30') / 1000);
+    expect(item?.[PREVIEW_EXPIRY_ATTRIBUTE]).toBe(Date.parse('2022-12-02T17:05:00+05:30') / 1000);
+    // The config table's TTL attribute: DynamoDB removes the expired preview.
+    expect(TABLES.config.timeToLiveAttribute).toBe(PREVIEW_EXPIRY_ATTRIBUTE);
   });
 });
 

@@ -52,6 +52,16 @@ describe('settings', () => {
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe('version_conflict');
   });
+
+  test('retryBudget is answered, kept by a PUT that does not name it, and its change audited', async () => {
+    expect((await call('GET', '/settings')).body.retryBudget).toBe('P1D');
+    await call('PUT', '/settings', { retryBudget: 'PT6H' });
+    const later = await call('PUT', '/settings', { deferByDays: 10 });
+    expect(later.body).toMatchObject({ retryBudget: 'PT6H', deferByDays: 10, version: 2 });
+    expect((await call('GET', '/settings')).body.retryBudget).toBe('PT6H');
+    const changes = api.world.audit.entries.filter((e) => e.kind === 'settings_changed').map((e) => e.detail.changes);
+    expect(changes).toEqual([{ retryBudget: { from: 'P1D', to: 'PT6H' } }, { deferByDays: { from: 15, to: 10 } }]);
+  });
 });
 
 describe('vendor policies', () => {

@@ -8,6 +8,10 @@ import { fakeWorld } from '../fakes/dependencies';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { PowertoolsReleaseMetrics } from '../../functions/adapters/metrics/powertools-metrics';
 import { METRIC } from '../../functions/observability/metric-names';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { ORDER, VENDOR, paid, release, usePolicy } from './scenario';
 
 const context = {} as Context;
@@ -72,9 +76,28 @@ test('release: an SQS batch runs each command; a record that is not a command or
   expect(await handler({ Records: [record('m-5', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }] });
 });
 
-test('sweep: runs the sweep and answers its counts', async () => {
-  const world = fakeWorld();
-  expect(await makeSweepHandler(() => world.deps)({}, context)).toEqual({ examined: 0, redriven: 0, errors: 0 });
+test('sweep: a release whose schedule was lost is put on the release queue again, counted as a re-drive', async () => {
+  const { world } = await releaseDue();
+  const command = world.scheduler.created[0].command;
+  const metrics = new PowertoolsReleaseMetrics(new Metrics({ namespace: 'Holdback', serviceName: 'holdback-test' }));
+  const sweepHandler = makeSweepHandler(() => world.deps, metrics);
+  // Not yet overdue: the schedule (send at 15:05) still has its chance.
+  expect(await sweepHandler({}, context)).toEqual({ examined: 1, redriven: 0, errors: 0 });
+  expect(world.queue.take()).toEqual([]);
+
+  // The schedule never fired; past its grace the sweep sends the command down the one send path.
+  world.clock.set('2022-12-03T15:30:00+05:30');
+  const lines: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+  try {
+    expect(await sweepHandler({}, context)).toEqual({ examined: 1, redriven: 1, errors: 0 });
+  } finally {
+    write.mockRestore();
+  }
+  expect(world.queue.take()).toEqual([command]);
+  expect(world.gateway.calls).toHaveLength(0);
+  const redriven = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes(METRIC.sweepRedriven.name)).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(redriven.map((m) => m[METRIC.sweepRedriven.name])).toEqual([1]);
 });
 
 test('dependencies are built once; a failed build is retried on the next invocation', async () => {
@@ -117,4 +140,22 @@ test('observability: a release applied and one retried are published as CloudWat
   const lateness = emf.find((m) => METRIC.sendLateness.name in m)![METRIC.sendLateness.name];
   expect(lateness).toBe(600);
   expect(emf.every((m) => (m._aws as { CloudWatchMetrics: { Namespace: string }[] }).CloudWatchMetrics[0].Namespace === 'Holdback')).toBe(true);
+});
+
+test('the events the release function emits match their published contracts (applied; failed with drift)', async () => {
+  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+  const schemaOf = (type: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '../../functions/contracts/published/v1', `${type}.schema.json`), 'utf8')) as object;
+  const checked = (events: { type: string; detail: unknown }[]) => events.map((e) => {
+    const validate = ajv.compile(schemaOf(e.type));
+    return [e.type, validate(e.detail), validate.errors];
+  });
+
+  const applied = await releaseDue();
+  await applied.handler(applied.world.scheduler.created[0].command, context);
+  expect(checked(applied.world.publisher.events)).toEqual([['vendor.release_applied', true, null]]);
+
+  const drifted = await releaseDue();
+  drifted.world.gateway.answerNext({ kind: 'response', httpStatus: 400, status: 'ERROR', subCode: '400', message: 'Settlement eligibility cannot be beyond max_eligibity_date. Provide an earlier date' });
+  await drifted.handler(drifted.world.scheduler.created[0].command, context);
+  expect(checked(drifted.world.publisher.events).sort()).toEqual([['config.drift_detected', true, null], ['vendor.release_failed', true, null]]);
 });

@@ -146,6 +146,10 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
 
     await page.goto(`${consoleUrl}#/`);
     await page.getByTestId('held-vendors').getByText('compliance review of KYC documents').waitFor();
+    // Its release waits for tomorrow (payment + 1 day): listed under tomorrow by its target, HELD with its hold's reason.
+    const tomorrowRow = page.getByTestId('releases-tomorrow').getByTestId(`release-${orderId}-${vendorId}`);
+    await tomorrowRow.waitFor();
+    expect(await tomorrowRow.getByTestId('state').textContent()).toBe('HELD');
     await page.getByTestId('forecast-chart').waitFor();
     await page.screenshot({ path: docsPath('console-overview.png'), fullPage: true });
 

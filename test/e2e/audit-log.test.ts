@@ -134,7 +134,8 @@ test('an export verifies offline with the public key and no AWS credentials; aft
     return parsed.type === 'record' && parsed.stream === 'vendor#vendor-audit' && parsed.sequence === 2 ? JSON.stringify({ ...parsed, actor: 'mallory' }) : line;
   }).join('\n');
   writeFileSync(join(dir, 'edited.ndjson'), edited);
-  const failed = await holdbackCli(['audit', 'verify', '--file', join(dir, 'edited.ndjson'), '--public-key', join(dir, 'key.pem')]);
+  // The --name=value form of the options is the offline check too.
+  const failed = await holdbackCli(['audit', 'verify', `--file=${join(dir, 'edited.ndjson')}`, `--public-key=${join(dir, 'key.pem')}`]);
   expect(failed.code).toBe(1);
   expect(failed.stderr).toContain('first broken link at vendor#vendor-audit sequence 2: edited: the record no longer matches its hash');
 });

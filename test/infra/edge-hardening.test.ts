@@ -2,6 +2,7 @@
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { MAX_NESTING_DEPTH, NESTED_TOO_DEEP, nestingDepth } from '../../functions/domain/bounds';
 import { rawRequest } from '../raw-http';
+import { MAX_BODY_BYTES } from '../../local/wire';
 import { edgeWithBus, START } from './local-edge';
 
 const { clock, orderEvents, fixture: f } = edgeWithBus();
@@ -33,4 +34,13 @@ test('the clock refuses moves outside [2000, 2100), and changes from other web p
   const rebound = await rawRequest(f.local.edge.url, { method: 'GET', path: '/_local/events', headers: { host: 'rebind.example' } });
   expect(rebound.status).toBe(403);
   expect(clock.now().toMillis()).toBe(new Date(START).getTime());
+});
+
+test('a PutEvents declaring 1.5 GB is refused from its Content-Length, unread', async () => {
+  const answer = await rawRequest(f.local.edge.url, {
+    method: 'POST', path: '/', headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSEvents.PutEvents' },
+    body: '{"Entries":', declaredLength: 1.5 * 1024 ** 3,
+  });
+  expect(answer.status).toBe(400);
+  expect(JSON.parse(answer.text)).toEqual({ __type: 'ValidationException', message: `request body is larger than ${MAX_BODY_BYTES} bytes` });
 });

@@ -52,6 +52,25 @@ describe('a streamed body on AWS (collected for an HTTP API Lambda integration)'
     expect(produced).toBe(11);
   });
 
+  test('a stream that fails midway: 500 naming the request id to look up, the cause only in the log', async () => {
+    async function* failing(): AsyncIterable<string> {
+      yield 'order_id\r\n';
+      throw new Error('ProvisionedThroughputExceededException on holdback-orders');
+    }
+    const logged: string[] = [];
+    const log = jest.spyOn(console, 'error').mockImplementation((line: string) => { logged.push(line); });
+    try {
+      const handler = collectStreamedBodies(async () => streamedResult(200, {}, failing()), 100);
+      const result = await handler({ rawPath: '/outcomes', requestContext: { requestId: 'req-42' } } as ApiEvent, context);
+      expect(result.statusCode).toBe(500);
+      expect(JSON.parse(result.body as string).error).toEqual({ code: 'internal_error', message: expect.stringContaining('logged as request req-42') });
+      expect(result.body).not.toContain('ProvisionedThroughput');
+    } finally {
+      log.mockRestore();
+    }
+    expect(logged.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ requestId: 'req-42', path: '/outcomes', error: expect.stringContaining('ProvisionedThroughputExceededException') })]);
+  });
+
   test('an answer that is not streamed passes as it is', async () => {
     const plain = { statusCode: 200, body: '{}' };
     expect(await collectStreamedBodies(async () => plain)(event, context)).toBe(plain);

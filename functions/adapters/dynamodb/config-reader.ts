@@ -1,4 +1,4 @@
-/** The planner's read of the config table: the settings, every vendor's policy in force and hold, in two BatchGetItems. */
+/** The planner's read of the config table: the settings, every vendor's policy in force and hold, in batch reads. */
 import type { DocumentClient } from './document-client';
 import type { VendorHold, VendorPolicy, VersionedSettings } from '../../domain/types';
 import type { Clock, ConfigReader, PlanningConfig, PlanningReadOptions } from '../../application/ports';
@@ -37,7 +37,7 @@ export class DynamoConfigReader implements ConfigReader {
     const read = options.eventual
       ? Promise.all([
         batchGetItems(this.doc, this.tableName, current, false),
-        holdKeys.length > 0 ? batchGetItems(this.doc, this.tableName, holdKeys, true) : [],
+        batchGetItems(this.doc, this.tableName, holdKeys, true),
       ]).then(([a, b]) => [...a, ...b])
       : batchGetItems(this.doc, this.tableName, [...current, ...holdKeys], true);
     const items = new Map<string, Record<string, unknown>>();

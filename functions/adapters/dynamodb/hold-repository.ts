@@ -5,7 +5,7 @@ import type { VendorHoldRepository } from '../../application/ports';
 import { withoutKeys } from './item-keys';
 import { policyPk } from './versioned-items';
 
-/** Beside the vendor's policy, so that the planner's one BatchGetItem reads both. */
+/** Beside the vendor's policy, in the same partition, so that the planner's batch read fetches both (config-reader.ts). */
 export const HOLD_SK = 'HOLD';
 
 export class DynamoHoldRepository implements VendorHoldRepository {

@@ -5,7 +5,7 @@ import { parseMoment } from '../../domain/dates';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
-import { MAX_BATCH_GET_KEYS, batchGetItems, queryItems, withoutKeys } from './item-keys';
+import { batchGetItems, queryItems, withoutKeys } from './item-keys';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from './tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -220,6 +220,7 @@ export class DynamoReleaseReads implements ReleaseReads {
       return;
     }
     const kind: IndexKind = filter.by === 'transaction' ? 'PAID' : filter.by === 'applied' ? 'APPLIED' : 'SETTLED';
+    const index = kind === 'PAID' ? PAID_INDEX : kind === 'APPLIED' ? APPLIED_INDEX : SETTLED_INDEX;
     const from = filter.from !== undefined ? timeKey(filter.from, 'from') : null;
     const to = filter.to !== undefined ? timeKey(filter.to, 'to') : null;
     if (from && to && from.utc > to.utc) return;
@@ -228,7 +229,6 @@ export class DynamoReleaseReads implements ReleaseReads {
     const startMonth = lowest === BEFORE_ANY ? null : timeKey(lowest, 'cursor').month;
     const upper = to ? `${to.utc}#${AFTER_ANY}` : AFTER_ANY;
     for (const month of await this.directory.months(kind, startMonth, to?.month ?? null)) {
-      const index = kind === 'PAID' ? PAID_INDEX : kind === 'APPLIED' ? APPLIED_INDEX : SETTLED_INDEX;
       // One page's releases are read while the previous page's rows are consumed (streamed to a client, say).
       let ahead: Promise<ReadRelease[]> | null = null;
       for await (const entries of this.indexPages(index.name, index.pk, index.sk, monthPk(kind, month), lowest, upper)) {
@@ -340,10 +340,7 @@ export class DynamoReleaseReads implements ReleaseReads {
     } while (start);
   }
 
-  /**
-   * The releases (and their orders) of the candidates, in the candidates' order, filtered by state. The BatchGetItem
-   * calls of one page run together: a page of 250 orders of three vendors is ten calls of 100 keys.
-   */
+  /** The releases (and their orders) of the candidates, in the candidates' order, filtered by state. */
   private async fetch(candidates: Candidate[], filter: Pick<OutcomeFilter, 'state'>): Promise<ReadRelease[]> {
     const rows: ReadRelease[] = [];
     if (candidates.length === 0) return rows;
@@ -354,11 +351,7 @@ export class DynamoReleaseReads implements ReleaseReads {
     ];
     const found = new Map<string, Record<string, unknown>>();
     // Eventually consistent, like the index that named them: half the read cost of a consistent read.
-    const chunks: Record<string, unknown>[][] = [];
-    for (let i = 0; i < keys.length; i += MAX_BATCH_GET_KEYS) chunks.push(keys.slice(i, i + MAX_BATCH_GET_KEYS));
-    for (const items of await Promise.all(chunks.map((chunk) => batchGetItems(this.doc, this.tableName, chunk, false)))) {
-      for (const item of items) found.set(`${item.pk}\u0000${item.sk}`, item);
-    }
+    for (const item of await batchGetItems(this.doc, this.tableName, keys, false)) found.set(`${item.pk}\u0000${item.sk}`, item);
     for (const c of candidates) {
       const item = found.get(`${orderPk(c.orderId)}\u0000${RELEASE_PREFIX}${c.vendorId}`);
       if (!item) continue;

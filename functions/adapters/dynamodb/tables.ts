@@ -22,6 +22,11 @@ export interface TableDefinition {
  * versions and the audit log never carry it.
  */
 export const TTL_ATTRIBUTE = 'expiresAt';
+/**
+ * The config table's TTL attribute (epoch seconds), carried by previews alone (their `expiresAt` is the ISO time the
+ * API shows): an expired preview is refused by its readers and later removed by DynamoDB.
+ */
+export const PREVIEW_EXPIRY_ATTRIBUTE = 'expiresAtEpoch';
 
 /** Attribute and index names shared by the table definitions and the repositories. */
 export const KEY = { pk: 'pk', sk: 'sk' } as const;
@@ -70,8 +75,10 @@ const hashRange = (pk: string, sk: string): KeySchemaElement[] => [
  *   (VendorRelease), with the due, open, applied and settled indexes over the releases and the paid index over `META`.
  *   `VENDORS`/`VENDOR#vid`: every vendor Holdback has seen in an order or a policy (GET /vendors).
  * - config: `SETTINGS`/`CURRENT` (the settings in force) and `SETTINGS`/`V#0000000001` (every version); the same for
- *   each vendor's policy under `POLICY#vid` (see versioned-items.ts).
- * - rejected: `REJECTED`/`<at UTC>#<id>` (rejected events, listed newest first).
+ *   each vendor's policy under `POLICY#vid` (see versioned-items.ts), with the vendor's hold at `POLICY#vid`/`HOLD`;
+ *   `PREVIEW#id`/`PREVIEW` (policy and settings previews), `IMPORT#digest`/`IMPORT` (the policy imports' journal).
+ * - rejected: `REJECTED`/`SEQ#<arrival number>` (rejected events, listed newest first), `REJECTED_ID`/`<id>` (one
+ *   marker per event id) and `REJECTED_COUNT`/`COUNT` (the arrival counter); see rejected-event-repository.ts.
  */
 export const TABLES: Record<TableName, TableDefinition> = {
   orders: {
@@ -103,6 +110,8 @@ export const TABLES: Record<TableName, TableDefinition> = {
     attributeDefinitions: stringAttributes(KEY.pk, KEY.sk),
     globalSecondaryIndexes: [],
     billingMode: 'PAY_PER_REQUEST',
+    // Only previews carry it: settings, policy versions, holds and imports are kept for ever.
+    timeToLiveAttribute: PREVIEW_EXPIRY_ATTRIBUTE,
   },
   rejected: {
     keySchema: hashRange(KEY.pk, KEY.sk),
@@ -153,8 +162,8 @@ export const AUDIT_TIME_INDEX = { name: 'byTime', pk: 'timePk', sk: 'timeSk' } a
 export const AUDIT_TIME_SHARDS = 8;
 
 /**
- * The audit log (contract 6.2). Apart from TABLES until the CDK stack defines it (see the infrastructure note in the
- * audit adapter); never a TTL on it: an audit record is kept until someone deletes it, and a deletion shows.
+ * The audit log (contract 6.2); the stack builds it beside TABLES' (lib/holdback-table.ts). Never a TTL on it: an
+ * audit record is kept until someone deletes it, and a deletion shows.
  * - records: pk the stream (`order#<id>`, `vendor#<id>`, `config`), sk the sequence zero-padded to 12 digits;
  * - checkpoints: pk `checkpoints`, sk the number zero-padded; entries waiting after a failed append: pk `pending`.
  */

@@ -25,11 +25,10 @@ export class GatewayOrderLookupError extends Error {
   }
 }
 
-type TryOutcome =
-  | { kind: 'found'; order: GatewayOrder }
-  | { kind: 'missing' }
-  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number }
-  | { kind: 'failed'; reason: string };
+/** What a 2xx answer's body held: the value looked up, or why it is unusable. */
+type Read<T> = { kind: 'found'; value: T } | { kind: 'failed'; reason: string };
+
+type TryOutcome<T> = Read<T> | { kind: 'missing' } | { kind: 'retryable'; reason: string; retryAfterSeconds?: number };
 
 export class HttpGatewayOrders implements GatewayOrders {
   private readonly transport: GatewayTransport;
@@ -48,29 +47,14 @@ export class HttpGatewayOrders implements GatewayOrders {
 
   async fetchOrder(orderId: string): Promise<GatewayOrder | null> {
     requireId('orderId', orderId);
-    const url = this.transport.url(`/orders/${encodeURIComponent(orderId)}`);
-    const { outcome, tries } = await this.transport.withRetries(
-      async () => this.outcomeOf(await this.transport.exchange('GET', url), orderId),
-      (o) => (o.kind === 'retryable' ? o.retryAfterSeconds ?? 0 : null),
-    );
-    if (outcome.kind === 'found') return outcome.order;
-    if (outcome.kind === 'missing') return null;
-    throw new GatewayOrderLookupError(
-      `order ${orderId} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`,
-    );
+    // Only the gateway's own "no such order" means missing; a bare 404 (a wrong base URL) must not drop paid orders.
+    return this.lookup(`/orders/${encodeURIComponent(orderId)}`, `order ${orderId}`, 'order_not_found', (body) => this.orderOf(body, orderId));
   }
 
   /** The vendor's schedule option as the gateway settles by it (`schedule_option.schedule_id`). */
   async fetchVendor(vendorId: string): Promise<{ scheduleOption: number } | null> {
     requireId('vendorId', vendorId);
-    const url = this.transport.url(`/easy-split/vendors/${encodeURIComponent(vendorId)}`);
-    const { outcome, tries } = await this.transport.withRetries(
-      async () => vendorOutcomeOf(await this.transport.exchange('GET', url), (value) => this.transport.scrub(value)),
-      (o) => (o.kind === 'retryable' ? o.retryAfterSeconds ?? 0 : null),
-    );
-    if (outcome.kind === 'found') return { scheduleOption: outcome.scheduleOption };
-    if (outcome.kind === 'missing') return null;
-    throw new GatewayOrderLookupError(`vendor ${vendorId} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`);
+    return this.lookup(`/easy-split/vendors/${encodeURIComponent(vendorId)}`, `vendor ${vendorId}`, 'vendor_not_found', vendorOf);
   }
 
   /**
@@ -80,28 +64,37 @@ export class HttpGatewayOrders implements GatewayOrders {
   async fetchEligibility(orderId: string, vendorId: string): Promise<string | null> {
     requireId('orderId', orderId);
     requireId('vendorId', vendorId);
-    const url = this.transport.url(`/easy-split/orders/${encodeURIComponent(orderId)}`);
-    const { outcome, tries } = await this.transport.withRetries(
-      async () => reconOutcomeOf(await this.transport.exchange('GET', url), orderId, vendorId, (value) => this.transport.scrub(value)),
-      (o) => (o.kind === 'retryable' ? o.retryAfterSeconds ?? 0 : null),
-    );
-    if (outcome.kind === 'found') return outcome.eligibility;
-    throw new GatewayOrderLookupError(
-      `the recon of order ${orderId} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`,
-    );
+    return this.lookup(`/easy-split/orders/${encodeURIComponent(orderId)}`, `the recon of order ${orderId}`, null,
+      (body) => eligibilityOf(body, orderId, vendorId, (value) => this.transport.scrub(value)));
   }
 
-  private outcomeOf(exchange: GatewayExchange, orderId: string): TryOutcome {
+  /**
+   * One GET with the transport's retries: a 2xx JSON object read by `read`; the gateway's own `notFound` code on a 404
+   * as null; 429, 5xx and network faults tried again; anything else thrown with what the gateway said, scrubbed.
+   */
+  private async lookup<T>(
+    path: string, what: string, notFound: string | null, read: (body: Record<string, unknown>) => Read<T>,
+  ): Promise<T | null> {
+    const url = this.transport.url(path);
+    const { outcome, tries } = await this.transport.withRetries(
+      async () => this.outcomeOf(await this.transport.exchange('GET', url), notFound, read),
+      (o) => (o.kind === 'retryable' ? o.retryAfterSeconds ?? 0 : null),
+    );
+    if (outcome.kind === 'found') return outcome.value;
+    if (outcome.kind === 'missing') return null;
+    throw new GatewayOrderLookupError(`${what} could not be read from the gateway (${tries} ${tries === 1 ? 'try' : 'tries'}): ${outcome.reason}`);
+  }
+
+  private outcomeOf<T>(exchange: GatewayExchange, notFound: string | null, read: (body: Record<string, unknown>) => Read<T>): TryOutcome<T> {
     if (exchange.kind !== 'response') return { kind: 'retryable', reason: exchange.message };
     const { status, body, text } = exchange;
     if (status >= 200 && status < 300) {
       if (!body) return { kind: 'failed', reason: `HTTP ${status} with a body that is not a JSON object` };
-      return this.orderOf(body, orderId);
+      return read(body);
     }
+    if (status === 404 && notFound !== null && body?.code === notFound) return { kind: 'missing' };
     const scrub = (value: string): string => this.transport.scrub(value);
     const said = `HTTP ${status} ${scrub(textOf(body?.code) ?? '')}: ${scrub(textOf(body?.message) ?? text)}`;
-    // Only the gateway's own "no such order" means missing; a bare 404 (a wrong base URL) must not drop paid orders.
-    if (status === 404 && body?.code === 'order_not_found') return { kind: 'missing' };
     if (status === 429 || status >= 500) {
       return { kind: 'retryable', reason: said, ...(exchange.retryAfterSeconds ? { retryAfterSeconds: exchange.retryAfterSeconds } : {}) };
     }
@@ -109,7 +102,7 @@ export class HttpGatewayOrders implements GatewayOrders {
   }
 
   /** The 2022-09-01 OrdersEntity's order_amount and order_splits; amounts become decimal text, never floats again. */
-  private orderOf(body: Record<string, unknown>, orderId: string): TryOutcome {
+  private orderOf(body: Record<string, unknown>, orderId: string): Read<GatewayOrder> {
     if (body.order_id !== orderId) {
       return { kind: 'failed', reason: `the answer is for order ${JSON.stringify(textOf(body.order_id))}, not ${orderId}` };
     }
@@ -125,7 +118,7 @@ export class HttpGatewayOrders implements GatewayOrders {
       const percentage = textOf(split.percentage);
       splits.push({ vendorId: split.vendor_id, ...(amount !== null ? { amount } : {}), ...(percentage !== null ? { percentage } : {}) });
     }
-    return { kind: 'found', order: { orderAmount, splits } };
+    return { kind: 'found', value: { orderAmount, splits } };
   }
 }
 
@@ -135,57 +128,26 @@ function textOf(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-type VendorOutcome =
-  | { kind: 'found'; scheduleOption: number }
-  | { kind: 'missing' }
-  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number }
-  | { kind: 'failed'; reason: string };
-
 /** The vendor object's `schedule_option` (an object with `schedule_id`, or a bare id in older answers). */
-function vendorOutcomeOf(exchange: GatewayExchange, scrub: (value: string) => string): VendorOutcome {
-  if (exchange.kind !== 'response') return { kind: 'retryable', reason: exchange.message };
-  const { status, body, text } = exchange;
-  if (status >= 200 && status < 300) {
-    const option = body?.schedule_option;
-    const id = option && typeof option === 'object' ? (option as Record<string, unknown>).schedule_id : option;
-    const scheduleOption = typeof id === 'string' ? Number(id) : id;
-    if (typeof scheduleOption !== 'number' || !Number.isInteger(scheduleOption)) {
-      return { kind: 'failed', reason: 'the answer has no schedule_option.schedule_id' };
-    }
-    return { kind: 'found', scheduleOption };
+function vendorOf(body: Record<string, unknown>): Read<{ scheduleOption: number }> {
+  const option = body.schedule_option;
+  const id = option && typeof option === 'object' ? (option as Record<string, unknown>).schedule_id : option;
+  const scheduleOption = typeof id === 'string' ? Number(id) : id;
+  if (typeof scheduleOption !== 'number' || !Number.isInteger(scheduleOption)) {
+    return { kind: 'failed', reason: 'the answer has no schedule_option.schedule_id' };
   }
-  if (status === 404 && body?.code === 'vendor_not_found') return { kind: 'missing' };
-  const said = `HTTP ${status} ${scrub(textOf(body?.code) ?? '')}: ${scrub(textOf(body?.message) ?? text)}`;
-  if (status === 429 || status >= 500) {
-    return { kind: 'retryable', reason: said, ...(exchange.retryAfterSeconds ? { retryAfterSeconds: exchange.retryAfterSeconds } : {}) };
-  }
-  return { kind: 'failed', reason: said };
+  return { kind: 'found', value: { scheduleOption } };
 }
 
-type ReconOutcome =
-  | { kind: 'found'; eligibility: string | null }
-  | { kind: 'retryable'; reason: string; retryAfterSeconds?: number }
-  | { kind: 'failed'; reason: string };
-
 /** The recon's `vendors[].settlement_eligibility_date` of one vendor (ISO 8601 with offset, or the gateway's form). */
-function reconOutcomeOf(exchange: GatewayExchange, orderId: string, vendorId: string, scrub: (value: string) => string): ReconOutcome {
-  if (exchange.kind !== 'response') return { kind: 'retryable', reason: exchange.message };
-  const { status, body, text } = exchange;
-  if (status < 200 || status >= 300) {
-    const said = `HTTP ${status} ${scrub(textOf(body?.code) ?? '')}: ${scrub(textOf(body?.message) ?? text)}`;
-    if (status === 429 || status >= 500) {
-      return { kind: 'retryable', reason: said, ...(exchange.retryAfterSeconds ? { retryAfterSeconds: exchange.retryAfterSeconds } : {}) };
-    }
-    return { kind: 'failed', reason: said };
-  }
-  if (!body) return { kind: 'failed', reason: `HTTP ${status} with a body that is not a JSON object` };
+function eligibilityOf(body: Record<string, unknown>, orderId: string, vendorId: string, scrub: (value: string) => string): Read<string | null> {
   if (body.order_id !== orderId) return { kind: 'failed', reason: `the answer is for order ${JSON.stringify(textOf(body.order_id))}, not ${orderId}` };
   if (!Array.isArray(body.vendors)) return { kind: 'failed', reason: 'the answer\'s vendors is not a list' };
   const vendor = body.vendors.find((v): v is Record<string, unknown> => !!v && typeof v === 'object' && (v as Record<string, unknown>).vendor_id === vendorId);
   const date = vendor?.settlement_eligibility_date;
-  if (date === undefined || date === null) return { kind: 'found', eligibility: null };
+  if (date === undefined || date === null) return { kind: 'found', value: null };
   try {
-    return { kind: 'found', eligibility: formatInstant(parseEligibilityInput(date, 'settlement_eligibility_date'), INDIA_TIME) };
+    return { kind: 'found', value: formatInstant(parseEligibilityInput(date, 'settlement_eligibility_date'), INDIA_TIME) };
   } catch {
     return { kind: 'failed', reason: `vendor ${vendorId}'s settlement_eligibility_date ${JSON.stringify(scrub(String(date)).slice(0, 60))} is not a date and time` };
   }

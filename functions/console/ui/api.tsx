@@ -22,11 +22,16 @@ export class ApiProblem extends Error {
   }
 }
 
+/** Any failure as the page shows it: an answer's own problem as it is, anything else (a bug, a thrown string) by its message. */
+export function problemOf(error: unknown): ApiProblem {
+  return error instanceof ApiProblem ? error : new ApiProblem(0, 'error', error instanceof Error ? error.message : String(error), [], false);
+}
+
 /**
  * The API's root as seen from the page: the page lives at `<root>/console`, so under an API Gateway stage prefix
  * (`/prod/console`) the calls go to `/prod/...`, and behind `holdback console` to the loopback server that signs them.
  */
-export function apiRoot(): string {
+function apiRoot(): string {
   return location.pathname.replace(/\/console\/?$/, '');
 }
 
@@ -83,4 +88,24 @@ export async function call<T = any>(method: string, path: string, body?: unknown
 /** The list of an answer: `items` (outcomes, vendors, a timeline) or `versions` (settings and policy histories). */
 export function listOf<T = any>(body: any, key: 'items' | 'versions' = 'items'): T[] {
   return body && Array.isArray(body[key]) ? (body[key] as T[]) : [];
+}
+
+/** Rows a page of a listing holds at most (the API's largest `limit`), and how many pages `everyItem` reads. */
+const PAGE_ROWS = 1000;
+const MOST_PAGES = 100;
+
+/**
+ * Every item of a listing (`/outcomes`, `/vendors`), page after page, so that nothing hides on page two. A listing
+ * longer than MOST_PAGES pages is a problem that says so, not a list silently cut short.
+ */
+export async function everyItem<T = any>(path: string, query: Record<string, string | undefined> = {}): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MOST_PAGES; page++) {
+    const answer = await call<{ nextCursor?: string | null }>('GET', withQuery(path, { ...query, limit: String(PAGE_ROWS), cursor }));
+    items.push(...listOf<T>(answer));
+    if (!answer?.nextCursor) return items;
+    cursor = answer.nextCursor;
+  }
+  throw new ApiProblem(0, 'too_many_rows', `${path} lists more than ${MOST_PAGES * PAGE_ROWS} rows here; narrow them on the Outcomes page`, [], false);
 }

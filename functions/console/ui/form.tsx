@@ -1,7 +1,7 @@
 /** Form parts every page uses: labelled fields with the API's error beside the field it names, and the form's own note. */
 import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiProblem, type Issue } from './api';
+import { ApiProblem, problemOf, type Issue } from './api';
 
 const ACTOR_KEY = 'holdback.actor';
 
@@ -50,7 +50,7 @@ export function useAction() {
     try {
       return await work();
     } catch (error) {
-      setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, 'error', error instanceof Error ? error.message : String(error), [], false));
+      setProblem(problemOf(error));
       return undefined;
     } finally {
       setBusy(false);
@@ -60,7 +60,7 @@ export function useAction() {
 }
 
 /** The issues of a problem that name this field, shown right under its control. */
-export function FieldIssues({ id, field, problem }: { id: string; field: string; problem: ApiProblem | null }) {
+function FieldIssues({ id, field, problem }: { id: string; field: string; problem: ApiProblem | null }) {
   const mine = problem?.issues.filter((i) => names(i, field)) ?? [];
   if (mine.length === 0) return null;
   return (

@@ -1,6 +1,6 @@
 /** Loading a part of a page from the API, again when its inputs change or when the page asks (after a change). */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiProblem } from './api';
+import { problemOf, type ApiProblem } from './api';
 
 export interface LoadState<T> {
   data?: T;
@@ -17,10 +17,7 @@ export function useLoad<T>(load: () => Promise<T>, inputs: unknown[]): LoadState
     setState((s) => ({ ...s, loading: true }));
     load().then(
       (data) => current && setState({ data, problem: null, loading: false }),
-      (error: unknown) => current && setState({
-        loading: false,
-        problem: error instanceof ApiProblem ? error : new ApiProblem(0, 'error', error instanceof Error ? error.message : String(error), [], false),
-      }),
+      (error: unknown) => current && setState({ loading: false, problem: problemOf(error) }),
     );
     return () => {
       current = false;

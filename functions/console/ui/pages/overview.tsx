@@ -1,5 +1,5 @@
 /** Overview: what goes out today and tomorrow, what failed or drifted and why, who is held, and the next 30 days of money. */
-import { call, listOf, withQuery } from '../api';
+import { call, everyItem, withQuery } from '../api';
 import { StackedDaysChart } from '../chart';
 import { addDays, dayStart, indiaDay, indiaTime } from '../format';
 import { Loaded, LoadedTable, Section } from '../form';
@@ -17,19 +17,18 @@ function eligibilityDayOf(r: Release): string | null {
 function ReleasesSoon({ today }: { today: string }) {
   const tomorrow = addDays(today, 1);
   const state = useLoad(async () => {
-    const window = { from: dayStart(today), to: dayStart(addDays(today, 2)), limit: '1000' };
     // Applied with an eligibility in the two days (by=applied ranges over the applied eligibility), and those still
-    // waiting whose target is in them: scheduled, planned or held.
+    // waiting whose target is in them: scheduled, planned or held (no route ranges over the target, so all of them).
     const [sent, ...waiting] = await Promise.all([
-      call('GET', withQuery('/outcomes', { ...window, by: 'applied' })),
-      ...['SCHEDULED', 'PLANNED', 'HELD'].map((s) => call('GET', withQuery('/outcomes', { state: s, limit: '1000' }))),
+      everyItem<Release>('/outcomes', { from: dayStart(today), to: dayStart(addDays(today, 2)), by: 'applied' }),
+      ...['SCHEDULED', 'PLANNED', 'HELD'].map((state) => everyItem<Release>('/outcomes', { state })),
     ]);
-    const soon = waiting.flatMap((body) => listOf<Release>(body)).filter((r) => {
+    const soon = waiting.flat().filter((r) => {
       const day = eligibilityDayOf(r);
       return day === today || day === tomorrow;
     });
     const seen = new Set<string>();
-    return [...listOf<Release>(sent), ...soon].filter((r) => {
+    return [...sent, ...soon].filter((r) => {
       const key = `${r.orderId}/${r.vendorId}`;
       if (seen.has(key)) return false;
       seen.add(key);
@@ -60,10 +59,10 @@ function FailuresAndDrift({ today }: { today: string }) {
   const state = useLoad(async () => {
     // Failed sends, and settlements of the last 30 days that came at another time than predicted.
     const [failed, settled] = await Promise.all([
-      call('GET', withQuery('/outcomes', { state: 'FAILED', limit: '1000' })),
-      call('GET', withQuery('/outcomes', { by: 'settled', from: dayStart(addDays(today, -30)), to: dayStart(addDays(today, 1)), limit: '1000' })),
+      everyItem<Release>('/outcomes', { state: 'FAILED' }),
+      everyItem<Release>('/outcomes', { by: 'settled', from: dayStart(addDays(today, -30)), to: dayStart(addDays(today, 1)) }),
     ]);
-    return [...listOf<Release>(failed), ...listOf<Release>(settled).filter((r) => r.settlementMismatch)];
+    return [...failed, ...settled.filter((r) => r.settlementMismatch)];
   }, [today]);
   return (
     <LoadedTable
@@ -97,16 +96,8 @@ function FailuresAndDrift({ today }: { today: string }) {
 
 function HeldVendors() {
   const state = useLoad(async () => {
-    // Every page of vendors: a held vendor must not hide on page two.
-    const held: VendorSummary[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
-      const answer = await call<{ items: VendorSummary[]; nextCursor: string | null }>('GET', withQuery('/vendors', { limit: '1000', cursor }));
-      held.push(...listOf<VendorSummary>(answer).filter((v) => holdOf(v)));
-      if (!answer.nextCursor) break;
-      cursor = answer.nextCursor;
-    }
-    return held;
+    const vendors = await everyItem<VendorSummary>('/vendors');
+    return vendors.filter((v) => holdOf(v));
   }, []);
   return (
     <LoadedTable
