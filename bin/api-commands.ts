@@ -14,7 +14,9 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   timeline <orderId>                             the order's whole story
   outcomes [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by transaction|applied|settled] [--limit N] [--cursor C]
   forecast [--vendor V] [--from D] [--to D]      expected settlements per India-time day
-  release <orderId> <vendorId> --actor A --reason R [--at T] [--override]
+  release <orderId> <vendorId> --actor A --reason R [--at T] [--override] [--past-ok]
+                     --at: the eligibility (India time or ISO with offset; default the next minute the gateway takes);
+                     a time that has passed is refused unless --past-ok (then it goes with the next minute)
   retry <orderId> <vendorId> --actor A --reason R
   hold|unhold <vendorId> --actor A --reason R
   import <file.csv> --actor A [--apply]          a dry run unless --apply
@@ -32,7 +34,7 @@ const OPTIONS = {
   rule: { type: 'string' }, delay: { type: 'string' }, 'schedule-option': { type: 'string' }, 'apply-to': { type: 'string' },
   vendor: { type: 'string' }, order: { type: 'string' }, state: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
   by: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, at: { type: 'string' }, override: { type: 'boolean' },
-  apply: { type: 'boolean' },
+  'past-ok': { type: 'boolean' }, apply: { type: 'boolean' },
 } as const;
 
 type Options = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
@@ -142,7 +144,7 @@ function callOf(words: string[], options: Options): Call {
       return {
         method: 'POST',
         path: `/orders/${seg(sub, '<orderId>')}/vendors/${seg(rest[0], '<vendorId>')}/release`,
-        body: { ...action(options), ...(options.at ? { at: options.at } : {}), ...(options.override ? { override: true } : {}) },
+        body: { ...action(options), ...(options.at ? { at: options.at } : {}), ...(options.override ? { override: true } : {}), ...(options['past-ok'] ? { confirmPast: true } : {}) },
       };
     case 'retry': return { method: 'POST', path: `/orders/${seg(sub, '<orderId>')}/vendors/${seg(rest[0], '<vendorId>')}/retry`, body: action(options) };
     case 'hold':
@@ -236,7 +238,9 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
     const body = isJson ? (JSON.parse(answer.text) as { error?: { code?: string; message?: string }; message?: string; Message?: string }) : null;
     const why = body?.error ? `${body.error.code}: ${body.error.message}` : body?.message ?? body?.Message ?? answer.text.slice(0, 300);
     const role = answer.status === 403 ? ' (refused by AWS: your IAM role may not call this route)' : '';
-    io.err(`${call.method} ${call.path.split('?')[0]} answered ${answer.status}${role}: ${why}\n`);
+    // The API's body flags in the command line's words.
+    const hint = /"confirmPast": true/.test(why) ? ' (on the command line: --past-ok)' : '';
+    io.err(`${call.method} ${call.path.split('?')[0]} answered ${answer.status}${role}: ${why}${hint}\n`);
     return 1;
   }
   if (call.raw || !isJson || options.json) io.out(answer.text.endsWith('\n') || !answer.text ? answer.text : `${answer.text}\n`);

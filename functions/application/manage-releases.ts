@@ -1,5 +1,7 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
-import { parseEligibilityInput } from '../domain/dates';
+import { instantBoundsIssue } from '../domain/bounds';
+import type { DateTime } from 'luxon';
+import { formatInstant, parseEligibilityInput, parseInstant } from '../domain/dates';
 import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../domain/errors';
 import { manualRelease, retryFailed, type Cause } from '../domain/release-machine';
 import type { VendorHold, VendorRelease } from '../domain/types';
@@ -81,23 +83,67 @@ export async function setVendorHold(deps: Dependencies, vendorId: string, body: 
 
 const RELEASE_EXAMPLE = '{"actor": "finance@example.com", "reason": "goods received", "at": "2022-12-06T09:00:00+05:30"}';
 
+/** A boolean flag of the body: absent is false; anything but true or false is an issue naming it. */
+function flagOf(input: Record<string, unknown>, field: string, meaning: string, issues: ValidationIssue[]): boolean {
+  const value = input[field];
+  if (value !== undefined && typeof value !== 'boolean') {
+    issues.push({ field, problem: `is ${JSON.stringify(value)?.slice(0, 60)}, not true or false`, expected: `${meaning}, or leave it out` });
+  }
+  return value === true;
+}
+
+/**
+ * The issue of a manual `at` outside the release's window: after max eligibility (the gateway settles there whatever
+ * Holdback sends, and refuses a later date) or before the transaction time. A past `at` the caller confirmed is not
+ * checked against the transaction time: it means "now", and goes with the next gateway minute.
+ */
+function manualWindowIssue(at: DateTime, release: VendorRelease, zone: string, confirmedPast: boolean): ValidationIssue | null {
+  const max = parseInstant(release.maxEligibility, 'maxEligibility');
+  const transaction = parseInstant(release.transactionTime, 'transactionTime');
+  const range = `a time from ${formatInstant(transaction, zone)} (the transaction time) to ${formatInstant(max, zone)} (max eligibility), or leave "at" out for the next minute the gateway accepts`;
+  if (at.toMillis() > max.toMillis()) {
+    return { field: 'at', problem: `is ${formatInstant(at, zone)}, after this release's max eligibility ${formatInstant(max, zone)}: the gateway settles at max eligibility anyway and refuses a later date`, expected: range };
+  }
+  if (!confirmedPast && at.toMillis() < transaction.toMillis()) {
+    return { field: 'at', problem: `is ${formatInstant(at, zone)}, before the order's transaction time ${formatInstant(transaction, zone)}`, expected: range };
+  }
+  return null;
+}
+
 /**
  * POST /orders/{orderId}/vendors/{vendorId}/release: a manual early release (contract 6), with the eligibility `at`
  * or as soon as the gateway accepts; `override: true` releases a HELD one. Refused (409 `invalid_state`) from any
- * other state.
+ * other state. An `at` in the past (a wrong year, a wrong day) would be sent at once, so it is refused (400 naming
+ * `at`) unless the body says `"confirmPast": true`; an `at` outside the release's window is refused whatever the flag.
  */
 export async function releaseManually(deps: Dependencies, orderId: string, vendorId: string, body: unknown): Promise<ReleaseView> {
   requireId(orderId, 'orderId');
   requireId(vendorId, 'vendorId');
-  const { fields, input } = readBody(body, ['at', 'override'], RELEASE_EXAMPLE);
+  const { fields, input } = readBody(body, ['at', 'override', 'confirmPast'], RELEASE_EXAMPLE);
   const issues: ValidationIssue[] = [];
   const at = input.at === undefined || input.at === null ? null : collectIssues(issues, () => parseEligibilityInput(input.at, 'at')) ?? null;
-  if (input.override !== undefined && typeof input.override !== 'boolean') {
-    issues.push({ field: 'override', problem: `is ${JSON.stringify(input.override)}, not true or false`, expected: 'true to release a HELD release despite its hold, or leave it out' });
+  const override = flagOf(input, 'override', 'true to release a HELD release despite its hold', issues);
+  const confirmPast = flagOf(input, 'confirmPast', 'true to send an "at" that has passed with the next minute the gateway accepts', issues);
+  const now = deps.clock.now();
+  const zone = (await deps.settings.get()).timezone;
+  const bounds = at ? instantBoundsIssue(at, 'at', null) : null;
+  if (bounds) {
+    issues.push(bounds);
+  } else if (at && at.toMillis() < now.toMillis() && !confirmPast) {
+    issues.push({
+      field: 'at',
+      problem: `is ${formatInstant(at, zone)}, in the past (Holdback's clock is ${formatInstant(now, zone)}): it would be sent at once with the next minute the gateway accepts`,
+      expected: 'a future time, or leave "at" out for the next minute the gateway accepts, or add "confirmPast": true to send it so',
+    });
   }
   if (issues.length) throw new ValidationError(issues);
-  const request = { ...fields, at, override: input.override === true };
-  const release = await transitionRelease(deps, { orderId, vendorId }, { kind: 'manual_release', ...fields }, (plan) => manualRelease(plan, request));
+  const request = { ...fields, at, override };
+  const release = await transitionRelease(deps, { orderId, vendorId }, { kind: 'manual_release', ...fields }, (plan) => {
+    const transition = manualRelease(plan, request);
+    const outside = at && transition.kind !== 'refused' ? manualWindowIssue(at, plan.current, zone, confirmPast) : null;
+    if (outside) throw new ValidationError([outside]);
+    return transition;
+  });
   return presented(deps, release);
 }
 

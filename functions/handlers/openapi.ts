@@ -379,8 +379,8 @@ const paths: Record<string, Record<string, Json>> = {
     post: {
       summary: 'Manual early release of one vendor of one order',
       parameters: [pathId('orderId', 'order_1001'), pathId('vendorId', 'vendor_a')],
-      requestBody: jsonBody({ allOf: [ref('ActionInput'), { type: 'object', properties: { at: { type: 'string', description: 'Eligibility to send; absent: as soon as the gateway accepts.' }, override: { type: 'boolean', description: 'Required to release a HELD release.' } } }] }, { actor: 'finance@example.com', reason: 'vendor in hardship' }),
-      responses: responses({ 200: ok('The release as planned now.', ref('Release')) }, { 400: 'A field is wrong.', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
+      requestBody: jsonBody({ allOf: [ref('ActionInput'), { type: 'object', properties: { at: { type: 'string', description: "Eligibility to send (India time \"YYYY-MM-DD HH:MM:SS\" or ISO 8601 with an offset), sent releaseLead before it; absent: as soon as the gateway accepts. Refused (400 naming at) when it is after the release's max eligibility or before its transaction time, and when it has passed unless confirmPast is true." }, override: { type: 'boolean', description: 'Required to release a HELD release.' }, confirmPast: { type: 'boolean', default: false, description: 'true: an at that has passed is meant; it is sent with the next minute the gateway accepts. Without it such an at is refused.' } } }] }, { actor: 'finance@example.com', reason: 'vendor in hardship' }),
+      responses: responses({ 200: ok('The release as planned now.', ref('Release')) }, { 400: 'A field is wrong: at in the past without confirmPast, or outside the window [transaction time, max eligibility].', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
     },
   },
   '/orders/{orderId}/vendors/{vendorId}/retry': {

@@ -124,6 +124,52 @@ describe('POST /orders/{orderId}/vendors/{vendorId}/release', () => {
     expect(world.gateway.calls).toHaveLength(1);
   });
 
+  test('an at in the past (a wrong year) is refused 400 naming at, unless confirmPast: then it goes with the next gateway minute', async () => {
+    const { world } = api;
+    await usePolicy(world, { kind: 'after_payment', delay: 'P3D' });
+    await send(world, 'order.paid', paid());
+    const before = await release(world);
+
+    // The clock is 2 Dec 2022 16:05 India time; 2021 is a typing error for 2022.
+    const refused = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { ...FINANCE, at: '2021-12-06 09:00:00' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.issues).toEqual([{
+      field: 'at',
+      problem: expect.stringContaining('is 2021-12-06T09:00:00+05:30, in the past'),
+      expected: expect.stringMatching(/a future time.*leave "at" out.*"confirmPast": true/),
+    }]);
+    expect(world.gateway.calls).toEqual([]);
+    expect(await release(world)).toMatchObject({ state: 'SCHEDULED', version: before.version, manual: null });
+
+    // Confirmed: the past time means now, sent with the first whole minute at least 30 s ahead.
+    const confirmed = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { ...FINANCE, at: '2022-12-02 16:01:00', confirmPast: true });
+    expect(confirmed.status).toBe(200);
+    expect(world.gateway.calls.map((c) => c.eligibility)).toEqual(['2022-12-02 16:06:00']);
+    expect(await release(world)).toMatchObject({ state: 'APPLIED', manual: { at: '2022-12-02T16:01:00+05:30' } });
+  });
+
+  test('an at outside the window is refused 400 naming at, confirmed or not; a non-boolean confirmPast is named', async () => {
+    const { world } = api;
+    await send(world, 'order.paid', paid());
+    const before = await release(world);
+    // Max eligibility is 17 Dec 16:00 (Defer by Days 15): the gateway settles there anyway.
+    for (const body of [{ ...FINANCE, at: '2022-12-20 09:00:00' }, { ...FINANCE, at: '2022-12-20T09:00:00+05:30', confirmPast: true }]) {
+      const late = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, body);
+      expect(late.status).toBe(400);
+      expect(late.body.error.issues).toEqual([{
+        field: 'at',
+        problem: expect.stringContaining("after this release's max eligibility 2022-12-17T16:00:00+05:30"),
+        expected: expect.stringContaining('to 2022-12-17T16:00:00+05:30 (max eligibility)'),
+      }]);
+    }
+    const ancient = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { ...FINANCE, at: '0001-12-06T09:00:00+05:30', confirmPast: true });
+    expect(ancient.body.error.issues).toEqual([expect.objectContaining({ field: 'at', problem: expect.stringContaining('before 2000') })]);
+    const flag = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { ...FINANCE, at: '2022-12-06 09:00:00', confirmPast: 'yes' });
+    expect(flag.body.error.issues.map((i: { field: string }) => i.field)).toEqual(['confirmPast']);
+    expect(world.gateway.calls).toEqual([]);
+    expect(await release(world)).toMatchObject({ state: 'AT_MAX', version: before.version });
+  });
+
   test('unknown order or vendor 404; a bad body 400 naming the field', async () => {
     await send(api.world, 'order.paid', paid());
     expect((await call('POST', `/orders/order_404/vendors/${VENDOR}/release`, FINANCE)).status).toBe(404);

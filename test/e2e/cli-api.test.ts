@@ -55,6 +55,14 @@ test('order, outcomes as CSV, hold and a refused manual release', async () => {
   const refused = await cli('release', 'order_cli_1', 'vendor_a', '--actor', 'finance@example.com', '--reason', 'pay now');
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(/answered 409: invalid_state: .*HELD/);
+  // A past --at (a minute before the payment) is refused naming at, and goes with --past-ok.
+  const past = new Date(Date.parse(transactionTime) - 60_000).toISOString();
+  const pastRefused = await cli('release', 'order_cli_1', 'vendor_b', '--at', past, '--actor', 'finance@example.com', '--reason', 'pay now');
+  expect(pastRefused.code).toBe(1);
+  expect(pastRefused.err).toMatch(/answered 400: validation_error: at: .*in the past.*\(on the command line: --past-ok\)\n$/);
+  const pastOk = await cli('release', 'order_cli_1', 'vendor_b', '--at', past, '--past-ok', '--actor', 'finance@example.com', '--reason', 'pay now', '--json');
+  expect(pastOk.code).toBe(0);
+  expect(JSON.parse(pastOk.out)).toMatchObject({ vendorId: 'vendor_b', manual: { actor: 'finance@example.com' } });
 });
 
 test('a wrong command line says what to send and exits 2; a missing actor is named', async () => {

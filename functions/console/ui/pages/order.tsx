@@ -29,6 +29,7 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
   const [reason, setReason] = useState('');
   const [at, setAt] = useState('');
   const [override, setOverride] = useState(false);
+  const [confirmPast, setConfirmPast] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
   const held = vendor.state === 'HELD';
@@ -45,7 +46,7 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
     <form aria-label={`Release ${vendor.vendorId} by hand`} data-testid={`release-form-${vendor.vendorId}`} onSubmit={(e) => {
       e.preventDefault();
       void action.run(async () => {
-        const body = { actor: requireActor(), reason, ...(at ? { at: fromIndiaLocal(at) } : {}), ...(held ? { override } : {}) };
+        const body = { actor: requireActor(), reason, ...(at ? { at: fromIndiaLocal(at), ...(confirmPast ? { confirmPast } : {}) } : {}), ...(held ? { override } : {}) };
         const answer = await call<Release>('POST', `/orders/${segment(orderId)}/vendors/${segment(vendor.vendorId)}/release`, body);
         setDone(`Release requested${answer?.state ? `: now ${answer.state}` : ''}.`);
         onReleased();
@@ -53,6 +54,11 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
     }}>
       <ReasonField problem={action.problem} value={reason} onValue={setReason} testId={`release-reason-${vendor.vendorId}`} />
       <TextField label={`Eligibility (India time, ${INDIA_OFFSET}); empty: as soon as the gateway accepts`} field="at" type="datetime-local" problem={action.problem} value={at} onValue={setAt} />
+      {at ? (
+        <div class="field">
+          <label><input type="checkbox" checked={confirmPast} onChange={(e) => setConfirmPast((e.currentTarget as HTMLInputElement).checked)} /> If this time has passed, send it anyway with the next minute the gateway accepts</label>
+        </div>
+      ) : null}
       {held ? (
         <div class="field">
           <label><input type="checkbox" checked={override} onChange={(e) => setOverride((e.currentTarget as HTMLInputElement).checked)} /> Release although it is held (override)</label>
