@@ -66,13 +66,16 @@ export async function handleGatewayWebhook(deps: Dependencies, request: WebhookR
     return await actOnSignedWebhook(deps, request);
   } catch (error) {
     // A signed webhook refused (400) is listed with the rejected events, so an operator sees what the gateway sent.
-    if (error instanceof ValidationError) await listRefusedWebhook(deps, request.rawBody, error);
+    if (error instanceof ValidationError) await listWebhook(deps, request.rawBody, error.issues.map(issueText));
     throw error;
   }
 }
 
-/** A refused webhook as a rejected event: its type and reasons, the body cut to a depth and size that store safely. */
-async function listRefusedWebhook(deps: Dependencies, rawBody: Buffer, error: ValidationError): Promise<void> {
+/**
+ * A refused or unmatched webhook as a rejected event: its type and reasons, the body cut to a depth and size that
+ * store safely. Keyed by the body's hash, so the same delivery twice is one entry.
+ */
+async function listWebhook(deps: Dependencies, rawBody: Buffer, reasons: string[]): Promise<void> {
   let body: unknown;
   try {
     body = pruneNesting(JSON.parse(rawBody.toString('utf8')));
@@ -85,7 +88,7 @@ async function listRefusedWebhook(deps: Dependencies, rawBody: Buffer, error: Va
     at: storedInstant(deps.clock.now()),
     source: 'gateway.webhook',
     detailType: typeof type === 'string' ? type.slice(0, 100) : null,
-    reasons: error.issues.map(issueText),
+    reasons,
     detail: storableDetail(body),
   });
 }
@@ -103,11 +106,14 @@ async function actOnSignedWebhook(deps: Dependencies, request: WebhookRequest): 
   // One audit record per received webhook, written once its outcome is known (what it settled, or why it was refused):
   // a webhook that was not acknowledged is delivered again, and that delivery is recorded too.
   const entry = webhookAuditEntry(deps, body, request.rawBody);
-  let acted: { result: WebhookResult; outcome?: Record<string, unknown> };
+  let acted: Settled;
   try {
     if (type === 'PAYMENT_SUCCESS_WEBHOOK') acted = { result: await publishPaidOrder(deps, data) };
     else if (type === 'VENDOR_SETTLEMENT_SUCCESS') acted = await markSettled(deps, data, field(body, 'event_time'));
     else acted = { result: { action: 'ignored', reason: `webhook type ${JSON.stringify(type)} needs no action` } };
+    // A settlement Holdback cannot match is still acknowledged (the gateway would only send it again, and nothing it
+    // sends again would match better), but it is listed so that an operator sees money that moved without a release.
+    if (acted.unmatched) await listWebhook(deps, request.rawBody, [acted.unmatched]);
   } catch (error) {
     await appendAudit(deps, [{ ...entry, detail: { ...entry.detail, outcome: { action: 'refused', error: describeError(error) } } }]);
     throw error;
@@ -192,23 +198,49 @@ async function splitSourceOf(deps: Dependencies, order: unknown, orderId: string
   };
 }
 
+/** What a webhook did; `unmatched` says why a settlement matched no release (it is then listed with the rejected events). */
+interface Settled {
+  result: WebhookResult;
+  outcome?: Record<string, unknown>;
+  unmatched?: string;
+}
+
+/** Why a settlement of a vendor in an order matches no release: the order or the vendor is unknown, or not planned yet. */
+async function whyUnmatched(deps: Dependencies, orderId: string, vendorId: string): Promise<string> {
+  const order = await deps.orders.getOrder(orderId);
+  const what = `VENDOR_SETTLEMENT_SUCCESS for vendor ${vendorId} in order ${orderId}: the gateway settled money Holdback holds no release for`;
+  if (!order) return `${what}; order ${orderId} is unknown to Holdback (no order.paid or payment webhook received for it): send its order.paid if it is a marketplace order`;
+  if (!order.vendors.some((v) => v.vendorId === vendorId)) {
+    return `${what}; vendor ${vendorId} is not in order ${orderId} (its vendors: ${order.vendors.map((v) => v.vendorId).join(', ')}): check the order's split at the gateway`;
+  }
+  return `${what}; its release was not planned yet when the settlement came`;
+}
+
 /**
- * The settlement's order and vendor; a settlement for an order Holdback never saw is acknowledged and ignored. The
- * outcome (for the webhook's audit record): the settlement time, the state it settled from, and a prediction mismatch.
+ * The settlement's order and vendor; a settlement that matches no release (an unknown order, a vendor outside the
+ * order, no single order_id and vendor_id) is acknowledged and listed with the rejected events. The outcome (for the
+ * webhook's audit record): the settlement time, the state it settled from, and a prediction mismatch.
  */
-async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown): Promise<{ result: WebhookResult; outcome?: Record<string, unknown> }> {
+async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown): Promise<Settled> {
   const settlement = field(data, 'settlement') ?? data;
   const orderId = field(settlement, 'order_id');
   const vendorId = field(settlement, 'vendor_id');
   if (!isValidId(orderId) || !isValidId(vendorId)) {
-    return { result: { action: 'ignored', reason: 'settlement names no single order_id and vendor_id' } };
+    const reason = 'settlement names no single order_id and vendor_id';
+    return {
+      result: { action: 'ignored', reason },
+      unmatched: `VENDOR_SETTLEMENT_SUCCESS: data.settlement.order_id is ${JSON.stringify(orderId)?.slice(0, 60)} and vendor_id ${JSON.stringify(vendorId)?.slice(0, 60)}; ${reason}: the gateway sends one order id and one vendor id, 3 to 45 characters of A-Z, a-z, 0-9, "_" or "-"`,
+    };
   }
   const settledAt = gatewayTime(field(settlement, 'settled_at')) ?? gatewayTime(field(settlement, 'settled_on'))
     ?? gatewayTime(eventTime) ?? deps.clock.now();
   const ids = { orderId: orderId as string, vendorId: vendorId as string };
   for (let attempt = 1; ; attempt++) {
     const current = await deps.orders.getRelease(ids.orderId, ids.vendorId);
-    if (!current) return { result: { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` } };
+    if (!current) {
+      const unmatched = await whyUnmatched(deps, ids.orderId, ids.vendorId);
+      return { result: { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` }, outcome: { listed: unmatched }, unmatched };
+    }
     // Checked against its prediction: a mismatch stays on the outcome and emits config.drift_detected.
     const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now()));
     const result: WebhookResult = { action: 'release_settled', ...ids };

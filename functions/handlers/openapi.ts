@@ -453,6 +453,7 @@ const paths: Record<string, Record<string, Json>> = {
   '/rejected-events': {
     get: {
       summary: 'Malformed events and why, newest arrival first',
+      description: 'Order events refused or kept without effect, signed gateway webhooks refused (400), and vendor settlements (VENDOR_SETTLEMENT_SUCCESS) that match no release: an unknown order, a vendor outside the order, no single order_id and vendor_id. Those settlements are still acknowledged 200 to the gateway (it would only deliver them again); source "gateway.webhook".',
       parameters: [LIMIT(500, 100, 'Page size.'), CURSOR],
       responses: responses({ 200: ok('A page.', page('rejectedEvents', { type: 'object', properties: { sequence: { type: 'integer', description: 'Its number in the order of arrival, from 1.' }, at: instant('When it was refused.') }, additionalProperties: true }, { count: { type: 'integer', description: 'Rejected in all, not only on this page.' } })) }, { 400: 'Bad limit or cursor.' }),
     },
@@ -483,7 +484,8 @@ const paths: Record<string, Record<string, Json>> = {
       summary: "The gateway's webhooks (payments, vendor settlements), verified by its signature",
       description: 'Locally served here with no other authorisation. On AWS the gateway posts to the stack output `WebhookUrl` '
         + '(the webhooks function\'s Lambda function URL, which answers this route alone: 404 on any other path, 405 on another '
-        + 'method); this route of the HTTP API needs IAM (SigV4) like every other.',
+        + 'method); this route of the HTTP API needs IAM (SigV4) like every other. A settlement that matches no release (unknown '
+        + 'order or vendor) is answered 200 {action: "ignored"} and listed in GET /rejected-events with the reason.',
       security: [],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
       responses: responses({ 200: ok('What was done with it.', { type: 'object', additionalProperties: true }) }, { 400: 'Unreadable body.', 401: 'Bad or stale signature.' }),

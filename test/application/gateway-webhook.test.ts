@@ -180,6 +180,34 @@ describe('webhook types', () => {
     expect(received()[1].detail.outcome).toEqual({ action: 'release_settled', orderId: ORDER, vendorId: VENDOR, alreadySettledAt: '2022-12-03T11:00:00+05:30' });
   });
 
+  test('a settlement for an unknown order, or a vendor outside a known order, is acknowledged (2xx) and listed in GET /rejected-events with why', async () => {
+    await usePolicy(api.world, { kind: 'immediate' });
+    await send(api.world, 'order.paid', paid());
+    const settlement = (orderId: string, vendorId: string) => JSON.stringify({
+      type: 'VENDOR_SETTLEMENT_SUCCESS', event_time: '2022-12-03T11:00:02+05:30',
+      data: { settlement: { order_id: orderId, vendor_id: vendorId, settlement_amount: 500, settled_at: '2022-12-03T11:00:00+05:30' } },
+    });
+    const unknownOrder = settlement('order_never_seen', VENDOR);
+    const unknownVendor = settlement(ORDER, 'vendor_zz');
+    const noIds = JSON.stringify({ type: 'VENDOR_SETTLEMENT_SUCCESS', data: { settlement: { order_id: 7 } } });
+    // Acknowledged, so that the gateway stops delivering them: nothing it could send again would match better.
+    for (const raw of [unknownOrder, unknownVendor, noIds]) expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'ignored' } });
+    // The same delivery again is one entry (keyed by the body's hash).
+    await post(unknownOrder, signed(unknownOrder));
+
+    const listed = await fetch(`${api.url}/rejected-events`).then((r) => r.json()) as { rejectedEvents: { source: string; detailType: string; reasons: string[] }[]; count: number };
+    expect(listed.count).toBe(3);
+    expect(listed.rejectedEvents.map((r) => [r.source, r.detailType, r.reasons])).toEqual([
+      ['gateway.webhook', 'VENDOR_SETTLEMENT_SUCCESS', [expect.stringContaining('data.settlement.order_id is 7 and vendor_id undefined')]],
+      ['gateway.webhook', 'VENDOR_SETTLEMENT_SUCCESS', [expect.stringContaining(`vendor vendor_zz is not in order ${ORDER} (its vendors: ${VENDOR})`)]],
+      ['gateway.webhook', 'VENDOR_SETTLEMENT_SUCCESS', [expect.stringContaining('order order_never_seen is unknown to Holdback (no order.paid or payment webhook received for it)')]],
+    ]);
+    // The known vendor's release is untouched, and the audit record of each webhook says it was listed.
+    expect((await release(api.world)).state).toBe('APPLIED');
+    const outcomes = api.world.audit.entries.filter((e) => e.kind === 'webhook_received').map((e) => e.detail.outcome);
+    expect(outcomes[0]).toMatchObject({ action: 'ignored', listed: expect.stringContaining('order_never_seen is unknown') });
+  });
+
   test('a settlement before Holdback sent its release cancels the pending schedule', async () => {
     await usePolicy(api.world, { kind: 'after_payment', delay: 'P3D' });
     await send(api.world, 'order.paid', paid());
