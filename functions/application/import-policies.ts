@@ -25,6 +25,29 @@ const WRITES_IN_FLIGHT = 16;
 /** An import still `applying` after this long was interrupted (a crash): the same file applied again carries it on. */
 const INTERRUPTED_AFTER_MS = 5 * 60_000;
 
+/**
+ * Characters of a cell quoted in an error: enough to recognise it, while one answer stays far below Lambda's 6 MB
+ * whatever the cells hold (an 8.5 MB cell used to be quoted whole).
+ */
+export const QUOTED_CELL_CHARS = 200;
+/** Characters of one error's message: the quoted cell, the field's rule and an example fit; a parser's own text is cut. */
+const MESSAGE_CHARS = 1000;
+/**
+ * Errors listed in one answer (dry run or refused apply); the rest are counted (`moreErrors`). 1,000 errors of at most
+ * about 1 KB each keep the answer near 1 MB, and a file with so many errors is fixed from the first ones anyway.
+ */
+export const MAX_LISTED_ERRORS = 1000;
+
+/** A cell as an error quotes it: JSON text, cut to QUOTED_CELL_CHARS with an ellipsis and the cell's full length. */
+export function quotedCell(value: string): string {
+  if (value.length <= QUOTED_CELL_CHARS) return JSON.stringify(value);
+  return `${JSON.stringify(`${value.slice(0, QUOTED_CELL_CHARS)}…`)} (cut: ${value.length} characters in all)`;
+}
+
+function boundedMessage(message: string): string {
+  return message.length <= MESSAGE_CHARS ? message : `${message.slice(0, MESSAGE_CHARS)}… (cut: ${message.length} characters in all)`;
+}
+
 export interface ImportLineError {
   /** The line of the file (the header is line 1). */
   line: number;
@@ -38,7 +61,10 @@ export interface ImportAnswer {
   importId: string;
   rows: number;
   valid: number;
+  /** The first MAX_LISTED_ERRORS errors, by line. */
   errors: ImportLineError[];
+  /** Errors found but not listed (beyond the first MAX_LISTED_ERRORS). */
+  moreErrors: number;
   /** Apply only: whether this request wrote the policies (false: the same file had been applied already). */
   applied?: boolean;
   appliedAt?: string | null;
@@ -62,11 +88,16 @@ export async function importPolicies(deps: Dependencies, file: Buffer, query: { 
   const dryRun = dryRunOf(query.dryRun);
   const actor = actorOf(query.actor);
   const importId = sha256Hex(file.toString('utf8'));
-  const { rows, count, errors } = checkPolicyFile(file, actor);
-  const checked = { importId, rows: count, valid: rows.length, errors };
+  const { rows, count, errors: found } = checkPolicyFile(file, actor);
+  const errors = found.slice(0, MAX_LISTED_ERRORS).map((e) => ({ ...e, message: boundedMessage(e.message) }));
+  const moreErrors = found.length - errors.length;
+  const checked = { importId, rows: count, valid: rows.length, errors, moreErrors };
   if (dryRun) return { dryRun, ...checked };
   if (errors.length > 0) {
-    throw new ValidationError(errors.map((e) => ({ field: `line ${e.line}: ${e.field}`, problem: e.message, expected: 'a corrected file; POST it with dryRun=true to see every error' })));
+    const expected = 'a corrected file; POST it with dryRun=true to see the errors line by line';
+    const issues: ValidationIssue[] = errors.map((e) => ({ field: `line ${e.line}: ${e.field}`, problem: e.message, expected }));
+    if (moreErrors > 0) issues.push({ field: 'file', problem: `has ${moreErrors} more errors after line ${errors[errors.length - 1].line}, not listed`, expected });
+    throw new ValidationError(issues);
   }
   const startedAt = deps.clock.now();
   const kept = await deps.policyImports.begin({
@@ -124,7 +155,7 @@ export function checkPolicyFile(file: Buffer, actor: string): { rows: ImportRow[
   if (!header || header.record.map((c) => c.trim()).join(',') !== IMPORT_HEADER.join(',')) {
     return {
       rows: [], count: body.length + unreadable,
-      errors: [{ line: 1, field: 'header', message: `is ${JSON.stringify(header?.record.join(',') ?? '')}; send exactly ${IMPORT_HEADER.join(',')}` }, ...errors],
+      errors: [{ line: 1, field: 'header', message: `is ${quotedCell(header?.record.join(',') ?? '')}; send exactly ${IMPORT_HEADER.join(',')}` }, ...errors],
     };
   }
   const rows: ImportRow[] = [];
@@ -157,17 +188,17 @@ function checkRow(record: string[], line: number, actor: string, seen: Map<strin
   const [vendorId, option, kind, delay, reason] = record.map((c) => c.trim());
   const before = errors.length;
   if (!isValidId(vendorId)) {
-    fail('vendorId', `is ${JSON.stringify(vendorId)}${formulaNote(vendorId)}, not a vendor id; send 3 to 45 characters of A-Z, a-z, 0-9, "_" and "-"`);
+    fail('vendorId', `is ${quotedCell(vendorId)}${formulaNote(vendorId)}, not a vendor id; send 3 to 45 characters of A-Z, a-z, 0-9, "_" and "-"`);
   } else if (seen.has(vendorId)) {
     fail('vendorId', `${vendorId} is on line ${seen.get(vendorId)} already; send one row per vendor`);
   } else {
     seen.set(vendorId, line);
   }
   if (FORMULA_START.test(reason)) {
-    fail('reason', `is ${JSON.stringify(reason)}${formulaNote(reason)}; start the reason with a letter or a digit`);
+    fail('reason', `is ${quotedCell(reason)}${formulaNote(reason)}; start the reason with a letter or a digit`);
   }
   const takesDelay = kind === 'after_payment' || kind === 'after_delivery';
-  if (!takesDelay && delay !== '') fail('delay', `is ${JSON.stringify(delay)}${formulaNote(delay)}, but the rule ${JSON.stringify(kind)} takes no delay; leave it empty`);
+  if (!takesDelay && delay !== '') fail('delay', `is ${quotedCell(delay)}${formulaNote(delay)}, but the rule ${quotedCell(kind)} takes no delay; leave it empty`);
   const body = {
     scheduleOption: /^\d{1,3}$/.test(option) ? Number(option) : option,
     release: takesDelay ? { kind, delay } : { kind },
@@ -209,7 +240,7 @@ function actorOf(value: string | undefined): string {
   if (actor === '' || actor.length > 200 || FORMULA_START.test(actor)) {
     throw new ValidationError([{
       field: 'actor',
-      problem: actor === '' ? 'is missing' : `is ${JSON.stringify(actor)}, not a name of at most 200 characters that starts with a letter or a digit`,
+      problem: actor === '' ? 'is missing' : `is ${quotedCell(actor)}, not a name of at most 200 characters that starts with a letter or a digit`,
       expected: 'who makes the change, in the query: ?actor=finance@example.com',
     }]);
   }

@@ -263,11 +263,12 @@ const schemas: Record<string, Json> = {
   },
   ImportAnswer: {
     type: 'object',
-    required: ['dryRun', 'importId', 'rows', 'valid', 'errors'],
+    required: ['dryRun', 'importId', 'rows', 'valid', 'errors', 'moreErrors'],
     properties: {
       dryRun: { type: 'boolean' }, importId: { type: 'string', description: 'SHA-256 of the file: the same file is the same import.' },
       rows: { type: 'integer' }, valid: { type: 'integer' },
-      errors: { type: 'array', items: { type: 'object', required: ['line', 'field', 'message'], properties: { line: { type: 'integer', description: 'The header is line 1.' }, field: { type: 'string' }, message: { type: 'string' } } } },
+      moreErrors: { type: 'integer', minimum: 0, description: 'Errors found beyond the first 1,000 listed in errors.' },
+      errors: { type: 'array', maxItems: 1000, description: 'The first 1,000 errors by line; a cell is quoted up to 200 characters, then an ellipsis and its full length.', items: { type: 'object', required: ['line', 'field', 'message'], properties: { line: { type: 'integer', description: 'The header is line 1.' }, field: { type: 'string' }, message: { type: 'string' } } } },
       applied: { type: 'boolean', description: 'Apply only: false when the same file had been applied already.' },
       appliedAt: nullable(instant('Apply only: when the file was applied.')),
       policies: { type: 'array', description: 'Apply only: the versions written.', items: { type: 'object', properties: { vendorId: ID, version: { type: 'integer' } } } },

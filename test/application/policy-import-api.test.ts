@@ -146,3 +146,44 @@ test('missing actor, a bad dryRun, a wrong header or a JSON body: 400 naming it'
   const json = await post('{"vendorId": "vendor_a"}', 'actor=a%40b.c', 'application/json');
   expect(json.body.error.issues[0].field).toBe('content-type');
 });
+
+describe('the answer stays far below Lambda 6 MB whatever the file holds (issue 15.5)', () => {
+  test('an 8.5 MB file of long bad cells: each cell quoted to 200 characters with its full length, the first 1,000 errors listed, the rest counted', async () => {
+    // 2,000 rows whose reason is a 4,250-character formula: 8.5 MB, two errors a row (a formula, too long).
+    const cell = `=${'A'.repeat(4249)}`;
+    const csv = [HEADER, ...Array.from({ length: 2000 }, (_, i) => `vendor_${i + 1000},1,immediate,,${cell}`)].join('\n');
+    expect(csv.length).toBeGreaterThan(8_500_000);
+    const response = await fetch(`${api.url}/policies/import?actor=finance%40example.com`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: csv });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text.length).toBeLessThan(1_000_000);
+    const body = JSON.parse(text);
+    expect(body).toMatchObject({ dryRun: true, rows: 2000, valid: 0, moreErrors: 3000 });
+    expect(body.errors).toHaveLength(1000);
+    expect(body.errors[0]).toEqual({
+      line: 2, field: 'reason',
+      message: expect.stringContaining(`is ${JSON.stringify(`${cell.slice(0, 200)}…`)} (cut: 4250 characters in all) (it begins like a spreadsheet formula`),
+    });
+    expect(body.errors[1]).toMatchObject({ line: 2, field: 'reason', message: expect.stringContaining('has 4250 characters') });
+    expect(body.errors[999].line).toBe(501);
+
+    // A refused apply lists the same first errors and counts the rest.
+    const apply = await post(csv, 'dryRun=false&actor=finance%40example.com');
+    expect(apply.status).toBe(400);
+    expect(apply.body.error.issues).toHaveLength(1001);
+    expect(apply.body.error.issues[1000]).toMatchObject({ field: 'file', problem: 'has 3000 more errors after line 501, not listed' });
+    expect(api.world.policyImports.items.size).toBe(0);
+  });
+
+  test('one 8 MB cell (a vendor id, a delay, the header) is quoted cut, with its length', async () => {
+    const huge = 'x'.repeat(8_000_000);
+    const badId = await post([HEADER, `${huge},1,immediate,,fine`].join('\n'));
+    expect(JSON.stringify(badId.body).length).toBeLessThan(2000);
+    expect(badId.body.errors[0]).toMatchObject({ line: 2, field: 'vendorId', message: expect.stringContaining(`…" (cut: 8000000 characters in all), not a vendor id`) });
+    const badHeader = await post([`${HEADER}${huge}`, 'vendor_a,1,immediate,,fine'].join('\n'));
+    expect(JSON.stringify(badHeader.body).length).toBeLessThan(2000);
+    expect(badHeader.body.errors[0]).toMatchObject({ line: 1, field: 'header', message: expect.stringContaining('(cut: 8000044 characters in all); send exactly') });
+    const badDelay = await post([HEADER, `vendor_a,1,immediate,${huge},fine`].join('\n'));
+    expect(JSON.stringify(badDelay.body).length).toBeLessThan(2000);
+  });
+});

@@ -10,6 +10,8 @@ interface ImportAnswer {
   rows: number;
   valid: number;
   errors: Array<{ line: number; field: string; message: string }>;
+  /** Errors found beyond those listed. */
+  moreErrors?: number;
   /** On an apply: false when the very same file was applied before (it changes nothing the second time). */
   applied?: boolean;
   appliedAt?: string | null;
@@ -58,7 +60,7 @@ function PolicyImport({ onApplied }: { onApplied: () => void }) {
         {checked ? (
           <div data-testid="import-result">
             <p class={checked.errors.length ? 'problem' : 'ok'} role="status">
-              Dry run: {checked.rows} rows, {checked.valid} valid, {checked.errors.length} errors.{checked.errors.length ? ' Fix them and check again; nothing is applied while any row is wrong.' : ' Nothing changed yet.'}
+              Dry run: {checked.rows} rows, {checked.valid} valid, {checked.errors.length + (checked.moreErrors ?? 0)} errors{checked.moreErrors ? ` (the first ${checked.errors.length} listed)` : ''}.{checked.errors.length ? ' Fix them and check again; nothing is applied while any row is wrong.' : ' Nothing changed yet.'}
             </p>
             <Table
               caption="Errors of the dry run, line by line"
