@@ -1,4 +1,5 @@
 /** `holdback console --api-url URL`: the console on loopback, its API calls forwarded to Holdback on AWS, signed as the user. */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -14,8 +15,10 @@ export interface ConsoleServerOptions extends SignedApiOptions {
 }
 
 export interface ConsoleServer {
-  /** The console's address, e.g. http://127.0.0.1:4001/console. */
+  /** The console's address with this start's key, e.g. http://127.0.0.1:4001/console?key=...: the one to open. */
   url: string;
+  /** The cookie (`name=value`) the browser keeps once it opened `url`; what any other client must send. */
+  cookie: string;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,56 @@ function refusal(req: IncomingMessage, port: number): string | null {
   const origin = req.headers.origin;
   if (origin && !allowedHosts.some((h) => origin === `http://${h}`)) return `origin ${origin} is not this console's`;
   return null;
+}
+
+/** The key's cookie: one name per port, since browsers do not tell cookies of two ports of one host apart. */
+const cookieName = (port: number): string => `holdback_console_${port}`;
+
+function sameKey(given: string, key: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(key, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieOf(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * Any local process can reach a loopback port, and this server signs with the user's credentials: so every request
+ * must carry this start's key, which only the printed URL holds. A GET with `?key=` sets it as a same-site strict,
+ * HttpOnly cookie (the page's script never sees it) and redirects to the same address without it (the key leaves the
+ * address bar and the history); every other request must carry the cookie. Answers null when the request may go on.
+ */
+function keyCheck(req: IncomingMessage, res: ServerResponse, key: string, port: number): 'refused' | 'redirected' | null {
+  const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+  const given = url.searchParams.get('key');
+  const name = cookieName(port);
+  if (given !== null && req.method === 'GET' && sameKey(given, key)) {
+    url.searchParams.delete('key');
+    const path = url.pathname === '/' ? '/console' : url.pathname;
+    res.writeHead(302, {
+      location: `${path}${url.search}`,
+      'set-cookie': `${name}=${key}; HttpOnly; SameSite=Strict; Path=/`,
+      'cache-control': 'no-store',
+    });
+    res.end();
+    return 'redirected';
+  }
+  const cookie = cookieOf(req, name);
+  if (given === null && cookie !== null && sameKey(cookie, key)) return null;
+  const why = given !== null ? 'its key is not the one of this start' : cookie !== null ? 'its key is from an earlier start of holdback console' : 'it carries no console key';
+  sendJson(res, 403, {
+    error: {
+      code: 'console_key_required',
+      message: `refused: ${why}. Open the address that \`holdback console\` printed when it started (http://${HOST}:${port}/console?key=...): it holds a new key at every start, and only the browser that opened it may use this console`,
+    },
+  }, { 'cache-control': 'no-store' });
+  return 'refused';
 }
 
 async function serveConsole(res: ServerResponse, path: string): Promise<boolean> {
@@ -108,6 +161,8 @@ async function forward(api: SignedApi, req: IncomingMessage, res: ServerResponse
 
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
   const api = new SignedApi(options);
+  // New at every start: a key printed earlier, or kept in a browser's cookie, no longer opens it.
+  const key = randomBytes(24).toString('base64url');
   let port = 0;
   const server = createServer((req, res) => {
     const refused = refusal(req, port);
@@ -115,6 +170,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       sendJson(res, 403, { error: { code: 'cross_origin_refused', message: `refused: ${refused}` } });
       return;
     }
+    if (keyCheck(req, res, key, port) !== null) return;
     const path = (req.url ?? '/').split('?')[0];
     void (async () => {
       if (req.method === 'GET' && (await serveConsole(res, path))) return;
@@ -138,7 +194,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   });
   port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${HOST}:${port}/console`,
+    url: `http://${HOST}:${port}/console?key=${key}`,
+    cookie: `${cookieName(port)}=${key}`,
     close: () => new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()));
       server.closeAllConnections();
@@ -153,7 +210,8 @@ export async function runConsole(args: { apiUrl?: string; region?: string; port?
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port "${args.port}" is not a port: send a whole number from 1 to 65535 (0 picks a free one)`);
   const server = await startConsoleServer({ apiUrl: args.apiUrl, region: args.region, port });
   console.log(`Holdback console for ${args.apiUrl}: ${server.url}
-Its calls are signed with your AWS credentials (the default chain: environment, SSO, profile...), so your IAM role decides
+Open that address (its key is new at every start and is kept in your browser as a cookie); this console refuses every
+request without it, so no other program on this machine can act with your role. Its calls are signed with your AWS credentials (the default chain: environment, SSO, profile...), so your IAM role decides
 what the page may do; a change the role may not make shows "Refused by your AWS role" next to its button. Ctrl-C stops it.`);
   const stop = (): void => { void server.close().then(() => process.exit(0)); };
   process.once('SIGINT', stop);

@@ -39,7 +39,7 @@ function post(megabytes: number, announce: boolean): Promise<{ status: number | 
     let answered = false;
     const req = request({
       host: '127.0.0.1', port, method: 'POST', path: '/policies/import?dryRun=true',
-      headers: { 'content-type': 'text/csv', ...(announce ? { 'content-length': String(megabytes * chunk.length) } : {}) },
+      headers: { 'content-type': 'text/csv', cookie: consoleServer.cookie, ...(announce ? { 'content-length': String(megabytes * chunk.length) } : {}) },
     }, (res) => {
       answered = true;
       let text = '';

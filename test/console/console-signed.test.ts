@@ -124,8 +124,44 @@ it('takes the region from an execute-api URL and keeps the stage in front of eve
   expect(api.urlOf('/outcomes?state=FAILED&vendorId=v%201').href).toBe('https://abc123.execute-api.ap-south-1.amazonaws.com/prod/outcomes?state=FAILED&vendorId=v%201');
 });
 
+it('serves a per-start key: the printed URL sets it as a same-site strict HttpOnly cookie, and every request without it is refused 403 before anything is signed', async () => {
+  const { origin, pathname, searchParams } = new URL(consoleServer.url);
+  const key = searchParams.get('key')!;
+  expect([pathname, key.length >= 32]).toEqual(['/console', true]);
+  // Opening the printed URL: the key becomes a cookie and leaves the address.
+  const opened = await fetch(consoleServer.url, { redirect: 'manual' });
+  expect(opened.status).toBe(302);
+  expect(opened.headers.get('location')).toBe('/console');
+  const cookie = opened.headers.get('set-cookie')!;
+  expect(cookie.split('; ')).toEqual([consoleServer.cookie, 'HttpOnly', 'SameSite=Strict', 'Path=/']);
+  expect((await fetch(`${origin}/?key=${key}`, { redirect: 'manual' })).headers.get('location')).toBe('/console');
+
+  const before = stub.calls.length;
+  const refusedAs = async (path: string, init: RequestInit = {}) => {
+    const answer = await fetch(`${origin}${path}`, { redirect: 'manual', ...init });
+    const body = (await answer.json()) as any;
+    return [answer.status, body.error.code, body.error.message];
+  };
+  const open = expect.stringContaining(`Open the address that \`holdback console\` printed when it started (http://127.0.0.1:${new URL(origin).port}/console?key=...)`);
+  // A local process with no key: neither the API, nor the page, nor its assets.
+  for (const path of ['/vendors', '/console', '/', '/console/clock']) expect(await refusedAs(path)).toEqual([403, 'console_key_required', open]);
+  expect(await refusedAs('/vendors/sv-1/hold', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"actor":"a","reason":"r"}' }))
+    .toEqual([403, 'console_key_required', expect.stringContaining('carries no console key')]);
+  // A guessed key, an old start's cookie, or the key in the query of an API call.
+  expect(await refusedAs('/console?key=guess')).toEqual([403, 'console_key_required', expect.stringContaining('not the one of this start')]);
+  expect(await refusedAs('/vendors', { headers: { cookie: `${consoleServer.cookie.split('=')[0]}=an-earlier-key` } }))
+    .toEqual([403, 'console_key_required', expect.stringContaining('from an earlier start')]);
+  expect(await refusedAs(`/vendors/sv-1/hold?key=${key}`, { method: 'POST', body: '{}' })).toEqual([403, 'console_key_required', open]);
+  expect(stub.calls.length).toBe(before);
+  // With the cookie, the same read goes through, signed.
+  expect((await fetch(`${origin}/vendors`, { headers: { cookie: consoleServer.cookie } })).status).toBe(200);
+  expect(stub.calls.length).toBe(before + 1);
+  expect(stub.badSignatures).toEqual([]);
+});
+
 it('signs what it forwards (query and body included) and refuses another site\'s request before signing anything', async () => {
   const origin = new URL(consoleServer.url).origin;
+  const fetch = (url: string, init: RequestInit = {}) => globalThis.fetch(url, { ...init, headers: { cookie: consoleServer.cookie, ...(init.headers as Record<string, string>) } });
   const listed = await fetch(`${origin}/vendors`);
   expect(listed.status).toBe(200);
   expect(((await listed.json()) as any).items[0].vendorId).toBe('sv-1');
@@ -142,7 +178,7 @@ it('signs what it forwards (query and body included) and refuses another site\'s
   expect(((await crossSite.json()) as any).error.code).toBe('cross_origin_refused');
   // A page of another name resolved to 127.0.0.1 (DNS rebinding) sends its own Host (fetch cannot set Host: node:http).
   const rebound = await new Promise<number>((resolve, reject) => {
-    request(`${origin}/vendors`, { headers: { host: 'evil.example' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end();
+    request(`${origin}/vendors`, { headers: { host: 'evil.example', cookie: consoleServer.cookie } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end();
   });
   expect(rebound).toBe(403);
   expect(stub.calls.length).toBe(before);
