@@ -6,6 +6,14 @@ export interface TimerHandle {
   cancel(): void;
 }
 
+/** A `set` or `advance` under way: where it started and goes (epoch ms), timers fired so far, and those still due by `to`. */
+export interface ClockProgress {
+  from: number;
+  to: number;
+  fired: number;
+  pending: number;
+}
+
 interface Timer {
   at: number;
   seq: number;
@@ -23,6 +31,8 @@ export class SharedClock {
   /** Soonest first; equal times in the order they were set. */
   private timers: Timer[] = [];
   private target: number | null = null;
+  /** The `set` or `advance` firing now (the ticker's runs are not reported). */
+  private moving: { from: number; to: number; fired: number } | null = null;
   private seq = 0;
   /** set, advance and runDue run one after another, each reading the clock only when its turn comes. */
   private chain: Promise<void> = Promise.resolve();
@@ -75,6 +85,13 @@ export class SharedClock {
     return this.target;
   }
 
+  /** The `set` or `advance` under way, with the timers it fired and those still due by its target; null when none is. */
+  get progress(): ClockProgress | null {
+    const moving = this.moving;
+    if (!moving) return null;
+    return { ...moving, pending: this.indexAfter(moving.to, Number.MAX_SAFE_INTEGER) };
+  }
+
   private setMs(ms: number): void {
     if (this.frozenAt !== null) this.frozenAt = ms;
     else this.offsetMs = ms - Date.now();
@@ -115,7 +132,7 @@ export class SharedClock {
   set(to: Date): Promise<void> {
     return this.serial(async () => {
       if (to.getTime() < this.nowMs()) this.setMs(to.getTime());
-      await this.fireUntil(to.getTime());
+      await this.fireUntil(to.getTime(), true);
       await this.moved();
     });
   }
@@ -124,7 +141,7 @@ export class SharedClock {
   advance(ms: number): Promise<void> {
     if (ms < 0) return Promise.reject(new RangeError('advance must not be negative'));
     return this.serial(async () => {
-      await this.fireUntil(this.nowMs() + ms);
+      await this.fireUntil(this.nowMs() + ms, true);
       await this.moved();
     });
   }
@@ -135,22 +152,26 @@ export class SharedClock {
   }
 
   /** Fires every timer due by `target`, the clock standing at each one's time, then leaves it at `target` or later. */
-  private async fireUntil(target: number): Promise<void> {
+  private async fireUntil(target: number, reported = false): Promise<void> {
     this.target = target;
+    const moving = reported ? { from: this.nowMs(), to: target, fired: 0 } : null;
+    if (moving) this.moving = moving;
     try {
       for (let next = this.timers[0]; next && next.at <= target; next = this.timers[0]) {
         this.timers.shift();
         if (next.at > this.nowMs()) this.setMs(next.at);
-        await this.fire(next);
+        if ((await this.fire(next)) && moving) moving.fired += 1;
       }
       if (target > this.nowMs()) this.setMs(target);
     } finally {
       this.target = null;
+      if (moving) this.moving = null;
     }
   }
 
-  private async fire(timer: Timer): Promise<void> {
-    if (timer.cancelled) return;
+  /** Fires a timer unless it was cancelled; whether it fired. */
+  private async fire(timer: Timer): Promise<boolean> {
+    if (timer.cancelled) return false;
     try {
       await timer.fire();
     } catch (error) {
@@ -162,6 +183,7 @@ export class SharedClock {
     } catch (error) {
       this.onError(error);
     }
+    return true;
   }
 
   private serial(work: () => Promise<void>): Promise<void> {

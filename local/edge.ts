@@ -132,7 +132,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
     const url = new URL(req.url ?? '/', 'http://edge.local');
     if (url.pathname === '/schedules' || url.pathname.startsWith('/schedules/')) return schedules(req, res, url);
-    if (url.pathname === '/_local/clock') return clockControl(req, res);
+    if (url.pathname === '/_local/clock') return clockControl(req, res, url.searchParams);
     if (url.pathname === '/_local/events' && req.method === 'GET') {
       const events = bus.find({ source: url.searchParams.get('source') ?? undefined, detailType: url.searchParams.get('detailType') ?? undefined });
       return sendJson(res, 200, { events });
@@ -212,24 +212,39 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }
 
-  async function clockControl(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const now = () => ({ now: clock.now().toISO() });
+  /** The clock's now, and while a set or advance fires its schedules, how far it got (`advancing`). */
+  function clockView(): Record<string, unknown> {
+    const progress = clock.progress;
+    if (!progress) return { now: clock.now().toISO() };
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return { now: clock.now().toISO(), advancing: { from: iso(progress.from), to: iso(progress.to), fired: progress.fired, pending: progress.pending } };
+  }
+
+  async function clockControl(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+    const now = clockView;
     if (req.method === 'GET') return sendJson(res, 200, now());
     const fail = (field: string, message: string) => sendJson(res, 400, { error: { code: 'ValidationError', field, message } });
     if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'MethodNotAllowed', message: 'use GET or POST /_local/clock' } });
+    // wait=true (the default) answers when every due schedule fired and its work is done; wait=false answers 202 at once.
+    const wait = query.get('wait') ?? 'true';
+    if (wait !== 'true' && wait !== 'false') {
+      req.resume();
+      return fail('wait', `is ${JSON.stringify(wait.slice(0, 60))}: send wait=true (answer when done, the default) or wait=false (answer 202 at once; GET /_local/clock shows the progress)`);
+    }
     const body = parseJsonObject(await readBody(req).catch(() => '\u0000'));
     if ('error' in body) return fail('body', `${body.error}: send {"now": "2022-12-02T16:05:00+05:30"} or {"advance": "PT6H"}`);
     const { now: to, advance } = body.value;
     if ((to === undefined) === (advance === undefined)) {
       return fail(to === undefined ? 'now' : 'advance', 'send exactly one of {"now": ISO 8601 with an offset} or {"advance": ISO 8601 duration such as "PT6H"}');
     }
+    let moving: Promise<void>;
     try {
       // The clock stays where dates are plain four-digit years (README "Bounds"): [2000-01-01, 2100-01-01).
       if (to !== undefined) {
         const at = parseInstant(to, 'now');
         const outOfBounds = instantBoundsIssue(at, 'now', null);
         if (outOfBounds) throw new ValidationError([outOfBounds]);
-        await clock.set(at.toJSDate());
+        moving = clock.set(at.toJSDate());
       } else {
         // Calendar-aware: "P1M" is a month from the clock's now, as the domain reads durations.
         const duration = parseDuration(advance, 'advance');
@@ -238,14 +253,23 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
         if (!at.isValid || outOfBounds) {
           throw new ValidationError([{ field: 'advance', problem: `is ${JSON.stringify(advance)}, which moves the clock to ${at.isValid ? at.toISO() : 'no valid time'}`, expected: outOfBounds?.expected ?? 'a shorter duration' }]);
         }
-        await clock.advance(at.toMillis() - clock.nowMs());
+        moving = clock.advance(at.toMillis() - clock.nowMs());
       }
     } catch (error) {
       if (error instanceof ValidationError) return fail(error.issues[0].field, error.message);
       throw error;
     }
-    await idle();
-    return sendJson(res, 200, now());
+    // Either way the move runs on the clock's own chain: other requests (AWS calls, the API, the sandbox) are served
+    // while it fires, and a second move waits for this one.
+    const done = moving.then(() => idle());
+    if (wait === 'true') {
+      await done;
+      return sendJson(res, 200, now());
+    }
+    done.catch((error: unknown) => log(`edge: clock move failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`));
+    // One turn of the event loop: the move has started, so the answer shows its progress.
+    await new Promise((resolve) => setImmediate(resolve));
+    return sendJson(res, 202, { ...now(), message: 'moving: GET /_local/clock shows "advancing" {from, to, fired, pending} until every due schedule fired' });
   }
 
   // Work a fired schedule started (event deliveries) finishes before the clock fires the next timer.

@@ -1,6 +1,6 @@
 /** The edge's local clock controls (contract section 7) and how fired schedules and event deliveries interleave. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { CreateScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SharedClock } from '../../local/clock';
 import { localFunctionArn, localSchedulerRoleArn } from '../../local/edge';
 import { credentials, region, startEdge, START, type TestEdge } from './local-edge';
@@ -130,4 +130,91 @@ test('timers fire in time order, equal times in the order set, and a cancelled o
   handles.find((h) => h.label === 'd@4')!.handle.cancel(); // twice is harmless
   await clock.advance(10 * 60_000);
   expect(fired).toEqual(['a@1', 'b1@2', 'b3@2', 'c@3']);
+});
+
+describe('a long clock move with hundreds of due schedules (issue 15.5)', () => {
+  const COUNT = 300;
+  const GATED = 150;
+  let local: TestEdge;
+  let scheduler: SchedulerClient;
+  const fired: string[] = [];
+  let open: () => void = () => undefined;
+  let gate = Promise.resolve();
+
+  beforeEach(async () => {
+    fired.length = 0;
+    gate = new Promise<void>((resolve) => { open = resolve; });
+    const clock = new SharedClock({ start: new Date(START), frozen: true }); // 10:35 UTC
+    local = await startEdge({
+      release: async (input) => {
+        const { n } = input as { n: number };
+        // The 150th schedule's work waits for the test: the move is then under way, half done, for as long as it looks.
+        if (n === GATED) await gate;
+        fired.push(`${n} at ${clock.now().toISO()}`);
+      },
+    }, clock);
+    scheduler = new SchedulerClient({ endpoint: local.edge.url, region, credentials });
+    for (let n = 1; n <= COUNT; n += 1) {
+      const at = new Date(Date.parse('2022-12-02T11:00:00Z') + n * 60_000).toISOString().slice(0, 19);
+      await scheduler.send(new CreateScheduleCommand({
+        Name: `rel-${n}`, ScheduleExpression: `at(${at})`, FlexibleTimeWindow: { Mode: 'OFF' }, ActionAfterCompletion: 'DELETE',
+        Target: { Arn: localFunctionArn('release'), RoleArn: localSchedulerRoleArn(), Input: JSON.stringify({ n }) },
+      }));
+    }
+  }, 60_000);
+  afterEach(async () => {
+    open();
+    scheduler.destroy();
+    await local.edge.close();
+  });
+
+  const schedulesLeft = async () => ((await (await fetch(`${local.edge.url}/_local/schedules`)).json()) as { schedules: unknown[] }).schedules.length;
+  const clockNow = async () => (await (await fetch(`${local.edge.url}/_local/clock`)).json()) as { now: string; advancing?: { from: string; to: string; fired: number; pending: number } };
+  async function waitForGate() {
+    for (;;) {
+      const seen = await clockNow();
+      if (seen.advancing?.fired === GATED - 1) return seen;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  /** Every schedule fired once, in time order, each seeing the clock at its own due time (contract section 7). */
+  const inTimeOrder = () => Array.from({ length: COUNT }, (_, i) => `${i + 1} at ${new Date(Date.parse('2022-12-02T11:00:00Z') + (i + 1) * 60_000).toISOString()}`);
+
+  test('wait=false answers 202 at once; GET /_local/clock shows advancing {from, to, fired, pending} until every due schedule fired in time order', async () => {
+    const answer = await fetch(`${local.edge.url}/_local/clock?wait=false`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advance": "PT6H"}' });
+    expect(answer.status).toBe(202);
+    expect(await answer.json()).toMatchObject({ advancing: { from: START, to: '2022-12-02T16:35:00.000Z' }, message: expect.stringContaining('GET /_local/clock') });
+    // Half way, held by the gated schedule: the clock stands at its due time, and says how many are left.
+    expect(await waitForGate()).toEqual({
+      now: '2022-12-02T13:30:00.000Z',
+      advancing: { from: START, to: '2022-12-02T16:35:00.000Z', fired: GATED - 1, pending: COUNT - GATED },
+    });
+    // Other requests are served meanwhile: the Scheduler API and the edge's schedule list say what is left.
+    expect((await scheduler.send(new ListSchedulesCommand({}))).Schedules?.length).toBe(100);
+    // The gated one is still listed: a one-time schedule is deleted once its target took it.
+    expect(await schedulesLeft()).toBe(COUNT - GATED + 1);
+    open();
+    for (let seen = await clockNow(); seen.advancing; seen = await clockNow()) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await clockNow()).toEqual({ now: '2022-12-02T16:35:00.000Z' });
+    expect(fired).toEqual(inTimeOrder());
+  });
+
+  test('wait=true (the default) answers when done, and other requests are served while it runs', async () => {
+    let answered = false;
+    const move = local.setClock({ advance: 'PT6H' }).finally(() => { answered = true; });
+    await waitForGate();
+    // The gated one is still listed: a one-time schedule is deleted once its target took it.
+    expect(await schedulesLeft()).toBe(COUNT - GATED + 1);
+    expect(answered).toBe(false);
+    open();
+    expect(await move).toEqual({ status: 200, body: { now: '2022-12-02T16:35:00.000Z' } });
+    expect(fired).toEqual(inTimeOrder());
+  });
+
+  test('wait other than true or false is a 400 naming it, and the clock stays', async () => {
+    const answer = await fetch(`${local.edge.url}/_local/clock?wait=later`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advance": "PT6H"}' });
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { error: { field: string; message: string } }).error).toMatchObject({ field: 'wait', message: expect.stringContaining('send wait=true') });
+    expect(local.clock.now().toISO()).toBe(START);
+  });
 });
