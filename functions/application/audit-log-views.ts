@@ -2,11 +2,11 @@
 import { publicKeyOf } from '../domain/audit-checkpoints';
 import { checkpointLine, headerLine, recordLine } from '../domain/audit-export';
 import { AuditVerifier, type AuditVerification } from '../domain/audit-verification';
-import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
+import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { NotFoundError, describeError } from './errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
 import type { Dependencies } from './ports';
-import { rangeBound } from './query-outcomes';
+import { queryRange } from './query-outcomes';
 
 /** Signs what moved first (where this runtime may), so that the answer covers every record up to now. */
 async function checkpointFirst(deps: Dependencies): Promise<void> {
@@ -39,18 +39,10 @@ export async function auditPublicKey(deps: Dependencies): Promise<string> {
  */
 function rangeOf(query: Record<string, string | undefined>): { from?: string; to?: string } {
   const issues: ValidationIssue[] = [];
-  const range: { from?: string; to?: string } = {};
-  for (const field of ['from', 'to'] as const) {
-    const text = query[field];
-    if (text === undefined || text === '') continue;
-    const bound = collectIssues(issues, () => rangeBound(text, field, field === 'from' ? 'start' : 'end'));
-    if (bound !== undefined) range[field] = new Date(Date.parse(bound)).toISOString();
-  }
-  if (range.from && range.to && range.from > range.to) {
-    issues.push({ field: 'to', problem: `is before from (${query.from})`, expected: 'an instant at or after from' });
-  }
+  const bounds = queryRange(query, issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  return range;
+  const utc = (bound: string | undefined) => (bound === undefined ? undefined : new Date(Date.parse(bound)).toISOString());
+  return { from: utc(bounds.from), to: utc(bounds.to) };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Use case: outcomes for auditors (GET /outcomes, contract 6.1): filters, cursor pages in JSON, or every row as streamed CSV. */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
+import { EARLIEST_INSTANT, EARLIEST_INSTANT_MS, LATEST_INSTANT, LATEST_INSTANT_MS } from '../domain/bounds';
 import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { isValidId } from '../domain/order-events';
@@ -33,19 +34,53 @@ export interface OutcomeItem extends ReleaseView {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+const EARLIEST_DAY = EARLIEST_INSTANT.slice(0, 10);
+const LATEST_DAY = LATEST_INSTANT.slice(0, 10);
+/** What a range bound may be, for every route that takes `from` and `to` (README "Bounds"). */
+export const RANGE_EXPECTED = `a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset, from ${EARLIEST_DAY} to before ${LATEST_DAY}, e.g. "2022-12-01" or "2022-12-01T00:00:00+05:30"`;
+
 /**
  * A range bound: an instant with an offset, or an India-time date ("2022-12-01"), which means the start of that day
- * for `from` and its last millisecond for `to` (so `from=2022-12-01&to=2022-12-31` is all of December).
+ * for `from` and its last millisecond for `to` (so `from=2022-12-01&to=2022-12-31` is all of December). Within
+ * [2000-01-01, 2100-01-01), as every time Holdback reads: a year such as 0000 is a typing error.
  */
 export function rangeBound(text: string, field: string, end: 'start' | 'end'): string {
+  const outside = (early: boolean) => new ValidationError([{
+    field, problem: `is ${JSON.stringify(text.slice(0, 60))}, ${early ? 'before 2000-01-01' : '2100-01-01 or later'}`, expected: RANGE_EXPECTED,
+  }]);
   if (DAY.test(text)) {
     const day = DateTime.fromISO(text, { zone: GATEWAY_ZONE });
     if (!day.isValid) {
-      throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, not a date`, expected: 'a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset' }]);
+      throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, not a date`, expected: RANGE_EXPECTED }]);
     }
+    // A day is compared as a day: 2000-01-01 India time begins before 2000-01-01T00:00Z, and is still in bounds.
+    if (text < EARLIEST_DAY || text >= LATEST_DAY) throw outside(text < EARLIEST_DAY);
     return (end === 'start' ? day : day.endOf('day')).toISO()!;
   }
-  return parseInstant(text, field).toISO()!;
+  const at = parseInstant(text, field);
+  if (at.toMillis() < EARLIEST_INSTANT_MS || at.toMillis() >= LATEST_INSTANT_MS) throw outside(at.toMillis() < EARLIEST_INSTANT_MS);
+  return at.toISO()!;
+}
+
+/**
+ * `from` and `to` of a query, each read by rangeBound (absent or empty: no bound, or an issue when `required`), and
+ * `to` not before `from`. Issues are pushed, so that a route names every bad parameter at once.
+ */
+export function queryRange(query: { from?: string; to?: string }, issues: ValidationIssue[], required = false): { from?: string; to?: string } {
+  const range: { from?: string; to?: string } = {};
+  for (const field of ['from', 'to'] as const) {
+    const text = query[field];
+    if (text === undefined || text === '') {
+      if (required) issues.push({ field, problem: 'is missing', expected: RANGE_EXPECTED });
+      continue;
+    }
+    const bound = collectIssues(issues, () => rangeBound(text, field, field === 'from' ? 'start' : 'end'));
+    if (bound !== undefined) range[field] = bound;
+  }
+  if (range.from && range.to && Date.parse(range.from) > Date.parse(range.to)) {
+    issues.push({ field: 'to', problem: `is ${JSON.stringify(query.to)}, before from (${JSON.stringify(query.from)}): the range is reversed`, expected: 'a time at or after from (swap them)' });
+  }
+  return range;
 }
 
 /** The query parameters of GET /outcomes, every bad one named at once. */
@@ -71,11 +106,9 @@ export function parseOutcomeQuery(params: Record<string, string | undefined>): O
     if ((OUTCOME_TIMES as readonly string[]).includes(by)) filter.by = by as OutcomeTime;
     else issues.push({ field: 'by', problem: `is ${JSON.stringify(by)}`, expected: `one of ${OUTCOME_TIMES.join(', ')} (which time from and to range over)` });
   }
-  if (from !== undefined) filter.from = check(() => rangeBound(from, 'from', 'start'));
-  if (to !== undefined) filter.to = check(() => rangeBound(to, 'to', 'end'));
-  if (filter.from && filter.to && Date.parse(filter.from) > Date.parse(filter.to)) {
-    issues.push({ field: 'to', problem: `is before from (${from})`, expected: 'a time at or after from' });
-  }
+  const range = queryRange({ from, to }, issues);
+  if (range.from !== undefined) filter.from = range.from;
+  if (range.to !== undefined) filter.to = range.to;
   const limit = check(() => boundedCount(params.limit, 'limit', OUTCOME_LIMIT.min, OUTCOME_LIMIT.max, OUTCOME_LIMIT.default));
   let chosen: OutcomeFormat = 'json';
   if (format !== undefined) {

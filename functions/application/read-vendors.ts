@@ -1,6 +1,7 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
+import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/bounds';
 import { GATEWAY_ZONE } from '../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { predictSettlement } from '../domain/schedule-options';
@@ -119,11 +120,18 @@ export function projectedEligibility(release: VendorRelease): string {
   return release.maxEligibility;
 }
 
+const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_INSTANT.slice(0, 10)} to before ${LATEST_INSTANT.slice(0, 10)}, e.g. "2022-12-01"`;
+
+/** A forecast day (India time), within [2000-01-01, 2100-01-01) as every date Holdback reads; absent: `fallback`. */
 function forecastDate(text: string | undefined, field: string, fallback: DateTime): DateTime {
   if (text === undefined || text === '') return fallback;
   const day = DATE.test(text) ? DateTime.fromISO(text, { zone: GATEWAY_ZONE }) : null;
   if (!day || !day.isValid) {
-    throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}`, expected: 'an India-time date YYYY-MM-DD' }]);
+    throw new ValidationError([{ field, problem: `is ${JSON.stringify(text.slice(0, 60))}, not a date`, expected: FORECAST_DAY_EXPECTED }]);
+  }
+  // Compared as days: 2000-01-01 India time begins before 2000-01-01T00:00Z, and is still in bounds.
+  if (text < EARLIEST_INSTANT.slice(0, 10) || text >= LATEST_INSTANT.slice(0, 10)) {
+    throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${text < EARLIEST_INSTANT ? 'before 2000-01-01' : '2100-01-01 or later'}`, expected: FORECAST_DAY_EXPECTED }]);
   }
   return day;
 }
@@ -139,8 +147,11 @@ export async function forecast(deps: Dependencies, query: { from?: string; to?: 
   const from = forecastDate(query.from, 'from', today);
   const to = forecastDate(query.to, 'to', from.plus({ days: 30 }));
   const span = Math.round(to.diff(from, 'days').days) + 1;
-  if (span < 1 || span > MAX_FORECAST_DAYS) {
-    throw new ValidationError([{ field: 'to', problem: `makes a range of ${span} days`, expected: `a date from \`from\` to ${MAX_FORECAST_DAYS} days after it` }]);
+  if (span < 1) {
+    throw new ValidationError([{ field: 'to', problem: `is ${to.toISODate()}, before from (${from.toISODate()}): the range is reversed`, expected: `a date from \`from\` to ${MAX_FORECAST_DAYS - 1} days after it (swap them)` }]);
+  }
+  if (span > MAX_FORECAST_DAYS) {
+    throw new ValidationError([{ field: 'to', problem: `is ${to.toISODate()}, which makes a range of ${span} days from ${from.toISODate()}`, expected: `a date from \`from\` to ${MAX_FORECAST_DAYS - 1} days after it (at most ${MAX_FORECAST_DAYS} days in all)` }]);
   }
   const vendorId = query.vendorId === undefined ? null : requireId(query.vendorId, 'vendorId');
   const settings = await deps.settings.get();

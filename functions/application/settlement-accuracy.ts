@@ -8,7 +8,7 @@ import type { Settings, SettlementMismatch, VendorRelease } from '../domain/type
 import { ValidationError, type ValidationIssue } from '../domain/errors';
 import { describeError } from './errors';
 import type { Dependencies } from './ports';
-import { rangeBound } from './query-outcomes';
+import { queryRange } from './query-outcomes';
 import { inZone } from './response-times';
 
 const MINUTE_MS = 60_000;
@@ -128,9 +128,7 @@ export async function predictionAccuracy(
 /** Both bounds are required (a report over all time would read every settlement); each is read as GET /outcomes reads it. */
 function accuracyRange(query: { from?: string; to?: string }): { from: string; to: string } {
   const issues: ValidationIssue[] = [];
-  for (const field of ['from', 'to'] as const) {
-    if (!query[field]) issues.push({ field, problem: 'is missing', expected: 'a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset' });
-  }
+  const range = queryRange(query, issues, true);
   if (issues.length > 0) throw new ValidationError(issues);
-  return { from: rangeBound(query.from!, 'from', 'start'), to: rangeBound(query.to!, 'to', 'end') };
+  return { from: range.from!, to: range.to! };
 }

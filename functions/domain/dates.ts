@@ -50,6 +50,13 @@ function notAnInstant(text: unknown, field: string): ValidationError {
   return new ValidationError([{ field, problem, expected: INSTANT_EXAMPLE }]);
 }
 
+/**
+ * The UTC offsets (minutes) that exist: from -12:00 (Baker Island) to +14:00 (Kiribati). ISO 8601's syntax allows
+ * "+99:00", which is a typing error and would move the instant by days.
+ */
+export const MIN_OFFSET_MINUTES = -12 * 60;
+export const MAX_OFFSET_MINUTES = 14 * 60;
+
 /** luxon's general ISO parser, for the forms the plain path leaves (no seconds, week dates, hour 24, ...). */
 function generalInstant(text: string, field: string): DateTime {
   const trimmed = text.trim();
@@ -57,6 +64,13 @@ function generalInstant(text: string, field: string): DateTime {
   const dt = DateTime.fromISO(trimmed, { setZone: true });
   if (!dt.isValid) {
     throw new ValidationError([{ field, problem: `is ${describe(text)}, not a real date and time`, expected: INSTANT_EXAMPLE }]);
+  }
+  if (dt.offset < MIN_OFFSET_MINUTES || dt.offset > MAX_OFFSET_MINUTES) {
+    throw new ValidationError([{
+      field,
+      problem: `is ${describe(text)}, whose offset ${offsetText(dt.offset)} is no UTC offset in use`,
+      expected: `an offset from -12:00 to +14:00 (India time is +05:30), e.g. "2022-12-02T16:00:00+05:30"`,
+    }]);
   }
   return dt;
 }
@@ -135,6 +149,8 @@ function plainMoment(text: string): Moment | null {
     const offsetMinutes = digitsAt(text, at + 4, 2);
     if (offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return null;
     offset = sign * (offsetHours * 60 + offsetMinutes);
+    // An offset no zone uses takes the general path, which refuses it with its reason.
+    if (offset < MIN_OFFSET_MINUTES || offset > MAX_OFFSET_MINUTES) return null;
   }
   if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
