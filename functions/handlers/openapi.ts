@@ -9,11 +9,13 @@ const decimal = (description: string): Json => ({ type: 'string', pattern: '^[0-
 const ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{3,45}$', description: "The gateway's id rule: 3 to 45 of A-Z, a-z, 0-9, '_' and '-'." };
 const pathId = (name: string, example: string): Json => ({ name, in: 'path', required: true, schema: ID, example });
 const query = (name: string, schema: Json, description: string): Json => ({ name, in: 'query', required: false, schema, description });
-const FROM = query('from', { type: 'string' }, 'First India-time day (YYYY-MM-DD: from its start) or an ISO 8601 instant with an offset.');
-const TO = query('to', { type: 'string' }, 'Last India-time day (YYYY-MM-DD: to its end) or an ISO 8601 instant with an offset.');
+/** Every date Holdback reads lies in [2000-01-01, 2100-01-01), with an offset from -12:00 to +14:00 (README "Bounds"). */
+const DATE_BOUNDS = 'From 2000-01-01 to before 2100-01-01; an offset from -12:00 to +14:00; outside, or to before from: 400 naming the field.';
+const FROM = query('from', { type: 'string' }, `First India-time day (YYYY-MM-DD: from its start) or an ISO 8601 instant with an offset. ${DATE_BOUNDS}`);
+const TO = query('to', { type: 'string' }, `Last India-time day (YYYY-MM-DD: to its end) or an ISO 8601 instant with an offset. ${DATE_BOUNDS}`);
 /** The forecast's range: India-time days only. */
-const DAY_FROM = query('from', { type: 'string', format: 'date' }, 'First India-time day (YYYY-MM-DD); default today.');
-const DAY_TO = query('to', { type: 'string', format: 'date' }, 'Last India-time day (YYYY-MM-DD); default 30 days after from; at most 366 days in all.');
+const DAY_FROM = query('from', { type: 'string', format: 'date' }, 'First India-time day (YYYY-MM-DD), 2000-01-01 to 2099-12-31; default today.');
+const DAY_TO = query('to', { type: 'string', format: 'date' }, 'Last India-time day (YYYY-MM-DD), 2000-01-01 to 2099-12-31, not before from; default 30 days after from; at most 366 days in all.');
 const required = (parameter: Json, example: string): Json => ({ ...parameter, required: true, example });
 const LIMIT = (max: number, fallback: number, what: string): Json => query('limit', { type: 'integer', minimum: 1, maximum: max, default: fallback }, what);
 const CURSOR = query('cursor', { type: 'string' }, 'From nextCursor of the previous page.');
@@ -447,7 +449,7 @@ const paths: Record<string, Record<string, Json>> = {
   '/predictions': {
     post: {
       summary: 'When an eligibility settles under a schedule option',
-      requestBody: jsonBody({ type: 'object', required: ['eligibility', 'scheduleOption'], properties: { eligibility: { type: 'string', description: 'Gateway form or ISO 8601.' }, scheduleOption: { type: 'integer' } } }, { eligibility: '2022-12-06 09:00:00', scheduleOption: 1 }),
+      requestBody: jsonBody({ type: 'object', required: ['eligibility', 'scheduleOption'], properties: { eligibility: { type: 'string', description: 'Gateway form (India time) or ISO 8601 with an offset from -12:00 to +14:00; from 2000-01-01 to before 2100-01-01.' }, scheduleOption: { type: 'integer' } } }, { eligibility: '2022-12-06 09:00:00', scheduleOption: 1 }),
       responses: responses({ 200: ok('The settlement slot.', { type: 'object', required: ['settlementAt'], properties: { settlementAt: instant('First slot after the eligibility.') }, additionalProperties: false }) }, { 400: 'A field is wrong.' }),
     },
   },

@@ -63,7 +63,17 @@ describe('instants', () => {
     }
   });
 
-  it('property: any "YYYY-MM-DDTHH:MM:SS[.sss](Z|±HH:MM)" text parses to what luxon\'s ISO parser gives, or is refused where luxon refuses', () => {
+  it('refuses an offset no zone uses (beyond -12:00..+14:00), naming the field and the range (issue 15.5)', () => {
+    for (const text of ['2022-12-02T16:00:00+99:00', '2022-12-02T16:00:00+14:15', '2022-12-02T16:00:00-12:30', '2022-12-02T16:00+23:00']) {
+      expect(issuesOf(() => parseInstant(text, 'deliveredAt'))).toEqual([{
+        field: 'deliveredAt', problem: expect.stringContaining('is no UTC offset in use'), expected: expect.stringContaining('an offset from -12:00 to +14:00'),
+      }]);
+    }
+    expect(parseInstant('2022-12-02T16:00:00+14:00', 'x').toMillis()).toBe(Date.parse('2022-12-02T02:00:00Z'));
+    expect(parseInstant('2022-12-02T16:00:00-12:00', 'x').toMillis()).toBe(Date.parse('2022-12-03T04:00:00Z'));
+  });
+
+  it('property: any "YYYY-MM-DDTHH:MM:SS[.sss](Z|±HH:MM)" text parses to what luxon\'s ISO parser gives, or is refused where luxon refuses or the offset is in no use', () => {
     const two = (n: number) => String(n).padStart(2, '0');
     const text = fc.record({
       year: fc.integer({ min: 1970, max: 2099 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 31 }),
@@ -76,6 +86,10 @@ describe('instants', () => {
       const expected = DateTime.fromISO(iso, { setZone: true });
       if (!expected.isValid) {
         expect(() => parseInstant(iso, 'x')).toThrow(/not a real date/);
+        return;
+      }
+      if (expected.offset < -12 * 60 || expected.offset > 14 * 60) {
+        expect(() => parseInstant(iso, 'x')).toThrow(/is no UTC offset in use/);
         return;
       }
       const dt = parseInstant(iso, 'x');
