@@ -1,7 +1,7 @@
 /** Use case: outcomes for auditors (GET /outcomes, contract 6.1): filters, cursor pages in JSON, or every row as streamed CSV. */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { EARLIEST_INSTANT, EARLIEST_INSTANT_MS, LATEST_INSTANT, LATEST_INSTANT_MS } from '../domain/bounds';
+import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../domain/bounds';
 import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { isValidId } from '../domain/order-events';
@@ -34,10 +34,8 @@ export interface OutcomeItem extends ReleaseView {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-const EARLIEST_DAY = EARLIEST_INSTANT.slice(0, 10);
-const LATEST_DAY = LATEST_INSTANT.slice(0, 10);
 /** What a range bound may be, for every route that takes `from` and `to` (README "Bounds"). */
-export const RANGE_EXPECTED = `a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset, from ${EARLIEST_DAY} to before ${LATEST_DAY}, e.g. "2022-12-01" or "2022-12-01T00:00:00+05:30"`;
+export const RANGE_EXPECTED = `a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset, from ${EARLIEST_DAY} to ${LAST_DAY}, e.g. "2022-12-01" or "2022-12-01T00:00:00+05:30"`;
 
 /**
  * A range bound: an instant with an offset, or an India-time date ("2022-12-01"), which means the start of that day
@@ -45,20 +43,18 @@ export const RANGE_EXPECTED = `a date YYYY-MM-DD (India time) or an ISO 8601 tim
  * [2000-01-01, 2100-01-01), as every time Holdback reads: a year such as 0000 is a typing error.
  */
 export function rangeBound(text: string, field: string, end: 'start' | 'end'): string {
-  const outside = (early: boolean) => new ValidationError([{
-    field, problem: `is ${JSON.stringify(text.slice(0, 60))}, ${early ? 'before 2000-01-01' : '2100-01-01 or later'}`, expected: RANGE_EXPECTED,
-  }]);
   if (DAY.test(text)) {
     const day = DateTime.fromISO(text, { zone: GATEWAY_ZONE });
     if (!day.isValid) {
       throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, not a date`, expected: RANGE_EXPECTED }]);
     }
-    // A day is compared as a day: 2000-01-01 India time begins before 2000-01-01T00:00Z, and is still in bounds.
-    if (text < EARLIEST_DAY || text >= LATEST_DAY) throw outside(text < EARLIEST_DAY);
+    const problem = dayBoundsProblem(text);
+    if (problem) throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${problem}`, expected: RANGE_EXPECTED }]);
     return (end === 'start' ? day : day.endOf('day')).toISO()!;
   }
   const at = parseInstant(text, field);
-  if (at.toMillis() < EARLIEST_INSTANT_MS || at.toMillis() >= LATEST_INSTANT_MS) throw outside(at.toMillis() < EARLIEST_INSTANT_MS);
+  const outside = instantBoundsIssue(at, field, null);
+  if (outside) throw new ValidationError([{ ...outside, expected: RANGE_EXPECTED }]);
   return at.toISO()!;
 }
 

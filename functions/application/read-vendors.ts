@@ -1,7 +1,7 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
-import { EARLIEST_INSTANT, LATEST_INSTANT } from '../domain/bounds';
+import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../domain/bounds';
 import { GATEWAY_ZONE } from '../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { predictSettlement } from '../domain/schedule-options';
@@ -120,7 +120,7 @@ export function projectedEligibility(release: VendorRelease): string {
   return release.maxEligibility;
 }
 
-const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_INSTANT.slice(0, 10)} to before ${LATEST_INSTANT.slice(0, 10)}, e.g. "2022-12-01"`;
+const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_DAY} to ${LAST_DAY}, e.g. "2022-12-01"`;
 
 /** A forecast day (India time), within [2000-01-01, 2100-01-01) as every date Holdback reads; absent: `fallback`. */
 function forecastDate(text: string | undefined, field: string, fallback: DateTime): DateTime {
@@ -129,10 +129,8 @@ function forecastDate(text: string | undefined, field: string, fallback: DateTim
   if (!day || !day.isValid) {
     throw new ValidationError([{ field, problem: `is ${JSON.stringify(text.slice(0, 60))}, not a date`, expected: FORECAST_DAY_EXPECTED }]);
   }
-  // Compared as days: 2000-01-01 India time begins before 2000-01-01T00:00Z, and is still in bounds.
-  if (text < EARLIEST_INSTANT.slice(0, 10) || text >= LATEST_INSTANT.slice(0, 10)) {
-    throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${text < EARLIEST_INSTANT ? 'before 2000-01-01' : '2100-01-01 or later'}`, expected: FORECAST_DAY_EXPECTED }]);
-  }
+  const outside = dayBoundsProblem(text);
+  if (outside) throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${outside}`, expected: FORECAST_DAY_EXPECTED }]);
   return day;
 }
 

@@ -16,6 +16,19 @@ export const EARLIEST_INSTANT_MS = Date.UTC(2000, 0, 1);
 export const LATEST_INSTANT = '2100-01-01T00:00:00Z';
 export const LATEST_INSTANT_MS = Date.UTC(2100, 0, 1);
 
+/** The first and last days (YYYY-MM-DD) a date may name: the days of [EARLIEST_INSTANT, LATEST_INSTANT). */
+export const EARLIEST_DAY = EARLIEST_INSTANT.slice(0, 10);
+export const LAST_DAY = '2099-12-31';
+
+/**
+ * What is wrong with a day "YYYY-MM-DD" outside [2000-01-01, 2099-12-31], or null. Days compare as days: 2000-01-01
+ * in India time begins before 2000-01-01T00:00Z, and is still in bounds.
+ */
+export function dayBoundsProblem(day: string): string | null {
+  if (day < EARLIEST_DAY) return 'before 2000-01-01';
+  return day > LAST_DAY ? '2100-01-01 or later' : null;
+}
+
 /**
  * How far after Holdback's clock an event's own time may lie. Events report what has happened (a payment, a delivery,
  * a dispute), so a later time is a wrong clock or a typing error; one day leaves room for clocks that disagree and

@@ -1,6 +1,6 @@
 /** Merchant settings and vendor policy input: defaults, validation with field-named errors, the calendar they imply. */
 import { DateTime, Info } from 'luxon';
-import { EARLIEST_INSTANT, LATEST_INSTANT, MAX_DELAY_DAYS, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
+import { EARLIEST_DAY, LAST_DAY, MAX_DELAY_DAYS, dayBoundsProblem, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
 import { BankCalendar } from './calendar';
 import { ValidationError, isRecord, type ValidationIssue } from './errors';
 import { SCHEDULE_OPTIONS, isScheduleOption } from './schedule-options';
@@ -70,8 +70,8 @@ function holidayIssues(holidays: unknown): ValidationIssue[] {
     const field = `holidays[${i}]`;
     if (typeof h !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(h) || !DateTime.fromISO(h).isValid) {
       issues.push({ field, problem: `is ${shown(h)}, not a date "YYYY-MM-DD"`, expected });
-    } else if (h < EARLIEST_INSTANT.slice(0, 10) || h >= LATEST_INSTANT.slice(0, 10)) {
-      issues.push({ field, problem: `is ${h}, ${h < EARLIEST_INSTANT ? 'before 2000-01-01' : '2100-01-01 or later'}`, expected: `${expected}, from 2000-01-01 to 2099-12-31` });
+    } else if (dayBoundsProblem(h)) {
+      issues.push({ field, problem: `is ${h}, ${dayBoundsProblem(h)}`, expected: `${expected}, from ${EARLIEST_DAY} to ${LAST_DAY}` });
     } else if (seen.has(h)) {
       issues.push({ field, problem: `repeats ${h}`, expected });
     } else {
