@@ -25,7 +25,7 @@ export async function checkDataFolder(folder: DataFolder, opts: { repair?: boole
   return account;
 }
 
-/** Every journal in the folder (`*.jsonl`, in any subfolder but the tables'). */
+/** Every journal in the folder (`*.jsonl`, or a seal's, in any subfolder but the tables'). */
 function journals(root: string, tables: string): string[] {
   const found: string[] = [];
   for (const name of readdirSync(root)) {
@@ -33,8 +33,9 @@ function journals(root: string, tables: string): string[] {
     if (path === tables) continue;
     if (statSync(path).isDirectory()) found.push(...journals(path, tables));
     else if (name.endsWith('.jsonl')) found.push(path);
+    else if (name.endsWith('.jsonl.seal')) found.push(path.slice(0, -'.seal'.length)); // its journal, even if deleted
   }
-  return found;
+  return [...new Set(found)];
 }
 
 /** A journal: damaged lines, a cut (fewer lines than its seal), a damaged or missing seal; its torn end is only reported. */

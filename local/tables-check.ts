@@ -43,7 +43,7 @@ export async function checkTables(dir: string, sealPath: string, opts: { repair?
     return finish(dir, sealPath, 0, account, opts.repair);
   }
   if (!files.includes('CURRENT')) {
-    problem(`the tables folder ${dir} has lost its CURRENT file (which names the MANIFEST to read): LevelDB would start an empty database over the old files.`);
+    problem(`the file ${join(dir, 'CURRENT')} is missing (it names the MANIFEST to read): LevelDB would start an empty database over the old files.`);
   } else {
     const current = readFileSync(join(dir, 'CURRENT'), 'utf8');
     const manifest = /^(MANIFEST-\d+)\n$/.exec(current)?.[1];
@@ -53,8 +53,14 @@ export async function checkTables(dir: string, sealPath: string, opts: { repair?
   // LevelDB's log and MANIFEST hold records with a CRC32C each: a bad record with good ones after it is damage. A bad
   // record at the end is the write a kill tore; it was never acknowledged (every write is synced before its answer).
   for (const name of files.filter((f) => f.endsWith('.log') || f.startsWith('MANIFEST-'))) {
-    const bad = damagedRecord(readFileSync(join(dir, name)));
+    const bytes = readFileSync(join(dir, name));
+    const bad = bytes.length === 0 && name.startsWith('MANIFEST-') ? 'it is empty (it lists the table files)' : damagedRecord(bytes);
     if (bad !== null) problem(`the file ${join(dir, name)} is damaged: ${bad}.`);
+  }
+  // Each block of a table file ends with its type and CRC32C (LevelDB checks them only when asked; here every one is).
+  for (const name of files.filter((f) => f.endsWith('.ldb') || f.endsWith('.sst'))) {
+    const bad = damagedTableFile(readFileSync(join(dir, name)));
+    if (bad !== null) problem(`the table file ${join(dir, name)} is damaged: ${bad}.`);
   }
   if (account.length > 0) return repairTables(dir, sealPath, sealed, account);
 
@@ -76,7 +82,7 @@ export async function checkTables(dir: string, sealPath: string, opts: { repair?
     putBack(dir, before);
     const logs = files.filter((f) => f.endsWith('.log')).map((f) => join(dir, f));
     problem(`the tables in ${dir} hold ${held.written} of the ${sealed} writes that were acknowledged (${basename(sealPath)} says so): `
-      + `the newest ${sealed - held.written} are missing, so its write-ahead log${logs.length === 1 ? '' : 's'} (${logs.join(', ') || 'none left'}) or its MANIFEST was cut short, emptied or deleted, and starting would roll the state back.`);
+      + `the newest ${sealed - held.written} are missing, so ${logs.length === 0 ? 'its write-ahead log was deleted (no .log file is left)' : `its write-ahead log${logs.length === 1 ? '' : 's'} (${logs.join(', ')})`} or its MANIFEST was cut short, emptied or deleted, and starting would roll the state back.`);
     return repairTables(dir, sealPath, sealed, account);
   }
   if (sealed === null && held.written > 0) {
@@ -101,7 +107,8 @@ async function repairTables(dir: string, sealPath: string, sealed: number | null
   account.push(`LevelDB's repair of ${dir} kept ${held.items} items${notes.length > 0 ? `; it reported: ${notes.slice(0, 10).join('; ')}` : ''}.`);
   if (sealed !== null && held.written < sealed) account.push(`lost: the newest ${sealed - held.written} of ${sealed} acknowledged writes to the tables (writes ${held.written + 1} to ${sealed}).`);
   else account.push('no acknowledged write is missing from the end of the tables; items in a damaged table file that no later write replaced are lost (LevelDB moved such files to tables/lost/).');
-  return finish(dir, sealPath, Math.max(held.written, sealed ?? 0), account, true);
+  // Sealed at what the tables now hold: the writes after it are numbered from there.
+  return finish(dir, sealPath, held.written, account, true);
 }
 
 function finish(dir: string, sealPath: string, written: number, account: string[], reseal: boolean | undefined): TablesChecked {
@@ -170,6 +177,44 @@ export function damagedRecord(file: Buffer): string | null {
       continue;
     }
     offset = end;
+  }
+  return null;
+}
+
+/**
+ * Why a LevelDB table file is damaged, or null. Its footer (the last 48 bytes) ends with a magic number and holds the
+ * index block's place; before that, data and meta blocks follow one another, each `contents | type (1) | masked
+ * crc32c of contents and type (4)`. The blocks are found by their checksums, so no block need be decompressed.
+ */
+export function damagedTableFile(file: Buffer): string | null {
+  if (file.length < 48 || file.readUInt32LE(file.length - 8) !== 0x8b80fb57 || file.readUInt32LE(file.length - 4) !== 0xdb477524) {
+    return `it is ${file.length} bytes long and does not end with a table file's footer (cut short, emptied or overwritten)`;
+  }
+  let at = file.length - 48;
+  const varint = (): number => {
+    let value = 0;
+    for (let shift = 0; shift < 63; shift += 7) {
+      const byte = file[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+    return -1;
+  };
+  varint(); varint(); // the metaindex block's place; it lies between the data blocks and the index block
+  const indexOffset = varint();
+  const indexSize = varint();
+  if (indexOffset < 0 || indexOffset + indexSize + 5 > file.length - 48) return 'its footer points outside the file';
+  const end = indexOffset + indexSize + 5;
+  let start = 0;
+  while (start < end) {
+    let crc = 0xffffffff;
+    let found = -1;
+    for (let i = start; i + 4 < end; i++) {
+      crc = CRC32C_TABLE[(crc ^ file[i]) & 0xff] ^ (crc >>> 8);
+      if (file[i] <= 1 && unmask(file.readUInt32LE(i + 1)) === ((crc ^ 0xffffffff) >>> 0)) { found = i; break; }
+    }
+    if (found < 0) return `the block at byte ${start} fails its checksum`;
+    start = found + 5;
   }
   return null;
 }
