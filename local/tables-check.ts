@@ -57,11 +57,6 @@ export async function checkTables(dir: string, sealPath: string, opts: { repair?
     const bad = bytes.length === 0 && name.startsWith('MANIFEST-') ? 'it is empty (it lists the table files)' : damagedRecord(bytes);
     if (bad !== null) problem(`the file ${join(dir, name)} is damaged: ${bad}.`);
   }
-  // Each block of a table file ends with its type and CRC32C (LevelDB checks them only when asked; here every one is).
-  for (const name of files.filter((f) => f.endsWith('.ldb') || f.endsWith('.sst'))) {
-    const bad = damagedTableFile(readFileSync(join(dir, name)));
-    if (bad !== null) problem(`the table file ${join(dir, name)} is damaged: ${bad}.`);
-  }
   if (account.length > 0) return repairTables(dir, sealPath, sealed, account);
 
   // LevelDB's open rewrites its files (the log becomes a table file, a new MANIFEST); on a refusal they are put back
@@ -73,6 +68,10 @@ export async function checkTables(dir: string, sealPath: string, opts: { repair?
     held = await readTables(dir);
   } catch (error) {
     putBack(dir, before);
+    if (error instanceof DataDamaged) {
+      problem(error.message);
+      return repairTables(dir, sealPath, sealed, account);
+    }
     const text = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
     const named = /(\/\S+\.(?:ldb|sst|log)|MANIFEST-\d+)/.exec(text)?.[1];
     problem(`the tables in ${dir} cannot be read: LevelDB says "${text}"${named ? ` (the file ${named.startsWith('/') ? named : join(dir, named)})` : ''}.`);
@@ -122,6 +121,23 @@ async function readTables(dir: string): Promise<{ written: number; items: number
   const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8', createIfMissing: false });
   await db.open();
   try {
+    // Each block of a live table file ends with its type and CRC32C (LevelDB checks them only when asked; here every
+    // one is). Only the files the MANIFEST lists: one a kill cut while a compaction wrote it is not live, and the open
+    // deleted it. A file a compaction deletes while this runs had its items copied to a new one first.
+    for (const [, number, size] of db.getProperty('leveldb.sstables').matchAll(/^\s*(\d+):(\d+)\[/gm)) {
+      const path = [`${number.padStart(6, '0')}.ldb`, `${number.padStart(6, '0')}.sst`].map((name) => join(dir, name)).find((p) => existsSync(p));
+      if (!path) continue;
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path);
+      } catch {
+        continue;
+      }
+      const bad = bytes.length !== Number(size)
+        ? `it is ${bytes.length} bytes long, and the MANIFEST says ${size} (cut short, emptied or overwritten)`
+        : damagedTableFile(bytes);
+      if (bad !== null) throw new DataDamaged(`the table file ${path} is damaged: ${bad}.`);
+    }
     let written = 0;
     let items = 0;
     for await (const [key, value] of db.iterator({ fillCache: false })) {

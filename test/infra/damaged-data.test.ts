@@ -154,6 +154,18 @@ describe('the tables (LevelDB)', () => {
     expect(lines.join('\n')).toMatch(/LevelDB's repair of .* kept \d+ items/);
   });
 
+  test('a half-written table file a kill left behind (a compaction\'s output the MANIFEST never listed) is no damage', async () => {
+    const dir = await written(12, { restartOnce: true });
+    const table = tablesFile(dir, /\.ldb$/);
+    const orphan = join(dataFolderPaths(dir).tables, '000999.ldb');
+    writeFileSync(orphan, readFileSync(table).subarray(0, statSync(table).size >> 1));
+    const lines: string[] = [];
+    const restarted = await start(dir, { log: lines });
+    expect(lines.join('\n')).not.toMatch(/damaged|lost/);
+    expect(await policyVersion(restarted.api.url, 'vendor-11')).toBe(1);
+    expect(existsSync(orphan)).toBe(false); // LevelDB's open removed it
+  });
+
   test.each([['MANIFEST', 'emptied'], ['CURRENT', 'deleted'], ['CURRENT', 'garbage']] as Array<['MANIFEST' | 'CURRENT', Damage]>)('its %s file %s is refused, naming it', async (kind, how) => {
     const dir = await written(3, { restartOnce: true });
     const file = tablesFile(dir, kind === 'CURRENT' ? /^CURRENT$/ : /^MANIFEST-/);
