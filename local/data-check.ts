@@ -4,7 +4,7 @@
  * journal (the last write, cut by a kill before it was acknowledged) is normal: it is dropped and said so.
  */
 import { createPrivateKey } from 'node:crypto';
-import { readdirSync, renameSync, statSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DataFolder } from './data-folder';
 import { DataDamaged, JournalSeal, journalCut, journalDamage, readIfPresent, readJournal, snapshotText, writeSnapshot } from './durable-file';
@@ -15,7 +15,7 @@ export { DataDamaged } from './durable-file';
 
 /** Checks (and with `repair`, mends) the folder; resolves with the lines to print about what was dropped or lost. */
 export async function checkDataFolder(folder: DataFolder, opts: { repair?: boolean } = {}): Promise<string[]> {
-  const account: string[] = [];
+  const account: string[] = checkContents(folder, opts);
   const tables = await checkTables(folder.tables, `${folder.tables}.seal`, opts);
   account.push(...tables.account);
   for (const path of journals(folder.root, folder.tables)) account.push(...checkJournal(path, opts));
@@ -105,4 +105,50 @@ function checkAuditKey(path: string, opts: { repair?: boolean }): string[] {
   }
   renameSync(path, `${path}.damaged`);
   return [`${path} was damaged: set aside as ${path}.damaged and a new audit key is made; checkpoints signed with the old key no longer verify with the new public key.`];
+}
+
+/**
+ * The list of the folder's files (`contents.json`), written at the end of each start: a file on it that is gone was
+ * deleted (Holdback deletes none; `--fresh` deletes the list too), so a folder that lost a whole file and its seal, or
+ * the sandbox's state, is refused too.
+ */
+const CONTENTS_FILE = 'contents.json';
+
+function listedFiles(folder: DataFolder): string[] {
+  return [
+    `${folder.tables}.seal`, `${folder.events}.seal`, `${folder.schedules}.seal`, join(folder.queues, 'queues.jsonl.seal'),
+    join(folder.sandbox, SANDBOX_STATE_FILE), folder.clock, folder.auditKey,
+  ];
+}
+
+/** Records which of the folder's files exist now that every part has started (and saved what it keeps). */
+export function recordContents(folder: DataFolder): void {
+  const files = listedFiles(folder).filter((path) => readIfPresent(path) !== null).map((path) => relative(folder.root, path));
+  writeSnapshot(join(folder.root, CONTENTS_FILE), `${JSON.stringify({ files })}\n`);
+}
+
+function checkContents(folder: DataFolder, opts: { repair?: boolean }): string[] {
+  const path = join(folder.root, CONTENTS_FILE);
+  const text = readIfPresent(path);
+  if (text === null) return [];
+  let files: string[] | null = null;
+  try {
+    const parsed = JSON.parse(text) as { files?: unknown };
+    if (Array.isArray(parsed.files) && parsed.files.every((f) => typeof f === 'string')) files = parsed.files as string[];
+  } catch {
+    // described below
+  }
+  const lines: string[] = [];
+  if (files === null) {
+    if (!opts.repair) throw new DataDamaged(`the file ${path} is damaged: it should list the data folder's files as JSON. It records which files a start left, so that a deleted one is found. Restore the data folder from a backup, start with --repair to write it again, or start with --fresh to start empty.`);
+    lines.push(`${path} was damaged: written again at the end of this start.`);
+  }
+  const missing = (files ?? []).filter((file) => readIfPresent(join(folder.root, file)) === null);
+  if (missing.length > 0 && !opts.repair) {
+    throw new DataDamaged(`the file ${join(folder.root, missing[0])} is missing${missing.length > 1 ? ` (and ${missing.slice(1).map((f) => join(folder.root, f)).join(', ')})` : ''}: the last start left it (${path} lists it), and Holdback deletes none, so it was deleted. Restore the data folder from a backup, start with --repair to carry on without it (what it held is lost), or start with --fresh to start empty.`);
+  }
+  for (const file of missing) lines.push(`${join(folder.root, file)} was missing (deleted since the last start): what it held is lost.`);
+  // Written again at the end of this start; until then, a kill leaves no list to hold a repaired folder to.
+  if (opts.repair) rmSync(path, { force: true });
+  return lines;
 }

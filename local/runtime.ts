@@ -2,7 +2,7 @@
 import { SharedClock, clockFile, resumedClock } from './clock';
 import { openDataFolder, type DataFolder } from './data-folder';
 import { localAuditKeyFile } from './audit-key-file';
-import { checkDataFolder, DataDamaged } from './data-check';
+import { checkDataFolder, DataDamaged, recordContents } from './data-check';
 import { refuseFetchBlockedPort } from './ports';
 import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
 import { LOCAL_REGION } from './scheduler';
@@ -255,6 +255,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       const kept = { ...sandbox.resume(), ...edge.resume() };
       log(`data folder ${folder.root}: resumed ${kept.schedules} schedules, ${kept.events} undelivered events, ${kept.settlements} pending settlements, ${kept.webhooks} undelivered webhooks; clock at ${clock.now().toISO()}${clock.frozen ? ' (frozen)' : ''}`);
       await clockSaves?.save();
+      recordContents(folder);
     }
     clock.start();
     return { clock, sandbox, edge, api, deps: getDeps(), dataFolder: folder, lambdaUsage: containers.usage, apiUsage, idle, close };
