@@ -84,7 +84,7 @@ function checkSnapshot(path: string, what: string, opts: { repair?: boolean }): 
   }
   if (reason === null) return [];
   if (!opts.repair) {
-    throw new DataDamaged(`the file ${path} is damaged: ${reason}. It holds ${what}. Restore the data folder from a backup, start with --repair to set it aside (as ${relative(process.cwd(), `${path}.damaged`) || `${path}.damaged`}) and start without it, or start with --fresh to start empty.`);
+    throw new DataDamaged(`the file ${path} is damaged: ${reason}. It holds ${what}. Restore the data folder from a backup, start with --repair to set it aside (as ${path}.damaged) and start without it, or start with --fresh to start empty.`);
   }
   renameSync(path, `${path}.damaged`);
   return [`${path} was damaged (${reason}): set aside as ${path}.damaged; lost: ${what}.`];

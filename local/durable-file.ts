@@ -256,7 +256,7 @@ export class JournalSeal {
 
   /** The first write makes the file whole (temp file and rename: a kill never leaves it empty); later ones rewrite it in place. */
   write(n: number): void {
-    const text = `${sealText(n).padEnd(SEAL_BYTES - 1, ' ')}\n`;
+    const text = sealLine(n);
     if (this.fd === null) {
       writeSnapshot(this.path, text);
       this.fd = openSync(this.path, 'r+');
@@ -277,6 +277,11 @@ const SEAL_BYTES = 40;
 export function sealText(n: number): string {
   const text = `written ${n}`;
   return `${text} ${crc32(text).toString(16).padStart(8, '0')}`;
+}
+
+/** A seal's whole content: `sealText` padded to a fixed length, so that each rewrite in place covers the last. */
+export function sealLine(n: number): string {
+  return `${sealText(n).padEnd(SEAL_BYTES - 1, ' ')}\n`;
 }
 
 export function parseSeal(text: string): number | null {

@@ -16,6 +16,7 @@ if (path) {
   const PREFIX = '\u0001holdback~written~';
   const SLOTS = 4096;
   const sealPath = `${path}.seal`;
+  // The seal's format is durable-file.ts's sealLine (this file is plain JS, loaded without a TypeScript loader).
   const sealLine = (n) => {
     const text = `written ${n}`;
     return `${`${text} ${crc32(text).toString(16).padStart(8, '0')}`.padEnd(39, ' ')}\n`;

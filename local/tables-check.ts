@@ -7,7 +7,7 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { DataDamaged, parseSeal, readIfPresent, sealText, writeSnapshot } from './durable-file';
+import { DataDamaged, parseSeal, readIfPresent, sealLine, writeSnapshot } from './durable-file';
 
 /**
  * Every write to the tables also puts its number under one of these keys (slot = number mod SLOTS), in the same
@@ -112,7 +112,7 @@ async function repairTables(dir: string, sealPath: string, sealed: number | null
 
 function finish(dir: string, sealPath: string, written: number, account: string[], reseal: boolean | undefined): TablesChecked {
   rmSync(`${dir}.before-check`, { recursive: true, force: true });
-  if (reseal || readIfPresent(sealPath) === null) writeSnapshot(sealPath, `${sealText(written).padEnd(39, ' ')}\n`);
+  if (reseal || readIfPresent(sealPath) === null) writeSnapshot(sealPath, sealLine(written));
   return { written, account };
 }
 
