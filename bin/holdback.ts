@@ -10,6 +10,7 @@ commands:
             --frozen                keep the clock still; move it with POST /_local/clock
             --data <folder>         keep the state in that folder (default .holdback/ here); a restart carries on from it
             --fresh                 empty the data folder first
+            --repair                start from a damaged data folder: keep what its files still hold, print what was lost
   demo      play a marketplace week on the clock and print a table per vendor
   bench     run the benchmark and write bench/results.json
   sandbox   start the gateway sandbox alone (4010)
@@ -32,10 +33,10 @@ async function main(argv: string[]): Promise<void> {
     case 'start': {
       const { values } = parseArgs({
         args: rest,
-        options: { clock: { type: 'string' }, frozen: { type: 'boolean' }, data: { type: 'string' }, fresh: { type: 'boolean' } },
+        options: { clock: { type: 'string' }, frozen: { type: 'boolean' }, data: { type: 'string' }, fresh: { type: 'boolean' }, repair: { type: 'boolean' } },
       });
       const { runStart } = await import('../local/start');
-      await runStart({ clock: values.clock, frozen: values.frozen ?? false, data: values.data, fresh: values.fresh ?? false });
+      await runStart({ clock: values.clock, frozen: values.frozen ?? false, data: values.data, fresh: values.fresh ?? false, repair: values.repair ?? false });
       return;
     }
     case 'demo': {

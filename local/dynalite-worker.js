@@ -8,12 +8,49 @@ const path = workerData && workerData.path;
 if (path) {
   // LevelDB writes without sync by default: a kill keeps them (they reached the kernel), a power cut may not.
   // Syncing each write makes an acknowledged DynamoDB write as durable as the journals beside it.
+  // Each write also puts its number in the same batch (see tables-check.ts), and once it is on disk the number goes to
+  // the tables' seal (`<tables>.seal`, rewritten in place): a start whose tables hold less than the seal says is refused.
   const { ClassicLevel } = require('classic-level');
+  const { closeSync, openSync, readFileSync, renameSync, writeSync } = require('node:fs');
+  const { crc32 } = require('node:zlib');
+  const PREFIX = '\u0001holdback~written~';
+  const SLOTS = 4096;
+  const sealPath = `${path}.seal`;
+  // The seal's format is durable-file.ts's sealLine (this file is plain JS, loaded without a TypeScript loader).
+  const sealLine = (n) => {
+    const text = `written ${n}`;
+    return `${`${text} ${crc32(text).toString(16).padStart(8, '0')}`.padEnd(39, ' ')}\n`;
+  };
+  let last = 0;
+  try {
+    last = Number(/^written (\d+) /.exec(readFileSync(sealPath, 'utf8'))[1]);
+  } catch {
+    const temp = `${sealPath}.tmp`;
+    const fd = openSync(temp, 'w');
+    writeSync(fd, sealLine(0));
+    closeSync(fd);
+    renameSync(temp, sealPath);
+  }
+  let sealed = last;
+  const seal = openSync(sealPath, 'r+');
+  const written = (n) => {
+    if (n <= sealed) return;
+    sealed = n;
+    writeSync(seal, sealLine(n), 0);
+  };
+  const numbered = (operations) => {
+    const n = ++last;
+    return { n, operations: [...operations, { type: 'put', key: `${PREFIX}${String(n % SLOTS).padStart(4, '0')}`, value: String(n) }] };
+  };
   const synced = (options) => ({ ...options, sync: true });
-  const { _put, _del, _batch } = ClassicLevel.prototype;
-  ClassicLevel.prototype._put = function (key, value, options) { return _put.call(this, key, value, synced(options)); };
-  ClassicLevel.prototype._del = function (key, options) { return _del.call(this, key, synced(options)); };
-  ClassicLevel.prototype._batch = function (operations, options) { return _batch.call(this, operations, synced(options)); };
+  const { _batch } = ClassicLevel.prototype;
+  const write = (db, operations, options) => {
+    const { n, operations: all } = numbered(operations);
+    return _batch.call(db, all, synced(options)).then(() => written(n));
+  };
+  ClassicLevel.prototype._put = function (key, value, options) { return write(this, [{ type: 'put', key, value }], options); };
+  ClassicLevel.prototype._del = function (key, options) { return write(this, [{ type: 'del', key }], options); };
+  ClassicLevel.prototype._batch = function (operations, options) { return write(this, operations, options); };
 }
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });

@@ -73,8 +73,8 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const { clock } = opts;
 
   const data = opts.dataFolder;
-  const dynamo = new LocalDynamo(data?.tables);
   const journals = data ? { schedules: new RecordJournal<StoredSchedule>(data.schedules), events: new RecordJournal<EventEnvelope>(data.events) } : null;
+  const dynamo = new LocalDynamo(data?.tables);
   // Without a data folder the queues keep their messages in memory (LocalQueues' default store).
   const queueStore = data ? new JournaledQueueStore(data.queues) : undefined;
   const flushQueues = async (): Promise<void> => {

@@ -2,6 +2,7 @@
 import { SharedClock, clockFile, resumedClock } from './clock';
 import { openDataFolder, type DataFolder } from './data-folder';
 import { localAuditKeyFile } from './audit-key-file';
+import { checkDataFolder, DataDamaged, recordContents } from './data-check';
 import { refuseFetchBlockedPort } from './ports';
 import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
 import { LOCAL_REGION } from './scheduler';
@@ -39,6 +40,8 @@ export interface LocalRuntimeOptions {
    */
   dataDir?: string;
   fresh?: boolean;
+  /** Mend a damaged data folder instead of refusing it: what can be kept is kept, what was lost is logged. */
+  repair?: boolean;
   /** How long a stop waits for in-flight work before handing it back (default 10 s with a data folder, else 0). */
   drainMs?: number;
   /**
@@ -110,6 +113,16 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
   const log = opts.log ?? (() => undefined);
   const data = opts.dataDir === undefined ? null : openDataFolder(opts.dataDir, { fresh: opts.fresh });
   const folder = data?.folder ?? null;
+  // Every file is checked before a part opens one: a damaged one is refused, naming it (or mended with `repair`).
+  if (folder) {
+    try {
+      for (const line of await checkDataFolder(folder, { repair: opts.repair })) log(`data folder: ${line}`);
+    } catch (error) {
+      data?.release();
+      if (error instanceof DataDamaged) throw new DataDamaged(`Holdback did not start: ${error.message}`);
+      throw error;
+    }
+  }
   const clockStart = folder ? resumedClock(folder.clock, { start: opts.clockStart, frozen: opts.frozen }) : { start: opts.clockStart, frozen: opts.frozen };
   const clock = new SharedClock(clockStart);
   const clockSaves = folder ? clockFile(folder.clock, clock) : null;
@@ -242,6 +255,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       const kept = { ...sandbox.resume(), ...edge.resume() };
       log(`data folder ${folder.root}: resumed ${kept.schedules} schedules, ${kept.events} undelivered events, ${kept.settlements} pending settlements, ${kept.webhooks} undelivered webhooks; clock at ${clock.now().toISO()}${clock.frozen ? ' (frozen)' : ''}`);
       await clockSaves?.save();
+      recordContents(folder);
     }
     clock.start();
     return { clock, sandbox, edge, api, deps: getDeps(), dataFolder: folder, lambdaUsage: containers.usage, apiUsage, idle, close };

@@ -14,6 +14,8 @@ export interface StartOptions {
   data?: string;
   /** Empty the data folder first. */
   fresh?: boolean;
+  /** Mend a damaged data folder (LevelDB's repair, damaged journal lines dropped) and print what was lost. */
+  repair?: boolean;
 }
 
 /** Which of Holdback's log lines `npm start` prints (HOLDBACK_LOG_LEVEL): server errors and warnings by default. */
@@ -106,6 +108,7 @@ export async function runStart(opts: StartOptions): Promise<void> {
     frozen: opts.frozen,
     dataDir: opts.data ?? defaultDataDir(),
     fresh: opts.fresh ?? false,
+    repair: opts.repair ?? false,
     log,
     logger: startLogger([secret]),
     drainMs: stopWaitMs(),

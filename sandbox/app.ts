@@ -74,6 +74,8 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       snapshot.save().catch((error: unknown) => config.log(`sandbox: saving the state failed: ${String(error)}`));
     }, SAVE_EVERY_MS);
     saver.unref();
+    // On disk from the start, so that the data folder's list of files (local/data-check.ts) has it from the first start.
+    await snapshot.save();
   }
 
   const server = createServer((req, res) => { void router.handle(req, res); });
