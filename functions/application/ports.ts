@@ -302,7 +302,9 @@ export interface AuditArchive {
   /** One stream's records from `fromSequence` on, in sequence order, read consistently from the records themselves. */
   streamRecordsFrom(stream: string, fromSequence: number): Promise<AuditRecord[]>;
   /** The head each of `streams` had when the writer last signed it (absent: never signed, or signed before pointers). */
-  signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead>>;
+  signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>>;
+  /** One checkpoint by number, or null. */
+  checkpoint(number: number): Promise<AuditCheckpoint | null>;
   /** Remembers the heads a checkpoint signed (a pointer per stream that only moves forward). */
   putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void>;
   /** Stores a checkpoint unless its number is taken; false then (another writer was first). */
@@ -312,14 +314,7 @@ export interface AuditArchive {
 }
 
 /** One entry of GET /audit/public-keys (contract 6.2). */
-export interface AuditPublicKey {
-  keyId: string;
-  algorithm: CheckpointAlgorithm;
-  publicKeyPem: string;
-  /** When it was put in service and retired (UTC ISO; null: not known, or still in service). */
-  from: string | null;
-  to: string | null;
-}
+export type AuditPublicKey = import('../domain/audit-proof').PublicKeyEntry;
 
 /** The asymmetric key of the audit checkpoints (locally an Ed25519 key file, on AWS a KMS key). */
 export interface AuditKey {

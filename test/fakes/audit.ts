@@ -9,7 +9,7 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
   readonly streams = new Map<string, AuditRecord[]>();
   readonly checkpointList: AuditCheckpoint[] = [];
   /** The writer's pointers: the head it last signed of each stream. */
-  readonly signed = new Map<string, StreamHead>();
+  readonly signed = new Map<string, StreamHead & { checkpoint: number }>();
 
   constructor(private readonly clock: Clock) {
     super();
@@ -61,12 +61,16 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
     return structuredClone((this.streams.get(stream) ?? []).filter((r) => r.sequence >= fromSequence));
   }
 
-  async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead>> {
+  async checkpoint(number: number): Promise<AuditCheckpoint | null> {
+    return structuredClone(this.checkpointList.find((c) => c.number === number) ?? null);
+  }
+
+  async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint: number }>> {
     return new Map(streams.flatMap((stream) => (this.signed.has(stream) ? [[stream, { ...this.signed.get(stream)! }] as const] : [])));
   }
 
-  async putSignedHeads(heads: readonly StreamHead[]): Promise<void> {
-    for (const head of heads) if ((this.signed.get(head.stream)?.sequence ?? 0) < head.sequence) this.signed.set(head.stream, { ...head });
+  async putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void> {
+    for (const head of heads) if ((this.signed.get(head.stream)?.sequence ?? 0) < head.sequence) this.signed.set(head.stream, { ...head, checkpoint });
   }
 
   async putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean> {

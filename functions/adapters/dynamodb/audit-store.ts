@@ -237,11 +237,16 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     return items.map((item) => storedRecord(item).record);
   }
 
-  async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead>> {
-    const heads = new Map<string, StreamHead>();
+  async checkpoint(number: number): Promise<AuditCheckpoint | null> {
+    const item = await this.doc.get({ TableName: this.tableName, Key: { [KEY.pk]: CHECKPOINT_PK, [KEY.sk]: sequenceKey(number) }, ConsistentRead: true });
+    return item ? storedCheckpoint(item) : null;
+  }
+
+  async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>> {
+    const heads = new Map<string, StreamHead & { checkpoint?: number }>();
     await inBatches(streams, 16, async (stream) => {
       const item = await this.doc.get({ TableName: this.tableName, Key: { [KEY.pk]: SIGNED_PK, [KEY.sk]: stream }, ConsistentRead: true });
-      if (item) heads.set(stream, { stream, sequence: item.sequence as number, hash: item.hash as string });
+      if (item) heads.set(stream, { stream, sequence: item.sequence as number, hash: item.hash as string, checkpoint: item.checkpoint as number });
     });
     return heads;
   }
