@@ -56,6 +56,8 @@ interface Waiting {
   prevHash: string;
   hash: string;
   recordedAt: string;
+  /** It no longer matches its hash: reported when its turn comes, so the lowest broken sequence is the one named. */
+  edited: boolean;
 }
 
 interface StreamState {
@@ -105,11 +107,9 @@ export class AuditVerifier {
     if (!Number.isInteger(sequence) || sequence < 1) {
       return this.breakStream(state, record.stream, 0, `a record has sequence ${JSON.stringify(sequence)}, not 1, 2, 3...`, record.recordedAt);
     }
-    if (recordHash(record) !== record.hash) {
-      return this.breakStream(state, record.stream, sequence, 'edited: the record no longer matches its hash', record.recordedAt);
-    }
+    const edited = recordHash(record) !== record.hash;
     if (sequence === state.next) {
-      this.link(state, record.stream, sequence, record.prevHash, record.hash, record.recordedAt);
+      this.link(state, record.stream, sequence, record.prevHash, record.hash, record.recordedAt, false, edited);
       this.drain(state, record.stream);
       return;
     }
@@ -117,7 +117,7 @@ export class AuditVerifier {
       return this.breakStream(state, record.stream, sequence, 'a second record with this sequence', record.recordedAt);
     }
     state.waiting ??= new Map();
-    state.waiting.set(sequence, { prevHash: record.prevHash, hash: record.hash, recordedAt: record.recordedAt });
+    state.waiting.set(sequence, { prevHash: record.prevHash, hash: record.hash, recordedAt: record.recordedAt, edited });
   }
 
   result(): AuditVerification {
@@ -130,7 +130,7 @@ export class AuditVerifier {
           const first = Math.min(...state.waiting.keys());
           const start = state.waiting.get(first)!;
           state.waiting.delete(first);
-          this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true);
+          this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true, start.edited);
           this.drain(state, stream);
         }
         if (!state.broken && state.waiting?.size) {
@@ -166,7 +166,11 @@ export class AuditVerifier {
     };
   }
 
-  private link(state: StreamState, stream: string, sequence: number, prevHash: string, hash: string, recordedAt: string, anchor = false): void {
+  private link(state: StreamState, stream: string, sequence: number, prevHash: string, hash: string, recordedAt: string, anchor = false, edited = false): void {
+    if (edited) {
+      this.breakStream(state, stream, sequence, 'edited: the record no longer matches its hash', recordedAt);
+      return;
+    }
     const expected = sequence === 1 ? GENESIS_HASH : state.lastHash;
     if (!anchor && prevHash !== expected) {
       const reason = sequence === 1
@@ -190,7 +194,7 @@ export class AuditVerifier {
     if (!waiting) return;
     for (let entry = waiting.get(state.next); entry && !state.broken; entry = waiting.get(state.next)) {
       waiting.delete(state.next);
-      this.link(state, stream, state.next, entry.prevHash, entry.hash, entry.recordedAt);
+      this.link(state, stream, state.next, entry.prevHash, entry.hash, entry.recordedAt, false, entry.edited);
     }
     if (waiting.size === 0) state.waiting = null;
   }

@@ -130,8 +130,10 @@ export function verifyExportText(text: string, keyList: ListedKey[]): Independen
   checkpoints.sort((a, b) => Number(a.number) - Number(b.number));
   checkpoints.forEach((cp, i) => {
     const n = Number(cp.number);
-    if (n !== i + 1) cpBreak(i + 1, `expected checkpoint ${i + 1}, found ${n}`);
-    if (cp.previousHash !== (i === 0 ? ZERO : checkpoints[i - 1].hash)) cpBreak(n, 'previousHash does not link');
+    const expected = i === 0 ? 1 : Number(checkpoints[i - 1].number) + 1;
+    if (i > 0 && n === expected - 1) cpBreak(n, `checkpoint ${n} twice (replayed)`);
+    else if (n !== expected) cpBreak(expected, `expected checkpoint ${expected}, found ${n}`);
+    else if (cp.previousHash !== (i === 0 ? ZERO : checkpoints[i - 1].hash)) cpBreak(n, 'previousHash does not link');
     if (sha256(jcs(without(cp, 'hash', 'signature'))).toString('hex') !== cp.hash) cpBreak(n, 'hash does not match');
     const heads = (cp.heads ?? []) as Json[];
     if (cp.version === 2) {
