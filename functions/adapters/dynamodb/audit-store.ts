@@ -44,7 +44,7 @@ const RECORD_ATTRIBUTES = new Set([
   'stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash',
 ]);
 
-function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'recordedAt'>): { timePk: string; timeSk: string } {
+export function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'recordedAt'>): { timePk: string; timeSk: string } {
   let shard = 0;
   for (let i = 0; i < record.stream.length; i++) shard = (shard * 31 + record.stream.charCodeAt(i)) % AUDIT_TIME_SHARDS;
   return {
