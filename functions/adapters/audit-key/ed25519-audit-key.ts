@@ -34,11 +34,14 @@ export class Ed25519AuditKey implements AuditKey {
    * create it exclusively; the one that loses reads the winner's.
    */
   static fromFile(file: string): Ed25519AuditKey {
+    const ring = join(dirname(file), KEY_RING_FILE);
+    let existing: Ed25519AuditKey | null = null;
     try {
-      return new Ed25519AuditKey(createPrivateKey(readFileSync(file, 'utf8')));
+      existing = new Ed25519AuditKey(createPrivateKey(readFileSync(file, 'utf8')));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`the audit key file ${file} cannot be read as an Ed25519 private key (PEM): ${(error as Error).message}`);
     }
+    if (existing) return existing.withRing(ring);
     mkdirSync(dirname(file), { recursive: true });
     const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
     try {
@@ -46,7 +49,7 @@ export class Ed25519AuditKey implements AuditKey {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    return new Ed25519AuditKey(createPrivateKey(readFileSync(file, 'utf8'))).withRing(join(dirname(file), KEY_RING_FILE));
+    return new Ed25519AuditKey(createPrivateKey(readFileSync(file, 'utf8'))).withRing(ring);
   }
 
   /**
