@@ -299,7 +299,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one export line per object; see README "Audit log"' });
-    new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-key serves its public key' });
+    new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-keys lists its public key (and those of keys it replaced)' });
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
     new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });

@@ -144,7 +144,13 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       const failed = await this.appendEach(entries);
       if (failed.entries.length > 0) {
         // The appended part stays appended; the rest waits in the same item for the next flush.
-        if (failed.entries.length < entries.length) await this.doc.put({ TableName: this.tableName, Item: { ...item, entries: failed.entries } });
+        if (failed.entries.length < entries.length) {
+          await this.doc.put({
+            TableName: this.tableName, Item: { ...item, entries: failed.entries },
+            // Every put on the audit table is conditional: this one only rewrites the pending item it read.
+            ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': KEY.pk },
+          });
+        }
         appended += entries.length - failed.entries.length;
         continue;
       }
@@ -358,6 +364,8 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     await this.doc.put({
       TableName: this.tableName,
       Item: { [KEY.pk]: PENDING_PK, [KEY.sk]: `${failedAt}#${randomUUID()}`, entries, failedAt, reason },
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': KEY.pk },
     });
   }
 
