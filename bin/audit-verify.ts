@@ -24,10 +24,11 @@ function linesOf(file: string): () => AsyncIterable<string> {
   return () => createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
 }
 
-export async function verifyExportFile(options: AuditVerifyOptions): Promise<ExportVerification> {
+export async function verifyExportFile(options: AuditVerifyOptions): Promise<ExportVerification & { keyProblems?: string[] }> {
   if (!options.file) throw new UsageError('--file is missing: give the export, e.g. --file audit.ndjson (from GET /audit/export)');
   if (!options.publicKey && !options.publicKeys) throw new UsageError('--public-keys is missing: give the key list, e.g. --public-keys audit-keys.json (from GET /audit/public-keys), or one PEM key with --public-key');
   let keys: { publicKeys?: Map<string, KeyObject>; publicKey?: KeyObject } = {};
+  let keyProblems: string[] = [];
   if (options.publicKeys) {
     let list: PublicKeyEntry[];
     try {
@@ -38,7 +39,7 @@ export async function verifyExportFile(options: AuditVerifyOptions): Promise<Exp
     if (!Array.isArray(list)) throw new UsageError(`--public-keys ${options.publicKeys} is not a list [{keyId, algorithm, publicKeyPem, from, to}] (GET /audit/public-keys)`);
     const { keys: map, problems } = publicKeyMap(list, publicKeyOf);
     // A forged entry is left out: the checkpoints it would verify are reported as signed by an unknown key.
-    for (const problem of problems) process.stderr.write(`warning: ${problem}\n`);
+    keyProblems = problems;
     keys = { publicKeys: map };
   } else {
     let pem: string;
@@ -56,12 +57,14 @@ export async function verifyExportFile(options: AuditVerifyOptions): Promise<Exp
   } catch (error) {
     throw new UsageError(`--file ${options.file} cannot be read: ${(error as Error).message}`);
   }
-  return verifyExport(linesOf(options.file), { ...keys, partial: options.partial });
+  const result = await verifyExport(linesOf(options.file), { ...keys, partial: options.partial });
+  return keyProblems.length > 0 ? { ...result, keyProblems } : result;
 }
 
 /** Prints the result; the exit code is 0 when the export verifies, 1 with the first broken link when it does not. */
 export async function runAuditVerify(options: AuditVerifyOptions): Promise<number> {
   const result = await verifyExportFile(options);
+  for (const problem of result.keyProblems ?? []) process.stderr.write(`warning: ${problem}\n`);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } else if (result.ok) {
