@@ -67,7 +67,8 @@ export async function writeAuditCheckpoint(deps: Dependencies): Promise<Checkpoi
     // The index only says which streams moved; what is signed is read from the records themselves, consistently.
     const hinted = (await deps.auditArchive.headsRecordedSince(since)).filter((head) => (signed.get(head.stream)?.sequence ?? 0) < head.sequence);
     if (hinted.length === 0) return { written: [], heads: 0, refused: [] };
-    const pointers = await deps.auditArchive.signedHeads(hinted.map((head) => head.stream));
+    // The writer's pointers only for streams the recent checkpoints do not know (one read each, not one per stream).
+    const pointers = await deps.auditArchive.signedHeads(hinted.filter((head) => !signed.has(head.stream)).map((head) => head.stream));
     for (const [stream, head] of pointers) if ((signed.get(stream)?.sequence ?? 0) < head.sequence) signed.set(stream, head);
     const moved: StreamHead[] = [];
     const refused: CheckpointResult['refused'] = [];
