@@ -7,7 +7,7 @@ module.exports = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true, module: 'commonjs', esModuleInterop: true, resolveJsonModule: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize)/)'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -45,7 +45,7 @@ interface ApiClient {
   call(request: Call): Promise<{ status: number; contentType: string; text: string }>;
 }
 
-function apiClientFor(apiUrl: string, region?: string): ApiClient {
+export function apiClientFor(apiUrl: string, region?: string): ApiClient {
   const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(apiUrl);
   // Loaded only for AWS: the credential chain is heavy, and the local API needs no signature.
   let signer: Promise<SignedApi> | null = null;

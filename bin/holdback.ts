@@ -14,8 +14,12 @@ commands:
   demo      play a marketplace week on the clock and print a table per vendor
   bench     run the benchmark and write bench/results.json
   sandbox   start the gateway sandbox alone (4010)
-  audit verify --file <export.ndjson> --public-key <key.pem> [--json]
-            check an export of GET /audit/export offline (no AWS credentials); exit 1 with the first broken link
+  audit verify --file <export.ndjson> (--public-keys <keys.json> | --public-key <key.pem>) [--partial] [--json]
+            check a whole export of GET /audit/export offline (no AWS credentials); exit 1 with the first broken link;
+            keys.json is GET /audit/public-keys; --partial checks a time range's links only (it cannot prove no deletion)
+  audit prove <orderId> [--public-keys <keys.json>] [--api-url <URL>] [--json]
+            fetch the order's proof (GET /audit/proof) and check it here: its records' chain, the inclusion path of
+            its head in a checkpoint's Merkle root, and that checkpoint's signature under the key its keyId names
   console   the web console on loopback for Holdback on AWS, its calls signed with your AWS credentials (SigV4)
             --api-url <URL>   the API's base URL, e.g. https://abc123.execute-api.ap-south-1.amazonaws.com
             --region <name>   when the URL does not name it (a custom domain)
@@ -62,6 +66,21 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'audit': {
       const [sub, ...args] = rest;
+      if (sub === 'prove') {
+        const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'public-keys': { type: 'string' }, 'api-url': { type: 'string' }, region: { type: 'string' }, json: { type: 'boolean' } } });
+        const { runAuditProve } = await import('./audit-prove');
+        const { UsageError } = await import('./api-commands');
+        try {
+          process.exitCode = await runAuditProve({ orderId: positionals[0], apiUrl: values['api-url'], region: values.region, publicKeys: values['public-keys'], json: values.json },
+            (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+        } catch (error) {
+          if (!(error instanceof UsageError)) throw error;
+          process.stderr.write(`${error.message}
+`);
+          process.exitCode = 2;
+        }
+        return;
+      }
       // Without --file it asks the API (GET /audit/verify, /audit/export); with it (`--file F` or `--file=F`), it checks
       // an export offline.
       if (!args.some((arg) => arg === '--file' || arg.startsWith('--file='))) {
@@ -69,14 +88,14 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       if (sub !== 'verify') {
-        process.stderr.write(`unknown audit command "${sub ?? ''}"; use: holdback audit verify --file F --public-key K\n`);
+        process.stderr.write(`unknown audit command "${sub ?? ''}"; use: holdback audit verify --file F --public-keys K, or holdback audit prove <orderId>\n`);
         process.exitCode = 2;
         return;
       }
-      const { values } = parseArgs({ args, options: { file: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } });
+      const { values } = parseArgs({ args, options: { file: { type: 'string' }, 'public-key': { type: 'string' }, 'public-keys': { type: 'string' }, partial: { type: 'boolean' }, json: { type: 'boolean' } } });
       const { runAuditVerify, UsageError } = await import('./audit-verify');
       try {
-        process.exitCode = await runAuditVerify({ file: values.file, publicKey: values['public-key'], json: values.json });
+        process.exitCode = await runAuditVerify({ file: values.file, publicKey: values['public-key'], publicKeys: values['public-keys'], partial: values.partial, json: values.json });
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         process.stderr.write(`${error.message}\n`);

@@ -74,6 +74,8 @@ export const RUNTIME_ENV = {
   auditTable: AUDIT_TABLE_ENV,
   /** AWS: the ARN of the audit checkpoints' KMS key (ECC_NIST_P256, SIGN_VERIFY); every function reads its public key. */
   auditKmsKeyId: 'HOLDBACK_AUDIT_KMS_KEY_ID',
+  /** AWS: ARNs of audit keys that signed before the current one (comma-separated, oldest first), still listed and verified. */
+  auditPreviousKmsKeyIds: 'HOLDBACK_AUDIT_PREVIOUS_KMS_KEY_IDS',
   /** AWS: "true" on the one function whose role the key policy lets sign (the checkpoint writer). */
   auditCheckpointWriter: 'HOLDBACK_AUDIT_CHECKPOINT_WRITER',
   /** Local: the Ed25519 key file (PEM), created on first use; the embedded default keeps it in its data folder. */
@@ -116,7 +118,7 @@ export interface RuntimeConfig {
   audit: {
     table: string;
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
-    key: { kms: string; writer: boolean } | { file: string } | null;
+    key: { kms: string; writer: boolean; previous: string[] } | { file: string } | null;
   };
   /** Count every AWS call in billed units (HOLDBACK_COUNT_AWS_CALLS=true; the bench's bill), never on AWS. */
   meterAwsCalls?: boolean;
@@ -248,7 +250,8 @@ function auditKeyConfig(env: Env, problems: string[]): RuntimeConfig['audit']['k
   if (kms && file) {
     problems.push(`${RUNTIME_ENV.auditKmsKeyId} and ${RUNTIME_ENV.auditKeyFile} are both set; set only the KMS key on AWS, only the key file locally`);
   }
-  if (kms) return { kms, writer: writer === 'true' };
+  const previous = (env[RUNTIME_ENV.auditPreviousKmsKeyIds] ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  if (kms) return { kms, writer: writer === 'true', previous };
   return file ? { file } : null;
 }
 
@@ -294,7 +297,7 @@ const noGatewaySends: EligibilityGateway = {
 function auditKeyOf(config: RuntimeConfig, aws: KMSClientConfig): Dependencies['auditKey'] {
   const key = config.audit.key;
   if (!key) return null;
-  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws), 'KMS'), key.kms, key.writer);
+  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws), 'KMS'), key.kms, key.writer, key.previous);
   return Ed25519AuditKey.fromFile(key.file);
 }
 

@@ -11,12 +11,18 @@ export interface AuditKeyProps {
   readonly writer: HoldbackFunction;
   /** Functions that read the public key (verification, GET /audit/public-key). */
   readonly readers: HoldbackFunction[];
+  /** Keys that signed before this one (replaced, kept): their public keys are still read and listed. */
+  readonly previousKeyArns?: string[];
 }
 
 /**
  * ECC_NIST_P256 for SIGN_VERIFY. The key policy replaces KMS's default (which lets any IAM policy of the account grant
- * use of the key): the account may administer the key but not sign with it; only the writer's role may sign, so a
- * checkpoint's signature proves the writer made it. Retained on stack deletion: old checkpoints must stay verifiable.
+ * use of the key) and can never be changed (no principal holds kms:PutKeyPolicy; CloudFormation creates it past KMS's
+ * lockout check): only the writer's role may sign, and no grant can add another signer. The account may read, tag,
+ * describe, enable and disable it (disabling stops new checkpoints: the writer's errors and the alarm show it), not
+ * sign, change the policy, create grants or schedule its deletion. Retained on stack deletion: old checkpoints must
+ * stay verifiable. To change who signs, a new key is created (new construct id) and the old ARN goes in
+ * `holdback:auditPreviousKeyArns`.
  */
 export class AuditKey extends Construct {
   readonly key: kms.Key;
@@ -33,12 +39,9 @@ export class AuditKey extends Construct {
       policy: new iam.PolicyDocument({
         statements: [
           new iam.PolicyStatement({
-            sid: 'AccountAdministersButDoesNotSign',
+            sid: 'AccountAdministersButNeitherSignsNorChangesWhoSigns',
             principals: [account],
-            actions: [
-              'kms:Create*', 'kms:Describe*', 'kms:Enable*', 'kms:List*', 'kms:Put*', 'kms:Update*', 'kms:Revoke*', 'kms:Disable*',
-              'kms:Get*', 'kms:Delete*', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion',
-            ],
+            actions: ['kms:Describe*', 'kms:List*', 'kms:Get*', 'kms:EnableKey', 'kms:DisableKey', 'kms:UpdateKeyDescription', 'kms:TagResource', 'kms:UntagResource'],
             resources: ['*'],
           }),
           new iam.PolicyStatement({ sid: 'CheckpointWriterSigns', principals: [props.writer.role], actions: ['kms:Sign'], resources: ['*'] }),
@@ -46,8 +49,18 @@ export class AuditKey extends Construct {
         ],
       }),
     });
+    // No principal may change the policy: KMS's lockout check would refuse it without this (that is the point).
+    (this.key.node.defaultChild as kms.CfnKey).bypassPolicyLockoutSafetyCheck = true;
     // The key policy names each role itself (no IAM grant needed, and none could add Sign for another role).
-    for (const fn of props.readers) fn.function.addEnvironment(RUNTIME_ENV.auditKmsKeyId, this.key.keyArn);
+    const previous = props.previousKeyArns ?? [];
+    for (const fn of props.readers) {
+      fn.function.addEnvironment(RUNTIME_ENV.auditKmsKeyId, this.key.keyArn);
+      if (previous.length > 0) {
+        fn.function.addEnvironment(RUNTIME_ENV.auditPreviousKmsKeyIds, previous.join(','));
+        // Old keys' policies delegate GetPublicKey to the account's IAM (this one's statement above does too).
+        fn.role.addToPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: previous }));
+      }
+    }
     props.writer.function.addEnvironment(RUNTIME_ENV.auditCheckpointWriter, 'true');
     Validations.of(this.key).acknowledge({
       id: 'AwsSolutions-KMS5',

@@ -21,6 +21,7 @@ export const CONTEXT_KEYS = {
   retentionDays: 'holdback:retentionDays',
   alarmEmail: 'holdback:alarmEmail',
   dueIndexProjection: 'holdback:dueIndexProjection',
+  auditPreviousKeyArns: 'holdback:auditPreviousKeyArns',
 } as const;
 
 /** A second stack in the same account takes another name (every name in it is scoped by it). */
@@ -67,7 +68,20 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     retentionDays: retentionOf(node.tryGetContext(CONTEXT_KEYS.retentionDays)),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(dueIndexProjection ? { dueIndexProjection } : {}),
+    ...previousKeys(text(CONTEXT_KEYS.auditPreviousKeyArns)),
   };
+}
+
+/** ARNs of audit keys replaced before (comma-separated): kept listed and verifiable. */
+function previousKeys(value: string | undefined): { auditPreviousKeyArns?: string[] } {
+  if (!value) return {};
+  const arns = value.split(',').map((arn) => arn.trim()).filter((arn) => arn !== '');
+  for (const arn of arns) {
+    if (!/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/.test(arn)) {
+      throw new Error(`context ${CONTEXT_KEYS.auditPreviousKeyArns} has "${arn}"; send KMS key ARNs (arn:aws:kms:<region>:<account>:key/<id>), comma-separated`);
+    }
+  }
+  return { auditPreviousKeyArns: arns };
 }
 
 function booleanOf(value: unknown, key: string): boolean | undefined {

@@ -15,6 +15,7 @@ import { GatewayCredentials } from './gateway-credentials';
 import { GatewayWebhooks } from './gateway-webhooks';
 import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableActions } from './holdback-function';
+import { AuditArchive } from './audit-archive';
 import { AuditKey } from './audit-key';
 import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
@@ -76,6 +77,8 @@ export interface HoldbackStackProps extends StackProps {
   readonly dueIndexProjection?: 'KEYS_ONLY' | 'ALL';
   /** Subscribed to the alarm topic. */
   readonly alarmEmail?: string;
+  /** ARNs of audit keys that signed before the current one (kept, never deleted): still listed and verifiable. */
+  readonly auditPreviousKeyArns?: string[];
 }
 
 /** The api function's whole wait for a new scheduler role (its timeout is 29 s, API Gateway's 30). */
@@ -127,6 +130,7 @@ const TABLE_IDS: Record<StackTableName, string> = { orders: 'OrdersTable', confi
 export class HoldbackStack extends Stack {
   readonly tables: Record<StackTableName, HoldbackTable>;
   readonly auditKey: AuditKey;
+  readonly auditArchive: AuditArchive;
   readonly functions: Record<FunctionRole, HoldbackFunction>;
   readonly api: HoldbackApi;
   readonly webhooks: GatewayWebhooks;
@@ -237,6 +241,13 @@ export class HoldbackStack extends Stack {
     this.auditKey = new AuditKey(this, 'AuditKey', {
       writer: this.functions.sweep,
       readers: FUNCTION_ROLES.filter((role) => role !== 'webhooks').map((role) => this.functions[role]),
+      previousKeyArns: props.auditPreviousKeyArns,
+    });
+    // The write-once copy (S3 Object Lock, fed by the audit table's stream) and the table's append-only guard rails.
+    this.auditArchive = new AuditArchive(this, 'AuditArchive', {
+      table: this.tables.audit,
+      appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep').map((role) => this.functions[role]),
+      writer: this.functions.sweep,
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
@@ -287,7 +298,8 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'ReleaseQueueUrl', { value: this.releaseQueue.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
-    new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-key serves its public key' });
+    new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one export line per object; see README "Audit log"' });
+    new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-keys lists its public key (and those of keys it replaced)' });
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
     new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });

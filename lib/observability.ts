@@ -57,6 +57,11 @@ export class Observability extends Construct {
       threshold: 1,
     }, notify);
 
+    this.alarm('AuditHeadRefused', this.metric('auditHeadRefused', 'Sum'), {
+      description: 'The audit checkpoint writer refused to sign a stream: its records no longer extend the head it signed before (someone changed the audit table). GET /audit/verify names the stream.',
+      threshold: 1,
+    }, notify);
+
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `${Stack.of(this).stackName}-releases`.slice(0, 255),
       widgets: [

@@ -53,6 +53,50 @@ if (path) {
   ClassicLevel.prototype._batch = function (operations, options) { return write(this, operations, options); };
 }
 
+// dynalite writes an item's index entries, then the item, as separate LevelDB writes: a kill between them leaves an
+// index entry whose item never landed (or the reverse). Its sub-databases are key prefixes of one LevelDB, so the
+// index entries are held back and written with the item in ONE batch: a kill leaves both or neither.
+const dynaliteDb = require('dynalite/db');
+const heldIndexWrites = new Map();
+const heldKey = (tableName, key) => `${tableName}\u0000${key}`;
+dynaliteDb.updateIndexes = function (store, table, existingItem, item, cb) {
+  if (!existingItem && !item) return cb();
+  const deletes = [];
+  const puts = [];
+  for (const indexType of ['Local', 'Global']) {
+    const actions = dynaliteDb.getIndexActions(table[`${indexType}SecondaryIndexes`] || [], existingItem, item, table);
+    const prefix = (index) => `index-${indexType.toLowerCase()}~${table.TableName}~${index}~`;
+    for (const action of actions.deletes) deletes.push({ type: 'del', key: prefix(action.index) + action.key });
+    for (const action of actions.puts) puts.push({ type: 'put', key: prefix(action.index) + action.key, value: action.item });
+  }
+  // The item's lock is held from here to its put or delete, so no other write of the key comes in between.
+  heldIndexWrites.set(heldKey(table.TableName, dynaliteDb.createKey(item || existingItem, table)), [...deletes, ...puts]);
+  cb();
+};
+const createStore = dynaliteDb.create;
+dynaliteDb.create = function (options) {
+  const store = createStore(options);
+  const getItemDb = store.getItemDb;
+  const wrapped = new Map();
+  store.getItemDb = function (name) {
+    const itemDb = getItemDb(name);
+    if (!wrapped.has(itemDb)) {
+      const prefix = `item-${name}~`;
+      const withIndexes = (key, operation, callback) => {
+        const held = heldIndexWrites.get(heldKey(name, key)) || [];
+        heldIndexWrites.delete(heldKey(name, key));
+        store.db.batch([...held, { ...operation, key: prefix + key }], callback);
+      };
+      wrapped.set(itemDb, Object.assign(Object.create(itemDb), {
+        put: (key, value, callback) => withIndexes(key, { type: 'put', value }, callback),
+        del: (key, callback) => withIndexes(key, { type: 'del' }, callback),
+      }));
+    }
+    return wrapped.get(itemDb);
+  };
+  return store;
+};
+
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));

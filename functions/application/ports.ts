@@ -294,13 +294,27 @@ export interface AuditArchive {
   checkpoints(since?: string): Promise<AuditCheckpoint[]>;
   /** The newest checkpoints, newest first. */
   latestCheckpoints(limit: number): Promise<AuditCheckpoint[]>;
-  /** The head of every stream with a record stored at or after `since` (UTC ISO; null: every stream). */
+  /**
+   * The head of every stream with a record stored at or after `since` (UTC ISO; null: every stream), from an index:
+   * only a hint of which streams moved (an index can lag or run ahead), never what is signed.
+   */
   headsRecordedSince(since: string | null): Promise<StreamHead[]>;
+  /** One stream's records from `fromSequence` on, in sequence order, read consistently from the records themselves. */
+  streamRecordsFrom(stream: string, fromSequence: number): Promise<AuditRecord[]>;
+  /** The head each of `streams` had when the writer last signed it (absent: never signed, or signed before pointers). */
+  signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>>;
+  /** One checkpoint by number, or null. */
+  checkpoint(number: number): Promise<AuditCheckpoint | null>;
+  /** Remembers the heads a checkpoint signed (a pointer per stream that only moves forward). */
+  putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void>;
   /** Stores a checkpoint unless its number is taken; false then (another writer was first). */
   putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean>;
   /** Appends entries kept after appends that failed; answers how many entries were appended. */
   flushPending(): Promise<number>;
 }
+
+/** One entry of GET /audit/public-keys (contract 6.2). */
+export type AuditPublicKey = import('../domain/audit-proof').PublicKeyEntry;
 
 /** The asymmetric key of the audit checkpoints (locally an Ed25519 key file, on AWS a KMS key). */
 export interface AuditKey {
@@ -308,6 +322,8 @@ export interface AuditKey {
   identity(): Promise<{ algorithm: CheckpointAlgorithm; keyId: string }>;
   /** The public key, PEM (SPKI), for verifiers. */
   publicKeyPem(): Promise<string>;
+  /** Every key that ever signed here, the current one last (GET /audit/public-keys); from the key store, not the log. */
+  publicKeys(): Promise<AuditPublicKey[]>;
   /** Whether this runtime may sign (on AWS only the checkpoint writer may). */
   readonly canSign: boolean;
   /** Base64 signature of a checkpoint's text (`digestHex` is its SHA-256); throws where `canSign` is false. */

@@ -1,7 +1,15 @@
 /** Audit checkpoints: the heads of the streams that moved, signed with an asymmetric key and chained to the previous checkpoint. */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson, GENESIS_HASH, type StreamHead } from './audit-records';
+import { byStreamBytes, merkleRoot } from './audit-merkle';
 import { sha256Hex } from './digest';
+
+/**
+ * The checkpoint format this code writes. Version 2 (RFC 8785 text, heads in UTF-8 byte order, `root`) is marked by
+ * `version: 2`; a checkpoint without `version` was written before it (version 1): the same hash and signature rule
+ * (its text has no `root` and no `version`), heads in UTF-16 order, no root. Nothing stored is re-hashed.
+ */
+export const CHECKPOINT_VERSION = 2;
 
 /** Ed25519 (the local key) or ECDSA P-256 with SHA-256 (a KMS ECC_NIST_P256 key). */
 export type CheckpointAlgorithm = 'Ed25519' | 'ECDSA_SHA_256';
@@ -20,8 +28,12 @@ export interface AuditCheckpoint {
   coveredUntil: string;
   /** The hash of the checkpoint before it; GENESIS_HASH for the first. */
   previousHash: string;
-  /** Sorted by stream. */
+  /** Sorted by stream in UTF-8 byte order (version 2). */
   heads: StreamHead[];
+  /** RFC 9162 Merkle tree hash over the heads (lowercase hex); absent on version 1 checkpoints. */
+  root?: string;
+  /** 2; absent on version 1 checkpoints. */
+  version?: number;
   algorithm: CheckpointAlgorithm;
   /** Names the key (a KMS key ARN, or the local key's fingerprint). */
   keyId: string;
@@ -33,10 +45,10 @@ export interface AuditCheckpoint {
 
 export type UnsignedCheckpoint = Omit<AuditCheckpoint, 'signature'>;
 
-/** The text a checkpoint's hash and signature cover: every field but those two, canonical. */
-export function checkpointText(checkpoint: Omit<AuditCheckpoint, 'hash' | 'signature'>): string {
-  const { number, at, coveredUntil, previousHash, heads, algorithm, keyId } = checkpoint;
-  return canonicalJson({ number, at, coveredUntil, previousHash, heads: heads.map(({ stream, sequence, hash }) => ({ stream, sequence, hash })), algorithm, keyId });
+/** The text a checkpoint's hash and signature cover: the RFC 8785 form of every member but those two. */
+export function checkpointText(checkpoint: Omit<AuditCheckpoint, 'hash' | 'signature'> & { hash?: unknown; signature?: unknown }): string {
+  const { hash: _hash, signature: _signature, ...covered } = checkpoint;
+  return canonicalJson(covered);
 }
 
 /** The next checkpoint after `previous` (null: the first), hashed and ready to sign. */
@@ -44,8 +56,8 @@ export function sealCheckpoint(
   previous: Pick<AuditCheckpoint, 'number' | 'hash'> | null,
   content: { at: string; coveredUntil: string; heads: StreamHead[]; algorithm: CheckpointAlgorithm; keyId: string },
 ): UnsignedCheckpoint {
-  const heads = [...content.heads].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
-  const body = { number: (previous?.number ?? 0) + 1, previousHash: previous?.hash ?? GENESIS_HASH, ...content, heads };
+  const heads = content.heads.map(({ stream, sequence, hash }) => ({ stream, sequence, hash })).sort(byStreamBytes);
+  const body = { version: CHECKPOINT_VERSION, number: (previous?.number ?? 0) + 1, previousHash: previous?.hash ?? GENESIS_HASH, ...content, heads, root: merkleRoot(heads) };
   return { ...body, hash: sha256Hex(checkpointText(body)) };
 }
 

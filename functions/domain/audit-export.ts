@@ -49,11 +49,25 @@ function parseLine(line: string): ExportLine {
 
 export type ExportVerification = AuditVerification & { complete: boolean };
 
+export interface ExportVerifyOptions {
+  /** Every key that ever signed, by keyId (GET /audit/public-keys); a checkpoint under another keyId is reported. */
+  publicKeys?: ReadonlyMap<string, KeyObject>;
+  /** One key for every checkpoint (`--public-key`). */
+  publicKey?: KeyObject | null;
+  /**
+   * Check a time-range export's links only (the first record of each stream may link outside it). Without it an
+   * export whose header does not say `complete: true` is refused as incomplete: the header is not signed, so it may
+   * make the check stricter, never laxer.
+   */
+  partial?: boolean;
+}
+
 /**
  * Verifies an export: `lines()` gives the file's lines from the start each time it is called (it is read twice: the
- * checkpoints first, whatever their place in the file, then the records).
+ * checkpoints first, whatever their place in the file, then the records). Always as the whole log unless `partial`.
  */
-export async function verifyExport(lines: () => AsyncIterable<string> | Iterable<string>, publicKey: KeyObject | null): Promise<ExportVerification> {
+export async function verifyExport(lines: () => AsyncIterable<string> | Iterable<string>, keys: KeyObject | null | ExportVerifyOptions): Promise<ExportVerification> {
+  const options: ExportVerifyOptions = keys !== null && !('asymmetricKeyType' in keys) ? keys as ExportVerifyOptions : { publicKey: keys as KeyObject | null };
   let header: ExportHeader | null = null;
   const checkpoints: AuditCheckpoint[] = [];
   let lineNumber = 0;
@@ -66,8 +80,14 @@ export async function verifyExport(lines: () => AsyncIterable<string> | Iterable
     if (parsed.kind === 'header' && header === null) header = parsed.header;
     if (parsed.kind === 'checkpoint') checkpoints.push(parsed.checkpoint);
   }
-  const complete = header?.complete === true;
-  const verifier = new AuditVerifier({ publicKey, complete });
+  const complete = !options.partial;
+  if (complete && (header as ExportHeader | null)?.complete !== true) {
+    const reason = header === null
+      ? 'incomplete: the file has no audit_export header line; verify a whole export (GET /audit/export without from or to)'
+      : 'incomplete: the header says this export is not the whole log; verify a whole export (GET /audit/export without from or to), or pass --partial to check only the links inside its range';
+    return { ok: false, records: 0, streams: 0, checkpoints: checkpoints.length, unsignedRecords: 0, complete: false, firstBroken: { stream: EXPORT_FILE_STREAM, sequence: 1, reason } };
+  }
+  const verifier = new AuditVerifier({ publicKey: options.publicKey, publicKeys: options.publicKeys, complete });
   for (const checkpoint of checkpoints) verifier.addCheckpoint(checkpoint);
   for await (const line of lines()) {
     const parsed = parseLine(line);

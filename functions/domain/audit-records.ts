@@ -1,4 +1,5 @@
 /** Audit log records (contract 6.2): entries sealed into per-stream hash chains, with one canonical JSON form. */
+import canonicalize from 'canonicalize';
 import { sha256Hex } from './digest';
 
 /** The `prevHash` of a stream's first record. */
@@ -31,7 +32,7 @@ export interface AuditRecord {
   detail: Record<string, unknown>;
   /** When the log stored it (UTC, milliseconds), which orders records in time for checkpoints and exports. */
   recordedAt: string;
-  /** Lowercase hex SHA-256 of `recordText` of every field above. */
+  /** Lowercase hex SHA-256 of the RFC 8785 form of every member above (`recordText`). */
   hash: string;
 }
 
@@ -50,93 +51,46 @@ export function streamOf(entry: Pick<AuditEntryInput, 'orderId' | 'vendorId'>): 
 }
 
 /**
- * JSON with every object's keys in code-point order and no insignificant whitespace; `undefined` members are left out
- * and non-finite numbers become null, as JSON.stringify does. The same value always gives the same text.
+ * RFC 8785 (JSON Canonicalization Scheme) text of `value`, by the `canonicalize` package (the RFC co-author's): keys
+ * in UTF-16 code-unit order at every depth, ECMAScript number and string forms, no whitespace; `undefined` members
+ * are left out as JSON.stringify leaves them out. A string with a lone surrogate, which RFC 8785 refuses, is never
+ * sealed (`wellFormed`); a record stored before this rule with one is hashed as JSON.stringify escapes it (`\udXXX`).
  */
 export function canonicalJson(value: unknown): string {
-  // Stored details come back with their keys in order already: then the native serialiser gives the same text, faster.
-  if (value !== null && typeof value === 'object' && keysInOrder(value)) return JSON.stringify(value);
-  return canonicalText(value);
+  try {
+    return canonicalize(value) ?? 'null';
+  } catch (error) {
+    if (!/surrogate/i.test((error as Error).message)) throw error;
+    return JSON.stringify(sortedKeys(value));
+  }
 }
 
-/** Whether every object in `value` has its keys in code-point order (and none has a toJSON of its own). */
-function keysInOrder(value: object): boolean {
-  if (Array.isArray(value)) {
-    for (const item of value) if (item !== null && typeof item === 'object' && !keysInOrder(item)) return false;
-    return true;
-  }
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
-  let previous: string | null = null;
-  for (const key of Object.keys(value)) {
-    if (previous !== null && previous > key) return false;
-    previous = key;
-    const member = (value as Record<string, unknown>)[key];
-    if (member !== null && typeof member === 'object' && !keysInOrder(member)) return false;
-  }
-  return true;
+/** Only for records stored before lone surrogates were replaced: the same order, JSON.stringify's escapes. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]));
 }
 
-function canonicalText(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    const text = JSON.stringify(value);
-    return text === undefined ? 'null' : text;
+/** Every string in `value` with lone surrogates replaced by U+FFFD, so that its RFC 8785 form exists. */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') {
+    // ES2024 string methods (Node 20 and 24 have them; the compile target's library is ES2022).
+    const text = value as unknown as { isWellFormed(): boolean; toWellFormed(): string };
+    return text.isWellFormed() ? value : text.toWellFormed();
   }
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out += ',';
-      const item = value[i];
-      out += item === undefined || typeof item === 'function' ? 'null' : canonicalText(item);
-    }
-    return `${out}]`;
-  }
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonicalText((value as { toJSON(): unknown }).toJSON());
-  const keys = Object.keys(value);
-  if (!isSorted(keys)) keys.sort();
-  let out = '{';
-  let first = true;
-  for (const key of keys) {
-    const member = (value as Record<string, unknown>)[key];
-    if (member === undefined || typeof member === 'function') continue;
-    out += `${first ? '' : ','}${quotedKey(key)}:${canonicalText(member)}`;
-    first = false;
-  }
-  return `${out}}`;
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [wellFormed(key) as string, wellFormed(member)]));
 }
 
-/** Stored details come back with their keys sorted already; checking is cheaper than sorting again. */
-function isSorted(keys: string[]): boolean {
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1] > keys[i]) return false;
-  return true;
+/** The text a record's hash covers: the RFC 8785 form of every member of the record but `hash`. */
+export function recordText(record: Omit<AuditRecord, 'hash'> & { hash?: unknown }): string {
+  const { hash: _hash, ...covered } = record;
+  return canonicalJson(covered);
 }
 
-/** Details repeat a few key names a million times over in a verification: each is quoted once. */
-const QUOTED_KEYS = new Map<string, string>();
-function quotedKey(key: string): string {
-  let quoted = QUOTED_KEYS.get(key);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(key);
-    if (QUOTED_KEYS.size < 10_000) QUOTED_KEYS.set(key, quoted);
-  }
-  return quoted;
-}
-
-/** The text a record's hash covers: every field but the hash, in a fixed order (the detail canonical). */
-export function recordText(record: Omit<AuditRecord, 'hash'>): string {
-  const { actor, at, detail, kind, orderId, prevHash, recordedAt, sequence, stream, vendorId } = record;
-  if (actor !== undefined && at !== undefined && kind !== undefined && orderId !== undefined && prevHash !== undefined && recordedAt !== undefined
-    && sequence !== undefined && stream !== undefined && vendorId !== undefined && detail !== null && typeof detail === 'object' && keysInOrder(detail)) {
-    // The fields in code-point order, the detail's keys in order already: one native call gives the canonical text.
-    return JSON.stringify({ actor, at, detail, kind, orderId, prevHash, recordedAt, sequence, stream, vendorId });
-  }
-  // Field by field otherwise (a detail whose keys came back in another order, or an item missing a field).
-  return `{"actor":${JSON.stringify(record.actor)},"at":${JSON.stringify(record.at)},"detail":${canonicalJson(record.detail)},`
-    + `"kind":${JSON.stringify(record.kind)},"orderId":${JSON.stringify(record.orderId)},"prevHash":${JSON.stringify(record.prevHash)},`
-    + `"recordedAt":${JSON.stringify(record.recordedAt)},"sequence":${record.sequence},"stream":${JSON.stringify(record.stream)},`
-    + `"vendorId":${JSON.stringify(record.vendorId)}}`;
-}
-
-export function recordHash(record: Omit<AuditRecord, 'hash'>): string {
+export function recordHash(record: Omit<AuditRecord, 'hash'> & { hash?: unknown }): string {
   return sha256Hex(recordText(record));
 }
 
@@ -156,10 +110,10 @@ export function sealRecords(stream: string, head: Pick<StreamHead, 'sequence' | 
       prevHash,
       kind: entry.kind,
       at: entry.at,
-      actor: entry.actor ?? null,
+      actor: entry.actor == null ? null : wellFormed(entry.actor) as string,
       orderId: entry.orderId ?? null,
       vendorId: entry.vendorId ?? null,
-      detail: JSON.parse(canonicalJson(entry.detail ?? {})) as Record<string, unknown>,
+      detail: JSON.parse(canonicalJson(wellFormed(entry.detail ?? {}))) as Record<string, unknown>,
       recordedAt,
     };
     const record = { ...unsealed, hash: recordHash(unsealed) };

@@ -1,6 +1,7 @@
 /** Verification of the audit log: every record's hash and link, the checkpoint chain and signatures, and truncation. */
 import type { KeyObject } from 'node:crypto';
-import { checkpointText, isSignedBy, type AuditCheckpoint } from './audit-checkpoints';
+import { CHECKPOINT_VERSION, checkpointText, isSignedBy, type AuditCheckpoint } from './audit-checkpoints';
+import { byStreamBytes, merkleRoot } from './audit-merkle';
 import { GENESIS_HASH, recordHash, type AuditRecord } from './audit-records';
 import { sha256Hex } from './digest';
 
@@ -24,8 +25,13 @@ export interface AuditVerification {
 }
 
 export interface VerifierOptions {
-  /** The key checkpoints must be signed with; null: every checkpoint is reported as unverifiable. */
-  publicKey: KeyObject | null;
+  /** One key every checkpoint must be signed with (an older CLI's `--public-key`); null: none can be checked. */
+  publicKey?: KeyObject | null;
+  /**
+   * Every key that ever signed, by `keyId` (GET /audit/public-keys): a checkpoint verifies under the key its keyId
+   * names, and one whose keyId is not here is reported. Takes precedence over `publicKey`.
+   */
+  publicKeys?: ReadonlyMap<string, KeyObject>;
   /**
    * True for the whole log (streams start at 1, checkpoints at 1, and a stream shorter than its signed head was
    * truncated); false for a time range, whose first record of each stream and first checkpoint link to records outside.
@@ -39,10 +45,19 @@ interface SignedHead {
   checkpoint: number;
 }
 
+/** Every head any checkpoint signed for one stream (not only the newest): each must be in the stream as signed. */
+interface SignedHeads {
+  /** The highest. */
+  top: SignedHead;
+  bySequence: Map<number, SignedHead>;
+}
+
 interface Waiting {
   prevHash: string;
   hash: string;
   recordedAt: string;
+  /** It no longer matches its hash: reported when its turn comes, so the lowest broken sequence is the one named. */
+  edited: boolean;
 }
 
 interface StreamState {
@@ -53,7 +68,7 @@ interface StreamState {
   /** Records that came before their predecessor (any order is accepted); drained as the gap closes. */
   waiting: Map<number, Waiting> | null;
   broken: (BrokenLink & { when: string }) | null;
-  signed: SignedHead | undefined;
+  signed: SignedHeads | undefined;
 }
 
 /**
@@ -64,7 +79,7 @@ export class AuditVerifier {
   private readonly checkpointList: AuditCheckpoint[] = [];
   private checkpointsDone = false;
   private checkpointBreak: BrokenLink | null = null;
-  private readonly signedHeads = new Map<string, SignedHead>();
+  private readonly signedHeads = new Map<string, SignedHeads>();
   private readonly streams = new Map<string, StreamState>();
   private recordCount = 0;
   private unsigned = 0;
@@ -85,18 +100,16 @@ export class AuditVerifier {
       state = { next: this.options.complete ? 1 : 0, lastHash: GENESIS_HASH, lastRecordedAt: '', waiting: null, broken: null, signed: this.signedHeads.get(record.stream) };
       this.streams.set(record.stream, state);
     }
-    if (state.signed === undefined || record.sequence > state.signed.sequence) this.unsigned += 1;
+    if (state.signed === undefined || record.sequence > state.signed.top.sequence) this.unsigned += 1;
     if (state.broken) return;
     const sequence = record.sequence;
     if (storageProblem) return this.breakStream(state, record.stream, sequence, storageProblem, record.recordedAt);
     if (!Number.isInteger(sequence) || sequence < 1) {
       return this.breakStream(state, record.stream, 0, `a record has sequence ${JSON.stringify(sequence)}, not 1, 2, 3...`, record.recordedAt);
     }
-    if (recordHash(record) !== record.hash) {
-      return this.breakStream(state, record.stream, sequence, 'edited: the record no longer matches its hash', record.recordedAt);
-    }
+    const edited = recordHash(record) !== record.hash;
     if (sequence === state.next) {
-      this.link(state, record.stream, sequence, record.prevHash, record.hash, record.recordedAt);
+      this.link(state, record.stream, sequence, record.prevHash, record.hash, record.recordedAt, false, edited);
       this.drain(state, record.stream);
       return;
     }
@@ -104,7 +117,7 @@ export class AuditVerifier {
       return this.breakStream(state, record.stream, sequence, 'a second record with this sequence', record.recordedAt);
     }
     state.waiting ??= new Map();
-    state.waiting.set(sequence, { prevHash: record.prevHash, hash: record.hash, recordedAt: record.recordedAt });
+    state.waiting.set(sequence, { prevHash: record.prevHash, hash: record.hash, recordedAt: record.recordedAt, edited });
   }
 
   result(): AuditVerification {
@@ -117,7 +130,7 @@ export class AuditVerifier {
           const first = Math.min(...state.waiting.keys());
           const start = state.waiting.get(first)!;
           state.waiting.delete(first);
-          this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true);
+          this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true, start.edited);
           this.drain(state, stream);
         }
         if (!state.broken && state.waiting?.size) {
@@ -128,15 +141,16 @@ export class AuditVerifier {
           this.breakStream(state, stream, state.next, reason, state.waiting.get(after)!.recordedAt);
         }
       }
-      if (!state.broken && this.options.complete && state.signed && state.next - 1 < state.signed.sequence) {
-        this.breakStream(state, stream, state.next, `missing: checkpoint ${state.signed.checkpoint} signed sequence ${state.signed.sequence}, the stream ends at ${state.next - 1} (records were deleted from its end)`, state.lastRecordedAt);
+      if (!state.broken && this.options.complete && state.signed && state.next - 1 < state.signed.top.sequence) {
+        const { top } = state.signed;
+        this.breakStream(state, stream, state.next, `missing: checkpoint ${top.checkpoint} signed sequence ${top.sequence}, the stream ends at ${state.next - 1} (records were deleted from its end)`, state.lastRecordedAt);
       }
       if (state.broken) breaks.push(state.broken);
     }
     if (this.options.complete) {
-      for (const [stream, signed] of this.signedHeads) {
+      for (const [stream, { top }] of this.signedHeads) {
         if (!this.streams.has(stream)) {
-          breaks.push({ stream, sequence: 1, reason: `missing: checkpoint ${signed.checkpoint} signed sequence ${signed.sequence}, no record of the stream is left`, when: '' });
+          breaks.push({ stream, sequence: 1, reason: `missing: checkpoint ${top.checkpoint} signed sequence ${top.sequence}, no record of the stream is left (or the export left it out)`, when: '' });
         }
       }
     }
@@ -152,7 +166,11 @@ export class AuditVerifier {
     };
   }
 
-  private link(state: StreamState, stream: string, sequence: number, prevHash: string, hash: string, recordedAt: string, anchor = false): void {
+  private link(state: StreamState, stream: string, sequence: number, prevHash: string, hash: string, recordedAt: string, anchor = false, edited = false): void {
+    if (edited) {
+      this.breakStream(state, stream, sequence, 'edited: the record no longer matches its hash', recordedAt);
+      return;
+    }
     const expected = sequence === 1 ? GENESIS_HASH : state.lastHash;
     if (!anchor && prevHash !== expected) {
       const reason = sequence === 1
@@ -161,8 +179,9 @@ export class AuditVerifier {
       this.breakStream(state, stream, sequence, reason, recordedAt);
       return;
     }
-    if (state.signed && state.signed.sequence === sequence && state.signed.hash !== hash) {
-      this.breakStream(state, stream, sequence, `edited: checkpoint ${state.signed.checkpoint} signed another hash for this record`, recordedAt);
+    const signed = state.signed?.bySequence.get(sequence);
+    if (signed && signed.hash !== hash) {
+      this.breakStream(state, stream, sequence, `edited: checkpoint ${signed.checkpoint} signed another hash for this record`, recordedAt);
       return;
     }
     state.next = sequence + 1;
@@ -175,13 +194,39 @@ export class AuditVerifier {
     if (!waiting) return;
     for (let entry = waiting.get(state.next); entry && !state.broken; entry = waiting.get(state.next)) {
       waiting.delete(state.next);
-      this.link(state, stream, state.next, entry.prevHash, entry.hash, entry.recordedAt);
+      this.link(state, stream, state.next, entry.prevHash, entry.hash, entry.recordedAt, false, entry.edited);
     }
     if (waiting.size === 0) state.waiting = null;
   }
 
   private breakStream(state: StreamState, stream: string, sequence: number, reason: string, when: string): void {
     state.broken ??= { stream, sequence, reason, when };
+  }
+
+  /** What is wrong with a checkpoint's form: its version, the order of its heads, its root. */
+  private formatProblem(checkpoint: AuditCheckpoint): string | null {
+    const heads = checkpoint.heads ?? [];
+    if (checkpoint.version === undefined) {
+      // Version 1 (written before roots): no root to check, heads signed as they are.
+      return checkpoint.root === undefined ? null : 'a root on a checkpoint without a version (version 2 carries both)';
+    }
+    if (checkpoint.version !== CHECKPOINT_VERSION) return `version ${JSON.stringify(checkpoint.version)} is not one this verifier knows (1 or 2)`;
+    for (let i = 1; i < heads.length; i++) {
+      if (byStreamBytes(heads[i - 1], heads[i]) >= 0) return `its heads are not sorted by stream in UTF-8 byte order (at ${heads[i].stream})`;
+    }
+    return merkleRoot(heads) === checkpoint.root ? null : 'its root is not the Merkle tree hash of its heads';
+  }
+
+  /** Whether the key its keyId names signed it (or the one key given). */
+  private signatureProblem(checkpoint: AuditCheckpoint): string | null {
+    const { publicKeys, publicKey } = this.options;
+    const key = publicKeys ? publicKeys.get(checkpoint.keyId) : publicKey;
+    if (!key) {
+      return publicKeys
+        ? `signed by an unknown key: ${JSON.stringify(checkpoint.keyId)} is not in the list of public keys`
+        : 'its signature cannot be checked: no public key was given';
+    }
+    return isSignedBy(checkpoint, key) ? null : 'wrong signature: not signed by the audit key';
   }
 
   /** Checks the chain of checkpoints in number order and folds their heads (the highest signed sequence per stream). */
@@ -205,14 +250,25 @@ export class AuditVerifier {
         fail(number, `its link does not match the hash of checkpoint ${previous.number}`);
       }
       if (sha256Hex(checkpointText(checkpoint)) !== checkpoint.hash) fail(number, 'edited: the checkpoint no longer matches its hash');
-      else if (!this.options.publicKey) fail(number, 'its signature cannot be checked: no public key was given');
-      else if (!isSignedBy(checkpoint, this.options.publicKey)) fail(number, 'wrong signature: not signed by the audit key');
+      else {
+        const problem = this.formatProblem(checkpoint) ?? this.signatureProblem(checkpoint);
+        if (problem) fail(number, problem);
+      }
       for (const head of checkpoint.heads ?? []) {
         const known = this.signedHeads.get(head.stream);
-        if (known && known.sequence === head.sequence && known.hash !== head.hash) {
-          fail(number, `signs another hash for ${head.stream} sequence ${head.sequence} than checkpoint ${known.checkpoint}`);
+        const same = known?.bySequence.get(head.sequence);
+        if (same && same.hash !== head.hash) {
+          fail(number, `signs another hash for ${head.stream} sequence ${head.sequence} than checkpoint ${same.checkpoint}`);
         }
-        if (!known || head.sequence > known.sequence) this.signedHeads.set(head.stream, { sequence: head.sequence, hash: head.hash, checkpoint: number });
+        if (known && head.sequence < known.top.sequence) {
+          fail(number, `signs ${head.stream} sequence ${head.sequence}, below sequence ${known.top.sequence} that checkpoint ${known.top.checkpoint} signed (signed heads only grow)`);
+        }
+        const signed = { sequence: head.sequence, hash: head.hash, checkpoint: number };
+        if (!known) this.signedHeads.set(head.stream, { top: signed, bySequence: new Map([[head.sequence, signed]]) });
+        else {
+          if (!same) known.bySequence.set(head.sequence, signed);
+          if (head.sequence > known.top.sequence) known.top = signed;
+        }
       }
       previous = checkpoint;
     }

@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import {
   MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, amountBoundsProblem, instantBoundsIssue, nestingIssue,
 } from './bounds';
+import { canonicalJson } from './audit-records';
 import { parseInstant } from './dates';
 import { sha256Hex } from './digest';
 import { ValidationError, isRecord, type ValidationIssue } from './errors';
@@ -192,19 +193,21 @@ export function eventTime(event: OrderEvent): string {
   }
 }
 
-/** JSON with sorted keys; instants as UTC and id lists sorted, so the same facts written differently give one text. */
-function canonical(value: unknown, key = ''): string {
+/** The same facts written differently made one value: instants as UTC, id lists sorted (its RFC 8785 text is hashed). */
+function normalised(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) {
-    const items = value.map((v) => canonical(v));
-    return `[${key === 'vendorIds' ? items.sort().join(',') : items.join(',')}]`;
+    const items = value.map((v) => normalised(v));
+    return key === 'vendorIds' ? items.sort() : items;
   }
-  if (isRecord(value)) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k], k)}`).join(',')}}`;
-  }
+  if (isRecord(value)) return Object.fromEntries(Object.keys(value).map((k) => [k, normalised(value[k], k)]));
   if (typeof value === 'string' && (Object.values(TIME_FIELD) as string[]).includes(key)) {
-    return JSON.stringify(DateTime.fromISO(value, { setZone: true }).toUTC().toISO());
+    return DateTime.fromISO(value, { setZone: true }).toUTC().toISO();
   }
-  return JSON.stringify(value);
+  return value;
+}
+
+function canonical(value: unknown): string {
+  return canonicalJson(normalised(value));
 }
 
 /** Deterministic: the type plus a hash of the canonical detail, so the same event sent three times has one key. */

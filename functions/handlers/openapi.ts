@@ -3,6 +3,8 @@
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+/** A lowercase hex SHA-256. */
+const HEX64: Json = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] });
 const instant = (description: string): Json => ({ type: 'string', format: 'date-time', description: `${description} ISO 8601 with the settings' timezone offset.`, example: '2022-12-02T16:00:00+05:30' });
 const decimal = (description: string): Json => ({ type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: `${description} Decimal text in the order's currency (INR), never a float.`, example: '600.00' });
@@ -285,6 +287,49 @@ const schemas: Record<string, Json> = {
       unsignedRecords: { type: 'integer', description: 'Chained records after the last checkpoint of their stream (not yet signed).' },
     },
   },
+  AuditRecord: {
+    type: 'object',
+    description: 'One audit record exactly as stored (docs/audit-log.md): `hash` is the SHA-256 of the RFC 8785 form of every other member.',
+    required: ['stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash'],
+    properties: {
+      stream: { type: 'string', example: 'order#order_1' }, sequence: { type: 'integer', minimum: 1 }, prevHash: HEX64, kind: { type: 'string' },
+      at: { type: 'string' }, actor: nullable({ type: 'string' }), orderId: nullable({ type: 'string' }), vendorId: nullable({ type: 'string' }),
+      detail: { type: 'object', additionalProperties: true }, recordedAt: { type: 'string', format: 'date-time' }, hash: HEX64,
+    },
+  },
+  AuditCheckpoint: {
+    type: 'object',
+    description: 'A signed checkpoint (docs/audit-log.md): `hash` covers the RFC 8785 form of every member but `hash` and `signature`; a checkpoint without `version` was written before roots (version 1).',
+    required: ['number', 'previousHash', 'heads', 'keyId', 'algorithm', 'hash', 'signature'],
+    properties: {
+      version: { type: 'integer', enum: [2] }, number: { type: 'integer', minimum: 1 }, at: { type: 'string', format: 'date-time' }, coveredUntil: { type: 'string', format: 'date-time' },
+      previousHash: HEX64,
+      heads: { type: 'array', description: 'Sorted by stream in UTF-8 byte order.', items: { type: 'object', required: ['stream', 'sequence', 'hash'], properties: { stream: { type: 'string' }, sequence: { type: 'integer' }, hash: HEX64 } } },
+      root: { ...HEX64, description: 'RFC 9162 Merkle tree hash over the heads.' },
+      keyId: { type: 'string' }, algorithm: { type: 'string', enum: ['Ed25519', 'ECDSA_SHA_256'] }, hash: HEX64, signature: { type: 'string', description: 'Base64.' },
+    },
+  },
+  AuditPublicKey: {
+    type: 'object',
+    required: ['keyId', 'algorithm', 'publicKeyPem', 'from', 'to'],
+    properties: {
+      keyId: { type: 'string' }, algorithm: { type: 'string', enum: ['Ed25519', 'ECDSA_SHA_256'] }, publicKeyPem: { type: 'string', description: 'SPKI, PEM.' },
+      from: nullable({ type: 'string', format: 'date-time', description: 'Put in service (null: not known).' }), to: nullable({ type: 'string', format: 'date-time', description: 'Retired (null: in service).' }),
+    },
+  },
+  AuditProof: {
+    type: 'object',
+    required: ['stream', 'records', 'checkpoint', 'leafIndex', 'treeSize', 'path', 'pending'],
+    properties: {
+      stream: { type: 'string' },
+      records: { type: 'array', items: ref('AuditRecord'), description: 'Every record of the stream up to the head the checkpoint signed.' },
+      checkpoint: nullable({ ...ref('AuditCheckpoint') }),
+      leafIndex: nullable({ type: 'integer', description: "The head's place among the checkpoint's heads (0-based)." }),
+      treeSize: nullable({ type: 'integer', description: "The checkpoint's number of heads." }),
+      path: { type: 'array', items: HEX64, description: 'RFC 9162 inclusion path of the head in `checkpoint.root`, from the leaf up.' },
+      pending: { type: 'array', items: ref('AuditRecord'), description: 'Records after the signed head (chained, not yet signed).' },
+    },
+  },
   HoldAnswer: {
     type: 'object',
     required: ['vendorId', 'held', 'actor', 'reason', 'at', 'releases'],
@@ -481,6 +526,16 @@ const paths: Record<string, Record<string, Json>> = {
   },
   '/audit/public-key': {
     get: { summary: 'The public key that verifies checkpoints (PEM)', responses: responses({ 200: { description: 'PEM.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } } }, { 404: 'No audit key is configured in this runtime.' }) },
+  },
+  '/audit/public-keys': {
+    get: { summary: 'Every key that ever signed a checkpoint: a checkpoint verifies under the key its keyId names', responses: responses({ 200: ok('Oldest first, the current key last.', { type: 'array', items: ref('AuditPublicKey') }) }, { 404: 'No audit key is configured in this runtime.' }) },
+  },
+  '/audit/proof': {
+    get: {
+      summary: "One stream's proof against a signed checkpoint: its records, the checkpoint, the head's inclusion path",
+      parameters: [{ ...query('stream', { type: 'string' }, 'The stream: order#<orderId> (URL-encoded order%23<orderId>), vendor#<vendorId> or config.'), required: true, example: 'order#order_1' }],
+      responses: responses({ 200: ok('Checked offline by `holdback audit prove <orderId>`; `checkpoint` is null while no checkpoint has signed the stream.', ref('AuditProof')) }, { 400: 'stream missing or not a stream name.', 404: 'No such stream in the audit log.' }),
+    },
   },
   '/webhooks/gateway': {
     post: {

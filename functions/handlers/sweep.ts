@@ -16,7 +16,9 @@ export function makeSweepHandler(getDeps: DependencySource, metrics?: Powertools
       return result;
     } finally {
       // The sweep function is the audit checkpoint writer; maintaining the log never throws.
-      await maintainAuditLog(built);
+      const audit = await maintainAuditLog(built);
+      const refused = audit.checkpoint?.refused.length ?? 0;
+      if (metrics && refused > 0) metrics.record('auditHeadRefused', refused);
     }
   });
 }

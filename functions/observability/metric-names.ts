@@ -18,6 +18,8 @@ export const METRIC = {
   drift: { name: 'DriftDetected', unit: 'Count' },
   /** How late a send left against its planned time, in seconds. */
   sendLateness: { name: 'SendLatenessSeconds', unit: 'Seconds' },
+  /** A stream the audit checkpoint writer refused to sign: its records no longer extend the head it signed before. */
+  auditHeadRefused: { name: 'AuditHeadRefused', unit: 'Count' },
 } as const;
 
 export type MetricKey = keyof typeof METRIC;

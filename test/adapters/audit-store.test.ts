@@ -1,6 +1,6 @@
 /** The audit log on a real dynalite: conditional appends, lost races, entries kept when appends fail, checkpoints, verification. */
 import { DateTime } from 'luxon';
-import { DynamoAuditStore, PENDING_PK, sequenceKey } from '../../functions/adapters/dynamodb/audit-store';
+import { DynamoAuditStore, PENDING_PK, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
 import { DocumentClient, type PutInput } from '../../functions/adapters/dynamodb/document-client';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
@@ -8,6 +8,7 @@ import { verifyAuditLog } from '../../functions/application/audit-log-views';
 import { writeAuditCheckpoint, maintainAuditLog } from '../../functions/application/maintain-audit-log';
 import type { AuditEntry, Dependencies } from '../../functions/application/ports';
 import { RecordingLogger } from '../fakes/outside-world';
+import { recordHash } from '../../functions/domain/audit-records';
 import { withLocalDynamo } from './local-dynamodb';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;
@@ -85,11 +86,11 @@ test('checkpoints sign the streams that moved since the last one, chained; a del
     // the checkpoint needs the head, and the chain binds the records before it.
     const indexed = async (pk: string, seq: number) => 'timePk' in (await doc.get({ TableName: TABLE, Key: { pk, sk: sequenceKey(seq) } }))!;
     expect([await indexed('order#order_1', 1), await indexed('order#order_1', 2), await indexed('order#order_2', 1)]).toEqual([false, true, true]);
-    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [1], heads: 2 });
+    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [1], heads: 2, refused: [] });
     expect((await store.latestCheckpoints(1))[0].heads.map((h) => [h.stream, h.sequence])).toEqual([['order#order_1', 2], ['order#order_2', 1]]);
-    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [], heads: 0 }); // nothing moved
+    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [], heads: 0, refused: [] }); // nothing moved
     await store.append([entry('order_2', 2)]);
-    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [2], heads: 1 });
+    expect(await writeAuditCheckpoint(deps)).toEqual({ written: [2], heads: 1, refused: [] });
     const [second, first] = await store.latestCheckpoints(2);
     expect(second.previousHash).toBe(first.hash);
     expect(second.heads).toEqual([{ stream: 'order#order_2', sequence: 2, hash: (await store.streamRecords('order#order_2'))[1].hash }]);
@@ -106,5 +107,36 @@ test('checkpoints sign the streams that moved since the last one, chained; a del
     await store.append([entry('order_3', 1)]);
     await doc.update({ TableName: TABLE, Key: { pk: 'order#order_3', sk: sequenceKey(1) }, UpdateExpression: 'SET note = :n', ExpressionAttributeValues: { ':n': 'x' } });
     expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_3', sequence: 1, reason: 'edited: attributes note were added to the record' });
+  });
+});
+
+test('signed heads only grow: a stream rewritten below its signed head (re-hashed, one record appended) is not signed; the writer logs an error, verification names it', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const logger = new RecordingLogger();
+    const store = new DynamoAuditStore(doc, TABLE, clock, logger);
+    const deps = auditDeps(store, Ed25519AuditKey.inMemory(), logger);
+    await store.append([entry('order_5', 1), entry('order_5', 2), entry('order_6', 1)]);
+    expect(await writeAuditCheckpoint(deps)).toMatchObject({ written: [1], heads: 2, refused: [] });
+    // Sequence 1 edited, 2 re-hashed onto it, 3 appended onto the forged head: a consistent chain that does not extend.
+    const [one, two] = await store.streamRecords('order#order_5');
+    const forgedOne = { ...one, actor: 'mallory' };
+    forgedOne.hash = recordHash(forgedOne);
+    const forgedTwo = { ...two, prevHash: forgedOne.hash };
+    forgedTwo.hash = recordHash(forgedTwo);
+    const three = { ...forgedTwo, sequence: 3, prevHash: forgedTwo.hash };
+    three.hash = recordHash(three);
+    for (const record of [forgedOne, forgedTwo, three]) {
+      // As the writer stores them: the last record of the append on the time index.
+      await doc.put({ TableName: TABLE, Item: { pk: record.stream, sk: sequenceKey(record.sequence), ...record, ...(record.sequence > 1 ? timeIndexKeys(record) : {}) } });
+    }
+    await store.append([entry('order_6', 2)]);
+    const result = await writeAuditCheckpoint(deps);
+    expect(result.refused).toEqual([{ stream: 'order#order_5', reason: 'the record at sequence 2 is not the one signed before: the stream no longer extends the head checkpoints signed (sequence 2)' }]);
+    expect(result.heads).toBe(1); // order_6 moved and is signed; order_5 is not
+    expect((await store.latestCheckpoints(1))[0].heads.map((h) => h.stream)).toEqual(['order#order_6']);
+    expect(logger.lines).toContainEqual({ level: 'error', message: 'audit stream not signed: its records were changed below its signed head', fields: { stream: 'order#order_5', reason: result.refused[0].reason } });
+    // Asked again, it still refuses (and raises the alarm again); verification reports the stream at the signed head.
+    expect((await writeAuditCheckpoint(deps)).refused).toHaveLength(1);
+    expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_5', sequence: 2, reason: 'edited: checkpoint 1 signed another hash for this record' });
   });
 });

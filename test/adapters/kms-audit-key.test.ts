@@ -10,6 +10,9 @@ import { answer, startScriptedServer, type ScriptedServer } from './scripted-htt
 
 const KEY_ARN = 'arn:aws:kms:ap-south-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** A key replaced by the current one: kept in KMS (never deleted), its public half still published. */
+const OLD_ARN = 'arn:aws:kms:ap-south-1:123456789012:key/00000000-0000-0000-0000-000000000001';
+const old = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 /** What the fake KMS can sign: the texts whose digest it may be sent (it holds the private key, as KMS does). */
 const texts = new Map<string, string>();
 
@@ -20,6 +23,9 @@ beforeAll(async () => {
   kms = await startScriptedServer((request) => {
     const target = String(request.headers['x-amz-target']);
     const body = JSON.parse(request.body) as Record<string, string>;
+    if (target === 'TrentService.GetPublicKey' && body.KeyId === OLD_ARN) {
+      return answer(200, { KeyId: OLD_ARN, KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: old.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'), SigningAlgorithms: ['ECDSA_SHA_256'] });
+    }
     if (target === 'TrentService.GetPublicKey') {
       return answer(200, { KeyId: KEY_ARN, KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'), SigningAlgorithms: ['ECDSA_SHA_256'] });
     }
@@ -59,4 +65,16 @@ test('a function that is not the checkpoint writer never calls Sign', async () =
   const before = kms.requests.length;
   await expect(new KmsAuditKey(client, KEY_ARN, false).sign('text', 'ab'.repeat(32))).rejects.toThrow('not the audit checkpoint writer');
   expect(kms.requests.length).toBe(before);
+});
+
+test('after the key is replaced, the old key is still listed (read from KMS) and its checkpoints verify under their keyId; the new key signs new ones', async () => {
+  const key = new KmsAuditKey(client, KEY_ARN, true, [OLD_ARN]);
+  const listed = await key.publicKeys();
+  expect(listed.map((k) => [k.keyId, k.algorithm])).toEqual([[OLD_ARN, 'ECDSA_SHA_256'], [KEY_ARN, 'ECDSA_SHA_256']]);
+  const { publicKeyMap } = await import('../../functions/domain/audit-proof');
+  const { keys } = publicKeyMap(listed, publicKeyOf);
+  const before = sealCheckpoint(null, { at: '2022-12-01T10:30:00.000Z', coveredUntil: '2022-12-01T10:30:00.000Z', heads: [{ stream: 'order#o1', sequence: 1, hash: 'b'.repeat(64) }], algorithm: 'ECDSA_SHA_256', keyId: OLD_ARN });
+  const oldSigned = { ...before, signature: sign('sha256', Buffer.from(checkpointText(before)), old.privateKey).toString('base64') };
+  expect(isSignedBy(oldSigned, keys.get(OLD_ARN)!)).toBe(true);
+  expect(isSignedBy(oldSigned, keys.get(KEY_ARN)!)).toBe(false);
 });

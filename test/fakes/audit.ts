@@ -8,6 +8,8 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
   /** Each stream's records in sequence order; tests may edit or delete them to play an attacker. */
   readonly streams = new Map<string, AuditRecord[]>();
   readonly checkpointList: AuditCheckpoint[] = [];
+  /** The writer's pointers: the head it last signed of each stream. */
+  readonly signed = new Map<string, StreamHead & { checkpoint: number }>();
 
   constructor(private readonly clock: Clock) {
     super();
@@ -53,6 +55,22 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
       if (head && (since === null || records.some((r) => r.recordedAt >= since))) heads.push({ stream, sequence: head.sequence, hash: head.hash });
     }
     return heads;
+  }
+
+  async streamRecordsFrom(stream: string, fromSequence: number): Promise<AuditRecord[]> {
+    return structuredClone((this.streams.get(stream) ?? []).filter((r) => r.sequence >= fromSequence));
+  }
+
+  async checkpoint(number: number): Promise<AuditCheckpoint | null> {
+    return structuredClone(this.checkpointList.find((c) => c.number === number) ?? null);
+  }
+
+  async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint: number }>> {
+    return new Map(streams.flatMap((stream) => (this.signed.has(stream) ? [[stream, { ...this.signed.get(stream)! }] as const] : [])));
+  }
+
+  async putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void> {
+    for (const head of heads) if ((this.signed.get(head.stream)?.sequence ?? 0) < head.sequence) this.signed.set(head.stream, { ...head, checkpoint });
   }
 
   async putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean> {

@@ -39,6 +39,8 @@ const logicalId = (element: { node: { defaultChild?: unknown } }): string =>
   stack.getLogicalId(element.node.defaultChild as CfnElement);
 const getAtt = (element: { node: { defaultChild?: unknown } }) => ({ 'Fn::GetAtt': [logicalId(element), 'Arn'] });
 const ofType = (type: string): [string, Json][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** Holdback's own functions (FUNCTION_ROLES), without the audit archive's copier, which reads none of their configuration. */
+const holdbackFunctions = (): [string, Json][] => ofType('AWS::Lambda::Function').filter(([id]) => id !== logicalId(stack.auditArchive.copier.function));
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** Every IAM statement in the template, with where it was found. */
@@ -78,7 +80,7 @@ describe('DynamoDB tables', () => {
     expect(audit.Properties.TimeToLiveSpecification).toBeUndefined();
     expect([audit.DeletionPolicy, audit.Properties.DeletionProtectionEnabled, audit.Properties.PointInTimeRecoverySpecification])
       .toEqual(['Retain', true, { PointInTimeRecoveryEnabled: true }]);
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+    for (const [id, fn] of holdbackFunctions()) {
       expect([id, fn.Properties.Environment.Variables[AUDIT_TABLE_ENV]]).toEqual([id, { Ref: logicalId(stack.tables.audit.table) }]);
     }
   });
@@ -97,7 +99,7 @@ describe('DynamoDB tables', () => {
   });
 
   it("gives every function every table's name in the variable tables.ts reads", () => {
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+    for (const [, fn] of holdbackFunctions()) {
       for (const name of Object.keys(TABLES) as TableName[]) {
         expect(fn.Properties.Environment.Variables[TABLE_ENV[name]]).toEqual({ Ref: logicalId(stack.tables[name].table) });
       }
@@ -112,7 +114,7 @@ describe('DynamoDB grants', () => {
     for (const name of Object.keys(stack.tables) as StackTableName[]) {
       const tableArn = getAtt(stack.tables[name].table);
       const actions = statementsOf(role)
-        .filter((s) => list(s.Resource).some((r) => JSON.stringify(r).includes(JSON.stringify(tableArn))))
+        .filter((s) => s.Effect === 'Allow' && list(s.Resource).some((r) => JSON.stringify(r).includes(JSON.stringify(tableArn))))
         .flatMap((s) => list(s.Action));
       expect([role, name, [...new Set(actions)].sort()]).toEqual([role, name, [...(TABLE_ACTIONS[role][name] ?? [])].sort()]);
       // The audit log alone is scanned (verification, export, the sweep after a quiet spell) and has entries deleted
@@ -165,7 +167,7 @@ describe('event rules', () => {
     });
     t.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Custom-release', ReservedConcurrentExecutions: Match.absent() });
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    for (const fn of Object.values(t.findResources('AWS::Lambda::Function'))) {
+    for (const fn of Object.values(t.findResources('AWS::Lambda::Function')).filter((f) => !String(f.Properties.Description).includes('write-once archive'))) {
       expect(JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewaySecretId])).toMatch(/:secret:holdback\/gateway/);
     }
     // An existing secret means the credentials are there: releases are consumed from the start.
@@ -283,7 +285,7 @@ describe('IAM', () => {
     const own = (value: unknown): boolean => {
       const v = value as Json;
       const id = v?.['Fn::GetAtt']?.[0] ?? v?.Ref;
-      return typeof id === 'string' && id in resources && (v.Ref !== undefined || v['Fn::GetAtt'][1] === 'Arn');
+      return typeof id === 'string' && id in resources && (v.Ref !== undefined || ['Arn', 'StreamArn'].includes(v['Fn::GetAtt'][1]));
     };
     const scopedArn = (suffix: string): Json => ({ 'Fn::Join': ['', [
       'arn:', { Ref: 'AWS::Partition' }, `:${suffix.split(':')[0]}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix.split(':')[1]}`,
@@ -300,7 +302,7 @@ describe('IAM', () => {
         const ok = own(resource)
           || allowed.some((a) => JSON.stringify(a) === JSON.stringify(resource))
           || apiRoute(resource)
-          || (Array.isArray(parts) && parts.length === 2 && own(parts[0]) && ['/index/*', ':*'].includes(parts[1]));
+          || (Array.isArray(parts) && parts.length === 2 && own(parts[0]) && ['/index/*', ':*', '/stream/*', '/*'].includes(parts[1]));
         expect([where, resource, ok]).toEqual([where, resource, true]);
       }
     }
@@ -333,7 +335,7 @@ describe('HTTP API', () => {
 describe('functions', () => {
   it('run Node.js 24 on arm64 with their own log groups', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(FUNCTION_ROLES.length);
+    expect(functions).toHaveLength(FUNCTION_ROLES.length + 1); // and the audit archive's copier
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -349,7 +351,7 @@ describe('functions', () => {
       return JSON.stringify(value).includes('"GatewayBaseUrl"') ? 'https://api.example.com' : JSON.stringify(value);
     };
     const known = new Set<string>([...Object.values(RUNTIME_ENV), 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_LOG_LEVEL']);
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+    for (const [id, fn] of holdbackFunctions()) {
       const variables: Json = fn.Properties.Environment.Variables;
       // A misspelt optional variable would pass readRuntimeConfig silently and leave its default in force.
       expect([id, Object.keys(variables).filter((name) => !known.has(name))]).toEqual([id, []]);
@@ -447,7 +449,7 @@ describe('retention', () => {
   });
 
   it("every function gets the stack's retention per kind, which the repositories stamp on what may expire", () => {
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+    for (const [id, fn] of holdbackFunctions()) {
       expect([id, JSON.parse(fn.Properties.Environment.Variables[RUNTIME_ENV.retentionDays])]).toEqual([id, DEFAULT_RETENTION_DAYS]);
     }
   });
@@ -462,7 +464,7 @@ describe('alarms and dashboard', () => {
       expect([queue, alarms.some((a) => JSON.stringify(a.Dimensions ?? []).includes(queue))]).toEqual([queue, true]);
     }
     const metrics = alarms.map((a) => a.MetricName).filter((m) => m !== 'ApproximateNumberOfMessagesVisible').sort();
-    expect(metrics).toEqual([METRIC.drift.name, METRIC.rateLimited.name, METRIC.failed.name, METRIC.sendLateness.name].sort());
+    expect(metrics).toEqual([METRIC.drift.name, METRIC.rateLimited.name, METRIC.failed.name, METRIC.sendLateness.name, METRIC.auditHeadRefused.name].sort());
     const topic = logicalId(stack.observability.topic);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
@@ -526,6 +528,69 @@ describe('audit checkpoint key', () => {
     }
     const readers = policy.filter((s) => list(s.Action).includes('kms:GetPublicKey')).flatMap((s) => list((s as Json).Principal.AWS));
     expect(readers).not.toContainEqual(getAtt(stack.functions.webhooks.role));
+  });
+});
+
+describe('audit log: write-once (issue 16)', () => {
+  it("the key's policy can never change: no principal may put a policy, create a grant or schedule deletion; the stack bypasses KMS's lockout check on purpose", () => {
+    const key = resources[logicalId(stack.auditKey.key)];
+    expect(key.Properties.BypassPolicyLockoutSafetyCheck).toBe(true);
+    const actions = (key.Properties.KeyPolicy.Statement as Statement[]).flatMap((s) => list(s.Action));
+    for (const forbidden of ['kms:PutKeyPolicy', 'kms:Put*', 'kms:CreateGrant', 'kms:Create*', 'kms:ScheduleKeyDeletion', 'kms:*', 'kms:ReplicateKey', 'kms:ImportKeyMaterial']) {
+      expect([forbidden, actions.includes(forbidden)]).toEqual([forbidden, false]);
+    }
+  });
+
+  it('replaced keys stay readable: their ARNs (holdback:auditPreviousKeyArns) reach the readers with GetPublicKey on them', () => {
+    const app = new App({ context: SYNTH_CONTEXT });
+    const old = 'arn:aws:kms:ap-south-1:123456789012:key/00000000-0000-0000-0000-000000000001';
+    const withOld = new HoldbackStack(app, 'Rotated', { auditPreviousKeyArns: [old] });
+    const t = Template.fromStack(withOld).toJSON().Resources as Record<string, Json>;
+    const api = t[withOld.getLogicalId(withOld.functions.api.function.node.defaultChild as CfnElement)];
+    expect(api.Properties.Environment.Variables[RUNTIME_ENV.auditPreviousKmsKeyIds]).toBe(old);
+    const apiRole = withOld.getLogicalId(withOld.functions.api.role.node.defaultChild as CfnElement);
+    const granted = Object.values(t).filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === apiRole))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[]);
+    expect(granted).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'kms:GetPublicKey', Resource: old }));
+  });
+
+  it('the long-term copy: an S3 bucket with Object Lock in compliance mode (100 years), retained, fed by the audit table\'s stream through the copier', () => {
+    const bucket = resources[logicalId(stack.auditArchive.bucket)];
+    expect(bucket.Properties.ObjectLockEnabled).toBe(true);
+    expect(bucket.Properties.ObjectLockConfiguration).toEqual({ ObjectLockEnabled: 'Enabled', Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 36500 } } });
+    expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    const table = resources[logicalId(stack.tables.audit.table)];
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    const copier = logicalId(stack.auditArchive.copier.function);
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => JSON.stringify(m.EventSourceArn).includes('StreamArn'));
+    expect(mappings).toEqual([expect.objectContaining({ FunctionName: { Ref: copier }, EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.tables.audit.table), 'StreamArn'] }, StartingPosition: 'TRIM_HORIZON' })]);
+    expect(resources[copier].Properties.Environment.Variables.HOLDBACK_AUDIT_ARCHIVE_BUCKET).toEqual({ Ref: logicalId(stack.auditArchive.bucket) });
+  });
+
+  it('no role of the stack can change or delete the copy: only the copier may write to the bucket, and only PutObject', () => {
+    const s3 = statements().filter(({ statement }) => statement.Effect === 'Allow' && list(statement.Action).some((a) => a.startsWith('s3:')));
+    const copierRole = logicalId(stack.auditArchive.copier.role);
+    for (const { where, statement } of s3) {
+      expect([where, resources[where].Properties.Roles]).toEqual([where, [{ Ref: copierRole }]]);
+      expect(list(statement.Action)).toEqual(['s3:PutObject']);
+    }
+    expect(s3).toHaveLength(1);
+    // Nothing may change the lock or the bucket policy (the bucket policy only enforces TLS).
+    const bucketPolicy = ofType('AWS::S3::BucketPolicy')[0][1].Properties.PolicyDocument.Statement as Statement[];
+    expect(bucketPolicy.every((st) => st.Effect === 'Deny')).toBe(true);
+  });
+
+  it('the table is append-only for every role: no UpdateItem or batch writes, DeleteItem only of the pending entries by the writer, checkpoints and pointers put by the writer alone', () => {
+    const audit = getAtt(stack.tables.audit.table);
+    for (const role of FUNCTION_ROLES) {
+      const denies = statementsOf(role).filter((st) => st.Effect === 'Deny' && JSON.stringify(st.Resource) === JSON.stringify(audit));
+      expect([role, denies.some((d) => list(d.Action).includes('dynamodb:UpdateItem') && d.Condition === undefined)]).toEqual([role, true]);
+      const deletes = denies.find((d) => list(d.Action).includes('dynamodb:DeleteItem'));
+      expect([role, deletes?.Condition]).toEqual([role, role === 'sweep' ? { 'ForAnyValue:StringNotEquals': { 'dynamodb:LeadingKeys': ['pending'] } } : undefined]);
+      const checkpointPuts = denies.find((d) => list(d.Action).includes('dynamodb:PutItem'));
+      expect([role, checkpointPuts?.Condition]).toEqual([role, role === 'sweep' ? undefined : { 'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': ['checkpoints', 'signed'] } }]);
+    }
   });
 });
 
@@ -600,7 +665,7 @@ describe("the gateway's webhooks on a function URL", () => {
   });
 
   it("the webhooks' role holds only what a webhook does: its table actions, the bus, deleting release schedules, the secret, its logs, tracing", () => {
-    const granted = statementsOf('webhooks').flatMap((s) => list(s.Action));
+    const granted = statementsOf('webhooks').filter((s) => s.Effect === 'Allow').flatMap((s) => list(s.Action));
     const tableActions = Object.values(TABLE_ACTIONS.webhooks).flatMap((actions) => [...actions]);
     expect([...new Set(granted)].sort()).toEqual([...new Set([
       ...tableActions, 'events:PutEvents', 'scheduler:DeleteSchedule', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue',

@@ -4,7 +4,9 @@ import { checkpointText, isSignedBy, sealCheckpoint, type AuditCheckpoint } from
 import { canonicalJson, GENESIS_HASH, recordHash, sealRecords, streamOf, type AuditRecord } from '../../functions/domain/audit-records';
 import { AuditVerifier, CHECKPOINT_STREAM } from '../../functions/domain/audit-verification';
 import { checkpointLine, headerLine, recordLine, verifyExport } from '../../functions/domain/audit-export';
-import { sign } from 'node:crypto';
+import { createPublicKey, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const AT = '2022-12-02T16:00:00+05:30';
@@ -135,12 +137,28 @@ describe('export', () => {
     expect((await verifyExport(() => [...lines, 'not json'], publicKey)).firstBroken).toEqual({ stream: 'file', sequence: 7, reason: 'line 7 is not JSON' });
   });
 
-  test('a range export starts its streams anywhere; a record missing inside the range is still a gap', async () => {
+  test('a range export is refused as incomplete unless asked for a partial check; then it starts its streams anywhere, and a record missing inside the range is still a gap', async () => {
     const header = headerLine({ exportedAt: RECORDED, from: RECORDED, to: RECORDED, complete: false, algorithm: 'Ed25519', keyId: 'ed25519:test' });
     const partial = [header, checkpointLine(checkpoint), ...records.slice(1).map(recordLine)];
-    expect(await verifyExport(() => partial, publicKey)).toMatchObject({ ok: true, records: 3, complete: false });
+    expect(await verifyExport(() => partial, publicKey)).toMatchObject({ ok: false, complete: false, firstBroken: { stream: 'file', sequence: 1, reason: expect.stringMatching(/^incomplete: the header says this export is not the whole log/) } });
+    expect(await verifyExport(() => partial, { publicKey, partial: true })).toMatchObject({ ok: true, records: 3, complete: false });
     const gap = [header, recordLine(records[0]), recordLine(records[2])];
-    expect((await verifyExport(() => gap, publicKey)).firstBroken).toMatchObject({ stream: 'order#order_9', sequence: 2 });
+    expect((await verifyExport(() => gap, { publicKey, partial: true })).firstBroken).toMatchObject({ stream: 'order#order_9', sequence: 2 });
+    // The header is not signed: flipping a range export's flag to true makes the check stricter, never laxer.
+    const flipped = [headerLine({ exportedAt: RECORDED, from: RECORDED, to: RECORDED, complete: true, algorithm: 'Ed25519', keyId: 'ed25519:test' }), ...partial.slice(1)];
+    expect((await verifyExport(() => flipped, publicKey)).firstBroken).toMatchObject({ stream: 'order#order_9', sequence: 1, reason: expect.stringContaining('missing') });
+  });
+
+  test('an export written before format 2 (no version, no root, the old hashing code) verifies unchanged, by Holdback and by the format rule', async () => {
+    const fixture = JSON.parse(readFileSync(join(__dirname, 'fixtures/audit-export-v1.json'), 'utf8')) as { publicKeyPem: string; lines: string[] };
+    const oldKey = createPublicKey(fixture.publicKeyPem);
+    expect(await verifyExport(() => fixture.lines, { publicKeys: new Map([['ed25519:legacy', oldKey]]) })).toMatchObject({ ok: true, records: 4, checkpoints: 1, firstBroken: null });
+    const checkpointOf = JSON.parse(fixture.lines[1]) as AuditCheckpoint & { type?: string };
+    expect(checkpointOf.version).toBeUndefined();
+    expect(checkpointOf.root).toBeUndefined();
+    // Edited, it fails as any record does.
+    const edited = fixture.lines.map((l) => l.replace('"reason":"', '"reason":"x'));
+    expect((await verifyExport(() => edited, { publicKeys: new Map([['ed25519:legacy', oldKey]]) })).ok).toBe(false);
   });
 });
 
@@ -148,7 +166,7 @@ describe('holdback audit verify (usage)', () => {
   test('a missing --file or --public-key, or a key that is not a PEM public key, says what to give', async () => {
     const { verifyExportFile, UsageError } = await import('../../bin/audit-verify');
     await expect(verifyExportFile({ publicKey: 'k.pem' })).rejects.toThrow(new UsageError('--file is missing: give the export, e.g. --file audit.ndjson (from GET /audit/export)'));
-    await expect(verifyExportFile({ file: 'a.ndjson' })).rejects.toThrow(/^--public-key is missing/);
+    await expect(verifyExportFile({ file: 'a.ndjson' })).rejects.toThrow(/^--public-keys is missing: give the key list/);
     await expect(verifyExportFile({ file: 'a.ndjson', publicKey: __filename })).rejects.toThrow(/is not a public key in PEM form/);
   });
 });

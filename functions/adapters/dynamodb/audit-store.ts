@@ -14,6 +14,10 @@ import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, KEY } from './tables';
 /** The partition of the checkpoints and of the entries waiting for a later append (no stream has these names). */
 export const CHECKPOINT_PK = 'checkpoints';
 export const PENDING_PK = 'pending';
+/** The partition of the checkpoint writer's pointers: the head it last signed of each stream (sort key: the stream). */
+export const SIGNED_PK = 'signed';
+/** Partitions that hold no records. */
+const NOT_RECORDS = new Set([CHECKPOINT_PK, PENDING_PK, SIGNED_PK]);
 
 /** Sequences and checkpoint numbers as fixed-width text, so that text order is number order. */
 export function sequenceKey(sequence: number): string {
@@ -40,7 +44,7 @@ const RECORD_ATTRIBUTES = new Set([
   'stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash',
 ]);
 
-function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'recordedAt'>): { timePk: string; timeSk: string } {
+export function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'recordedAt'>): { timePk: string; timeSk: string } {
   let shard = 0;
   for (let i = 0; i < record.stream.length; i++) shard = (shard * 31 + record.stream.charCodeAt(i)) % AUDIT_TIME_SHARDS;
   return {
@@ -96,8 +100,14 @@ function checkpointItem(checkpoint: AuditCheckpoint): Plain {
 }
 
 function storedCheckpoint(item: Plain): AuditCheckpoint {
-  const { number, at, coveredUntil, previousHash, heads, algorithm, keyId, hash, signature } = item as unknown as AuditCheckpoint;
-  return { number, at, coveredUntil, previousHash, heads: heads ?? [], algorithm, keyId, hash, signature };
+  const { version, number, at, coveredUntil, previousHash, heads, root, algorithm, keyId, hash, signature } = item as unknown as AuditCheckpoint;
+  // A version 1 checkpoint has neither `version` nor `root`: absent members stay absent (its text has none).
+  return { ...(version === undefined ? {} : { version }), number, at, coveredUntil, previousHash, heads: heads ?? [], ...(root === undefined ? {} : { root }), algorithm, keyId, hash, signature };
+}
+
+/** Runs `work` on every item, at most `width` at a time. */
+async function inBatches<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  for (let start = 0; start < items.length; start += width) await Promise.all(items.slice(start, start + width).map(work));
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -134,7 +144,13 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       const failed = await this.appendEach(entries);
       if (failed.entries.length > 0) {
         // The appended part stays appended; the rest waits in the same item for the next flush.
-        if (failed.entries.length < entries.length) await this.doc.put({ TableName: this.tableName, Item: { ...item, entries: failed.entries } });
+        if (failed.entries.length < entries.length) {
+          await this.doc.put({
+            TableName: this.tableName, Item: { ...item, entries: failed.entries },
+            // Every put on the audit table is conditional: this one only rewrites the pending item it read.
+            ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': KEY.pk },
+          });
+        }
         appended += entries.length - failed.entries.length;
         continue;
       }
@@ -163,8 +179,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
 
   async *records(range: { from?: string; to?: string } = {}): AsyncIterable<StoredAuditRecord> {
     for await (const item of this.scanAll()) {
-      const pk = item[KEY.pk];
-      if (pk === CHECKPOINT_PK || pk === PENDING_PK) continue;
+      if (NOT_RECORDS.has(item[KEY.pk] as string)) continue;
       const recordedAt = item.recordedAt as string;
       if (range.from !== undefined && !(recordedAt >= range.from)) continue;
       if (range.to !== undefined && !(recordedAt <= range.to)) continue;
@@ -194,7 +209,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     if (since === null || !((lastDay - firstDay) / 86_400_000 <= MAX_INDEX_DAYS)) {
       for await (const item of this.scanAll()) {
         const pk = item[KEY.pk] as string;
-        if (pk !== CHECKPOINT_PK && pk !== PENDING_PK) take(pk, Number(item[KEY.sk]), item.hash as string);
+        if (!NOT_RECORDS.has(pk)) take(pk, Number(item[KEY.sk]), item.hash as string);
       }
       return [...heads.values()];
     }
@@ -215,6 +230,48 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       for (const item of items) take(item[KEY.pk] as string, Number(item[KEY.sk]), item.hash as string);
     }));
     return [...heads.values()];
+  }
+
+  async streamRecordsFrom(stream: string, fromSequence: number): Promise<AuditRecord[]> {
+    const items = await queryItems(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk >= :from',
+      ExpressionAttributeNames: { '#pk': KEY.pk, '#sk': KEY.sk },
+      ExpressionAttributeValues: { ':pk': stream, ':from': sequenceKey(Math.max(1, fromSequence)) },
+      ConsistentRead: true,
+    });
+    return items.map((item) => storedRecord(item).record);
+  }
+
+  async checkpoint(number: number): Promise<AuditCheckpoint | null> {
+    const item = await this.doc.get({ TableName: this.tableName, Key: { [KEY.pk]: CHECKPOINT_PK, [KEY.sk]: sequenceKey(number) }, ConsistentRead: true });
+    return item ? storedCheckpoint(item) : null;
+  }
+
+  async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>> {
+    const heads = new Map<string, StreamHead & { checkpoint?: number }>();
+    await inBatches(streams, 16, async (stream) => {
+      const item = await this.doc.get({ TableName: this.tableName, Key: { [KEY.pk]: SIGNED_PK, [KEY.sk]: stream }, ConsistentRead: true });
+      if (item) heads.set(stream, { stream, sequence: item.sequence as number, hash: item.hash as string, checkpoint: item.checkpoint as number });
+    });
+    return heads;
+  }
+
+  async putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void> {
+    await inBatches(heads, 16, async ({ stream, sequence, hash }) => {
+      try {
+        await this.doc.put({
+          TableName: this.tableName,
+          Item: { [KEY.pk]: SIGNED_PK, [KEY.sk]: stream, stream, sequence, hash, checkpoint },
+          // Only forward: a slower writer never moves a pointer back.
+          ConditionExpression: 'attribute_not_exists(#pk) OR #seq < :seq',
+          ExpressionAttributeNames: { '#pk': KEY.pk, '#seq': 'sequence' },
+          ExpressionAttributeValues: { ':seq': sequence },
+        });
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    });
   }
 
   async putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean> {
@@ -307,6 +364,8 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     await this.doc.put({
       TableName: this.tableName,
       Item: { [KEY.pk]: PENDING_PK, [KEY.sk]: `${failedAt}#${randomUUID()}`, entries, failedAt, reason },
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': KEY.pk },
     });
   }
 

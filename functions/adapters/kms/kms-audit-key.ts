@@ -3,7 +3,7 @@
  * the checkpoint writer's role may call Sign (the key policy says so), every verifier reads the public key.
  */
 import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
-import type { AuditKey } from '../../application/ports';
+import type { AuditKey, AuditPublicKey } from '../../application/ports';
 
 /** DER (SPKI) to PEM text, as `openssl` and node:crypto read it. */
 export function spkiPem(der: Uint8Array): string {
@@ -12,24 +12,41 @@ export function spkiPem(der: Uint8Array): string {
 }
 
 export class KmsAuditKey implements AuditKey {
-  private publicKey: Promise<string> | null = null;
+  private readonly pems = new Map<string, Promise<string>>();
 
-  /** `keyId`: the key's ARN (an alias ARN works for Sign, but the ARN is what checkpoints name). */
-  constructor(private readonly kms: KMSClient, private readonly keyId: string, readonly canSign: boolean) {}
+  /**
+   * `keyId`: the key's ARN (an alias ARN works for Sign, but the ARN is what checkpoints name). `previousKeyIds`: the
+   * ARNs of keys that signed before it (replaced or rotated keys are kept, never deleted), oldest first.
+   */
+  constructor(private readonly kms: KMSClient, private readonly keyId: string, readonly canSign: boolean, private readonly previousKeyIds: readonly string[] = []) {}
+
+  /** Each key's public half, read from KMS itself (never from the log, which a writer could change). */
+  async publicKeys(): Promise<AuditPublicKey[]> {
+    const ids = [...this.previousKeyIds.filter((id) => id !== this.keyId), this.keyId];
+    return Promise.all(ids.map(async (keyId) => ({ keyId, algorithm: 'ECDSA_SHA_256' as const, publicKeyPem: await this.pemOf(keyId), from: null, to: null })));
+  }
 
   async identity(): Promise<{ algorithm: 'ECDSA_SHA_256'; keyId: string }> {
     return { algorithm: 'ECDSA_SHA_256', keyId: this.keyId };
   }
 
   async publicKeyPem(): Promise<string> {
-    this.publicKey ??= this.kms.send(new GetPublicKeyCommand({ KeyId: this.keyId })).then((answer) => {
-      if (!answer.PublicKey) throw new Error(`KMS returned no public key for ${this.keyId}`);
-      if (answer.KeySpec !== 'ECC_NIST_P256') throw new Error(`the audit key ${this.keyId} is ${answer.KeySpec ?? 'unknown'}; create it as ECC_NIST_P256 with usage SIGN_VERIFY`);
-      return spkiPem(answer.PublicKey);
-    });
-    // A failed read is not cached: the next call asks again.
-    this.publicKey.catch(() => { this.publicKey = null; });
-    return this.publicKey;
+    return this.pemOf(this.keyId);
+  }
+
+  private pemOf(keyId: string): Promise<string> {
+    let pem = this.pems.get(keyId);
+    if (!pem) {
+      pem = this.kms.send(new GetPublicKeyCommand({ KeyId: keyId })).then((answer) => {
+        if (!answer.PublicKey) throw new Error(`KMS returned no public key for ${keyId}`);
+        if (answer.KeySpec !== 'ECC_NIST_P256') throw new Error(`the audit key ${keyId} is ${answer.KeySpec ?? 'unknown'}; create it as ECC_NIST_P256 with usage SIGN_VERIFY`);
+        return spkiPem(answer.PublicKey);
+      });
+      this.pems.set(keyId, pem);
+      // A failed read is not cached: the next call asks again.
+      pem.catch(() => this.pems.delete(keyId));
+    }
+    return pem;
   }
 
   /** KMS signs the SHA-256 digest (MessageType DIGEST), which verifies as ECDSA-SHA256 over the text itself. */

@@ -7,6 +7,7 @@
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import canonicalize from 'canonicalize';
 import type { TableDefinition } from '../dynamodb/tables';
 
 export const AWS_CALL_METER_ENV = 'HOLDBACK_COUNT_AWS_CALLS';
@@ -54,13 +55,11 @@ export function itemSize(item: Item): number {
   return Object.entries(item).reduce((sum, [name, value]) => sum + utf8(name) + valueSize(value), 0);
 }
 
-/** A value as text with map keys sorted, so an item read back compares equal to the one written. */
+/** A value as its RFC 8785 text (map keys sorted), so an item read back compares equal to the one written. */
 function canonical(value: AttributeValue | undefined): string {
   if (value === undefined) return '';
-  if (value.M) return `{${Object.keys(value.M).sort().map((k) => `${JSON.stringify(k)}:${canonical(value.M![k])}`).join(',')}}`;
-  if (value.L) return `[${value.L.map(canonical).join(',')}]`;
-  if (value.B !== undefined) return `B:${Buffer.from(value.B).toString('base64')}`;
-  return JSON.stringify(value);
+  // Binary as base64 text: a byte array has no JSON form of its own.
+  return canonicalize(value.B === undefined ? value : { B: Buffer.from(value.B).toString('base64') }) ?? '';
 }
 
 interface IndexShape { name: string; keys: string[]; projected: (item: Item) => Item }

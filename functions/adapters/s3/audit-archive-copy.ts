@@ -1,0 +1,70 @@
+/**
+ * The audit log's write-once copy on AWS: each record and checkpoint that DynamoDB Streams reports as inserted becomes
+ * an S3 object in a bucket with Object Lock in compliance mode, one export line each (`{"type": "record", ...}`), so
+ * that no role of the stack (the checkpoint signer included) can change or delete what was written. A record or a
+ * checkpoint changed or removed in the table is kept too, as evidence, under `tampering/`.
+ */
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Logger } from '../../application/ports';
+import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK, sequenceKey } from './../dynamodb/audit-store';
+import { AUDIT_TIME_INDEX, KEY } from '../dynamodb/tables';
+
+/** One DynamoDB Streams record, as Lambda hands it over (images in the low-level attribute form). */
+export interface AuditStreamRecord {
+  eventID?: string;
+  eventName?: 'INSERT' | 'MODIFY' | 'REMOVE' | string;
+  dynamodb?: { Keys?: Record<string, unknown>; NewImage?: Record<string, unknown>; OldImage?: Record<string, unknown>; ApproximateCreationDateTime?: number };
+}
+
+export interface ArchiveObject {
+  key: string;
+  body: string;
+}
+
+const image = (value: Record<string, unknown> | undefined): Record<string, unknown> | null =>
+  value ? unmarshall(value as Record<string, AttributeValue>) : null;
+
+/** The item without the table's own keys: the record or checkpoint exactly as an export line holds it. */
+function exportLine(item: Record<string, unknown>, type: 'record' | 'checkpoint'): string {
+  const { [KEY.pk]: _pk, [KEY.sk]: _sk, [AUDIT_TIME_INDEX.pk]: _tpk, [AUDIT_TIME_INDEX.sk]: _tsk, ...member } = item;
+  return `${JSON.stringify({ type, ...member })}\n`;
+}
+
+/** The objects to write for a batch of stream records (the writer's pointers and pending entries are not the log). */
+export function archiveObjectsOf(records: readonly AuditStreamRecord[]): ArchiveObject[] {
+  const objects: ArchiveObject[] = [];
+  for (const record of records) {
+    const next = image(record.dynamodb?.NewImage);
+    const previous = image(record.dynamodb?.OldImage);
+    const item = next ?? previous;
+    const pk = item?.[KEY.pk];
+    if (typeof pk !== 'string' || pk === PENDING_PK || pk === SIGNED_PK) continue;
+    const type = pk === CHECKPOINT_PK ? 'checkpoint' : 'record';
+    if (record.eventName === 'INSERT' && next) {
+      const key = type === 'checkpoint'
+        ? `checkpoints/${sequenceKey(Number(next.number))}.json`
+        : `records/${encodeURIComponent(pk)}/${sequenceKey(Number(next.sequence))}.json`;
+      objects.push({ key, body: exportLine(next, type) });
+      continue;
+    }
+    // A MODIFY or REMOVE of a record or a checkpoint: the log is append-only, so this is tampering (or a restore).
+    const when = new Date((record.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000).toISOString();
+    objects.push({
+      key: `tampering/${when}-${record.eventID ?? 'unknown'}.json`,
+      body: `${JSON.stringify({ eventName: record.eventName, stream: pk, sortKey: item?.[KEY.sk], oldImage: previous, newImage: next })}\n`,
+    });
+  }
+  return objects;
+}
+
+/** Writes the batch's objects; a failure throws, so Lambda retries the batch (rewriting an object adds a version, never replaces the locked one). */
+export async function archiveAuditRecords(s3: S3Client, bucket: string, records: readonly AuditStreamRecord[], logger: Logger): Promise<number> {
+  const objects = archiveObjectsOf(records);
+  for (const object of objects) {
+    if (object.key.startsWith('tampering/')) logger.error('audit table: a record or checkpoint was changed or removed; kept in the write-once archive', { key: object.key });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: object.key, Body: object.body, ContentType: 'application/x-ndjson', ChecksumAlgorithm: 'SHA256' }));
+  }
+  return objects.length;
+}
