@@ -302,7 +302,7 @@ export async function runBench(): Promise<void> {
   const sandbox = await benchSandbox();
   progress(`bench: gateway limit of 600 per minute with a backlog, ${LIMIT_CONTAINERS} containers (about 2 minutes)...`);
   const rateLimit = await benchGatewayLimit();
-  progress('bench: fault run, 200 orders of 3 vendors with a fifth of gateway calls faulted (about a minute)...');
+  progress('bench: fault run, 200 orders of 3 vendors with a fifth of gateway calls faulted (a few minutes)...');
   const faults = await benchGatewayFaults(progress);
   progress('bench: console bundle size...');
   const consoleBundle = await benchConsoleBundle();
@@ -414,7 +414,7 @@ function part<R>(section: string, measure: () => R | Promise<R>, targets: (r: R)
 /** The parts that run alone: `npx tsx bench/run.ts <part>` (the README lists them). */
 const PARTS: Record<string, () => Promise<void>> = {
   'gateway-limit': part('rateLimit', benchGatewayLimit, gatewayLimitTargets, gatewayLimitLine), // about 2 minutes
-  faults: part('faults', () => benchGatewayFaults(progress), gatewayFaultsTargets, gatewayFaultsLine), // about a minute
+  faults: part('faults', () => benchGatewayFaults(progress), gatewayFaultsTargets, gatewayFaultsLine), // a few minutes (timeouts are waited out)
   audit: part('auditVerification', benchAuditVerification, auditVerificationTargets, auditVerificationLine), // about a minute
   previews: part('previewsAndImport', () => benchPreviewsAndImport(progress), previewsAndImportTargets, previewsAndImportLine), // about two minutes
   // BENCH_CSV_ORDERS orders of 3 vendors, default 66,667
