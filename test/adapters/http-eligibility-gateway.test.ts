@@ -110,7 +110,8 @@ test('a 429 asking for longer than the call may wait ends the call with the retr
 test('times out a request that gets no answer, and does not try again', async () => {
   server.fallback = () => ({ kind: 'hang' });
   const result = await gateway({ timeoutMs: 50, maxTries: 2 }).updateEligibility('order_1001', 'vendor_A', '2022-12-06 09:00:00');
-  expect(server.requests).toHaveLength(1);
+  // One try (on a busy machine the 50 ms may run out before the server has even read the request).
+  expect(server.requests.length).toBeLessThanOrEqual(1);
   expect(result.attempts.map((a) => [a.httpStatus, a.status, a.subCode])).toEqual([[null, 'TIMEOUT', null]]);
   expect(result.final).toEqual({ kind: 'timeout', message: 'no answer within 50 ms' });
 });
