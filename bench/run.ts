@@ -9,6 +9,7 @@ import { auditVerificationLine, auditVerificationTargets, benchAuditVerification
 import { benchPreviewsAndImport, previewsAndImportLine, previewsAndImportTargets } from './previews';
 import { benchCost, costLine } from './cost';
 import { benchFunctionBundles, functionBundlesLine } from './function-bundles';
+import { benchGatewayFaults, gatewayFaultsLine, gatewayFaultsTargets } from './gateway-faults';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
 import { RELEASE_QUEUE } from '../functions/routing';
@@ -301,6 +302,8 @@ export async function runBench(): Promise<void> {
   const sandbox = await benchSandbox();
   progress(`bench: gateway limit of 600 per minute with a backlog, ${LIMIT_CONTAINERS} containers (about 2 minutes)...`);
   const rateLimit = await benchGatewayLimit();
+  progress('bench: fault run, 200 orders of 3 vendors with a fifth of gateway calls faulted (a few minutes)...');
+  const faults = await benchGatewayFaults(progress);
   progress('bench: console bundle size...');
   const consoleBundle = await benchConsoleBundle();
   progress('bench: audit verification of 1,000,000 records (about a minute)...');
@@ -316,6 +319,7 @@ export async function runBench(): Promise<void> {
     releasesPerSecond: { target: 300, measured: pipeline.releasesPerSecond, met: pipeline.releasesPerSecond >= 300 },
     decisionsPerSecond: { target: 100_000, measured: domain.perSecond, met: domain.perSecond >= 100_000 },
     ...gatewayLimitTargets(rateLimit),
+    ...gatewayFaultsTargets(faults),
     ...consoleBundleTargets(consoleBundle),
     ...auditVerificationTargets(auditVerification),
     ...previewsAndImportTargets(previewsAndImport),
@@ -323,12 +327,13 @@ export async function runBench(): Promise<void> {
     ...costTargets(cost),
     ...functionBundleTargets(functionBundles),
   };
-  const { file, results } = writeResults({ pipeline, domain, rateLimit, sandbox, consoleBundle, auditVerification, previewsAndImport, outcomesCsv, cost, functionBundles, targets });
+  const { file, results } = writeResults({ pipeline, domain, rateLimit, faults, sandbox, consoleBundle, auditVerification, previewsAndImport, outcomesCsv, cost, functionBundles, targets });
   console.log(`Holdback benchmark (${results.machine.cpus} cores, Node ${process.version}) -> ${file}
   end to end: ${pipeline.releases} releases of ${pipeline.orders} orders in ${pipeline.seconds} s = ${pipeline.releasesPerSecond}/s, the median of ${pipeline.runs.join(', ')} (target 300/s); ${pipeline.cpuMsPerRelease} ms of CPU per release
   event-to-applied latency: p50 ${pipeline.latencyMs.p50} ms, p99 ${pipeline.latencyMs.p99} ms
   domain decisions + predictions: ${domain.perSecond}/s (target 100,000/s)
   ${gatewayLimitLine(rateLimit)}
+  ${gatewayFaultsLine(faults)}
   sandbox: ${sandbox.map((s) => `${s.label} ${s.requestsPerSecond}/s`).join(', ')}
   ${consoleBundleLine(consoleBundle)}
   ${auditVerificationLine(auditVerification)}
@@ -409,6 +414,7 @@ function part<R>(section: string, measure: () => R | Promise<R>, targets: (r: R)
 /** The parts that run alone: `npx tsx bench/run.ts <part>` (the README lists them). */
 const PARTS: Record<string, () => Promise<void>> = {
   'gateway-limit': part('rateLimit', benchGatewayLimit, gatewayLimitTargets, gatewayLimitLine), // about 2 minutes
+  faults: part('faults', () => benchGatewayFaults(progress), gatewayFaultsTargets, gatewayFaultsLine), // a few minutes (timeouts are waited out)
   audit: part('auditVerification', benchAuditVerification, auditVerificationTargets, auditVerificationLine), // about a minute
   previews: part('previewsAndImport', () => benchPreviewsAndImport(progress), previewsAndImportTargets, previewsAndImportLine), // about two minutes
   // BENCH_CSV_ORDERS orders of 3 vendors, default 66,667

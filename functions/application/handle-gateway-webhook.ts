@@ -6,10 +6,11 @@ import { GATEWAY_ZONE } from '../domain/dates';
 import { ValidationError, isRecord, issueText, type ValidationIssue } from '../domain/errors';
 import { assertNesting, pruneNesting } from '../domain/bounds';
 import { gatewaySplitIssues, isValidId } from '../domain/order-events';
-import { settle } from '../domain/release-machine';
+import { settle, unresolvedRequests, type SettleRecon } from '../domain/release-machine';
 import { storableDetail } from './handle-order-event';
 import { withSettlementCheck } from './settlement-accuracy';
 import { UnauthorizedError, describeError } from './errors';
+import type { VendorRelease } from '../domain/types';
 import { VersionConflictError, type AuditEntry, type Dependencies } from './ports';
 import { MAX_WRITE_ATTEMPTS, appendAudit, runEffects, storedInstant, writeRelease } from './release-writes';
 
@@ -241,8 +242,10 @@ async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown
       const unmatched = await whyUnmatched(deps, ids.orderId, ids.vendorId);
       return { result: { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` }, outcome: { listed: unmatched }, unmatched };
     }
+    // A send without a clear answer (a lost sender, a timeout) may be what settled: the recon says which date it held.
+    const recon = await settlementRecon(deps, current);
     // Checked against its prediction: a mismatch stays on the outcome and emits config.drift_detected.
-    const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now()));
+    const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now(), recon));
     const result: WebhookResult = { action: 'release_settled', ...ids };
     if (transition.kind === 'unchanged') return { result, outcome: { alreadySettledAt: current.settledAt } };
     try {
@@ -257,6 +260,23 @@ async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown
       result,
       outcome: { settledAt: settled.settledAt, settledFrom: settled.settledFrom, ...(settled.settlementMismatch ? { settlementMismatch: settled.settlementMismatch } : {}) },
     };
+  }
+}
+
+/**
+ * The order recon for a settled release that has a send of unknown outcome (so that it settles from APPLIED with its
+ * eligibility when the gateway holds that date), else undefined; a recon that cannot be read settles it as it is.
+ */
+async function settlementRecon(deps: Dependencies, release: VendorRelease): Promise<SettleRecon | undefined> {
+  if (release.state === 'APPLIED' || release.state === 'SETTLED' || unresolvedRequests(release).length === 0 || !deps.gatewayOrders.fetchEligibility) return undefined;
+  try {
+    const gatewayEligibility = await deps.gatewayOrders.fetchEligibility(release.orderId, release.vendorId);
+    return { gatewayEligibility, at: storedInstant(deps.clock.now()), settings: await deps.settings.get() };
+  } catch (error) {
+    deps.logger.warn('settled release with a send of unknown outcome: the order recon could not be read, settled as it is', {
+      orderId: release.orderId, vendorId: release.vendorId, state: release.state, error: describeError(error),
+    });
+    return undefined;
   }
 }
 

@@ -184,9 +184,19 @@ export interface GatewayCallResult {
 }
 
 /** The gateway's vendor settlement eligibility PUT. */
+/**
+ * Runs before each PUT leaves (`attempt`: its try within the call, `at`: the attempt's stamp), so that the caller can
+ * put it on the record first; when it throws, nothing is sent and the call throws that error.
+ */
+export type BeforePut = (attempt: number, at: string) => Promise<void>;
+
 export interface EligibilityGateway {
-  /** `eligibility` in the gateway's form "YYYY-MM-DD HH:MM:SS" (India time). */
-  updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult>;
+  /**
+   * `eligibility` in the gateway's form "YYYY-MM-DD HH:MM:SS" (India time). Tries again within the call only after a
+   * clean refusal (429); an answer that leaves open whether the PUT applied (timeout, reset, 5xx) ends the call, so
+   * that the caller reads the gateway's order recon before anything is sent again.
+   */
+  updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult>;
 }
 
 /** One vendor's share in an order's static split, as the gateway holds it: exactly one of amount and percentage. */

@@ -1,12 +1,16 @@
 /**
  * Use case of the release function, the one send path: claim a due release, read the order and the vendor's hold
- * after the claim, plan again, and only then send the gateway's eligibility PUT and record its answer.
+ * after the claim, plan again, and only then send the gateway's eligibility PUT (on the record before it leaves) and
+ * record its answer; a send without a clear answer is checked at the gateway's order recon before anything is resent.
  */
-import { SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, type Effect, type Write } from '../domain/release-machine';
-import type { ReleaseCommand, ReleaseState, SendInFlight, VendorRelease } from '../domain/types';
+import {
+  SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, reconUnread, recordSend,
+  unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
+} from '../domain/release-machine';
+import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../domain/types';
 import { planInputOf, planOrderReleases } from './plan-releases';
 import { VersionConflictError, type Dependencies } from './ports';
-import { releaseKeyOf, runEffects, writeRelease } from './release-writes';
+import { releaseKeyOf, runEffects, storedInstant, writeRelease } from './release-writes';
 
 export type ReleaseVendorResult =
   | { outcome: 'skipped'; reason: string }
@@ -36,6 +40,8 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   if (claimed.kind === 'skip') return { outcome: 'skipped', reason: claimed.reason };
   // Taking over a claim whose deadline passed: its send may have reached the gateway before its sender was lost.
   const lost = current.state === 'APPLYING' ? current.sending ?? null : null;
+  // A send without a clear answer (a lost sender, a timeout, a reset, a 5xx) may have arrived: the recon is read first.
+  const uncertain = unresolvedRequests(current).length > 0;
   try {
     await writeRelease(deps, claimed);
   } catch (error) {
@@ -44,16 +50,18 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   }
   const applying = claimed.release;
 
-  const [stored, config, gatewayEligibility] = await Promise.all([
+  const [stored, config, recon] = await Promise.all([
     // The hold consistently (it closes the stale-claim race), the settings and policy eventually (see DynamoConfigReader).
-    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId], { eventual: true }), lost ? reconEligibility(deps, applying, lost) : undefined,
+    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId], { eventual: true }), uncertain ? readRecon(deps, applying) : undefined,
   ]);
-  if (lost && gatewayEligibility !== undefined) {
-    const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility, settings: config.settings, now: deps.clock.now() });
+  if (recon?.read) {
+    const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility: recon.gatewayEligibility, at: recon.at, settings: config.settings, now: deps.clock.now() });
     if (confirmed) return record(deps, confirmed);
-    deps.logger.info('lost send not found at the gateway: sending again', {
-      orderId: command.orderId, vendorId: command.vendorId, lostRequest: lost.request, gatewayEligibility,
+    deps.logger.info('send without a clear answer not found at the gateway: sending again', {
+      orderId: command.orderId, vendorId: command.vendorId, unresolved: unresolvedRequests(current), gatewayEligibility: recon.gatewayEligibility,
     });
+  } else if (recon && !recon.read && deps.gatewayOrders.fetchEligibility) {
+    return record(deps, reconUnread({ release: applying, reason: recon.reason, settings: config.settings, now: deps.clock.now(), keyOf: releaseKeyOf }));
   }
   if (!stored.order) throw new Error(`order ${command.orderId} has a release but no order record`);
   const input = planInputOf({ ...stored, order: stored.order }, command.vendorId, config, { kind: 'claim', actor: SYSTEM_ACTOR }, deps.clock.now());
@@ -66,40 +74,49 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
     }
     return recorded;
   }
+  return send(deps, decided, config.settings);
+}
 
-  if (decided.record) {
-    // The date differs from the one the claim recorded: the release says what is in flight before it is sent.
-    try {
-      await writeRelease(deps, decided.record);
-    } catch (error) {
-      if (error instanceof VersionConflictError) return { outcome: 'superseded', reason: 'another writer took this release over before it was sent' };
-      throw error;
-    }
+/**
+ * Sends and records the answer. The PUT is on the record (the release's attempts and the audit log) before it leaves,
+ * through the client's `beforePut`. An answer that leaves open whether it applied is retried through a new claim,
+ * which reads the gateway's order recon before it sends anything again.
+ */
+async function send(deps: Dependencies, decided: SendNow, settings: Settings): Promise<ReleaseVendorResult> {
+  const { orderId, vendorId } = decided.release;
+  let release = decided.release;
+  const beforePut = async (attempt: number, at: string): Promise<void> => {
+    const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
+    await writeRelease(deps, recorded);
+    release = recorded.release;
+    await runEffects(deps, recorded.effects);
+  };
+  let result;
+  try {
+    result = await deps.gateway.updateEligibility(orderId, vendorId, decided.request, beforePut);
+  } catch (error) {
+    if (error instanceof VersionConflictError) return { outcome: 'superseded', reason: 'another writer took this release over before it was sent' };
+    throw error;
   }
-  const result = await deps.gateway.updateEligibility(command.orderId, command.vendorId, decided.request);
-  const answered = answer({
-    release: decided.release, sent: decided.eligibility, request: decided.request, result, settings: config.settings,
-    now: deps.clock.now(), keyOf: releaseKeyOf,
-  });
+  const answered = answer({ release, sent: decided.eligibility, request: decided.request, result, settings, now: deps.clock.now(), keyOf: releaseKeyOf });
   const recorded = await record(deps, answered);
   return recorded.outcome === 'scheduled' && answered.release.sends ? { ...recorded, outcome: 'rescheduled' } : recorded;
 }
 
-/**
- * The vendor's eligibility at the gateway's order recon, or undefined when it cannot be read (logged with why): the
- * caller then sends again, as a PUT of the same date is harmless at the gateway.
- */
-async function reconEligibility(deps: Dependencies, release: VendorRelease, lost: SendInFlight): Promise<string | null | undefined> {
-  const ids = { orderId: release.orderId, vendorId: release.vendorId, lostRequest: lost.request };
+/** The vendor's eligibility at the gateway's order recon, or why it could not be read (logged). */
+async function readRecon(deps: Dependencies, release: VendorRelease): Promise<ReconRead> {
+  const ids = { orderId: release.orderId, vendorId: release.vendorId, unresolved: unresolvedRequests(release) };
   if (!deps.gatewayOrders.fetchEligibility) {
-    deps.logger.warn('lost send not checked: this gateway has no order recon; sending again', ids);
-    return undefined;
+    deps.logger.warn('send without a clear answer not checked: this gateway has no order recon; sending again', ids);
+    return { read: false, reason: 'this gateway has no order recon' };
   }
   try {
-    return await deps.gatewayOrders.fetchEligibility(release.orderId, release.vendorId);
+    const gatewayEligibility = await deps.gatewayOrders.fetchEligibility(release.orderId, release.vendorId);
+    return { read: true, gatewayEligibility, at: storedInstant(deps.clock.now()) };
   } catch (error) {
-    deps.logger.warn('lost send not checked: the order recon could not be read; sending again', { ...ids, error: error instanceof Error ? error.message : String(error) });
-    return undefined;
+    const reason = error instanceof Error ? error.message : String(error);
+    deps.logger.warn('send without a clear answer not checked: the order recon could not be read; retried later', { ...ids, error: reason });
+    return { read: false, reason };
   }
 }
 

@@ -15,7 +15,8 @@ export interface VendorView {
   targetEligibility: string | null;
   appliedEligibility: string | null;
   predictedSettlement: string | null;
-  attempts: { at: string; request: string; status: string; subCode: string | null; message: string }[];
+  /** `confirmedFromRecon`: the answer never came (or said nothing) and the gateway's order recon held the date sent. */
+  attempts: { at: string; request: string; status: string; subCode: string | null; message: string; confirmedFromRecon?: { at: string; eligibility: string } }[];
   /** Decimal text in the order's currency. */
   amount: DecimalText;
   rule: ReleaseRule;
@@ -60,7 +61,10 @@ export function releaseViewOf(r: VendorRelease, zone: string): VendorView {
     targetEligibility: inZone(r.targetEligibility, zone),
     appliedEligibility: inZone(r.appliedEligibility, zone),
     predictedSettlement: inZone(r.predictedSettlement, zone),
-    attempts: r.attempts.map((a) => ({ at: inZone(a.at, zone), request: a.request, status: a.status, subCode: a.subCode, message: a.message })),
+    attempts: r.attempts.map((a) => ({
+      at: inZone(a.at, zone), request: a.request, status: a.status, subCode: a.subCode, message: a.message,
+      ...(a.confirmedFromRecon ? { confirmedFromRecon: { at: inZone(a.confirmedFromRecon.at, zone), eligibility: inZone(a.confirmedFromRecon.eligibility, zone) } } : {}),
+    })),
     amount: r.amount,
     rule: r.rule,
     scheduleOption: r.scheduleOption,

@@ -488,14 +488,17 @@ function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTim
 export function claim(current: VendorRelease, command: ReleaseCommand, now: DateTime): Write | { kind: 'skip'; reason: string } {
   const notDue = whyNotDue(current, command, now);
   if (notDue) return { kind: 'skip', reason: notDue };
-  // The date this claim will send, as far as the release knows it now (`afterClaim` re-records it if the plan moves it).
-  const send = prepareSend(current, now);
   return {
     kind: 'write',
     release: {
       ...current,
       state: 'APPLYING',
-      sending: 'skip' in send ? null : { request: send.request, claimedAt: formatInstant(now, INDIA_TIME) },
+      // An attempt still "SENT" here was left by a sender that was lost before its answer was recorded.
+      attempts: current.attempts.map((a) => (a.status === SENT_STATUS
+        ? { ...a, status: NO_ANSWER_STATUS, message: `no answer recorded: its sender was lost (taken over at ${formatInstant(now, INDIA_TIME)})` }
+        : a)),
+      // What leaves is recorded by `recordSend` just before it leaves; a lost sender's is in its attempts.
+      sending: null,
       sendAt: formatInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS }), INDIA_TIME),
       version: current.version + 1,
       updatedAt: formatInstant(now, INDIA_TIME),
@@ -525,17 +528,12 @@ export function prepareSend(release: VendorRelease, now: DateTime): PreparedSend
   return { eligibility: result.eligibility.setZone(INDIA_TIME), request: formatGatewayDate(result.eligibility), clamp };
 }
 
-/** The claimed release, its plan brought up to date, and what to send. */
+/** The claimed release, its plan brought up to date, and what to send (`recordSend` writes it before the PUT leaves). */
 export interface SendNow {
   kind: 'send';
   release: VendorRelease;
   eligibility: DateTime;
   request: string;
-  /**
-   * Written before the PUT when the date differs from the one the claim recorded (the plan moved, or a minute passed):
-   * the release must always say what may be in flight. `release` is then the version this write makes.
-   */
-  record?: Write;
 }
 
 /**
@@ -552,16 +550,84 @@ export function afterClaim(input: PlanInput & { current: VendorRelease }): SendN
   const release: VendorRelease = { ...applying, targetEligibility: decided.targetEligibility, clamp: decided.clamp, plannedSendAt: decided.plannedSendAt, reason: decided.reason };
   const send = prepareSend(release, input.now);
   if ('skip' in send) return windowClosed(release, input.now);
-  const sending = { ...release, clamp: send.clamp };
-  if (applying.sending?.request === send.request) return { kind: 'send', release: sending, eligibility: send.eligibility, request: send.request };
-  const recorded: VendorRelease = {
-    ...sending, sending: { request: send.request, claimedAt: formatInstant(input.now, INDIA_TIME) },
-    version: applying.version + 1, updatedAt: formatInstant(input.now, INDIA_TIME),
+  return { kind: 'send', release: { ...release, clamp: send.clamp }, eligibility: send.eligibility, request: send.request };
+}
+
+/** Status of an attempt recorded before its PUT left, until its answer is recorded. */
+export const SENT_STATUS = 'SENT';
+/** Status of an attempt whose sender was lost before it recorded the answer. */
+export const NO_ANSWER_STATUS = 'NO_ANSWER';
+
+/**
+ * Whether an attempt's answer leaves open whether the gateway applied it: none came (not yet, a timeout, a reset, a
+ * lost sender) or a 5xx (the gateway may have applied the PUT before failing). A 429 or a 4xx is a clean answer.
+ */
+export function outcomeUnknown(attempt: Attempt): boolean {
+  if (attempt.confirmedFromRecon) return false;
+  return attempt.status === SENT_STATUS || attempt.status === NO_ANSWER_STATUS || attempt.status === 'TIMEOUT'
+    || attempt.status === 'NETWORK' || (attempt.httpStatus !== null && attempt.httpStatus >= 500);
+}
+
+/** Whether an answer leaves open whether the PUT was applied (see outcomeUnknown): the recon is read before sending again. */
+export function answerUnknown(final: GatewayAnswer): boolean {
+  return final.kind === 'timeout' || final.kind === 'network' || (final.kind === 'response' && final.httpStatus >= 500);
+}
+
+/**
+ * The dates this release sent whose outcome is unknown, plus the one a lost claim was sending: if the gateway's order
+ * recon holds one of them, that send arrived, and nothing may be sent again.
+ */
+export function unresolvedRequests(release: VendorRelease): string[] {
+  const requests = new Set(release.attempts.filter(outcomeUnknown).map((a) => a.request));
+  if (release.state === 'APPLYING' && release.sending) requests.add(release.sending.request);
+  return [...requests];
+}
+
+export interface RecordSendInput {
+  /** The release as last written by this invocation (APPLYING). */
+  release: VendorRelease;
+  request: string;
+  /** The try within this send (a 429 is tried again within the send), and when the gateway client stamps it. */
+  attempt: number;
+  at: IsoInstant;
+  now: DateTime;
+}
+
+/**
+ * Before each PUT leaves: the attempt on the release (status SENT) and a `gateway_attempt` audit record with the
+ * request, so that a sender lost after the PUT left still leaves its send on the record; the claim's deadline is
+ * renewed, as the claimant is still at work.
+ */
+export function recordSend(input: RecordSendInput): Write {
+  const { release, request, attempt, at, now } = input;
+  const pending: Attempt = { at, request, httpStatus: null, status: SENT_STATUS, subCode: null, message: 'sent; no answer recorded yet' };
+  const next: VendorRelease = {
+    ...release,
+    attempts: [...release.attempts, pending].slice(-ATTEMPTS_KEPT),
+    sending: { request, claimedAt: release.sending?.claimedAt ?? formatInstant(now, INDIA_TIME) },
+    sendAt: formatInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS }), INDIA_TIME),
+    version: release.version + 1,
+    updatedAt: formatInstant(now, INDIA_TIME),
   };
   return {
-    kind: 'send', release: recorded, eligibility: send.eligibility, request: send.request,
-    record: { kind: 'write', release: recorded, expectedVersion: applying.version, effects: [] },
+    kind: 'write', release: next, expectedVersion: release.version,
+    effects: [audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
+      phase: 'sent', send: (release.sends ?? 0) + 1, attempt, request: { eligibility: request, at },
+    })],
   };
+}
+
+/** The release's attempts with this send's SENT ones (the last `answered.length`) replaced by their answers. */
+function withAnswers(attempts: Attempt[], answered: Attempt[]): Attempt[] {
+  const kept = [...attempts];
+  let open = answered.length;
+  for (let i = kept.length - 1; i >= 0 && open > 0; i--) {
+    if (kept[i].status === SENT_STATUS) {
+      kept.splice(i, 1);
+      open -= 1;
+    }
+  }
+  return [...kept, ...answered].slice(-ATTEMPTS_KEPT);
 }
 
 /**
@@ -601,6 +667,24 @@ export interface AnswerInput {
   keyOf: ReleaseKeyOf;
 }
 
+/** Answers in a row that left open whether the PUT applied, after which the retry backs off instead of going at once. */
+const UNKNOWN_AT_ONCE = 3;
+
+/**
+ * An answer that leaves open whether the PUT applied (timeout, reset, 5xx) is retried through a new claim, which reads
+ * the gateway's order recon before it sends: at once for the first ones in a row, then with the usual backoff.
+ */
+function classifyUncertain(classified: AnswerClass, final: GatewayAnswer, attempts: Attempt[]): AnswerClass {
+  if (classified.kind !== 'retryable' || !answerUnknown(final)) return classified;
+  let inARow = 0;
+  for (let i = attempts.length - 1; i >= 0 && outcomeUnknown(attempts[i]); i--) inARow += 1;
+  return {
+    ...classified,
+    reason: `${classified.reason} (it may have been applied: the gateway's order recon is read before anything is sent again)`,
+    recompute: inARow < UNKNOWN_AT_ONCE,
+  };
+}
+
 function budgetMs(settings: Settings, from: Moment): number {
   return shiftMoment(from, settings.retryBudget ?? DEFAULT_RETRY_BUDGET, 'retryBudget', 1).ms - from.ms;
 }
@@ -617,26 +701,20 @@ export function answer(input: AnswerInput): Write {
   const ids = { orderId: release.orderId, vendorId: release.vendorId };
   const updated: VendorRelease = {
     ...release,
-    attempts: [...release.attempts, ...result.attempts].slice(-ATTEMPTS_KEPT),
+    attempts: withAnswers(release.attempts, result.attempts),
     sends,
     sending: null,
     version,
     updatedAt: formatInstant(now, INDIA_TIME),
   };
-  const classified = classifyAnswer(result.final);
+  const classified = classifyUncertain(classifyAnswer(result.final), result.final, updated.attempts);
   /*
    * One audit record per gateway attempt; the last one also carries what the answer made of the release (one record
    * where an attempt and a separate planning record cost two writes and two index writes).
    */
   const finish = (next: VendorRelease, effects: Effect[]): Write => {
     const outcome = { from: 'APPLYING', to: next.state, reason: next.reason, sendAt: next.sendAt };
-    const attemptAudits: Effect[] = result.attempts.map((a, i) => audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
-      send: sends,
-      attempt: i + 1,
-      request: { eligibility: a.request, at: a.at },
-      answer: { httpStatus: a.httpStatus, status: a.status, subCode: a.subCode, message: a.message },
-      ...(i === result.attempts.length - 1 ? { meaning: classified, ...outcome } : {}),
-    }));
+    const attemptAudits = answerAudits(release, result.attempts, sends, now, { meaning: classified, ...outcome });
     const outcomeAudit = attemptAudits.length > 0 ? [] : [audit('planned', next, now, SYSTEM_ACTOR, { cause: 'answer', ...outcome })];
     return { kind: 'write', release: next, expectedVersion: release.version, effects: [...attemptAudits, ...effects, ...outcomeAudit] };
   };
@@ -673,40 +751,136 @@ function appliedAt(updated: VendorRelease, sent: DateTime, settings: Settings, r
   };
 }
 
+/**
+ * One `gateway_attempt` record per answered attempt (phase "answered"); the last also carries `last`, what the answer
+ * made of the release (one record where an attempt and a separate planning record cost two writes).
+ */
+function answerAudits(release: VendorRelease, attempts: Attempt[], send: number, now: DateTime, last: Record<string, unknown>): Effect[] {
+  return attempts.map((a, i) => audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
+    phase: 'answered',
+    send,
+    attempt: i + 1,
+    request: { eligibility: a.request, at: a.at },
+    answer: { httpStatus: a.httpStatus, status: a.status, subCode: a.subCode, message: a.message },
+    ...(i === attempts.length - 1 ? last : {}),
+  }));
+}
+
+/** What the gateway's order recon said of one vendor: the eligibility it holds (null: none), or why it was not read. */
+export type ReconRead =
+  | { read: true; gatewayEligibility: IsoInstant | null; at: IsoInstant }
+  | { read: false; reason: string };
+
+/** The unresolved date the recon holds (see unresolvedRequests), or null. */
+export function reconHolds(release: VendorRelease, gatewayEligibility: IsoInstant | null, also: string[] = []): string | null {
+  if (gatewayEligibility === null) return null;
+  const held = formatGatewayDate(parseInstant(gatewayEligibility, 'settlement_eligibility_date'));
+  return [...unresolvedRequests(release), ...also].includes(held) ? held : null;
+}
+
+/**
+ * The release APPLIED at the date the recon holds: the last attempt that sent it without a clear answer is marked
+ * confirmed from the recon (status OK, the transport's words kept in its message); a send that left no attempt (a
+ * claim of an older version) gets one. One `gateway_attempt` record (phase "confirmed_from_recon") says so.
+ */
+function confirmHeld(
+  release: VendorRelease, held: string, recon: { gatewayEligibility: IsoInstant; at: IsoInstant },
+  lost: SendInFlight | null, settings: Settings, now: DateTime, why: string,
+): { release: VendorRelease; effects: Effect[] } {
+  const confirmation = { at: recon.at, eligibility: recon.gatewayEligibility };
+  const said = `confirmed from the gateway's order recon at ${recon.at}: eligibility ${recon.gatewayEligibility} held`;
+  const attempts = [...release.attempts];
+  let index = -1;
+  for (let i = attempts.length - 1; i >= 0 && index < 0; i--) if (attempts[i].request === held && outcomeUnknown(attempts[i])) index = i;
+  const confirmed: Attempt = index >= 0
+    ? { ...attempts[index], status: 'OK', message: `${attempts[index].message ? `${attempts[index].message}; ` : ''}${said}`, confirmedFromRecon: confirmation }
+    : { at: lost?.claimedAt ?? recon.at, request: held, httpStatus: null, status: 'OK', subCode: null, message: `no answer recorded; ${said}`, confirmedFromRecon: confirmation };
+  // A send whose sender was lost never had its answer recorded, so it is counted now; one that timed out was counted.
+  const uncounted = index < 0 || attempts[index].status === SENT_STATUS || attempts[index].status === NO_ANSWER_STATUS;
+  const sends = (release.sends ?? 0) + (uncounted ? 1 : 0);
+  if (index >= 0) attempts[index] = confirmed;
+  else attempts.push(confirmed);
+  const updated: VendorRelease = { ...release, attempts: attempts.slice(-ATTEMPTS_KEPT), sends };
+  const applied = appliedAt(updated, parseInstant(recon.gatewayEligibility, 'settlement_eligibility_date').setZone(INDIA_TIME), settings,
+    (eligibility) => `applied: eligibility ${eligibility} found at the gateway's order recon after send ${sends} ${why}; not sent again`);
+  return {
+    release: applied.release,
+    effects: [applied.event, audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
+      phase: 'confirmed_from_recon', send: sends, request: { eligibility: held, at: confirmed.at },
+      answer: { source: 'recon', at: recon.at, gatewayEligibility: recon.gatewayEligibility, status: 'OK', message: said },
+      from: release.state, to: 'APPLIED', reason: applied.release.reason,
+    })],
+  };
+}
+
 export interface ReconInput {
   /** The release as this invocation's take-over claim wrote it (APPLYING). */
   release: VendorRelease;
-  /** The send of the claim that was taken over: its sender may have died after the gateway applied it. */
-  lost: SendInFlight;
+  /** The send of the claim that was taken over, if any: its sender may have died after the gateway applied it. */
+  lost: SendInFlight | null;
   /** The vendor's settlement eligibility as the gateway's order recon shows it; null when it shows none. */
   gatewayEligibility: IsoInstant | null;
+  /** When the recon was read. */
+  at?: IsoInstant;
   settings: Settings;
   now: DateTime;
 }
 
 /**
- * A send taken over after its deadline: when the gateway already holds the date it carried, that send arrived and
- * the release is APPLIED from the recon, without a second PUT. Null when the recon does not show that date (the
- * send did not arrive, or another date is there): the caller sends.
+ * Before a claim sends: when the gateway already holds a date that an earlier send of this release carried without a
+ * clear answer (its sender was lost, or it timed out), that send arrived and the release is APPLIED from the recon,
+ * without a second PUT. Null when the recon holds none of them: the caller sends.
  */
 export function confirmFromRecon(input: ReconInput): Write | null {
   const { release, lost, gatewayEligibility, settings, now } = input;
-  if (gatewayEligibility === null) return null;
-  const held = parseInstant(gatewayEligibility, 'settlement_eligibility_date');
-  if (formatGatewayDate(held) !== lost.request) return null;
-  const sends = (release.sends ?? 0) + 1;
-  const updated: VendorRelease = { ...release, sends, version: release.version + 1, updatedAt: formatInstant(now, INDIA_TIME) };
-  const applied = appliedAt(updated, held.setZone(INDIA_TIME), settings,
-    (eligibility) => `applied: eligibility ${eligibility} found at the gateway's order recon after send ${sends} (claimed at ${lost.claimedAt}) lost its answer; not sent again`);
+  const held = reconHolds(release, gatewayEligibility, lost ? [lost.request] : []);
+  if (held === null || gatewayEligibility === null) return null;
+  const why = lost ? `(claimed at ${lost.claimedAt}) lost its answer` : 'had no clear answer';
+  const recon = { gatewayEligibility, at: input.at ?? formatInstant(now, INDIA_TIME) };
+  const confirmed = confirmHeld(release, held, recon, lost, settings, now, why);
   return {
     kind: 'write',
-    release: applied.release,
+    release: { ...confirmed.release, version: release.version + 1, updatedAt: formatInstant(now, INDIA_TIME) },
     expectedVersion: release.version,
-    effects: [applied.event, audit('planned', applied.release, now, SYSTEM_ACTOR, {
-      cause: 'recon', from: 'APPLYING', to: 'APPLIED', reason: applied.release.reason,
-      request: lost.request, claimedAt: lost.claimedAt, gatewayEligibility,
-    })],
+    effects: confirmed.effects,
   };
+}
+
+export interface ReconUnreadInput {
+  /** The claimed release (APPLYING) with a send of unknown outcome. */
+  release: VendorRelease;
+  /** Why the recon could not be read. */
+  reason: string;
+  settings: Settings;
+  now: DateTime;
+  keyOf: ReleaseKeyOf;
+}
+
+/**
+ * A claim that finds a send of unknown outcome and cannot read the gateway's order recon sends nothing (the send may
+ * have arrived): the release is retried later with the usual backoff while the window is open, and that claim reads
+ * the recon first.
+ */
+export function reconUnread(input: ReconUnreadInput): Write {
+  const { release, settings, now, keyOf } = input;
+  const ids = { orderId: release.orderId, vendorId: release.vendorId };
+  const updated: VendorRelease = { ...release, sending: null, version: release.version + 1, updatedAt: formatInstant(now, INDIA_TIME) };
+  const classified = {
+    kind: 'retryable' as const,
+    reason: `the gateway's order recon could not be read (${input.reason}); an earlier send without a clear answer may have arrived, so nothing is sent before the recon is read`,
+  };
+  const finish = (next: VendorRelease, effects: Effect[]): Write => ({
+    kind: 'write', release: next, expectedVersion: release.version,
+    effects: [...effects, audit('planned', next, now, SYSTEM_ACTOR, { cause: 'recon_unread', from: 'APPLYING', to: next.state, reason: next.reason, sendAt: next.sendAt })],
+  });
+  const failed = (reason: string): Write => finish(
+    { ...updated, state: 'FAILED', sendAt: null, releaseKey: null, reason },
+    [{ kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason, retryable: false } } }],
+  );
+  const asAnswer: AnswerInput = {
+    release, sent: now, request: '', result: { attempts: [], final: { kind: 'network', message: input.reason } }, settings, now, keyOf,
+  };
+  return retry(updated, classified, asAnswer, finish, failed);
 }
 
 function retry(
@@ -752,25 +926,43 @@ function retry(
 // ---------------------------------------------------------------------------------------------------------------
 // Settled
 
+/** The order recon read when a settlement comes for a release with a send of unknown outcome, and the settings. */
+export interface SettleRecon {
+  gatewayEligibility: IsoInstant | null;
+  at: IsoInstant;
+  settings: Settings;
+}
+
 /**
  * The gateway reported the vendor's settlement: SETTLED, keeping what the release was before. No audit effect: the
- * received webhook's own audit record says what it settled.
+ * received webhook's own audit record says what it settled. A release with a send of unknown outcome (APPLYING after
+ * its sender was lost, or retrying after a timeout) whose date the order recon holds was applied: it settles from
+ * APPLIED, with its eligibility, its attempt confirmed from the recon and `vendor.release_applied`.
  */
-export function settle(current: VendorRelease, settledAt: DateTime, now: DateTime): Transition {
+export function settle(current: VendorRelease, settledAt: DateTime, now: DateTime, recon?: SettleRecon): Transition {
   if (current.state === 'SETTLED') return { kind: 'unchanged', release: current };
+  const effects: Effect[] = [];
+  let before = current;
+  const lost = current.state === 'APPLYING' ? current.sending ?? null : null;
+  const held = recon && current.state !== 'APPLIED' ? reconHolds(current, recon.gatewayEligibility) : null;
+  if (recon && held !== null && recon.gatewayEligibility !== null) {
+    const confirmed = confirmHeld(current, held, { gatewayEligibility: recon.gatewayEligibility, at: recon.at }, lost, recon.settings, now,
+      'had no clear answer before the gateway settled it');
+    before = confirmed.release;
+    effects.push(...confirmed.effects);
+  }
   const release: VendorRelease = {
-    ...current,
+    ...before,
     state: 'SETTLED',
     settledAt: formatInstant(settledAt, INDIA_TIME),
-    settledFrom: { state: current.state, appliedEligibility: current.appliedEligibility, predictedSettlement: current.predictedSettlement },
+    settledFrom: { state: before.state, appliedEligibility: before.appliedEligibility, predictedSettlement: before.predictedSettlement },
     sendAt: null,
     releaseKey: null,
     sending: null,
-    reason: `settled by the gateway at ${formatInstant(settledAt, INDIA_TIME)} (was ${current.state})`,
+    reason: `settled by the gateway at ${formatInstant(settledAt, INDIA_TIME)} (was ${before.state})`,
     version: current.version + 1,
     updatedAt: formatInstant(now, INDIA_TIME),
   };
-  const effects: Effect[] = [];
   // The gateway settled before Holdback's send: the send has nothing left to move.
   if (current.state === 'SCHEDULED' && current.releaseKey) effects.push({ kind: 'cancel_schedule', releaseKey: current.releaseKey });
   return { kind: 'write', release, expectedVersion: current.version, effects };

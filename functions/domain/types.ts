@@ -95,17 +95,28 @@ export type OrderEventType = OrderEvent['type'];
  */
 export type TransactionTimeSource = 'gateway' | 'marketplace';
 
-/** One call of the gateway's eligibility PUT, as recorded on the outcome. */
+/**
+ * One call of the gateway's eligibility PUT, as recorded on the outcome: written with status "SENT" before the PUT
+ * leaves, its answer filled in when it comes.
+ */
 export interface Attempt {
   at: IsoInstant;
   /** The date sent, in the gateway's form "YYYY-MM-DD HH:MM:SS". */
   request: string;
   /** HTTP status, or null when no answer came (timeout, reset). */
   httpStatus: number | null;
-  /** The body's status ("OK" | "ERROR"), or a transport label ("TIMEOUT", "NETWORK", "RATE_LIMITED"). */
+  /**
+   * The body's status ("OK" | "ERROR"), a transport label ("TIMEOUT", "NETWORK", "RATE_LIMITED"), "SENT" (on its way,
+   * no answer yet) or "NO_ANSWER" (its sender was lost before the answer was recorded).
+   */
   status: string;
   subCode: string | null;
   message: string;
+  /**
+   * Its answer never came (or said nothing) and the gateway's order recon, read at `at`, held the date it sent: it was
+   * applied. Status is then "OK"; the message keeps what the transport said.
+   */
+  confirmedFromRecon?: { at: IsoInstant; eligibility: IsoInstant } | null;
 }
 
 /** Why a target was moved into the window or into the future. */

@@ -112,7 +112,13 @@ const schemas: Record<string, Json> = {
     type: 'object',
     properties: {
       at: instant('When the PUT was sent.'), request: { type: 'string', example: '2022-12-06 09:00:00', description: 'The eligibility sent, gateway form, India time.' },
-      status: { type: 'string' }, subCode: nullable({ type: 'string' }), message: { type: 'string' },
+      status: { type: 'string', description: 'The answer\'s status (`OK`, `ERROR`), a transport label (`TIMEOUT`, `NETWORK`, `RATE_LIMITED`), `SENT` (recorded before the PUT left, no answer yet) or `NO_ANSWER` (its sender was lost).' },
+      subCode: nullable({ type: 'string' }), message: { type: 'string' },
+      confirmedFromRecon: {
+        type: 'object', required: ['at', 'eligibility'],
+        description: 'Present when the answer never came (or was a 5xx) and the gateway\'s order recon, read at `at`, held the date sent: the PUT was applied (status `OK`).',
+        properties: { at: instant('When the order recon was read.'), eligibility: instant('The eligibility the recon held.') },
+      },
     },
   },
   Release: {

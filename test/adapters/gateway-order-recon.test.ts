@@ -110,8 +110,8 @@ test('a sender killed after the sandbox applied its PUT: the take-over reads the
   const dying: Dependencies = {
     ...deps,
     gateway: {
-      async updateEligibility(orderId, vendorId, eligibility) {
-        expect((await gateway.updateEligibility(orderId, vendorId, eligibility)).final).toMatchObject({ status: 'OK' });
+      async updateEligibility(orderId, vendorId, eligibility, beforePut) {
+        expect((await gateway.updateEligibility(orderId, vendorId, eligibility, beforePut)).final).toMatchObject({ status: 'OK' });
         throw new Error('process killed before the answer was recorded');
       },
     },
@@ -126,5 +126,5 @@ test('a sender killed after the sandbox applied its PUT: the take-over reads the
   expect(await release(world, 'ord_recon_kill', 'V_recon_kill')).toMatchObject({ state: 'APPLIED', appliedEligibility: '2022-12-02T16:06:00+05:30' });
   const updates = await call('GET', '/_sandbox/eligibility-updates') as { body: { applied: Array<{ order_id: string; applied: number }> } };
   expect(updates.body.applied.filter((a) => a.order_id === 'ord_recon_kill')).toEqual([{ order_id: 'ord_recon_kill', vendor_id: 'V_recon_kill', applied: 1 }]);
-  expect(world.audit.entries.filter((e) => e.detail.cause === 'recon')).toHaveLength(1);
+  expect(world.audit.entries.filter((e) => e.detail.phase === 'confirmed_from_recon')).toHaveLength(1);
 });

@@ -36,9 +36,19 @@ describe('gateway answers', () => {
     expect(applied.attempts).toHaveLength(2);
   });
 
-  test('a 5xx is retried too', async () => {
-    const world = await immediateOrder({ kind: 'response', httpStatus: 503, status: 'ERROR', subCode: '503', message: 'unavailable' });
-    expect((await release(world)).state).toBe('SCHEDULED');
+  test('a 5xx is retried too: at once through a new claim that reads the recon (it holds nothing), with the backoff after three', async () => {
+    const unavailable: GatewayAnswer = { kind: 'response', httpStatus: 503, status: 'ERROR', subCode: '503', message: 'unavailable' };
+    const once = await immediateOrder(unavailable);
+    expect(await release(once)).toMatchObject({ state: 'APPLIED', sends: 2 });
+    expect(once.gatewayOrders.recons).toHaveLength(1);
+
+    const world = fakeWorld('2022-12-02T16:05:00+05:30');
+    await usePolicy(world, { kind: 'immediate' });
+    world.gateway.answerNext(unavailable, unavailable, unavailable);
+    await send(world, 'order.paid', paid());
+    expect(await release(world)).toMatchObject({ state: 'SCHEDULED', sends: 3, reason: expect.stringMatching(/^retrying: gateway error \(HTTP 503\): unavailable \(it may have been applied: the gateway's order recon is read before anything is sent again\); send 4 at /) });
+    expect(world.gateway.calls).toHaveLength(3);
+    expect(world.gatewayOrders.recons).toHaveLength(2);
   });
 
   test('config drift ("beyond max_eligibity_date"): FAILED, config.drift_detected and vendor.release_failed emitted', async () => {

@@ -23,16 +23,21 @@ async function dueRelease(): Promise<{ world: FakeWorld; command: ReleaseCommand
   return { world, command };
 }
 
-/** The release function's dependencies with a process that dies during the PUT, before or after the gateway applied it. */
+/**
+ * The release function's dependencies with a process that dies during the PUT, after the attempt was recorded, before
+ * or after the gateway applied it.
+ */
 function dyingSender(world: FakeWorld, gatewayApplies: boolean): Dependencies {
   return {
     ...world.deps,
     gateway: {
-      async updateEligibility(orderId, vendorId, eligibility) {
+      async updateEligibility(orderId, vendorId, eligibility, beforePut) {
         if (gatewayApplies) {
-          await world.gateway.updateEligibility(orderId, vendorId, eligibility);
+          await world.gateway.updateEligibility(orderId, vendorId, eligibility, beforePut);
           const applied = parseGatewayDate(eligibility);
           world.gatewayOrders.eligibilities.set(`${orderId}/${vendorId}`, formatInstant(applied!, INDIA_TIME));
+        } else {
+          await beforePut?.(1, formatInstant(world.clock.now(), INDIA_TIME));
         }
         throw new Error('process killed during the PUT');
       },
@@ -45,8 +50,12 @@ async function dieThenSweep(world: FakeWorld, command: ReleaseCommand, gatewayAp
   await expect(releaseVendor(dyingSender(world, gatewayApplies), command)).rejects.toThrow('process killed');
   const stuck = await release(world);
   expect(stuck.state).toBe('APPLYING');
-  // The claim stored what it was about to send before sending it.
+  // What was about to be sent is on the record before it left: the release's attempt and the audit log.
   expect(stuck.sending?.request).toBe(SENT);
+  expect(stuck.attempts).toEqual([{ at: '2022-12-02T16:05:00+05:30', request: SENT, httpStatus: null, status: 'SENT', subCode: null, message: 'sent; no answer recorded yet' }]);
+  expect(world.audit.entries.filter((e) => e.kind === 'gateway_attempt').map((e) => e.detail)).toEqual([
+    { phase: 'sent', send: 1, attempt: 1, request: { eligibility: SENT, at: '2022-12-02T16:05:00+05:30' } },
+  ]);
   world.clock.advance({ minutes: 3 });
   expect((await sweep(world.deps)).redriven).toBe(1);
   await world.deliverQueued();
@@ -68,9 +77,21 @@ test('a sender killed after the gateway applied its PUT: APPLIED from the order 
     type: 'vendor.release_applied',
     detail: { orderId: ORDER, vendorId: VENDOR, eligibility: '2022-12-02T16:06:00+05:30', predictedSettlement: applied.predictedSettlement },
   }]);
-  const confirmed = world.audit.entries.filter((e) => e.kind === 'planned' && e.detail.cause === 'recon');
-  expect(confirmed).toHaveLength(1);
-  expect(confirmed[0].detail).toMatchObject({ from: 'APPLYING', to: 'APPLIED', request: SENT, gatewayEligibility: '2022-12-02T16:06:00+05:30' });
+  // Its attempt is on the record, answered from the recon and marked so; the log has the request and the confirmation.
+  expect(applied.attempts).toEqual([{
+    at: '2022-12-02T16:05:00+05:30', request: SENT, httpStatus: null, status: 'OK', subCode: null,
+    message: "no answer recorded: its sender was lost (taken over at 2022-12-02T16:08:00+05:30); confirmed from the gateway's order recon at 2022-12-02T16:08:00+05:30: eligibility 2022-12-02T16:06:00+05:30 held",
+    confirmedFromRecon: { at: '2022-12-02T16:08:00+05:30', eligibility: '2022-12-02T16:06:00+05:30' },
+  }]);
+  const attempts = world.audit.entries.filter((e) => e.kind === 'gateway_attempt').map((e) => e.detail);
+  expect(attempts).toEqual([
+    { phase: 'sent', send: 1, attempt: 1, request: { eligibility: SENT, at: '2022-12-02T16:05:00+05:30' } },
+    expect.objectContaining({
+      phase: 'confirmed_from_recon', send: 1, request: { eligibility: SENT, at: '2022-12-02T16:05:00+05:30' },
+      answer: expect.objectContaining({ source: 'recon', gatewayEligibility: '2022-12-02T16:06:00+05:30', status: 'OK' }),
+      from: 'APPLYING', to: 'APPLIED',
+    }),
+  ]);
   // Nothing left to send: a late duplicate of the command does nothing.
   expect(await releaseVendor(world.deps, command)).toMatchObject({ outcome: 'skipped' });
   expect(world.gateway.calls).toHaveLength(1);
@@ -83,20 +104,27 @@ test('a sender killed before its PUT reached the gateway: the recon shows no suc
   expect(world.gatewayOrders.recons).toHaveLength(1);
   expect(world.gateway.calls).toHaveLength(1);
   expect(await release(world)).toMatchObject({ state: 'APPLIED', sends: 1 });
-  expect(world.logger.lines.some((l) => l.message.includes('lost send not found at the gateway'))).toBe(true);
-  expect(world.audit.entries.filter((e) => e.detail.cause === 'recon')).toHaveLength(0);
+  expect(world.logger.lines.some((l) => l.message.includes('send without a clear answer not found at the gateway'))).toBe(true);
+  expect(world.audit.entries.filter((e) => e.detail.phase === 'confirmed_from_recon')).toHaveLength(0);
+  // The lost send stays on the record, without an answer, before the one that was applied.
+  expect((await release(world)).attempts.map((a) => a.status)).toEqual(['NO_ANSWER', 'OK']);
 });
 
-test('the recon cannot be read: sent again as before the recon existed, and the log says why', async () => {
+test('the recon cannot be read: nothing is sent (the lost send may have arrived); the retry reads the recon first', async () => {
   const { world, command } = await dueRelease();
   world.gatewayOrders.failNext(new Error('HTTP 503 internal_error: try later'));
   await dieThenSweep(world, command, true);
 
-  // The re-drive at 16:08 sends the next gateway minute again, as any send after an unknown outcome does.
-  expect(world.gateway.calls.map((c) => c.eligibility)).toEqual([SENT, '2022-12-02 16:09:00']);
-  expect(await release(world)).toMatchObject({ state: 'APPLIED' });
+  expect(world.gateway.calls.map((c) => c.eligibility)).toEqual([SENT]);
+  const waiting = await release(world);
+  expect(waiting).toMatchObject({ state: 'SCHEDULED', reason: expect.stringContaining("the gateway's order recon could not be read (HTTP 503 internal_error: try later)") });
   const warning = world.logger.lines.find((l) => l.message.includes('the order recon could not be read'));
-  expect(warning?.fields).toMatchObject({ orderId: ORDER, vendorId: VENDOR, lostRequest: SENT, error: 'HTTP 503 internal_error: try later' });
+  expect(warning?.fields).toMatchObject({ orderId: ORDER, vendorId: VENDOR, unresolved: [SENT], error: 'HTTP 503 internal_error: try later' });
+
+  world.clock.set(waiting.sendAt!);
+  await world.fireDueSchedules();
+  expect(world.gateway.calls).toHaveLength(1);
+  expect(await release(world)).toMatchObject({ state: 'APPLIED', appliedEligibility: '2022-12-02T16:06:00+05:30', sends: 1 });
 });
 
 test('a date that moved after the claim is recorded before the PUT, so a taker-over compares with what was really sent', async () => {

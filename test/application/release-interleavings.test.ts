@@ -89,8 +89,10 @@ function customerWon(world: FakeWorld, vendorId: string): boolean {
 function watch(world: FakeWorld, ledger: Ledger): void {
   const putRelease = world.orders.putRelease.bind(world.orders);
   world.orders.putRelease = async (release, expected) => {
+    const before = (await world.orders.getRelease(release.orderId, release.vendorId))?.state;
     await putRelease(release, expected);
-    if (release.state === 'APPLYING') {
+    // A claim moves a release to APPLYING; the attempt recorded before the PUT leaves keeps it there.
+    if (release.state === 'APPLYING' && before !== 'APPLYING') {
       ledger.atClaim.set(release.vendorId, { blocks: blocksOf(world, release.vendorId), lifts: { ...ledger.lifts.get(release.vendorId) } });
     }
   };
@@ -112,7 +114,7 @@ function watch(world: FakeWorld, ledger: Ledger): void {
   counting(world.orders.events);
   counting(world.holds.byVendor);
   const updateEligibility = world.gateway.updateEligibility.bind(world.gateway);
-  world.gateway.updateEligibility = async (orderId, vendorId, eligibility) => {
+  world.gateway.updateEligibility = async (orderId, vendorId, eligibility, beforePut) => {
     const claim = ledger.atClaim.get(vendorId);
     if (!claim) ledger.violations.push(`${vendorId}: PUT without a claim`);
     else {
@@ -122,7 +124,7 @@ function watch(world: FakeWorld, ledger: Ledger): void {
       }
     }
     if ((ledger.accepted.get(vendorId) ?? 0) > 0) ledger.violations.push(`${vendorId}: PUT after the gateway had accepted one`);
-    const result = await updateEligibility(orderId, vendorId, eligibility);
+    const result = await updateEligibility(orderId, vendorId, eligibility, beforePut);
     if (result.final.kind === 'response' && result.final.status === 'OK') ledger.accepted.set(vendorId, (ledger.accepted.get(vendorId) ?? 0) + 1);
     return result;
   };

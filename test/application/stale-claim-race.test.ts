@@ -99,13 +99,14 @@ describe('a dispute racing the claim of a due release, at every step of the rele
   test('stored before the post-claim read: nothing is sent and the release is HELD; after it: sent once', async () => {
     const steps = await stepsOfRelease();
     expect(steps).toEqual([
-      'orders.getRelease', 'orders.putRelease', 'orders.loadOrder', 'config.forPlanning', 'gateway.updateEligibility', 'orders.putRelease',
+      // The claim, the reads after it, the attempt recorded before the PUT leaves, the PUT, the answer.
+      'orders.getRelease', 'orders.putRelease', 'orders.loadOrder', 'config.forPlanning', 'orders.putRelease', 'gateway.updateEligibility', 'orders.putRelease',
     ]);
     const seen = await raceAtEveryStep(steps.length, 'orders.loadOrder', async (world) => {
       await handleOrderEvent(world.deps, 'order.dispute_opened', { orderId: ORDER, openedAt: '2022-12-02T16:04:00+05:30' });
     }, { state: 'HELD', holdReason: 'dispute', reason: 'dispute open' });
     // Before the claim's read (steps 0 to 2) the dispute holds the money; from the read on it comes too late.
-    expect(seen).toEqual(['0:HELD:0', '1:HELD:0', '2:HELD:0', '3:APPLIED:1', '4:APPLIED:1', '5:APPLIED:1', '6:APPLIED:1']);
+    expect(seen).toEqual(['0:HELD:0', '1:HELD:0', '2:HELD:0', '3:APPLIED:1', '4:APPLIED:1', '5:APPLIED:1', '6:APPLIED:1', '7:APPLIED:1']);
   });
 
   test('a cancellation stored before the read drops the release: CANCELLED, nothing sent', async () => {
@@ -158,7 +159,7 @@ describe('a vendor hold racing the claim of a due release, at every step of the 
     const seen = await raceAtEveryStep(steps.length, 'config.forPlanning', async (world) => {
       await setVendorHold(world.deps, VENDOR, { actor: 'risk@example.com', reason: 'fraud review' }, true);
     }, { state: 'HELD', holdReason: 'vendor_hold', reason: expect.stringMatching(/^vendor hold by risk@example.com at .*: fraud review$/) });
-    expect(seen).toEqual(['0:HELD:0', '1:HELD:0', '2:HELD:0', '3:HELD:0', '4:APPLIED:1', '5:APPLIED:1', '6:APPLIED:1']);
+    expect(seen).toEqual(['0:HELD:0', '1:HELD:0', '2:HELD:0', '3:HELD:0', '4:APPLIED:1', '5:APPLIED:1', '6:APPLIED:1', '7:APPLIED:1']);
   });
 
   test('an unhold racing a claimant that read the hold: the release is planned again, never left HELD', async () => {

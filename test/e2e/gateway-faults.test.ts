@@ -1,4 +1,7 @@
-/** End to end: with 30% of gateway calls faulted, every release is applied exactly once at the gateway and none is lost. */
+/**
+ * End to end: with 30% of gateway calls faulted (resets and `hang_after_apply`, a PUT applied and never answered, among
+ * them), every release is applied exactly once at the gateway, as the sandbox's own record counts, and none is lost.
+ */
 import { startHarness, vendorOf, type Harness } from './harness';
 
 describe('gateway faults at 30%', () => {
@@ -7,8 +10,9 @@ describe('gateway faults at 30%', () => {
   const orders = Array.from({ length: 12 }, (_, i) => `order-fault-${i + 1}`);
 
   beforeAll(async () => {
-    // The sandbox holds a "timeout" fault longer than the client waits. The client's timeout stays well above what a
-    // loaded CI machine needs for a real answer: a request that times out but was processed would be applied twice.
+    // The sandbox holds a "timeout" or "hang_after_apply" connection longer than the client waits: the client sees no
+    // answer, and Holdback reads the order recon before it sends anything again (a real answer that came too late on a
+    // loaded machine is the same case).
     h = await startHarness({ gatewayTimeoutMs: 2000 });
     await h.createVendors(vendors.map((id) => ({ id, scheduleOption: 14 })));
     for (const id of vendors) await h.setPolicy(id, { kind: 'immediate' }, 14);
@@ -19,7 +23,7 @@ describe('gateway faults at 30%', () => {
   it('applies every release exactly once, through retries and the sweep', async () => {
     const faults = await fetch(`${h.runtime.sandbox.url}/_sandbox/faults`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ rate: 0.3, kinds: ['5xx', '429', 'timeout', 'reset'], seed: 7, timeoutMs: 2500 }),
+      body: JSON.stringify({ rate: 0.3, kinds: ['5xx', '429', 'timeout', 'reset', 'hang_after_apply'], seed: 15, timeoutMs: 2500 }),
     });
     expect(faults.status).toBe(200);
     const transactionTime = h.runtime.clock.now().setZone('Asia/Kolkata').toISO({ suppressMilliseconds: true })!;
@@ -30,10 +34,13 @@ describe('gateway faults at 30%', () => {
     for (let i = 0; i < 6; i += 1) await h.advance('PT30M');
 
     const stats = (await fetch(`${h.runtime.sandbox.url}/_sandbox/stats`).then((r) => r.json())) as { faultsInjected: Record<string, number> };
-    const injected = Object.values(stats.faultsInjected as Record<string, number>).reduce((a, b) => a + b, 0);
-    expect(injected).toBeGreaterThan(0);
+    // The faults that leave open whether a PUT applied really happened.
+    expect(stats.faultsInjected.hang_after_apply).toBeGreaterThan(0);
+    expect(stats.faultsInjected.reset).toBeGreaterThan(0);
+    // The sandbox's own count of PUTs that changed an eligibility, per order and vendor.
     const applied = await h.appliedAtGateway();
     let retried = 0;
+    let confirmed = 0;
     for (const orderId of orders) {
       const { body: order } = await h.api('GET', `/orders/${orderId}`);
       for (const vendorId of vendors) {
@@ -41,10 +48,17 @@ describe('gateway faults at 30%', () => {
         expect({ orderId, vendorId, state: release.state }).toEqual({ orderId, vendorId, state: expect.stringMatching(/^(APPLIED|SETTLED)$/) });
         expect(applied.get(`${orderId}/${vendorId}`)).toBe(1);
         if (release.attempts.length > 1) retried += 1;
-        expect(release.attempts.at(-1)).toMatchObject({ status: 'OK', subCode: '200' });
+        const answered = release.attempts.filter((a: { status: string }) => a.status === 'OK');
+        expect(answered).toHaveLength(1);
+        // A PUT whose answer was lost is confirmed from the recon, and says so; never a SENT attempt left open.
+        if (answered[0].confirmedFromRecon) confirmed += 1;
+        else expect(answered[0]).toMatchObject({ subCode: '200' });
+        expect(release.attempts.filter((a: { status: string }) => a.status === 'SENT')).toEqual([]);
       }
     }
-    // The faults really happened: some releases needed more than one attempt.
+    // The faults really happened: some releases needed more than one attempt, and some lost answers were confirmed.
     expect(retried).toBeGreaterThan(0);
+    expect(confirmed).toBeGreaterThan(0);
+    expect([...applied.keys()].filter((k) => k.startsWith('order-fault-'))).toHaveLength(orders.length * vendors.length);
   });
 });

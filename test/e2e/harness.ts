@@ -105,7 +105,7 @@ export interface VendorView {
   targetEligibility: string | null;
   appliedEligibility: string | null;
   predictedSettlement: string | null;
-  attempts: { at: string; request: string; status: string; subCode: string | null; message: string }[];
+  attempts: { at: string; request: string; status: string; subCode: string | null; message: string; confirmedFromRecon?: { at: string; eligibility: string } }[];
 }
 
 export function vendorOf(order: { vendors: VendorView[] }, vendorId: string): VendorView {

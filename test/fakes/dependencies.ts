@@ -58,6 +58,8 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     logger: new RecordingLogger(),
     holds: new InMemoryHoldRepository(),
   };
+  // What the fake gateway applies, its order recon shows.
+  world.gateway.applied = world.gatewayOrders.eligibilities;
   const config = new InMemoryConfigReader(world.settings, world.policies, world.holds);
   const deps: Dependencies = {
     ...world, config, reads: new InMemoryReleaseReads(world.orders), auditArchive: world.audit, auditKey: Ed25519AuditKey.inMemory(), secrets: { webhookSecret: async () => TEST_WEBHOOK_SECRET },

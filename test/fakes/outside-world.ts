@@ -1,9 +1,9 @@
 /** Fakes of the outside systems: a recording scheduler, a scriptable gateway, a recording publisher and logger. */
 import type { DateTime } from 'luxon';
 import type {
-  AuditEntry, AuditLog, EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseQueue, ReleaseScheduler,
+  AuditEntry, AuditLog, BeforePut, EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../../functions/application/ports';
-import { formatInstant } from '../../functions/domain/dates';
+import { formatInstant, parseGatewayDate } from '../../functions/domain/dates';
 import { attemptOf } from '../../functions/domain/gateway-answer';
 import type { GatewayAnswer, HoldbackEvent, ReleaseCommand } from '../../functions/domain/types';
 import type { FakeClock } from './clock';
@@ -49,26 +49,40 @@ export interface GatewayCall {
   at: string;
 }
 
-/** Answers each PUT with the next scripted answer (OK once the script is empty) and records the calls. */
+/** A scripted answer, optionally given after the gateway applied the PUT (a lost answer: `hang_after_apply`). */
+export type ScriptedAnswer = GatewayAnswer & { appliedFirst?: boolean };
+
+/**
+ * Answers each PUT with the next scripted answer (OK once the script is empty) and records the calls. Like the
+ * adapter, it runs the caller's `beforePut` before the PUT "leaves". A PUT answered OK (or applied before a lost
+ * answer) is applied: `applied` (when given, e.g. the fake order recon's map) gets the eligibility.
+ */
 export class ScriptedGateway implements EligibilityGateway {
   readonly calls: GatewayCall[] = [];
-  private readonly script: GatewayAnswer[] = [];
+  private readonly script: ScriptedAnswer[] = [];
+  /** Where an applied eligibility is kept, keyed `${orderId}/${vendorId}` (ISO 8601, India time). */
+  applied: Map<string, string> | null = null;
 
   constructor(private readonly clock: FakeClock) {}
 
-  answerNext(...answers: GatewayAnswer[]): void {
+  answerNext(...answers: ScriptedAnswer[]): void {
     this.script.push(...answers);
   }
 
   /** Runs before each call (see StepHook in repositories.ts). */
   beforeStep: ((step: string, subject: { orderId?: string; vendorId?: string }) => Promise<void>) | null = null;
 
-  async updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult> {
-    await this.beforeStep?.('gateway.updateEligibility', { orderId, vendorId });
+  async updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult> {
     const at = formatInstant(this.clock.now(), 'Asia/Kolkata');
+    await beforePut?.(1, at);
+    // The step is the PUT arriving at the gateway, after the caller recorded it.
+    await this.beforeStep?.('gateway.updateEligibility', { orderId, vendorId });
     this.calls.push({ orderId, vendorId, eligibility, at });
-    const final = this.script.shift() ?? OK_ANSWER;
-    return { attempts: [attemptOf(final, eligibility, at)], final };
+    const { appliedFirst, ...final }: ScriptedAnswer = this.script.shift() ?? OK_ANSWER;
+    if (this.applied && (appliedFirst || (final.kind === 'response' && final.status === 'OK'))) {
+      this.applied.set(`${orderId}/${vendorId}`, formatInstant(parseGatewayDate(eligibility)!, 'Asia/Kolkata'));
+    }
+    return { attempts: [attemptOf(final as GatewayAnswer, eligibility, at)], final: final as GatewayAnswer };
   }
 }
 

@@ -182,10 +182,16 @@ test('SIGKILL after the gateway applied a PUT it never answered: the restart con
   await call(`${second.edge}/_local/clock`, { method: 'POST', body: JSON.stringify({ advance: 'PT3M' }) });
   await until('the unanswered release applied', () => stateOf(second.api, order.orderId), (s) => s === 'APPLIED');
   const timeline = await call<{ items: Array<{ kind: string; vendorId?: string; detail: Record<string, unknown> }> }>(`${second.api}/orders/${order.orderId}/timeline`);
-  const confirmed = timeline.items.filter((i) => i.kind === 'planned' && i.detail.cause === 'recon');
-  expect(confirmed).toHaveLength(1);
-  expect(confirmed[0]).toMatchObject({ vendorId: order.vendorId, detail: { from: 'APPLYING', to: 'APPLIED' } });
-  expect(String(confirmed[0].detail.reason)).toContain("found at the gateway's order recon");
+  // The send was on the record before it left (the first process wrote it), and its answer came from the recon.
+  const attempts = timeline.items.filter((i) => i.kind === 'gateway_attempt');
+  expect(attempts.map((i) => i.detail.phase)).toEqual(['sent', 'confirmed_from_recon']);
+  expect(attempts[1]).toMatchObject({ vendorId: order.vendorId, detail: { from: 'APPLYING', to: 'APPLIED', answer: { source: 'recon', status: 'OK' } } });
+  expect(String(attempts[1].detail.reason)).toContain("found at the gateway's order recon");
+  const view = await call<{ vendors: Array<{ state: string; appliedEligibility: string | null; sends: number; attempts: Array<{ status: string; confirmedFromRecon?: unknown }> }> }>(`${second.api}/orders/${order.orderId}`);
+  expect(view.vendors[0]).toMatchObject({ state: 'APPLIED', appliedEligibility: expect.any(String), sends: 1 });
+  expect(view.vendors[0].attempts).toEqual([expect.objectContaining({ status: 'OK', confirmedFromRecon: expect.objectContaining({ eligibility: view.vendors[0].appliedEligibility }) })]);
+  const byApplied = await call<{ items: Array<{ orderId: string }> }>(`${second.api}/outcomes?by=applied&orderId=${order.orderId}`);
+  expect(byApplied.items.map((i) => i.orderId)).toEqual([order.orderId]);
   // One eligibility PUT reached the gateway for this order and vendor, in all.
   expect(await appliedCounts(second.sandbox)).toEqual({ [key]: 1 });
   const { updates } = await call<{ updates: Array<{ order_id: string; vendor_id: string }> }>(`${second.sandbox}/_sandbox/eligibility-updates`);

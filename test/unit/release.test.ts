@@ -306,8 +306,27 @@ describe('answer', () => {
     expect(apply(applying, limited).release.sendAt).toBe('2022-12-05T15:05:00+05:30');
   });
 
+  /** A PUT that got no answer, as the client reports it: one TIMEOUT attempt. */
+  const timeoutAt = (at: string): { attempts: Attempt[]; final: GatewayAnswer } => ({
+    attempts: [{ at, request: '2022-12-06 09:00:00', httpStatus: null, status: 'TIMEOUT', subCode: null, message: 'no answer' }],
+    final: { kind: 'timeout', message: 'no answer' },
+  });
+
+  it('an answer that leaves open whether the PUT applied is retried at once twice in a row (the claim reads the recon first), then backs off', () => {
+    const first = apply(applying, timeoutAt('2022-12-05T15:00:00+05:30'));
+    expect(first.written).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T15:00:00+05:30' });
+    expect(first.written.reason).toContain("it may have been applied: the gateway's order recon is read before anything is sent again");
+    const second = apply(first.release, timeoutAt('2022-12-05T15:00:00+05:30'));
+    expect(second.written.sendAt).toBe('2022-12-05T15:00:00+05:30');
+    const third = apply(second.release, timeoutAt('2022-12-05T15:00:00+05:30'));
+    expect(third.written.sendAt).toBe('2022-12-05T15:04:00+05:30');
+    // A clean answer in between starts the count again.
+    const clean = apply(second.release, answer('Settlement for the order is in progress'));
+    expect(apply(clean.release, timeoutAt('2022-12-05T15:00:00+05:30')).written.sendAt).toBe('2022-12-05T15:00:00+05:30');
+  });
+
   it('a retryable answer never gives up while the window is open: 3.5 hours of faults, retried at least every 30 min', () => {
-    const timeout = { attempts: [], final: { kind: 'timeout' as const, message: 'no answer' } };
+    const timeout = { attempts: [], final: { kind: 'response' as const, httpStatus: 400, status: 'ERROR', subCode: '400', message: 'Settlement for the order is in progress' } };
     let release = applying;
     let now = ist('2022-12-05T15:00:00');
     const end = now.plus({ hours: 3, minutes: 30 });
@@ -325,11 +344,11 @@ describe('answer', () => {
   });
 
   it('the window closing ends the retries: the last one goes just before it, then FAILED (final)', () => {
-    const timeout = { attempts: [], final: { kind: 'timeout' as const, message: 'no answer' } };
+    const timeout = { attempts: [], final: { kind: 'response' as const, httpStatus: 400, status: 'ERROR', subCode: '400', message: 'Settlement for the order is in progress' } };
     const last = apply({ ...applying, sends: 20 }, timeout, '2022-12-17T15:50:00');
     expect(last.written).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-17T15:58:00+05:30' });
     const { written, events } = apply({ ...last.release, sends: 21 }, timeout, '2022-12-17T15:58:00');
-    expect(written).toMatchObject({ state: 'FAILED', reason: 'window closes at 2022-12-17T16:00:00+05:30 before another send: timeout: no answer' });
+    expect(written).toMatchObject({ state: 'FAILED', reason: 'window closes at 2022-12-17T16:00:00+05:30 before another send: Settlement for the order is in progress' });
     expect(events[0]).toMatchObject({ type: 'vendor.release_failed', detail: { retryable: false } });
   });
 
@@ -476,5 +495,26 @@ describe('settle', () => {
     });
     expect(result.kind === 'write' && result.effects[0]).toEqual({ kind: 'cancel_schedule', releaseKey: 'rel-1' });
     expect(settle(result.release, ist('2022-12-03T11:00:00'), ist('2022-12-03T11:01:00')).kind).toBe('unchanged');
+  });
+
+  it('a release retrying after a timeout whose date the recon holds settles from APPLIED, its attempt confirmed', () => {
+    const timedOut: Attempt = { at: '2022-12-02T16:05:00+05:30', request: '2022-12-02 16:06:00', httpStatus: null, status: 'TIMEOUT', subCode: null, message: 'no answer within 5000 ms' };
+    const retrying: VendorRelease = { ...plan({ kind: 'immediate' }, '2022-12-02T16:05:00'), state: 'SCHEDULED', attempts: [timedOut], sends: 1, releaseKey: 'rel-2', version: 2 };
+    const recon = { gatewayEligibility: '2022-12-02T16:06:00+05:30', at: '2022-12-03T11:00:05+05:30', settings };
+    const result = settle(retrying, ist('2022-12-03T11:00:00'), ist('2022-12-03T11:00:05'), recon);
+    expect(result).toMatchObject({
+      kind: 'write',
+      release: {
+        state: 'SETTLED', appliedEligibility: '2022-12-02T16:06:00+05:30', sends: 1,
+        settledFrom: { state: 'APPLIED', appliedEligibility: '2022-12-02T16:06:00+05:30', predictedSettlement: '2022-12-03T11:00:00+05:30' },
+        attempts: [{
+          ...timedOut, status: 'OK', confirmedFromRecon: { at: recon.at, eligibility: recon.gatewayEligibility },
+          message: "no answer within 5000 ms; confirmed from the gateway's order recon at 2022-12-03T11:00:05+05:30: eligibility 2022-12-02T16:06:00+05:30 held",
+        }],
+      },
+    });
+    // A recon holding another date (the gateway's default, max eligibility) confirms nothing.
+    const other = settle(retrying, ist('2022-12-18T11:00:00'), ist('2022-12-18T11:00:05'), { ...recon, gatewayEligibility: '2022-12-17T16:00:00+05:30' });
+    expect(other).toMatchObject({ release: { settledFrom: { state: 'SCHEDULED', appliedEligibility: null }, attempts: [timedOut] } });
   });
 });

@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import type { Attempt, GatewayAnswer } from '../../domain/types';
 import { formatInstant, GATEWAY_ZONE, parseGatewayDate } from '../../domain/dates';
 import { attemptOf } from '../../domain/gateway-answer';
-import type { EligibilityGateway, GatewayCallResult } from '../../application/ports';
+import type { BeforePut, EligibilityGateway, GatewayCallResult } from '../../application/ports';
 import { GatewayTransport, requireId, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
 import { SendRateLimiter } from './send-rate-limiter';
 
@@ -16,10 +16,13 @@ export interface HttpEligibilityGatewayOptions extends GatewayClientOptions {
   now?: () => DateTime;
 }
 
-/** Seconds to wait at least before trying again within the call (429, 5xx, timeout, network), or null: final. */
+/**
+ * Seconds to wait at least before trying again within the call, or null: the call ends. Only a 429 is tried again
+ * here: it is a clean refusal. A timeout, a reset or a 5xx may have been applied, so the caller reads the gateway's
+ * order recon before it sends again (release-vendor.ts).
+ */
 function inCallRetryWait(answer: GatewayAnswer): number | null {
-  if (answer.kind === 'timeout' || answer.kind === 'network') return 0;
-  if (answer.kind === 'response' && (answer.httpStatus === 429 || answer.httpStatus >= 500)) return answer.retryAfterSeconds ?? 0;
+  if (answer.kind === 'response' && answer.httpStatus === 429) return answer.retryAfterSeconds ?? 0;
   return null;
 }
 
@@ -43,7 +46,7 @@ export class HttpEligibilityGateway implements EligibilityGateway {
     this.now = options.now ?? (() => DateTime.now());
   }
 
-  async updateEligibility(orderId: string, vendorId: string, eligibility: string): Promise<GatewayCallResult> {
+  async updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult> {
     requireId('orderId', orderId);
     requireId('vendorId', vendorId);
     if (parseGatewayDate(eligibility) === null) {
@@ -59,6 +62,13 @@ export class HttpEligibilityGateway implements EligibilityGateway {
         return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)) };
       }
       const at = formatInstant(this.now(), GATEWAY_ZONE);
+      if (beforePut) {
+        // On the record before it leaves; a failure to record sends nothing.
+        await beforePut(attempts.length + 1, at).catch((error: unknown) => {
+          slot.answered();
+          throw error;
+        });
+      }
       const exchange = await this.transport.exchange('PUT', url, { settlementEligibilityDateUpdate: eligibility }).finally(slot.answered);
       const answer = this.answerOf(exchange);
       attempts.push(attemptOf(answer, eligibility, at));
