@@ -3,6 +3,7 @@
  * that runs through the local edge's job queue (the production SQS adapter and the jobs function), pages of the
  * vendor's open releases at a time, and is listed by GET /jobs.
  */
+import { createHash } from 'node:crypto';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { START, startHarness, type Harness } from './harness';
 
@@ -104,4 +105,52 @@ test('a policy applied to open orders plans every open release again under the n
   // A vendor without open releases: nothing remains either.
   await h.setPolicy('vendor_empty', { kind: 'immediate' });
   expect((await h.api('POST', '/vendors/vendor_empty/hold', { actor: 'risk@example.com', reason: 'check' })).body.job).toBeNull();
+});
+
+describe('POST /exports', () => {
+  test('outcomes as CSV: the file is GET /outcomes?format=csv exactly, with its SHA-256, rows and bytes; the link expires with a 410', async () => {
+    const started = await h.api('POST', '/exports', { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } });
+    expect(started.status).toBe(202);
+    expect(started.body.job).toMatchObject({ kind: 'outcomes_export', state: 'queued', result: null });
+    const job = await jobEnded(h, started.body.job.jobId);
+    expect(job).toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
+    const { url, expiresAt, rows, bytes, sha256 } = job.result;
+    expect(rows).toBe(ORDERS);
+    expect(Date.parse(expiresAt) - h.runtime.clock.now().toMillis()).toBeGreaterThanOrEqual(3_600_000);
+    expect(url).toMatch(new RegExp(`^${h.runtime.api.url}/exports/${job.jobId}\\.csv\\?token=[A-Za-z0-9_-]{32}$`));
+    const file = await fetch(url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toMatch(/^text\/csv/);
+    const text = await file.text();
+    expect(Buffer.byteLength(text)).toBe(bytes);
+    expect(createHash('sha256').update(text).digest('hex')).toBe(sha256);
+    const streamed = await (await fetch(`${h.runtime.api.url}/outcomes?format=csv&vendorId=${VENDOR}`)).text();
+    expect(text).toBe(streamed);
+    // A wrong token is no file; an expired link is a 410 with a message, never part of the file.
+    expect((await fetch(url.replace(/token=.*/, 'token=wrong'))).status).toBe(404);
+    await h.advance('PT3H');
+    const expired = await fetch(url);
+    expect(expired.status).toBe(410);
+    expect(((await expired.json()) as { error: unknown }).error).toMatchObject({ code: 'export_expired', message: expect.stringMatching(/expired at .*POST \/exports again/) });
+  });
+
+  test('outcomes as JSON lines, and the audit log; bad filters are a 400 naming the field before any job starts', async () => {
+    const jsonl = await jobEnded(h, (await h.api('POST', '/exports', { kind: 'outcomes', format: 'jsonl', filters: { vendorId: VENDOR, state: 'SCHEDULED' } })).body.job.jobId);
+    const lines = (await (await fetch(jsonl.result.url)).text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(jsonl.result.rows);
+    expect(lines[0]).toMatchObject({ vendorId: VENDOR, state: 'SCHEDULED', currency: 'INR' });
+
+    const audit = await jobEnded(h, (await h.api('POST', '/exports', { kind: 'audit' })).body.job.jobId);
+    const auditLines = (await (await fetch(audit.result.url)).text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(auditLines.length).toBe(audit.result.rows);
+    expect(auditLines.some((l) => l.type === 'record')).toBe(true);
+
+    const before = (await h.api('GET', '/jobs?limit=100')).body.items.length;
+    const bad = await h.api('POST', '/exports', { kind: 'outcomes', format: 'xml', filters: { state: 'DONE', cursor: 'x', from: 7 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.issues.map((i: { field: string }) => i.field).sort()).toEqual(['filters.cursor', 'filters.from', 'filters.state', 'format']);
+    expect((await h.api('POST', '/exports', { kind: 'audit', from: '2022-13-45' })).body.error.issues[0].field).toBe('from');
+    expect((await h.api('POST', '/exports', { kind: 'everything' })).body.error.issues[0].field).toBe('kind');
+    expect((await h.api('GET', '/jobs?limit=100')).body.items.length).toBe(before);
+  });
 });

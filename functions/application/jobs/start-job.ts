@@ -6,9 +6,16 @@ import { storedInstant } from '../release-writes';
 /** `job_<13-digit epoch ms>_<10 base-36 characters>`: unguessable, and text order is creation order. */
 export const JOB_ID_PATTERN = /^job_\d{13}_[0-9a-z]{10}$/;
 
-export function newJobId(nowMs: number): string {
+/**
+ * The time part is the system's (the order jobs were really created in, also where a local clock was moved or
+ * frozen), and rises by a millisecond at least from one job of this process to the next, so that the list's order is
+ * the order of creation.
+ */
+let lastIdMs = 0;
+export function newJobId(): string {
+  lastIdMs = Math.max(Date.now(), lastIdMs + 1);
   const random = [...randomBytes(10)].map((b) => (b % 36).toString(36)).join('');
-  return `job_${String(nowMs).padStart(13, '0')}_${random}`;
+  return `job_${String(lastIdMs).padStart(13, '0')}_${random}`;
 }
 
 /**
@@ -21,7 +28,7 @@ export async function startJob(
 ): Promise<StoredJob> {
   const now = deps.clock.now();
   const job: StoredJob = {
-    jobId: newJobId(now.toMillis()), kind: start.kind, state: 'queued', total: 0, done: 0, failed: 0, actor: start.actor,
+    jobId: newJobId(), kind: start.kind, state: 'queued', total: 0, done: 0, failed: 0, actor: start.actor,
     createdAt: storedInstant(now), finishedAt: null, error: null, result: null, params: start.params, failures: [],
     expected: [start.first.step], finished: [],
   };
