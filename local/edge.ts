@@ -310,6 +310,8 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
 
   const resume = () => {
     releases?.start();
+    // A job step cut off by the stop is delivered again at once: its work is idempotent (see run-job-step.ts).
+    if (data) queues.returnReceived(queues.byName(JOB_QUEUE.name));
     jobs?.start();
     return { schedules: scheduler.restore(), events: bus.restore() };
   };
