@@ -120,6 +120,8 @@ test('changes a policy through its preview and the order\'s target moves', async
     await page.screenshot({ path: docsPath('console-preview.png'), fullPage: true });
     await page.getByTestId('policy-apply').click();
     await page.getByTestId('policy-applied').waitFor();
+    // The open release is planned again by the apply's job, whose progress shows under the editor.
+    await page.locator('[data-testid="policy-job"][data-state="succeeded"]').getByText('Job succeeded: 1 of 1 releases done').waitFor();
     await orderPageShows(page, orderId, vendorId, 'SCHEDULED');
     expect(await page.locator(`[data-testid="order-vendor-${vendorId}"] [data-testid="target"]`).textContent()).toBe('2022-12-05 16:05 IST (+05:30)');
   });

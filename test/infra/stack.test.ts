@@ -532,7 +532,9 @@ describe('access policies', () => {
   it('auditors may read, export and verify, and call nothing that changes state', () => {
     const routes = grantedRoutes(stack.access.auditor);
     expect(routes).toEqual(expectedRoutes(['read', 'audit']));
-    expect(routes.filter((r) => /^(PUT|DELETE|PATCH)/.test(r) || (r.startsWith('POST') && r !== 'POST/predictions'))).toEqual([]);
+    // POST /exports changes no business state: it writes a copy of what auditors may read anyway (contract 6.3).
+    expect(routes.filter((r) => /^(PUT|DELETE|PATCH)/.test(r) || (r.startsWith('POST') && r !== 'POST/predictions' && r !== 'POST/exports'))).toEqual([]);
+    expect(routes).toContain('POST/exports');
   });
 
   it('the backend may put events of its source on the bus, nothing else', () => {
