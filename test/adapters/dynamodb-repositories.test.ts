@@ -473,7 +473,7 @@ describe('what a release write costs (issue 11)', () => {
       reads.length = 0;
       // A person's request reads everything consistently, in one batch.
       await reader.forPlanning(['vendor_A']);
-      expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'SETTINGS/CURRENT'], consistent: true }]);
+      expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'SETTINGS/CURRENT'], consistent: true }]);
     });
   });
 });
