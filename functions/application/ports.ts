@@ -372,9 +372,9 @@ export interface PolicyImportRepository {
 }
 
 /** What a job does (contract 6.3): the bulk work of a change, or an export. */
-export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'import_apply' | 'outcomes_export' | 'audit_export';
+export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export';
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'import_apply', 'outcomes_export', 'audit_export'];
+export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'];
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
 /** One release a job could not do, and why; the job carries on with the others. */

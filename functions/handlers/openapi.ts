@@ -267,7 +267,7 @@ const schemas: Record<string, Json> = {
     required: ['jobId', 'kind', 'state', 'total', 'done', 'failed', 'actor', 'createdAt', 'finishedAt', 'error', 'result'],
     properties: {
       jobId: { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$', example: 'job_1669975200000_k3v9x0q2m1' },
-      kind: { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'import_apply', 'outcomes_export', 'audit_export'] },
+      kind: { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] },
       state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
       total: { type: 'integer', minimum: 0, description: 'Items found so far (releases, or rows of an export); final once the job ended.' },
       done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0, description: 'Items that failed; each of the first 100 is named in failures.' },
@@ -443,7 +443,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: 'Jobs, newest first (contract 6.3)',
       parameters: [
         query('state', { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] }, 'One state.'),
-        query('kind', { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'import_apply', 'outcomes_export', 'audit_export'] }, 'One kind.'),
+        query('kind', { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] }, 'One kind.'),
         LIMIT(100, 20, 'Page size.'), CURSOR,
       ],
       responses: responses({ 200: ok('A page of jobs.', page('items', ref('Job'))) }, { 400: 'A parameter is wrong; the message names it.' }),

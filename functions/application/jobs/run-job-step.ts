@@ -53,7 +53,6 @@ async function workOf(deps: Dependencies, job: StoredJob, step: JobStep): Promis
     case 'vendor_hold':
     case 'vendor_unhold':
     case 'policy_apply':
-    case 'import_apply':
       return walkPage(deps, job, step);
     case 'outcomes_export':
     case 'audit_export':
