@@ -71,6 +71,12 @@ async function load(client: DynamoDBClient, reads: DynamoReleaseReads): Promise<
   }
   for (const month of months) await reads.directory.noteMonth(month);
   for (const vendorId of VENDORS) await reads.directory.noteVendor(vendorId);
+  await writeInBatches(client, items);
+  return items.length;
+}
+
+/** Writes the items to the orders table with BatchWriteItem, WRITERS calls of BATCH items in flight, until every one is written. */
+export async function writeInBatches(client: DynamoDBClient, items: Record<string, unknown>[]): Promise<void> {
   let next = 0;
   const writer = async (): Promise<void> => {
     for (let at = next; at < items.length; at = next) {
@@ -83,7 +89,6 @@ async function load(client: DynamoDBClient, reads: DynamoReleaseReads): Promise<
     }
   };
   await Promise.all(Array.from({ length: WRITERS }, writer));
-  return items.length;
 }
 
 export interface OutcomesCsvResult {

@@ -12,6 +12,7 @@ import { benchFunctionBundles, functionBundlesLine } from './function-bundles';
 import { benchGatewayFaults, gatewayFaultsLine, gatewayFaultsTargets } from './gateway-faults';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
+import { benchScale, scaleLine, scaleTargets } from './scale';
 import { RELEASE_QUEUE } from '../functions/routing';
 import { parseInstant } from '../functions/domain/dates';
 import { planRelease, vendorFacts } from '../functions/domain/release-machine';
@@ -422,6 +423,8 @@ const PARTS: Record<string, () => Promise<void>> = {
   cost: part('cost', () => benchCost(), costTargets, costLine), // about 30 s
   bundles: part('functionBundles', benchFunctionBundles, functionBundleTargets, functionBundlesLine), // about a minute
   'console-bundle': part('consoleBundle', benchConsoleBundle, consoleBundleTargets, consoleBundleLine), // seconds
+  // BENCH_SCALE_RELEASES open releases of one vendor (default 100,000; hours on 2 cores), issue 17
+  scale: part('scale', () => benchScale(progress), scaleTargets, scaleLine),
 };
 
 if (require.main === module) {

@@ -1,5 +1,7 @@
 /** The CLI's commands over Holdback's API: settings, policies, vendors, orders, outcomes, forecasts, releases, holds, imports, audit, predictions. */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { SignedApi } from './signed-api';
 
@@ -23,7 +25,12 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   accuracy [--from D] [--to D]                   predicted against actual settlements per schedule option
   audit verify | audit export [--from D] [--to D]
   predict <eligibility> <scheduleOption>         when an eligibility settles
-options: --json (the API's JSON as is), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it)`;
+  jobs [--state S] [--kind K] [--limit N] [--cursor C]   bulk work and exports, newest first
+  job <jobId>                                    one job (--wait: until it ends, with a progress bar)
+  export outcomes [--format csv|jsonl] [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by B] [--out FILE]
+  export audit [--from D] [--to D] [--out FILE]  a file of any size, written by a job and downloaded to FILE
+options: --json (the API's JSON as is), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it),
+  --no-wait (hold, unhold, policy set, export: print the job id instead of waiting for the job with a progress bar)`;
 
 /** A refusal of the command line itself (exit 2), as opposed to one of the API (exit 1). */
 export class UsageError extends Error {}
@@ -34,7 +41,8 @@ const OPTIONS = {
   rule: { type: 'string' }, delay: { type: 'string' }, 'schedule-option': { type: 'string' }, 'apply-to': { type: 'string' },
   vendor: { type: 'string' }, order: { type: 'string' }, state: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
   by: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, at: { type: 'string' }, override: { type: 'boolean' },
-  'past-ok': { type: 'boolean' }, apply: { type: 'boolean' },
+  'past-ok': { type: 'boolean' }, apply: { type: 'boolean' }, 'no-wait': { type: 'boolean' }, wait: { type: 'boolean' }, kind: { type: 'string' },
+  format: { type: 'string' }, out: { type: 'string' },
 } as const;
 
 type Options = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
@@ -165,6 +173,18 @@ function callOf(words: string[], options: Options): Call {
       if (sub === 'verify') return { method: 'GET', path: '/audit/verify' };
       if (sub === 'export') return { method: 'GET', raw: true, path: `/audit/export${queryOf({ from: options.from as string, to: options.to as string })}` };
       break;
+    case 'jobs':
+      return { method: 'GET', path: `/jobs${queryOf({ state: options.state as string, kind: options.kind as string, limit: options.limit as string, cursor: options.cursor as string })}` };
+    case 'job': return { method: 'GET', path: `/jobs/${seg(sub, '<jobId>')}` };
+    case 'export':
+      if (sub === 'audit') return { method: 'POST', path: '/exports', body: { kind: 'audit', ...(options.from ? { from: options.from } : {}), ...(options.to ? { to: options.to } : {}) } };
+      if (sub === 'outcomes') {
+        const filters = Object.fromEntries(Object.entries({
+          vendorId: options.vendor, orderId: options.order, state: options.state, from: options.from, to: options.to, by: options.by,
+        }).filter(([, v]) => typeof v === 'string'));
+        return { method: 'POST', path: '/exports', body: { kind: 'outcomes', format: (options.format as string | undefined) ?? 'csv', filters } };
+      }
+      break;
     case 'predict':
       if (!sub || !rest[0]) throw new UsageError('usage: holdback predict <eligibility> <scheduleOption>, e.g. holdback predict "2022-12-06 09:00:00" 1');
       return { method: 'POST', path: '/predictions', body: { eligibility: sub, scheduleOption: Number(rest[0]) } };
@@ -227,8 +247,9 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
   }
   const apiUrl = (options['api-url'] as string | undefined) ?? process.env.HOLDBACK_API_URL ?? `http://127.0.0.1:${process.env.HOLDBACK_API_PORT ?? 4000}`;
   let answer;
+  const client = apiClientFor(apiUrl, options.region as string | undefined);
   try {
-    answer = await apiClientFor(apiUrl, options.region as string | undefined).call(call);
+    answer = await client.call(call);
   } catch (error) {
     io.err(`cannot reach the Holdback API at ${apiUrl}: ${(error as Error).message}; start it with npm start, or pass --api-url\n`);
     return 1;
@@ -243,7 +264,97 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
     io.err(`${call.method} ${call.path.split('?')[0]} answered ${answer.status}${role}: ${why}${hint}\n`);
     return 1;
   }
-  if (call.raw || !isJson || options.json) io.out(answer.text.endsWith('\n') || !answer.text ? answer.text : `${answer.text}\n`);
-  else io.out(table(JSON.parse(answer.text)));
+  const body = isJson ? JSON.parse(answer.text) as Record<string, unknown> : null;
+  // A change or an export that started a job: wait for it with a progress bar (and download an export), unless --no-wait.
+  const started = body ? jobOfAnswer(call, body, options.wait === true) : null;
+  if (started && !options['no-wait']) {
+    // Printed at the end: the answer with its job as it ended (or the job itself, for `job <id> --wait`).
+    const print = (ended: string) => answerOut(call, answer, options, io, body!.job ? JSON.stringify({ ...body, job: JSON.parse(ended) }) : ended);
+    return followJob(client, started.jobId, options, io, print);
+  }
+  answerOut(call, answer, options, io);
+  if (started) io.err(`job ${started.jobId} ${started.state}; follow it with: holdback job ${started.jobId} --wait\n`);
+  return 0;
+}
+
+function answerOut(call: Call, answer: { text: string; contentType: string }, options: Options, io: ApiCommandIo, text = answer.text): void {
+  if (call.raw || !answer.contentType.startsWith('application/json') || options.json) io.out(text.endsWith('\n') || !text ? text : `${text}\n`);
+  else io.out(table(JSON.parse(text)));
+}
+
+type JobAnswer = { jobId: string; state: string; kind: string; total: number; done: number; failed: number; error: string | null; result: { url: string; rows: number; bytes: number; sha256: string } | null };
+
+/** The job an answer started (`job` of a change or an export), or the job of `job <id> --wait`. */
+function jobOfAnswer(call: Call, body: Record<string, unknown>, wait: boolean): JobAnswer | null {
+  const job = (body.job ?? null) as JobAnswer | null;
+  if (job && typeof job.jobId === 'string') return job;
+  if (wait && call.method === 'GET' && call.path.startsWith('/jobs/') && typeof body.jobId === 'string') return body as unknown as JobAnswer;
+  return null;
+}
+
+const ENDED = ['succeeded', 'failed', 'cancelled'];
+
+/**
+ * Polls GET /jobs/{jobId} until the job ends, drawing its progress (done and failed of total) on stderr, then prints
+ * the job and, for an export, downloads its file to --out (checked against its SHA-256). Exit 1 when the job failed.
+ */
+async function followJob(client: ApiClient, jobId: string, options: Options, io: ApiCommandIo, print: (text: string) => void): Promise<number> {
+  const { SingleBar, Presets } = await import('cli-progress');
+  const bar = new SingleBar({ format: `job ${jobId} [{bar}] {value}/{total} {state}`, stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+  let job: JobAnswer | null = null;
+  let text = '';
+  bar.start(1, 0, { state: 'queued' });
+  try {
+    for (;;) {
+      const answer = await client.call({ method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` });
+      if (answer.status >= 400) {
+        io.err(`GET /jobs/${jobId} answered ${answer.status}: ${answer.text.slice(0, 300)}\n`);
+        return 1;
+      }
+      text = answer.text;
+      job = JSON.parse(text) as JobAnswer;
+      bar.setTotal(Math.max(job.total, 1));
+      bar.update(job.done + job.failed, { state: job.state });
+      if (ENDED.includes(job.state)) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    bar.stop();
+  }
+  print(text);
+  if (job.state !== 'succeeded') {
+    io.err(`job ${jobId} ${job.state}${job.error ? `: ${job.error}` : ''}\n`);
+    return 1;
+  }
+  if (job.failed > 0) io.err(`job ${jobId}: ${job.failed} of ${job.total} failed; GET /jobs/${jobId} names each with its reason\n`);
+  if (job.result && typeof job.result.url === 'string') return download(job, options, io);
+  return 0;
+}
+
+/** Downloads an export's file to --out (default holdback-<kind>-<jobId>.<ext>), checking its size and SHA-256. */
+async function download(job: JobAnswer, options: Options, io: ApiCommandIo): Promise<number> {
+  const extension = /\.(csv|jsonl)(\?|$)/.exec(job.result!.url)?.[1] ?? (job.kind === 'audit_export' ? 'jsonl' : 'csv');
+  const file = (options.out as string | undefined) ?? `holdback-${job.kind.replace('_export', '')}-${job.jobId}.${extension}`;
+  const response = await fetch(job.result!.url);
+  if (!response.ok || !response.body) {
+    io.err(`the export's link answered ${response.status}: ${(await response.text()).slice(0, 300)}\n`);
+    return 1;
+  }
+  const hash = createHash('sha256');
+  const out = createWriteStream(file);
+  let bytes = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+    if (!out.write(chunk)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  const sha256 = hash.digest('hex');
+  if (sha256 !== job.result!.sha256 || bytes !== job.result!.bytes) {
+    io.err(`${file}: ${bytes} bytes with SHA-256 ${sha256}, not the ${job.result!.bytes} bytes and ${job.result!.sha256} the job wrote; download it again\n`);
+    return 1;
+  }
+  io.err(`wrote ${job.result!.rows} rows (${bytes} bytes, SHA-256 ${sha256}) to ${file}\n`);
   return 0;
 }

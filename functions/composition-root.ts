@@ -4,8 +4,9 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
 import { KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
-import type { Clock, Dependencies, EligibilityGateway, Logger } from './application/ports';
+import type { Clock, Dependencies, EligibilityGateway, ExportStore, JobQueue, Logger } from './application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './routing';
 import { AUDIT_TABLE, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, TABLES, type TableDefinition, type TableNames } from './adapters/dynamodb/tables';
 import { AWS_CALL_METER_ENV, meterAwsCalls } from './adapters/metering/aws-call-meter';
@@ -28,6 +29,11 @@ import { DEFAULT_ROLE_PROPAGATION_WAIT_MS, EventBridgeReleaseScheduler } from '.
 import { EventBridgePublisher } from './adapters/eventbridge/eventbridge-publisher';
 import { LambdaLogger } from './adapters/logging/powertools-logger';
 import { SqsReleaseQueue } from './adapters/sqs/sqs-release-queue';
+import { SqsJobQueue } from './adapters/sqs/sqs-job-queue';
+import { DynamoJobRepository } from './adapters/dynamodb/job-repository';
+import { DynamoOpenOrderPolicyRepository } from './adapters/dynamodb/open-order-policy-repository';
+import { S3ExportStore } from './adapters/s3/s3-export-store';
+import { FileExportStore } from './adapters/files/file-export-store';
 import {
   fixedCredentials, secretsManagerCredentials, SecretScrubber, type GatewayCredentialSource,
 } from './adapters/secrets/gateway-credentials';
@@ -70,6 +76,13 @@ export const RUNTIME_ENV = {
   retentionDays: 'HOLDBACK_RETENTION_DAYS',
   /** The release queue consumer's maximum concurrency: each container's share of the gateway rate is rate / this. */
   releaseMaxConcurrency: 'HOLDBACK_RELEASE_MAX_CONCURRENCY',
+  /** The URL of the job queue (SQS): the steps of bulk changes and exports (contract 6.3). Unset: no job can start. */
+  jobQueueUrl: 'HOLDBACK_JOB_QUEUE_URL',
+  /** AWS: the S3 bucket of export files (pre-signed links). */
+  exportBucket: 'HOLDBACK_EXPORT_BUCKET',
+  /** Local: the folder of export files, and the API address that serves them (`/exports/{file}?token=`). */
+  exportDir: 'HOLDBACK_EXPORT_DIR',
+  exportBaseUrl: 'HOLDBACK_EXPORT_BASE_URL',
   /** The audit log's table (default "holdback-audit"; the stack sets it). */
   auditTable: AUDIT_TABLE_ENV,
   /** AWS: the ARN of the audit checkpoints' KMS key (ECC_NIST_P256, SIGN_VERIFY); every function reads its public key. */
@@ -113,6 +126,10 @@ export interface RuntimeConfig {
   };
   scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string; rolePropagationWaitMs: number };
   releaseQueueUrl: string;
+  /** The job queue's URL; null where none is configured (a job cannot start there: it ends failed, saying so). */
+  jobQueueUrl: string | null;
+  /** Where export files go: an S3 bucket (AWS), a folder served by the API (local), or nowhere. */
+  exports: { bucket: string } | { dir: string; baseUrl: string } | null;
   /** The release queue consumer's maximum concurrency: at most this many release containers send at once. */
   releaseMaxConcurrency: number;
   audit: {
@@ -196,6 +213,8 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
       rolePropagationWaitMs: count(RUNTIME_ENV.scheduleRoleWaitMs, DEFAULT_ROLE_PROPAGATION_WAIT_MS, 0),
     },
     releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
+    jobQueueUrl: env[RUNTIME_ENV.jobQueueUrl]?.trim() || null,
+    exports: exportsConfig(env, problems),
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
@@ -237,6 +256,37 @@ function retentionConfig(env: Env, problems: string[]): RetentionDays {
     }
   }
   return retention;
+}
+
+/** Export files: a bucket, or a folder with the API address serving it; never both. */
+function exportsConfig(env: Env, problems: string[]): RuntimeConfig['exports'] {
+  const bucket = env[RUNTIME_ENV.exportBucket]?.trim();
+  const dir = env[RUNTIME_ENV.exportDir]?.trim();
+  const baseUrl = env[RUNTIME_ENV.exportBaseUrl]?.trim();
+  if (bucket && dir) problems.push(`${RUNTIME_ENV.exportBucket} and ${RUNTIME_ENV.exportDir} are both set; set only the bucket on AWS, only the folder locally`);
+  if (bucket) return { bucket };
+  if (!dir) return null;
+  if (!baseUrl || !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+    problems.push(`${RUNTIME_ENV.exportBaseUrl} is ${baseUrl ? `"${baseUrl}"` : 'not set'}; with ${RUNTIME_ENV.exportDir} set it to the API's address, e.g. "http://127.0.0.1:4000"`);
+    return null;
+  }
+  return { dir, baseUrl: baseUrl.replace(/\/+$/, '') };
+}
+
+/** Stand-ins where a part is not configured: each use says which variable is missing. */
+const unconfigured = (variable: string): Error => new Error(`${variable} is not set in this runtime, so it cannot do this; set it (the CDK stack and the embedded default do)`);
+const noJobQueue: JobQueue = { enqueue: async () => { throw unconfigured(RUNTIME_ENV.jobQueueUrl); } };
+const noExports: ExportStore = {
+  write: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
+  link: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
+};
+
+/** The export store as configured; the S3 client is built only where a bucket is. */
+function exportStoreOf(config: RuntimeConfig, aws: Record<string, unknown>, clock: Clock): ExportStore {
+  const exports = config.exports;
+  if (!exports) return noExports;
+  if ('dir' in exports) return new FileExportStore(exports.dir, exports.baseUrl);
+  return new S3ExportStore(metered(config, new S3Client(aws), 'S3'), exports.bucket, () => clock.now().toJSDate());
 }
 
 /** The audit key: a KMS key or a local key file, never both (a production runtime must not sign with a file). */
@@ -345,6 +395,7 @@ export function buildDependencies(
   const retention = config.retentionDays ?? {};
   const orders = new DynamoOrderRepository(doc, config.tables.orders, retention);
   const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
+  const sqs = metered(config, new SQSClient(aws), 'SQS');
   return {
     clock,
     logger,
@@ -378,7 +429,11 @@ export function buildDependencies(
       now: () => clock.now(),
       lingerMs: overrides.publishLingerMs,
     }),
-    queue: new SqsReleaseQueue(metered(config, new SQSClient(aws), 'SQS'), config.releaseQueueUrl),
+    queue: new SqsReleaseQueue(sqs, config.releaseQueueUrl),
+    jobQueue: config.jobQueueUrl ? new SqsJobQueue(sqs, config.jobQueueUrl) : noJobQueue,
+    jobs: new DynamoJobRepository(doc, config.tables.config),
+    openOrderPolicies: new DynamoOpenOrderPolicyRepository(doc, config.tables.config),
+    exports: exportStoreOf(config, aws, clock),
     audit: auditStore,
     auditArchive: auditStore,
     auditKey: auditKeyOf(config, aws),

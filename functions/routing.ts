@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 
 /** The Lambda handlers a rule or schedule can target. */
-export type HandlerName = 'orderEvents' | 'release' | 'sweep';
+export type HandlerName = 'orderEvents' | 'release' | 'sweep' | 'jobs';
 
 export const DEFAULT_EVENT_SOURCE = 'marketplace.orders';
 export const HOLDBACK_EVENT_SOURCE = 'holdback';
@@ -28,6 +28,27 @@ export const RELEASE_QUEUE = {
   /** Six times the release function's timeout (60 s), as AWS advises for SQS event sources. */
   visibilityTimeoutSeconds: 360,
   /** Receives before a message goes to the dead-letter queue (a poison message, or a function failing for ever). */
+  maxReceiveCount: 5,
+} as const;
+
+/**
+ * The job queue (contract 6.3): one message per step of a job (a page of a vendor's open releases, or an export),
+ * consumed by the jobs function at a bounded concurrency, as the release queue is. SQS and Lambda rather than Step
+ * Functions' Distributed Map: a job's steps are discovered as it reads (each page names the next), which a map over a
+ * fixed item list does not fit, and the release path already runs on this engine (README "Jobs").
+ */
+export const JOB_QUEUE = {
+  name: 'holdback-jobs',
+  deadLetterName: 'holdback-jobs-dlq',
+  /** One step per invocation: a step is a page of releases or a whole export, each its own unit of retry. */
+  batchSize: 1,
+  /** At most this many steps at once: bulk work leaves DynamoDB and the release path their room. */
+  maximumConcurrency: 4,
+  /** The jobs function's timeout, seconds; a step cut by it is delivered again and carries on. */
+  functionTimeoutSeconds: 300,
+  /** Six times the function's timeout, as AWS advises for SQS event sources. */
+  visibilityTimeoutSeconds: 1_800,
+  /** Receives before a step goes to the dead-letter queue; on the last one its job ends `failed` with the reason. */
   maxReceiveCount: 5,
 } as const;
 

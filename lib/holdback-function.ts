@@ -16,7 +16,7 @@ import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling } from './release-scheduling';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
-export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive';
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive' | 'jobs';
 
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');

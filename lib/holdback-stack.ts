@@ -7,7 +7,7 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
 import { DUE_INDEX } from '../functions/adapters/dynamodb/tables';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/routing';
 import { AccessPolicies } from './access-policies';
 import { DeadLetterQueue } from './dead-letter-queue';
@@ -20,12 +20,14 @@ import { AuditKey } from './audit-key';
 import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
 import { ReleaseQueue } from './release-queue';
+import { JobQueue } from './job-queue';
+import { ExportBucket } from './export-bucket';
 import { ReleaseScheduling } from './release-scheduling';
 import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks'] as const;
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs'] as const;
 export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api' | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
@@ -33,11 +35,11 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
 /**
  * Enough for bursts of order events and API use; the release function's share is its queue's maximum concurrency
  * (an SQS event source needs at least that much reserved); the sweep runs one at a time; the webhooks' share bounds
- * what a flood on their open URL can run (three webhooks per order, each well under a second). 92 in all: fits any
+ * what a flood on their open URL can run (three webhooks per order, each well under a second). The jobs' share is their queue's maximum concurrency. 96 in all: fits any
  * account at the standard quota of 1,000.
  */
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
-  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20, webhooks: 10,
+  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
@@ -109,10 +111,18 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
   },
   api: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
-    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    // UpdateItem: a job whose first step the queue refused is ended failed at once.
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     // Listing, and the signed webhooks it refuses.
     rejected: [...REJECT, 'dynamodb:Query'],
     // Verification and export read the whole log.
+    audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+  },
+  // Each step: the vendor's open-release index page, each release planned again (orders), the job's counters
+  // (config UpdateItem), the settings, policies and holds; an audit export reads the whole log.
+  jobs: {
+    orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
     audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
   // A settlement reads and rewrites its one release and reads the settings to check it against its prediction; a
@@ -135,6 +145,8 @@ export class HoldbackStack extends Stack {
   readonly api: HoldbackApi;
   readonly webhooks: GatewayWebhooks;
   readonly releaseQueue: ReleaseQueue;
+  readonly jobQueue: JobQueue;
+  readonly exportBucket: ExportBucket;
   readonly scheduling: ReleaseScheduling;
   readonly observability: Observability;
   readonly access: AccessPolicies;
@@ -159,6 +171,8 @@ export class HoldbackStack extends Stack {
     const releaseConcurrency = props.releaseConcurrency ?? RELEASE_QUEUE.maximumConcurrency;
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
     this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { enabled: releasesEnabled, maximumConcurrency: releaseConcurrency });
+    this.jobQueue = new JobQueue(this, 'JobQueue');
+    this.exportBucket = new ExportBucket(this, 'Exports');
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
       holds: 'order events the rule could not deliver, or the order-events function failed on after its retries',
     });
@@ -208,6 +222,14 @@ export class HoldbackStack extends Stack {
         failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
         ...reserved('api'),
       }),
+      jobs: new HoldbackFunction(this, 'JobsFunction', {
+        handlerFile: 'jobs',
+        description: 'Holdback: steps of bulk changes (hold, unhold, a policy applied to open orders) and exports, from the job queue',
+        failuresGoTo: "the job queue's redrive policy: a step that fails every receive ends its job failed and lands in the dead-letter queue, which alarms",
+        // A step is a page of releases or a whole export file; one cut by the timeout is delivered again and carries on.
+        timeout: Duration.seconds(JOB_QUEUE.functionTimeoutSeconds),
+        ...reserved('jobs'),
+      }),
       webhooks: new HoldbackFunction(this, 'WebhooksFunction', {
         handlerFile: 'webhooks',
         description: "Holdback: the gateway's signed payment and settlement webhooks, on its function URL (nothing else)",
@@ -251,6 +273,15 @@ export class HoldbackStack extends Stack {
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
+    // Jobs: the api starts them (and the jobs function continues them) on the job queue; the jobs function writes the
+    // export files and signs their links (its role reads the objects, so the links work).
+    for (const role of ['api', 'jobs'] as const) {
+      this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
+      this.jobQueue.queue.grantSendMessages(this.functions[role].function);
+    }
+    this.jobQueue.attach(this.functions.jobs.function);
+    this.functions.jobs.function.addEnvironment(RUNTIME_ENV.exportBucket, this.exportBucket.bucket.bucketName);
+    this.exportBucket.grantWriter(this.functions.jobs.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
 
     for (const rule of eventRules(orderEventSource)) {
@@ -279,6 +310,7 @@ export class HoldbackStack extends Stack {
         Releases: this.releaseQueue.deadLetters.queue,
         ReleaseSchedules: this.scheduling.deadLetters.queue,
         Sweep: sweepFailures.queue,
+        Jobs: this.jobQueue.deadLetters.queue,
       },
     });
 
@@ -296,6 +328,7 @@ export class HoldbackStack extends Stack {
         : 'PAUSED until the gateway credentials are in GatewaySecretArn; then deploy with -c holdback:releasesEnabled=true',
     });
     new CfnOutput(this, 'ReleaseQueueUrl', { value: this.releaseQueue.queue.queueUrl });
+    new CfnOutput(this, 'ExportBucketName', { value: this.exportBucket.bucket.bucketName, description: 'Export files (POST /exports), served by pre-signed links; each expires after its stated days' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
     new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one export line per object; see README "Audit log"' });
@@ -303,7 +336,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
     new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });
-    for (const [name, queue] of [['OrderEvents', orderEventFailures], ['Releases', this.releaseQueue.deadLetters], ['ReleaseSchedules', this.scheduling.deadLetters], ['Sweep', sweepFailures]] as const) {
+    for (const [name, queue] of [['OrderEvents', orderEventFailures], ['Releases', this.releaseQueue.deadLetters], ['ReleaseSchedules', this.scheduling.deadLetters], ['Sweep', sweepFailures], ['Jobs', this.jobQueue.deadLetters]] as const) {
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { value: queue.queue.queueUrl });
     }
     for (const table of Object.values(this.tables)) {

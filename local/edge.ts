@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
+import { JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
 import { parseDuration, parseInstant } from '../functions/domain/dates';
 import { ValidationError } from '../functions/domain/errors';
 import { instantBoundsIssue } from '../functions/domain/bounds';
@@ -54,6 +54,8 @@ export interface Edge {
   queues: LocalQueues;
   /** The release queue's event source mapping (null without a release target): its SQS requests are billed. */
   releaseMapping: QueueEventSource | null;
+  /** The job queue's event source mapping (null without a jobs target). */
+  jobMapping: QueueEventSource | null;
   /**
    * Once the targets can run: arms the schedules and delivers again the events kept in the data folder before a
    * restart. Returns how many of each.
@@ -96,6 +98,18 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   // A fired schedule's message is on disk before the schedule's deletion is: a kill between them is sent again at worst, never lost.
   const scheduleStore = journals ? { ...bind(journals.schedules), flush: async () => { await flushQueues(); await journals.schedules.flush(); } } : undefined;
   const scheduler = new LocalScheduler({ clock, targets: opts.targets, queues, region, accountId, log, store: scheduleStore });
+  // Bulk work (contract 6.3): the job queue, its dead-letter queue, and the jobs function consuming it.
+  const jobDeadLetters = queues.define(JOB_QUEUE.deadLetterName, { messageRetentionPeriod: 1_209_600 });
+  queues.define(JOB_QUEUE.name, {
+    visibilityTimeout: JOB_QUEUE.visibilityTimeoutSeconds,
+    redrivePolicy: { deadLetterTargetArn: queues.arn(jobDeadLetters.name), maxReceiveCount: JOB_QUEUE.maxReceiveCount },
+  });
+  const jobs = opts.targets.jobs
+    ? new QueueEventSource({
+      queues, queue: JOB_QUEUE.name, target: opts.targets.jobs, region, log,
+      batchSize: JOB_QUEUE.batchSize, maximumConcurrency: JOB_QUEUE.maximumConcurrency,
+    })
+    : null;
   const releaseTarget = opts.targets.release;
   const releases = releaseTarget
     ? new QueueEventSource({
@@ -104,9 +118,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     })
     : null;
 
-  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false);
+  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false) || (jobs?.busy() ?? false);
   async function idle(): Promise<void> {
-    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle()]);
+    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle(), jobs?.inFlight.idle()]);
   }
 
   const server = createServer((req, res) => {
@@ -290,6 +304,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   async function close(): Promise<void> {
     scheduler.close();
     releases?.close();
+    jobs?.close();
     queues.close();
     if (clock.settle === settle) clock.settle = previousSettle;
     await new Promise<void>((resolve) => {
@@ -319,9 +334,12 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
 
   const resume = () => {
     releases?.start();
+    // A job step cut off by the stop is delivered again at once: its work is idempotent (see run-job-step.ts).
+    if (data) queues.returnReceived(queues.byName(JOB_QUEUE.name));
+    jobs?.start();
     return { schedules: scheduler.restore(), events: bus.restore() };
   };
-  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, resume };
+  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, resume };
 }
 
 /** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */

@@ -11,6 +11,7 @@ import type { Dependencies, EventPublisher, Logger } from '../functions/applicat
 import { makeOrderEventsHandler } from '../functions/handlers/order-events';
 import { makeReleaseHandler } from '../functions/handlers/release';
 import { makeSweepHandler } from '../functions/handlers/sweep';
+import { makeJobsHandler } from '../functions/handlers/jobs';
 import { sharedClockReader } from './clock';
 import { lambdaContext } from './lambda-context';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
@@ -78,6 +79,7 @@ const handlers: Record<HandlerName, Handler> = {
   orderEvents: bundle('orderEvents') ?? makeOrderEventsHandler(() => deps),
   release: bundle('release') ?? makeReleaseHandler(() => dependencies(true)),
   sweep: bundle('sweep') ?? makeSweepHandler(() => deps),
+  jobs: bundle('jobs') ?? makeJobsHandler(() => deps),
 };
 /**
  * The release function's execution environments this container hosts, each built as a Lambda container would be: its

@@ -327,6 +327,24 @@ export class LocalQueues {
   }
 
   /** ApproximateNumberOfMessages (visible), ...NotVisible (in flight) and ...Delayed (never received, not yet due). */
+  /**
+   * Makes every message received before a restart visible again at once: the local Lambda that received it ended with
+   * the process, so nothing will delete it, and waiting out a long visibility timeout would only stall its work (on
+   * AWS a function's timeout ends it sooner). For queues whose work is idempotent, such as the job queue.
+   */
+  returnReceived(queue: QueueDefinition): number {
+    const now = this.opts.clock.nowMs();
+    let returned = 0;
+    for (const message of [...this.store.messages(queue.name)]) {
+      if (message.receipt === null || message.visibleAt <= now) continue;
+      const back: StoredMessage = { ...message, visibleAt: now, receipt: null };
+      this.store.put(queue.name, back);
+      this.armVisibility(queue.name, back);
+      returned += 1;
+    }
+    return returned;
+  }
+
   counts(queue: QueueDefinition): { visible: number; inFlight: number; delayed: number } {
     const now = this.opts.clock.nowMs();
     const counts = { visible: 0, inFlight: 0, delayed: 0 };

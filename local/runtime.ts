@@ -13,7 +13,10 @@ import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
 import { AWS_CALL_METER_ENV } from '../functions/adapters/metering/aws-call-meter';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, type HandlerName } from '../functions/routing';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, type HandlerName } from '../functions/routing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Dependencies, Logger } from '../functions/application/ports';
 import { makeApiHandler } from '../functions/handlers/api';
 
@@ -177,10 +180,31 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
         orderEvents: invoke('orderEvents'),
         release: invoke('release'),
         sweep: invoke('sweep'),
+        jobs: invoke('jobs'),
       },
       log: opts.log ?? (() => undefined),
     });
     started.push(() => edge.close());
+
+    // The API listens before the containers are built: export links name its address. It answers once they are ready.
+    let apiHandler: ReturnType<typeof makeApiHandler> | null = null;
+    const apiUsage = noUsage();
+    const api = await createApiServer({
+      port: ports.api,
+      handler: async (event) => {
+        const began = performance.now();
+        try {
+          if (!apiHandler) throw new Error('the local runtime is still starting');
+          return await apiHandler(event, lambdaContext('holdback-api')) as never;
+        } finally {
+          countInvocation(apiUsage, began);
+        }
+      },
+    });
+    started.push(() => api.close());
+    // Export files: in the data folder, or in a temporary folder removed at the stop (memory mode).
+    const exportDir = folder ? join(folder.root, 'exports') : mkdtempSync(join(tmpdir(), 'holdback-exports-'));
+    if (!folder) started.push(async () => rmSync(exportDir, { recursive: true, force: true }));
 
     // The production composition root, fed the variables the CDK stack would set, pointed at the edge and the sandbox.
     const environment: Record<string, string | undefined> = {
@@ -202,6 +226,9 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
       // The one send path: order events, the sweep and the schedules all put due releases on the edge's queue.
       [RUNTIME_ENV.releaseQueueUrl]: edge.queues.queueUrl(RELEASE_QUEUE.name),
+      [RUNTIME_ENV.jobQueueUrl]: edge.queues.queueUrl(JOB_QUEUE.name),
+      [RUNTIME_ENV.exportDir]: exportDir,
+      [RUNTIME_ENV.exportBaseUrl]: api.url,
       [RUNTIME_ENV.auditKeyFile]: auditKey.file,
       // The bench's bill: every container's SDK clients count their calls (see aws-call-meter.ts).
       [AWS_CALL_METER_ENV]: process.env[AWS_CALL_METER_ENV],
@@ -221,20 +248,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     await containers.ready();
     pool = containers;
 
-    const apiHandler = makeApiHandler(getDeps);
-    const apiUsage = noUsage();
-    const api = await createApiServer({
-      port: ports.api,
-      handler: async (event) => {
-        const began = performance.now();
-        try {
-          return await apiHandler(event, lambdaContext('holdback-api')) as never;
-        } finally {
-          countInvocation(apiUsage, began);
-        }
-      },
-    });
-    started.push(() => api.close());
+    apiHandler = makeApiHandler(getDeps);
     // The gateway's settlement webhooks come back to Holdback's receiver, as they would from the real gateway.
     sandbox.state.merchant.webhookUrl = `${api.url}${GATEWAY_WEBHOOK_PATH}`;
 

@@ -12,6 +12,7 @@ export const LOCAL_FUNCTION_NAMES: Record<HandlerName, string> = {
   orderEvents: 'holdback-order-events',
   release: 'holdback-release',
   sweep: 'holdback-sweep',
+  jobs: 'holdback-jobs',
 };
 
 export const LOCAL_REGION = 'us-east-1';

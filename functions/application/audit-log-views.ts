@@ -102,7 +102,7 @@ export async function proveAuditStream(deps: Dependencies, query: Record<string,
  * `from`/`to` of an export query, read as GET /outcomes reads them (an instant with an offset, or an India-time day:
  * its start for `from`, its end for `to`), as UTC text to compare with `recordedAt`.
  */
-function rangeOf(query: Record<string, string | undefined>): { from?: string; to?: string } {
+export function auditRangeOf(query: Record<string, string | undefined>): { from?: string; to?: string } {
   const issues: ValidationIssue[] = [];
   const bounds = queryRange(query, issues);
   if (issues.length > 0) throw new ValidationError(issues);
@@ -116,7 +116,7 @@ function rangeOf(query: Record<string, string | undefined>): { from?: string; to
  * is returned (a bad query is a 400, not a broken stream), so the export is signed to its end. Lines come in chunks.
  */
 export async function exportAuditLog(deps: Dependencies, query: Record<string, string | undefined>): Promise<AsyncIterable<string>> {
-  const range = rangeOf(query);
+  const range = auditRangeOf(query);
   await checkpointFirst(deps);
   const identity = deps.auditKey ? await deps.auditKey.identity() : null;
   const complete = range.from === undefined && range.to === undefined;

@@ -69,6 +69,11 @@ export interface ImportAnswer {
   applied?: boolean;
   appliedAt?: string | null;
   policies?: { vendorId: string; version: number }[];
+  /**
+   * Apply only: always null. An import's versions apply to new orders (open ones keep their pinned version), so no
+   * per-release work remains, whatever the number of releases (contract 6.3).
+   */
+  job?: null;
 }
 
 interface ImportRow {
@@ -105,7 +110,7 @@ export async function importPolicies(deps: Dependencies, file: Buffer, query: { 
   });
   // Times in answers are in the settings' timezone; stored ones are India time.
   const shown = async (at: string | null): Promise<string | null> => inZone(at, (await deps.settings.get()).timezone);
-  if (kept?.state === 'applied') return { dryRun, ...checked, applied: false, appliedAt: await shown(kept.finishedAt), policies: [] };
+  if (kept?.state === 'applied') return { dryRun, ...checked, applied: false, appliedAt: await shown(kept.finishedAt), policies: [], job: null };
   if (kept?.state === 'applying' && startedAt.toMillis() - Date.parse(kept.startedAt) < INTERRUPTED_AFTER_MS) {
     throw new ConflictError('import_in_progress', `import ${importId} of this file started at ${kept.startedAt} and is still applying; wait for it, then look at the policies`);
   }
@@ -114,7 +119,7 @@ export async function importPolicies(deps: Dependencies, file: Buffer, query: { 
     const policies = await applyRows(deps, importId, rows);
     const finishedAt = storedInstant(deps.clock.now());
     await deps.policyImports.finish(importId, { state: 'applied', at: finishedAt, reason: null });
-    return { dryRun, ...checked, applied: true, appliedAt: await shown(finishedAt), policies };
+    return { dryRun, ...checked, applied: true, appliedAt: await shown(finishedAt), policies, job: null };
   } catch (error) {
     const why = error instanceof VersionConflictError ? error.message : describeError(error);
     await rollBack(deps, importId, rows, why);

@@ -4,7 +4,8 @@ import type { VendorPolicy } from '../domain/types';
 import { requireId } from './ids';
 import { policyChangeOf, type PolicyChange } from './policy-change';
 import { requirePolicyPreview } from './preview-changes';
-import { replanVendorReleases, type ReplanResult } from './replan-vendor-releases';
+import { startVendorWalk } from './replan-vendor-releases';
+import type { JobView } from './jobs/job-views';
 import { VersionConflictError, type Dependencies } from './ports';
 import { appendAudit, storedInstant } from './release-writes';
 import { inZone } from './response-times';
@@ -25,7 +26,7 @@ export async function getPolicy(deps: Dependencies, vendorId: string): Promise<P
  * on; with `"open_orders"` every unsent release of the vendor is planned again under it. `expectedVersion` (stale:
  * 409) and `previewId` (what the preview showed no longer holds: 409 `preview_stale`) are checked first.
  */
-export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView & { replanned?: ReplanResult }> {
+export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView & { job: JobView | null }> {
   requireId(vendorId, 'vendorId');
   const change = policyChangeOf(body);
   const [current, settings] = await Promise.all([deps.policies.current(vendorId), deps.settings.get()]);
@@ -35,10 +36,12 @@ export async function putPolicy(deps: Dependencies, vendorId: string, body: unkn
   }
   await requirePolicyPreview(deps, vendorId, change);
   const saved = await saveNextPolicy(deps, vendorId, fromVersion, change.policy);
-  if (change.applyTo === 'new_orders') return presented(saved, settings.timezone);
-  // The answer says how many open releases were looked at and planned again.
-  const replanned = await replanVendorReleases(deps, vendorId, saved, { actor: saved.actor, reason: saved.reason });
-  return { ...presented(saved, settings.timezone), replanned };
+  if (change.applyTo === 'new_orders') return { ...presented(saved, settings.timezone), job: null };
+  // In force from this answer: the planner (and every release function, after its claim) reads the open orders'
+  // policy consistently and plans a release pinned to an older version under it. The job moves the schedules.
+  await deps.openOrderPolicies.put(saved);
+  const job = await startVendorWalk(deps, { kind: 'policy_apply', vendorId, actor: saved.actor, reason: saved.reason, version: saved.version });
+  return { ...presented(saved, settings.timezone), job };
 }
 
 /**

@@ -3,13 +3,14 @@ import { instantBoundsIssue } from '../domain/bounds';
 import type { DateTime } from 'luxon';
 import { formatInstant, parseEligibilityInput, parseInstant } from '../domain/dates';
 import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../domain/errors';
-import { manualRelease, retryFailed, type Cause } from '../domain/release-machine';
+import { manualRelease, retryFailed } from '../domain/release-machine';
 import type { VendorHold, VendorRelease } from '../domain/types';
 import { NotFoundError } from './errors';
 import { requireId } from './ids';
-import { planOrderReleases, transitionRelease } from './plan-releases';
+import { transitionRelease } from './plan-releases';
 import type { Dependencies } from './ports';
-import { openReleasesOfVendor } from './replan-vendor-releases';
+import { startVendorWalk } from './replan-vendor-releases';
+import { jobView, type JobView } from './jobs/job-views';
 import { appendAudit, storedInstant } from './release-writes';
 import { releaseViewOf, type ReleaseView } from './view-order';
 
@@ -43,8 +44,8 @@ function readBody(body: unknown, extra: readonly string[], example: string): { f
 const HOLD_EXAMPLE = '{"actor": "risk@example.com", "reason": "fraud review"}';
 
 export interface HoldView extends VendorHold {
-  /** Unsent releases of the vendor that were planned again by this change. */
-  releases: number;
+  /** The rest of the work (each open release shown HELD or planned again, schedules moved): null when none remains. */
+  job: JobView | null;
 }
 
 /** A vendor Holdback knows: one with a policy, a hold, or a release. */
@@ -59,26 +60,20 @@ async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise
 }
 
 /**
- * POST /vendors/{vendorId}/hold and /unhold: the hold is stored first (every release function reads it after its
- * claim, so from now on nothing of the vendor is sent), then every unsent release of the vendor is planned again:
- * HELD with `holdReason: "vendor_hold"`, or, on unhold, planned from its rule (a passed target goes with the next
- * gateway minute). New orders of a held vendor are planned HELD from the hold read with their policy.
+ * POST /vendors/{vendorId}/hold and /unhold, in O(1) work whatever the vendor's size (contract 6.3): the hold is stored
+ * and audited, and is in force from this answer on, since every release function reads it after its claim and plans a
+ * held release HELD instead of sending it. The rest (each unsent release shown HELD with `holdReason: "vendor_hold"`,
+ * its schedule deleted; on unhold planned again from its rule, a passed target going with the next gateway minute)
+ * runs as a job. New orders of a held vendor are planned HELD from the hold read with their policy.
  */
 export async function setVendorHold(deps: Dependencies, vendorId: string, body: unknown, held: boolean): Promise<HoldView> {
   const { fields } = readBody(body, [], HOLD_EXAMPLE);
   await requireKnownVendor(deps, vendorId);
   const hold: VendorHold = { vendorId, held, actor: fields.actor, reason: fields.reason, at: storedInstant(deps.clock.now()) };
   await deps.holds.put(hold);
-  const open = await openReleasesOfVendor(deps, vendorId);
-  await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason, openReleases: open.length } }]);
-  const cause: Cause = { kind: held ? 'hold' : 'unhold', actor: hold.actor, reason: hold.reason };
-  let replanned = 0;
-  for (const release of open) {
-    if (!held && !(release.state === 'HELD' && release.holdReason === 'vendor_hold')) continue;
-    const after = await planOrderReleases(deps, release.orderId, { cause, vendorIds: [vendorId] });
-    if (after?.some((r) => r.version !== release.version)) replanned += 1;
-  }
-  return { ...hold, releases: replanned };
+  await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason } }]);
+  const job = await startVendorWalk(deps, { kind: held ? 'vendor_hold' : 'vendor_unhold', vendorId, actor: hold.actor, reason: hold.reason });
+  return { ...hold, job };
 }
 
 const RELEASE_EXAMPLE = '{"actor": "finance@example.com", "reason": "goods received", "at": "2022-12-06T09:00:00+05:30"}';

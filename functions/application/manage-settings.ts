@@ -16,7 +16,7 @@ export async function getSettings(deps: Dependencies): Promise<VersionedSettings
  * `version`, when given, must be the current one (409 otherwise); `actor` and `reason` default to "api" and
  * "settings updated".
  */
-export async function updateSettings(deps: Dependencies, body: unknown): Promise<VersionedSettings> {
+export async function updateSettings(deps: Dependencies, body: unknown): Promise<VersionedSettings & { job: null }> {
   const current = await deps.settings.get();
   if (!isRecord(body)) {
     throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to change, e.g. {"deferByDays": 15}' }]);
@@ -56,7 +56,9 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
     actor: saved.actor,
     detail: { version: saved.version, fromVersion: current.version, reason: saved.reason, changes: settingsChanges(baseOf(current), baseOf(saved)) },
   }]);
-  return presented(saved);
+  // In force from this answer: every release function plans its claimed release under the settings read after the
+  // claim (consistently), so nothing is sent under the settings this change replaced; no per-release work remains.
+  return { ...presented(saved), job: null };
 }
 
 /** Each setting that changed, with its value before and after (what an auditor reads first). */

@@ -17,6 +17,9 @@ export function planInputOf(
 ): PlanInput {
   const vendor = stored.order.vendors.find((v) => v.vendorId === vendorId);
   const current = stored.releases.find((r) => r.vendorId === vendorId) ?? null;
+  // A release pinned to a version older than the one last applied to the vendor's open orders is planned under that one.
+  const openOrders = config.openOrderPolicies?.get(vendorId) ?? null;
+  const repin = current !== null && openOrders !== null && current.policyVersion < openOrders.version;
   // An event kept before the payment that names a vendor outside the order is not applied at all (never half-applied);
   // it is listed as rejected when the payment arrives.
   const vendorIds = stored.order.vendors.map((v) => v.vendorId);
@@ -25,7 +28,7 @@ export function planInputOf(
     order: stored.order,
     vendorId,
     amount: vendor?.amount ?? current?.amount ?? '0.00',
-    policy: config.policies.get(vendorId) ?? defaultPolicy(vendorId, config.settings),
+    policy: (repin && openOrders) || (config.policies.get(vendorId) ?? defaultPolicy(vendorId, config.settings)),
     settings: config.settings,
     facts: vendorFacts(events, vendorId),
     hold: config.holds.get(vendorId) ?? null,
@@ -33,6 +36,7 @@ export function planInputOf(
     current,
     keyOf: releaseKeyOf,
     cause,
+    ...(repin ? { repin: true } : {}),
   };
 }
 

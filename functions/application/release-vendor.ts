@@ -51,8 +51,9 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   const applying = claimed.release;
 
   const [stored, config, recon] = await Promise.all([
-    // The hold consistently (it closes the stale-claim race), the settings and policy eventually (see DynamoConfigReader).
-    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId], { eventual: true }), uncertain ? readRecon(deps, applying) : undefined,
+    // Everything consistently: the hold closes the stale-claim race, and a settings change or a policy applied to open
+    // orders is in force from its answer on (contract 6.3), whether or not its job has reached this release yet.
+    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId]), uncertain ? readRecon(deps, applying) : undefined,
   ]);
   if (recon?.read) {
     const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility: recon.gatewayEligibility, at: recon.at, settings: config.settings, now: deps.clock.now() });

@@ -1,8 +1,10 @@
-/** Use case: plan a vendor's unsent releases again under a new policy version (PUT policy with applyTo open_orders). */
-import { isUnsent, plan } from '../domain/release-machine';
-import type { VendorPolicy, VendorRelease } from '../domain/types';
-import { transitionRelease } from './plan-releases';
-import type { Dependencies } from './ports';
+/** Use case family: a vendor's unsent releases, listed, and planned again as a job (hold, unhold, a policy applied to open orders). */
+import { isUnsent } from '../domain/release-machine';
+import type { VendorRelease } from '../domain/types';
+import { jobView, type JobView } from './jobs/job-views';
+import { walkStep } from './jobs/release-walk';
+import { startJob } from './jobs/start-job';
+import type { Dependencies, JobKind } from './ports';
 
 /**
  * The vendor's releases that are not sent yet (PLANNED, SCHEDULED, WAITING, HELD, and AT_MAX by its rule), read from
@@ -15,32 +17,23 @@ export async function openReleasesOfVendor(deps: Dependencies, vendorId: string)
   return unsent;
 }
 
-export interface ReplanResult {
-  vendorId: string;
-  policyVersion: number;
-  /** Releases looked at, and those whose plan changed (schedules moved or deleted, each change audited). */
-  open: number;
-  replanned: number;
-}
-
 /**
- * Plans every unsent release of the vendor again under `policy` (its version is recorded on each). A release being
- * sent (APPLYING) is left to its sender and keeps its version; one sent already is never touched, so nothing is sent
- * twice. Each release is one conditional write: a race with an event or a send is planned again from what won.
+ * Starts the job that plans every open release of the vendor again from what is stored now (its hold, the policy its
+ * open orders follow), a page of the vendor's open-release index a step; null when the vendor has no open release
+ * (one index read of one entry). Already-sent releases are left as they are by the planner, so nothing is sent twice;
+ * each release is one conditional write, so a race with an event or a send is planned again from what won.
  */
-export async function replanVendorReleases(
+export async function startVendorWalk(
   deps: Dependencies,
-  vendorId: string,
-  policy: VendorPolicy,
-  change: { actor: string; reason: string },
-): Promise<ReplanResult> {
-  const open = await openReleasesOfVendor(deps, vendorId);
-  let replanned = 0;
-  for (const release of open) {
-    const cause = { kind: 'policy_replan' as const, actor: change.actor, reason: `policy version ${policy.version}: ${change.reason}` };
-    const after = await transitionRelease(deps, { orderId: release.orderId, vendorId }, cause, (input) => plan({ ...input, repin: true }),
-      (config) => ({ ...config, policies: new Map(config.policies).set(vendorId, policy) }));
-    if (after.version !== release.version) replanned += 1;
-  }
-  return { vendorId, policyVersion: policy.version, open: open.length, replanned };
+  change: { kind: Extract<JobKind, 'vendor_hold' | 'vendor_unhold' | 'policy_apply'>; vendorId: string; actor: string; reason: string; version?: number },
+): Promise<JobView | null> {
+  const first = await deps.reads.openOrderIds(change.vendorId, null, 1);
+  if (first.orderIds.length === 0) return null;
+  const job = await startJob(deps, {
+    kind: change.kind,
+    actor: change.actor,
+    params: { vendorId: change.vendorId, reason: change.reason, ...(change.version !== undefined ? { version: change.version } : {}) },
+    first: walkStep(change.vendorId, 0, null),
+  });
+  return jobView(job, (await deps.settings.get()).timezone);
 }

@@ -10,6 +10,7 @@ import { RELEASE_ROUTES } from './routes/releases';
 import { PREVIEW_ROUTES } from './routes/previews';
 import { IMPORT_ROUTES } from './routes/imports';
 import { OUTCOME_ROUTES } from './routes/outcomes';
+import { JOB_ROUTES } from './routes/jobs';
 import { OPENAPI_ROUTES } from './routes/openapi';
 import type { ApiRoute } from './routes/route';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
@@ -25,6 +26,7 @@ export const ROUTES: ApiRoute[] = [
   ...PREVIEW_ROUTES,
   ...IMPORT_ROUTES,
   ...OUTCOME_ROUTES,
+  ...JOB_ROUTES,
   ...OPENAPI_ROUTES,
 ];
 

@@ -271,6 +271,46 @@ const schemas: Record<string, Json> = {
       sequence: { type: 'integer', description: "The audit record's place in the order's stream (absent for a received event)." },
     },
   },
+  Job: {
+    type: 'object',
+    description: 'Bulk work in progress or done (contract 6.3). It survives a restart, a crash or a function timeout and carries on; work done twice changes nothing twice.',
+    required: ['jobId', 'kind', 'state', 'total', 'done', 'failed', 'actor', 'createdAt', 'finishedAt', 'error', 'result'],
+    properties: {
+      jobId: { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$', example: 'job_1669975200000_k3v9x0q2m1' },
+      kind: { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] },
+      state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+      total: { type: 'integer', minimum: 0, description: 'Items found so far (releases, or rows of an export); final once the job ended.' },
+      done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0, description: 'Items that failed; each of the first 100 is named in failures.' },
+      actor: { type: 'string' }, createdAt: instant('When the job was started.'), finishedAt: nullable(instant('When it ended.')),
+      error: nullable({ type: 'string', description: 'Why the job failed (state failed).' }),
+      result: { description: 'An export: {url, expiresAt, rows, bytes, sha256}, the link valid at least an hour. Otherwise null.', oneOf: [{ type: 'null' }, ref('ExportResult')] },
+      params: { type: 'object', description: 'What the job works on, e.g. {vendorId, reason}, or an export\'s filters.' },
+      failures: { type: 'array', items: { type: 'object', required: ['orderId', 'vendorId', 'reason'], properties: { orderId: ID, vendorId: ID, reason: { type: 'string' } } } },
+    },
+    additionalProperties: false,
+  },
+  ExportResult: {
+    type: 'object',
+    required: ['url', 'expiresAt', 'rows', 'bytes', 'sha256'],
+    properties: {
+      url: { type: 'string', description: 'The download link: on AWS a pre-signed S3 URL, locally GET /exports/{file}?token= of this API.' },
+      expiresAt: { type: 'string', format: 'date-time' }, rows: { type: 'integer', minimum: 0 }, bytes: { type: 'integer', minimum: 0 },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the file, lowercase hex.' },
+    },
+  },
+  ExportInput: {
+    oneOf: [
+      {
+        type: 'object', required: ['kind', 'format'], additionalProperties: false,
+        properties: {
+          kind: { const: 'outcomes' }, format: { type: 'string', enum: ['csv', 'jsonl'], description: 'csv: the columns of contract 6.1; jsonl: one outcome as GET /outcomes shows it a line.' },
+          filters: { type: 'object', description: 'The filters of GET /outcomes (vendorId, orderId, state, from, to, by) as text; not cursor or limit.', additionalProperties: { type: 'string' } },
+          actor: { type: 'string' },
+        },
+      },
+      { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: { const: 'audit' }, from: { type: 'string' }, to: { type: 'string' }, actor: { type: 'string' } } },
+    ],
+  },
   ImportAnswer: {
     type: 'object',
     required: ['dryRun', 'importId', 'rows', 'valid', 'errors', 'moreErrors'],
@@ -282,6 +322,7 @@ const schemas: Record<string, Json> = {
       applied: { type: 'boolean', description: 'Apply only: false when the same file had been applied already.' },
       appliedAt: nullable(instant('Apply only: when the file was applied.')),
       policies: { type: 'array', description: 'Apply only: the versions written.', items: { type: 'object', properties: { vendorId: ID, version: { type: 'integer' } } } },
+      job: { type: 'null', description: 'Apply only: null. The versions apply to new orders; no per-release work remains.' },
     },
   },
   AuditVerification: {
@@ -338,11 +379,11 @@ const schemas: Record<string, Json> = {
   },
   HoldAnswer: {
     type: 'object',
-    required: ['vendorId', 'held', 'actor', 'reason', 'at', 'releases'],
+    required: ['vendorId', 'held', 'actor', 'reason', 'at', 'job'],
     properties: {
-      vendorId: ID, held: { type: 'boolean', description: 'true after hold, false after unhold.' }, actor: { type: 'string' }, reason: { type: 'string' },
+      vendorId: ID, held: { type: 'boolean', description: 'true after hold, false after unhold. In force from this answer: nothing of a held vendor is sent after it.' }, actor: { type: 'string' }, reason: { type: 'string' },
       at: { type: 'string', format: 'date-time', description: 'When the hold or unhold was recorded.' },
-      releases: { type: 'integer', minimum: 0, description: 'Unsent releases of the vendor this change planned again (HELD, or out of HELD on unhold).' },
+      job: nullable({ ...ref('Job'), description: 'The rest (each open release shown HELD, or planned again on unhold, schedules moved) as a job; null when the vendor has no open release.' }),
     },
     additionalProperties: false,
   },
@@ -359,6 +400,12 @@ const PREVIEW_LIMIT = query('limit', { type: 'integer', minimum: 0, maximum: 10_
 const CONSOLE_UNAVAILABLE = 'console_unavailable: the console cannot be built here (on AWS); run `npx holdback console --api-url <this API\'s URL>`.';
 
 /** Each route: its operation. Paths use API Gateway's `{name}` parameters, as the router does. */
+/** What PUT /settings answers: the saved settings and `job` (null: nothing per release remains). */
+schemas.SettingsAnswer = {
+  ...schemas.Settings,
+  properties: { ...(schemas.Settings.properties as Json), job: { type: 'null', description: 'No per-release work remains: the settings are in force from this answer.' } },
+};
+
 const paths: Record<string, Record<string, Json>> = {
   '/health': { get: { summary: 'Liveness', responses: responses({ 200: ok('Up.', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } }, additionalProperties: false }) }) } },
   '/openapi.json': { get: { summary: 'This document', responses: responses({ 200: ok('OpenAPI 3.1.', { type: 'object' }) }) } },
@@ -375,7 +422,7 @@ const paths: Record<string, Record<string, Json>> = {
     put: {
       summary: 'Change settings (new version)',
       requestBody: jsonBody(ref('Settings'), { ...SETTINGS_EXAMPLE, actor: 'finance@example.com', reason: 'mirror the dashboard' }),
-      responses: responses({ 200: ok('The saved version.', ref('Settings')) }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
+      responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')) }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
     },
   },
   '/settings/history': { get: { summary: 'Every saved settings version, newest first', responses: responses({ 200: ok('Versions.', { type: 'object', properties: { versions: { type: 'array', items: ref('Settings') } } }) }) } },
@@ -400,7 +447,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: "Change a vendor's policy (new version)",
       parameters: [pathId('vendorId', 'vendor_a')],
       requestBody: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE),
-      responses: responses({ 200: ok('The saved version.', ref('Policy')) }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
+      responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }) }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
     },
   },
   '/vendors/{vendorId}/policy/history': {
@@ -443,6 +490,43 @@ const paths: Record<string, Record<string, Json>> = {
       parameters: [pathId('orderId', 'order_1001'), pathId('vendorId', 'vendor_a')],
       requestBody: jsonBody(ref('ActionInput'), { actor: 'ops@example.com', reason: 'gateway recovered' }),
       responses: responses({ 200: ok('The release as planned now.', ref('Release')) }, { 400: 'A field is wrong.', 404: 'Unknown order or vendor.', 409: 'invalid_state: only a FAILED release with its window open can be retried.' }),
+    },
+  },
+  '/jobs': {
+    get: {
+      summary: 'Jobs, newest first (contract 6.3)',
+      parameters: [
+        query('state', { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] }, 'One state.'),
+        query('kind', { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] }, 'One kind.'),
+        LIMIT(100, 20, 'Page size.'), CURSOR,
+      ],
+      responses: responses({ 200: ok('A page of jobs.', page('items', ref('Job'))) }, { 400: 'A parameter is wrong; the message names it.' }),
+    },
+  },
+  '/jobs/{jobId}': {
+    get: {
+      summary: 'One job: its state and progress, and an export\'s link',
+      parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' }, example: 'job_1669975200000_k3v9x0q2m1' }],
+      responses: responses({ 200: ok('The job.', ref('Job')) }, { 400: 'Not a job id.', 404: 'No such job.' }),
+    },
+  },
+  '/exports': {
+    post: {
+      summary: 'An export of any size as a file, written by a job (contract 6.3)',
+      requestBody: jsonBody(ref('ExportInput'), { kind: 'outcomes', format: 'csv', filters: { vendorId: 'vendor_a', from: '2022-12-01', to: '2022-12-31' } }),
+      responses: responses({ 202: ok('The export job; GET /jobs/{jobId} until its result carries the link.', { type: 'object', required: ['job'], properties: { job: ref('Job') } }) }, { 400: 'A field or filter is wrong (filters.<name>); no job was started.' }),
+    },
+  },
+  '/exports/{file}': {
+    get: {
+      summary: 'Locally: an export file, by the link of its job\'s result (on AWS the link is a pre-signed S3 URL instead)',
+      parameters: [
+        { name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'job_1669975200000_k3v9x0q2m1.csv' },
+        { name: 'token', in: 'query', required: true, schema: { type: 'string' }, description: 'The unguessable token of the link.' },
+      ],
+      responses: responses({
+        200: { description: 'The whole file.', content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
+      }, { 404: 'No such file, or not this token.', 410: 'export_expired: the link expired; POST /exports again.' }),
     },
   },
   '/outcomes': {

@@ -228,8 +228,8 @@ test('keys BatchGetItem leaves unprocessed (throttling) are asked again until ev
       return { items: answer.items, unprocessed: [...answer.unprocessed, ...held] };
     };
     const config = await new DynamoConfigReader(throttled, local.tables.config, clock).forPlanning(vendors.slice(0, 2));
-    // Settings, two policies and two holds in one round; the one left unprocessed asked again alone.
-    expect(rounds).toEqual([5, 1]);
+    // Settings, two policies, two holds and two open orders' policies in one round; the one left unprocessed asked again alone.
+    expect(rounds).toEqual([7, 1]);
     expect([...config.policies].map(([id, p]) => [id, p?.scheduleOption])).toEqual([['vendor_P', 2], ['vendor_Q', 3]]);
   });
 });
@@ -467,12 +467,13 @@ describe('what a release write costs (issue 11)', () => {
       expect(hot.holds.get('vendor_A')).toBeNull();
       expect(reads.sort((a, b) => Number(a.consistent) - Number(b.consistent))).toEqual([
         { keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_B/CURRENT', 'SETTINGS/CURRENT'], consistent: false },
-        { keys: ['POLICY#vendor_A/HOLD', 'POLICY#vendor_B/HOLD'], consistent: true },
+        // The open orders' policy with the holds: an apply to open orders is in force from its answer (contract 6.3).
+        { keys: ['POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'POLICY#vendor_B/HOLD', 'POLICY#vendor_B/OPEN_ORDERS'], consistent: true },
       ]);
       reads.length = 0;
       // A person's request reads everything consistently, in one batch.
       await reader.forPlanning(['vendor_A']);
-      expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'SETTINGS/CURRENT'], consistent: true }]);
+      expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'SETTINGS/CURRENT'], consistent: true }]);
     });
   });
 });

@@ -2,22 +2,27 @@
  * Contract 6 over real HTTP: vendor hold and unhold, manual release, the retry of a FAILED release (issue 10.2), and
  * the replan of a vendor's open orders under a new policy (issue 7.2); each change audited.
  */
-import { replanVendorReleases } from '../../functions/application/replan-vendor-releases';
 import type { GatewayAnswer } from '../../functions/domain/types';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 import { serveApiOverFakes } from './live-api';
 
 const api = serveApiOverFakes();
 
-async function call(method: string, path: string, body?: unknown) {
+/** The request alone: what is in force at its answer, before any job step ran. */
+async function request(method: string, path: string, body?: unknown) {
   const response = await fetch(`${api.url}${path}`, {
     method,
     headers: body !== undefined ? { 'content-type': 'application/json' } : {},
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  const answer = { status: response.status, body: text ? JSON.parse(text) : null };
-  // The release function consumes whatever the request enqueued, as SQS would.
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+async function call(method: string, path: string, body?: unknown) {
+  const answer = await request(method, path, body);
+  // The jobs function runs the job the request started, and the release function consumes whatever was enqueued, as SQS would.
+  await api.world.runJobs();
   await api.world.deliverQueued();
   return answer;
 }
@@ -34,7 +39,7 @@ describe('POST /vendors/{vendorId}/hold and /unhold', () => {
     expect(scheduled.state).toBe('SCHEDULED');
 
     const held = await call('POST', `/vendors/${VENDOR}/hold`, RISK);
-    expect(held).toMatchObject({ status: 200, body: { vendorId: VENDOR, held: true, actor: 'risk@example.com', reason: 'fraud review', releases: 1 } });
+    expect(held).toMatchObject({ status: 200, body: { vendorId: VENDOR, held: true, actor: 'risk@example.com', reason: 'fraud review', job: { kind: 'vendor_hold', state: 'queued' } } });
     expect(await release(world)).toMatchObject({ state: 'HELD', holdReason: 'vendor_hold', sendAt: null, reason: expect.stringMatching(/^vendor hold by risk@example.com at .*: fraud review$/) });
     // Its schedule is deleted: nothing fires.
     expect(world.scheduler.cancelled).toEqual([scheduled.releaseKey]);
@@ -53,7 +58,7 @@ describe('POST /vendors/{vendorId}/hold and /unhold', () => {
     // Unhold: the first order's target (3 Dec 16:00) is still ahead, so it is scheduled again for 15:00, which has
     // passed: it goes at once with its target; the second order's (immediate) goes with the next gateway minute.
     expect(await call('POST', `/vendors/${VENDOR}/unhold`, { actor: 'risk@example.com', reason: 'cleared' }))
-      .toMatchObject({ status: 200, body: { held: false, releases: 2 } });
+      .toMatchObject({ status: 200, body: { held: false, job: { kind: 'vendor_unhold' } } });
     // Both sent once, in no particular order (unhold enqueues them together).
     expect(world.gateway.calls.map((c) => [c.orderId, c.eligibility]).sort()).toEqual([[ORDER, '2022-12-03 16:00:00'], [ORDER_2, '2022-12-03 15:31:00']]);
     expect((await release(world)).state).toBe('APPLIED');
@@ -211,8 +216,8 @@ describe('long faults (issue 10.2)', () => {
   });
 });
 
-describe('replanVendorReleases (PUT policy with applyTo open_orders)', () => {
-  test('every unsent release is planned again under the new version: schedules moved, at_max released, sent ones untouched', async () => {
+describe('PUT policy with applyTo open_orders', () => {
+  test('every unsent release is planned again under the new version, as a job: schedules moved, at_max released, sent ones untouched', async () => {
     const { world } = api;
     await usePolicy(world, { kind: 'after_payment', delay: 'P10D' });
     await send(world, 'order.paid', paid());
@@ -222,10 +227,12 @@ describe('replanVendorReleases (PUT policy with applyTo open_orders)', () => {
     expect(before).toMatchObject({ state: 'SCHEDULED', policyVersion: 1 });
     expect((await release(world, ORDER_2, 'vendor_b')).state).toBe('APPLIED');
 
-    const policy = await world.policies.save({ vendorId: VENDOR, version: 2, scheduleOption: 1, release: { kind: 'after_payment', delay: 'P1D' }, actor: 'finance@example.com', reason: 'trusted now', at: '2022-12-02T16:05:00+05:30' });
-    const result = await replanVendorReleases(world.deps, VENDOR, policy, { actor: 'finance@example.com', reason: 'trusted now' });
+    const put = await call('PUT', `/vendors/${VENDOR}/policy`, {
+      scheduleOption: 1, release: { kind: 'after_payment', delay: 'P1D' }, actor: 'finance@example.com', reason: 'trusted now', applyTo: 'open_orders',
+    });
+    expect(put).toMatchObject({ status: 200, body: { version: 2, job: { kind: 'policy_apply', state: 'queued', params: { vendorId: VENDOR, version: 2 } } } });
+    expect((await call('GET', `/jobs/${put.body.job.jobId}`)).body).toMatchObject({ state: 'succeeded', total: 2, done: 2, failed: 0, failures: [] });
 
-    expect(result).toEqual({ vendorId: VENDOR, policyVersion: 2, open: 2, replanned: 2 });
     expect(await release(world)).toMatchObject({ state: 'SCHEDULED', policyVersion: 2, targetEligibility: '2022-12-03T16:00:00+05:30', sendAt: '2022-12-03T15:00:00+05:30' });
     expect(world.scheduler.cancelled).toContain(before.releaseKey);
     expect(world.audit.entries.filter((e) => e.kind === 'planned' && e.detail.cause === 'policy_replan').map((e) => e.orderId).sort()).toEqual([ORDER, ORDER_2]);
@@ -235,5 +242,48 @@ describe('replanVendorReleases (PUT policy with applyTo open_orders)', () => {
       .toEqual([[ORDER, '2022-12-03 16:00:00'], [ORDER_2, '2022-12-03 16:00:00']]);
     // Sent releases keep their version and are not sent again.
     expect(await release(world, ORDER_2, 'vendor_b')).toMatchObject({ state: 'APPLIED', policyVersion: 1 });
+  });
+});
+
+describe('in force at the answer, before the job reaches a release (contract 6.3)', () => {
+  test('a release that comes due right after the hold answered is not sent: its claim reads the hold', async () => {
+    const { world } = api;
+    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+    await send(world, 'order.paid', paid());
+    expect(await release(world)).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-03T15:00:00+05:30' });
+    const held = await request('POST', `/vendors/${VENDOR}/hold`, RISK);
+    expect(held.body.job).toMatchObject({ kind: 'vendor_hold', state: 'queued', total: 0, done: 0 });
+    // The job has not run: the release is still SCHEDULED when it comes due.
+    expect((await release(world)).state).toBe('SCHEDULED');
+    world.clock.set('2022-12-03T15:00:00+05:30');
+    const fired = await world.fireDueSchedules();
+    expect(fired.map((r) => r.outcome)).toEqual(['held']);
+    expect(world.gateway.calls).toEqual([]);
+    expect(await release(world)).toMatchObject({ state: 'HELD', holdReason: 'vendor_hold' });
+    // The job then finds it HELD already: planned again, nothing changes twice.
+    await world.runJobs();
+    expect((await call('GET', `/jobs/${held.body.job.jobId}`)).body).toMatchObject({ state: 'succeeded', total: 1, done: 1 });
+    expect(world.gateway.calls).toEqual([]);
+  });
+
+  test('a release that comes due right after an apply answered is planned under the new version instead of sent', async () => {
+    const { world } = api;
+    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+    await send(world, 'order.paid', paid());
+    const put = await request('PUT', `/vendors/${VENDOR}/policy`, {
+      scheduleOption: 1, release: { kind: 'after_payment', delay: 'P3D' }, actor: 'finance@example.com', reason: 'slower', applyTo: 'open_orders',
+    });
+    expect(put.body).toMatchObject({ version: 2, job: { state: 'queued' } });
+    expect(await release(world)).toMatchObject({ state: 'SCHEDULED', policyVersion: 1, sendAt: '2022-12-03T15:00:00+05:30' });
+    world.clock.set('2022-12-03T15:00:00+05:30');
+    await world.fireDueSchedules();
+    expect(world.gateway.calls).toEqual([]);
+    expect(await release(world)).toMatchObject({ state: 'SCHEDULED', policyVersion: 2, targetEligibility: '2022-12-05T16:00:00+05:30', sendAt: '2022-12-05T15:00:00+05:30' });
+    // A step delivered twice changes nothing twice.
+    const step = { jobId: put.body.job.jobId, step: `${VENDOR}:0`, vendorId: VENDOR, after: null };
+    await world.jobQueue.enqueue([step, step]);
+    await world.runJobs();
+    expect(await release(world)).toMatchObject({ state: 'SCHEDULED', policyVersion: 2, sendAt: '2022-12-05T15:00:00+05:30' });
+    expect((await call('GET', `/jobs/${put.body.job.jobId}`)).body).toMatchObject({ state: 'succeeded', total: 1, done: 1 });
   });
 });

@@ -94,7 +94,9 @@ describe('PUT /vendors/{vendorId}/policy with previewId, expectedVersion and app
     await payOrders();
     const preview = (await call('POST', `/vendors/${VENDOR}/policy/preview`, { ...CANDIDATE, applyTo: 'open_orders' })).body;
     const put = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, applyTo: 'open_orders', previewId: preview.previewId, expectedVersion: 0 });
-    expect(put).toMatchObject({ status: 200, body: { vendorId: VENDOR, version: 1, replanned: { open: 3, replanned: 3 } } });
+    expect(put).toMatchObject({ status: 200, body: { vendorId: VENDOR, version: 1, job: { kind: 'policy_apply' } } });
+    await api.world.runJobs();
+    expect((await call('GET', `/jobs/${put.body.job.jobId}`)).body).toMatchObject({ state: 'succeeded', total: 3, done: 3 });
     const order = (await call('GET', `/orders/${ORDERS[0]}`)).body;
     expect(order.vendors[0]).toMatchObject({ state: 'SCHEDULED', policyVersion: 1, targetEligibility: '2022-12-06T09:00:00+05:30' });
   });

@@ -120,6 +120,8 @@ test('changes a policy through its preview and the order\'s target moves', async
     await page.screenshot({ path: docsPath('console-preview.png'), fullPage: true });
     await page.getByTestId('policy-apply').click();
     await page.getByTestId('policy-applied').waitFor();
+    // The open release is planned again by the apply's job, whose progress shows under the editor.
+    await page.locator('[data-testid="policy-job"][data-state="succeeded"]').getByText('Job succeeded: 1 of 1 releases done').waitFor();
     await orderPageShows(page, orderId, vendorId, 'SCHEDULED');
     expect(await page.locator(`[data-testid="order-vendor-${vendorId}"] [data-testid="target"]`).textContent()).toBe('2022-12-05 16:05 IST (+05:30)');
   });
@@ -140,6 +142,8 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
     await page.getByTestId('hold-reason').fill('compliance review of KYC documents');
     await page.getByTestId('hold').click();
     await page.getByTestId('hold-done').waitFor();
+    // The rest runs as a job, whose progress shows where the hold was made, until it succeeded (1 of 1 releases).
+    await page.locator('[data-testid="hold-job"][data-state="succeeded"]').getByText('Job succeeded: 1 of 1 releases done').waitFor();
     await page.getByTestId('hold-state').getByText('HELD: compliance review of KYC documents (by finance@test, 2022-12-02 16:05 IST (+05:30))').waitFor();
     await orderPageShows(page, orderId, vendorId, 'HELD');
     expect((await releaseOf(orderId, vendorId)).state).toBe('HELD');
@@ -157,6 +161,7 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
     await page.getByTestId('hold-reason').fill('documents verified');
     await page.getByTestId('unhold').click();
     await page.getByTestId('hold-done').waitFor();
+    await page.locator('[data-testid="hold-job"][data-state="succeeded"]').waitFor();
     await page.getByTestId('hold-state').getByText('not held (unheld by finance@test').waitFor();
     await h.advance('P2D');
     await orderPageShows(page, orderId, vendorId, 'APPLIED');

@@ -1,5 +1,8 @@
 /** `npx holdback <command>` over the API of a started local stack: tables by default, --json, --csv, errors that say why and exit non-zero. */
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runApiCommand } from '../../bin/api-commands';
 import { startHarness, type Harness } from './harness';
@@ -48,8 +51,10 @@ test('order, outcomes as CSV, hold and a refused manual release', async () => {
   const lines = csv.out.trim().split(/\r?\n/);
   expect(lines[0]).toBe('order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message');
   expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(',')).sort()).toEqual(['order_cli_1,vendor_a,600.00', 'order_cli_1,vendor_b,400.00']);
-  const hold = await cli('hold', 'vendor_a', '--actor', 'risk@example.com', '--reason', 'fraud review');
+  const hold = await cli('hold', 'vendor_a', '--actor', 'risk@example.com', '--reason', 'fraud review', '--json');
   expect(hold.code).toBe(0);
+  // The CLI waited for the hold's job: the answer shows it ended.
+  expect(JSON.parse(hold.out).job).toMatchObject({ kind: 'vendor_hold', state: 'succeeded', total: 1, done: 1 });
   const held = await cli('order', 'order_cli_1', '--json');
   expect(JSON.parse(held.out).vendors.find((v: { vendorId: string }) => v.vendorId === 'vendor_a').state).toBe('HELD');
   const refused = await cli('release', 'order_cli_1', 'vendor_a', '--actor', 'finance@example.com', '--reason', 'pay now');
@@ -83,4 +88,29 @@ test('the packaged entry runs an API command and passes its exit code on', async
   const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
   expect(code).toBe(0);
   expect(JSON.parse(out)).toMatchObject({ deferByDays: 15, timezone: 'Asia/Kolkata' });
+});
+
+test('export: waits for the job, downloads the file and checks it; --no-wait prints the job id; jobs lists them', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'holdback-cli-export-'));
+  try {
+    const file = join(folder, 'outcomes.csv');
+    const exported = await cli('export', 'outcomes', '--vendor', 'vendor_b', '--out', file);
+    expect(exported.code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(await (await fetch(`${h.runtime.api.url}/outcomes?format=csv&vendorId=vendor_b`)).text());
+    expect(exported.err).toContain(`wrote 1 rows (${Buffer.byteLength(text)} bytes, SHA-256 ${createHash('sha256').update(text).digest('hex')}) to ${file}`);
+
+    const unhold = await cli('unhold', 'vendor_a', '--actor', 'risk@example.com', '--reason', 'cleared', '--no-wait');
+    expect(unhold.code).toBe(0);
+    const jobId = /job (job_\d{13}_[0-9a-z]{10}) /.exec(unhold.err)?.[1];
+    expect(jobId).toBeDefined();
+    const waited = await cli('job', jobId!, '--wait', '--json');
+    expect(JSON.parse(waited.out)).toMatchObject({ jobId, kind: 'vendor_unhold', state: 'succeeded' });
+    const listed = await cli('jobs', '--kind', 'vendor_unhold');
+    expect(listed.out).toContain(jobId!);
+    const bad = await cli('export', 'outcomes', '--state', 'DONE');
+    expect([bad.code, bad.err]).toEqual([1, expect.stringMatching(/answered 400: validation_error: filters\.state/)]);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });

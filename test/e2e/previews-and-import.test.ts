@@ -44,7 +44,10 @@ describe('previews and bulk import, through the local stack (DynamoDB, handlers,
     const fresh = (await h.api('POST', `/vendors/${vendorId}/policy/preview`, { ...policy, applyTo: 'open_orders' })).body;
     expect(fresh.fromVersion).toBe(1);
     const put = await h.api('PUT', `/vendors/${vendorId}/policy`, { ...policy, applyTo: 'open_orders', previewId: fresh.previewId, expectedVersion: 1 });
-    expect(put).toMatchObject({ status: 200, body: { version: 2 } });
+    expect(put).toMatchObject({ status: 200, body: { version: 2, job: { kind: 'policy_apply' } } });
+    // The open releases are planned again by the job (on the edge's job queue): idle once it is done.
+    await h.runtime.idle();
+    expect((await h.api('GET', `/jobs/${put.body.job.jobId}`)).body).toMatchObject({ state: 'succeeded', total: orders.length, done: orders.length });
     for (const orderId of orders) {
       const order = (await h.api('GET', `/orders/${orderId}`)).body;
       expect(vendorOf(order, vendorId)).toMatchObject({ state: 'SCHEDULED', policyVersion: 2, targetEligibility: '2022-12-06T09:00:00+05:30' });

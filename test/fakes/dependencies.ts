@@ -8,8 +8,9 @@ import { InMemoryPolicyImportRepository, InMemoryPreviewRepository } from './cha
 import { StoredGatewayOrders } from './gateway-orders';
 import { InMemoryReleaseReads } from './release-reads';
 import { RecordingLogger, RecordingPublisher, RecordingQueue, RecordingScheduler, ScriptedGateway } from './outside-world';
+import { InMemoryExportStore, InMemoryJobRepository, RunningJobQueue } from './jobs';
 import {
-  InMemoryConfigReader, InMemoryHoldRepository, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
+  InMemoryConfigReader, InMemoryHoldRepository, InMemoryOpenOrderPolicyRepository, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
   InMemorySettingsRepository,
 } from './repositories';
 
@@ -33,6 +34,12 @@ export interface FakeWorld {
   logger: RecordingLogger;
   holds: InMemoryHoldRepository;
   config: InMemoryConfigReader;
+  openOrderPolicies: InMemoryOpenOrderPolicyRepository;
+  jobs: InMemoryJobRepository;
+  jobQueue: RunningJobQueue;
+  exports: InMemoryExportStore;
+  /** Runs every step of every job started, as the jobs function would, until none is left. */
+  runJobs(): Promise<void>;
   /** Runs every enqueued release command through the release use case, as the queue's consumer would, until none is left. */
   deliverQueued(): Promise<ReleaseVendorResult[]>;
   /** Fires every schedule due at the clock's time through the release use case, as Scheduler would. */
@@ -57,13 +64,18 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     policyImports: new InMemoryPolicyImportRepository(),
     logger: new RecordingLogger(),
     holds: new InMemoryHoldRepository(),
+    openOrderPolicies: new InMemoryOpenOrderPolicyRepository(),
+    jobs: new InMemoryJobRepository(),
+    jobQueue: new RunningJobQueue(),
+    exports: new InMemoryExportStore(),
   };
   // What the fake gateway applies, its order recon shows.
   world.gateway.applied = world.gatewayOrders.eligibilities;
-  const config = new InMemoryConfigReader(world.settings, world.policies, world.holds);
+  const config = new InMemoryConfigReader(world.settings, world.policies, world.holds, world.openOrderPolicies);
   const deps: Dependencies = {
     ...world, config, reads: new InMemoryReleaseReads(world.orders), auditArchive: world.audit, auditKey: Ed25519AuditKey.inMemory(), secrets: { webhookSecret: async () => TEST_WEBHOOK_SECRET },
   };
+  world.jobQueue.deps = deps;
   const deliverQueued = async (): Promise<ReleaseVendorResult[]> => {
     const results: ReleaseVendorResult[] = [];
     // Bounded: a release that keeps enqueueing itself would be a bug the test should see, not a hang.
@@ -77,6 +89,7 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     config,
     deps,
     deliverQueued,
+    runJobs: () => world.jobQueue.runAll(),
     async fireDueSchedules() {
       // Schedules target the release queue: each fired command is consumed like any other.
       const results: ReleaseVendorResult[] = [];

@@ -25,6 +25,16 @@ export class InMemoryReleaseReads implements ReleaseReads {
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
 
+  async openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }> {
+    const positions: string[] = [];
+    for await (const row of this.openReleases(vendorId)) {
+      const position = row.position.split('#').slice(0, 2).join('#');
+      if (after === null || position > after) positions.push(position);
+    }
+    const page = positions.slice(0, limit);
+    return { orderIds: page.map((p) => p.split('#')[1]), next: positions.length > limit ? page[page.length - 1] : null };
+  }
+
   async *openReleases(vendorId: string, range = { from: '1970-01-01T00:00:00Z', to: '9999-12-31T23:59:59Z' }): AsyncIterable<ReadRelease> {
     const rows: ReadRelease[] = [];
     for (const release of this.orders.releases.values()) {

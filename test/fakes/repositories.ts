@@ -117,6 +117,7 @@ export class InMemoryConfigReader implements ConfigReader {
     private readonly settings: InMemorySettingsRepository,
     private readonly policies: InMemoryPolicyRepository,
     private readonly holds: InMemoryHoldRepository = new InMemoryHoldRepository(),
+    private readonly openOrders: InMemoryOpenOrderPolicyRepository = new InMemoryOpenOrderPolicyRepository(),
   ) {}
 
   async forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig> {
@@ -125,7 +126,17 @@ export class InMemoryConfigReader implements ConfigReader {
       settings: this.settings.inForce(),
       policies: new Map(vendorIds.map((id) => [id, this.policies.inForce(id)])),
       holds: new Map(vendorIds.map((id) => [id, this.holds.inForce(id)])),
+      openOrderPolicies: new Map(vendorIds.map((id) => [id, structuredClone(this.openOrders.policies.get(id) ?? null)])),
     };
+  }
+}
+
+export class InMemoryOpenOrderPolicyRepository {
+  readonly policies = new Map<string, VendorPolicy>();
+
+  async put(policy: VendorPolicy): Promise<void> {
+    const kept = this.policies.get(policy.vendorId);
+    if (!kept || kept.version < policy.version) this.policies.set(policy.vendorId, structuredClone(policy));
   }
 }
 

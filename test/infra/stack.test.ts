@@ -11,7 +11,7 @@ import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { METRIC } from '../../functions/observability/metric-names';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
+  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
 } from '../../functions/routing';
 import { API_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
@@ -21,6 +21,7 @@ import {
   DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, TABLE_ACTIONS, type FunctionRole, HoldbackStack,
 } from '../../lib/holdback-stack';
 import cdkJson from '../../cdk.json';
+import { EXPORT_RETENTION_DAYS } from '../../lib/export-bucket';
 
 /**
  * Skips esbuild (these tests read the template, not the bundles) and turns aws-cdk-lib's built-in CloudFormation
@@ -214,6 +215,42 @@ describe('scheduling', () => {
     expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
   });
 
+  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; the api and the jobs function send to it', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(stack.functions.jobs.function) },
+      EventSourceArn: getAtt(stack.jobQueue.queue),
+      BatchSize: JOB_QUEUE.batchSize,
+      ScalingConfig: { MaximumConcurrency: JOB_QUEUE.maximumConcurrency },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const queue = resources[logicalId(stack.jobQueue.queue)].Properties;
+    expect(queue.VisibilityTimeout).toBe(JOB_QUEUE.visibilityTimeoutSeconds);
+    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: getAtt(stack.jobQueue.deadLetters.queue), maxReceiveCount: JOB_QUEUE.maxReceiveCount });
+    const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
+    expect(jobs.Timeout).toBe(JOB_QUEUE.functionTimeoutSeconds);
+    for (const role of ['api', 'jobs'] as const) {
+      const fn = resources[logicalId(stack.functions[role].function)].Properties;
+      expect([role, fn.Environment.Variables[RUNTIME_ENV.jobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.jobQueue.queue) }]);
+      expect([role, statementsOf(role).some((s) => list(s.Action).includes('sqs:SendMessage') && list(s.Resource).some((r) => JSON.stringify(r) === JSON.stringify(getAtt(stack.jobQueue.queue))))]).toEqual([role, true]);
+    }
+  });
+
+  it('export files go to a bucket of the stack: encrypted, public access blocked, TLS only, expiring; only the jobs function writes and reads them, by name', () => {
+    const bucket = resources[logicalId(stack.exportBucket.bucket)].Properties;
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: EXPORT_RETENTION_DAYS, Status: 'Enabled' })]);
+    const policy = ofType('AWS::S3::BucketPolicy').map(([, p]) => p.Properties).find((p) => JSON.stringify(p.Bucket) === JSON.stringify({ Ref: logicalId(stack.exportBucket.bucket) }));
+    expect(policy?.PolicyDocument.Statement).toEqual(expect.arrayContaining([expect.objectContaining({
+      Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    })]));
+    const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
+    expect(jobs.Environment.Variables[RUNTIME_ENV.exportBucket]).toEqual({ Ref: logicalId(stack.exportBucket.bucket) });
+    const touchesBucket = (role: FunctionRole) => statementsOf(role).filter((s) => JSON.stringify(s.Resource).includes(logicalId(stack.exportBucket.bucket)));
+    expect(touchesBucket('jobs').map((s) => [...list(s.Action)].sort())).toEqual([['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject']]);
+    for (const role of FUNCTION_ROLES.filter((r) => r !== 'jobs')) expect([role, touchesBucket(role)]).toEqual([role, []]);
+  });
+
   it("the api function's wait for a new scheduler role ends well inside its timeout; the others keep the adapter's default", () => {
     const api = resources[logicalId(stack.functions.api.function)].Properties;
     const wait = Number(api.Environment.Variables[RUNTIME_ENV.scheduleRoleWaitMs]);
@@ -392,13 +429,13 @@ describe('context', () => {
 
   it('a concurrency budget that does not fit the account is refused with what to do; none reserves nothing', () => {
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10' })))
-      .toThrow(/reserves 92 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
+      .toThrow(/reserves 96 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10', [CONTEXT_KEYS.concurrencyBudget]: 'none' })).concurrencyBudget).toBeNull();
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"api": 5}' })).concurrencyBudget).toEqual({ ...DEFAULT_CONCURRENCY_BUDGET, api: 5 });
     expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
       .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
-      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks$/);
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs$/);
   });
 
   it("keeps the due index's projection of a stack deployed while it was ALL (DynamoDB cannot change it in place); keys only by default", () => {
@@ -458,7 +495,7 @@ describe('retention', () => {
 describe('alarms and dashboard', () => {
   it('alarm on every dead-letter queue, on failures, drift, lateness and 429s, to one topic', () => {
     const queues = ofType('AWS::SQS::Queue').filter(([id]) => /DeadLetters/.test(id)).map(([id]) => id);
-    expect(queues.length).toBe(4);
+    expect(queues.length).toBe(5);
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     for (const queue of queues) {
       expect([queue, alarms.some((a) => JSON.stringify(a.Dimensions ?? []).includes(queue))]).toEqual([queue, true]);
@@ -497,7 +534,9 @@ describe('access policies', () => {
   it('auditors may read, export and verify, and call nothing that changes state', () => {
     const routes = grantedRoutes(stack.access.auditor);
     expect(routes).toEqual(expectedRoutes(['read', 'audit']));
-    expect(routes.filter((r) => /^(PUT|DELETE|PATCH)/.test(r) || (r.startsWith('POST') && r !== 'POST/predictions'))).toEqual([]);
+    // POST /exports changes no business state: it writes a copy of what auditors may read anyway (contract 6.3).
+    expect(routes.filter((r) => /^(PUT|DELETE|PATCH)/.test(r) || (r.startsWith('POST') && r !== 'POST/predictions' && r !== 'POST/exports'))).toEqual([]);
+    expect(routes).toContain('POST/exports');
   });
 
   it('the backend may put events of its source on the bus, nothing else', () => {

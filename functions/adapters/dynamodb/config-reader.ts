@@ -4,6 +4,7 @@ import type { VendorHold, VendorPolicy, VersionedSettings } from '../../domain/t
 import type { Clock, ConfigReader, PlanningConfig, PlanningReadOptions } from '../../application/ports';
 import { batchGetItems, withoutKeys } from './item-keys';
 import { HOLD_SK } from './hold-repository';
+import { OPEN_ORDERS_SK } from './open-order-policy-repository';
 import { unsavedSettings } from './settings-repository';
 import { CURRENT_SK, SETTINGS_PK, policyPk } from './versioned-items';
 
@@ -33,7 +34,8 @@ export class DynamoConfigReader implements ConfigReader {
   async forPlanning(vendorIds: readonly string[], options: PlanningReadOptions = {}): Promise<PlanningConfig> {
     const unique = [...new Set(vendorIds)];
     const current = [SETTINGS_PK, ...unique.map(policyPk)].map((pk) => ({ pk, sk: CURRENT_SK }));
-    const holdKeys = unique.map((vendorId) => ({ pk: policyPk(vendorId), sk: HOLD_SK }));
+    // The open orders' policy is read with the holds, consistently: an apply's answer is in force at once.
+    const holdKeys = unique.flatMap((vendorId) => [{ pk: policyPk(vendorId), sk: HOLD_SK }, { pk: policyPk(vendorId), sk: OPEN_ORDERS_SK }]);
     const read = options.eventual
       ? Promise.all([
         batchGetItems(this.doc, this.tableName, current, false),
@@ -42,8 +44,9 @@ export class DynamoConfigReader implements ConfigReader {
       : batchGetItems(this.doc, this.tableName, [...current, ...holdKeys], true);
     const items = new Map<string, Record<string, unknown>>();
     const holds = new Map<string, Record<string, unknown>>();
+    const openOrders = new Map<string, Record<string, unknown>>();
     for (const item of await read) {
-      (item.sk === HOLD_SK ? holds : items).set(item.pk as string, item);
+      (item.sk === HOLD_SK ? holds : item.sk === OPEN_ORDERS_SK ? openOrders : items).set(item.pk as string, item);
     }
     const settings = items.get(SETTINGS_PK);
     return {
@@ -55,6 +58,10 @@ export class DynamoConfigReader implements ConfigReader {
       holds: new Map(unique.map((vendorId) => {
         const item = holds.get(policyPk(vendorId));
         return [vendorId, item ? withoutKeys<VendorHold>(item) : null];
+      })),
+      openOrderPolicies: new Map(unique.map((vendorId) => {
+        const item = openOrders.get(policyPk(vendorId));
+        return [vendorId, item ? withoutKeys<VendorPolicy>(item) : null];
       })),
     };
   }

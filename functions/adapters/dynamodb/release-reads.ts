@@ -268,6 +268,19 @@ export class DynamoReleaseReads implements ReleaseReads {
     }
   }
 
+  async openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }> {
+    const page = await this.doc.query({
+      TableName: this.tableName,
+      IndexName: OPEN_INDEX.name,
+      KeyConditionExpression: after === null ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
+      ExpressionAttributeNames: after === null ? { '#pk': OPEN_INDEX.pk } : { '#pk': OPEN_INDEX.pk, '#sk': OPEN_INDEX.sk },
+      ExpressionAttributeValues: after === null ? { ':pk': `OPEN#${vendorId}` } : { ':pk': `OPEN#${vendorId}`, ':after': after },
+      Limit: limit,
+    });
+    const keys = page.items.map((entry) => entry[OPEN_INDEX.sk] as string);
+    return { orderIds: keys.map((key) => key.split('#')[1]), next: page.lastEvaluatedKey && keys.length > 0 ? keys[keys.length - 1] : null };
+  }
+
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
     const totals = new Map<string, { count: number; amount: Decimal }>();
     for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, BEFORE_ANY, AFTER_ANY, 1000)) {

@@ -25,6 +25,11 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'GET', path: '/reports/prediction-accuracy', audience: 'read' },
   { method: 'GET', path: '/rejected-events', audience: 'read' },
   { method: 'POST', path: '/predictions', audience: 'read' },
+  { method: 'GET', path: '/jobs', audience: 'read' },
+  { method: 'GET', path: '/jobs/{jobId}', audience: 'read' },
+  // Exports are reads of any size: finance and auditors alike (what they hold is what GET /outcomes and /audit/export show).
+  { method: 'POST', path: '/exports', audience: 'read' },
+  { method: 'GET', path: '/exports/{file}', audience: 'read' },
   { method: 'PUT', path: '/settings', audience: 'finance' },
   { method: 'POST', path: '/settings/preview', audience: 'finance' },
   { method: 'PUT', path: '/vendors/{vendorId}/policy', audience: 'finance' },

@@ -5,6 +5,7 @@ import { indiaTime, ruleText } from '../format';
 import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
+import { JobProgress, type Job } from '../job';
 import { findVendor, holdOf, holdText, openText, ReleaseTable, type Release } from '../releases';
 
 interface Policy {
@@ -27,11 +28,13 @@ const RULES: Array<[string, string]> = [
 function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: boolean | null; onChanged: () => void }) {
   const [reason, setReason] = useState('');
   const [done, setDone] = useState<string | null>(null);
+  const [job, setJob] = useState<Job | null>(null);
   const action = useAction();
   const send = (what: 'hold' | 'unhold') => action.run(async () => {
     const actor = requireActor();
-    await call('POST', `/vendors/${segment(vendorId)}/${what}`, { actor, reason });
-    setDone(what === 'hold' ? 'Held: nothing of this vendor is sent until unhold.' : 'Unheld: its releases are planned again.');
+    const answer = await call<{ job: Job | null }>('POST', `/vendors/${segment(vendorId)}/${what}`, { actor, reason });
+    setJob(answer.job);
+    setDone(what === 'hold' ? 'Held: nothing of this vendor is sent from now on, until unhold.' : 'Unheld: its releases are planned again.');
     setReason('');
     onChanged();
   });
@@ -42,6 +45,7 @@ function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: bo
       <button type="button" disabled={action.busy || held === false} data-testid="unhold" class="secondary" onClick={() => void send('unhold')}>Unhold vendor</button>
       <ProblemNote problem={action.problem} shownFields={['reason']} testId="hold-problem" />
       {done ? <p class="ok" role="status" data-testid="hold-done">{done}</p> : null}
+      {job ? <JobProgress key={job.jobId} job={job} testId="hold-job" /> : null}
     </form>
   );
 }
@@ -53,7 +57,7 @@ function PolicyEditor({ vendorId, current, onApplied }: { vendorId: string; curr
   const [applyTo, setApplyTo] = useState('open_orders');
   const [reason, setReason] = useState('');
   const [preview, setPreview] = useState<{ key: string; answer: PreviewAnswer } | null>(null);
-  const [applied, setApplied] = useState<Policy | null>(null);
+  const [applied, setApplied] = useState<(Policy & { job?: Job | null }) | null>(null);
   const action = useAction();
   const takesDelay = kind === 'after_payment' || kind === 'after_delivery';
   const body = () => ({
@@ -88,13 +92,14 @@ function PolicyEditor({ vendorId, current, onApplied }: { vendorId: string; curr
       </div>
       <button type="submit" disabled={action.busy} data-testid="policy-preview">Preview the change</button>
       <button type="button" disabled={action.busy || !shown} data-testid="policy-apply" onClick={() => void action.run(async () => {
-        const saved = await call<Policy>('PUT', `/vendors/${segment(vendorId)}/policy`, { ...body(), previewId: shown!.previewId, expectedVersion: shown!.fromVersion ?? current.version });
+        const saved = await call<Policy & { job: Job | null }>('PUT', `/vendors/${segment(vendorId)}/policy`, { ...body(), previewId: shown!.previewId, expectedVersion: shown!.fromVersion ?? current.version });
         setApplied(saved);
         setPreview(null);
         onApplied();
       })}>Apply this preview</button>
       <ProblemNote problem={action.problem} shownFields={fields.filter((f) => f !== 'previewId' && f !== 'expectedVersion' && f !== 'release')} testId="policy-problem" />
       {applied ? <p class="ok" role="status" data-testid="policy-applied">Version {applied.version} saved: {ruleText(applied.release)}, schedule option {applied.scheduleOption}.</p> : null}
+      {applied?.job ? <JobProgress key={applied.job.jobId} job={applied.job} testId="policy-job" /> : null}
       {shown ? <PreviewView preview={shown} what={`${vendorId}'s policy change`} /> : null}
     </form>
   );

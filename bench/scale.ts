@@ -1,0 +1,151 @@
+/**
+ * Bench section `scale` (issue 17 item 8): one vendor with many open releases among other vendors' orders, on the
+ * embedded default (memory mode). Seeds orders and releases through the production item mappers in BatchWriteItem
+ * batches straight into the edge's DynamoDB (the index keys are the repository's own), then measures over the API:
+ * the hold's answer and its job (nothing of the vendor can be sent from the answer on: the claim reads the hold), the
+ * unhold, an apply to open orders (answer, job), an outcomes export of every release of the vendor (rows a second), and
+ * the API's p95 answer time (GET /vendors/{id}/policy) while the jobs run.
+ * Alone: `npx tsx bench/run.ts scale` (BENCH_SCALE_RELEASES, default 100,000; BENCH_SCALE_OTHERS, default twice that).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { documentClientConfig } from '../functions/adapters/dynamodb/document-client';
+import { orderItem, releaseItem } from '../functions/adapters/dynamodb/order-repository';
+import type { OrderRecord, VendorRelease } from '../functions/domain/types';
+import { startLocal, type LocalRuntime } from '../local/runtime';
+import { writeInBatches } from './outcomes-csv';
+
+const RELEASES = Number(process.env.BENCH_SCALE_RELEASES ?? 100_000);
+const OTHERS = Number(process.env.BENCH_SCALE_OTHERS ?? RELEASES * 2);
+const VENDOR = 'scale-hot';
+const START = '2022-12-02T16:05:00+05:30';
+/** Goals of issue 17: each bulk change answers within a second; p95 of other requests while jobs run. */
+export const SCALE_TARGETS = { answerMs: 1_000, apiP95Ms: 500 };
+
+export interface ScaleResult {
+  releases: number;
+  otherOrders: number;
+  seedSeconds: number;
+  hold: { answerMs: number; jobSeconds: number; releasesPerSecond: number };
+  unhold: { answerMs: number; jobSeconds: number; releasesPerSecond: number };
+  apply: { answerMs: number; jobSeconds: number; releasesPerSecond: number };
+  export: { answerMs: number; jobSeconds: number; rows: number; rowsPerSecond: number; bytes: number };
+  apiP95MsWhileJobsRun: number;
+}
+
+function orderAt(i: number, vendorId: string): { order: OrderRecord; release: VendorRelease } {
+  // One order a second from the start: all inside one window, every release far enough ahead to be open.
+  const ms = Date.parse(START) + i * 1000;
+  const iso = (at: number): string => new Date(at + 19_800_000).toISOString().replace(/\.\d{3}Z$/, '+05:30');
+  const orderId = `${vendorId}-o${String(i).padStart(7, '0')}`;
+  const order: OrderRecord = {
+    orderId, transactionTime: iso(ms), maxEligibility: iso(ms + 15 * 86_400_000), deferByDays: 15, currency: 'INR',
+    vendors: [{ vendorId, amount: '100.50' }], recordedAt: iso(ms),
+  };
+  const release: VendorRelease = {
+    orderId, vendorId, amount: '100.50', state: 'SCHEDULED', policyVersion: 0, rule: { kind: 'after_payment', delay: 'P3D' },
+    scheduleOption: 1, transactionTime: order.transactionTime, maxEligibility: order.maxEligibility,
+    targetEligibility: iso(ms + 3 * 86_400_000), sendAt: iso(ms + 3 * 86_400_000 - 3_600_000), releaseKey: null,
+    appliedEligibility: null, predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null,
+    currency: 'INR', version: 1, updatedAt: order.recordedAt, holdReason: null, plannedSendAt: null, settledFrom: null,
+  } as VendorRelease;
+  return { order, release };
+}
+
+async function seed(runtime: LocalRuntime): Promise<number> {
+  const began = performance.now();
+  const client = new DynamoDBClient(documentClientConfig({ endpoint: runtime.edge.dynamodbUrl, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  const reads = runtime.deps.reads as unknown as { directory: { noteMonth(m: string): Promise<void>; noteVendor(v: string): Promise<void> } };
+  const months = new Set<string>();
+  const chunk = 20_000;
+  for (const [vendorId, count] of [[VENDOR, RELEASES], ['scale-other', OTHERS]] as const) {
+    await reads.directory.noteVendor(vendorId);
+    for (let from = 0; from < count; from += chunk) {
+      const items: Record<string, unknown>[] = [];
+      for (let i = from; i < Math.min(count, from + chunk); i += 1) {
+        const { order, release } = orderAt(i, vendorId);
+        const paid = orderItem(order);
+        months.add(paid.month);
+        items.push(paid.item, releaseItem(release).item);
+      }
+      await writeInBatches(client, items);
+    }
+  }
+  for (const month of months) await reads.directory.noteMonth(month);
+  client.destroy();
+  return (performance.now() - began) / 1000;
+}
+
+async function api<T = any>(runtime: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ ms: number; status: number; body: T }> {
+  const began = performance.now();
+  const response = await fetch(runtime.api.url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { ms: performance.now() - began, status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Starts a change, then polls its job to the end, sampling the API's answer time meanwhile. */
+async function timed(runtime: LocalRuntime, samples: number[], method: string, path: string, body: unknown, expected = 200) {
+  const answer = await api<{ job: { jobId: string } }>(runtime, method, path, body);
+  if (answer.status !== expected || !answer.body.job) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  const began = performance.now();
+  for (;;) {
+    const job = await api<{ state: string; total: number; result: { rows: number; bytes: number } | null }>(runtime, 'GET', `/jobs/${answer.body.job.jobId}`);
+    if (['succeeded', 'failed', 'cancelled'].includes(job.body.state)) {
+      if (job.body.state !== 'succeeded') throw new Error(`job ${answer.body.job.jobId}: ${JSON.stringify(job.body)}`);
+      const seconds = (performance.now() - began) / 1000;
+      return { answerMs: Math.round(answer.ms), jobSeconds: Math.round(seconds * 10) / 10, total: job.body.total, result: job.body.result };
+    }
+    samples.push((await api(runtime, 'GET', `/vendors/${VENDOR}/policy`)).ms);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const p95 = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] ?? 0);
+};
+
+export async function benchScale(progress: (line: string) => void = () => undefined): Promise<ScaleResult> {
+  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, clockStart: new Date(START), frozen: true });
+  try {
+    progress(`scale: seeding ${RELEASES} open releases of ${VENDOR} and ${OTHERS} orders of another vendor`);
+    const seedSeconds = await seed(runtime);
+    const samples: number[] = [];
+    const perSecond = (r: { total: number; jobSeconds: number }) => Math.round(r.total / Math.max(r.jobSeconds, 0.1));
+    progress('scale: hold');
+    const hold = await timed(runtime, samples, 'POST', `/vendors/${VENDOR}/hold`, { actor: 'bench', reason: 'scale' });
+    progress('scale: unhold');
+    const unhold = await timed(runtime, samples, 'POST', `/vendors/${VENDOR}/unhold`, { actor: 'bench', reason: 'scale' });
+    progress('scale: apply to open orders');
+    const apply = await timed(runtime, samples, 'PUT', `/vendors/${VENDOR}/policy`, { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P2D' }, actor: 'bench', reason: 'scale', applyTo: 'open_orders' });
+    progress('scale: export');
+    const exported = await timed(runtime, samples, 'POST', '/exports', { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } }, 202);
+    return {
+      releases: RELEASES, otherOrders: OTHERS, seedSeconds: Math.round(seedSeconds),
+      hold: { answerMs: hold.answerMs, jobSeconds: hold.jobSeconds, releasesPerSecond: perSecond(hold) },
+      unhold: { answerMs: unhold.answerMs, jobSeconds: unhold.jobSeconds, releasesPerSecond: perSecond(unhold) },
+      apply: { answerMs: apply.answerMs, jobSeconds: apply.jobSeconds, releasesPerSecond: perSecond(apply) },
+      export: { answerMs: exported.answerMs, jobSeconds: exported.jobSeconds, rows: exported.result!.rows, rowsPerSecond: perSecond({ total: exported.result!.rows, jobSeconds: exported.jobSeconds }), bytes: exported.result!.bytes },
+      apiP95MsWhileJobsRun: p95(samples),
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
+export function scaleTargets(r: ScaleResult): Record<string, unknown> {
+  return {
+    scaleBulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs), met: Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs) <= SCALE_TARGETS.answerMs },
+    scaleApiP95Ms: { goal: `at most ${SCALE_TARGETS.apiP95Ms} ms while jobs run`, measured: r.apiP95MsWhileJobsRun, met: r.apiP95MsWhileJobsRun <= SCALE_TARGETS.apiP95Ms },
+  };
+}
+
+export function scaleLine(r: ScaleResult): string {
+  return [
+    `scale (${r.releases} open releases of one vendor, ${r.otherOrders} other orders, seeded in ${r.seedSeconds} s):`,
+    `  hold answered in ${r.hold.answerMs} ms (target ${SCALE_TARGETS.answerMs} ms; nothing of the vendor can be sent from then on), job ${r.hold.jobSeconds} s (${r.hold.releasesPerSecond} releases/s)`,
+    `  unhold answered in ${r.unhold.answerMs} ms, job ${r.unhold.jobSeconds} s (${r.unhold.releasesPerSecond}/s)`,
+    `  apply to open orders answered in ${r.apply.answerMs} ms, job ${r.apply.jobSeconds} s (${r.apply.releasesPerSecond}/s)`,
+    `  export: ${r.export.rows} rows, ${r.export.bytes} bytes in ${r.export.jobSeconds} s (${r.export.rowsPerSecond} rows/s)`,
+    `  API p95 while jobs run: ${r.apiP95MsWhileJobsRun} ms (target ${SCALE_TARGETS.apiP95Ms} ms)`,
+  ].join('\n');
+}

@@ -1,0 +1,78 @@
+/**
+ * Export files of the embedded default in a folder (the data folder's `exports/`, or a temporary one in memory mode),
+ * served by the API at `GET /exports/{file}?token=`: each file has a sidecar with its unguessable token and expiry.
+ * A file is written under a temporary name and renamed whole, so a reader never sees part of one.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import type { ExportDownload, ExportStore } from '../../application/ports';
+
+/** The route that serves the files (the API's). */
+export const EXPORT_FILE_PATH = '/exports';
+/** What a stored file may be named: a job id and an extension, nothing that reaches outside the folder. */
+const FILE_NAME = /^job_\d{13}_[0-9a-z]{10}\.(csv|jsonl)$/;
+
+interface Sidecar {
+  token: string;
+  expiresAt: string;
+  contentType: string;
+  fileName: string;
+}
+
+export class FileExportStore implements ExportStore {
+  /** `baseUrl`: the API's address, e.g. "http://127.0.0.1:4000". */
+  constructor(private readonly folder: string, private readonly baseUrl: string) {}
+
+  async write(key: string, contentType: string, lines: AsyncIterable<string>): Promise<{ bytes: number; sha256: string }> {
+    if (!FILE_NAME.test(key)) throw new Error(`export file name ${key} is not a job id and an extension`);
+    await mkdir(this.folder, { recursive: true });
+    const partial = join(this.folder, `${key}.partial`);
+    const out = createWriteStream(partial);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      for await (const chunk of lines) {
+        const buffer = Buffer.from(chunk, 'utf8');
+        hash.update(buffer);
+        bytes += buffer.length;
+        if (!out.write(buffer)) await once(out, 'drain');
+      }
+      out.end();
+      await once(out, 'finish');
+    } catch (error) {
+      out.destroy();
+      throw error;
+    }
+    await rename(partial, join(this.folder, key));
+    await writeFile(join(this.folder, `${key}.json`), JSON.stringify({ contentType }));
+    return { bytes, sha256: hash.digest('hex') };
+  }
+
+  async link(key: string, expiresAt: Date, fileName: string): Promise<string> {
+    const sidecarFile = join(this.folder, `${key}.json`);
+    const { contentType } = JSON.parse(await readFile(sidecarFile, 'utf8')) as { contentType: string };
+    const sidecar: Sidecar = { token: randomBytes(24).toString('base64url'), expiresAt: expiresAt.toISOString(), contentType, fileName };
+    await writeFile(`${sidecarFile}.tmp`, JSON.stringify(sidecar));
+    await rename(`${sidecarFile}.tmp`, sidecarFile);
+    return `${this.baseUrl}${EXPORT_FILE_PATH}/${key}?token=${sidecar.token}`;
+  }
+
+  async open(key: string, token: string, now: Date): Promise<ExportDownload> {
+    if (!FILE_NAME.test(key)) return { kind: 'not_found' };
+    let sidecar: Sidecar;
+    try {
+      sidecar = JSON.parse(await readFile(join(this.folder, `${key}.json`), 'utf8')) as Sidecar;
+    } catch {
+      return { kind: 'not_found' };
+    }
+    const expected = Buffer.from(sidecar.token ?? '');
+    const given = Buffer.from(token);
+    if (!sidecar.token || expected.length !== given.length || !timingSafeEqual(expected, given)) return { kind: 'not_found' };
+    if (Date.parse(sidecar.expiresAt) <= now.getTime()) return { kind: 'expired', expiresAt: sidecar.expiresAt };
+    const stream = createReadStream(join(this.folder, key), { encoding: 'utf8', highWaterMark: 256 * 1024 });
+    return { kind: 'file', contentType: sidecar.contentType, fileName: sidecar.fileName, chunks: stream as AsyncIterable<string> };
+  }
+}

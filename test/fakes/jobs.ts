@@ -1,0 +1,104 @@
+/** In-memory jobs for use-case tests: the repository with the DynamoDB adapter's once-per-step rules, a queue that runs steps, exports in memory. */
+import { createHash } from 'node:crypto';
+import type {
+  Dependencies, ExportDownload, ExportStore, JobFailure, JobKind, JobQueue, JobRepository, JobState, JobStep, StoredJob,
+} from '../../functions/application/ports';
+import { runJobStep } from '../../functions/application/jobs/run-job-step';
+
+export class InMemoryJobRepository implements JobRepository {
+  readonly jobs = new Map<string, StoredJob & { read: string[] }>();
+
+  async create(job: StoredJob): Promise<void> {
+    if (this.jobs.has(job.jobId)) throw new Error(`job ${job.jobId} exists`);
+    this.jobs.set(job.jobId, { ...structuredClone(job), read: [] });
+  }
+
+  async get(jobId: string): Promise<StoredJob | null> {
+    const job = this.jobs.get(jobId);
+    if (!job) return null;
+    const { read: _read, ...rest } = structuredClone(job);
+    return rest;
+  }
+
+  async list(query: { state?: JobState; kind?: JobKind; limit: number; after?: string | null }): Promise<{ items: StoredJob[]; next: string | null }> {
+    const all = [...this.jobs.keys()].sort().reverse().filter((id) => !query.after || id < query.after);
+    const matching: StoredJob[] = [];
+    for (const id of all) {
+      const job = (await this.get(id))!;
+      if ((!query.state || job.state === query.state) && (!query.kind || job.kind === query.kind)) matching.push(job);
+    }
+    const items = matching.slice(0, query.limit);
+    return { items, next: matching.length > query.limit ? items[items.length - 1].jobId : null };
+  }
+
+  async stepRead(jobId: string, step: string, count: number, opened: string[]): Promise<boolean> {
+    const job = this.jobs.get(jobId);
+    if (!job || job.read.includes(step)) return false;
+    job.read.push(step);
+    job.total += count;
+    job.expected.push(...opened.filter((s) => !job.expected.includes(s)));
+    if (job.finishedAt === null) job.state = 'running';
+    return true;
+  }
+
+  async stepDone(jobId: string, step: string, outcome: { done: number; failed: number; failures: JobFailure[] }): Promise<StoredJob | null> {
+    const job = this.jobs.get(jobId);
+    if (!job || job.finished.includes(step)) return null;
+    job.finished.push(step);
+    job.done += outcome.done;
+    job.failed += outcome.failed;
+    job.failures.push(...outcome.failures);
+    return this.get(jobId);
+  }
+
+  async finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: string; error: string | null; result: unknown }): Promise<boolean> {
+    const job = this.jobs.get(jobId);
+    if (!job || job.finishedAt !== null) return false;
+    Object.assign(job, { state: end.state, finishedAt: end.at, error: end.error, result: end.result ?? null });
+    return true;
+  }
+}
+
+/**
+ * The job queue as a use-case test needs it: steps wait until `runAll` (or, with `inline`, run as soon as they are
+ * enqueued, after the request that started them has answered).
+ */
+export class RunningJobQueue implements JobQueue {
+  readonly waiting: JobStep[] = [];
+  deps: Dependencies | null = null;
+
+  async enqueue(steps: JobStep[]): Promise<void> {
+    this.waiting.push(...structuredClone(steps));
+  }
+
+  /** Runs every waiting step, and the steps they open, until none is left. */
+  async runAll(): Promise<void> {
+    if (!this.deps) throw new Error('RunningJobQueue has no dependencies');
+    for (let round = 0; round < 10_000 && this.waiting.length > 0; round++) await runJobStep(this.deps, this.waiting.shift()!);
+  }
+}
+
+export class InMemoryExportStore implements ExportStore {
+  readonly files = new Map<string, { contentType: string; text: string; token?: string; expiresAt?: Date }>();
+
+  async write(key: string, contentType: string, lines: AsyncIterable<string>): Promise<{ bytes: number; sha256: string }> {
+    let text = '';
+    for await (const chunk of lines) text += chunk;
+    this.files.set(key, { contentType, text });
+    return { bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
+  }
+
+  async link(key: string, expiresAt: Date): Promise<string> {
+    const file = this.files.get(key)!;
+    file.token = createHash('sha256').update(`${key}${expiresAt.toISOString()}`).digest('hex');
+    file.expiresAt = expiresAt;
+    return `memory://exports/${key}?token=${file.token}`;
+  }
+
+  async open(key: string, token: string, now: Date): Promise<ExportDownload> {
+    const file = this.files.get(key);
+    if (!file || file.token !== token) return { kind: 'not_found' };
+    if (file.expiresAt! <= now) return { kind: 'expired', expiresAt: file.expiresAt!.toISOString() };
+    return { kind: 'file', contentType: file.contentType, fileName: key, chunks: (async function* one() { yield file.text; })() };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Contract 6.3: a job survives a kill of the embedded default and carries on. `holdback start --data` as a child
+ * process is killed hard (SIGKILL of its whole process group) while a hold's job, an apply's job and an export's job
+ * run; started again on the same folder, each job ends `succeeded`, every release done exactly once.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { call, startHoldback, type HoldbackProcess } from './holdback-process';
+
+jest.setTimeout(420_000);
+
+const T0 = '2022-12-02T16:05:00+05:30';
+const VENDOR = 'vendor_big';
+/** Four pages of a walk: a kill lands while pages remain. */
+const ORDERS = 400;
+
+let folder: string;
+const running: HoldbackProcess[] = [];
+
+beforeAll(() => {
+  folder = mkdtempSync(join(tmpdir(), 'holdback-jobs-'));
+});
+
+afterAll(async () => {
+  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function start(args: string[]): Promise<HoldbackProcess> {
+  const holdback = await startHoldback(args);
+  running.push(holdback);
+  return holdback;
+}
+
+type Job = { jobId: string; state: string; total: number; done: number; failed: number; result: { url: string; rows: number; bytes: number; sha256: string } | null };
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, waitMs = 240_000): Promise<T> {
+  const end = Date.now() + waitMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const job = (holdback: HoldbackProcess, jobId: string) => call<Job>(`${holdback.api}/jobs/${jobId}`);
+
+async function releases(holdback: HoldbackProcess): Promise<{ state: string; policyVersion: number }[]> {
+  const page = await call<{ items: { state: string; policyVersion: number }[] }>(`${holdback.api}/outcomes?vendorId=${VENDOR}&limit=1000`);
+  return page.items;
+}
+
+/** Kills the process once the job has counted work but not finished it, and says how far it was. */
+async function killWhileRunning(holdback: HoldbackProcess, jobId: string): Promise<Job> {
+  const seen = await until('the job to start', () => job(holdback, jobId), (j) => j.total > 0 || j.state !== 'queued');
+  await holdback.killHard();
+  return seen;
+}
+
+test('a hold, an apply and an export each survive a kill in the middle and carry on after the restart', async () => {
+  let holdback = await start(['--data', folder, '--clock', T0, '--frozen']);
+  await call(`${holdback.api}/vendors/${VENDOR}/policy`, { method: 'PUT', body: JSON.stringify({ scheduleOption: 1, release: { kind: 'after_payment', delay: 'P1D' }, actor: 'finance@test', reason: 'setup' }) });
+  const events = new EventBridgeClient({ endpoint: holdback.edge, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  for (let i = 0; i < ORDERS; i += 10) {
+    const answer = await events.send(new PutEventsCommand({ Entries: Array.from({ length: 10 }, (_, n) => ({
+      Source: 'marketplace.orders', DetailType: 'order.paid',
+      Detail: JSON.stringify({ orderId: `ord_${String(i + n).padStart(5, '0')}`, transactionTime: T0, vendors: [{ vendorId: VENDOR, amount: '100.00' }] }),
+    })) }));
+    expect(answer.FailedEntryCount).toBe(0);
+  }
+  events.destroy();
+  await until('every order planned', () => releases(holdback), (r) => r.length === ORDERS && r.every((x) => x.state === 'SCHEDULED'));
+
+  // The hold: killed while its job runs, carried on after the restart.
+  const hold = await call<{ job: Job }>(`${holdback.api}/vendors/${VENDOR}/hold`, { method: 'POST', body: JSON.stringify({ actor: 'risk@test', reason: 'review' }) });
+  const atKill = await killWhileRunning(holdback, hold.job.jobId);
+  expect(atKill.done).toBeLessThan(ORDERS);
+  holdback = await start(['--data', folder]);
+  expect(await until('the hold job', () => job(holdback, hold.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running'))
+    .toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
+  expect(new Set((await releases(holdback)).map((r) => r.state))).toEqual(new Set(['HELD']));
+
+  // The apply to open orders, the same way.
+  const apply = await call<{ job: Job }>(`${holdback.api}/vendors/${VENDOR}/policy`, { method: 'PUT', body: JSON.stringify({
+    scheduleOption: 1, release: { kind: 'after_payment', delay: 'P3D' }, actor: 'finance@test', reason: 'slower', applyTo: 'open_orders',
+  }) });
+  expect((await killWhileRunning(holdback, apply.job.jobId)).done).toBeLessThan(ORDERS);
+  holdback = await start(['--data', folder]);
+  expect(await until('the apply job', () => job(holdback, apply.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running'))
+    .toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
+  expect(new Set((await releases(holdback)).map((r) => `${r.state} v${r.policyVersion}`))).toEqual(new Set(['HELD v2']));
+
+  // The export: killed right after its answer; the file is written whole after the restart.
+  const exported = await call<{ job: Job }>(`${holdback.api}/exports`, { method: 'POST', body: JSON.stringify({ kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } }) }, 202);
+  await holdback.killHard();
+  holdback = await start(['--data', folder]);
+  const done = await until('the export job', () => job(holdback, exported.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running');
+  expect(done).toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, result: { rows: ORDERS } });
+  const file = Buffer.from(await (await fetch(done.result!.url)).arrayBuffer());
+  expect(file.length).toBe(done.result!.bytes);
+  expect(createHash('sha256').update(file).digest('hex')).toBe(done.result!.sha256);
+  expect(file.toString('utf8').trim().split('\r\n')).toHaveLength(ORDERS + 1);
+});
