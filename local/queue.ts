@@ -312,6 +312,23 @@ export class LocalQueues {
     if (message && message.receipt === receiptHandle) this.drop(queue.name, message);
   }
 
+  /**
+   * Gives back a message that was received for a consumer that turned out not to be ready (starting or closing): as
+   * if it had not been received, visible now and its receive not counted (so it never moves to the dead-letter queue
+   * for it). Listeners are not woken: the consumer tries again when it is ready.
+   */
+  giveBack(queue: QueueDefinition, receiptHandle: string): void {
+    const message = this.byReceipt(queue, receiptHandle);
+    if (!message || message.receipt !== receiptHandle) return;
+    message.receiveCount = Math.max(0, message.receiveCount - 1);
+    if (message.receiveCount === 0) message.firstReceivedAt = null;
+    message.receipt = null;
+    message.visibleAt = this.opts.clock.nowMs();
+    this.store.put(queue.name, message);
+    this.timers.get(message.messageId)?.cancel();
+    this.timers.delete(message.messageId);
+  }
+
   changeVisibility(queue: QueueDefinition, receiptHandle: unknown, seconds: unknown): void {
     if (!Number.isInteger(seconds) || (seconds as number) < 0 || (seconds as number) > MAX_VISIBILITY_SECONDS) {
       throw invalidParameter(`VisibilityTimeout is ${JSON.stringify(seconds)}: send a whole number of seconds from 0 to ${MAX_VISIBILITY_SECONDS}.`);
