@@ -143,6 +143,9 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
   try {
     const sandbox = await createSandbox({ port: ports.sandbox, clock, log: opts.log, dataFolder: folder?.sandbox });
     started.push(() => sandbox.close());
+    // Payments made while Holdback starts are webhooks for it too: on a known port its receiver's address is set before
+    // the sandbox serves a request, and they are delivered once the API listens (an ephemeral port is set below).
+    if (ports.api !== 0) sandbox.state.merchant.webhookUrl = `http://127.0.0.1:${ports.api}${GATEWAY_WEBHOOK_PATH}`;
 
     // The edge needs its targets before Holdback's containers can point at the edge: the targets resolve them late.
     let deps: Dependencies | undefined;
