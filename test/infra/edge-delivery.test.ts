@@ -12,6 +12,7 @@ import { SharedClock } from '../../local/clock';
 import { RecordJournal, type RecordStore } from '../../local/durable-file';
 import { TargetNotReady } from '../../local/in-flight';
 import { LocalQueues } from '../../local/queue';
+import { JournaledQueueStore } from '../../local/queue-store';
 import { QueueEventSource } from '../../local/queue-event-source';
 import { LocalScheduler, localFunctionArn, localSchedulerRoleArn } from '../../local/scheduler';
 import { START } from './local-edge';
@@ -288,5 +289,30 @@ test('a queued message whose function is not ready is given back uncounted: it n
   expect(queues.counts(dlq).visible).toBe(0);
   mapping.close();
   queues.close();
+  clock.stop();
+});
+
+test('a message in flight when the process was killed is visible at the next start, its receive not counted, though the clock stands still', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'holdback-queue-'));
+  folders.push(folder);
+  const clock = new SharedClock({ start: new Date(START), frozen: true });
+  const options = { clock, region: 'us-east-1', accountId: '000000000000', url: () => 'http://127.0.0.1:1', log: () => undefined };
+  const firstStore = new JournaledQueueStore(folder);
+  const first = new LocalQueues({ ...options, store: firstStore });
+  const queue = first.define('work', { visibilityTimeout: 360 });
+  first.send(queue, '{"orderId":"o-inflight"}', undefined);
+  // Received by a consumer that the kill ends: 360 s of visibility on a frozen clock would never run out.
+  expect(first.receive(queue, 10, null)).toHaveLength(1);
+  await firstStore.flush();
+  first.close();
+  await firstStore.close();
+
+  const secondStore = new JournaledQueueStore(folder);
+  const second = new LocalQueues({ ...options, store: secondStore });
+  const again = second.receive(second.byName('work'), 10, null);
+  expect(again.map((r) => r.message.body)).toEqual(['{"orderId":"o-inflight"}']);
+  expect(again[0].message.receiveCount).toBe(1);
+  second.close();
+  await secondStore.close();
   clock.stop();
 });
