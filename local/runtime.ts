@@ -7,7 +7,7 @@ import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
 import type { DeliveryPolicy, UndeliverableEvent } from './bus';
 import { TargetNotReady } from './in-flight';
 import { formatInstant, GATEWAY_ZONE } from '../functions/domain/dates';
-import { LOCAL_REGION } from './scheduler';
+import { LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './scheduler';
 import { lambdaContext } from './lambda-context';
 import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './lambda-pool';
 import { createApiServer } from './api-server';
@@ -305,7 +305,7 @@ async function listUndeliverable(deps: Dependencies, event: UndeliverableEvent):
     source: event.envelope.source,
     detailType: event.envelope['detail-type'],
     reasons: [
-      `not delivered: the ${event.target} function failed ${event.attempts} times over ${hours} h (last error: ${event.message}); nothing of it was applied. Put the event on the bus again once the cause is mended`,
+      `not delivered: the ${LOCAL_FUNCTION_NAMES[event.target]} function failed ${event.attempts} times over ${hours} h (last error: ${event.message}); nothing of it was applied. Put the event on the bus again once the cause is mended`,
     ],
     detail: event.envelope.detail,
   });
