@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../sandbox/app';
-import { launchHoldback, type LaunchedHoldback } from './holdback-process';
+import { launchHoldback, pollUntil, type LaunchedHoldback } from './holdback-process';
 
 // Generous for a loaded machine; on an idle one the event test takes well under a minute.
 jest.setTimeout(240_000);
@@ -40,7 +40,7 @@ function freePort(): Promise<number> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether the address answers HTTP at all right now (any status). */
 async function answers(url: string): Promise<boolean> {
@@ -70,7 +70,6 @@ async function killableHoldback() {
   return {
     urls,
     kills,
-    launch,
     /** SIGKILL now, noting whether the API answered at that moment (a kill during start-up finds it closed). */
     async kill(when: string): Promise<void> {
       const apiWasUp = await answers(`${urls.api}/health`);
@@ -78,6 +77,20 @@ async function killableHoldback() {
       kills.push({ when, apiWasUp });
     },
     output: () => `${current?.stdout() ?? ''}\n${current?.stderr() ?? ''}`,
+    /** Resolves a random moment (up to `withinMs`) after the API answers. */
+    async apiUpThen(withinMs: number): Promise<void> {
+      await pollUntil('the API answering', () => answers(`${urls.api}/health`), 120_000, 20);
+      await sleep(Math.random() * withinMs);
+    },
+    /** Launches, then for each moment of the plan waits for it, kills with SIGKILL and launches again. */
+    async killAlongThe<T extends string>(plan: readonly T[], moment: (when: T) => Promise<void>): Promise<void> {
+      launch();
+      for (const when of plan) {
+        await moment(when);
+        await this.kill(when);
+        launch();
+      }
+    },
   };
 }
 
@@ -173,20 +186,11 @@ test('1,000+ order.paid acknowledged while Holdback is killed with SIGKILL again
   // after launch (before the edge answers, or while starting), and a random moment after the API answered.
   const ackedNow = () => acknowledged.size;
   const plan: Array<'first-ack' | 'random' | 'running'> = ['first-ack', 'random', 'running', 'first-ack', 'random', 'running'];
-  holdback.launch();
-  for (const when of plan) {
-    const from = ackedNow();
-    if (when === 'first-ack') {
-      while (ackedNow() === from && acknowledged.size < TARGET) await sleep(2);
-    } else if (when === 'random') {
-      await sleep(200 + Math.random() * 2_500);
-    } else {
-      while (!(await answers(`${holdback.urls.api}/health`))) await sleep(20);
-      await sleep(Math.random() * 1_500);
-    }
-    await holdback.kill(when);
-    holdback.launch();
-  }
+  await holdback.killAlongThe(plan, (when) => ({
+    'first-ack': () => { const from = ackedNow(); return pollUntil('an acknowledgement', () => ackedNow() > from || acknowledged.size >= TARGET, 120_000, 2); },
+    random: () => sleep(200 + Math.random() * 2_500),
+    running: () => holdback.apiUpThen(1_500),
+  })[when]());
   await producer;
   client.destroy();
   const produced = Date.now();
@@ -246,20 +250,11 @@ test('payments at the gateway sandbox while Holdback\'s API is closed or killed 
     }
   })();
 
-  holdback.launch();
-  for (const when of ['sandbox-first-answer', 'random', 'api-up'] as const) {
-    const from = paid.length;
-    if (when === 'sandbox-first-answer') {
-      while (paid.length === from && paid.length < ORDERS) await sleep(2);
-    } else if (when === 'random') {
-      await sleep(300 + Math.random() * 2_000);
-    } else {
-      while (!(await answers(`${api}/health`))) await sleep(20);
-      await sleep(Math.random() * 500);
-    }
-    await holdback.kill(when);
-    holdback.launch();
-  }
+  await holdback.killAlongThe(['sandbox-first-answer', 'random', 'api-up'] as const, (when) => ({
+    'sandbox-first-answer': () => { const from = paid.length; return pollUntil('a payment', () => paid.length > from || paid.length >= ORDERS, 120_000, 2); },
+    random: () => sleep(300 + Math.random() * 2_000),
+    'api-up': () => holdback.apiUpThen(500),
+  })[when]());
   await payer;
 
   const { lost, listed } = await lostAfterAll(api, paid);

@@ -16,20 +16,12 @@ import { JournaledQueueStore } from '../../local/queue-store';
 import { QueueEventSource } from '../../local/queue-event-source';
 import { LocalScheduler, localFunctionArn, localSchedulerRoleArn } from '../../local/scheduler';
 import { START } from './local-edge';
+import { pollUntil as until } from './holdback-process';
 
 const folders: string[] = [];
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-
-/** Polls (no fixed sleep) until `ready()` holds, or fails after `limitMs` saying what it waited for. */
-async function until(what: string, ready: () => boolean, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** The keys a journal file holds (its lines replayed), as the next start reads them. */
 function liveKeys(path: string): string[] {

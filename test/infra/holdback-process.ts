@@ -79,3 +79,12 @@ export async function call<T = Record<string, unknown>>(url: string, init: Reque
   if (response.status !== expected) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text}`);
   return (text === '' ? {} : JSON.parse(text)) as T;
 }
+
+/** Polls (no fixed sleep) until `ready()` holds, or fails after `limitMs` naming what it waited for. */
+export async function pollUntil(what: string, ready: () => boolean | Promise<boolean>, limitMs = 30_000, everyMs = 10): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

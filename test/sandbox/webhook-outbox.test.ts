@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox } from '../../sandbox/app';
+import { pollUntil as until } from '../infra/holdback-process';
 
 const folders: string[] = [];
 afterAll(() => {
@@ -33,14 +34,6 @@ async function closedPort(): Promise<number> {
   const port = Number(new URL(probe.url).port);
   await new Promise((resolve) => probe.server.close(resolve));
   return port;
-}
-
-async function until(what: string, ready: () => boolean, limitMs = 30_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 test('a receiver that is down past the quick retries still gets the webhook once it listens (resume sends it at once)', async () => {
