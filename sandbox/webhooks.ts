@@ -20,14 +20,12 @@ export interface WebhookSender {
    * is the merchant's webhook URL: each try then posts to the merchant's URL of the moment.
    */
   send(url: string, type: string, data: unknown, merchant?: boolean): Promise<WebhookDelivery>;
-  /** Delivers again a delivery kept from before a restart that was not delivered (same id, same body). */
-  redeliver(delivery: WebhookDelivery): Promise<WebhookDelivery>;
   /**
    * The receiver listens now (the embedded default's API is up): deliveries waiting for a later try go at once, and
    * the PENDING ones kept from before a restart are delivered again. Returns how many were kept from before.
    */
   resume(): number;
-  /** Resolves when no delivery is in flight or in its first quick retries (later tries wait minutes: not waited for). */
+  /** Resolves when no delivery is in flight or in its first quick retries (later tries, up to a minute apart, are not waited for). */
   idle(): Promise<void>;
   /** Stops pending retries (on sandbox close or reset); what was not delivered stays PENDING for the next start. */
   cancelAll(): void;
@@ -143,7 +141,6 @@ export function createWebhookSender(
   };
 
   return {
-    redeliver: (delivery) => (active.has(delivery.id) ? Promise.resolve(delivery) : track(delivery)),
     send(url, type, data, merchant = false) {
       const now = deps.clock.nowMs();
       const body = JSON.stringify({ data, event_time: isoIst(now), type });
