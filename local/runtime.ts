@@ -295,7 +295,7 @@ async function drain(
 
 /**
  * An event the order-events function never took, after EventBridge's tries (24 hours): listed in GET /rejected-events
- * with why and what to do, as on AWS it would wait in the rule's dead-letter queue; never dropped in silence.
+ * with why and what to do, as on AWS it would wait in the order-events dead-letter queue; never dropped in silence.
  */
 async function listUndeliverable(deps: Dependencies, event: UndeliverableEvent): Promise<void> {
   const hours = (event.triedForMs / 3_600_000).toFixed(1);
