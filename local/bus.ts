@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../functions/domain/bounds';
 import { eventRules, patternMatches, type EventRule, type HandlerName } from '../functions/routing';
 import type { SharedClock } from './clock';
-import { InFlight, pause } from './in-flight';
+import { InFlight, Waiting, backoffMs, isTargetNotReady, pause } from './in-flight';
 import { MemoryRecords, type RecordStore } from './durable-file';
 
 /** What a rule's target receives, as EventBridge builds it. */
@@ -39,6 +39,52 @@ export interface DeliveryFailure {
   message: string;
 }
 
+/** An event a target never took, after every try: listed (GET /rejected-events) instead of dropped. */
+export interface UndeliverableEvent extends DeliveryFailure {
+  envelope: EventEnvelope;
+  /** Epoch ms (real time) when PutEvents accepted it, and how long its delivery was tried. */
+  acceptedAt: number;
+  triedForMs: number;
+}
+
+/** What the journal keeps of an accepted event until every target has taken it (or it was listed as undeliverable). */
+export interface KeptEvent {
+  envelope: EventEnvelope;
+  /** Epoch ms (real time) of the acceptance: the age EventBridge's retry policy counts from, across restarts. */
+  acceptedAt: number;
+}
+
+/**
+ * How a target that fails is tried again, as EventBridge's default retry policy (185 tries, 24 hours, exponential
+ * backoff): a few quick tries first (which `idle()` waits for), then tries spaced out up to `maxBackoffMs`, outside
+ * `idle()`. A target that is not ready (starting, closing) is waited for and never counts as a try.
+ */
+export interface DeliveryPolicy {
+  /** Tries in a row, `retryDelayMs` x the try's number apart, before the event waits longer. */
+  quickAttempts: number;
+  retryDelayMs: number;
+  /** The wait before the first later try; it doubles up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Tries in all, and the oldest an event may be (since its acceptance): past either, it is listed as undeliverable. */
+  maximumAttempts: number;
+  maximumAgeMs: number;
+  /** The wait for a target that is not ready: `notReadyMs` doubling up to `maxNotReadyMs`, for as long as it takes. */
+  notReadyMs: number;
+  maxNotReadyMs: number;
+}
+
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
+  quickAttempts: 3,
+  retryDelayMs: 25,
+  backoffMs: 1_000,
+  maxBackoffMs: 5 * 60_000,
+  maximumAttempts: 185,
+  maximumAgeMs: 24 * 3_600_000,
+  notReadyMs: 50,
+  maxNotReadyMs: 1_000,
+};
+
 export interface LocalBusOptions {
   clock: SharedClock;
   targets: Partial<Record<HandlerName, LambdaTarget>>;
@@ -48,23 +94,43 @@ export interface LocalBusOptions {
   /** Names that mean this bus besides `default` (HOLDBACK_EVENT_BUS). */
   busNames?: string[];
   log: (line: string) => void;
-  /** Pause before each retry of a target that threw. */
-  retryDelayMs?: number;
+  /** How a failing or not-ready target is tried again (default: DEFAULT_DELIVERY_POLICY). */
+  delivery?: Partial<DeliveryPolicy>;
   /** How many deliveries run at once, like a Lambda function's reserved concurrency. */
   concurrency?: number;
   /** Where accepted events wait until every target has had them (the data folder's journal); default: memory only. */
-  store?: RecordStore<EventEnvelope>;
+  store?: RecordStore<KeptEvent | EventEnvelope>;
+  /**
+   * Lists an event no target took after every try (the runtime writes it to the rejected events); until it resolves
+   * the event stays in the journal, and a listing that fails is tried again.
+   */
+  onUndeliverable?: (event: UndeliverableEvent) => Promise<void>;
 }
 
 /** PutEvents' limits (service quotas that are not adjustable). */
 export const MAX_ENTRIES = 10;
 export const MAX_REQUEST_BYTES = 256 * 1024;
-/** EventBridge delivers at least once: a target that throws gets this many tries in all. */
-export const DELIVERY_ATTEMPTS = 3;
 const KEPT_EVENTS = 10_000;
 const KEPT_FAILURES = 1_000;
 
 type EntryCheck = { envelope: EventEnvelope } | { ErrorCode: string; ErrorMessage: string };
+
+/** One accepted event on its way to its targets: kept in the journal until `left` reaches 0. */
+interface Job {
+  kept: KeptEvent;
+  left: number;
+}
+
+/** One event's delivery to one rule's target. */
+interface Delivery {
+  job: Job;
+  rule: EventRule;
+  target: LambdaTarget;
+  /** Tries that failed (a target that was not ready does not count). */
+  attempts: number;
+  notReadyWaits: number;
+  lastError: string;
+}
 
 export class LocalBus {
   /** Every accepted event, oldest first (the last 10,000). */
@@ -74,10 +140,14 @@ export class LocalBus {
   readonly inFlight: InFlight;
   private readonly rules: EventRule[];
   private readonly busNames: Set<string>;
-  private readonly store: RecordStore<EventEnvelope>;
+  private readonly store: RecordStore<KeptEvent | EventEnvelope>;
+  private readonly policy: DeliveryPolicy;
+  /** Deliveries waiting for their next try, or for their target to be ready. */
+  private readonly waiting = new Waiting();
 
   constructor(private readonly opts: LocalBusOptions) {
     this.store = opts.store ?? new MemoryRecords();
+    this.policy = { ...DEFAULT_DELIVERY_POLICY, ...opts.delivery };
     this.rules = eventRules(opts.eventSource);
     this.busNames = new Set(['default', ...(opts.busNames ?? [])].filter((name) => name !== ''));
     this.inFlight = new InFlight(opts.concurrency ?? 16);
@@ -111,7 +181,7 @@ export class LocalBus {
         results.push(check);
       }
     }
-    for (const envelope of accepted) this.accept(envelope);
+    for (const envelope of accepted) this.accept({ envelope, acceptedAt: Date.now() });
     return { FailedEntryCount: entries.length - accepted.length, Entries: results };
   }
 
@@ -120,11 +190,26 @@ export class LocalBus {
     return this.store.flush();
   }
 
-  /** Delivers again the events accepted before a restart whose delivery had not finished (at least once). */
+  /**
+   * The targets can run now: deliveries waiting for them go at once, and the events accepted before a restart whose
+   * delivery had not finished are delivered again (at least once).
+   */
   restore(): number {
+    this.waiting.wake();
     const pending = [...this.store.loaded().values()];
-    for (const envelope of pending) this.accept(envelope);
+    // A journal written before events carried their acceptance time holds bare envelopes.
+    for (const kept of pending) this.accept('envelope' in kept ? kept : { envelope: kept, acceptedAt: Date.now() });
     return pending.length;
+  }
+
+  /** How many deliveries wait for a later try or for their target (not in `inFlight`: `idle()` does not wait for them). */
+  get waitingDeliveries(): number {
+    return this.waiting.size;
+  }
+
+  /** Stops every wait; what was not delivered stays in the journal for the next start. */
+  close(): void {
+    this.waiting.close();
   }
 
   /** Accepted events with the given source and detail-type (either may be omitted). */
@@ -190,41 +275,97 @@ export class LocalBus {
     return this.busNames.has(fromArn ? fromArn[1] : name);
   }
 
-  private accept(envelope: EventEnvelope): void {
+  private accept(kept: KeptEvent): void {
+    const { envelope } = kept;
     this.events.push(envelope);
     if (this.events.length > KEPT_EVENTS) this.events.splice(0, this.events.length - KEPT_EVENTS);
-    const deliveries: Array<Promise<void>> = [];
+    const routes: Array<{ rule: EventRule; target: LambdaTarget }> = [];
     for (const rule of this.rules) {
       const target = this.opts.targets[rule.target];
-      if (target && patternMatches(rule.pattern, envelope)) {
-        deliveries.push(this.inFlight.run(() => this.deliver(rule, target, envelope)));
-      }
+      if (target && patternMatches(rule.pattern, envelope)) routes.push({ rule, target });
     }
-    if (deliveries.length === 0) return;
-    // Kept until every target had it (or gave up after its tries); a restart before that delivers it again.
-    this.store.put(envelope.id, envelope);
-    void Promise.all(deliveries).then(() => this.store.delete(envelope.id));
+    if (routes.length === 0) return;
+    // Kept until every target took it (or it was listed as undeliverable); a restart before that delivers it again.
+    this.store.put(envelope.id, kept);
+    const job: Job = { kept, left: routes.length };
+    for (const { rule, target } of routes) {
+      const delivery: Delivery = { job, rule, target, attempts: 0, notReadyWaits: 0, lastError: '' };
+      this.start(() => this.deliver(delivery));
+    }
   }
 
-  private async deliver(rule: EventRule, target: LambdaTarget, envelope: EventEnvelope): Promise<void> {
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= DELIVERY_ATTEMPTS; attempt += 1) {
+  /** Runs one step of a delivery (a try, or its listing) in `inFlight`, within the bus's concurrency. */
+  private start(step: () => Promise<void>): void {
+    void this.inFlight.run(step);
+  }
+
+  /** Tries the target: the quick tries in a row, then a wait outside `inFlight` for the next one. */
+  private async deliver(delivery: Delivery): Promise<void> {
+    const { policy } = this;
+    const { envelope, acceptedAt } = delivery.job.kept;
+    for (;;) {
+      if (this.waiting.isClosed) return;
       try {
         // A copy per attempt: a handler that mutates its event must not change what is kept or retried.
-        await target(structuredClone(envelope));
-        return;
+        await delivery.target(structuredClone(envelope));
+        delivery.notReadyWaits = 0;
+        return this.finished(delivery);
       } catch (error) {
-        lastError = error;
-        if (attempt < DELIVERY_ATTEMPTS) await pause((this.opts.retryDelayMs ?? 25) * attempt);
+        if (isTargetNotReady(error)) {
+          // Starting or closing: not the target's failure. It waits (a restart finds it in the journal).
+          delivery.notReadyWaits += 1;
+          this.waiting.after(backoffMs(delivery.notReadyWaits, policy.notReadyMs, policy.maxNotReadyMs), () => this.start(() => this.deliver(delivery)), true);
+          return;
+        }
+        delivery.notReadyWaits = 0;
+        delivery.attempts += 1;
+        delivery.lastError = error instanceof Error ? error.message : String(error);
       }
+      if (delivery.attempts >= policy.maximumAttempts || Date.now() - acceptedAt >= policy.maximumAgeMs) return this.undeliverable(delivery);
+      if (delivery.attempts < policy.quickAttempts) {
+        await pause(policy.retryDelayMs * delivery.attempts);
+        continue;
+      }
+      const wait = backoffMs(delivery.attempts - policy.quickAttempts + 1, policy.backoffMs, policy.maxBackoffMs);
+      if (delivery.attempts === policy.quickAttempts) {
+        this.opts.log(`bus: event ${envelope.id} (${envelope.source} ${envelope['detail-type']}) to ${delivery.rule.target} failed ${delivery.attempts} times (${delivery.lastError}); kept and tried again with backoff for up to ${describeMs(policy.maximumAgeMs)} or ${policy.maximumAttempts} tries`);
+      }
+      this.waiting.after(wait, () => this.start(() => this.deliver(delivery)), false);
+      return;
     }
-    const message = lastError instanceof Error ? lastError.message : String(lastError);
-    this.failures.push({ eventId: envelope.id, target: rule.target, attempts: DELIVERY_ATTEMPTS, message });
-    if (this.failures.length > KEPT_FAILURES) this.failures.shift();
-    this.opts.log(
-      `bus: event ${envelope.id} (${envelope.source} ${envelope['detail-type']}) to ${rule.target} failed ${DELIVERY_ATTEMPTS} times: ${message}`,
-    );
   }
+
+  /** Every try failed: listed with its reason (GET /rejected-events) before it leaves the journal, never dropped. */
+  private async undeliverable(delivery: Delivery): Promise<void> {
+    const { envelope, acceptedAt } = delivery.job.kept;
+    const failure: DeliveryFailure = { eventId: envelope.id, target: delivery.rule.target, attempts: delivery.attempts, message: delivery.lastError };
+    if (!this.failures.some((f) => f.eventId === failure.eventId && f.target === failure.target)) {
+      this.failures.push(failure);
+      if (this.failures.length > KEPT_FAILURES) this.failures.shift();
+      this.opts.log(`bus: event ${envelope.id} (${envelope.source} ${envelope['detail-type']}) to ${delivery.rule.target} failed ${delivery.attempts} times: ${delivery.lastError}`);
+    }
+    try {
+      await this.opts.onUndeliverable?.({ ...failure, envelope, acceptedAt, triedForMs: Date.now() - acceptedAt });
+    } catch (error) {
+      // Not listed yet: it stays in the journal, and the listing is tried again.
+      this.opts.log(`bus: listing undeliverable event ${envelope.id} failed (${error instanceof Error ? error.message : String(error)}); kept and tried again`);
+      this.waiting.after(backoffMs(1, this.policy.backoffMs, this.policy.maxBackoffMs), () => this.start(() => this.undeliverable(delivery)), false);
+      return;
+    }
+    this.finished(delivery);
+  }
+
+  private finished(delivery: Delivery): void {
+    delivery.job.left -= 1;
+    if (delivery.job.left === 0) this.store.delete(delivery.job.kept.envelope.id);
+  }
+}
+
+/** "24 h", "5 min", "90 s": a duration as a log line shows it. */
+function describeMs(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
 }
 
 function invalid(field: string, reason: string): { ErrorCode: string; ErrorMessage: string } {

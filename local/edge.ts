@@ -7,7 +7,7 @@ import { parseDuration, parseInstant } from '../functions/domain/dates';
 import { ValidationError } from '../functions/domain/errors';
 import { instantBoundsIssue } from '../functions/domain/bounds';
 import type { SharedClock } from './clock';
-import { BusValidationError, LocalBus, type EventEnvelope, type LambdaTarget } from './bus';
+import { BusValidationError, LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type LambdaTarget, type UndeliverableEvent } from './bus';
 import { LocalDynamo } from './dynamodb';
 import {
   LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn, type StoredSchedule,
@@ -37,6 +37,10 @@ export interface EdgeOptions {
   log?: (line: string) => void;
   /** Keep the tables, schedules and undelivered events in this data folder (default: memory only). */
   dataFolder?: DataFolder;
+  /** How the bus tries a failing or not-ready target again (default: EventBridge's policy, see DeliveryPolicy). */
+  delivery?: Partial<DeliveryPolicy>;
+  /** Lists an event that no target took after every try (the runtime: GET /rejected-events). */
+  onUndeliverable?: (event: UndeliverableEvent) => Promise<void>;
 }
 
 export interface Edge {
@@ -57,8 +61,8 @@ export interface Edge {
   /** The job queue's event source mapping (null without a jobs target). */
   jobMapping: QueueEventSource | null;
   /**
-   * Once the targets can run: arms the schedules and delivers again the events kept in the data folder before a
-   * restart. Returns how many of each.
+   * Once the targets can run: arms the schedules, delivers again the events kept in the data folder before a restart,
+   * and ends every wait for a target that was not ready yet (events, schedules, queued messages). Returns how many of each.
    */
   resume(): { schedules: number; events: number };
 }
@@ -75,7 +79,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const { clock } = opts;
 
   const data = opts.dataFolder;
-  const journals = data ? { schedules: new RecordJournal<StoredSchedule>(data.schedules), events: new RecordJournal<EventEnvelope>(data.events) } : null;
+  const journals = data ? { schedules: new RecordJournal<StoredSchedule>(data.schedules), events: new RecordJournal<KeptEvent | EventEnvelope>(data.events) } : null;
   const dynamo = new LocalDynamo(data?.tables);
   // Without a data folder the queues keep their messages in memory (LocalQueues' default store).
   const queueStore = data ? new JournaledQueueStore(data.queues) : undefined;
@@ -84,6 +88,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   };
   const bus = new LocalBus({
     clock, targets: opts.targets, region, accountId, log, store: journals?.events,
+    delivery: opts.delivery, onUndeliverable: opts.onUndeliverable,
     eventSource: opts.eventSource ?? process.env.HOLDBACK_EVENT_SOURCE,
     busNames: process.env.HOLDBACK_EVENT_BUS ? [process.env.HOLDBACK_EVENT_BUS] : [],
   });
@@ -302,6 +307,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   url = `http://${host}:${actualPort}`;
 
   async function close(): Promise<void> {
+    bus.close();
     scheduler.close();
     releases?.close();
     jobs?.close();

@@ -48,3 +48,66 @@ export class InFlight {
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * A target that cannot run yet: the runtime is still starting, its containers are starting again, or it is closing.
+ * The bus, the scheduler and the queue's event source wait for it (with a bounded backoff) and never count it as a
+ * failed attempt: what they acknowledged stays kept until a target has taken it.
+ */
+export class TargetNotReady extends Error {
+  readonly notReady = true;
+}
+
+export function isTargetNotReady(error: unknown): boolean {
+  return error instanceof TargetNotReady || (error as { notReady?: unknown } | null)?.notReady === true;
+}
+
+/** The wait before try `n` (from 1): `firstMs` doubling up to `capMs`, with up to a quarter of jitter (as AWS retries). */
+export function backoffMs(n: number, firstMs: number, capMs: number): number {
+  const plain = Math.min(capMs, firstMs * 2 ** Math.min(Math.max(n - 1, 0), 30));
+  return Math.round(plain * (0.75 + Math.random() * 0.25));
+}
+
+/**
+ * Timers of work waiting for its next try, outside `InFlight` (an event waiting minutes for its next try must not hold
+ * `idle()`); `wake` runs the ones waiting for a target to be ready at once, `close` drops every timer.
+ */
+export class Waiting {
+  private readonly timers = new Map<NodeJS.Timeout, { run: () => void; notReady: boolean }>();
+  private closed = false;
+
+  get size(): number {
+    return this.timers.size;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Runs `run` after `ms` (real time), unless closed first; `notReady` marks a wait that `wake` ends early. */
+  after(ms: number, run: () => void, notReady: boolean): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
+    timer.unref();
+    this.timers.set(timer, { run, notReady });
+  }
+
+  /** The targets are ready now: every wait for them ends at once. */
+  wake(): void {
+    for (const [timer, entry] of [...this.timers]) {
+      if (!entry.notReady) continue;
+      clearTimeout(timer);
+      this.timers.delete(timer);
+      entry.run();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers.keys()) clearTimeout(timer);
+    this.timers.clear();
+  }
+}

@@ -10,6 +10,7 @@ import type { RuntimeConfig } from '../functions/composition-root';
 import type { EventPublisher, Logger } from '../functions/application/ports';
 import type { SharedClock } from './clock';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
+import { TargetNotReady } from './in-flight';
 
 export interface LambdaPoolOptions {
   /** How many containers; each runs any number of invocations at once. */
@@ -57,7 +58,7 @@ class Container {
   /** Whether it loaded its handlers: one that cannot is not restarted over and over. */
   loaded = false;
 
-  constructor(data: ContainerData, private readonly opts: LambdaPoolOptions, onExit: (container: Container) => void) {
+  constructor(data: ContainerData, private readonly opts: LambdaPoolOptions, onExit: (container: Container) => void, private readonly closing: () => boolean) {
     this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (message: FromContainer) => {
@@ -73,7 +74,8 @@ class Container {
       });
       this.worker.once('exit', (code) => {
         reject(new Error(`a Lambda container exited with code ${code} before it started`));
-        this.failAll(new Error(`the Lambda container exited (code ${code})`));
+        // Stopped by a close: the invocations did not fail, they were handed back (their events and messages are kept).
+        this.failAll(this.closing() ? new TargetNotReady('the local runtime is closing') : new Error(`the Lambda container exited (code ${code})`));
         onExit(this);
       });
     });
@@ -146,10 +148,12 @@ export class LambdaPool {
    * environment's own dependencies (its own share of the gateway limit); others go to the least busy container.
    */
   invoke(name: HandlerName, event: unknown, environment?: number): Promise<unknown> {
-    if (this.closing) return Promise.reject(new Error('the local runtime is closing'));
+    if (this.closing) return Promise.reject(new TargetNotReady('the local runtime is closing'));
     let chosen = this.containers[0];
     if (environment !== undefined) chosen = this.containers[environment % this.containers.length];
     else for (const container of this.containers) if (container.running.size < chosen.running.size) chosen = container;
+    // A container that replaces a dead one is not up yet: not the function's failure, so the caller waits for it.
+    if (!chosen.loaded) return Promise.reject(new TargetNotReady('a Lambda container is starting'));
     const started = performance.now();
     const invocation = chosen.invoke(this.nextId++, name, event, environment);
     const record = () => {
@@ -183,7 +187,7 @@ export class LambdaPool {
     return new Container(data, this.opts, (dead) => {
       const index = this.containers.indexOf(dead);
       if (index >= 0 && !this.closing && dead.loaded) this.containers[index] = this.startContainer();
-    });
+    }, () => this.closing);
   }
 }
 

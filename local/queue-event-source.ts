@@ -3,7 +3,7 @@
  * `maximumConcurrency` at once, deleting what succeeded (ReportBatchItemFailures), as Lambda's poller does.
  */
 import type { LambdaTarget } from './bus';
-import { InFlight } from './in-flight';
+import { InFlight, Waiting, backoffMs, isTargetNotReady } from './in-flight';
 import { systemAttributes, type LocalQueues, type MessageAttribute, type ReceivedMessage } from './queue';
 
 export interface QueueEventSourceOptions {
@@ -41,6 +41,10 @@ export class QueueEventSource {
   private pumping = false;
   private pumpQueued = false;
   private closed = false;
+  /** Set while the function is not ready (starting, closing): no batch is taken until it is, or the wait ends. */
+  private readonly waiting = new Waiting();
+  private paused = false;
+  private notReadyWaits = 0;
 
   constructor(private readonly opts: QueueEventSourceOptions) {
     if (!Number.isInteger(opts.batchSize) || opts.batchSize < 1 || opts.batchSize > 10) {
@@ -64,6 +68,8 @@ export class QueueEventSource {
 
   /** Takes the messages already waiting (kept across a restart), once the function can run; new ones start it anyway. */
   start(): void {
+    this.paused = false;
+    this.waiting.wake();
     this.pump();
   }
 
@@ -74,6 +80,7 @@ export class QueueEventSource {
 
   close(): void {
     this.closed = true;
+    this.waiting.close();
     this.stop();
   }
 
@@ -83,7 +90,7 @@ export class QueueEventSource {
     this.pumping = true;
     try {
       const queue = this.opts.queues.byName(this.opts.queue);
-      while (!this.closed && this.free.length > 0) {
+      while (!this.closed && !this.paused && this.free.length > 0) {
         const batch = this.opts.queues.receive(queue, this.opts.batchSize, null);
         if (batch.length === 0) return;
         this.requests.receives += 1;
@@ -111,10 +118,12 @@ export class QueueEventSource {
     try {
       answer = await this.opts.target({ Records: records }, environment);
     } catch (error) {
+      if (isTargetNotReady(error)) return this.giveBack(batch);
       // The whole batch comes back after its visibility timeout; the redrive policy ends a message that always fails.
       this.opts.log(`sqs mapping: ${this.opts.queue} → function failed on ${batch.length} messages: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
+    this.notReadyWaits = 0;
     const failed = failedIds(answer, records);
     if (failed === 'all') {
       this.opts.log(`sqs mapping: ${this.opts.queue} → the function answered batchItemFailures that name no message of the batch; the whole batch returns to the queue`);
@@ -132,6 +141,24 @@ export class QueueEventSource {
       this.requests.deleteBatches += 1;
       this.requests.messagesDeleted += deleted;
     }
+  }
+
+  /**
+   * The function was not ready (starting or closing): the batch goes back as if never received, not counted towards
+   * the dead-letter queue, and the mapping takes nothing until the wait ends (or `start` says the function is ready).
+   */
+  private giveBack(batch: ReceivedMessage[]): void {
+    const queue = this.opts.queues.byName(this.opts.queue);
+    for (const { receiptHandle } of batch) this.opts.queues.giveBack(queue, receiptHandle);
+    this.notReadyWaits += 1;
+    if (this.notReadyWaits === 1) {
+      this.opts.log(`sqs mapping: ${this.opts.queue} → the function is not ready; ${batch.length} messages kept and tried again when it is`);
+    }
+    this.paused = true;
+    this.waiting.after(backoffMs(this.notReadyWaits, 50, 1_000), () => {
+      this.paused = false;
+      this.pump();
+    }, true);
   }
 }
 

@@ -185,9 +185,15 @@ export class LocalQueues {
 
   constructor(private readonly opts: LocalQueuesOptions) {
     this.store = opts.store ?? new InMemoryQueueStore();
-    // A store that kept messages (the durable default) re-arms their timers.
+    // A store that kept messages (the durable default) re-arms their timers. A message in flight when the last process
+    // stopped had a consumer that is gone: it is given back at once, its receive not counted (a kill is not the
+    // function's failure, and the shared clock may stand still, so its visibility timeout might never end).
+    const now = this.opts.clock.nowMs();
     for (const queue of this.store.queues()) {
-      for (const message of this.store.messages(queue.name)) this.armVisibility(queue.name, message);
+      for (const message of this.store.messages(queue.name)) {
+        if (message.receipt !== null && message.visibleAt > now) this.unreceive(queue.name, message);
+        this.armVisibility(queue.name, message);
+      }
     }
   }
 
@@ -312,6 +318,19 @@ export class LocalQueues {
     if (message && message.receipt === receiptHandle) this.drop(queue.name, message);
   }
 
+  /**
+   * Gives back a message that was received for a consumer that turned out not to be ready (starting or closing): as
+   * if it had not been received, visible now and its receive not counted (so it never moves to the dead-letter queue
+   * for it). Listeners are not woken: the consumer tries again when it is ready.
+   */
+  giveBack(queue: QueueDefinition, receiptHandle: string): void {
+    const message = this.byReceipt(queue, receiptHandle);
+    if (!message || message.receipt !== receiptHandle) return;
+    this.unreceive(queue.name, message);
+    this.timers.get(message.messageId)?.cancel();
+    this.timers.delete(message.messageId);
+  }
+
   changeVisibility(queue: QueueDefinition, receiptHandle: unknown, seconds: unknown): void {
     if (!Number.isInteger(seconds) || (seconds as number) < 0 || (seconds as number) > MAX_VISIBILITY_SECONDS) {
       throw invalidParameter(`VisibilityTimeout is ${JSON.stringify(seconds)}: send a whole number of seconds from 0 to ${MAX_VISIBILITY_SECONDS}.`);
@@ -366,6 +385,15 @@ export class LocalQueues {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** As if the message had not been received: visible now, its receive not counted. */
+  private unreceive(queue: string, message: StoredMessage): void {
+    message.receiveCount = Math.max(0, message.receiveCount - 1);
+    if (message.receiveCount === 0) message.firstReceivedAt = null;
+    message.receipt = null;
+    message.visibleAt = this.opts.clock.nowMs();
+    this.store.put(queue, message);
   }
 
   private byReceipt(queue: QueueDefinition, receiptHandle: unknown): StoredMessage | undefined {

@@ -5,7 +5,10 @@ import { localAuditKeyFile } from './audit-key-file';
 import { checkDataFolder, DataDamaged, recordContents } from './data-check';
 import { refuseFetchBlockedPort } from './ports';
 import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
-import { LOCAL_REGION } from './scheduler';
+import type { DeliveryPolicy, UndeliverableEvent } from './bus';
+import { TargetNotReady } from './in-flight';
+import { formatInstant, GATEWAY_ZONE } from '../functions/domain/dates';
+import { LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './scheduler';
 import { lambdaContext } from './lambda-context';
 import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './lambda-pool';
 import { createApiServer } from './api-server';
@@ -52,6 +55,8 @@ export interface LocalRuntimeOptions {
    * with the environment this runtime builds; the bundles read the system clock, so start the clock at the real now.
    */
   bundles?: Partial<Record<HandlerName, string>>;
+  /** How the bus tries a failing target again (default: EventBridge's 185 tries over 24 hours; tests shorten it). */
+  delivery?: Partial<DeliveryPolicy>;
 }
 
 /** Two containers use the second core well beside the edge, the sandbox and DynamoDB's own thread. */
@@ -154,16 +159,20 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
   try {
     const sandbox = await createSandbox({ port: ports.sandbox, clock, log: opts.log, dataFolder: folder?.sandbox });
     started.push(() => sandbox.close());
+    // Payments made while Holdback starts are webhooks for it too: on a known port its receiver's address is set before
+    // the sandbox serves a request, and they are delivered once the API listens (an ephemeral port is set below).
+    if (ports.api !== 0) sandbox.state.merchant.webhookUrl = `http://127.0.0.1:${ports.api}${GATEWAY_WEBHOOK_PATH}`;
 
     // The edge needs its targets before Holdback's containers can point at the edge: the targets resolve them late.
     let deps: Dependencies | undefined;
     const getDeps = (): Dependencies => {
-      if (!deps) throw new Error('the local runtime is still starting');
+      if (!deps) throw new TargetNotReady('the local runtime is still starting');
       return deps;
     };
     let pool: LambdaPool | undefined;
+    // Until the containers are up, the edge's targets are not ready: the bus, the scheduler and the queue wait for them.
     const invoke = (name: HandlerName) => (event: unknown, environment?: number): Promise<unknown> => {
-      if (!pool) return Promise.reject(new Error('the local runtime is still starting'));
+      if (!pool) return Promise.reject(new TargetNotReady('the local runtime is still starting'));
       return pool.invoke(name, event, environment);
     };
 
@@ -183,6 +192,8 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
         jobs: invoke('jobs'),
       },
       log: opts.log ?? (() => undefined),
+      delivery: opts.delivery,
+      onUndeliverable: (event) => listUndeliverable(getDeps(), event),
     });
     started.push(() => edge.close());
 
@@ -264,9 +275,10 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     // Each fired timer (a release schedule, a sandbox settlement) settles the same way before the next one fires.
     clock.settle = idle;
     running = { pool: containers, idle };
+    // Everything listens now: what waited for the start runs (events and webhooks sent meanwhile), and what was kept
+    // before a restart too (due schedules fire, events and webhooks are delivered).
+    const kept = { ...sandbox.resume(), ...edge.resume() };
     if (folder) {
-      // Everything listens now: what was kept before a restart can run (due schedules fire, events are delivered).
-      const kept = { ...sandbox.resume(), ...edge.resume() };
       log(`data folder ${folder.root}: resumed ${kept.schedules} schedules, ${kept.events} undelivered events, ${kept.settlements} pending settlements, ${kept.webhooks} undelivered webhooks; clock at ${clock.now().toISO()}${clock.frozen ? ' (frozen)' : ''}`);
       await clockSaves?.save();
       recordContents(folder);
@@ -307,6 +319,24 @@ async function drain(
       ? 'their events and schedules are kept in the data folder and run again at the next start; a release claimed for sending is re-driven by the sweep'
       : 'no data folder, so they end with the process'}`);
   }
+}
+
+/**
+ * An event the order-events function never took, after EventBridge's tries (24 hours): listed in GET /rejected-events
+ * with why and what to do, as on AWS it would wait in the order-events dead-letter queue; never dropped in silence.
+ */
+async function listUndeliverable(deps: Dependencies, event: UndeliverableEvent): Promise<void> {
+  const hours = (event.triedForMs / 3_600_000).toFixed(1);
+  await deps.rejected.add({
+    id: event.envelope.id,
+    at: formatInstant(deps.clock.now(), GATEWAY_ZONE),
+    source: event.envelope.source,
+    detailType: event.envelope['detail-type'],
+    reasons: [
+      `not delivered: the ${LOCAL_FUNCTION_NAMES[event.target]} function failed ${event.attempts} times over ${hours} h (last error: ${event.message}); nothing of it was applied. Put the event on the bus again once the cause is mended`,
+    ],
+    detail: event.envelope.detail,
+  });
 }
 
 /** The variables that are set (a bundle's process.env has no undefined values). */

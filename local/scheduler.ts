@@ -2,7 +2,7 @@
 import { DateTime, IANAZone } from 'luxon';
 import type { HandlerName } from '../functions/routing';
 import type { SharedClock, TimerHandle } from './clock';
-import { InFlight, pause } from './in-flight';
+import { InFlight, backoffMs, isTargetNotReady, pause } from './in-flight';
 import type { LambdaTarget } from './bus';
 import { SqsError, type LocalQueues } from './queue';
 import { MemoryRecords, type RecordStore } from './durable-file';
@@ -141,11 +141,15 @@ const NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
 const RATE_UNITS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 /** The local simplification of RetryPolicy: at most this many tries in all. */
 export const MAX_INVOCATION_ATTEMPTS = 3;
+/** The wait for a target that is not ready yet (starting): doubling from the first to the cap, for as long as it takes. */
+const NOT_READY_FIRST_MS = 50;
+const NOT_READY_CAP_MS = 1_000;
 
 export class LocalScheduler {
   private readonly schedules = new Map<string, ScheduleRecord>();
   readonly inFlight = new InFlight();
   private readonly store: RecordStore<StoredSchedule>;
+  private closed = false;
 
   constructor(private readonly opts: LocalSchedulerOptions) {
     this.store = opts.store ?? new MemoryRecords();
@@ -252,6 +256,7 @@ export class LocalScheduler {
 
   /** Cancels every timer (the edge is closing). */
   close(): void {
+    this.closed = true;
     for (const record of this.schedules.values()) this.disarm(record);
   }
 
@@ -407,7 +412,8 @@ export class LocalScheduler {
       this.invocations.set(record.GroupName, (this.invocations.get(record.GroupName) ?? 0) + 1);
       record.timer = null;
       record.dueAt = null;
-      await this.invoke(record);
+      // Handed back by a close before its target was ready: it stays as stored, and fires at the next start.
+      if (!(await this.invoke(record))) return;
       if (!this.isCurrent(record, generation)) return; // the handler updated or deleted its own schedule
       if (record.timing.kind === 'rate') {
         // Coalescing stops at EndDate, so a jump past it still runs the last period inside the window.
@@ -427,31 +433,47 @@ export class LocalScheduler {
     });
   }
 
-  private async invoke(record: ScheduleRecord): Promise<void> {
+  /**
+   * Invokes the target with its retries; false when a close came while the target was not ready (the schedule is then
+   * left as stored). A target that is not ready (starting) is waited for and never counts as a try.
+   */
+  private async invoke(record: ScheduleRecord): Promise<boolean> {
     const label = `${record.GroupName}/${record.Name}`;
     const { destination } = record;
-    if (destination.kind === 'queue') return this.sendToQueue(label, destination.queue, record.Target.Input);
+    if (destination.kind === 'queue') {
+      this.sendToQueue(label, destination.queue, record.Target.Input);
+      return true;
+    }
     const target = this.opts.targets[destination.handler];
     if (!target) {
       this.opts.log(`scheduler: ${label} fired but no local target '${destination.handler}' is configured`);
-      return;
+      return true;
     }
     const retries = record.Target.RetryPolicy?.MaximumRetryAttempts ?? MAX_INVOCATION_ATTEMPTS - 1;
     const attempts = 1 + Math.min(Math.max(retries, 0), MAX_INVOCATION_ATTEMPTS - 1);
-    for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    let notReadyWaits = 0;
+    for (let attempt = 1; attempt <= attempts;) {
+      if (this.closed) return false;
       try {
         // A Lambda target gets the Input itself, no envelope; parsed afresh so a retry sees the original.
         await target(JSON.parse(record.Target.Input ?? '{}'));
-        return;
+        return true;
       } catch (error) {
+        if (isTargetNotReady(error)) {
+          notReadyWaits += 1;
+          await pause(backoffMs(notReadyWaits, NOT_READY_FIRST_MS, NOT_READY_CAP_MS));
+          continue;
+        }
         const message = error instanceof Error ? error.message : String(error);
         if (attempt === attempts) {
           this.opts.log(`scheduler: ${label} to ${destination.handler} failed ${attempts} times: ${message}`);
-          return;
+          return true;
         }
         await pause((this.opts.retryDelayMs ?? 25) * attempt);
+        attempt += 1;
       }
     }
+    return true;
   }
 
   /** An SQS target: the Input is the message body, sent as Scheduler does (SendMessage with the role's rights). */

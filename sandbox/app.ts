@@ -34,8 +34,8 @@ export interface Sandbox {
   context: SandboxContext;
   webhooks: WebhookSender;
   /**
-   * After a restart on a data folder, once whoever receives its webhooks listens: arms the settlement of every pending
-   * vendor and delivers again the webhooks that were not delivered.
+   * Once whoever receives its webhooks listens (after a start, or a restart on a data folder): arms the settlement of
+   * every pending vendor, sends at once the webhooks waiting for a later try, and delivers again those kept PENDING.
    */
   resume(): { settlements: number; webhooks: number };
   close(): Promise<void>;
@@ -102,9 +102,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
         armSettlement(context, record);
         settlements += 1;
       }
-      const undelivered = state.webhooks.filter((delivery) => delivery.status === 'PENDING');
-      for (const delivery of undelivered) void webhooks.redeliver(delivery);
-      return { settlements, webhooks: undelivered.length };
+      return { settlements, webhooks: webhooks.resume() };
     },
     close: async () => {
       if (saver) clearInterval(saver);

@@ -99,7 +99,7 @@ function settleVendor(ctx: SandboxContext, record: VendorSettlementRecord, atMs:
         settled_at: record.settled_at,
         settlement_eligibility_date: record.eligibility,
       },
-    });
+    }, true);
   }
 }
 
@@ -136,7 +136,7 @@ export function paymentWebhookData(order: OrderRecord, payment: PaymentRecord): 
 /** Posts a payment webhook to the order's notify_url, else to the merchant's webhook URL; no-op when neither is set. */
 export function sendPaymentWebhook(ctx: SandboxContext, order: OrderRecord, payment: PaymentRecord, type: string): void {
   const url = order.order_meta.notify_url ?? ctx.state.merchant.webhookUrl;
-  if (url) void ctx.webhooks.send(url, type, paymentWebhookData(order, payment));
+  if (url) void ctx.webhooks.send(url, type, paymentWebhookData(order, payment), order.order_meta.notify_url === null);
 }
 
 /**

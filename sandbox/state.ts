@@ -117,6 +117,8 @@ export interface WebhookDelivery {
   id: number;
   type: string;
   url: string;
+  /** Sent to the merchant's webhook URL (not an order's notify_url): each try goes to the merchant's URL of the moment. */
+  merchant?: boolean;
   body: string;
   status: WebhookDeliveryStatus;
   attempts: number;

@@ -14,31 +14,58 @@ function signWebhook(secret: string, timestamp: string, rawBody: string): string
 }
 
 export interface WebhookSender {
-  /** Posts `{type, event_time, data}` to `url`, signed; resolves with the delivery once it is delivered or given up. */
-  send(url: string, type: string, data: unknown): Promise<WebhookDelivery>;
-  /** Delivers again a delivery kept from before a restart that was not delivered (same id, same body). */
-  redeliver(delivery: WebhookDelivery): Promise<WebhookDelivery>;
-  /** Resolves when no delivery is in flight or waiting for a retry. */
+  /**
+   * Posts `{type, event_time, data}` to `url`, signed; resolves with the delivery once it is delivered, given up, or
+   * waiting for a later try (still PENDING: it goes on being tried, and a restart resumes it). `merchant` says the url
+   * is the merchant's webhook URL: each try then posts to the merchant's URL of the moment.
+   */
+  send(url: string, type: string, data: unknown, merchant?: boolean): Promise<WebhookDelivery>;
+  /**
+   * The receiver listens now (the embedded default's API is up): deliveries waiting for a later try go at once, and
+   * the PENDING ones kept from before a restart are delivered again. Returns how many were kept from before.
+   */
+  resume(): number;
+  /** Resolves when no delivery is in flight or in its first quick retries (later tries, up to a minute apart, are not waited for). */
   idle(): Promise<void>;
-  /** Stops pending retries (on sandbox close or reset). */
+  /** Stops pending retries (on sandbox close or reset); what was not delivered stays PENDING for the next start. */
   cancelAll(): void;
 }
 
 export interface WebhookOptions {
-  /** Waits between attempts (real time); its length + 1 is the number of attempts. */
+  /** Waits between the first attempts (real time), which `idle()` waits for. */
   retryDelaysMs?: number[];
+  /**
+   * Attempts in all before a delivery is given up (FAILED): by default only the first ones when `retryDelaysMs` is
+   * given (tests), else DEFAULT_MAX_ATTEMPTS, the later ones waiting twice as long each time up to `maxRetryDelayMs`.
+   */
+  maxAttempts?: number;
+  maxRetryDelayMs?: number;
   attemptTimeoutMs?: number;
 }
+
+/**
+ * A receiver that is down (Holdback starting, or killed) gets its webhooks when it is back: tries go on, at most a
+ * minute apart, for about 24 hours (1,440 tries a minute apart), as gateways retry; a delivery kept in the state is
+ * resumed after a restart with its count of attempts.
+ */
+export const DEFAULT_MAX_ATTEMPTS = 1_440;
+const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 
 export function createWebhookSender(
   deps: { state: SandboxState; clock: SandboxClock; secret: () => string; log: (line: string) => void },
   opts: WebhookOptions = {},
 ): WebhookSender {
   const retryDelays = opts.retryDelaysMs ?? [250, 1000];
+  const maxAttempts = opts.maxAttempts ?? (opts.retryDelaysMs ? retryDelays.length + 1 : DEFAULT_MAX_ATTEMPTS);
+  const maxRetryDelayMs = opts.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   const attemptTimeoutMs = opts.attemptTimeoutMs ?? 5000;
   const inFlight = new Set<Promise<WebhookDelivery>>();
   /** Pending retry waits: cancelAll ends each at once with "give up". */
   const waits = new Map<NodeJS.Timeout, (goOn: boolean) => void>();
+  /** Deliveries waiting minutes for a later try (outside `idle()`), by id: `resume` sends them at once. */
+  const later = new Map<number, { timer: NodeJS.Timeout; delivery: WebhookDelivery }>();
+  /** Ids being delivered or waiting in this process: a resume never starts a second delivery of one. */
+  const active = new Set<number>();
   let generation = 0;
 
   const pause = (ms: number, gen: number): Promise<boolean> => new Promise((resolve) => {
@@ -47,6 +74,8 @@ export function createWebhookSender(
   });
 
   async function attempt(delivery: WebhookDelivery): Promise<boolean> {
+    // The merchant's URL of the moment: after a restart the receiver may listen elsewhere.
+    if (delivery.merchant && deps.state.merchant.webhookUrl) delivery.url = deps.state.merchant.webhookUrl;
     delivery.attempts += 1;
     const timestamp = String(deps.clock.nowMs());
     try {
@@ -67,38 +96,59 @@ export function createWebhookSender(
     }
   }
 
-  async function deliver(delivery: WebhookDelivery, gen: number): Promise<WebhookDelivery> {
-    for (let i = 0; ; i++) {
+  /** `first`: the index of the try in this process (a later try starts past the quick retries). */
+  async function deliver(delivery: WebhookDelivery, gen: number, first: number): Promise<WebhookDelivery> {
+    for (let i = first; ; i++) {
       if (await attempt(delivery)) {
         delivery.status = 'DELIVERED';
         delivery.delivered_at = isoIst(deps.clock.nowMs());
+        active.delete(delivery.id);
         deps.log(`webhook ${delivery.type} #${delivery.id} delivered to ${delivery.url}`);
         return delivery;
       }
-      if (i >= retryDelays.length || !(await pause(retryDelays[i], gen))) {
+      if (delivery.attempts >= maxAttempts) {
         delivery.status = 'FAILED';
+        active.delete(delivery.id);
         deps.log(`webhook ${delivery.type} #${delivery.id} to ${delivery.url} failed after ${delivery.attempts} attempts: ${delivery.last_error}`);
         return delivery;
       }
+      if (i < retryDelays.length) {
+        // Cancelled (close or reset): it stays PENDING, kept in the state for the next start.
+        if (!(await pause(retryDelays[i], gen))) return delivery;
+        continue;
+      }
+      if (gen !== generation) return delivery;
+      const wait = Math.min(maxRetryDelayMs, (retryDelays.at(-1) ?? 250) * 2 ** (i - retryDelays.length + 1));
+      if (i === retryDelays.length) {
+        deps.log(`webhook ${delivery.type} #${delivery.id} to ${delivery.url} not delivered yet (${delivery.last_error}); tried again at most ${maxRetryDelayMs / 1000} s apart until ${maxAttempts} attempts`);
+      }
+      const timer = setTimeout(() => {
+        later.delete(delivery.id);
+        void track(delivery, i + 1);
+      }, wait);
+      timer.unref();
+      later.set(delivery.id, { timer, delivery });
+      return delivery;
     }
   }
 
-  const track = (delivery: WebhookDelivery): Promise<WebhookDelivery> => {
-    const run = deliver(delivery, generation);
+  const track = (delivery: WebhookDelivery, first = 0): Promise<WebhookDelivery> => {
+    active.add(delivery.id);
+    const run = deliver(delivery, generation, first);
     inFlight.add(run);
     void run.finally(() => inFlight.delete(run));
     return run;
   };
 
   return {
-    redeliver: track,
-    send(url, type, data) {
+    send(url, type, data, merchant = false) {
       const now = deps.clock.nowMs();
       const body = JSON.stringify({ data, event_time: isoIst(now), type });
       const delivery: WebhookDelivery = {
         id: ++deps.state.counters.webhookId,
         type,
         url,
+        ...(merchant ? { merchant: true } : {}),
         body,
         status: 'PENDING',
         attempts: 0,
@@ -110,6 +160,16 @@ export function createWebhookSender(
       deps.state.webhooks.push(delivery);
       return track(delivery);
     },
+    resume() {
+      for (const [id, { timer, delivery }] of [...later]) {
+        clearTimeout(timer);
+        later.delete(id);
+        void track(delivery);
+      }
+      const kept = deps.state.webhooks.filter((delivery) => delivery.status === 'PENDING' && !active.has(delivery.id));
+      for (const delivery of kept) void track(delivery);
+      return kept.length;
+    },
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
@@ -120,6 +180,9 @@ export function createWebhookSender(
         resolve(false);
       }
       waits.clear();
+      for (const { timer } of later.values()) clearTimeout(timer);
+      later.clear();
+      active.clear();
     },
   };
 }

@@ -4,11 +4,9 @@ import { join } from 'node:path';
 
 const entry = join(__dirname, '..', '..', 'bin', 'holdback.js');
 
-export interface HoldbackProcess {
+/** A `holdback start` child process as soon as it is spawned, before it listens. */
+export interface LaunchedHoldback {
   child: ChildProcess;
-  api: string;
-  edge: string;
-  sandbox: string;
   stdout(): string;
   stderr(): string;
   /** Resolves with the exit code (null when a signal ended it) once the process and its output are done. */
@@ -17,8 +15,15 @@ export interface HoldbackProcess {
   killHard(): Promise<void>;
 }
 
-/** Starts `holdback start <args>` on ports the system picks and resolves once it printed its addresses. */
-export function startHoldback(args: string[], env: Record<string, string> = {}): Promise<HoldbackProcess> {
+/** A started `holdback start`, with the addresses it printed. */
+export interface HoldbackProcess extends LaunchedHoldback {
+  api: string;
+  edge: string;
+  sandbox: string;
+}
+
+/** Spawns `holdback start <args>` (ports the system picks unless `env` names them) without waiting for it to listen. */
+export function launchHoldback(args: string[], env: Record<string, string> = {}): LaunchedHoldback {
   const child = spawn(process.execPath, [entry, 'start', ...args], {
     // One Lambda container: these tests run beside the rest of the suite, and one is enough for their few releases.
     env: { ...process.env, HOLDBACK_API_PORT: '0', HOLDBACK_EDGE_PORT: '0', SANDBOX_PORT: '0', HOLDBACK_LOCAL_CONTAINERS: '1', ...env },
@@ -33,26 +38,37 @@ export function startHoldback(args: string[], env: Record<string, string> = {}):
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
+  return {
+    child, exited,
+    stdout: () => out,
+    stderr: () => err,
+    killHard: async () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error; // already gone
+      }
+      await exited;
+    },
+  };
+}
+
+/** Starts `holdback start <args>` on ports the system picks and resolves once it printed its addresses. */
+export function startHoldback(args: string[], env: Record<string, string> = {}): Promise<HoldbackProcess> {
+  const launched = launchHoldback(args, env);
+  const { child } = launched;
   return new Promise((resolve, reject) => {
-    const address = (name: string) => new RegExp(`${name}\\s+(http://127\\.0\\.0\\.1:\\d+)`).exec(out)?.[1];
+    const address = (name: string) => new RegExp(`${name}\\s+(http://127\\.0\\.0\\.1:\\d+)`).exec(launched.stdout())?.[1];
     const check = () => {
       const api = address('Holdback API');
       const edge = address('Local AWS edge');
       const sandbox = address('Gateway sandbox');
-      if (!api || !edge || !sandbox || !out.includes('stops everything')) return;
+      if (!api || !edge || !sandbox || !launched.stdout().includes('stops everything')) return;
       child.stdout!.off('data', check);
-      resolve({
-        child, api, edge, sandbox, exited,
-        stdout: () => out,
-        stderr: () => err,
-        killHard: async () => {
-          process.kill(-child.pid!, 'SIGKILL');
-          await exited;
-        },
-      });
+      resolve({ ...launched, api, edge, sandbox });
     };
     child.stdout!.on('data', check);
-    void exited.then(({ code, signal }) => reject(new Error(`holdback start ended (${code ?? signal}) before it listened:\n${out}\n${err}`)));
+    void launched.exited.then(({ code, signal }) => reject(new Error(`holdback start ended (${code ?? signal}) before it listened:\n${launched.stdout()}\n${launched.stderr()}`)));
   });
 }
 
@@ -62,4 +78,13 @@ export async function call<T = Record<string, unknown>>(url: string, init: Reque
   const text = await response.text();
   if (response.status !== expected) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text}`);
   return (text === '' ? {} : JSON.parse(text)) as T;
+}
+
+/** Polls (no fixed sleep) until `ready()` holds, or fails after `limitMs` naming what it waited for. */
+export async function pollUntil(what: string, ready: () => boolean | Promise<boolean>, limitMs = 30_000, everyMs = 10): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
