@@ -129,6 +129,9 @@ describe('orders', () => {
         targetEligibility: '2022-12-02T16:00:00+05:30',
         appliedEligibility: '2022-12-02T16:06:00+05:30',
         predictedSettlement: '2022-12-03T11:00:00+05:30',
+        // The one projection: an applied release lands at its predicted settlement, firm.
+        projectedSettlement: '2022-12-03T11:00:00+05:30',
+        settlementProjected: false,
         attempts: [{ at: '2022-12-02T16:05:00+05:30', request: '2022-12-02 16:06:00', status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date' }],
         // Why, with its numbers: the target had passed, so it went with the next gateway minute.
         amount: '1250.50',
