@@ -35,9 +35,12 @@ export async function consolePage(browser: Browser, consoleUrl: string, actor = 
   return { context, page };
 }
 
-/** Screenshots for the README, written where the README links them. */
-export function docsPath(name: string): string {
-  const folder = join(__dirname, '..', '..', 'docs');
+/**
+ * Screenshots of the pages, written to the ignored `.screenshots/` folder: a test never writes a tracked file. The
+ * README's images in docs/ are copied from there by hand when a page changes.
+ */
+export function screenshotPath(name: string): string {
+  const folder = join(__dirname, '..', '..', '.screenshots');
   mkdirSync(folder, { recursive: true });
   return join(folder, name);
 }

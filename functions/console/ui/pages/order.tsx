@@ -4,7 +4,7 @@ import { call, listOf, segment } from '../api';
 import { fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
 import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
 import { useLoad } from '../load';
-import { whyOf, type Release } from '../releases';
+import { settlementText, whyOf, type Release } from '../releases';
 
 interface OrderView {
   orderId: string;
@@ -120,7 +120,7 @@ function OrderDetails({ orderId }: { orderId: string }) {
                     v.policyVersion ?? '—',
                     <span data-testid="target">{indiaTime(v.targetEligibility)}</span>,
                     <span data-testid="applied">{indiaTime(v.appliedEligibility)}</span>,
-                    indiaTime(v.predictedSettlement),
+                    <span data-testid="settlement">{settlementText(v)}</span>,
                     indiaTime(v.settledAt),
                     Array.isArray(v.attempts) && v.attempts.length
                       ? <ul>{v.attempts.map((a, i) => <li key={i}>{indiaTime(a.at)}: {a.status}{a.subCode ? ` ${a.subCode}` : ''} — {a.message}</li>)}</ul>

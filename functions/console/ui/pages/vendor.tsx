@@ -129,6 +129,12 @@ export function VendorPage({ vendorId }: { vendorId: string }) {
   return (
     <>
       <h1>Vendor {vendorId}</h1>
+      {summary.data === null ? (
+        <p class="warning" role="status" data-testid="unknown-vendor">
+          ⚠ Unknown vendor: no order or policy names {vendorId}. Check the id (ids are case-sensitive); what this page
+          shows is the default, and saving a policy here makes the vendor known.
+        </p>
+      ) : null}
       <Section title="Policy and hold" testId="vendor-policy">
         <Loaded state={policy}>
           {(p) => (
