@@ -330,6 +330,20 @@ test('a vendor with a USD and an INR order: the vendors page, the vendor page an
     expect(await releases.locator('[data-testid="release-cv-fx-usd-cv-fx"] [data-testid="settlement"]').innerText()).toMatch(/^\d{4}-\d{2}-\d{2} 11:00 IST \(\+05:30\) \(projected\)$/);
     expect(await page.getByTestId('unknown-vendor').count()).toBe(0);
   });
+  // Held, the overview's headline counts them per currency, never added together.
+  expect((await h.api('POST', '/vendors/cv-fx/hold', { actor: 'risk@test', reason: 'headline check' })).status).toBe(200);
+  try {
+    await withPage(async (page) => {
+      await page.goto(`${consoleUrl}#/`);
+      const held = page.getByTestId('headline-held');
+      await held.waitFor();
+      const text = await held.innerText();
+      expect(text).toContain('INR 1,00,000.00 (1)');
+      expect(text).toContain('USD 1,000.00 (1)');
+    });
+  } finally {
+    await h.api('POST', '/vendors/cv-fx/unhold', { actor: 'risk@test', reason: 'headline checked' });
+  }
 });
 
 test('a vendor id nobody named opens with an "unknown vendor" notice; the gateway comparison warns about vendors it does not know', async () => {

@@ -1,7 +1,7 @@
 /** Overview: what goes out today and tomorrow, what failed or drifted and why, who is held, and the next 30 days of money. */
 import { call, everyItem, withQuery } from '../api';
 import { StackedDaysChart } from '../chart';
-import { addDays, dayStart, indiaDay, indiaTime } from '../format';
+import { addDays, dayStart, indiaDay, indiaTime, money } from '../format';
 import { Loaded, LoadedTable, Section } from '../form';
 import { useLoad } from '../load';
 import { isDrift, lastAttemptOf, ReleaseTable, holdOf, whyOf, type Release, type VendorSummary } from '../releases';
@@ -136,6 +136,7 @@ function ForecastChart({ today }: { today: string }) {
       <Loaded state={state}>
         {(perCurrency) => (
           <div>
+            {perCurrency.length === 0 ? <p data-testid="forecast-empty">Nothing is expected to settle in the next {FORECAST_DAYS} days.</p> : null}
             {perCurrency.map(([currency, days], i) => (
               <StackedDaysChart
                 key={currency}
@@ -154,12 +155,65 @@ function ForecastChart({ today }: { today: string }) {
   );
 }
 
+/** Sums per currency of decimal text, in hundredths as integers (never a float sum, never across currencies). */
+function perCurrency(entries: Array<{ currency?: string | null; amount?: string | null; count?: number }>): Map<string, { count: number; hundredths: bigint }> {
+  const sums = new Map<string, { count: number; hundredths: bigint }>();
+  for (const e of entries) {
+    if (!e.currency || !e.amount) continue;
+    const [whole, fraction = ''] = e.amount.split('.');
+    const sum = sums.get(e.currency) ?? { count: 0, hundredths: 0n };
+    sum.count += e.count ?? 1;
+    sum.hundredths += BigInt(whole) * 100n + BigInt((fraction + '00').slice(0, 2));
+    sums.set(e.currency, sum);
+  }
+  return sums;
+}
+
+function sumsText(sums: Map<string, { count: number; hundredths: bigint }>): string {
+  if (sums.size === 0) return 'nothing';
+  return [...sums].sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([currency, s]) => `${money(`${s.hundredths / 100n}.${String(s.hundredths % 100n).padStart(2, '0')}`, currency)} (${s.count})`).join(' · ');
+}
+
+/** The headline figures, per currency: settling today and in the next 7 days (firm and projected), held, failed. */
+function Headline({ today }: { today: string }) {
+  const state = useLoad(async () => {
+    const [forecast, held, failed] = await Promise.all([
+      call<{ days: ForecastDay[] }>('GET', withQuery('/forecast', { from: today, to: addDays(today, 6) })),
+      everyItem<Release>('/outcomes', { state: 'HELD' }),
+      everyItem<Release>('/outcomes', { state: 'FAILED' }),
+    ]);
+    const landing = (days: ForecastDay[]) => days.flatMap((d) => [{ currency: d.currency, ...d.firm }, { currency: d.currency, ...d.projected }].filter((x) => x.count > 0));
+    return {
+      today: perCurrency(landing(forecast.days.filter((d) => d.date === today))),
+      week: perCurrency(landing(forecast.days)),
+      held: perCurrency(held),
+      failed: perCurrency(failed),
+    };
+  }, [today]);
+  return (
+    <Section title="Headline figures (per currency, never added across currencies)" testId="headline">
+      <Loaded state={state}>
+        {(h) => (
+          <dl class="facts">
+            <dt>Settling today ({today}, IST)</dt><dd data-testid="headline-today">{sumsText(h.today)}</dd>
+            <dt>Settling in the next 7 days</dt><dd data-testid="headline-week">{sumsText(h.week)}</dd>
+            <dt>Held (a dispute or a vendor hold)</dt><dd data-testid="headline-held">{sumsText(h.held)}</dd>
+            <dt>Failed</dt><dd data-testid="headline-failed">{sumsText(h.failed)}</dd>
+          </dl>
+        )}
+      </Loaded>
+    </Section>
+  );
+}
+
 export function OverviewPage({ now }: { now: string | null }) {
   if (!now) return <p aria-busy="true">Reading Holdback's clock…</p>;
   const today = indiaDay(now);
   return (
     <>
       <h1>Overview</h1>
+      <Headline today={today} />
       <ReleasesSoon today={today} />
       <FailuresAndDrift today={today} />
       <HeldVendors />
