@@ -29,6 +29,9 @@ export async function consolePage(browser: Browser, consoleUrl: string, actor = 
   page.setDefaultTimeout(15_000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  // A change that moves money asks first (window.confirm, saying what will be sent): the user says yes, unless a test
+  // takes the dialog itself (page.removeAllListeners('dialog')).
+  page.on('dialog', (dialog) => void dialog.accept());
   await page.goto(consoleUrl);
   await page.getByLabel('You (recorded as actor)').fill(actor);
   if (errors.length) throw new Error(`the console threw: ${errors.join('; ')}`);

@@ -182,6 +182,32 @@ test('releases one vendor by hand from the order page', async () => {
   expect((await h.appliedAtGateway()).get(`${orderId}/${vendorId}`)).toBe(1);
 });
 
+test('a manual release asks first, saying what will be sent and the clamp; refused, nothing is sent', async () => {
+  const vendorId = 'cv-confirm';
+  const orderId = 'co-confirm-1';
+  await paidOrder(vendorId, orderId, 2500);
+  const before = await releaseOf(orderId, vendorId);
+  expect(before.state).toBe('AT_MAX');
+  await withPage(async (page) => {
+    await orderPageShows(page, orderId, vendorId, 'AT_MAX');
+    const asked: string[] = [];
+    page.removeAllListeners('dialog');
+    page.on('dialog', (dialog) => { asked.push(dialog.message()); void dialog.dismiss(); });
+    await page.getByTestId(`release-reason-${vendorId}`).fill('asked, then thought better of it');
+    // A year on: past the max eligibility, so it is clamped to it, and said before anything is sent.
+    await page.getByLabel(/^Eligibility \(India time/).first().fill('2030-01-01T10:00');
+    expect(await page.getByTestId(`release-when-${vendorId}`).innerText()).toMatch(/past the max eligibility, so it is clamped to it/);
+    await page.getByTestId(`release-${vendorId}`).click();
+    await page.getByRole('status').filter({ hasText: 'Not sent: the change was not confirmed.' }).waitFor();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`Release INR 2,500.00 of order ${orderId} to vendor ${vendorId} at `);
+    expect(asked[0]).toContain('past the max eligibility, so it is clamped to it');
+    expect(asked[0]).toContain(`POST /orders/${orderId}/vendors/${vendorId}/release`);
+  });
+  const after = await releaseOf(orderId, vendorId);
+  expect([after.state, (after as { manual?: unknown }).manual ?? null]).toEqual(['AT_MAX', null]);
+});
+
 test('downloads the outcomes CSV of the filter shown and parses it back', async () => {
   const vendorId = 'cv-csv';
   await paidOrder(vendorId, 'co-csv-1', 1000);
