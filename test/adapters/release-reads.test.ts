@@ -169,3 +169,20 @@ describe('the open index, ordered by maximum eligibility (issue 11)', () => {
     expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual(['order_open2']);
   });
 });
+
+describe('open totals per currency, never guessed (issue 19)', () => {
+  test('a release written before it kept its currency takes its order\'s; one with neither is reported naming it', async () => {
+    // Written without `currency` on the release (as releases were before it was kept there): the order says USD.
+    const usd = { ...order('order_legacy_usd', '2022-12-01T10:00:00+05:30', ['ven_legacy']), currency: 'USD' };
+    await paid(usd);
+    await paid(order('order_legacy_inr', '2022-12-01T11:00:00+05:30', ['ven_legacy']), { ven_legacy: { currency: 'INR' } });
+    expect(await orders.reads.openTotals('ven_legacy')).toEqual([
+      { currency: 'INR', count: 1, amount: '100.50' }, { currency: 'USD', count: 1, amount: '100.50' },
+    ]);
+    // The order record lost its currency too: a defect, named, not counted as INR.
+    const meta = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_legacy_usd', sk: 'META' } }))!;
+    delete meta.currency;
+    await dynamo.doc.put({ TableName: dynamo.tables.orders, Item: meta });
+    await expect(orders.reads.openTotals('ven_legacy')).rejects.toThrow('release order_legacy_usd/ven_legacy has no currency stored, nor has its order');
+  });
+});

@@ -195,4 +195,15 @@ describe('errors', () => {
     expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|holdback-config/);
     expect(api.world.logger.lines.some((l) => l.level === 'error' && String(l.fields?.error).includes('ECONNREFUSED'))).toBe(true);
   });
+
+  test('a stored release without its currency (nor its order\'s) is reported naming it, never totalled as INR', async () => {
+    await usePolicy(api.world, { kind: 'at_max' });
+    await send(api.world, 'order.paid', paid());
+    for (const release of api.world.orders.releases.values()) delete release.currency;
+    for (const order of api.world.orders.orders.values()) (order as { currency?: string }).currency = undefined;
+    const { status, body } = await call('GET', '/vendors');
+    expect(status).toBe(500);
+    expect(body.error).toEqual({ code: 'stored_data_defect', message: expect.stringMatching(new RegExp(`^release ${ORDER}/${VENDOR} has no currency stored, nor has its order; repair the stored item`)) });
+    expect((await call('GET', `/outcomes?vendorId=${VENDOR}`)).body.error.code).toBe('stored_data_defect');
+  });
 });

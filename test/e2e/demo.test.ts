@@ -33,7 +33,7 @@ interface HoldbackRelease {
 beforeAll(async () => {
   runtime = await startDemoRuntime();
   week = await playMarketplaceWeek(runtime);
-}, 60_000);
+}, 600_000);
 afterAll(async () => { await runtime?.close(); });
 
 describe('the demo week', () => {
