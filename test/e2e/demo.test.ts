@@ -32,8 +32,8 @@ interface HoldbackRelease {
 
 /**
  * The demo week's budget, sized from measurement: the whole week (checkouts, a fortnight of clock, injected gateway
- * faults and their retries) took 243 s beside a load of about 22 on this 2-core machine (91 s at a load of 8, issue 19),
- * about 30 s idle. 600 s is twice and a half the slowest measured.
+ * faults and their retries) took 243 s beside a load of about 22 on this 2-core machine (91 s at a load of 8, issue 19).
+ * 600 s is two and a half times the slowest measured.
  */
 const DEMO_WEEK_BUDGET_MS = 600_000;
 
