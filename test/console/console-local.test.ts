@@ -76,7 +76,7 @@ test('serves the page and its assets with the clock\'s time, and names the field
 
 test('every control of every page has a label, every table column a header, and the pages are reached by keyboard', async () => {
   await withPage(async (page) => {
-    for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/settings']) {
+    for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/accuracy', '#/rejected', '#/settings']) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator('main h1').waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
@@ -384,5 +384,18 @@ test('a vendor id nobody named opens with an "unknown vendor" notice; the gatewa
     await answer.waitFor();
     expect(await answer.getAttribute('data-answer')).toBe('vendor_not_found');
     expect(await answer.innerText()).toContain('Unknown at the gateway');
+  });
+});
+
+test('the rejected events page lists an event Holdback refused, with the field and what to send; the accuracy page reads the report', async () => {
+  await h.send('order.delivered', { orderId: 'cv-rejected-1', deliveredAt: 'yesterday' });
+  await withPage(async (page) => {
+    await page.goto(`${consoleUrl}#/rejected`);
+    const table = page.getByTestId('rejected-events');
+    await table.getByText('order.delivered').first().waitFor();
+    expect(await table.innerText()).toMatch(/deliveredAt/);
+    await page.goto(`${consoleUrl}#/accuracy`);
+    await page.getByTestId('accuracy').locator('table, p').first().waitFor();
+    expect(await page.getByTestId('accuracy').innerText()).toMatch(/Only a prediction made before the settlement counts|no settlement in this range/);
   });
 });
