@@ -25,6 +25,8 @@ export interface PreviewedRelease {
   vendorId: string;
   state: ReleaseState;
   amount: DecimalText;
+  /** The amount's currency (null only for a stored release without one, which the day totals report as a defect). */
+  currency: string | null;
   current: PreviewSide;
   candidate: PreviewSide;
   /** Whether the candidate differs from the current target or settlement (a dropped release does not move). */
@@ -157,6 +159,7 @@ export function presentPreview(preview: ReleasePreview, settings: { current: Set
     vendorId: release.vendorId,
     state: release.state,
     amount: release.amount,
+    currency: release.currency ?? null,
     current: { targetEligibility: text(current.targetMs, zones.current), predictedSettlement: text(current.settlesMs, zones.current) },
     candidate: { targetEligibility: text(candidate.targetMs, zones.candidate), predictedSettlement: text(candidate.settlesMs, zones.candidate) },
     moves,

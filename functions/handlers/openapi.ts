@@ -215,7 +215,7 @@ const schemas: Record<string, Json> = {
           required: ['orderId', 'vendorId', 'state', 'amount', 'current', 'candidate', 'moves', 'refusal'],
           properties: {
             orderId: ID, vendorId: ID, state: { type: 'string' }, amount: decimal("The vendor's share."),
-            moves: { type: 'boolean' }, dropped: { type: 'boolean', description: 'The candidate drops it (its order was cancelled).' }, refusal: nullable({ type: 'string', description: 'Why the gateway would refuse it under the candidate.' }),
+            currency: nullable({ type: 'string', example: 'INR' }), moves: { type: 'boolean' }, dropped: { type: 'boolean', description: 'The candidate drops it (its order was cancelled).' }, refusal: nullable({ type: 'string', description: 'Why the gateway would refuse it under the candidate.' }),
             current: { type: 'object', properties: { targetEligibility: nullable(instant('Now.')), predictedSettlement: nullable(instant('Now.')) } },
             candidate: { type: 'object', properties: { targetEligibility: nullable(instant('Under the change.')), predictedSettlement: nullable(instant('Under the change.')) } },
           },
