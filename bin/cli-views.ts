@@ -6,15 +6,21 @@ export const TABLE_WIDTH = 120;
 
 type Row = string[];
 
-/** Aligned columns that fit `width`: the widest columns are cut (with "…") until the table fits. Numbers align right. */
-export function columns(headers: string[], rows: Row[], width = TABLE_WIDTH): string {
+/**
+ * Aligned columns that fit `width`: the widest columns are cut (with "…") until the table fits, those named in
+ * `cutFirst` (free text such as a reason) before the others. Numbers and amounts align right.
+ */
+export function columns(headers: string[], rows: Row[], width = TABLE_WIDTH, cutFirst: number[] = []): string {
   if (rows.length === 0) return '(none)\n';
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
-  while (total() > width) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest] <= 8) break;
-    widths[widest] -= 1;
+  for (const pool of [cutFirst, widths.map((_, i) => i)]) {
+    while (total() > width) {
+      const candidates = pool.filter((i) => widths[i] > 8);
+      if (candidates.length === 0) break;
+      const widest = candidates.reduce((a, b) => (widths[b] > widths[a] ? b : a));
+      widths[widest] -= 1;
+    }
   }
   const fit = (text: string, i: number) => (text.length > widths[i] ? `${text.slice(0, widths[i] - 1)}…` : text);
   const numeric = headers.map((_, i) => rows.every((r) => /^-?[\d,.]*$|^[A-Z]{3} [\d,.]+$/.test(r[i] ?? '')));
@@ -73,16 +79,25 @@ function settlementOf(r: Json): string {
   return '—';
 }
 
+/** The gateway's answer in a cell; the full sentence of each warning is printed under the table. */
+const GATEWAY_CELL: Record<string, string> = {
+  agrees: 'agrees', disagrees: 'WARNING: disagrees', vendor_not_found: 'WARNING: unknown at the gateway', error: 'WARNING: not asked',
+};
+
 export function vendorsView(body: Json): string {
   const totals = new Totals();
+  const warnings: string[] = [];
   const rows = (body.items as Json[]).map((v) => {
     for (const o of v.open ?? []) totals.add(o.currency, o.amount, o.count);
     const open = (v.open as Json[] ?? []).map((o) => `${moneyText(o.amount, o.currency)} (${o.count})`).join('; ') || 'nothing open';
-    const gateway = v.gateway ? (v.gateway.answer === 'agrees' ? 'agrees' : `WARNING ${v.gateway.answer}: ${v.gateway.message ?? ''}`) : '';
+    if (v.gateway && v.gateway.answer !== 'agrees') warnings.push(`WARNING ${v.vendorId}: ${v.gateway.message ?? v.gateway.answer}`);
+    const gateway = v.gateway ? GATEWAY_CELL[v.gateway.answer] ?? v.gateway.answer : '';
     return [v.vendorId, ruleWords(v.release), `v${v.policyVersion}`, String(v.scheduleOption), v.held ? `HELD: ${v.hold?.reason ?? ''}` : '', open, gateway];
   });
   const headers = ['Vendor', 'Rule', 'Policy', 'Option', 'Hold', 'Open (not settled)', ...(rows.some((r) => r[6]) ? ['Gateway'] : [])];
-  return columns(headers, rows.map((r) => r.slice(0, headers.length))) + totals.line('Open in all') + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
+  // Free text (the rule, the hold's reason) is cut before the money and the gateway's answer.
+  return columns(headers, rows.map((r) => r.slice(0, headers.length)), TABLE_WIDTH, [1, 4]) + totals.line('Open in all')
+    + warnings.map((w) => `${w}\n`).join('') + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
 }
 
 export function forecastView(body: Json): string {
@@ -106,7 +121,7 @@ export function releasesView(items: Json[], currencyOf: (r: Json) => string | un
     if (currency) totals.add(currency, r.amount);
     return [r.orderId ?? '', r.vendorId, currency ? moneyText(r.amount, currency) : String(r.amount), r.state, shortTime(r.targetEligibility), shortTime(r.appliedEligibility), settlementOf(r), r.reason ?? ''];
   });
-  return columns(['Order', 'Vendor', 'Amount', 'State', 'Target', 'Applied', 'Settles (~ projected)', 'Why'], rows) + totals.line('Total');
+  return columns(['Order', 'Vendor', 'Amount', 'State', 'Target', 'Applied', 'Settles (~ projected)', 'Why'], rows, TABLE_WIDTH, [7]) + totals.line('Total');
 }
 
 export function outcomesView(body: Json): string {
@@ -126,7 +141,7 @@ export function previewView(body: Json): string {
   ]);
   const perDay = (body.perDay as Json[]).map((d) => [d.date, String(d.current.count), moneyText(d.current.amount, d.currency), String(d.candidate.count), moneyText(d.candidate.amount, d.currency)]);
   return `covered ${body.covered}, moved ${body.moved}, dropped ${body.dropped ?? 0}${body.omitted ? `, ${body.omitted} not listed` : ''}; previewId ${body.previewId} (until ${shortTime(body.expiresAt)})\n`
-    + columns(['Order', 'Vendor', 'State', 'Amount', 'Settles now', 'Settles then', 'Change', 'Gateway would refuse'], rows)
+    + columns(['Order', 'Vendor', 'State', 'Amount', 'Settles now', 'Settles then', 'Change', 'Gateway would refuse'], rows, TABLE_WIDTH, [7])
     + '\nper day of settlement:\n'
     + columns(['Date', 'Now', 'Amount now', 'Then', 'Amount then'], perDay);
 }

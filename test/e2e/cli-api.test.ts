@@ -86,6 +86,19 @@ test('a USD and an INR order of one vendor: vendors, outcomes and forecast table
   ]);
 });
 
+test('vendors --check-gateway warns about a vendor the gateway does not know, and never says it agrees', async () => {
+  // vendor_ghost has a policy but was never created at the gateway; vendor_a was (beforeAll).
+  await h.setPolicy('vendor_ghost', { kind: 'immediate' });
+  await h.setPolicy('vendor_a', { kind: 'at_max' });
+  const checked = await cli('vendors', '--check-gateway');
+  expect(checked.code).toBe(0);
+  expect(checked.out).toMatch(/^vendor_ghost .*WARNING: unknown at the gateway$/m);
+  expect(checked.out).toMatch(/^WARNING vendor_ghost: unknown at the gateway: no vendor vendor_ghost in its vendor API/m);
+  expect(checked.out).toMatch(/^vendor_a .*agrees$/m);
+  const json = JSON.parse((await cli('vendors', '--check-gateway', '--json')).out);
+  expect(json.items.find((v: { vendorId: string }) => v.vendorId === 'vendor_ghost').gateway).toMatchObject({ answer: 'vendor_not_found', policyDisagrees: false });
+});
+
 test('a policy preview prints the command that applies exactly it, and that command applies it', async () => {
   const preview = await cli('policy', 'preview', 'vendor_fx', '--rule', 'after_payment', '--delay', 'P3D', '--apply-to', 'open_orders');
   expect(preview.code).toBe(0);
