@@ -1,5 +1,5 @@
 /** The CLI's human views: tables that fit 120 columns, amounts in their currency's convention, totals per currency. */
-import { moneyText } from '../kit/money-format';
+import { CurrencySums, moneyText } from '../kit/money-format';
 
 /** The terminal width the tables are made to fit. */
 export const TABLE_WIDTH = 120;
@@ -34,27 +34,12 @@ export function cellText(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/** Sums per currency of decimal text (in hundredths, as integers: never a float sum). */
-export class Totals {
-  private readonly sums = new Map<string, { count: number; hundredths: bigint }>();
-
-  add(currency: string, amount: string, count = 1): void {
-    const [whole, fraction = ''] = amount.split('.');
-    const hundredths = BigInt(whole) * 100n + BigInt((fraction + '00').slice(0, 2)) * (whole.startsWith('-') ? -1n : 1n);
-    const sum = this.sums.get(currency) ?? { count: 0, hundredths: 0n };
-    sum.count += count;
-    sum.hundredths += hundredths;
-    this.sums.set(currency, sum);
-  }
-
-  /** "total: INR 1,00,100.00 in 2; USD 1,000.00 in 1" (one entry per currency), or '' when empty. */
+/** Totals per currency, as a line under a table. */
+export class Totals extends CurrencySums {
+  /** "total: INR 1,00,100.00 in 2 releases; USD 1,000.00 in 1 release" (one entry per currency), or '' when empty. */
   line(label: string, noun = 'release'): string {
-    if (this.sums.size === 0) return '';
-    const parts = [...this.sums].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, s]) => {
-      const text = `${s.hundredths < 0n ? '-' : ''}${(s.hundredths < 0n ? -s.hundredths : s.hundredths) / 100n}.${String((s.hundredths < 0n ? -s.hundredths : s.hundredths) % 100n).padStart(2, '0')}`;
-      return `${moneyText(text, currency)} in ${s.count} ${noun}${s.count === 1 ? '' : 's'}`;
-    });
-    return `${label}: ${parts.join('; ')}\n`;
+    const text = this.text((money, count) => `${money} in ${count} ${noun}${count === 1 ? '' : 's'}`, '; ', '');
+    return text ? `${label}: ${text}\n` : '';
   }
 }
 

@@ -30,3 +30,35 @@ export function moneyText(amount: string | number | null | undefined, currency: 
   const grouped = groupedAmount(text, currency);
   return grouped === null ? `${text} ${currency}` : `${currency} ${grouped}`;
 }
+
+/**
+ * Counts and sums of decimal amounts per currency, in hundredths as integers (never a float sum, never across
+ * currencies): the totals the console and the CLI print.
+ */
+export class CurrencySums {
+  private readonly sums = new Map<string, { count: number; hundredths: bigint }>();
+
+  add(currency: string, amount: string, count = 1): void {
+    const negative = amount.startsWith('-');
+    const [whole, fraction = ''] = amount.replace(/^-/, '').split('.');
+    const hundredths = (BigInt(whole) * 100n + BigInt((fraction + '00').slice(0, 2))) * (negative ? -1n : 1n);
+    const sum = this.sums.get(currency) ?? { count: 0, hundredths: 0n };
+    sum.count += count;
+    sum.hundredths += hundredths;
+    this.sums.set(currency, sum);
+  }
+
+  /** Each currency's count and sum (decimal text with two places), by currency code. */
+  entries(): Array<{ currency: string; count: number; amount: string }> {
+    return [...this.sums].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, s]) => {
+      const size = s.hundredths < 0n ? -s.hundredths : s.hundredths;
+      return { currency, count: s.count, amount: `${s.hundredths < 0n ? '-' : ''}${size / 100n}.${String(size % 100n).padStart(2, '0')}` };
+    });
+  }
+
+  /** "INR 1,00,100.00 (2) · USD 1,000.00 (1)" with `format` choosing each part's words; `empty` when nothing was added. */
+  text(format: (money: string, count: number) => string, separator: string, empty: string): string {
+    const parts = this.entries().map((e) => format(moneyText(e.amount, e.currency), e.count));
+    return parts.length === 0 ? empty : parts.join(separator);
+  }
+}

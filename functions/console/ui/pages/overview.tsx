@@ -1,7 +1,8 @@
 /** Overview: what goes out today and tomorrow, what failed or drifted and why, who is held, and the next 30 days of money. */
 import { call, everyItem, withQuery } from '../api';
 import { StackedDaysChart } from '../chart';
-import { addDays, dayStart, indiaDay, indiaTime, money } from '../format';
+import { CurrencySums } from '../../../../kit/money-format';
+import { addDays, dayStart, indiaDay, indiaTime } from '../format';
 import { Loaded, LoadedTable, Section } from '../form';
 import { useLoad } from '../load';
 import { isDrift, lastAttemptOf, ReleaseTable, holdOf, whyOf, type Release, type VendorSummary } from '../releases';
@@ -155,24 +156,15 @@ function ForecastChart({ today }: { today: string }) {
   );
 }
 
-/** Sums per currency of decimal text, in hundredths as integers (never a float sum, never across currencies). */
-function perCurrency(entries: Array<{ currency?: string | null; amount?: string | null; count?: number }>): Map<string, { count: number; hundredths: bigint }> {
-  const sums = new Map<string, { count: number; hundredths: bigint }>();
-  for (const e of entries) {
-    if (!e.currency || !e.amount) continue;
-    const [whole, fraction = ''] = e.amount.split('.');
-    const sum = sums.get(e.currency) ?? { count: 0, hundredths: 0n };
-    sum.count += e.count ?? 1;
-    sum.hundredths += BigInt(whole) * 100n + BigInt((fraction + '00').slice(0, 2));
-    sums.set(e.currency, sum);
-  }
+/** Sums per currency (kit/money-format: in hundredths, never across currencies). */
+function perCurrency(entries: Array<{ currency?: string | null; amount?: string | null; count?: number }>): CurrencySums {
+  const sums = new CurrencySums();
+  for (const e of entries) if (e.currency && e.amount) sums.add(e.currency, e.amount, e.count ?? 1);
   return sums;
 }
 
-function sumsText(sums: Map<string, { count: number; hundredths: bigint }>): string {
-  if (sums.size === 0) return 'nothing';
-  return [...sums].sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([currency, s]) => `${money(`${s.hundredths / 100n}.${String(s.hundredths % 100n).padStart(2, '0')}`, currency)} (${s.count})`).join(' · ');
+function sumsText(sums: CurrencySums): string {
+  return sums.text((money, count) => `${money} (${count})`, ' · ', 'nothing');
 }
 
 /** The headline figures, per currency: settling today and in the next 7 days (firm and projected), held, failed. */
