@@ -1,6 +1,12 @@
 /** End to end: with 30% of gateway calls faulted, every release is applied exactly once at the gateway and none is lost. */
 import { startHarness, vendorOf, type Harness } from './harness';
 
+/**
+ * The faulted run's budget, sized from measurement: this suite took 41 s and 70 s in whole-suite runs beside a load of
+ * 22 to 40 on 2 cores, and its test alone passed 60 s under --detectOpenHandles there; 240 s is about three times that.
+ */
+const FAULTS_BUDGET_MS = 240_000;
+
 describe('gateway faults at 30%', () => {
   let h: Harness;
   const vendors = ['v-fault-a', 'v-fault-b', 'v-fault-c'];
@@ -46,5 +52,5 @@ describe('gateway faults at 30%', () => {
     }
     // The faults really happened: some releases needed more than one attempt.
     expect(retried).toBeGreaterThan(0);
-  });
+  }, FAULTS_BUDGET_MS);
 });
