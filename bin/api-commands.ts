@@ -3,6 +3,9 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import {
+  accuracyView, cellText, columns, forecastView, importView, orderView, outcomesView, previewView, shellWord, vendorsView,
+} from './cli-views';
 import type { SignedApi } from './signed-api';
 
 export const API_USAGE = `commands over the API (default --api-url http://127.0.0.1:4000; an AWS URL is called with SigV4 from your credentials):
@@ -11,7 +14,7 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   policy get|history <vendorId>
   policy set|preview <vendorId> --rule at_max|immediate|after_payment|after_delivery [--delay P2D] [--schedule-option 1]
                      --actor A --reason R [--apply-to new_orders|open_orders] [--preview-id P] [--expected-version N]
-  vendors                                        every vendor with its policy version and hold
+  vendors [--check-gateway]                      every vendor: policy, hold, open money per currency (and the gateway's view)
   order <orderId>                                one order, each vendor's release with its reason
   timeline <orderId>                             the order's whole story
   outcomes [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by transaction|applied|settled] [--limit N] [--cursor C]
@@ -29,8 +32,9 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   job <jobId>                                    one job (--wait: until it ends, with a progress bar)
   export outcomes [--format csv|jsonl] [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by B] [--out FILE]
   export audit [--from D] [--to D] [--out FILE]  a file of any size, written by a job and downloaded to FILE
-options: --json (the API's JSON as is), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it),
-  --no-wait (hold, unhold, policy set, export: print the job id instead of waiting for the job with a progress bar)`;
+options: --json (the API's JSON as is, for scripts), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it),
+  --no-wait (hold, unhold, policy set, export: print the job id instead of waiting for the job with a progress bar)
+exit codes: 0 done; 1 refused by the API (or an import with errors, dry run included); 2 a wrong command line (an unknown flag is named)`;
 
 /** A refusal of the command line itself (exit 2), as opposed to one of the API (exit 1). */
 export class UsageError extends Error {}
@@ -42,11 +46,22 @@ const OPTIONS = {
   vendor: { type: 'string' }, order: { type: 'string' }, state: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' },
   by: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, at: { type: 'string' }, override: { type: 'boolean' },
   'past-ok': { type: 'boolean' }, apply: { type: 'boolean' }, 'no-wait': { type: 'boolean' }, wait: { type: 'boolean' }, kind: { type: 'string' },
-  format: { type: 'string' }, out: { type: 'string' },
+  format: { type: 'string' }, out: { type: 'string' }, 'check-gateway': { type: 'boolean' },
 } as const;
 
 type Options = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
-interface Call { method: string; path: string; body?: unknown; contentType?: string; raw?: boolean }
+type Json = Record<string, any>;
+interface Call {
+  method: string;
+  path: string;
+  body?: unknown;
+  contentType?: string;
+  raw?: boolean;
+  /** The human view of the answer (default: a generic table). */
+  view?: (body: Json) => string;
+  /** The exit code of a successful answer that still reports a problem (a dry run with errors: 1). */
+  exitOf?: (body: Json) => number;
+}
 
 /** Where calls go: plain HTTP to a local API, SigV4-signed to anything else. */
 interface ApiClient {
@@ -100,14 +115,15 @@ function settingsBody(words: string[]): Record<string, unknown> {
   return body;
 }
 
-function policyBody(options: Options): Record<string, unknown> {
+function policyBody(options: Options, preview = false): Record<string, unknown> {
   const kind = required(options, 'rule');
   const option = options['schedule-option'];
+  // A preview records nothing: who and why may wait for the set that applies it.
+  const who = preview && !options.actor && !options.reason ? {} : { actor: required(options, 'actor'), reason: required(options, 'reason') };
   return {
     scheduleOption: typeof option === 'string' ? Number(option) : 1,
     release: options.delay ? { kind, delay: options.delay } : { kind },
-    actor: required(options, 'actor'),
-    reason: required(options, 'reason'),
+    ...who,
     ...(options['apply-to'] ? { applyTo: options['apply-to'] } : {}),
     ...(options['preview-id'] ? { previewId: options['preview-id'] } : {}),
     ...(options['expected-version'] ? { expectedVersion: Number(options['expected-version']) } : {}),
@@ -124,18 +140,28 @@ function callOf(words: string[], options: Options): Call {
       if (!sub || sub === 'get') return { method: 'GET', path: '/settings' };
       if (sub === 'history') return { method: 'GET', path: '/settings/history' };
       if (sub === 'set') return { method: 'PUT', path: '/settings', body: { ...settingsBody(rest), ...action(options), ...(options['preview-id'] ? { previewId: options['preview-id'] } : {}) } };
-      if (sub === 'preview') return { method: 'POST', path: '/settings/preview', body: settingsBody(rest) };
+      if (sub === 'preview') {
+        return {
+          method: 'POST', path: '/settings/preview', body: settingsBody(rest),
+          view: (answer) => `${previewView(answer)}\napply exactly this preview with:\n  ${applyCommand(['settings', 'set', ...rest], answer.previewId, options)}\n`,
+        };
+      }
       break;
     case 'policy': {
       const vendor = seg(rest[0], '<vendorId>');
       if (sub === 'get') return { method: 'GET', path: `/vendors/${vendor}/policy` };
       if (sub === 'history') return { method: 'GET', path: `/vendors/${vendor}/policy/history` };
       if (sub === 'set') return { method: 'PUT', path: `/vendors/${vendor}/policy`, body: policyBody(options) };
-      if (sub === 'preview') return { method: 'POST', path: `/vendors/${vendor}/policy/preview`, body: policyBody(options) };
+      if (sub === 'preview') {
+        return {
+          method: 'POST', path: `/vendors/${vendor}/policy/preview`, body: policyBody(options, true),
+          view: (answer) => `${previewView(answer)}\napply exactly this preview with:\n  ${applyCommand(['policy', 'set', rest[0], ...policyFlags(options)], answer.previewId, options)}\n`,
+        };
+      }
       break;
     }
-    case 'vendors': return { method: 'GET', path: `/vendors${queryOf({ limit: options.limit as string, cursor: options.cursor as string })}` };
-    case 'order': return { method: 'GET', path: `/orders/${seg(sub, '<orderId>')}` };
+    case 'vendors': return { method: 'GET', path: `/vendors${queryOf({ limit: options.limit as string, cursor: options.cursor as string, checkGateway: options['check-gateway'] ? 'true' : undefined })}`, view: vendorsView };
+    case 'order': return { method: 'GET', path: `/orders/${seg(sub, '<orderId>')}`, view: orderView };
     case 'timeline': return { method: 'GET', path: `/orders/${seg(sub, '<orderId>')}/timeline` };
     case 'outcomes':
       return {
@@ -146,8 +172,9 @@ function callOf(words: string[], options: Options): Call {
           to: options.to as string, by: options.by as string, limit: options.limit as string, cursor: options.cursor as string,
           format: options.csv ? 'csv' : undefined,
         })}`,
+        view: outcomesView,
       };
-    case 'forecast': return { method: 'GET', path: `/forecast${queryOf({ vendorId: options.vendor as string, from: options.from as string, to: options.to as string })}` };
+    case 'forecast': return { method: 'GET', path: `/forecast${queryOf({ vendorId: options.vendor as string, from: options.from as string, to: options.to as string })}`, view: forecastView };
     case 'release':
       return {
         method: 'POST',
@@ -166,9 +193,14 @@ function callOf(words: string[], options: Options): Call {
       } catch (error) {
         throw new UsageError(`cannot read ${sub}: ${(error as Error).message}`);
       }
-      return { method: 'POST', path: `/policies/import${queryOf({ dryRun: options.apply ? 'false' : 'true', actor: required(options, 'actor') })}`, body: csv, contentType: 'text/csv' };
+      return {
+        method: 'POST', path: `/policies/import${queryOf({ dryRun: options.apply ? 'false' : 'true', actor: required(options, 'actor') })}`, body: csv, contentType: 'text/csv',
+        view: importView,
+        // A file with errors is a failure, dry run or not, so that a script stops there.
+        exitOf: (answer) => ((answer.errors as unknown[] | undefined)?.length ? 1 : 0),
+      };
     }
-    case 'accuracy': return { method: 'GET', path: `/reports/prediction-accuracy${queryOf({ from: options.from as string, to: options.to as string })}` };
+    case 'accuracy': return { method: 'GET', path: `/reports/prediction-accuracy${queryOf({ from: options.from as string, to: options.to as string })}`, view: accuracyView };
     case 'audit':
       if (sub === 'verify') return { method: 'GET', path: '/audit/verify' };
       if (sub === 'export') return { method: 'GET', raw: true, path: `/audit/export${queryOf({ from: options.from as string, to: options.to as string })}` };
@@ -194,32 +226,56 @@ function callOf(words: string[], options: Options): Call {
   throw new UsageError(`unknown command "${words.join(' ')}"\n${API_USAGE}`);
 }
 
-/** A value in one table cell: text as is, objects as compact JSON. */
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
-
-/** A list of records as an aligned table (one column per key), a record as key: value lines. */
+/** A list of records as an aligned table (one column per key, fitted to 120 columns), a record as key: value lines. */
 export function table(value: unknown): string {
   const rows = Array.isArray(value) ? value : null;
   if (rows && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r))) {
-    if (rows.length === 0) return '(none)\n';
-    const columns = [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
-    const cells = rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c]).slice(0, 80)));
-    const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
-    const line = (parts: string[]) => parts.map((p, i) => p.padEnd(widths[i])).join('  ').trimEnd();
-    return `${[line(columns), ...cells.map(line)].join('\n')}\n`;
+    const keys = [...new Set(rows.flatMap((r) => Object.keys(r as object)))];
+    return columns(keys, rows.map((r) => keys.map((k) => cellText((r as Record<string, unknown>)[k]))));
   }
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
     // The list a page or report carries (items, vendors, versions, days...) as a table under the other fields.
     const list = entries.find(([, v]) => Array.isArray(v) && (v as unknown[]).every((x) => x && typeof x === 'object'));
     const width = Math.max(...entries.map(([k]) => k.length));
-    const head = entries.filter(([k]) => k !== list?.[0]).map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n');
+    const head = entries.filter(([k]) => k !== list?.[0]).map(([k, v]) => `${k.padEnd(width)}  ${cellText(v)}`).join('\n');
     return `${head}${head ? '\n' : ''}${list ? `\n${list[0]}:\n${table(list[1])}` : ''}`;
   }
-  return `${cell(value)}\n`;
+  return `${cellText(value)}\n`;
+}
+
+/** The policy flags a preview was given, to repeat in the command that applies it. */
+function policyFlags(options: Options): string[] {
+  const flags = ['--rule', String(options.rule)];
+  if (options.delay) flags.push('--delay', String(options.delay));
+  flags.push('--schedule-option', String(options['schedule-option'] ?? 1));
+  if (options['apply-to']) flags.push('--apply-to', String(options['apply-to']));
+  return flags;
+}
+
+/** The command that applies exactly what a preview showed (its previewId), with who and why to fill in if not given. */
+function applyCommand(words: string[], previewId: string, options: Options): string {
+  const who = ['--actor', typeof options.actor === 'string' ? options.actor : '<you>', '--reason', typeof options.reason === 'string' ? options.reason : '<why>'];
+  return ['npx', 'holdback', ...words, '--preview-id', previewId, ...who].map((w) => (w.startsWith('<') ? w : shellWord(w))).join(' ');
+}
+
+/** The API's names for what the CLI takes as flags: a refusal is told in the CLI's own words. */
+const FLAG_OF_FIELD: Record<string, string> = {
+  actor: '--actor', reason: '--reason', 'release.kind': '--rule', release: '--rule', 'release.delay': '--delay', delay: '--delay',
+  scheduleOption: '--schedule-option', applyTo: '--apply-to', previewId: '--preview-id', expectedVersion: '--expected-version',
+  at: '--at', override: '--override', state: '--state', from: '--from', to: '--to',
+  by: '--by', limit: '--limit', cursor: '--cursor',
+};
+
+/** An API refusal in the CLI's words: each issue under its flag, `"override": true` as `--override`. */
+export function refusalText(error: { code?: string; message?: string; issues?: { field: string; problem: string; expected: string }[] }): string {
+  const words = (text: string) => text
+    .replace(/"override": ?true/g, '--override')
+    .replace(/`?applyTo: "open_orders"`?/g, '--apply-to open_orders');
+  if (error.issues?.length) {
+    return `${error.code}:\n${error.issues.map((i) => `  ${FLAG_OF_FIELD[i.field] ?? i.field}: ${words(i.problem)}; send ${words(i.expected)}`).join('\n')}`;
+  }
+  return `${error.code}: ${words(error.message ?? '')}`;
 }
 
 export interface ApiCommandIo {
@@ -256,15 +312,15 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
   }
   const isJson = answer.contentType.startsWith('application/json');
   if (answer.status >= 400) {
-    const body = isJson ? (JSON.parse(answer.text) as { error?: { code?: string; message?: string }; message?: string; Message?: string }) : null;
-    const why = body?.error ? `${body.error.code}: ${body.error.message}` : body?.message ?? body?.Message ?? answer.text.slice(0, 300);
+    const body = isJson ? (JSON.parse(answer.text) as { error?: Parameters<typeof refusalText>[0]; message?: string; Message?: string }) : null;
+    const why = body?.error ? refusalText(body.error) : body?.message ?? body?.Message ?? answer.text.slice(0, 300);
     const role = answer.status === 403 ? ' (refused by AWS: your IAM role may not call this route)' : '';
     // The API's body flags in the command line's words.
     const hint = /"confirmPast": true/.test(why) ? ' (on the command line: --past-ok)' : '';
     io.err(`${call.method} ${call.path.split('?')[0]} answered ${answer.status}${role}: ${why}${hint}\n`);
     return 1;
   }
-  const body = isJson ? JSON.parse(answer.text) as Record<string, unknown> : null;
+  const body = isJson && answer.text ? (JSON.parse(answer.text) as Json) : null;
   // A change or an export that started a job: wait for it with a progress bar (and download an export), unless --no-wait.
   const started = body ? jobOfAnswer(call, body, options.wait === true) : null;
   if (started && !options['no-wait']) {
@@ -274,12 +330,15 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
   }
   answerOut(call, answer, options, io);
   if (started) io.err(`job ${started.jobId} ${started.state}; follow it with: holdback job ${started.jobId} --wait\n`);
-  return 0;
+  return body && call.exitOf ? call.exitOf(body) : 0;
 }
 
 function answerOut(call: Call, answer: { text: string; contentType: string }, options: Options, io: ApiCommandIo, text = answer.text): void {
   if (call.raw || !answer.contentType.startsWith('application/json') || options.json) io.out(text.endsWith('\n') || !text ? text : `${text}\n`);
-  else io.out(table(JSON.parse(text)));
+  else {
+    const parsed = JSON.parse(text) as Json;
+    io.out(call.view ? call.view(parsed) : table(parsed));
+  }
 }
 
 type JobAnswer = { jobId: string; state: string; kind: string; total: number; done: number; failed: number; error: string | null; result: { url: string; rows: number; bytes: number; sha256: string } | null };

@@ -127,5 +127,6 @@ async function runApi(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // A wrong command line (an unknown flag, named in the message) is 2, as for the API commands.
+  process.exitCode = String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS') ? 2 : 1;
 });

@@ -595,7 +595,7 @@ export function formatFinance(story: FinanceStory): string {
   const perDay = preview.perDay.map((d) => [d.date, d.currency, String(d.current.count), d.current.amount, String(d.candidate.count), d.candidate.amount]);
   const days = forecast.days.filter((d) => d.firm.count + d.projected.count > 0)
     .map((d) => [d.date, d.currency, String(d.firm.count), d.firm.amount, String(d.projected.count), d.projected.amount]);
-  const options = accuracy.scheduleOptions.map((a) => [String(a.scheduleOption), String(a.settled), String(a.asPredicted), String(a.maxDifferenceMinutes)]);
+  const options = accuracy.scheduleOptions.map((a) => [String(a.scheduleOption), String(a.settled), String(a.asPredicted), String(a.maxDifferenceMinutes), String(a.unpredicted)]);
   const broken = verification.firstBroken ? `${verification.firstBroken.stream} #${verification.firstBroken.sequence}: ${verification.firstBroken.reason}` : 'none';
   const rule = `${ruleText(PREVIEWED.candidate.release)} on schedule option ${PREVIEWED.candidate.scheduleOption}`;
   return [
@@ -612,7 +612,7 @@ export function formatFinance(story: FinanceStory): string {
     indent(alignedLines(['date', 'currency', 'firm count', 'firm amount', 'projected count', 'projected amount'], days)),
     '',
     `Prediction accuracy at the week's end, settlements ${FORECAST_RANGE.from} to ${india(WEEK_END).toISODate()} (India time), per gateway schedule option:`,
-    indent(alignedLines(['schedule option', 'settled', 'as predicted', 'largest difference (minutes)'], options)),
+    indent(alignedLines(['schedule option', 'settled', 'as predicted', 'largest difference (minutes)', 'not predicted before settling'], options)),
     '',
     'Audit log verification (GET /audit/verify: hash chains and signed checkpoints):',
     indent(alignedLines(['ok', 'records', 'streams', 'checkpoints', 'first broken link'],

@@ -34,6 +34,15 @@ function logLevel(): LogLevel {
  * Holdback's own log in the embedded default: JSON lines on stderr (API 500s, failed handlers, lost writes), every
  * known secret scrubbed; lines below the chosen level are dropped.
  */
+/**
+ * The AWS SDK's Node-version notice, once, where it matters (the process that runs the stack for days), as one line;
+ * the SDK's own multi-line warning is silenced in every thread (bin/holdback.ts).
+ */
+function sdkNodeNote(): string {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major < 22 ? `\nNote: Node ${process.versions.node}: the pinned AWS SDK runs on it; AWS SDK releases after January 2027 need Node 22 or newer.` : '';
+}
+
 export function startLogger(secrets: string[], write = (line: string) => { process.stderr.write(`${line}\n`); }): Logger {
   const lines = new JsonLinesLogger({ secrets, write });
   const from = LOG_LEVELS.indexOf(logLevel());
@@ -131,7 +140,7 @@ Send an order.paid with the AWS SDK: paste this in another terminal, in this fol
 ${exampleScript(urls, clientId)}
 
 Move time: curl -s -XPOST ${urls.edge}/_local/clock -H 'content-type: application/json' -d '{"advance":"P3D"}' ; then GET ${urls.api}/orders/<orderId> again.
-Ctrl-C (or SIGTERM) stops everything cleanly; what is kept carries on at the next start.`);
+Ctrl-C (or SIGTERM) stops everything cleanly; what is kept carries on at the next start.${sdkNodeNote()}`);
   let stopping = false;
   const stop = (why: string): void => {
     // A Ctrl-C reaches every process of the terminal's group (npm, tsx, this one), and some relay it again: one stop.

@@ -12,7 +12,7 @@ import type { Dependencies } from './ports';
 import { startVendorWalk } from './replan-vendor-releases';
 import { jobView, type JobView } from './jobs/job-views';
 import { appendAudit, storedInstant } from './release-writes';
-import { releaseViewOf, type ReleaseView } from './view-order';
+import { projectionContext, releaseViewOf, type ReleaseView } from './view-order';
 
 const TEXT_LIMIT = 500;
 
@@ -156,5 +156,5 @@ export async function retryRelease(deps: Dependencies, orderId: string, vendorId
 
 async function presented(deps: Dependencies, release: VendorRelease): Promise<ReleaseView> {
   const settings = await deps.settings.get();
-  return { orderId: release.orderId, ...releaseViewOf(release, settings.timezone) };
+  return { orderId: release.orderId, ...releaseViewOf(release, settings.timezone, projectionContext(settings, deps.clock.now().toMillis())) };
 }

@@ -166,8 +166,9 @@ export interface ReleaseReads {
   /** Matching releases in the order of the chosen time (then order and vendor id), strictly after `after`. */
   outcomes(filter: OutcomeFilter, after: string | null): AsyncIterable<ReadRelease>;
   /**
-   * The vendor's open releases (not settled or cancelled) whose settlement eligibility (applied, else target, else
-   * max) lies in [from, to] (all of them without a range), in the order of their maximum eligibility (then order id).
+   * The vendor's open releases (not settled or cancelled) whose window [transaction time, max eligibility] meets
+   * [from, to], so that every release whose money may become eligible in the range is read (all of them without a
+   * range), in the order of their maximum eligibility (then order id).
    * Every unsent release is open: previews, holds and replanning read a vendor's unsent releases here, from that
    * vendor's partition alone.
    */

@@ -32,6 +32,8 @@ export interface PreviewAnswer {
   /** How many unsent releases the preview covered, and how many of them the candidate moves. */
   covered: number;
   moved: number;
+  /** Of those, how many the candidate drops (their order was cancelled): neither moved nor landing anywhere. */
+  dropped: number;
   /** Releases left out of `releases` by the limit (the day totals include them). */
   omitted: number;
   releases: PreviewedRelease[];
@@ -205,6 +207,7 @@ function answerOf(covered: ReleasePreview[], shown: ReleasePreview[], limit: num
   return {
     covered: covered.length,
     moved: covered.filter((r) => r.moves).length,
+    dropped: covered.filter((r) => r.dropped).length,
     omitted: Math.max(0, shown.length - limit),
     releases: shown.slice(0, limit).map((r) => presentPreview(r, settings)),
     perDay: totalsPerDay(shown),

@@ -5,11 +5,12 @@ import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '..
 import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { isValidId } from '../domain/order-events';
+import { moneyOf, unpredictedBecause } from '../domain/projection';
 import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
 import { boundedCount, decodeCursor, encodeCursor } from './cursor';
 import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from './ports';
 import { inZone } from './response-times';
-import { releaseViewOf, type ReleaseView } from './view-order';
+import { projectionContext, releaseViewOf, type ProjectionContext, type ReleaseView } from './view-order';
 
 export const OUTCOME_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 const OUTCOME_TIMES: readonly OutcomeTime[] = ['transaction', 'applied', 'settled'];
@@ -128,12 +129,12 @@ function cursorList(filter: OutcomeFilter): string {
   return `outcomes:${digest.slice(0, 16)}`;
 }
 
-export function outcomeItem(row: ReadRelease, zone: string): OutcomeItem {
+export function outcomeItem(row: ReadRelease, zone: string, projection: ProjectionContext): OutcomeItem {
   const { release, order } = row;
   return {
     orderId: release.orderId,
-    ...releaseViewOf(release, zone),
-    currency: release.currency ?? order?.currency ?? 'INR',
+    ...releaseViewOf(release, zone, projection),
+    currency: moneyOf(release, order?.currency).currency,
     transactionTime: inZone(release.transactionTime, zone),
     maxEligibility: inZone(release.maxEligibility, zone),
     settlementMismatch: release.settlementMismatch
@@ -144,7 +145,9 @@ export function outcomeItem(row: ReadRelease, zone: string): OutcomeItem {
 
 /** One page of outcomes: `limit` items and the cursor of the next page (null on the last). */
 export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Promise<{ items: OutcomeItem[]; nextCursor: string | null }> {
-  const zone = (await deps.settings.get()).timezone;
+  const settings = await deps.settings.get();
+  const zone = settings.timezone;
+  const projection = projectionContext(settings, deps.clock.now().toMillis());
   const rows: ReadRelease[] = [];
   // One row more than the page: whether a next page exists is then known.
   for await (const row of deps.reads.outcomes(query.filter, query.after)) {
@@ -154,7 +157,7 @@ export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Pro
   const page = rows.slice(0, query.limit);
   const more = rows.length > query.limit;
   return {
-    items: page.map((row) => outcomeItem(row, zone)),
+    items: page.map((row) => outcomeItem(row, zone, projection)),
     nextCursor: more ? encodeCursor(cursorList(query.filter), page[page.length - 1].position) : null,
   };
 }
@@ -163,7 +166,8 @@ export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Pro
 export const OUTCOME_CSV_COLUMNS = [
   'order_id', 'vendor_id', 'amount', 'currency', 'state', 'policy_version', 'schedule_option', 'transaction_time',
   'max_eligibility', 'target_eligibility', 'applied_eligibility', 'predicted_settlement', 'settled_at', 'attempts',
-  'last_gateway_status', 'last_gateway_message',
+  'last_gateway_status', 'last_gateway_message', 'reason', 'hold_reason', 'manual_actor', 'manual_reason',
+  'settlement_mismatch_minutes',
 ] as const;
 
 /** Rows per chunk of the stream: big enough that writes are few, small enough that memory stays flat. */
@@ -198,10 +202,14 @@ function csvLine(row: ReadRelease, zone: string): string {
   const last = r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : null;
   const time = (value: string | null): string => (value === null ? '' : shownTime(value, zone));
   const cells = [
-    text(r.orderId), text(r.vendorId), r.amount, text(r.currency ?? row.order?.currency ?? 'INR'), text(r.state),
+    text(r.orderId), text(r.vendorId), r.amount, text(moneyOf(r, row.order?.currency).currency), text(r.state),
     String(r.policyVersion), String(r.scheduleOption), time(r.transactionTime), time(r.maxEligibility),
     time(r.targetEligibility), time(r.appliedEligibility), time(r.predictedSettlement), time(r.settledAt),
     String(r.attempts.length), text(last?.status ?? ''), text(last?.message ?? ''),
+    // Why it is in its state, who released it by hand and why, and how far the settlement was from its prediction
+    // (empty when they agree or nothing was predicted).
+    text(r.reason ?? ''), text(r.holdReason ?? ''), text(r.manual?.actor ?? ''), text(r.manual?.reason ?? ''),
+    r.settlementMismatch && unpredictedBecause(r) === null ? String(r.settlementMismatch.differenceMinutes) : '',
   ];
   return `${cells.map(quoted).join(',')}\r\n`;
 }

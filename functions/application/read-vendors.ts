@@ -1,12 +1,12 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
-import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../domain/bounds';
-import { GATEWAY_ZONE } from '../domain/dates';
+import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
-import { predictSettlement } from '../domain/schedule-options';
+import { CurrencyTotals, landingOf, moneyOf } from '../domain/projection';
+import { nextGatewayMinuteMs } from '../domain/window';
 import { calendarOf, defaultPolicy } from '../domain/settings';
-import type { ReleaseRule, ReleaseState, Settings, VendorRelease } from '../domain/types';
+import type { ReleaseRule, Settings } from '../domain/types';
 import { boundedCount, decodeCursor, encodeCursor } from './cursor';
 import { NotFoundError, describeError } from './errors';
 import { requireId } from './ids';
@@ -25,7 +25,20 @@ export interface VendorSummary {
   /** Releases not yet settled or cancelled, per currency: how many and how much (decimal text). */
   open: { currency: string; count: number; amount: string }[];
   /** Only with `checkGateway=true`: the gateway's schedule option for the vendor (null: the gateway does not know it). */
-  gateway?: { scheduleOption: number | null; policyDisagrees: boolean; error?: string };
+  gateway?: GatewayComparison;
+}
+
+/**
+ * What the gateway's vendor API says against the policy in force: `agrees`, `disagrees` (another schedule option),
+ * `vendor_not_found` (the gateway does not know the vendor: a warning, never "agrees"), or `error` (no answer).
+ */
+export interface GatewayComparison {
+  answer: 'agrees' | 'disagrees' | 'vendor_not_found' | 'error';
+  scheduleOption: number | null;
+  policyDisagrees: boolean;
+  /** The comparison in words, for people (the console and the CLI show it as it is). */
+  message: string;
+  error?: string;
 }
 
 /** Gateway lookups at a time, so that a page of vendors does not burst the gateway's rate limit. */
@@ -76,13 +89,26 @@ async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: s
   if (checkGateway && deps.gatewayOrders.fetchVendor) {
     try {
       const found = await deps.gatewayOrders.fetchVendor(vendorId);
-      const scheduleOption = found?.scheduleOption ?? null;
-      summary.gateway = { scheduleOption, policyDisagrees: scheduleOption !== null && scheduleOption !== policy.scheduleOption };
+      summary.gateway = compareWithGateway(vendorId, policy.scheduleOption, found?.scheduleOption ?? null, found !== null);
     } catch (error) {
-      summary.gateway = { scheduleOption: null, policyDisagrees: false, error: describeError(error) };
+      summary.gateway = {
+        answer: 'error', scheduleOption: null, policyDisagrees: false, error: describeError(error),
+        message: `the gateway did not answer for vendor ${vendorId}: ${describeError(error)}`,
+      };
     }
   }
   return summary;
+}
+
+/** The gateway's vendor (found, with its schedule option or none) against the policy's schedule option. */
+export function compareWithGateway(vendorId: string, policyOption: number, gatewayOption: number | null, found: boolean): GatewayComparison {
+  if (!found) {
+    return { answer: 'vendor_not_found', scheduleOption: null, policyDisagrees: false, message: `unknown at the gateway: no vendor ${vendorId} in its vendor API; create it there before its orders are split` };
+  }
+  if (gatewayOption !== null && gatewayOption !== policyOption) {
+    return { answer: 'disagrees', scheduleOption: gatewayOption, policyDisagrees: true, message: `the gateway settles vendor ${vendorId} by schedule option ${gatewayOption}, the policy says ${policyOption}` };
+  }
+  return { answer: 'agrees', scheduleOption: gatewayOption, policyDisagrees: false, message: `the gateway agrees: schedule option ${policyOption}` };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -94,7 +120,7 @@ export interface ForecastDay {
   currency: string;
   /** Applied at the gateway, settling that day (at their predicted settlement). */
   firm: { count: number; amount: string };
-  /** Not yet sent, settling that day at their predicted settlement if nothing changes (see `projectedEligibility`). */
+  /** Not yet sent, settling that day if nothing changes (the one projection: domain/projection.ts landingOf). */
   projected: { count: number; amount: string };
 }
 
@@ -106,20 +132,6 @@ const MAX_FORECAST_DAYS = 366;
  */
 const LONGEST_SETTLEMENT_DAYS = 45;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** States whose money the gateway has not been asked to move (or will move at its default date). */
-const PROJECTED: readonly ReleaseState[] = ['PLANNED', 'SCHEDULED', 'APPLYING', 'WAITING', 'HELD', 'AT_MAX', 'FAILED'];
-
-/**
- * Where an unsent release would settle if nothing else happens: a planned one at its target; one that waits (for
- * delivery, a dispute, a hold), one at max and a failed one at its max eligibility, the gateway's default.
- */
-export function projectedEligibility(release: VendorRelease): string {
-  if ((release.state === 'PLANNED' || release.state === 'SCHEDULED' || release.state === 'APPLYING') && release.targetEligibility !== null) {
-    return release.targetEligibility;
-  }
-  return release.maxEligibility;
-}
-
 const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_DAY} to ${LAST_DAY}, e.g. "2022-12-01"`;
 
 /** A forecast day (India time), within [2000-01-01, 2100-01-01) as every date Holdback reads; absent: `fallback`. */
@@ -154,27 +166,20 @@ export async function forecast(deps: Dependencies, query: { from?: string; to?: 
   const vendorId = query.vendorId === undefined ? null : requireId(query.vendorId, 'vendorId');
   const settings = await deps.settings.get();
   const calendar = calendarOf(settings);
+  const earliestMs = nextGatewayMinuteMs(deps.clock.now().toMillis());
   const range = { from: from.minus({ days: LONGEST_SETTLEMENT_DAYS }).toISO()!, to: to.endOf('day').toISO()! };
-  const days = new Map<string, { firm: { count: number; amount: Decimal }; projected: { count: number; amount: Decimal } }>();
+  const totals = new CurrencyTotals<string>();
   const first = from.toISODate()!;
   const last = to.toISODate()!;
 
+  // Where the money lands by the one projection (landingOf), the same previews and the order view use.
   const count = (row: ReadRelease): void => {
-    const { release } = row;
-    const firm = release.state === 'APPLIED';
-    if (!firm && !PROJECTED.includes(release.state)) return;
-    const settlement = firm && release.predictedSettlement !== null
-      ? DateTime.fromISO(release.predictedSettlement, { setZone: true })
-      : predictSettlement(DateTime.fromISO(firm ? release.appliedEligibility! : projectedEligibility(release), { setZone: true }), release.scheduleOption, calendar);
-    const date = settlement.setZone(GATEWAY_ZONE).toISODate()!;
+    const landing = landingOf(row.release, calendar, earliestMs);
+    if (landing === null) return;
+    const date = formatEpochMs(landing.settlesMs, INDIA_TIME).slice(0, 10);
     if (date < first || date > last) return;
-    const currency = release.currency ?? row.order?.currency ?? 'INR';
-    const key = `${date}\u0000${currency}`;
-    const day = days.get(key) ?? { firm: { count: 0, amount: new Decimal(0) }, projected: { count: 0, amount: new Decimal(0) } };
-    const bucket = firm ? day.firm : day.projected;
-    bucket.count += 1;
-    bucket.amount = bucket.amount.plus(release.amount);
-    days.set(key, day);
+    const { amount, currency } = moneyOf(row.release, row.order?.currency);
+    totals.add(`${landing.firm ? 'firm' : 'projected'}#${date}`, currency, amount);
   };
 
   if (vendorId !== null) {
@@ -185,19 +190,12 @@ export async function forecast(deps: Dependencies, query: { from?: string; to?: 
     }
   }
 
-  const currencies = [...new Set([...days.keys()].map((key) => key.split('\u0000')[1]))].sort();
-  if (currencies.length === 0) currencies.push('INR');
+  // Every day of the range for every currency that has money in it; no money at all: no currency to list days in.
   const listed: ForecastDay[] = [];
   for (let day = from; day <= to; day = day.plus({ days: 1 })) {
     const date = day.toISODate()!;
-    for (const currency of currencies) {
-      const found = days.get(`${date}\u0000${currency}`);
-      listed.push({
-        date,
-        currency,
-        firm: { count: found?.firm.count ?? 0, amount: (found?.firm.amount ?? new Decimal(0)).toFixed(2) },
-        projected: { count: found?.projected.count ?? 0, amount: (found?.projected.amount ?? new Decimal(0)).toFixed(2) },
-      });
+    for (const currency of totals.currencies()) {
+      listed.push({ date, currency, firm: totals.get(`firm#${date}`, currency), projected: totals.get(`projected#${date}`, currency) });
     }
   }
   return { from: first, to: last, vendorId, days: listed };

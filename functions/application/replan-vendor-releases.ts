@@ -13,7 +13,10 @@ import type { Dependencies, JobKind } from './ports';
  */
 export async function openReleasesOfVendor(deps: Dependencies, vendorId: string): Promise<VendorRelease[]> {
   const unsent: VendorRelease[] = [];
-  for await (const { release } of deps.reads.openReleases(vendorId)) if (isUnsent(release)) unsent.push(release);
+  for await (const { release, order } of deps.reads.openReleases(vendorId)) {
+    // A release written before it kept its currency carries its order's (previews total per currency).
+    if (isUnsent(release)) unsent.push(release.currency === undefined && order?.currency ? { ...release, currency: order.currency } : release);
+  }
   return unsent;
 }
 

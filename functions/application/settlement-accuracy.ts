@@ -2,6 +2,7 @@
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE, formatInstant } from '../domain/dates';
 import type { Transition } from '../domain/release-machine';
+import { unpredictedBecause } from '../domain/projection';
 import { predictSettlement } from '../domain/schedule-options';
 import { calendarOf } from '../domain/settings';
 import type { Settings, SettlementMismatch, VendorRelease } from '../domain/types';
@@ -89,18 +90,23 @@ async function gatewayScheduleOption(deps: Dependencies, vendorId: string): Prom
 
 export interface AccuracyRow {
   scheduleOption: number;
-  /** Settlements the gateway reported in the range. */
+  /** Settlements the gateway reported in the range (predicted or not). */
   settled: number;
-  /** Of those, settled at the predicted minute. */
+  /** Of those, settled at the minute predicted before the settlement. */
   asPredicted: number;
   /** The largest difference between a settlement and its prediction, in whole minutes (0 when all were as predicted). */
   maxDifferenceMinutes: number;
+  /** Settlements that had a prediction before they happened (applied, or left at max eligibility when planned). */
+  predicted: number;
+  /** Settlements with no prediction before them, by reason: never counted as predicted. */
+  unpredicted: number;
+  unpredictedReasons: { reason: string; count: number }[];
 }
 
 /**
  * Per schedule option, how the gateway's settlement reports in [from, to] (by settlement time) compare with Holdback's
- * predictions. Read from the settled index; a release settled without a prediction is predicted from its max
- * eligibility, as the gateway's default.
+ * predictions. Read from the settled index. Only a prediction made before the settlement counts: a release settled
+ * with none (cancelled, held, waiting, not yet sent) is reported apart under `unpredicted`, with its reason.
  */
 export async function predictionAccuracy(
   deps: Dependencies, query: { from?: string; to?: string },
@@ -110,13 +116,24 @@ export async function predictionAccuracy(
   const rows = new Map<number, AccuracyRow>();
   for await (const { release } of deps.reads.outcomes({ by: 'settled', from: range.from, to: range.to }, null)) {
     if (release.settledAt === null) continue;
-    const predicted = release.settlementMismatch ? instant(release.settlementMismatch.predicted) : predictedSettlementOf(release, settings);
-    const row = rows.get(release.scheduleOption) ?? { scheduleOption: release.scheduleOption, settled: 0, asPredicted: 0, maxDifferenceMinutes: 0 };
+    const row = rows.get(release.scheduleOption) ?? {
+      scheduleOption: release.scheduleOption, settled: 0, asPredicted: 0, maxDifferenceMinutes: 0, predicted: 0, unpredicted: 0, unpredictedReasons: [],
+    };
+    rows.set(release.scheduleOption, row);
     row.settled += 1;
+    const unpredicted = unpredictedBecause(release);
+    if (unpredicted !== null) {
+      row.unpredicted += 1;
+      const known = row.unpredictedReasons.find((r) => r.reason === unpredicted);
+      if (known) known.count += 1;
+      else row.unpredictedReasons.push({ reason: unpredicted, count: 1 });
+      continue;
+    }
+    row.predicted += 1;
+    const predicted = release.settlementMismatch ? instant(release.settlementMismatch.predicted) : predictedSettlementOf(release, settings);
     const difference = Math.abs(minutesBetween(predicted, instant(release.settledAt)));
     if (difference === 0) row.asPredicted += 1;
     row.maxDifferenceMinutes = Math.max(row.maxDifferenceMinutes, difference);
-    rows.set(release.scheduleOption, row);
   }
   return {
     from: inZone(range.from, settings.timezone),

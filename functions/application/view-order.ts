@@ -1,7 +1,12 @@
 /** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone, every state with its reason. */
+import type { BankCalendar } from '../domain/calendar';
+import { formatEpochMs } from '../domain/dates';
+import { landingOf } from '../domain/projection';
+import { calendarOf } from '../domain/settings';
 import type {
-  Clamp, DecimalText, HoldReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, TransactionTimeSource, VendorRelease,
+  Clamp, DecimalText, HoldReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
 } from '../domain/types';
+import { nextGatewayMinuteMs } from '../domain/window';
 import { NotFoundError } from './errors';
 import { requireId } from './ids';
 import type { Dependencies } from './ports';
@@ -35,6 +40,24 @@ export interface VendorView {
   manual: ManualRelease | null;
   settledAt: string | null;
   settledFrom: SettledFrom | null;
+  /**
+   * Where the money lands by the one projection the forecast and previews use (domain/projection.ts): the predicted
+   * settlement once applied, else where it settles if nothing changes (a held or waiting release at its max
+   * eligibility's settlement); null when cancelled or settled. `settlementProjected` says it is not yet firm.
+   */
+  projectedSettlement: string | null;
+  settlementProjected: boolean;
+}
+
+/** What the projection of a release view needs: the calendar in force and the earliest minute the gateway accepts. */
+export interface ProjectionContext {
+  calendar: BankCalendar;
+  earliestMs: number;
+}
+
+/** The projection context of `settings` at `now`. */
+export function projectionContext(settings: Settings, nowMs: number): ProjectionContext {
+  return { calendar: calendarOf(settings), earliestMs: nextGatewayMinuteMs(nowMs) };
 }
 
 export interface ReleaseView extends VendorView {
@@ -53,7 +76,8 @@ export interface OrderView {
 }
 
 /** One release as the API shows it, times in `zone`. */
-export function releaseViewOf(r: VendorRelease, zone: string): VendorView {
+export function releaseViewOf(r: VendorRelease, zone: string, projection: ProjectionContext): VendorView {
+  const landing = landingOf(r, projection.calendar, projection.earliestMs);
   return {
     vendorId: r.vendorId,
     state: r.state,
@@ -79,6 +103,8 @@ export function releaseViewOf(r: VendorRelease, zone: string): VendorView {
     settledFrom: r.settledFrom
       ? { ...r.settledFrom, appliedEligibility: inZone(r.settledFrom.appliedEligibility, zone), predictedSettlement: inZone(r.settledFrom.predictedSettlement, zone) }
       : null,
+    projectedSettlement: landing === null ? null : formatEpochMs(landing.settlesMs, zone),
+    settlementProjected: landing !== null && !landing.firm,
   };
 }
 
@@ -106,6 +132,6 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
     transactionTimeSource: order.transactionTimeSource ?? 'marketplace',
     maxEligibility: inZone(order.maxEligibility, zone),
     currency: order.currency,
-    vendors: releases.map((r) => releaseViewOf(r, zone)),
+    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().toMillis()))),
   };
 }

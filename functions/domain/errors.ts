@@ -36,3 +36,14 @@ export class ValidationError extends Error {
     this.issues = issues;
   }
 }
+
+/**
+ * Stored data that breaks an invariant Holdback relies on (a release without its amount or currency): reported naming
+ * the record, never guessed around. The API answers 500 `stored_data_defect` with this message.
+ */
+export class StoredDataDefect extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoredDataDefect';
+  }
+}

@@ -4,9 +4,9 @@ import type { DateTime } from 'luxon';
 import type { BankCalendar } from './calendar';
 import { DAY_MS, indiaDayOf, indiaMidnight } from './civil-days';
 import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
+import { landingOf, moneyOf, type ProjectedRelease } from './projection';
 import { sha256Hex } from './digest';
 import { planRelease, type VendorFacts } from './release-machine';
-import { settlementOfMoment } from './schedule-options';
 import { calendarOf } from './settings';
 import type {
   DecimalText, IsoInstant, OrderRecord, ReleaseState, Settings, VendorHold, VendorPolicy, VendorRelease,
@@ -25,10 +25,14 @@ export interface PreviewedRelease {
   vendorId: string;
   state: ReleaseState;
   amount: DecimalText;
+  /** The amount's currency (null only for a stored release without one, which the day totals report as a defect). */
+  currency: string | null;
   current: PreviewSide;
   candidate: PreviewSide;
-  /** Whether the candidate differs from the current target or settlement. */
+  /** Whether the candidate differs from the current target or settlement (a dropped release does not move). */
   moves: boolean;
+  /** The candidate drops it: its order was cancelled, nothing will be sent, its money lands on no day. */
+  dropped: boolean;
   /** Why the gateway would refuse the release as it stands under the candidate (null: it would accept it). */
   refusal: string | null;
 }
@@ -54,6 +58,8 @@ export interface ReleasePreview {
   current: Side;
   candidate: Side;
   moves: boolean;
+  /** The candidate drops it (its order was cancelled): it lands nowhere under the candidate, and is not counted as moved. */
+  dropped: boolean;
   /** The candidate window's end, when the current target lies after it (the gateway would refuse it). */
   refusedPastMs: number | null;
 }
@@ -94,20 +100,14 @@ function pinnedPolicyOf(release: VendorRelease): VendorPolicy {
 }
 
 /**
- * A side of the preview: the target, and the settlement that follows from sending it (a target that has passed goes
- * with the next gateway minute, as the release handler sends it); AT_MAX settles at the gateway's default.
+ * A side of the preview: the target, and where the money lands by the one projection (landingOf): a target that has
+ * passed goes with the next gateway minute, as the release handler sends it; WAITING, HELD and AT_MAX land at the
+ * max eligibility's settlement, as the forecast counts them.
  */
-function sideOf(
-  release: Pick<VendorRelease, 'state' | 'targetEligibility' | 'maxEligibility' | 'scheduleOption'>,
-  calendar: BankCalendar,
-  earliestMs: number,
-): Side {
-  if (release.state === 'CANCELLED' || release.targetEligibility === null) return { targetMs: null, settlesMs: null };
-  const targetMs = parseMoment(release.targetEligibility, 'targetEligibility').ms;
-  const sentMs = release.state === 'AT_MAX'
-    ? targetMs
-    : Math.min(Math.max(targetMs, earliestMs), parseMoment(release.maxEligibility, 'maxEligibility').ms);
-  return { targetMs, settlesMs: settlementOfMoment({ ms: sentMs, zone: INDIA_TIME }, release.scheduleOption, calendar) };
+function sideOf(release: ProjectedRelease, calendar: BankCalendar, earliestMs: number): Side {
+  const landing = landingOf(release, calendar, earliestMs);
+  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : parseMoment(release.targetEligibility, 'targetEligibility').ms;
+  return { targetMs, settlesMs: landing?.settlesMs ?? null };
 }
 
 /**
@@ -136,11 +136,14 @@ export function previewReleases(
     });
     const current = sideOf(release, calendars.current, earliestMs);
     const candidate = sideOf(planned, calendars.candidate, earliestMs);
+    // A cancelled order's release is dropped, not moved: nothing will be sent for it, whatever the candidate.
+    const dropped = planned.state === 'CANCELLED';
     return {
       release,
       current,
       candidate,
-      moves: current.targetMs !== candidate.targetMs || current.settlesMs !== candidate.settlesMs,
+      moves: !dropped && (current.targetMs !== candidate.targetMs || current.settlesMs !== candidate.settlesMs),
+      dropped,
       refusedPastMs: current.targetMs !== null && release.state !== 'AT_MAX' && current.targetMs > maxMs ? maxMs : null,
     };
   });
@@ -148,7 +151,7 @@ export function previewReleases(
 
 /** One previewed release as the API shows it, times in `settings`' zones. */
 export function presentPreview(preview: ReleasePreview, settings: { current: Settings; candidate: Settings }): PreviewedRelease {
-  const { release, current, candidate, moves, refusedPastMs } = preview;
+  const { release, current, candidate, moves, dropped, refusedPastMs } = preview;
   const text = (ms: number | null, zone: string) => (ms === null ? null : formatEpochMs(ms, zone));
   const zones = { current: settings.current.timezone, candidate: settings.candidate.timezone };
   return {
@@ -156,9 +159,11 @@ export function presentPreview(preview: ReleasePreview, settings: { current: Set
     vendorId: release.vendorId,
     state: release.state,
     amount: release.amount,
+    currency: release.currency ?? null,
     current: { targetEligibility: text(current.targetMs, zones.current), predictedSettlement: text(current.settlesMs, zones.current) },
     candidate: { targetEligibility: text(candidate.targetMs, zones.candidate), predictedSettlement: text(candidate.settlesMs, zones.candidate) },
     moves,
+    dropped,
     refusal: refusedPastMs === null ? null
       : `target ${text(current.targetMs, zones.candidate)} is after the max eligibility ${text(refusedPastMs, zones.candidate)} of Defer by Days ${settings.candidate.deferByDays}: the gateway would answer "Settlement eligibility cannot be beyond max_eligibity_date"`,
   };
@@ -166,8 +171,8 @@ export function presentPreview(preview: ReleasePreview, settings: { current: Set
 
 /**
  * Count and amount per India-time day of predicted settlement and currency (amounts of two currencies are never
- * added), for both sides; releases without a settlement are left out. A release with no currency kept is INR, the
- * gateway's default.
+ * added), for both sides; releases that land nowhere (a cancelled order) are left out. A release without its
+ * currency is a stored-data defect (moneyOf), never counted as some default currency.
  */
 export function totalsPerDay(previews: readonly ReleasePreview[]): DayTotals[] {
   type Totals = { count: number; amount: Decimal };
@@ -185,8 +190,7 @@ export function totalsPerDay(previews: readonly ReleasePreview[]): DayTotals[] {
     day[side].amount = day[side].amount.plus(amount);
   };
   for (const p of previews) {
-    const amount = new Decimal(p.release.amount);
-    const currency = p.release.currency ?? 'INR';
+    const { amount, currency } = moneyOf(p.release);
     add(p.current.settlesMs, 'current', amount, currency);
     add(p.candidate.settlesMs, 'candidate', amount, currency);
   }

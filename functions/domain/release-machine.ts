@@ -939,6 +939,19 @@ export interface SettleRecon {
  * its sender was lost, or retrying after a timeout) whose date the order recon holds was applied: it settles from
  * APPLIED, with its eligibility, its attempt confirmed from the recon and `vendor.release_applied`.
  */
+/**
+ * Why a release is SETTLED, keeping why it was what it was: a cancelled order that the gateway settled anyway says so
+ * (the money moved at the gateway's default date although nothing was released), as does one never moved.
+ */
+function settledReason(current: VendorRelease, at: string): string {
+  // What an applied release was is in its fields already; any other state's reason says why nothing moved it.
+  const before = current.reason && current.state !== 'APPLIED' ? `: ${current.reason}` : '';
+  if (current.state === 'CANCELLED') {
+    return `settled by the gateway at ${at} although the order was cancelled (was CANCELLED${before}): the money moved at the gateway's default date; recover it from the vendor or refund it`;
+  }
+  return `settled by the gateway at ${at} (was ${current.state}${before})`;
+}
+
 export function settle(current: VendorRelease, settledAt: DateTime, now: DateTime, recon?: SettleRecon): Transition {
   if (current.state === 'SETTLED') return { kind: 'unchanged', release: current };
   const effects: Effect[] = [];
@@ -959,7 +972,7 @@ export function settle(current: VendorRelease, settledAt: DateTime, now: DateTim
     sendAt: null,
     releaseKey: null,
     sending: null,
-    reason: `settled by the gateway at ${formatInstant(settledAt, INDIA_TIME)} (was ${before.state})`,
+    reason: settledReason(before, formatInstant(settledAt, INDIA_TIME)),
     version: current.version + 1,
     updatedAt: formatInstant(now, INDIA_TIME),
   };

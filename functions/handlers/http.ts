@@ -4,7 +4,7 @@ import type middy from '@middy/core';
 import { ConflictError, NotFoundError, UnauthorizedError, describeError } from '../application/errors';
 import { VersionConflictError, type Logger } from '../application/ports';
 import { assertNesting } from '../domain/bounds';
-import { ValidationError } from '../domain/errors';
+import { StoredDataDefect, ValidationError } from '../domain/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -62,6 +62,11 @@ function errorResponse(error: unknown, event: ApiEvent, logger: Pick<Logger, 'er
   if (error instanceof VersionConflictError) return json(409, { error: { code: 'version_conflict', message: error.message } });
   if (error instanceof ConflictError) return json(409, { error: { code: error.code, message: error.message } });
   const requestId = event.requestContext?.requestId ?? null;
+  if (error instanceof StoredDataDefect) {
+    // Names the record (ids only, never a secret): an operator must repair it; no total is guessed around it.
+    logger.error('stored data defect', { path: event.rawPath, requestId, error: describeError(error) });
+    return json(500, { error: { code: 'stored_data_defect', message: `${error.message}; repair the stored item (request ${requestId ?? 'unknown'})` } });
+  }
   logger.error('request failed', { method: event.requestContext?.http?.method, path: event.rawPath, requestId, error: describeError(error) });
   return json(500, {
     error: { code: 'internal_error', message: `Holdback could not complete the request; it is logged${requestId ? ` as request ${requestId}` : ''}. Try again later.` },

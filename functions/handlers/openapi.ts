@@ -7,7 +7,7 @@ const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const HEX64: Json = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] });
 const instant = (description: string): Json => ({ type: 'string', format: 'date-time', description: `${description} ISO 8601 with the settings' timezone offset.`, example: '2022-12-02T16:00:00+05:30' });
-const decimal = (description: string): Json => ({ type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: `${description} Decimal text in the order's currency (INR), never a float.`, example: '600.00' });
+const decimal = (description: string): Json => ({ type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: `${description} Decimal text in the currency given beside it (never added across currencies), never a float.`, example: '600.00' });
 const ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{3,45}$', description: "The gateway's id rule: 3 to 45 of A-Z, a-z, 0-9, '_' and '-'." };
 const pathId = (name: string, example: string): Json => ({ name, in: 'path', required: true, schema: ID, example });
 const query = (name: string, schema: Json, description: string): Json => ({ name, in: 'query', required: false, schema, description });
@@ -159,6 +159,8 @@ const schemas: Record<string, Json> = {
         description: 'What the release was before it settled (e.g. AT_MAX: the gateway settled at its default date).',
         properties: { state: { type: 'string' }, appliedEligibility: nullable(instant('Before settling.')), predictedSettlement: nullable(instant('Before settling.')) },
       }),
+      projectedSettlement: nullable(instant('Where the money lands by the one projection the forecast and previews use: the predicted settlement once applied, else where it settles if nothing changes (PLANNED/SCHEDULED at their target, WAITING/HELD/AT_MAX/FAILED at their max eligibility); null when cancelled or settled.')),
+      settlementProjected: { type: 'boolean', description: 'true: projectedSettlement is a projection (not yet sent); false: firm (applied) or none.' },
     },
     additionalProperties: true,
   },
@@ -213,7 +215,8 @@ const schemas: Record<string, Json> = {
       applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], description: 'Policy preview: as in the body.' },
       refused: { type: 'integer', description: "Settings preview: releases whose current target the gateway would refuse under the candidate." },
       covered: { type: 'integer', description: 'Unsent releases the preview looked at.' },
-      moved: { type: 'integer', description: 'Of those, how many the candidate moves.' },
+      moved: { type: 'integer', description: 'Of those, how many the candidate moves (a dropped release is not moved).' },
+      dropped: { type: 'integer', description: 'Of those, how many the candidate drops: their order was cancelled, nothing will be sent, they land on no day.' },
       omitted: { type: 'integer', description: 'Releases left out of `releases` by `limit` (perDay still counts them).' },
       releases: {
         type: 'array',
@@ -222,7 +225,7 @@ const schemas: Record<string, Json> = {
           required: ['orderId', 'vendorId', 'state', 'amount', 'current', 'candidate', 'moves', 'refusal'],
           properties: {
             orderId: ID, vendorId: ID, state: { type: 'string' }, amount: decimal("The vendor's share."),
-            moves: { type: 'boolean' }, refusal: nullable({ type: 'string', description: 'Why the gateway would refuse it under the candidate.' }),
+            currency: nullable({ type: 'string', example: 'INR' }), moves: { type: 'boolean' }, dropped: { type: 'boolean', description: 'The candidate drops it (its order was cancelled).' }, refusal: nullable({ type: 'string', description: 'Why the gateway would refuse it under the candidate.' }),
             current: { type: 'object', properties: { targetEligibility: nullable(instant('Now.')), predictedSettlement: nullable(instant('Now.')) } },
             candidate: { type: 'object', properties: { targetEligibility: nullable(instant('Under the change.')), predictedSettlement: nullable(instant('Under the change.')) } },
           },
@@ -258,7 +261,13 @@ const schemas: Record<string, Json> = {
       held: { type: 'boolean' },
       hold: nullable({ type: 'object', properties: { held: { type: 'boolean' }, actor: { type: 'string' }, reason: { type: 'string' }, at: instant('Of the last hold or unhold.') } }),
       open: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Not yet settled or cancelled.') } } },
-      gateway: { type: 'object', description: 'Only with checkGateway=true.', properties: { scheduleOption: nullable({ type: 'integer' }), policyDisagrees: { type: 'boolean' }, error: { type: 'string' } } },
+      gateway: {
+        type: 'object', description: 'Only with checkGateway=true.', required: ['answer', 'scheduleOption', 'policyDisagrees', 'message'],
+        properties: {
+          answer: { type: 'string', enum: ['agrees', 'disagrees', 'vendor_not_found', 'error'], description: 'vendor_not_found: the gateway does not know the vendor (a warning, never "agrees").' },
+          scheduleOption: nullable({ type: 'integer' }), policyDisagrees: { type: 'boolean' }, message: { type: 'string', description: 'The comparison in words.' }, error: { type: 'string' },
+        },
+      },
     },
   },
   TimelineItem: {
@@ -572,8 +581,15 @@ const paths: Record<string, Record<string, Json>> = {
               type: 'array',
               items: {
                 type: 'object',
-                required: ['scheduleOption', 'settled', 'asPredicted', 'maxDifferenceMinutes'],
-                properties: { scheduleOption: { type: 'integer' }, settled: { type: 'integer' }, asPredicted: { type: 'integer' }, maxDifferenceMinutes: { type: 'integer', description: 'Largest |settled - predicted|, in minutes.' } },
+                required: ['scheduleOption', 'settled', 'asPredicted', 'maxDifferenceMinutes', 'predicted', 'unpredicted', 'unpredictedReasons'],
+                properties: {
+                  scheduleOption: { type: 'integer' }, settled: { type: 'integer', description: 'Settlements reported in the range, predicted or not.' },
+                  asPredicted: { type: 'integer', description: 'Settled at the minute predicted before the settlement.' },
+                  maxDifferenceMinutes: { type: 'integer', description: 'Largest |settled - predicted| over the predicted ones, in minutes.' },
+                  predicted: { type: 'integer', description: 'Settlements that had a prediction before they happened.' },
+                  unpredicted: { type: 'integer', description: 'Settlements with no prediction before them (cancelled, held, waiting, not yet sent): never counted as predicted.' },
+                  unpredictedReasons: { type: 'array', items: { type: 'object', required: ['reason', 'count'], properties: { reason: { type: 'string' }, count: { type: 'integer' } } } },
+                },
               },
             },
           },

@@ -139,7 +139,7 @@ describe('outcomes through the indexes', () => {
 });
 
 describe('the open index, ordered by maximum eligibility (issue 11)', () => {
-  test('its key is set once: a target set later (a delivery) does not move it; a range is still kept by eligibility', async () => {
+  test('its key is set once: a target set later (a delivery) does not move it; a range keeps every release whose window meets it', async () => {
     // Transaction 1 Dec, max 16 Dec: waiting for its delivery, then a target of 3 Dec.
     const o = order('order_open1', '2022-12-01T10:00:00+05:30', ['ven_open']);
     const [waiting] = await paid(o, { ven_open: { state: 'WAITING', targetEligibility: null, sendAt: null } });
@@ -155,17 +155,34 @@ describe('the open index, ordered by maximum eligibility (issue 11)', () => {
       for await (const row of orders.reads.openReleases('ven_open', { from, to })) ids.push(row.release.orderId);
       return ids;
     };
-    // Eligibility 3 Dec lies in [2 Dec, 4 Dec] though its maximum (16 Dec) does not.
+    // Windows: [1 Dec, 16 Dec] and [10 Dec, 25 Dec]. Wherever a release's money lands (its target, or its max
+    // eligibility when a dispute or a hold keeps it) lies in its window, so a range reads every window it meets.
     expect(await open('2022-12-02T00:00:00+05:30', '2022-12-04T00:00:00+05:30')).toEqual(['order_open1']);
-    // Maximum 16 Dec lies in [15 Dec, 20 Dec], its eligibility does not; 12 Dec of the other lies in [11 Dec, 13 Dec].
-    expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual([]);
-    expect(await open('2022-12-11T00:00:00+05:30', '2022-12-13T00:00:00+05:30')).toEqual(['order_open2']);
+    expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual(['order_open1', 'order_open2']);
+    expect(await open('2022-12-17T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual(['order_open2']);
     expect(await open('2022-12-01T00:00:00+05:30', '2022-12-31T00:00:00+05:30')).toEqual(['order_open1', 'order_open2']);
 
     // An item the previous version wrote, keyed by its eligibility (3 Dec), is still found by a range around it.
     const item = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_open1', sk: 'VENDOR#ven_open' } }))!;
     await dynamo.doc.put({ TableName: dynamo.tables.orders, Item: { ...item, [OPEN_INDEX.sk]: '2022-12-03T10:30:00.000Z#order_open1' } });
     expect(await open('2022-12-02T00:00:00+05:30', '2022-12-04T00:00:00+05:30')).toEqual(['order_open1']);
-    expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual([]);
+    expect(await open('2022-12-15T00:00:00+05:30', '2022-12-20T00:00:00+05:30')).toEqual(['order_open2']);
+  });
+});
+
+describe('open totals per currency, never guessed (issue 19)', () => {
+  test('a release written before it kept its currency takes its order\'s; one with neither is reported naming it', async () => {
+    // Written without `currency` on the release (as releases were before it was kept there): the order says USD.
+    const usd = { ...order('order_legacy_usd', '2022-12-01T10:00:00+05:30', ['ven_legacy']), currency: 'USD' };
+    await paid(usd);
+    await paid(order('order_legacy_inr', '2022-12-01T11:00:00+05:30', ['ven_legacy']), { ven_legacy: { currency: 'INR' } });
+    expect(await orders.reads.openTotals('ven_legacy')).toEqual([
+      { currency: 'INR', count: 1, amount: '100.50' }, { currency: 'USD', count: 1, amount: '100.50' },
+    ]);
+    // The order record lost its currency too: a defect, named, not counted as INR.
+    const meta = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_legacy_usd', sk: 'META' } }))!;
+    delete meta.currency;
+    await dynamo.doc.put({ TableName: dynamo.tables.orders, Item: meta });
+    await expect(orders.reads.openTotals('ven_legacy')).rejects.toThrow('release order_legacy_usd/ven_legacy has no currency stored, nor has its order');
   });
 });

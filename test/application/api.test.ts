@@ -129,6 +129,9 @@ describe('orders', () => {
         targetEligibility: '2022-12-02T16:00:00+05:30',
         appliedEligibility: '2022-12-02T16:06:00+05:30',
         predictedSettlement: '2022-12-03T11:00:00+05:30',
+        // The one projection: an applied release lands at its predicted settlement, firm.
+        projectedSettlement: '2022-12-03T11:00:00+05:30',
+        settlementProjected: false,
         attempts: [{ at: '2022-12-02T16:05:00+05:30', request: '2022-12-02 16:06:00', status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date' }],
         // Why, with its numbers: the target had passed, so it went with the next gateway minute.
         amount: '1250.50',
@@ -191,5 +194,16 @@ describe('errors', () => {
     expect(body.error.code).toBe('internal_error');
     expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|holdback-config/);
     expect(api.world.logger.lines.some((l) => l.level === 'error' && String(l.fields?.error).includes('ECONNREFUSED'))).toBe(true);
+  });
+
+  test('a stored release without its currency (nor its order\'s) is reported naming it, never totalled as INR', async () => {
+    await usePolicy(api.world, { kind: 'at_max' });
+    await send(api.world, 'order.paid', paid());
+    for (const release of api.world.orders.releases.values()) delete release.currency;
+    for (const order of api.world.orders.orders.values()) (order as { currency?: string }).currency = undefined;
+    const { status, body } = await call('GET', '/vendors');
+    expect(status).toBe(500);
+    expect(body.error).toEqual({ code: 'stored_data_defect', message: expect.stringMatching(new RegExp(`^release ${ORDER}/${VENDOR} has no currency stored, nor has its order; repair the stored item`)) });
+    expect((await call('GET', `/outcomes?vendorId=${VENDOR}`)).body.error.code).toBe('stored_data_defect');
   });
 });

@@ -29,15 +29,21 @@ export async function consolePage(browser: Browser, consoleUrl: string, actor = 
   page.setDefaultTimeout(15_000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  // A change that moves money asks first (window.confirm, saying what will be sent): the user says yes, unless a test
+  // takes the dialog itself (page.removeAllListeners('dialog')).
+  page.on('dialog', (dialog) => void dialog.accept());
   await page.goto(consoleUrl);
   await page.getByLabel('You (recorded as actor)').fill(actor);
   if (errors.length) throw new Error(`the console threw: ${errors.join('; ')}`);
   return { context, page };
 }
 
-/** Screenshots for the README, written where the README links them. */
-export function docsPath(name: string): string {
-  const folder = join(__dirname, '..', '..', 'docs');
+/**
+ * Screenshots of the pages, written to the ignored `.screenshots/` folder: a test never writes a tracked file. The
+ * README's images in docs/ are copied from there by hand when a page changes.
+ */
+export function screenshotPath(name: string): string {
+  const folder = join(__dirname, '..', '..', '.screenshots');
   mkdirSync(folder, { recursive: true });
   return join(folder, name);
 }

@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
 import { startHarness, vendorOf, type Harness } from '../e2e/harness';
-import { browserIt, consolePage, docsPath, launchBrowser } from './browser';
+import { browserIt, consolePage, screenshotPath, launchBrowser } from './browser';
 
 const test = browserIt('console-local.test.ts');
 let h: Harness;
@@ -76,7 +76,7 @@ test('serves the page and its assets with the clock\'s time, and names the field
 
 test('every control of every page has a label, every table column a header, and the pages are reached by keyboard', async () => {
   await withPage(async (page) => {
-    for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/settings']) {
+    for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/accuracy', '#/rejected', '#/settings']) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator('main h1').waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
@@ -117,7 +117,7 @@ test('changes a policy through its preview and the order\'s target moves', async
     // The release would move from payment + 10 days to payment + 3 days, shown in India time with its offset.
     expect(await row.getByTestId('candidate-target').textContent()).toBe('2022-12-05 16:05 IST (+05:30)');
     await page.getByTestId('preview-chart').waitFor();
-    await page.screenshot({ path: docsPath('console-preview.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('console-preview.png'), fullPage: true });
     await page.getByTestId('policy-apply').click();
     await page.getByTestId('policy-applied').waitFor();
     // The open release is planned again by the apply's job, whose progress shows under the editor.
@@ -155,7 +155,7 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
     await tomorrowRow.waitFor();
     expect(await tomorrowRow.getByTestId('state').textContent()).toBe('HELD');
     await page.getByTestId('forecast-chart').waitFor();
-    await page.screenshot({ path: docsPath('console-overview.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('console-overview.png'), fullPage: true });
 
     await page.goto(`${consoleUrl}#/vendors/${vendorId}`);
     await page.getByTestId('hold-reason').fill('documents verified');
@@ -187,6 +187,32 @@ test('releases one vendor by hand from the order page', async () => {
   expect((await h.appliedAtGateway()).get(`${orderId}/${vendorId}`)).toBe(1);
 });
 
+test('a manual release asks first, saying what will be sent and the clamp; refused, nothing is sent', async () => {
+  const vendorId = 'cv-confirm';
+  const orderId = 'co-confirm-1';
+  await paidOrder(vendorId, orderId, 2500);
+  const before = await releaseOf(orderId, vendorId);
+  expect(before.state).toBe('AT_MAX');
+  await withPage(async (page) => {
+    await orderPageShows(page, orderId, vendorId, 'AT_MAX');
+    const asked: string[] = [];
+    page.removeAllListeners('dialog');
+    page.on('dialog', (dialog) => { asked.push(dialog.message()); void dialog.dismiss(); });
+    await page.getByTestId(`release-reason-${vendorId}`).fill('asked, then thought better of it');
+    // A year on: past the max eligibility, so it is clamped to it, and said before anything is sent.
+    await page.getByLabel(/^Eligibility \(India time/).first().fill('2030-01-01T10:00');
+    expect(await page.getByTestId(`release-when-${vendorId}`).innerText()).toMatch(/past the max eligibility, so it is clamped to it/);
+    await page.getByTestId(`release-${vendorId}`).click();
+    await page.getByRole('status').filter({ hasText: 'Not sent: the change was not confirmed.' }).waitFor();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain(`Release INR 2,500.00 of order ${orderId} to vendor ${vendorId} at `);
+    expect(asked[0]).toContain('past the max eligibility, so it is clamped to it');
+    expect(asked[0]).toContain(`POST /orders/${orderId}/vendors/${vendorId}/release`);
+  });
+  const after = await releaseOf(orderId, vendorId);
+  expect([after.state, (after as { manual?: unknown }).manual ?? null]).toEqual(['AT_MAX', null]);
+});
+
 test('downloads the outcomes CSV of the filter shown and parses it back', async () => {
   const vendorId = 'cv-csv';
   await paidOrder(vendorId, 'co-csv-1', 1000);
@@ -203,7 +229,7 @@ test('downloads the outcomes CSV of the filter shown and parses it back', async 
     expect(rows[0]).toEqual([
       'order_id', 'vendor_id', 'amount', 'currency', 'state', 'policy_version', 'schedule_option', 'transaction_time',
       'max_eligibility', 'target_eligibility', 'applied_eligibility', 'predicted_settlement', 'settled_at', 'attempts',
-      'last_gateway_status', 'last_gateway_message',
+      'last_gateway_status', 'last_gateway_message', 'reason', 'hold_reason', 'manual_actor', 'manual_reason', 'settlement_mismatch_minutes',
     ]);
     const byOrder = new Map(rows.slice(1).map((r) => [r[0], r]));
     expect([...byOrder.keys()].sort()).toEqual(['co-csv-1', 'co-csv-2']);
@@ -314,5 +340,67 @@ test('the overview lists a release the gateway refused as a drift alert, with th
     const cells = await alert.locator('th, td').allTextContents();
     expect(cells[2]).toBe('DRIFT: the gateway refused a date inside the window');
     expect(cells[3]).toMatch(/max_eligib/i);
+  });
+});
+
+test('a vendor with a USD and an INR order: the vendors page, the vendor page and its releases show each currency apart, in its own grouping', async () => {
+  await h.setPolicy('cv-fx', { kind: 'after_delivery', delay: 'P2D' });
+  await h.send('order.paid', { orderId: 'cv-fx-usd', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'cv-fx', amount: '1000' }], currency: 'USD' });
+  await h.send('order.paid', { orderId: 'cv-fx-inr', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'cv-fx', amount: '100000' }], currency: 'INR' });
+  await withPage(async (page) => {
+    await page.goto(`${consoleUrl}#/vendors`);
+    const row = page.getByTestId('vendor-cv-fx');
+    await row.waitFor();
+    expect(await row.innerText()).toContain('INR 1,00,000.00 in 1 release; USD 1,000.00 in 1 release');
+    await page.goto(`${consoleUrl}#/vendors/cv-fx`);
+    const releases = page.getByTestId('vendor-release-table');
+    await releases.locator('[data-testid="release-cv-fx-usd-cv-fx"]').waitFor();
+    expect(await releases.locator('[data-testid="release-cv-fx-usd-cv-fx"]').innerText()).toContain('USD 1,000.00');
+    expect(await releases.locator('[data-testid="release-cv-fx-inr-cv-fx"]').innerText()).toContain('INR 1,00,000.00');
+    // Waiting for a delivery: where the money lands if nothing changes, marked as projected.
+    expect(await releases.locator('[data-testid="release-cv-fx-usd-cv-fx"] [data-testid="settlement"]').innerText()).toMatch(/^\d{4}-\d{2}-\d{2} 11:00 IST \(\+05:30\) \(projected\)$/);
+    expect(await page.getByTestId('unknown-vendor').count()).toBe(0);
+  });
+  // Held, the overview's headline counts them per currency, never added together.
+  expect((await h.api('POST', '/vendors/cv-fx/hold', { actor: 'risk@test', reason: 'headline check' })).status).toBe(200);
+  try {
+    await withPage(async (page) => {
+      await page.goto(`${consoleUrl}#/`);
+      const held = page.getByTestId('headline-held');
+      await held.waitFor();
+      const text = await held.innerText();
+      expect(text).toContain('INR 1,00,000.00 (1)');
+      expect(text).toContain('USD 1,000.00 (1)');
+    });
+  } finally {
+    await h.api('POST', '/vendors/cv-fx/unhold', { actor: 'risk@test', reason: 'headline checked' });
+  }
+});
+
+test('a vendor id nobody named opens with an "unknown vendor" notice; the gateway comparison warns about vendors it does not know', async () => {
+  await h.setPolicy('cv-nogateway', { kind: 'immediate' });
+  await withPage(async (page) => {
+    await page.goto(`${consoleUrl}#/vendors/cv-never-seen`);
+    await page.getByTestId('unknown-vendor').waitFor();
+    expect(await page.getByTestId('unknown-vendor').innerText()).toContain('Unknown vendor: no order or policy names cv-never-seen');
+    await page.goto(`${consoleUrl}#/vendors`);
+    await page.getByLabel(/Compare each schedule option/).check();
+    const answer = page.locator('[data-testid="vendor-cv-nogateway"] [data-testid="gateway-answer"]');
+    await answer.waitFor();
+    expect(await answer.getAttribute('data-answer')).toBe('vendor_not_found');
+    expect(await answer.innerText()).toContain('Unknown at the gateway');
+  });
+});
+
+test('the rejected events page lists an event Holdback refused, with the field and what to send; the accuracy page reads the report', async () => {
+  await h.send('order.delivered', { orderId: 'cv-rejected-1', deliveredAt: 'yesterday' });
+  await withPage(async (page) => {
+    await page.goto(`${consoleUrl}#/rejected`);
+    const table = page.getByTestId('rejected-events');
+    await table.getByText('order.delivered').first().waitFor();
+    expect(await table.innerText()).toMatch(/deliveredAt/);
+    await page.goto(`${consoleUrl}#/accuracy`);
+    await page.getByTestId('accuracy').locator('table, p').first().waitFor();
+    expect(await page.getByTestId('accuracy').innerText()).toMatch(/Only a prediction made before the settlement counts|no settlement in this range/);
   });
 });

@@ -30,10 +30,17 @@ interface HoldbackRelease {
   attempts: { at: string; status: string }[];
 }
 
+/**
+ * The demo week's budget, sized from measurement: the whole week (checkouts, a fortnight of clock, injected gateway
+ * faults and their retries) took 243 s beside a load of about 22 on this 2-core machine (91 s at a load of 8, issue 19).
+ * 600 s is two and a half times the slowest measured.
+ */
+const DEMO_WEEK_BUDGET_MS = 600_000;
+
 beforeAll(async () => {
   runtime = await startDemoRuntime();
   week = await playMarketplaceWeek(runtime);
-}, 60_000);
+}, DEMO_WEEK_BUDGET_MS);
 afterAll(async () => { await runtime?.close(); });
 
 describe('the demo week', () => {
@@ -171,10 +178,13 @@ describe("the demo's finance and audit story, read through the API", () => {
   });
 
   it('reports prediction accuracy per schedule option exactly as the week settled', () => {
-    const expected = new Map<number, { scheduleOption: number; settled: number; asPredicted: number; maxDifferenceMinutes: number }>();
+    type Row = { scheduleOption: number; settled: number; asPredicted: number; maxDifferenceMinutes: number; predicted: number; unpredicted: number; unpredictedReasons: unknown[] };
+    const expected = new Map<number, Row>();
+    // Every release the week settled was applied or left at max when planned: each had its prediction before it settled.
     for (const row of week.rows.filter((r) => r.actual !== null)) {
-      const entry = expected.get(row.scheduleOption) ?? { scheduleOption: row.scheduleOption, settled: 0, asPredicted: 0, maxDifferenceMinutes: 0 };
+      const entry = expected.get(row.scheduleOption) ?? { scheduleOption: row.scheduleOption, settled: 0, asPredicted: 0, maxDifferenceMinutes: 0, predicted: 0, unpredicted: 0, unpredictedReasons: [] };
       entry.settled += 1;
+      entry.predicted += 1;
       if (row.match === 'yes') entry.asPredicted += 1;
       expected.set(row.scheduleOption, entry);
     }
@@ -197,7 +207,7 @@ describe("the demo's finance and audit story, read through the API", () => {
     expect(text).toMatch(/2 of 2 unsent releases would move \(times India time\)/);
     expect(text).toMatch(/Per India-time day of predicted settlement \(amounts in INR\)/);
     expect(text).toMatch(/date\s+currency\s+firm count\s+firm amount\s+projected count\s+projected amount/);
-    expect(text).toMatch(/schedule option\s+settled\s+as predicted\s+largest difference \(minutes\)/);
+    expect(text).toMatch(/schedule option\s+settled\s+as predicted\s+largest difference \(minutes\)\s+not predicted before settling/);
     expect(text).toMatch(/\n\s+true\s+\d+\s+\d+\s+\d+\s+none$/);
   });
 });

@@ -78,11 +78,11 @@ describe('finance and auditors read what happened, through the local stack', () 
     expect(response.headers.get('content-length')).toBeNull();
     expect(response.headers.get('transfer-encoding')).toBe('chunked');
     const lines = (await response.text()).split('\r\n');
-    expect(lines[0]).toBe('order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message');
+    expect(lines[0]).toBe('order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message,reason,hold_reason,manual_actor,manual_reason,settlement_mismatch_minutes');
     expect(lines).toHaveLength(6); // header, four rows, and the empty string after the last CRLF
     expect(lines[5]).toBe('');
-    expect(lines[1]).toBe(`${first},'-v-dash,250.25,INR,APPLIED,1,1,2022-12-02T16:05:00+05:30,2022-12-22T16:05:00+05:30,2022-12-02T16:05:00+05:30,2022-12-02T16:06:00+05:30,2022-12-03T11:00:00+05:30,,1,OK,Updated vendor settlement eligibility date`);
-    expect(lines[2]).toBe(`${first},v-max,100.00,INR,AT_MAX,0,1,2022-12-02T16:05:00+05:30,2022-12-22T16:05:00+05:30,2022-12-22T16:05:00+05:30,,2022-12-23T11:00:00+05:30,,0,,`);
+    expect(lines[1]).toBe(`${first},'-v-dash,250.25,INR,APPLIED,1,1,2022-12-02T16:05:00+05:30,2022-12-22T16:05:00+05:30,2022-12-02T16:05:00+05:30,2022-12-02T16:06:00+05:30,2022-12-03T11:00:00+05:30,,1,OK,Updated vendor settlement eligibility date,applied: eligibility 2022-12-02T16:06:00+05:30 accepted by the gateway at send 1,,,,`);
+    expect(lines[2]).toBe(`${first},v-max,100.00,INR,AT_MAX,0,1,2022-12-02T16:05:00+05:30,2022-12-22T16:05:00+05:30,2022-12-22T16:05:00+05:30,,2022-12-23T11:00:00+05:30,,0,,,"rule at_max: no update, the gateway settles from max eligibility 2022-12-22T16:05:00+05:30",,,,`);
   });
 
   test('GET /vendors: every vendor from orders and policies, with policy, hold and open amount, in cursor pages', async () => {
@@ -96,7 +96,7 @@ describe('finance and auditors read what happened, through the local stack', () 
     expect(body.items[2].open).toEqual([{ currency: 'INR', count: 2, amount: '1010.00' }]);
     const rest = await h.api('GET', `/vendors?limit=3&cursor=${encodeURIComponent(body.nextCursor)}&checkGateway=true`);
     expect(rest.body.nextCursor).toBeNull();
-    expect(rest.body.items).toEqual([expect.objectContaining({ vendorId: 'v-opt', policyVersion: 1, scheduleOption: 1, open: [], gateway: { scheduleOption: 2, policyDisagrees: true } })]);
+    expect(rest.body.items).toEqual([expect.objectContaining({ vendorId: 'v-opt', policyVersion: 1, scheduleOption: 1, open: [], gateway: expect.objectContaining({ answer: 'disagrees', scheduleOption: 2, policyDisagrees: true }) })]);
     expect((await h.api('POST', '/vendors/v-max/unhold', { actor: 'risk@test', reason: 'cleared' })).status).toBe(200);
   });
 
@@ -138,7 +138,7 @@ describe('finance and auditors read what happened, through the local stack', () 
 
     const accuracy = await h.api('GET', '/reports/prediction-accuracy?from=2022-12-01&to=2022-12-31');
     expect(accuracy.status).toBe(200);
-    expect(accuracy.body.scheduleOptions).toEqual([{ scheduleOption: 1, settled: 4, asPredicted: 3, maxDifferenceMinutes: 5760 }]);
+    expect(accuracy.body.scheduleOptions).toEqual([{ scheduleOption: 1, settled: 4, asPredicted: 3, maxDifferenceMinutes: 5760, predicted: 4, unpredicted: 0, unpredictedReasons: [] }]);
     expect([accuracy.body.from, accuracy.body.to]).toEqual(['2022-12-01T00:00:00+05:30', '2022-12-31T23:59:59+05:30']);
     expect((await h.api('GET', '/reports/prediction-accuracy?from=2022-12-01')).body.error.issues).toEqual([expect.objectContaining({ field: 'to' })]);
   });

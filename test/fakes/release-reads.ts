@@ -1,5 +1,5 @@
 /** The read side over the in-memory order repository: the same filters and order as the DynamoDB indexes give. */
-import Decimal from 'decimal.js';
+import { CurrencyTotals, moneyOf } from '../../functions/domain/projection';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../functions/application/ports';
 import type { InMemoryOrderRepository } from './repositories';
 
@@ -39,8 +39,7 @@ export class InMemoryReleaseReads implements ReleaseReads {
     const rows: ReadRelease[] = [];
     for (const release of this.orders.releases.values()) {
       if (release.vendorId !== vendorId || release.state === 'SETTLED' || release.state === 'CANCELLED') continue;
-      const at = utc(release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility);
-      if (at < utc(range.from) || at > utc(range.to)) continue;
+      if (utc(release.maxEligibility) < utc(range.from) || utc(release.transactionTime) > utc(range.to)) continue;
       // In the order of the maximum eligibility, as the open index keeps them.
       rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position: `${utc(release.maxEligibility)}#${release.orderId}#${vendorId}` });
     }
@@ -48,9 +47,13 @@ export class InMemoryReleaseReads implements ReleaseReads {
   }
 
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
-    const open = [...this.orders.releases.values()].filter((r) => r.vendorId === vendorId && r.state !== 'SETTLED' && r.state !== 'CANCELLED');
-    if (open.length === 0) return [];
-    return [{ currency: 'INR', count: open.length, amount: open.reduce((sum, r) => sum.plus(r.amount), new Decimal(0)).toFixed(2) }];
+    const totals = new CurrencyTotals<'open'>();
+    for (const r of this.orders.releases.values()) {
+      if (r.vendorId !== vendorId || r.state === 'SETTLED' || r.state === 'CANCELLED') continue;
+      const { amount, currency } = moneyOf(r, this.orders.orders.get(r.orderId)?.currency);
+      totals.add('open', currency, amount);
+    }
+    return totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) }));
   }
 
   async knowsVendor(vendorId: string): Promise<boolean> {

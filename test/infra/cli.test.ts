@@ -1,5 +1,6 @@
 /** `npx holdback`: the packaged entry runs the TypeScript CLI from any folder and passes its exit code on. */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,4 +17,34 @@ test('an unknown command says so and exits 2', () => {
   const run = spawnSync(process.execPath, [entry, 'launch'], { cwd: tmpdir(), encoding: 'utf8', timeout: 30_000 });
   expect(run.status).toBe(2);
   expect(run.stderr).toContain('unknown command "launch"');
+});
+
+describe('the compiled CLI (bin/build-cli.js, run at npm ci as prepare)', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'holdback-cli-'));
+  const bundle = join(folder, 'holdback.cjs');
+  beforeAll(() => {
+    const build = spawnSync(process.execPath, [join(__dirname, '..', '..', 'bin', 'build-cli.js'), bundle], { encoding: 'utf8', timeout: 120_000 });
+    expect([build.status, build.stderr]).toEqual([0, '']);
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  test('runs in plain Node (no TypeScript loader): help, and an unknown flag exits 2 naming it', () => {
+    const help = spawnSync(process.execPath, [bundle, 'help'], { cwd: tmpdir(), encoding: 'utf8', timeout: 30_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: holdback <command>/);
+    const flag = spawnSync(process.execPath, [bundle, 'vendors', '--colour'], { cwd: tmpdir(), encoding: 'utf8', timeout: 30_000 });
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toContain("Unknown option '--colour'");
+    const start = spawnSync(process.execPath, [bundle, 'audit', 'verify', '--file', join(folder, 'none.ndjson'), '--colour'], { cwd: tmpdir(), encoding: 'utf8', timeout: 30_000 });
+    expect(start.status).toBe(2);
+    expect(start.stderr).toContain("'--colour'");
+  });
+
+  test('leaves the local stack out of the bundle: bin/holdback.js runs start, demo, bench, sandbox and console through tsx', () => {
+    const text = readFileSync(bundle, 'utf8');
+    expect(text).toContain('import("../local/start")');
+    expect(text).not.toContain('function runStart');
+    const launcher = readFileSync(entry, 'utf8');
+    expect(launcher).toContain("new Set(['start', 'demo', 'bench', 'sandbox', 'console'])");
+  });
 });

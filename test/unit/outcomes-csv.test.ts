@@ -19,8 +19,8 @@ describe('CSV cells', () => {
     expect(quoted(text('=HYPERLINK("x")'))).toBe('"\'=HYPERLINK(""x"")"');
   });
 
-  test('the 16 columns of contract 6.1, in order', () => {
-    expect(OUTCOME_CSV_COLUMNS.join(',')).toBe('order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message');
+  test('the 21 columns of contract 6.1, in order: the auditor\'s five after the first sixteen', () => {
+    expect(OUTCOME_CSV_COLUMNS.join(',')).toBe('order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message,reason,hold_reason,manual_actor,manual_reason,settlement_mismatch_minutes');
   });
 });
 

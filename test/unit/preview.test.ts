@@ -65,8 +65,8 @@ test('a vendor hold is not a dispute', () => {
 
 test('day totals add amounts as decimals, per India day and currency, and leave out releases with no settlement', () => {
   const ms = (iso: string | null) => (iso === null ? null : DateTime.fromISO(iso).toMillis());
-  const row = (amount: string, current: string | null, candidate: string | null, currency?: string): ReleasePreview => ({
-    release: { ...stored({ kind: 'immediate' }), amount, ...(currency ? { currency } : {}) }, moves: true, refusedPastMs: null,
+  const row = (amount: string, current: string | null, candidate: string | null, currency = 'INR'): ReleasePreview => ({
+    release: { ...stored({ kind: 'immediate' }), amount, currency }, moves: true, dropped: false, refusedPastMs: null,
     current: { targetMs: null, settlesMs: ms(current) }, candidate: { targetMs: null, settlesMs: ms(candidate) },
   });
   expect(totalsPerDay([
@@ -80,6 +80,12 @@ test('day totals add amounts as decimals, per India day and currency, and leave 
     { date: '2022-12-07', currency: 'INR', current: { count: 2, amount: '0.30' }, candidate: { count: 0, amount: '0.00' } },
     { date: '2022-12-07', currency: 'USD', current: { count: 1, amount: '5.00' }, candidate: { count: 0, amount: '0.00' } },
   ]);
+});
+
+test('a release stored without its currency is reported naming it, never totalled as INR', () => {
+  const release = stored({ kind: 'immediate' });
+  const row: ReleasePreview = { release: { ...release, currency: undefined }, moves: false, dropped: false, refusedPastMs: null, current: { targetMs: null, settlesMs: 0 }, candidate: { targetMs: null, settlesMs: 0 } };
+  expect(() => totalsPerDay([row])).toThrow(`release ${release.orderId}/vendor_a has no currency stored, nor has its order`);
 });
 
 test('the digest covers every release at its version, not the order they were read in', () => {

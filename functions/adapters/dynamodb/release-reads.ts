@@ -1,7 +1,7 @@
 /** The read side of releases (outcomes, forecasts, vendors) over the orders table's sparse indexes: queries, never a scan. */
-import Decimal from 'decimal.js';
 import { MAX_DELAY_DAYS } from '../../domain/bounds';
 import { parseMoment } from '../../domain/dates';
+import { CurrencyTotals, moneyOf } from '../../domain/projection';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
@@ -254,11 +254,9 @@ export class DynamoReleaseReads implements ReleaseReads {
     const to = range ? timeKey(range.to, 'to').utc : AFTER_ANY;
     if (from > to) return;
     const upper = range ? `${new Date(parseMoment(range.to, 'to').ms + LONGEST_WINDOW_MS).toISOString()}#${AFTER_ANY}` : AFTER_ANY;
-    const inRange = (release: VendorRelease): boolean => {
-      if (!range) return true;
-      const at = timeKey(release.appliedEligibility ?? release.targetEligibility ?? release.maxEligibility, 'eligibility').utc;
-      return at >= from && at <= to;
-    };
+    // Kept when its window [transaction time, max eligibility] meets the range: wherever the release's money lands
+    // (its applied eligibility, its target, or its max eligibility for a held or waiting one) lies in that window.
+    const inRange = (release: VendorRelease): boolean => !range || timeKey(release.transactionTime, 'transactionTime').utc <= to;
     for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, from, upper)) {
       const rows = await this.fetch(entries.map((entry) => {
         const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
@@ -282,19 +280,24 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
-    const totals = new Map<string, { count: number; amount: Decimal }>();
+    const totals = new CurrencyTotals<'open'>();
+    const withoutCurrency: Candidate[] = [];
     for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, BEFORE_ANY, AFTER_ANY, 1000)) {
       for (const entry of entries) {
-        // The contract's default currency: releases written before the release kept its own were INR orders' or
-        // carried the order's currency on the order record only.
-        const currency = typeof entry.currency === 'string' ? entry.currency : 'INR';
-        const total = totals.get(currency) ?? { count: 0, amount: new Decimal(0) };
-        total.count += 1;
-        total.amount = total.amount.plus(new Decimal(entry.amount as string));
-        totals.set(currency, total);
+        const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
+        if (typeof entry.currency === 'string') {
+          totals.add('open', entry.currency, moneyOf({ orderId, vendorId, amount: entry.amount as string, currency: entry.currency }).amount);
+        } else {
+          withoutCurrency.push({ orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` });
+        }
       }
     }
-    return [...totals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, t]) => ({ currency, count: t.count, amount: t.amount.toFixed(2) }));
+    // Releases written before they kept their currency carry their order's; one with neither is a defect (moneyOf).
+    for (const row of await this.fetch(withoutCurrency, {})) {
+      const { amount, currency } = moneyOf(row.release, row.order?.currency);
+      totals.add('open', currency, amount);
+    }
+    return totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) }));
   }
 
   vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }> {

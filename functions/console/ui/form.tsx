@@ -41,6 +41,17 @@ function issueText(issue: Issue): string {
 }
 
 /** A form's submission state: busy while a call runs, then the problem it ended with, if any. */
+/**
+ * Asks before a change that moves money (a release, a hold, a policy or settings change), saying exactly what will be
+ * sent; refused or closed, nothing is sent (the answer is false).
+ */
+export function confirmSend(summary: string, method: string, path: string, body: unknown): boolean {
+  return window.confirm(`${summary}\n\nHoldback will be sent exactly:\n${method} ${path}\n${JSON.stringify(body, null, 2)}\n\nSend it?`);
+}
+
+/** What a change refused at its confirmation says (nothing was sent). */
+export const NOT_CONFIRMED = 'Not sent: the change was not confirmed.';
+
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);

@@ -1,4 +1,5 @@
 /** How the console writes times and money: India time with its offset shown, amounts as decimal text with the currency. */
+import { moneyText } from '../../../kit/money-format';
 
 const INDIA_OFFSET_MINUTES = 330;
 export const INDIA_OFFSET = '+05:30';
@@ -34,17 +35,13 @@ export function fromIndiaLocal(value: string): string | undefined {
   return /T\d\d:\d\d$/.test(value) ? `${value}:00${INDIA_OFFSET}` : `${value}${INDIA_OFFSET}`;
 }
 
-/** Digits grouped the Indian way (12,34,567.50), from the decimal text itself: no float ever touches money. */
-export function money(amount: string | number | null | undefined, currency = 'INR'): string {
-  if (amount === null || amount === undefined || amount === '') return '—';
-  const text = String(amount);
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!match) return `${text} ${currency}`;
-  const [, sign, whole, fraction = ''] = match;
-  const last3 = whole.slice(-3);
-  const rest = whole.slice(0, -3).replace(/\B(?=(\d{2})+(?!\d))/g, ',');
-  const grouped = rest ? `${rest},${last3}` : last3;
-  return `${sign}${currency} ${grouped}.${fraction.padEnd(2, '0')}`;
+/**
+ * An amount in its currency's own convention: INR in lakh grouping (INR 1,00,000.00), others in thousands
+ * (USD 100,000.00). The currency is always given: amounts of two currencies are never shown as one.
+ */
+export function money(amount: string | number | null | undefined, currency: string | null | undefined): string {
+  if (!currency) return amount === null || amount === undefined || amount === '' ? '—' : `${amount} (currency not known)`;
+  return moneyText(amount, currency);
 }
 
 /** A release rule in words: "after delivery + P2D". */

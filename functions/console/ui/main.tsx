@@ -12,6 +12,7 @@ import { OrderPage } from './pages/order';
 import { OutcomesPage } from './pages/outcomes';
 import { AuditPage } from './pages/audit';
 import { SettingsPage } from './pages/settings';
+import { AccuracyPage, RejectedEventsPage } from './pages/reports';
 
 const NAV: Array<[string, string]> = [
   ['#/', 'Overview'],
@@ -19,6 +20,8 @@ const NAV: Array<[string, string]> = [
   ['#/orders', 'Orders'],
   ['#/outcomes', 'Outcomes'],
   ['#/audit', 'Audit'],
+  ['#/accuracy', 'Accuracy'],
+  ['#/rejected', 'Rejected events'],
   ['#/settings', 'Settings'],
 ];
 
@@ -89,6 +92,10 @@ function Page({ route, now }: { route: string[]; now: string | null }) {
       return <AuditPage />;
     case 'settings':
       return <SettingsPage />;
+    case 'accuracy':
+      return <AccuracyPage now={now} />;
+    case 'rejected':
+      return <RejectedEventsPage />;
     default:
       return <p role="alert">No page "{area}". Choose one above.</p>;
   }

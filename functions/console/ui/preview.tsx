@@ -1,6 +1,6 @@
 /** What a preview shows before anything changes: the releases that would move and the per-day totals before and after. */
 import { CompareDaysChart } from './chart';
-import { addDays, indiaTime } from './format';
+import { addDays, indiaTime, money } from './format';
 import { Table } from './form';
 
 /** The answer of `POST .../policy/preview` and `POST /settings/preview` (functions/application/preview-changes.ts). */
@@ -19,9 +19,13 @@ export interface PreviewAnswer {
     orderId: string;
     vendorId: string;
     state: string;
+    amount?: string;
+    currency?: string | null;
     current: { targetEligibility: string | null; predictedSettlement: string | null };
     candidate: { targetEligibility: string | null; predictedSettlement: string | null };
     moves: boolean;
+    /** The candidate drops it: its order was cancelled, nothing will be sent. */
+    dropped?: boolean;
     /** Why the gateway would refuse the release under the candidate (null: it would accept it). */
     refusal: string | null;
   }>;
@@ -62,14 +66,15 @@ export function PreviewView({ preview, what }: { preview: PreviewAnswer; what: s
       <Table
         caption="Releases that would move, or that the gateway would refuse"
         testId="preview-releases"
-        headers={['Order', 'Vendor', 'State', 'Target eligibility now', 'Target eligibility after', 'Predicted settlement now', 'Predicted settlement after', 'Gateway would refuse']}
+        headers={['Order', 'Vendor', 'State', 'Amount', 'Target eligibility now', 'Target eligibility after', 'Predicted settlement now', 'Predicted settlement after', 'Gateway would refuse']}
         empty="none: no unsent release would move."
         rows={preview.releases.map((r) => ({
           key: `${r.orderId}/${r.vendorId}`,
           testId: `preview-${r.orderId}`,
           cells: [
-            r.orderId, r.vendorId, r.state,
-            indiaTime(r.current.targetEligibility), <span data-testid="candidate-target">{indiaTime(r.candidate.targetEligibility)}</span>,
+            r.orderId, r.vendorId, <span class="state">{r.state}</span>, money(r.amount, r.currency),
+            indiaTime(r.current.targetEligibility),
+            <span data-testid="candidate-target">{r.dropped ? 'dropped: its order was cancelled, nothing is sent' : indiaTime(r.candidate.targetEligibility)}</span>,
             indiaTime(r.current.predictedSettlement), indiaTime(r.candidate.predictedSettlement),
             <span data-testid="refusal">{r.refusal ?? 'no'}</span>,
           ],

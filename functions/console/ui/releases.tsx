@@ -20,6 +20,9 @@ export interface Release {
   appliedEligibility?: string | null;
   plannedSendAt?: string | null;
   predictedSettlement?: string | null;
+  /** Where the money lands by the one projection the forecast uses; `settlementProjected` when not yet firm. */
+  projectedSettlement?: string | null;
+  settlementProjected?: boolean;
   settledAt?: string | null;
   attempts?: Array<{ at: string; status: string; subCode?: string | null; message: string }>;
   /** A settlement at another time than predicted: the gateway's configuration and Holdback's disagree. */
@@ -37,6 +40,13 @@ export function whyOf(r: Release): string {
   const last = lastAttemptOf(r);
   const gateway = last ? `${last.status}${last.subCode ? ` ${last.subCode}` : ''}: ${last.message}` : undefined;
   return [reason, r.state === 'FAILED' || !reason ? gateway : undefined].filter(Boolean).join(' · ') || '—';
+}
+
+/** The predicted settlement, or where the money lands if nothing changes, marked "(projected)" (scheduled, held, waiting). */
+export function settlementText(r: Release): string {
+  if (r.predictedSettlement) return indiaTime(r.predictedSettlement);
+  if (r.projectedSettlement) return `${indiaTime(r.projectedSettlement)}${r.settlementProjected ? ' (projected)' : ''}`;
+  return '—';
 }
 
 /** A refusal of a date inside Holdback's window means the dashboard's Defer by Days and Holdback's mirror disagree. */
@@ -66,7 +76,7 @@ export function ReleaseTable({ caption, releases, testId, showVendor = true }: {
           <span data-testid="target">{indiaTime(r.targetEligibility)}</span>,
           indiaTime(r.plannedSendAt),
           indiaTime(r.appliedEligibility),
-          indiaTime(r.predictedSettlement),
+          <span data-testid="settlement">{settlementText(r)}</span>,
           indiaTime(r.settledAt),
         ],
       }))}
@@ -84,7 +94,7 @@ export interface VendorSummary {
   hold?: { held?: boolean; reason?: string; actor?: string; at?: string } | null;
   open?: Array<{ currency: string; count: number; amount: string }>;
   /** With `checkGateway=true`: the gateway's own schedule option for the vendor. */
-  gateway?: { scheduleOption: number | null; policyDisagrees: boolean; error?: string };
+  gateway?: { answer?: 'agrees' | 'disagrees' | 'vendor_not_found' | 'error'; scheduleOption: number | null; policyDisagrees: boolean; message?: string; error?: string };
 }
 
 /** The hold in force, if any (the last hold or unhold is kept: an unhold is not a hold). */
@@ -102,7 +112,7 @@ export function holdText(v: VendorSummary): string {
 
 /** Open money per currency: "INR 1,250.50 in 2 releases". */
 export function openText(v: VendorSummary): string {
-  if (!v.open || v.open.length === 0) return money('0');
+  if (!v.open || v.open.length === 0) return 'nothing open';
   return v.open.map((o) => `${money(o.amount, o.currency)} in ${o.count} release${o.count === 1 ? '' : 's'}`).join('; ');
 }
 

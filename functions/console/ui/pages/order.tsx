@@ -2,9 +2,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listOf, segment } from '../api';
 import { fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
-import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
+import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
 import { useLoad } from '../load';
-import { whyOf, type Release } from '../releases';
+import { settlementText, whyOf, type Release } from '../releases';
 
 interface OrderView {
   orderId: string;
@@ -25,7 +25,20 @@ interface TimelineEntry {
 /** Contract section 6: a manual release is allowed from these states, and from HELD with an override; FAILED may also be retried. */
 const RELEASABLE = ['PLANNED', 'SCHEDULED', 'WAITING', 'AT_MAX', 'FAILED'];
 
-function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendor: Release; onReleased: () => void }) {
+/**
+ * Where a manual release's eligibility lands, said before sending: an `at` past the max eligibility is clamped to it
+ * (the gateway settles at max eligibility anyway), an empty one goes with the next minute the gateway accepts.
+ */
+function releaseWhen(at: string, maxEligibility: string | null): string {
+  if (!at) return 'as soon as the gateway accepts (the next gateway minute)';
+  const asked = fromIndiaLocal(at)!;
+  if (maxEligibility && Date.parse(asked) > Date.parse(maxEligibility)) {
+    return `at ${indiaTime(maxEligibility)}: ${indiaTime(asked)} is past the max eligibility, so it is clamped to it`;
+  }
+  return `at ${indiaTime(asked)}`;
+}
+
+function ManualRelease({ orderId, vendor, maxEligibility, currency, onReleased }: { orderId: string; vendor: Release; maxEligibility: string | null; currency?: string; onReleased: () => void }) {
   const [reason, setReason] = useState('');
   const [at, setAt] = useState('');
   const [override, setOverride] = useState(false);
@@ -47,7 +60,12 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
       e.preventDefault();
       void action.run(async () => {
         const body = { actor: requireActor(), reason, ...(at ? { at: fromIndiaLocal(at), ...(confirmPast ? { confirmPast } : {}) } : {}), ...(held ? { override } : {}) };
-        const answer = await call<Release>('POST', `/orders/${segment(orderId)}/vendors/${segment(vendor.vendorId)}/release`, body);
+        const path = `/orders/${segment(orderId)}/vendors/${segment(vendor.vendorId)}/release`;
+        if (!confirmSend(`Release ${money(vendor.amount, vendor.currency ?? currency)} of order ${orderId} to vendor ${vendor.vendorId} ${releaseWhen(at, maxEligibility)}.`, 'POST', path, body)) {
+          setDone(NOT_CONFIRMED);
+          return;
+        }
+        const answer = await call<Release>('POST', path, body);
         setDone(`Release requested${answer?.state ? `: now ${answer.state}` : ''}.`);
         onReleased();
       });
@@ -64,7 +82,8 @@ function ManualRelease({ orderId, vendor, onReleased }: { orderId: string; vendo
           <label><input type="checkbox" checked={override} onChange={(e) => setOverride((e.currentTarget as HTMLInputElement).checked)} /> Release although it is held (override)</label>
         </div>
       ) : null}
-      <button type="submit" disabled={action.busy} data-testid={`release-${vendor.vendorId}`}>Release {vendor.vendorId} now</button>
+      {at ? <p class="hint" data-testid={`release-when-${vendor.vendorId}`}>Eligibility {releaseWhen(at, maxEligibility)}.</p> : null}
+      <button type="submit" disabled={action.busy} data-testid={`release-${vendor.vendorId}`}>Release {vendor.vendorId} {at ? 'at that time' : 'now'}</button>
       {vendor.state === 'FAILED' ? (
         <button type="button" class="secondary" disabled={action.busy} data-testid={`retry-${vendor.vendorId}`} onClick={() => void action.run(async () => {
           const answer = await call<Release>('POST', `/orders/${segment(orderId)}/vendors/${segment(vendor.vendorId)}/retry`, { actor: requireActor(), reason });
@@ -126,12 +145,12 @@ function OrderDetails({ orderId }: { orderId: string }) {
                     v.policyVersion ?? '—',
                     <span data-testid="target">{indiaTime(v.targetEligibility)}</span>,
                     <span data-testid="applied">{indiaTime(v.appliedEligibility)}</span>,
-                    indiaTime(v.predictedSettlement),
+                    <span data-testid="settlement">{settlementText(v)}</span>,
                     indiaTime(v.settledAt),
                     Array.isArray(v.attempts) && v.attempts.length
                       ? <ul>{v.attempts.map((a, i) => <li key={i}>{indiaTime(a.at)}: {a.status}{a.subCode ? ` ${a.subCode}` : ''} — {a.message}</li>)}</ul>
                       : 'none',
-                    <ManualRelease orderId={orderId} vendor={v} onReleased={() => setRound((r) => r + 1)} />,
+                    <ManualRelease orderId={orderId} vendor={v} maxEligibility={o.maxEligibility} currency={o.currency} onReleased={() => setRound((r) => r + 1)} />,
                   ],
                 }))}
               />

@@ -1,6 +1,7 @@
 /** Overview: what goes out today and tomorrow, what failed or drifted and why, who is held, and the next 30 days of money. */
 import { call, everyItem, withQuery } from '../api';
 import { StackedDaysChart } from '../chart';
+import { CurrencySums } from '../../../../kit/money-format';
 import { addDays, dayStart, indiaDay, indiaTime } from '../format';
 import { Loaded, LoadedTable, Section } from '../form';
 import { useLoad } from '../load';
@@ -136,6 +137,7 @@ function ForecastChart({ today }: { today: string }) {
       <Loaded state={state}>
         {(perCurrency) => (
           <div>
+            {perCurrency.length === 0 ? <p data-testid="forecast-empty">Nothing is expected to settle in the next {FORECAST_DAYS} days.</p> : null}
             {perCurrency.map(([currency, days], i) => (
               <StackedDaysChart
                 key={currency}
@@ -154,12 +156,56 @@ function ForecastChart({ today }: { today: string }) {
   );
 }
 
+/** Sums per currency (kit/money-format: in hundredths, never across currencies). */
+function perCurrency(entries: Array<{ currency?: string | null; amount?: string | null; count?: number }>): CurrencySums {
+  const sums = new CurrencySums();
+  for (const e of entries) if (e.currency && e.amount) sums.add(e.currency, e.amount, e.count ?? 1);
+  return sums;
+}
+
+function sumsText(sums: CurrencySums): string {
+  return sums.text((money, count) => `${money} (${count})`, ' · ', 'nothing');
+}
+
+/** The headline figures, per currency: settling today and in the next 7 days (firm and projected), held, failed. */
+function Headline({ today }: { today: string }) {
+  const state = useLoad(async () => {
+    const [forecast, held, failed] = await Promise.all([
+      call<{ days: ForecastDay[] }>('GET', withQuery('/forecast', { from: today, to: addDays(today, 6) })),
+      everyItem<Release>('/outcomes', { state: 'HELD' }),
+      everyItem<Release>('/outcomes', { state: 'FAILED' }),
+    ]);
+    const landing = (days: ForecastDay[]) => days.flatMap((d) => [{ currency: d.currency, ...d.firm }, { currency: d.currency, ...d.projected }].filter((x) => x.count > 0));
+    return {
+      today: perCurrency(landing(forecast.days.filter((d) => d.date === today))),
+      week: perCurrency(landing(forecast.days)),
+      held: perCurrency(held),
+      failed: perCurrency(failed),
+    };
+  }, [today]);
+  return (
+    <Section title="Headline figures (per currency, never added across currencies)" testId="headline">
+      <Loaded state={state}>
+        {(h) => (
+          <dl class="facts">
+            <dt>Settling today ({today}, IST)</dt><dd data-testid="headline-today">{sumsText(h.today)}</dd>
+            <dt>Settling in the next 7 days</dt><dd data-testid="headline-week">{sumsText(h.week)}</dd>
+            <dt>Held (a dispute or a vendor hold)</dt><dd data-testid="headline-held">{sumsText(h.held)}</dd>
+            <dt>Failed</dt><dd data-testid="headline-failed">{sumsText(h.failed)}</dd>
+          </dl>
+        )}
+      </Loaded>
+    </Section>
+  );
+}
+
 export function OverviewPage({ now }: { now: string | null }) {
   if (!now) return <p aria-busy="true">Reading Holdback's clock…</p>;
   const today = indiaDay(now);
   return (
     <>
       <h1>Overview</h1>
+      <Headline today={today} />
       <ReleasesSoon today={today} />
       <FailuresAndDrift today={today} />
       <HeldVendors />

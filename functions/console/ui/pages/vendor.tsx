@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { call, listOf, segment, withQuery } from '../api';
 import { indiaTime, ruleText } from '../format';
-import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
+import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
 import { JobProgress, type Job } from '../job';
@@ -32,7 +32,15 @@ function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: bo
   const action = useAction();
   const send = (what: 'hold' | 'unhold') => action.run(async () => {
     const actor = requireActor();
-    const answer = await call<{ job: Job | null }>('POST', `/vendors/${segment(vendorId)}/${what}`, { actor, reason });
+    const path = `/vendors/${segment(vendorId)}/${what}`;
+    const summary = what === 'hold'
+      ? `Hold vendor ${vendorId}: none of its unsent releases, nor those of its new orders, is sent until unhold.`
+      : `Unhold vendor ${vendorId}: its releases are planned again (a passed target goes with the next gateway minute).`;
+    if (!confirmSend(summary, 'POST', path, { actor, reason })) {
+      setDone(NOT_CONFIRMED);
+      return;
+    }
+    const answer = await call<{ job: Job | null }>('POST', path, { actor, reason });
     setJob(answer.job);
     setDone(what === 'hold' ? 'Held: nothing of this vendor is sent from now on, until unhold.' : 'Unheld: its releases are planned again.');
     setReason('');
@@ -92,7 +100,13 @@ function PolicyEditor({ vendorId, current, onApplied }: { vendorId: string; curr
       </div>
       <button type="submit" disabled={action.busy} data-testid="policy-preview">Preview the change</button>
       <button type="button" disabled={action.busy || !shown} data-testid="policy-apply" onClick={() => void action.run(async () => {
-        const saved = await call<Policy & { job: Job | null }>('PUT', `/vendors/${segment(vendorId)}/policy`, { ...body(), previewId: shown!.previewId, expectedVersion: shown!.fromVersion ?? current.version });
+        const sent = { ...body(), previewId: shown!.previewId, expectedVersion: shown!.fromVersion ?? current.version };
+        const summary = `Apply ${vendorId}'s new policy (${ruleText(sent.release)}, schedule option ${sent.scheduleOption}) to ${applyTo === 'open_orders' ? `its open orders too: ${shown!.moved} release(s) move` : 'new orders only'}, exactly as previewed.`;
+        if (!confirmSend(summary, 'PUT', `/vendors/${segment(vendorId)}/policy`, sent)) {
+          setApplied(null);
+          throw new Error(NOT_CONFIRMED);
+        }
+        const saved = await call<Policy & { job: Job | null }>('PUT', `/vendors/${segment(vendorId)}/policy`, sent);
         setApplied(saved);
         setPreview(null);
         onApplied();
@@ -134,6 +148,12 @@ export function VendorPage({ vendorId }: { vendorId: string }) {
   return (
     <>
       <h1>Vendor {vendorId}</h1>
+      {summary.data === null ? (
+        <p class="warning" role="status" data-testid="unknown-vendor">
+          ⚠ Unknown vendor: no order or policy names {vendorId}. Check the id (ids are case-sensitive); what this page
+          shows is the default, and saving a policy here makes the vendor known.
+        </p>
+      ) : null}
       <Section title="Policy and hold" testId="vendor-policy">
         <Loaded state={policy}>
           {(p) => (

@@ -83,6 +83,15 @@ function PolicyImport({ onApplied }: { onApplied: () => void }) {
   );
 }
 
+/** The gateway's answer about a vendor: agreement in plain text, anything else as a warning (never "agrees" for an unknown vendor). */
+export function GatewayNote({ gateway }: { gateway: VendorSummary['gateway'] }) {
+  if (!gateway) return null;
+  const answer = gateway.answer ?? (gateway.error ? 'error' : gateway.policyDisagrees ? 'disagrees' : 'agrees');
+  const text = gateway.message ?? (answer === 'agrees' ? 'the gateway agrees' : gateway.error ?? `the gateway says ${gateway.scheduleOption}`);
+  if (answer === 'agrees') return <span data-testid="gateway-answer" data-answer={answer}>({text})</span>;
+  return <span class="warning" role="status" data-testid="gateway-answer" data-answer={answer}>⚠ {answer === 'vendor_not_found' ? 'Unknown at the gateway' : answer === 'disagrees' ? 'Disagrees' : 'Gateway not asked'}: {text}</span>;
+}
+
 export function VendorsPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const [checkGateway, setCheckGateway] = useState(false);
@@ -124,7 +133,7 @@ export function VendorsPage() {
                     <a href={`#/vendors/${segment(v.vendorId)}`}>{v.vendorId}</a>,
                     ruleText(v.release),
                     String(v.policyVersion ?? 0),
-                    `${v.scheduleOption ?? '—'}${v.gateway ? (v.gateway.error ? ` (gateway not asked: ${v.gateway.error})` : v.gateway.policyDisagrees ? ` — the gateway says ${v.gateway.scheduleOption}: they disagree` : ' (the gateway agrees)') : ''}`,
+                    <>{String(v.scheduleOption ?? '—')} <GatewayNote gateway={v.gateway} /></>,
                     holdText(v),
                     openText(v),
                   ],

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Builds the CLI once (`npm ci` / `npm install` run it as `prepare`): bin/holdback.ts and what it imports, bundled by
+// esbuild into dist/holdback.cjs, so that `npx holdback <command>` starts in plain Node instead of compiling TypeScript
+// at every start. Packages stay outside the bundle (required from node_modules). The commands that run the local stack
+// (start, demo, bench, sandbox, console) read files next to their sources and keep running through tsx.
+// Usage: node bin/build-cli.js [outfile]
+const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+const outfile = process.argv[2] ?? join(root, 'dist', 'holdback.cjs');
+
+let esbuild;
+try {
+  esbuild = require('esbuild');
+} catch {
+  // Installed without dev dependencies: bin/holdback.js runs the TypeScript through tsx instead (slower to start).
+  process.stderr.write('holdback: esbuild is not installed; the CLI will run through tsx (npm ci with dev dependencies builds it)\n');
+  process.exit(0);
+}
+
+esbuild.buildSync({
+  entryPoints: [join(root, 'bin', 'holdback.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  packages: 'external',
+  // Only reached through tsx (bin/holdback.js never sends these commands to the bundle).
+  external: ['../local/*', '../bench/*', '../sandbox/*', './console-server'],
+  logLevel: 'warning',
+  legalComments: 'none',
+});
