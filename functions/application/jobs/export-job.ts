@@ -8,6 +8,7 @@ import { ValidationError, isRecord, type ValidationIssue } from '../../domain/er
 import { auditRangeOf, exportAuditLog } from '../audit-log-views';
 import type { Dependencies, ReleaseReads, StoredJob } from '../ports';
 import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../query-outcomes';
+import { projectionContext } from '../view-order';
 import type { StepWork } from './release-walk';
 import { startJob } from './start-job';
 
@@ -115,10 +116,12 @@ async function exportLines(deps: Dependencies, job: StoredJob): Promise<{ lines:
   return {
     contentType: 'application/x-ndjson', extension: 'jsonl', rows: () => rows,
     lines: (async function* jsonLines() {
-      const zone = (await deps.settings.get()).timezone;
+      const settings = await deps.settings.get();
+      // Projected settlements as of the export's start, as GET /outcomes shows them.
+      const projection = projectionContext(settings, deps.clock.now().toMillis());
       let chunk = '';
       for await (const row of counting.reads.outcomes(filter, null)) {
-        chunk += `${JSON.stringify(outcomeItem(row, zone))}\n`;
+        chunk += `${JSON.stringify(outcomeItem(row, settings.timezone, projection))}\n`;
         if (chunk.length > 256 * 1024) {
           yield chunk;
           chunk = '';
