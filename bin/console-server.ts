@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle } from '../functions/console/bundle';
 import { GATEWAY_ZONE } from '../functions/domain/dates';
-import { readBodyWithin } from '../local/wire';
+import { readBodyWithin } from '../kit/wire';
 import { SignedApi, type SignedApiOptions } from './signed-api';
 
 export interface ConsoleServerOptions extends SignedApiOptions {

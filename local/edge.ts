@@ -12,13 +12,13 @@ import { LocalDynamo } from './dynamodb';
 import {
   LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn, type StoredSchedule,
 } from './scheduler';
-import { BodyTooLarge, parseJsonObject, readBody, sendJson } from './wire';
-import { loopbackRefusal } from './loopback-guard';
+import { BodyTooLarge, parseJsonObject, readBody, sendJson } from '../kit/wire';
+import { loopbackRefusal } from '../kit/loopback-guard';
 import { LocalQueues, SqsError, invalidParameter } from './queue';
 import { QueueEventSource } from './queue-event-source';
 import { serveSqs } from './sqs';
 import type { DataFolder } from './data-folder';
-import { RecordJournal, type RecordStore } from './durable-file';
+import { RecordJournal, type RecordStore } from '../kit/durable-file';
 import { JournaledQueueStore } from './queue-store';
 
 export { localFunctionArn, localSchedulerRoleArn } from './scheduler';

@@ -5,7 +5,7 @@ import type { SharedClock, TimerHandle } from './clock';
 import { InFlight, pause } from './in-flight';
 import type { LambdaTarget } from './bus';
 import { SqsError, type LocalQueues } from './queue';
-import { MemoryRecords, type RecordStore } from './durable-file';
+import { MemoryRecords, type RecordStore } from '../kit/durable-file';
 
 /** Function names of the local handlers; a schedule's Target.Arn names one of them. */
 export const LOCAL_FUNCTION_NAMES: Record<HandlerName, string> = {

@@ -2,7 +2,7 @@
 import Decimal from 'decimal.js';
 import type { DateTime } from 'luxon';
 import type { BankCalendar } from './calendar';
-import { DAY_MS, indiaDayOf, indiaMidnight } from './civil-days';
+import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
 import { sha256Hex } from './digest';
 import { planRelease, type VendorFacts } from './release-machine';
