@@ -11,7 +11,7 @@ import { DocumentClient, documentClientConfig } from '../functions/adapters/dyna
 import { orderItem, releaseItem } from '../functions/adapters/dynamodb/order-repository';
 import { DynamoReleaseReads } from '../functions/adapters/dynamodb/release-reads';
 import { DynamoSettingsRepository } from '../functions/adapters/dynamodb/settings-repository';
-import { createTableInputs, DEFAULT_TABLE_NAMES } from '../functions/adapters/dynamodb/tables';
+import { createTableInputs, DEFAULT_TABLE_NAMES } from '../functions/definitions/tables';
 import type { Dependencies } from '../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../functions/domain/types';
 import { makeApiHandler } from '../functions/handlers/api';

@@ -11,7 +11,7 @@ import { benchCost, costLine } from './cost';
 import { benchFunctionBundles, functionBundlesLine } from './function-bundles';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
-import { RELEASE_QUEUE } from '../functions/routing';
+import { RELEASE_QUEUE } from '../functions/definitions/routing';
 import { parseInstant } from '../functions/domain/dates';
 import { planRelease, vendorFacts } from '../functions/domain/release-machine';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../kit/nesting-depth';
-import { eventRules, patternMatches, type EventRule, type HandlerName } from '../functions/routing';
+import { eventRules, patternMatches, type EventRule, type HandlerName } from '../functions/definitions/routing';
 import type { SharedClock } from './clock';
 import { InFlight, pause } from './in-flight';
 import { MemoryRecords, type RecordStore } from '../kit/durable-file';

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../functions/routing';
+import { RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../functions/definitions/routing';
 import { parseDuration, parseInstant } from '../functions/domain/dates';
 import { ValidationError } from '../functions/domain/errors';
 import { instantBoundsIssue } from '../functions/domain/bounds';

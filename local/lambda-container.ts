@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DateTime } from 'luxon';
 import type { Context } from 'aws-lambda';
 import { buildDependencies } from '../functions/composition-root';
-import type { HandlerName } from '../functions/routing';
+import type { HandlerName } from '../functions/definitions/routing';
 import type { Dependencies, EventPublisher, Logger } from '../functions/application/ports';
 import { makeOrderEventsHandler } from '../functions/handlers/order-events';
 import { makeReleaseHandler } from '../functions/handlers/release';

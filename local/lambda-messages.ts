@@ -1,5 +1,5 @@
 /** The messages between the local runtime and its Lambda containers (worker threads). */
-import type { HandlerName } from '../functions/routing';
+import type { HandlerName } from '../functions/definitions/routing';
 import type { RuntimeConfig } from '../functions/composition-root';
 
 /** What a container is started with. */

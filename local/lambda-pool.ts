@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../kit/nesting-depth';
-import type { HandlerName } from '../functions/routing';
+import type { HandlerName } from '../functions/definitions/routing';
 import type { RuntimeConfig } from '../functions/composition-root';
 import type { EventPublisher, Logger } from '../functions/application/ports';
 import type { SharedClock } from './clock';

@@ -1,6 +1,6 @@
 /** The local EventBridge Scheduler: its REST operations, with each schedule armed as a timer on the shared clock. */
 import { DateTime, IANAZone } from 'luxon';
-import type { HandlerName } from '../functions/routing';
+import type { HandlerName } from '../functions/definitions/routing';
 import type { SharedClock, TimerHandle } from './clock';
 import { InFlight, pause } from './in-flight';
 import type { LambdaTarget } from './bus';

@@ -3,7 +3,7 @@ import type { DateTime } from 'luxon';
 import { GATEWAY_ZONE, formatInstant, parseInstant } from '../domain/dates';
 import type { Effect, Write } from '../domain/release-machine';
 import type { VendorRelease } from '../domain/types';
-import { releaseScheduleName } from '../routing';
+import { releaseScheduleName } from '../definitions/routing';
 import { describeError } from './errors';
 import type { AuditEntry, Dependencies } from './ports';
 

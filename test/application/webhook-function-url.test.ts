@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { webhookSignature } from '../../functions/application/handle-gateway-webhook';
 import { ROUTES } from '../../functions/handlers/api';
 import { makeWebhookHandler } from '../../functions/handlers/webhooks';
-import { GATEWAY_WEBHOOK_PATH } from '../../functions/routing';
+import { GATEWAY_WEBHOOK_PATH } from '../../functions/definitions/routing';
 import { fakeWorld, TEST_WEBHOOK_SECRET, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 

@@ -1,6 +1,6 @@
 /** Starts a local edge on an ephemeral port with recording targets, for the infra tests. */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { HandlerName } from '../../functions/routing';
+import type { HandlerName } from '../../functions/definitions/routing';
 import { SharedClock } from '../../local/clock';
 import { createEdge, type Edge, type EdgeOptions } from '../../local/edge';
 
