@@ -16,8 +16,8 @@ import type { Dependencies } from '../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../functions/domain/types';
 import { makeApiHandler } from '../functions/handlers/api';
 import { createApiServer } from '../local/api-server';
-import { LocalDynamo } from '../local/dynamodb';
-import { lambdaContext } from '../local/lambda-context';
+import { LocalDynamo } from '../local/edge/dynamodb';
+import { lambdaContext } from '../local/lambda/lambda-context';
 
 const REGION = 'local';
 const VENDORS = ['bench-v1', 'bench-v2', 'bench-v3'];

@@ -4,7 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { SharedClock } from '../../local/clock';
-import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge';
+import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge/edge';
 import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
 import { createTableInputs, tableNamesFromEnv } from '../../functions/definitions/tables';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startLocal, type LocalRuntime } from '../../local/runtime';
 import { AUDIT_KEY_FILE, DataFolderInUse, dataFolderPaths, openDataFolder } from '../../local/data-folder';
 import { RecordJournal, SnapshotFile } from '../../kit/durable-file';
-import { JournaledQueueStore } from '../../local/queue-store';
+import { JournaledQueueStore } from '../../local/edge/queue-store';
 import { FETCH_BLOCKED_PORTS } from '../../local/ports';
 import { startLogger } from '../../local/start';
 import { createSandbox } from '../../sandbox/app';

@@ -2,7 +2,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { HandlerName } from '../../functions/definitions/routing';
 import { SharedClock } from '../../local/clock';
-import { createEdge, type Edge, type EdgeOptions } from '../../local/edge';
+import { createEdge, type Edge, type EdgeOptions } from '../../local/edge/edge';
 
 export const START = '2022-12-02T10:35:00.000Z';
 export const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -1,11 +1,11 @@
 /** The local EventBridge bus: PutEvents with the real service's validation, then asynchronous delivery by the shared rules. */
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../kit/nesting-depth';
-import { eventRules, patternMatches, type EventRule, type HandlerName } from '../functions/definitions/routing';
-import type { SharedClock } from './clock';
+import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../../kit/nesting-depth';
+import { eventRules, patternMatches, type EventRule, type HandlerName } from '../../functions/definitions/routing';
+import type { SharedClock } from '../clock';
 import { InFlight, pause } from './in-flight';
-import { MemoryRecords, type RecordStore } from '../kit/durable-file';
+import { MemoryRecords, type RecordStore } from '../../kit/durable-file';
 
 /** What a rule's target receives, as EventBridge builds it. */
 export interface EventEnvelope {

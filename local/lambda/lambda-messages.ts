@@ -1,6 +1,6 @@
 /** The messages between the local runtime and its Lambda containers (worker threads). */
-import type { HandlerName } from '../functions/definitions/routing';
-import type { RuntimeConfig } from '../functions/composition-root';
+import type { HandlerName } from '../../functions/definitions/routing';
+import type { RuntimeConfig } from '../../functions/composition-root';
 
 /** What a container is started with. */
 export interface ContainerData {

@@ -2,9 +2,9 @@
  * The local Lambda event source mapping for SQS: takes batches from a queue and invokes the function with them, at most
  * `maximumConcurrency` at once, deleting what succeeded (ReportBatchItemFailures), as Lambda's poller does.
  */
-import type { LambdaTarget } from './bus';
-import { InFlight } from './in-flight';
-import { systemAttributes, type LocalQueues, type MessageAttribute, type ReceivedMessage } from './queue';
+import type { LambdaTarget } from '../edge/bus';
+import { InFlight } from '../edge/in-flight';
+import { systemAttributes, type LocalQueues, type MessageAttribute, type ReceivedMessage } from '../edge/queue';
 
 export interface QueueEventSourceOptions {
   queues: LocalQueues;

@@ -5,16 +5,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DateTime } from 'luxon';
 import type { Context } from 'aws-lambda';
-import { buildDependencies } from '../functions/composition-root';
-import type { HandlerName } from '../functions/definitions/routing';
-import type { Dependencies, EventPublisher, Logger } from '../functions/application/ports';
-import { makeOrderEventsHandler } from '../functions/handlers/order-events';
-import { makeReleaseHandler } from '../functions/handlers/release';
-import { makeSweepHandler } from '../functions/handlers/sweep';
-import { sharedClockReader } from './clock';
+import { buildDependencies } from '../../functions/composition-root';
+import type { HandlerName } from '../../functions/definitions/routing';
+import type { Dependencies, EventPublisher, Logger } from '../../functions/application/ports';
+import { makeOrderEventsHandler } from '../../functions/handlers/order-events';
+import { makeReleaseHandler } from '../../functions/handlers/release';
+import { makeSweepHandler } from '../../functions/handlers/sweep';
+import { sharedClockReader } from '../clock';
 import { lambdaContext } from './lambda-context';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
-import { LOCAL_FUNCTION_NAMES } from './scheduler';
+import { LOCAL_FUNCTION_NAMES } from '../edge/scheduler';
 
 const port = parentPort;
 if (!port) throw new Error('lambda-container runs on a worker thread started by the local runtime');

@@ -1,11 +1,11 @@
 /** The local EventBridge Scheduler: its REST operations, with each schedule armed as a timer on the shared clock. */
 import { DateTime, IANAZone } from 'luxon';
-import type { HandlerName } from '../functions/definitions/routing';
-import type { SharedClock, TimerHandle } from './clock';
+import type { HandlerName } from '../../functions/definitions/routing';
+import type { SharedClock, TimerHandle } from '../clock';
 import { InFlight, pause } from './in-flight';
 import type { LambdaTarget } from './bus';
 import { SqsError, type LocalQueues } from './queue';
-import { MemoryRecords, type RecordStore } from '../kit/durable-file';
+import { MemoryRecords, type RecordStore } from '../../kit/durable-file';
 
 /** Function names of the local handlers; a schedule's Target.Arn names one of them. */
 export const LOCAL_FUNCTION_NAMES: Record<HandlerName, string> = {

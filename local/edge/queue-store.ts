@@ -1,6 +1,6 @@
 /** The local SQS queues kept in the data folder: the in-memory store, every change journaled (append + fsync). */
 import { join } from 'node:path';
-import { RecordJournal } from '../kit/durable-file';
+import { RecordJournal } from '../../kit/durable-file';
 import { InMemoryQueueStore, type QueueDefinition, type StoredMessage } from './queue';
 
 type QueueRecord = { queue: QueueDefinition } | { in: string; message: StoredMessage };

@@ -4,11 +4,11 @@
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../kit/nesting-depth';
-import type { HandlerName } from '../functions/definitions/routing';
-import type { RuntimeConfig } from '../functions/composition-root';
-import type { EventPublisher, Logger } from '../functions/application/ports';
-import type { SharedClock } from './clock';
+import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../../kit/nesting-depth';
+import type { HandlerName } from '../../functions/definitions/routing';
+import type { RuntimeConfig } from '../../functions/composition-root';
+import type { EventPublisher, Logger } from '../../functions/application/ports';
+import type { SharedClock } from '../clock';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
 
 export interface LambdaPoolOptions {

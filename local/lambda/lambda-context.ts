@@ -1,7 +1,7 @@
 /** The Lambda context the local runtime passes to Holdback's handlers; middy only reads a few fields. */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './scheduler';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../edge/scheduler';
 
 export function lambdaContext(functionName: string): Context {
   return {

@@ -2,23 +2,23 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../functions/definitions/routing';
-import { parseDuration, parseInstant } from '../functions/domain/dates';
-import { ValidationError } from '../functions/domain/errors';
-import { instantBoundsIssue } from '../functions/domain/bounds';
-import type { SharedClock } from './clock';
+import { RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
+import { parseDuration, parseInstant } from '../../functions/domain/dates';
+import { ValidationError } from '../../functions/domain/errors';
+import { instantBoundsIssue } from '../../functions/domain/bounds';
+import type { SharedClock } from '../clock';
 import { BusValidationError, LocalBus, type EventEnvelope, type LambdaTarget } from './bus';
 import { LocalDynamo } from './dynamodb';
 import {
   LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn, type StoredSchedule,
 } from './scheduler';
-import { BodyTooLarge, parseJsonObject, readBody, sendJson } from '../kit/wire';
-import { loopbackRefusal } from '../kit/loopback-guard';
+import { BodyTooLarge, parseJsonObject, readBody, sendJson } from '../../kit/wire';
+import { loopbackRefusal } from '../../kit/loopback-guard';
 import { LocalQueues, SqsError, invalidParameter } from './queue';
-import { QueueEventSource } from './queue-event-source';
+import { QueueEventSource } from '../lambda/queue-event-source';
 import { serveSqs } from './sqs';
-import type { DataFolder } from './data-folder';
-import { RecordJournal, type RecordStore } from '../kit/durable-file';
+import type { DataFolder } from '../data-folder';
+import { RecordJournal, type RecordStore } from '../../kit/durable-file';
 import { JournaledQueueStore } from './queue-store';
 
 export { localFunctionArn, localSchedulerRoleArn } from './scheduler';

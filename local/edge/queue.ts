@@ -1,6 +1,6 @@
 /** The local SQS: standard queues with delays, visibility timeouts on the shared clock, receive counts and redrive. */
 import { createHash, randomUUID } from 'node:crypto';
-import type { SharedClock, TimerHandle } from './clock';
+import type { SharedClock, TimerHandle } from '../clock';
 
 /** A message attribute as the JSON protocol carries it. */
 export interface MessageAttribute {
