@@ -14,7 +14,7 @@ import type { ForecastDay } from '../functions/application/read-vendors';
 import type { AccuracyRow } from '../functions/application/settlement-accuracy';
 import type { AuditVerification } from '../functions/domain/audit-verification';
 import type { ReleaseRule } from '../functions/domain/types';
-import { startLocal, type LocalRuntime } from './runtime';
+import { startLocal, type LocalRuntime } from '../local/runtime';
 
 /** The gateway documentation's example week starts here (a Friday afternoon, India time). */
 const DEMO_START = '2022-12-02T16:05:00+05:30';
