@@ -5,7 +5,7 @@
  * due-index every minute instead of scheduling each release.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AWS_CALL_METER_ENV, AwsCallTally } from '../functions/adapters/metering/aws-call-meter';
+import { AWS_CALL_METER_ENV, AwsCallTally } from './aws-call-meter';
 import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/definitions/routing';
 import { PRICES, PRICES_AS_OF, PRICE_REGION } from './aws-prices';
 import { startHarness, type Harness } from '../test/e2e/harness';

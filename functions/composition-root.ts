@@ -8,7 +8,7 @@ import { KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
 import type { Clock, Dependencies, EligibilityGateway, Logger } from './application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './definitions/routing';
 import { AUDIT_TABLE, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, TABLES, type TableDefinition, type TableNames } from './definitions/tables';
-import { AWS_CALL_METER_ENV, meterAwsCalls } from './adapters/metering/aws-call-meter';
+import { AWS_CALL_METER_ENV, meterAwsCalls } from '../bench/aws-call-meter';
 import { DynamoAuditStore } from './adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from './adapters/audit-key/ed25519-audit-key';
 import { KmsAuditKey } from './adapters/kms/kms-audit-key';

@@ -11,7 +11,7 @@ import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/definitions/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
-import { AWS_CALL_METER_ENV } from '../functions/adapters/metering/aws-call-meter';
+import { AWS_CALL_METER_ENV } from '../bench/aws-call-meter';
 import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
 import type { Dependencies, Logger } from '../functions/application/ports';
 import { makeApiHandler } from '../functions/handlers/api';

@@ -7,7 +7,7 @@
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { TableDefinition } from '../../definitions/tables';
+import type { TableDefinition } from '../functions/definitions/tables';
 
 export const AWS_CALL_METER_ENV = 'HOLDBACK_COUNT_AWS_CALLS';
 const CHANNEL = 'holdback-aws-calls';
