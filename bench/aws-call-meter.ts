@@ -1,5 +1,6 @@
 /**
- * Counts every AWS call an SDK client makes, in the units AWS bills (HOLDBACK_COUNT_AWS_CALLS=true; the bench's bill).
+ * Counts every AWS call an SDK client makes, in the units AWS bills (the bench's bill), plugged into the composition
+ * root as its client hook (`clientHook` below; the local runtime's `clientHook` option names this file).
  * Each call's units go out on a BroadcastChannel, so calls of every thread of the process (the local Lambda
  * containers) reach one tally. DynamoDB reads are dynalite's ConsumedCapacity (4 KB units, eventual half); writes and
  * every global secondary index's writes are computed from the items themselves by DynamoDB's rules, because dynalite
@@ -7,9 +8,9 @@
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { TableDefinition } from '../functions/definitions/tables';
+import type { ClientHook } from '../functions/composition-root';
+import { AUDIT_TABLE, TABLES, type TableDefinition } from '../functions/definitions/tables';
 
-export const AWS_CALL_METER_ENV = 'HOLDBACK_COUNT_AWS_CALLS';
 const CHANNEL = 'holdback-aws-calls';
 
 /** One call: the service and operation, and the billed quantities it used. */
@@ -224,6 +225,14 @@ export function meterAwsCalls(client: { middlewareStack: unknown }, service: str
   };
   (client.middlewareStack as Stack).add(middleware, { step: 'initialize', name: 'holdbackAwsCallMeter', override: true });
 }
+
+/** The composition root's client hook: meters each client, with the configured tables' definitions. */
+export const clientHook: ClientHook = (client, service, config) => {
+  meterAwsCalls(client, service, {
+    [config.tables.orders]: TABLES.orders, [config.tables.config]: TABLES.config, [config.tables.rejected]: TABLES.rejected,
+    [config.audit.table]: AUDIT_TABLE,
+  });
+};
 
 /** The tally of every thread's calls, by "service operation": calls and summed units. */
 export class AwsCallTally {

@@ -7,8 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
 import type { Clock, Dependencies, EligibilityGateway, Logger } from './application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './definitions/routing';
-import { AUDIT_TABLE, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, TABLES, type TableDefinition, type TableNames } from './definitions/tables';
-import { AWS_CALL_METER_ENV, meterAwsCalls } from '../bench/aws-call-meter';
+import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from './definitions/tables';
 import { DynamoAuditStore } from './adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from './adapters/audit-key/ed25519-audit-key';
 import { KmsAuditKey } from './adapters/kms/kms-audit-key';
@@ -118,8 +117,6 @@ export interface RuntimeConfig {
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
     key: { kms: string; writer: boolean } | { file: string } | null;
   };
-  /** Count every AWS call in billed units (HOLDBACK_COUNT_AWS_CALLS=true; the bench's bill), never on AWS. */
-  meterAwsCalls?: boolean;
   /** Days each kind of record that may expire is kept (HOLDBACK_RETENTION_DAYS); absent or empty: nothing expires. */
   retentionDays?: RetentionDays;
 }
@@ -197,7 +194,6 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
-    meterAwsCalls: env[AWS_CALL_METER_ENV]?.trim() === 'true',
     retentionDays: retentionConfig(env, problems),
   };
   if (config.gateway.ratePerMinute < config.releaseMaxConcurrency) {
@@ -291,21 +287,21 @@ const noGatewaySends: EligibilityGateway = {
 };
 
 /** The audit checkpoints' key as configured; the KMS client is built only where a KMS key is. */
-function auditKeyOf(config: RuntimeConfig, aws: KMSClientConfig): Dependencies['auditKey'] {
+function auditKeyOf(config: RuntimeConfig, aws: KMSClientConfig, wrap: ClientHook | undefined): Dependencies['auditKey'] {
   const key = config.audit.key;
   if (!key) return null;
-  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws), 'KMS'), key.kms, key.writer);
+  if ('kms' in key) return new KmsAuditKey(hooked(wrap, config, new KMSClient(aws), 'KMS'), key.kms, key.writer);
   return Ed25519AuditKey.fromFile(key.file);
 }
 
-/** The client, with the bench's call meter when the configuration asks for it (see aws-call-meter.ts). */
-function metered<T extends { middlewareStack: unknown }>(config: RuntimeConfig, client: T, service: string): T {
-  if (!config.meterAwsCalls) return client;
-  const tables: Record<string, TableDefinition> = {
-    [config.tables.orders]: TABLES.orders, [config.tables.config]: TABLES.config, [config.tables.rejected]: TABLES.rejected,
-    [config.audit.table]: AUDIT_TABLE,
-  };
-  meterAwsCalls(client, service, tables);
+/**
+ * A hook given each SDK client as it is built, with its service name ("DynamoDB", "SQS"...), before its first call:
+ * the bench's call meter (bench/aws-call-meter.ts) plugs in here. Production passes none.
+ */
+export type ClientHook = (client: { middlewareStack: unknown }, service: string, config: RuntimeConfig) => void;
+
+function hooked<T extends { middlewareStack: unknown }>(wrap: ClientHook | undefined, config: RuntimeConfig, client: T, service: string): T {
+  wrap?.(client, service, config);
   return client;
 }
 
@@ -319,6 +315,8 @@ export function buildDependencies(
     clock?: Clock; logger?: Logger; publishLingerMs?: number;
     /** False for every function but the release function: only it sends, so the deployment stays under the gateway's limit. */
     sendsToGateway?: boolean;
+    /** Given every SDK client as it is built (the bench's call meter); none in production. */
+    wrapClient?: ClientHook;
   } = {},
 ): Dependencies {
   const clock = overrides.clock ?? systemClock;
@@ -331,7 +329,7 @@ export function buildDependencies(
     ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
-  const doc = new DocumentClient(metered(config, new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));
+  const doc = new DocumentClient(hooked(overrides.wrapClient, config, new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));
   const scrubber = new SecretScrubber();
   const source = config.gateway.credentials;
   const credentials: GatewayCredentialSource = 'secretId' in source
@@ -354,7 +352,7 @@ export function buildDependencies(
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
     previews: new DynamoPreviewRepository(doc, config.tables.config),
     policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
-    scheduler: new EventBridgeReleaseScheduler(metered(config, new SchedulerClient(aws), 'Scheduler'), {
+    scheduler: new EventBridgeReleaseScheduler(hooked(overrides.wrapClient, config, new SchedulerClient(aws), 'Scheduler'), {
       releaseQueueArn: config.scheduler.releaseQueueArn,
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
@@ -369,16 +367,16 @@ export function buildDependencies(
       scrubber,
       timeoutMs: config.gateway.timeoutMs,
     }),
-    publisher: new EventBridgePublisher(metered(config, new EventBridgeClient(aws), 'EventBridge'), {
+    publisher: new EventBridgePublisher(hooked(overrides.wrapClient, config, new EventBridgeClient(aws), 'EventBridge'), {
       eventBusName: config.eventBus,
       orderEventSource: config.orderEventSource,
       now: () => clock.now(),
       lingerMs: overrides.publishLingerMs,
     }),
-    queue: new SqsReleaseQueue(metered(config, new SQSClient(aws), 'SQS'), config.releaseQueueUrl),
+    queue: new SqsReleaseQueue(hooked(overrides.wrapClient, config, new SQSClient(aws), 'SQS'), config.releaseQueueUrl),
     audit: auditStore,
     auditArchive: auditStore,
-    auditKey: auditKeyOf(config, aws),
+    auditKey: auditKeyOf(config, aws, overrides.wrapClient),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
   };

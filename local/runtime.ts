@@ -11,7 +11,7 @@ import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/definitions/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
-import { AWS_CALL_METER_ENV } from '../bench/aws-call-meter';
+import { loadClientHook } from './lambda/client-hook';
 import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
 import type { Dependencies, Logger } from '../functions/application/ports';
 import { makeApiHandler } from '../functions/handlers/api';
@@ -46,6 +46,11 @@ export interface LocalRuntimeOptions {
    * with the environment this runtime builds; the bundles read the system clock, so start the clock at the real now.
    */
   bundles?: Partial<Record<HandlerName, string>>;
+  /**
+   * A module whose `clientHook` export (see ClientHook in the composition root) is given every SDK client this runtime
+   * and its containers build: the bench's call meter. A path, since each container loads it on its own thread.
+   */
+  clientHook?: string;
 }
 
 /** Two containers use the second core well beside the edge, the sandbox and DynamoDB's own thread. */
@@ -190,18 +195,17 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       // The one send path: order events, the sweep and the schedules all put due releases on the edge's queue.
       [RUNTIME_ENV.releaseQueueUrl]: edge.queues.queueUrl(RELEASE_QUEUE.name),
       [RUNTIME_ENV.auditKeyFile]: auditKey.file,
-      // The bench's bill: every container's SDK clients count their calls (see aws-call-meter.ts).
-      [AWS_CALL_METER_ENV]: process.env[AWS_CALL_METER_ENV],
     };
     const config = readRuntimeConfig(environment);
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
     deps = buildDependencies(config, {
       clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
+      wrapClient: opts.clientHook ? loadClientHook(opts.clientHook) : undefined,
     });
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
-      config, clock, publisher: () => getDeps().publisher, logger: opts.logger,
+      config, clock, publisher: () => getDeps().publisher, logger: opts.logger, clientHook: opts.clientHook,
       ...(opts.bundles ? { bundles: opts.bundles, environment: definedOnly(environment) } : {}),
     });
     started.push(() => containers.close());

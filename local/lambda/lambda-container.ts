@@ -15,6 +15,7 @@ import { sharedClockReader } from '../clock';
 import { lambdaContext } from './lambda-context';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
 import { LOCAL_FUNCTION_NAMES } from '../edge/scheduler';
+import { loadClientHook } from './client-hook';
 
 const port = parentPort;
 if (!port) throw new Error('lambda-container runs on a worker thread started by the local runtime');
@@ -50,10 +51,12 @@ const publisher: EventPublisher = {
   publishOrderEvent: (detailType, detail) => relay('publishOrderEvent', [detailType, detail]),
 };
 
+const wrapClient = data.clientHook ? loadClientHook(data.clientHook) : undefined;
+
 /** One composition root, as a Lambda container builds it; only the release function's may send to the gateway. */
 function dependencies(sendsToGateway: boolean): Dependencies {
   const clock = { now: () => DateTime.fromMillis(nowMs(), { zone: 'utc' }) };
-  return { ...buildDependencies(data.config, { clock, logger, sendsToGateway }), publisher };
+  return { ...buildDependencies(data.config, { clock, logger, sendsToGateway, wrapClient }), publisher };
 }
 type Handler = (event: never, context: Context) => Promise<unknown>;
 const deps = dependencies(false);

@@ -15,6 +15,8 @@ export interface ContainerData {
    */
   bundles?: Partial<Record<HandlerName, string>>;
   environment?: Record<string, string>;
+  /** The module of the runtime's client hook (LocalRuntimeOptions.clientHook), loaded by the container itself. */
+  clientHook?: string;
 }
 
 export type ToContainer =

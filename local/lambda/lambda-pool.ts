@@ -22,6 +22,7 @@ export interface LambdaPoolOptions {
   /** Handlers loaded from deployed bundles instead of the sources, run with `environment` (see ContainerData). */
   bundles?: ContainerData['bundles'];
   environment?: ContainerData['environment'];
+  clientHook?: ContainerData['clientHook'];
 }
 
 /** A function's invocations and their wall-clock durations in ms, summed, as Lambda bills them. */
@@ -177,7 +178,7 @@ export class LambdaPool {
   private startContainer(): Container {
     const data: ContainerData = {
       config: this.opts.config, clock: this.opts.clock.shared, log: this.opts.logger !== undefined,
-      bundles: this.opts.bundles, environment: this.opts.environment,
+      bundles: this.opts.bundles, environment: this.opts.environment, clientHook: this.opts.clientHook,
     };
     // A container that dies is replaced, as Lambda starts a new one; its unanswered invocations fail (and are retried).
     return new Container(data, this.opts, (dead) => {
