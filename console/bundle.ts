@@ -1,4 +1,4 @@
-/** The console's browser bundle: built from functions/console/ui with the repository's esbuild, in memory, once per process. */
+/** The console's browser bundle: built from console/ui with the repository's esbuild, in memory, once per process. */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
