@@ -8,10 +8,10 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { SingleBar } from 'cli-progress';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
-import { isValidWebhookSignature } from '../functions/application/handle-gateway-webhook';
+import { isValidWebhookSignature } from '../functions/application/releases/handle-gateway-webhook';
 import type { PolicyPreviewAnswer } from '../functions/application/preview-changes';
 import type { ForecastDay } from '../functions/application/read-vendors';
-import type { AccuracyRow } from '../functions/application/settlement-accuracy';
+import type { AccuracyRow } from '../functions/application/releases/settlement-accuracy';
 import type { AuditVerification } from '../functions/domain/audit-verification';
 import type { ReleaseRule } from '../functions/domain/types';
 import { startLocal, type LocalRuntime } from '../local/runtime';

@@ -4,9 +4,9 @@ import type { VendorPolicy } from '../domain/types';
 import { requireId } from './ids';
 import { policyChangeOf, type PolicyChange } from './policy-change';
 import { requirePolicyPreview } from './preview-changes';
-import { replanVendorReleases, type ReplanResult } from './replan-vendor-releases';
+import { replanVendorReleases, type ReplanResult } from './releases/replan-vendor-releases';
 import { VersionConflictError, type Dependencies } from './ports';
-import { appendAudit, storedInstant } from './release-writes';
+import { appendAudit, storedInstant } from './releases/release-writes';
 import { inZone } from './response-times';
 
 /** What the policy routes answer. */

@@ -4,7 +4,7 @@ import { DEFAULT_RETRY_BUDGET, SETTINGS_CHANGE_KEYS, validateSettings } from '..
 import type { Settings, VersionedSettings } from '../domain/types';
 import { VersionConflictError, type Dependencies } from './ports';
 import { inZone } from './response-times';
-import { appendAudit, storedInstant } from './release-writes';
+import { appendAudit, storedInstant } from './releases/release-writes';
 import { requireSettingsPreview } from './preview-changes';
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {

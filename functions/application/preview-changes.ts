@@ -15,8 +15,8 @@ import { requireId } from './ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
 import { knownVendorPages } from './read-vendors';
 import type { Dependencies, StoredPreview } from './ports';
-import { openReleasesOfVendor } from './replan-vendor-releases';
-import { storedInstant } from './release-writes';
+import { openReleasesOfVendor } from './releases/replan-vendor-releases';
+import { storedInstant } from './releases/release-writes';
 import { inZone } from './response-times';
 
 /** How long a previewId can be required by a PUT. */

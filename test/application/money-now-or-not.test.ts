@@ -2,7 +2,7 @@
  * Contract 6 over real HTTP: vendor hold and unhold, manual release, the retry of a FAILED release (issue 10.2), and
  * the replan of a vendor's open orders under a new policy (issue 7.2); each change audited.
  */
-import { replanVendorReleases } from '../../functions/application/replan-vendor-releases';
+import { replanVendorReleases } from '../../functions/application/releases/replan-vendor-releases';
 import type { GatewayAnswer } from '../../functions/domain/types';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 import { serveApiOverFakes } from './live-api';

@@ -2,10 +2,10 @@
  * Use case of the release function, the one send path: claim a due release, read the order and the vendor's hold
  * after the claim, plan again, and only then send the gateway's eligibility PUT and record its answer.
  */
-import { SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, type Effect, type Write } from '../domain/release-machine';
-import type { ReleaseCommand, ReleaseState, SendInFlight, VendorRelease } from '../domain/types';
+import { SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, type Effect, type Write } from '../../domain/release-machine';
+import type { ReleaseCommand, ReleaseState, SendInFlight, VendorRelease } from '../../domain/types';
 import { planInputOf, planOrderReleases } from './plan-releases';
-import { VersionConflictError, type Dependencies } from './ports';
+import { VersionConflictError, type Dependencies } from '../ports';
 import { releaseKeyOf, runEffects, writeRelease } from './release-writes';
 
 export type ReleaseVendorResult =

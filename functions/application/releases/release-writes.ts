@@ -1,11 +1,11 @@
 /** How the use cases write a vendor release: the machine's write, conditional on its version, then its effects. */
 import type { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatInstant, parseInstant } from '../domain/dates';
-import type { Effect, Write } from '../domain/release-machine';
-import type { VendorRelease } from '../domain/types';
-import { releaseScheduleName } from '../definitions/routing';
-import { describeError } from './errors';
-import type { AuditEntry, Dependencies } from './ports';
+import { GATEWAY_ZONE, formatInstant, parseInstant } from '../../domain/dates';
+import type { Effect, Write } from '../../domain/release-machine';
+import type { VendorRelease } from '../../domain/types';
+import { releaseScheduleName } from '../../definitions/routing';
+import { describeError } from '../errors';
+import type { AuditEntry, Dependencies } from '../ports';
 
 /** How often a use case re-reads and recomputes after a conditional write lost a race. */
 export const MAX_WRITE_ATTEMPTS = 5;

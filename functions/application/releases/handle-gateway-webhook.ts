@@ -2,15 +2,15 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
-import { GATEWAY_ZONE } from '../domain/dates';
-import { ValidationError, isRecord, issueText, type ValidationIssue } from '../domain/errors';
-import { assertNesting, pruneNesting } from '../domain/bounds';
-import { gatewaySplitIssues, isValidId } from '../domain/order-events';
-import { settle } from '../domain/release-machine';
+import { GATEWAY_ZONE } from '../../domain/dates';
+import { ValidationError, isRecord, issueText, type ValidationIssue } from '../../domain/errors';
+import { assertNesting, pruneNesting } from '../../domain/bounds';
+import { gatewaySplitIssues, isValidId } from '../../domain/order-events';
+import { settle } from '../../domain/release-machine';
 import { storableDetail } from './handle-order-event';
 import { withSettlementCheck } from './settlement-accuracy';
-import { UnauthorizedError, describeError } from './errors';
-import { VersionConflictError, type AuditEntry, type Dependencies } from './ports';
+import { UnauthorizedError, describeError } from '../errors';
+import { VersionConflictError, type AuditEntry, type Dependencies } from '../ports';
 import { MAX_WRITE_ATTEMPTS, appendAudit, runEffects, storedInstant, writeRelease } from './release-writes';
 
 export interface WebhookRequest {

@@ -1,12 +1,12 @@
 /** Use-case core: plan an order's vendor releases with the state machine from a consistent read, write, run effects. */
 import {
   plan, vendorFacts, type Cause, type PlanInput, type Refusal, type Transition, type Write,
-} from '../domain/release-machine';
-import { vendorsOutsideOrder } from '../domain/order-events';
-import { defaultPolicy } from '../domain/settings';
-import type { OrderRecord, VendorRelease } from '../domain/types';
-import { ConflictError, NotFoundError } from './errors';
-import { VersionConflictError, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
+} from '../../domain/release-machine';
+import { vendorsOutsideOrder } from '../../domain/order-events';
+import { defaultPolicy } from '../../domain/settings';
+import type { OrderRecord, VendorRelease } from '../../domain/types';
+import { ConflictError, NotFoundError } from '../errors';
+import { VersionConflictError, type Dependencies, type PlanningConfig, type StoredOrder } from '../ports';
 import { MAX_WRITE_ATTEMPTS, releaseKeyOf, runEffects, writeRelease } from './release-writes';
 
 type PaidOrder = StoredOrder & { order: OrderRecord };

@@ -1,15 +1,15 @@
 /** Use cases: settlements against their predictions: the mismatch kept on the outcome with `config.drift_detected`, and the accuracy report. */
 import { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatInstant } from '../domain/dates';
-import type { Transition } from '../domain/release-machine';
-import { predictSettlement } from '../domain/schedule-options';
-import { calendarOf } from '../domain/settings';
-import type { Settings, SettlementMismatch, VendorRelease } from '../domain/types';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
-import { describeError } from './errors';
-import type { Dependencies } from './ports';
-import { rangeBound } from './query-outcomes';
-import { inZone } from './response-times';
+import { GATEWAY_ZONE, formatInstant } from '../../domain/dates';
+import type { Transition } from '../../domain/release-machine';
+import { predictSettlement } from '../../domain/schedule-options';
+import { calendarOf } from '../../domain/settings';
+import type { Settings, SettlementMismatch, VendorRelease } from '../../domain/types';
+import { ValidationError, type ValidationIssue } from '../../domain/errors';
+import { describeError } from '../errors';
+import type { Dependencies } from '../ports';
+import { rangeBound } from '../query-outcomes';
+import { inZone } from '../response-times';
 
 const MINUTE_MS = 60_000;
 const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });

@@ -1,17 +1,17 @@
 /** Use case: take one marketplace order event, keep it, and bring every vendor release of its order up to date. */
 import { createHash } from 'node:crypto';
 import type { DateTime } from 'luxon';
-import { parseInstant } from '../domain/dates';
-import { ValidationError, issueText, type ValidationIssue } from '../domain/errors';
-import { pruneNesting } from '../domain/bounds';
-import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../domain/order-events';
-import { planRelease, vendorFacts, type Cause } from '../domain/release-machine';
-import { compareSecondPayment } from '../domain/same-payment';
-import { defaultPolicy } from '../domain/settings';
-import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../domain/types';
-import { maxEligibility } from '../domain/window';
-import { describeError } from './errors';
-import type { Dependencies, PlanningConfig, StoredOrder } from './ports';
+import { parseInstant } from '../../domain/dates';
+import { ValidationError, issueText, type ValidationIssue } from '../../domain/errors';
+import { pruneNesting } from '../../domain/bounds';
+import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../../domain/order-events';
+import { planRelease, vendorFacts, type Cause } from '../../domain/release-machine';
+import { compareSecondPayment } from '../../domain/same-payment';
+import { defaultPolicy } from '../../domain/settings';
+import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../../domain/types';
+import { maxEligibility } from '../../domain/window';
+import { describeError } from '../errors';
+import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
 import { planOrderReleases } from './plan-releases';
 import { storedInstant } from './release-writes';
 

@@ -1,15 +1,15 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
-import { parseEligibilityInput } from '../domain/dates';
-import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../domain/errors';
-import { manualRelease, retryFailed, type Cause } from '../domain/release-machine';
-import type { VendorHold, VendorRelease } from '../domain/types';
-import { NotFoundError } from './errors';
-import { requireId } from './ids';
+import { parseEligibilityInput } from '../../domain/dates';
+import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
+import { manualRelease, retryFailed, type Cause } from '../../domain/release-machine';
+import type { VendorHold, VendorRelease } from '../../domain/types';
+import { NotFoundError } from '../errors';
+import { requireId } from '../ids';
 import { planOrderReleases, transitionRelease } from './plan-releases';
-import type { Dependencies } from './ports';
+import type { Dependencies } from '../ports';
 import { openReleasesOfVendor } from './replan-vendor-releases';
 import { appendAudit, storedInstant } from './release-writes';
-import { releaseViewOf, type ReleaseView } from './view-order';
+import { releaseViewOf, type ReleaseView } from '../view-order';
 
 const TEXT_LIMIT = 500;
 

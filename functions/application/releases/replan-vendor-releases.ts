@@ -1,8 +1,8 @@
 /** Use case: plan a vendor's unsent releases again under a new policy version (PUT policy with applyTo open_orders). */
-import { isUnsent, plan } from '../domain/release-machine';
-import type { VendorPolicy, VendorRelease } from '../domain/types';
+import { isUnsent, plan } from '../../domain/release-machine';
+import type { VendorPolicy, VendorRelease } from '../../domain/types';
 import { transitionRelease } from './plan-releases';
-import type { Dependencies } from './ports';
+import type { Dependencies } from '../ports';
 
 /**
  * The vendor's releases that are not sent yet (PLANNED, SCHEDULED, WAITING, HELD, and AT_MAX by its rule), read from
