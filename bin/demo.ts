@@ -9,7 +9,7 @@ import { SingleBar } from 'cli-progress';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { isValidWebhookSignature } from '../functions/application/releases/handle-gateway-webhook';
-import type { PolicyPreviewAnswer } from '../functions/application/preview-changes';
+import type { PolicyPreviewAnswer } from '../functions/application/config/preview-changes';
 import type { ForecastDay } from '../functions/application/read-vendors';
 import type { AccuracyRow } from '../functions/application/releases/settlement-accuracy';
 import type { AuditVerification } from '../functions/domain/audit-verification';

@@ -1,7 +1,7 @@
 /** The body of PUT /vendors/{vendorId}/policy and of its preview: the policy, plus how and when the change applies. */
-import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../domain/errors';
-import { validatePolicyInput } from '../domain/settings';
-import type { ReleaseRule } from '../domain/types';
+import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
+import { validatePolicyInput } from '../../domain/settings';
+import type { ReleaseRule } from '../../domain/types';
 
 export type ApplyTo = 'new_orders' | 'open_orders';
 

@@ -1,10 +1,10 @@
 /** Use cases: read and change the merchant settings (GET and PUT /settings), each change a new version. */
-import { ValidationError, isRecord, type ValidationIssue } from '../domain/errors';
-import { DEFAULT_RETRY_BUDGET, SETTINGS_CHANGE_KEYS, validateSettings } from '../domain/settings';
-import type { Settings, VersionedSettings } from '../domain/types';
-import { VersionConflictError, type Dependencies } from './ports';
-import { inZone } from './response-times';
-import { appendAudit, storedInstant } from './releases/release-writes';
+import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
+import { DEFAULT_RETRY_BUDGET, SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
+import type { Settings, VersionedSettings } from '../../domain/types';
+import { VersionConflictError, type Dependencies } from '../ports';
+import { inZone } from '../response-times';
+import { appendAudit, storedInstant } from '../releases/release-writes';
 import { requireSettingsPreview } from './preview-changes';
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {

@@ -1,18 +1,18 @@
 /** Use case: POST /policies/import, a CSV of vendor policies checked line by line, applied all or nothing, once per file. */
 import { parse } from 'csv-parse/sync';
-import { sha256Hex } from '../domain/digest';
-import { ValidationError, type ValidationIssue } from '../domain/errors';
-import { isValidId } from '../domain/order-events';
-import { defaultPolicy, validatePolicyInput } from '../domain/settings';
-import type { VendorPolicy } from '../domain/types';
-import { ConflictError, describeError } from './errors';
-import { eachInFlight } from './in-flight';
+import { sha256Hex } from '../../domain/digest';
+import { ValidationError, type ValidationIssue } from '../../domain/errors';
+import { isValidId } from '../../domain/order-events';
+import { defaultPolicy, validatePolicyInput } from '../../domain/settings';
+import type { VendorPolicy } from '../../domain/types';
+import { ConflictError, describeError } from '../errors';
+import { eachInFlight } from '../in-flight';
 import { saveNextPolicy } from './manage-policies';
-import { FORMULA_START } from './query-outcomes';
+import { FORMULA_START } from '../query-outcomes';
 import type { PolicyChange } from './policy-change';
-import { VersionConflictError, type Dependencies } from './ports';
-import { storedInstant } from './releases/release-writes';
-import { inZone } from './response-times';
+import { VersionConflictError, type Dependencies } from '../ports';
+import { storedInstant } from '../releases/release-writes';
+import { inZone } from '../response-times';
 
 export const IMPORT_HEADER = ['vendorId', 'scheduleOption', 'release', 'delay', 'reason'] as const;
 /**

@@ -1,23 +1,23 @@
 /** Use cases: preview a policy or settings change over the unsent releases it would move, and require a preview to hold. */
 import { randomUUID } from 'node:crypto';
-import { ValidationError, isRecord } from '../domain/errors';
+import { ValidationError, isRecord } from '../../domain/errors';
 import {
   factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay, type DayTotals, type PreviewedRelease,
   type ReleasePreview,
-} from '../domain/preview';
-import { vendorFacts, type VendorFacts } from '../domain/release-machine';
-import { SETTINGS_CHANGE_KEYS, validateSettings } from '../domain/settings';
-import type { Settings, VendorPolicy, VendorRelease } from '../domain/types';
-import { boundedCount } from './cursor';
-import { ConflictError } from './errors';
-import { eachInFlight } from './in-flight';
-import { requireId } from './ids';
+} from '../../domain/preview';
+import { vendorFacts, type VendorFacts } from '../../domain/release-machine';
+import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
+import type { Settings, VendorPolicy, VendorRelease } from '../../domain/types';
+import { boundedCount } from '../cursor';
+import { ConflictError } from '../errors';
+import { eachInFlight } from '../in-flight';
+import { requireId } from '../ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
-import { knownVendorPages } from './read-vendors';
-import type { Dependencies, StoredPreview } from './ports';
-import { openReleasesOfVendor } from './releases/replan-vendor-releases';
-import { storedInstant } from './releases/release-writes';
-import { inZone } from './response-times';
+import { knownVendorPages } from '../read-vendors';
+import type { Dependencies, StoredPreview } from '../ports';
+import { openReleasesOfVendor } from '../releases/replan-vendor-releases';
+import { storedInstant } from '../releases/release-writes';
+import { inZone } from '../response-times';
 
 /** How long a previewId can be required by a PUT. */
 export const PREVIEW_LIFETIME_MINUTES = 60;

@@ -1,13 +1,13 @@
 /** Use cases: read a vendor's release policy, change it (a new version with actor and reason), list its history. */
-import { defaultPolicy } from '../domain/settings';
-import type { VendorPolicy } from '../domain/types';
-import { requireId } from './ids';
+import { defaultPolicy } from '../../domain/settings';
+import type { VendorPolicy } from '../../domain/types';
+import { requireId } from '../ids';
 import { policyChangeOf, type PolicyChange } from './policy-change';
 import { requirePolicyPreview } from './preview-changes';
-import { replanVendorReleases, type ReplanResult } from './releases/replan-vendor-releases';
-import { VersionConflictError, type Dependencies } from './ports';
-import { appendAudit, storedInstant } from './releases/release-writes';
-import { inZone } from './response-times';
+import { replanVendorReleases, type ReplanResult } from '../releases/replan-vendor-releases';
+import { VersionConflictError, type Dependencies } from '../ports';
+import { appendAudit, storedInstant } from '../releases/release-writes';
+import { inZone } from '../response-times';
 
 /** What the policy routes answer. */
 export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at'>;
