@@ -10,7 +10,7 @@ import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { isValidWebhookSignature } from '../functions/application/releases/handle-gateway-webhook';
 import type { PolicyPreviewAnswer } from '../functions/application/config/preview-changes';
-import type { ForecastDay } from '../functions/application/read-vendors';
+import type { ForecastDay } from '../functions/application/reads/read-vendors';
 import type { AccuracyRow } from '../functions/application/releases/settlement-accuracy';
 import type { AuditVerification } from '../functions/domain/audit-verification';
 import type { ReleaseRule } from '../functions/domain/types';

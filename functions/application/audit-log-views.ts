@@ -6,7 +6,7 @@ import { ValidationError, collectIssues, type ValidationIssue } from '../domain/
 import { NotFoundError, describeError } from './errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
 import type { Dependencies } from './ports';
-import { rangeBound } from './query-outcomes';
+import { rangeBound } from './reads/query-outcomes';
 
 /** Signs what moved first (where this runtime may), so that the answer covers every record up to now. */
 async function checkpointFirst(deps: Dependencies): Promise<void> {

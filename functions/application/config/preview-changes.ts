@@ -13,7 +13,7 @@ import { ConflictError } from '../errors';
 import { eachInFlight } from '../in-flight';
 import { requireId } from '../ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
-import { knownVendorPages } from '../read-vendors';
+import { knownVendorPages } from '../reads/read-vendors';
 import type { Dependencies, StoredPreview } from '../ports';
 import { openReleasesOfVendor } from '../releases/replan-vendor-releases';
 import { storedInstant } from '../releases/release-writes';

@@ -9,7 +9,7 @@ import { planOrderReleases, transitionRelease } from './plan-releases';
 import type { Dependencies } from '../ports';
 import { openReleasesOfVendor } from './replan-vendor-releases';
 import { appendAudit, storedInstant } from './release-writes';
-import { releaseViewOf, type ReleaseView } from '../view-order';
+import { releaseViewOf, type ReleaseView } from '../reads/view-order';
 
 const TEXT_LIMIT = 500;
 

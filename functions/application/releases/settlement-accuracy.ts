@@ -8,7 +8,7 @@ import type { Settings, SettlementMismatch, VendorRelease } from '../../domain/t
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { describeError } from '../errors';
 import type { Dependencies } from '../ports';
-import { rangeBound } from '../query-outcomes';
+import { rangeBound } from '../reads/query-outcomes';
 import { inZone } from '../response-times';
 
 const MINUTE_MS = 60_000;

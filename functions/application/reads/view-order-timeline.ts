@@ -1,10 +1,10 @@
 /** Use case: an order's whole story (GET /orders/{orderId}/timeline): events received and the order's audit records, in time order. */
-import { eventTime } from '../domain/order-events';
-import { streamOf } from '../domain/audit-records';
-import { NotFoundError } from './errors';
-import { requireId } from './ids';
-import type { Dependencies } from './ports';
-import { inZone } from './response-times';
+import { eventTime } from '../../domain/order-events';
+import { streamOf } from '../../domain/audit-records';
+import { NotFoundError } from '../errors';
+import { requireId } from '../ids';
+import type { Dependencies } from '../ports';
+import { inZone } from '../response-times';
 
 export interface TimelineItem {
   /** In the settings' timezone. */

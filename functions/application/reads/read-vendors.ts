@@ -1,16 +1,16 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
-import { GATEWAY_ZONE } from '../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
-import { predictSettlement } from '../domain/schedule-options';
-import { calendarOf, defaultPolicy } from '../domain/settings';
-import type { ReleaseRule, ReleaseState, Settings, VendorRelease } from '../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from './cursor';
-import { NotFoundError, describeError } from './errors';
-import { requireId } from './ids';
-import type { Dependencies, ReadRelease } from './ports';
-import { inZone } from './response-times';
+import { GATEWAY_ZONE } from '../../domain/dates';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { predictSettlement } from '../../domain/schedule-options';
+import { calendarOf, defaultPolicy } from '../../domain/settings';
+import type { ReleaseRule, ReleaseState, Settings, VendorRelease } from '../../domain/types';
+import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
+import { NotFoundError, describeError } from '../errors';
+import { requireId } from '../ids';
+import type { Dependencies, ReadRelease } from '../ports';
+import { inZone } from '../response-times';
 
 export interface VendorSummary {
   vendorId: string;

@@ -1,8 +1,8 @@
 /** Use case: the malformed events Holdback refused and why (GET /rejected-events), newest arrival first, in cursor pages. */
-import type { RejectedEvent } from '../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from './cursor';
-import type { Dependencies } from './ports';
-import { inZone } from './response-times';
+import type { RejectedEvent } from '../../domain/types';
+import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
+import type { Dependencies } from '../ports';
+import { inZone } from '../response-times';
 
 const MAX_REJECTED_LIMIT = 500;
 const CURSOR_LIST = 'rejected-events';

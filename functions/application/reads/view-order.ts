@@ -1,11 +1,11 @@
 /** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone, every state with its reason. */
 import type {
   Clamp, DecimalText, HoldReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, TransactionTimeSource, VendorRelease,
-} from '../domain/types';
-import { NotFoundError } from './errors';
-import { requireId } from './ids';
-import type { Dependencies } from './ports';
-import { inZone } from './response-times';
+} from '../../domain/types';
+import { NotFoundError } from '../errors';
+import { requireId } from '../ids';
+import type { Dependencies } from '../ports';
+import { inZone } from '../response-times';
 
 /** One vendor's release: the contract's fields, then why it is in its state and what it was before it settled. */
 export interface VendorView {

@@ -1,13 +1,13 @@
 /** Use case: outcomes for auditors (GET /outcomes, contract 6.1): filters, cursor pages in JSON, or every row as streamed CSV. */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
-import { isValidId } from '../domain/order-events';
-import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from './cursor';
-import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from './ports';
-import { inZone } from './response-times';
+import { GATEWAY_ZONE, parseInstant } from '../../domain/dates';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { isValidId } from '../../domain/order-events';
+import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../../domain/types';
+import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
+import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from '../ports';
+import { inZone } from '../response-times';
 import { releaseViewOf, type ReleaseView } from './view-order';
 
 export const OUTCOME_LIMIT = { min: 1, max: 1000, default: 100 } as const;
