@@ -1,12 +1,12 @@
 /** Use cases: verify the audit log (GET /audit/verify), export it as JSON lines (GET /audit/export), its public key. */
-import { publicKeyOf } from '../domain/audit-checkpoints';
-import { checkpointLine, headerLine, recordLine } from '../domain/audit-export';
-import { AuditVerifier, type AuditVerification } from '../domain/audit-verification';
-import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
-import { NotFoundError, describeError } from './errors';
+import { publicKeyOf } from '../../domain/audit-checkpoints';
+import { checkpointLine, headerLine, recordLine } from '../../domain/audit-export';
+import { AuditVerifier, type AuditVerification } from '../../domain/audit-verification';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { NotFoundError, describeError } from '../errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
-import type { Dependencies } from './ports';
-import { rangeBound } from './reads/query-outcomes';
+import type { Dependencies } from '../ports';
+import { rangeBound } from '../reads/query-outcomes';
 
 /** Signs what moved first (where this runtime may), so that the answer covers every record up to now. */
 async function checkpointFirst(deps: Dependencies): Promise<void> {

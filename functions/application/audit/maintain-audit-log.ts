@@ -1,8 +1,8 @@
 /** Use cases: write an audit checkpoint (the heads of the streams that moved, signed) and append the entries kept after failed appends. */
-import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../domain/audit-checkpoints';
-import type { StreamHead } from '../domain/audit-records';
-import { describeError } from './errors';
-import type { Dependencies } from './ports';
+import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../../domain/audit-checkpoints';
+import type { StreamHead } from '../../domain/audit-records';
+import { describeError } from '../errors';
+import type { Dependencies } from '../ports';
 
 /**
  * A checkpoint looks again at records stored this long before the previous one's `coveredUntil`: an append that was
