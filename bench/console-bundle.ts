@@ -1,6 +1,6 @@
 /** The console's bundle as a browser downloads it: bytes raw and gzipped (goal: under 150 KB gzipped), and the build time. */
 import { gzipSync } from 'node:zlib';
-import { buildConsoleBundle } from '../functions/console/bundle';
+import { buildConsoleBundle } from '../console/bundle';
 
 export const CONSOLE_BUNDLE_GOAL_GZIP_BYTES = 150 * 1024;
 

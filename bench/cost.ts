@@ -5,8 +5,9 @@
  * due-index every minute instead of scheduling each release.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AWS_CALL_METER_ENV, AwsCallTally } from '../functions/adapters/metering/aws-call-meter';
-import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/routing';
+import { join } from 'node:path';
+import { AwsCallTally } from './aws-call-meter';
+import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/definitions/routing';
 import { PRICES, PRICES_AS_OF, PRICE_REGION } from './aws-prices';
 import { startHarness, type Harness } from '../test/e2e/harness';
 
@@ -115,10 +116,9 @@ function sum(lines: Line[], service?: string): number {
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 export async function benchCost(orders = 200) {
-  const previous = process.env[AWS_CALL_METER_ENV];
-  process.env[AWS_CALL_METER_ENV] = 'true';
   const tally = new AwsCallTally();
-  const harness = await startHarness();
+  // Every SDK client of the runtime and its containers counts its calls (the composition root's client hook).
+  const harness = await startHarness({ clientHook: join(__dirname, 'aws-call-meter.ts') });
   try {
     await harness.createVendors(VENDORS.map((v) => ({ id: v.id, scheduleOption: 1 })));
     for (const v of VENDORS) await harness.setPolicy(v.id, v.release);
@@ -207,8 +207,6 @@ export async function benchCost(orders = 200) {
   } finally {
     await harness.close();
     tally.close();
-    if (previous === undefined) delete process.env[AWS_CALL_METER_ENV];
-    else process.env[AWS_CALL_METER_ENV] = previous;
   }
 }
 

@@ -11,13 +11,13 @@ import { DocumentClient, documentClientConfig } from '../functions/adapters/dyna
 import { orderItem, releaseItem } from '../functions/adapters/dynamodb/order-repository';
 import { DynamoReleaseReads } from '../functions/adapters/dynamodb/release-reads';
 import { DynamoSettingsRepository } from '../functions/adapters/dynamodb/settings-repository';
-import { createTableInputs, DEFAULT_TABLE_NAMES } from '../functions/adapters/dynamodb/tables';
+import { createTableInputs, DEFAULT_TABLE_NAMES } from '../functions/definitions/tables';
 import type { Dependencies } from '../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../functions/domain/types';
 import { makeApiHandler } from '../functions/handlers/api';
 import { createApiServer } from '../local/api-server';
-import { LocalDynamo } from '../local/dynamodb';
-import { lambdaContext } from '../local/lambda-context';
+import { LocalDynamo } from '../local/edge/dynamodb';
+import { lambdaContext } from '../local/lambda/lambda-context';
 
 const REGION = 'local';
 const VENDORS = ['bench-v1', 'bench-v2', 'bench-v3'];

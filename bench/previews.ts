@@ -1,8 +1,8 @@
 /** Bench sections of issue 7: a policy preview over 100,000 unsent releases, and a 20,000-row import dry run (`npx tsx bench/run.ts previews`). */
 import { DateTime } from 'luxon';
 import { startLocal } from '../local/runtime';
-import { checkPolicyFile, MAX_IMPORT_ROWS } from '../functions/application/import-policies';
-import { openReleasesOfVendor } from '../functions/application/replan-vendor-releases';
+import { checkPolicyFile, MAX_IMPORT_ROWS } from '../functions/application/config/import-policies';
+import { openReleasesOfVendor } from '../functions/application/releases/replan-vendor-releases';
 import { formatInstant } from '../functions/domain/dates';
 import { factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay } from '../functions/domain/preview';
 import { planRelease } from '../functions/domain/release-machine';

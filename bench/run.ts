@@ -13,7 +13,7 @@ import { benchGatewayFaults, gatewayFaultsLine, gatewayFaultsTargets } from './g
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
 import { benchScale, scaleLine, scaleTargets } from './scale';
-import { RELEASE_QUEUE } from '../functions/routing';
+import { RELEASE_QUEUE } from '../functions/definitions/routing';
 import { parseInstant } from '../functions/domain/dates';
 import { planRelease, vendorFacts } from '../functions/domain/release-machine';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';

@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
-import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle } from '../functions/console/bundle';
+import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle } from '../console/bundle';
 import { GATEWAY_ZONE } from '../functions/domain/dates';
-import { readBodyWithin } from '../local/wire';
+import { readBodyWithin } from '../kit/wire';
 import { SignedApi, type SignedApiOptions } from './signed-api';
 
 export interface ConsoleServerOptions extends SignedApiOptions {

@@ -44,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'demo': {
-      const { runDemo } = await import('../local/demo');
+      const { runDemo } = await import('./demo');
       await runDemo();
       return;
     }

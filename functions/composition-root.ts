@@ -7,9 +7,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
 import type { Clock, Dependencies, EligibilityGateway, ExportStore, JobQueue, Logger } from './application/ports';
-import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './routing';
-import { AUDIT_TABLE, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, TABLES, type TableDefinition, type TableNames } from './adapters/dynamodb/tables';
-import { AWS_CALL_METER_ENV, meterAwsCalls } from './adapters/metering/aws-call-meter';
+import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './definitions/routing';
+import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from './definitions/tables';
 import { DynamoAuditStore } from './adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from './adapters/audit-key/ed25519-audit-key';
 import { KmsAuditKey } from './adapters/kms/kms-audit-key';
@@ -20,7 +19,7 @@ import { DynamoConfigReader } from './adapters/dynamodb/config-reader';
 import { DocumentClient, documentClientConfig } from './adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
-import { RETENTION_KINDS, type RetentionDays } from './adapters/dynamodb/retention';
+import { RETENTION_KINDS, type RetentionDays } from './definitions/retention-kinds';
 import { DynamoPreviewRepository } from './adapters/dynamodb/preview-repository';
 import { DynamoPolicyImportRepository } from './adapters/dynamodb/policy-import-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
@@ -137,8 +136,6 @@ export interface RuntimeConfig {
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
     key: { kms: string; writer: boolean; previous: string[] } | { file: string } | null;
   };
-  /** Count every AWS call in billed units (HOLDBACK_COUNT_AWS_CALLS=true; the bench's bill), never on AWS. */
-  meterAwsCalls?: boolean;
   /** Days each kind of record that may expire is kept (HOLDBACK_RETENTION_DAYS); absent or empty: nothing expires. */
   retentionDays?: RetentionDays;
 }
@@ -218,7 +215,6 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
-    meterAwsCalls: env[AWS_CALL_METER_ENV]?.trim() === 'true',
     retentionDays: retentionConfig(env, problems),
   };
   if (config.gateway.ratePerMinute < config.releaseMaxConcurrency) {
@@ -282,11 +278,11 @@ const noExports: ExportStore = {
 };
 
 /** The export store as configured; the S3 client is built only where a bucket is. */
-function exportStoreOf(config: RuntimeConfig, aws: Record<string, unknown>, clock: Clock): ExportStore {
+function exportStoreOf(config: RuntimeConfig, aws: Record<string, unknown>, clock: Clock, wrap: ClientHook | undefined): ExportStore {
   const exports = config.exports;
   if (!exports) return noExports;
   if ('dir' in exports) return new FileExportStore(exports.dir, exports.baseUrl);
-  return new S3ExportStore(metered(config, new S3Client(aws), 'S3'), exports.bucket, () => clock.now().toJSDate());
+  return new S3ExportStore(hooked(wrap, config, new S3Client(aws), 'S3'), exports.bucket, () => clock.now().toJSDate());
 }
 
 /** The audit key: a KMS key or a local key file, never both (a production runtime must not sign with a file). */
@@ -344,21 +340,21 @@ const noGatewaySends: EligibilityGateway = {
 };
 
 /** The audit checkpoints' key as configured; the KMS client is built only where a KMS key is. */
-function auditKeyOf(config: RuntimeConfig, aws: KMSClientConfig): Dependencies['auditKey'] {
+function auditKeyOf(config: RuntimeConfig, aws: KMSClientConfig, wrap: ClientHook | undefined): Dependencies['auditKey'] {
   const key = config.audit.key;
   if (!key) return null;
-  if ('kms' in key) return new KmsAuditKey(metered(config, new KMSClient(aws), 'KMS'), key.kms, key.writer, key.previous);
+  if ('kms' in key) return new KmsAuditKey(hooked(wrap, config, new KMSClient(aws), 'KMS'), key.kms, key.writer, key.previous);
   return Ed25519AuditKey.fromFile(key.file);
 }
 
-/** The client, with the bench's call meter when the configuration asks for it (see aws-call-meter.ts). */
-function metered<T extends { middlewareStack: unknown }>(config: RuntimeConfig, client: T, service: string): T {
-  if (!config.meterAwsCalls) return client;
-  const tables: Record<string, TableDefinition> = {
-    [config.tables.orders]: TABLES.orders, [config.tables.config]: TABLES.config, [config.tables.rejected]: TABLES.rejected,
-    [config.audit.table]: AUDIT_TABLE,
-  };
-  meterAwsCalls(client, service, tables);
+/**
+ * A hook given each SDK client as it is built, with its service name ("DynamoDB", "SQS"...), before its first call:
+ * the bench's call meter (bench/aws-call-meter.ts) plugs in here. Production passes none.
+ */
+export type ClientHook = (client: { middlewareStack: unknown }, service: string, config: RuntimeConfig) => void;
+
+function hooked<T extends { middlewareStack: unknown }>(wrap: ClientHook | undefined, config: RuntimeConfig, client: T, service: string): T {
+  wrap?.(client, service, config);
   return client;
 }
 
@@ -372,6 +368,8 @@ export function buildDependencies(
     clock?: Clock; logger?: Logger; publishLingerMs?: number;
     /** False for every function but the release function: only it sends, so the deployment stays under the gateway's limit. */
     sendsToGateway?: boolean;
+    /** Given every SDK client as it is built (the bench's call meter); none in production. */
+    wrapClient?: ClientHook;
   } = {},
 ): Dependencies {
   const clock = overrides.clock ?? systemClock;
@@ -384,7 +382,7 @@ export function buildDependencies(
     ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
-  const doc = new DocumentClient(metered(config, new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));
+  const doc = new DocumentClient(hooked(overrides.wrapClient, config, new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));
   const scrubber = new SecretScrubber();
   const source = config.gateway.credentials;
   const credentials: GatewayCredentialSource = 'secretId' in source
@@ -395,7 +393,7 @@ export function buildDependencies(
   const retention = config.retentionDays ?? {};
   const orders = new DynamoOrderRepository(doc, config.tables.orders, retention);
   const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
-  const sqs = metered(config, new SQSClient(aws), 'SQS');
+  const sqs = hooked(overrides.wrapClient, config, new SQSClient(aws), 'SQS');
   return {
     clock,
     logger,
@@ -408,7 +406,7 @@ export function buildDependencies(
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
     previews: new DynamoPreviewRepository(doc, config.tables.config),
     policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
-    scheduler: new EventBridgeReleaseScheduler(metered(config, new SchedulerClient(aws), 'Scheduler'), {
+    scheduler: new EventBridgeReleaseScheduler(hooked(overrides.wrapClient, config, new SchedulerClient(aws), 'Scheduler'), {
       releaseQueueArn: config.scheduler.releaseQueueArn,
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
@@ -423,7 +421,7 @@ export function buildDependencies(
       scrubber,
       timeoutMs: config.gateway.timeoutMs,
     }),
-    publisher: new EventBridgePublisher(metered(config, new EventBridgeClient(aws), 'EventBridge'), {
+    publisher: new EventBridgePublisher(hooked(overrides.wrapClient, config, new EventBridgeClient(aws), 'EventBridge'), {
       eventBusName: config.eventBus,
       orderEventSource: config.orderEventSource,
       now: () => clock.now(),
@@ -433,10 +431,10 @@ export function buildDependencies(
     jobQueue: config.jobQueueUrl ? new SqsJobQueue(sqs, config.jobQueueUrl) : noJobQueue,
     jobs: new DynamoJobRepository(doc, config.tables.config),
     openOrderPolicies: new DynamoOpenOrderPolicyRepository(doc, config.tables.config),
-    exports: exportStoreOf(config, aws, clock),
+    exports: exportStoreOf(config, aws, clock, overrides.wrapClient),
     audit: auditStore,
     auditArchive: auditStore,
-    auditKey: auditKeyOf(config, aws),
+    auditKey: auditKeyOf(config, aws, overrides.wrapClient),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
   };

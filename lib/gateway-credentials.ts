@@ -3,7 +3,7 @@ import { CfnParameter, Validations } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { PLACEHOLDER_CLIENT_ID } from '../functions/adapters/secrets/gateway-credentials';
+import { PLACEHOLDER_CLIENT_ID } from '../functions/definitions/secrets';
 import { RUNTIME_ENV } from '../functions/composition-root';
 
 export interface GatewayCredentialsProps {

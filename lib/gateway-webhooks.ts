@@ -1,7 +1,7 @@
 /** The gateway's webhooks on the webhooks function's own Lambda function URL: open, verified by their HMAC signature. */
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { GATEWAY_WEBHOOK_PATH } from '../functions/routing';
+import { GATEWAY_WEBHOOK_PATH } from '../functions/definitions/routing';
 import type { HoldbackFunction } from './holdback-function';
 
 export interface GatewayWebhooksProps {

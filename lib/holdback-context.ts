@@ -1,6 +1,6 @@
 /** Reads the stack's settings from CDK context (`holdback:*` keys), naming the key and what to send when one is wrong. */
 import type { Node } from 'constructs';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/routing';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/definitions/routing';
 import {
   DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, RETENTION_KINDS,
   type ConcurrencyBudget, type HoldbackStackProps, type RetentionDays,

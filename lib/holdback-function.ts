@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../functions/composition-root';
-import { METRICS_NAMESPACE } from '../functions/observability/metric-names';
+import { METRICS_NAMESPACE } from '../functions/definitions/metric-names';
 import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling } from './release-scheduling';

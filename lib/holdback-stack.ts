@@ -5,10 +5,10 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
-import { DUE_INDEX } from '../functions/adapters/dynamodb/tables';
+import { DUE_INDEX } from '../functions/definitions/tables';
 import {
   DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
-} from '../functions/routing';
+} from '../functions/definitions/routing';
 import { AccessPolicies } from './access-policies';
 import { DeadLetterQueue } from './dead-letter-queue';
 import { GatewayCredentials } from './gateway-credentials';

@@ -1,11 +1,11 @@
-/** A DynamoDB table built from its one definition in functions/adapters/dynamodb/tables.ts. */
+/** A DynamoDB table built from its one definition in functions/definitions/tables.ts. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { AttributeDefinition, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { Construct } from 'constructs';
 import {
   AUDIT_TABLE, AUDIT_TABLE_ENV, TABLE_ENV, TABLES, type TableDefinition, type TableName,
-} from '../functions/adapters/dynamodb/tables';
+} from '../functions/definitions/tables';
 
 /** Holdback's tables: those of TABLES, and the audit log's. */
 export type StackTableName = TableName | 'audit';

@@ -4,7 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { JOB_QUEUE } from '../functions/routing';
+import { JOB_QUEUE } from '../functions/definitions/routing';
 import { DeadLetterQueue } from './dead-letter-queue';
 
 export class JobQueue extends Construct {

@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, type MetricKey } from '../functions/observability/metric-names';
+import { METRIC, METRICS_NAMESPACE, type MetricKey } from '../functions/definitions/metric-names';
 
 export interface ObservabilityProps {
   /** Each dead-letter queue, by what it holds; one alarm each. */
@@ -17,7 +17,7 @@ export interface ObservabilityProps {
   readonly latenessThreshold?: Duration;
 }
 
-/** The metric names here are the runtime's (functions/observability/metric-names.ts); the service dimension is the stack. */
+/** The metric names here are the runtime's (functions/definitions/metric-names.ts); the service dimension is the stack. */
 export class Observability extends Construct {
   readonly topic: sns.Topic;
   readonly alarms: cloudwatch.Alarm[] = [];

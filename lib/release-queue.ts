@@ -4,7 +4,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RELEASE_QUEUE } from '../functions/routing';
+import { RELEASE_QUEUE } from '../functions/definitions/routing';
 import { DeadLetterQueue } from './dead-letter-queue';
 
 export interface ReleaseQueueProps {

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RELEASE_SCHEDULE_GROUP } from '../functions/routing';
+import { RELEASE_SCHEDULE_GROUP } from '../functions/definitions/routing';
 import { DeadLetterQueue } from './dead-letter-queue';
 import { stackScopedName } from './stack-scoped-name';
 

@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import { SWEEP_SCHEDULE } from '../functions/routing';
+import { SWEEP_SCHEDULE } from '../functions/definitions/routing';
 import { stackScopedName } from './stack-scoped-name';
 
 export interface SweepScheduleProps {

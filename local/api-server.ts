@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { bodyStreamOf } from '../functions/handlers/streamed-body';
-import { loopbackRefusal } from './loopback-guard';
-import { readBodyWithin } from './wire';
+import { loopbackRefusal } from '../kit/loopback-guard';
+import { readBodyWithin } from '../kit/wire';
 
 /** A Lambda handler of payload 2.0 (the middy handler of functions/handlers/api.ts, or a plain function of the event). */
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;

@@ -1,6 +1,6 @@
 /** The shared clock of the embedded default: Holdback, the local edge and the gateway sandbox all read it. */
 import { DateTime } from 'luxon';
-import { readIfPresent, SnapshotFile } from './durable-file';
+import { readIfPresent, SnapshotFile } from '../kit/durable-file';
 
 export interface TimerHandle {
   cancel(): void;

@@ -7,11 +7,11 @@ import { createPrivateKey } from 'node:crypto';
 import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DataFolder } from './data-folder';
-import { DataDamaged, JournalSeal, journalCut, journalDamage, readIfPresent, readJournal, snapshotText, writeSnapshot } from './durable-file';
+import { DataDamaged, JournalSeal, journalCut, journalDamage, readIfPresent, readJournal, snapshotText, writeSnapshot } from '../kit/durable-file';
 import { checkTables } from './tables-check';
 import { SANDBOX_STATE_FILE } from '../sandbox/persistence';
 
-export { DataDamaged } from './durable-file';
+export { DataDamaged } from '../kit/durable-file';
 
 /** Checks (and with `repair`, mends) the folder; resolves with the lines to print about what was dropped or lost. */
 export async function checkDataFolder(folder: DataFolder, opts: { repair?: boolean } = {}): Promise<string[]> {

@@ -4,19 +4,19 @@ import { openDataFolder, type DataFolder } from './data-folder';
 import { localAuditKeyFile } from './audit-key-file';
 import { checkDataFolder, DataDamaged, recordContents } from './data-check';
 import { refuseFetchBlockedPort } from './ports';
-import { createEdge, localSchedulerRoleArn, type Edge } from './edge';
-import type { DeliveryPolicy, UndeliverableEvent } from './bus';
-import { TargetNotReady } from './in-flight';
+import { createEdge, localSchedulerRoleArn, type Edge } from './edge/edge';
+import type { DeliveryPolicy, UndeliverableEvent } from './edge/bus';
+import { TargetNotReady } from './edge/in-flight';
 import { formatInstant, GATEWAY_ZONE } from '../functions/domain/dates';
-import { LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './scheduler';
-import { lambdaContext } from './lambda-context';
-import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './lambda-pool';
+import { LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './edge/scheduler';
+import { lambdaContext } from './lambda/lambda-context';
+import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './lambda/lambda-pool';
 import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
-import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/adapters/dynamodb/tables';
+import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/definitions/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
-import { AWS_CALL_METER_ENV } from '../functions/adapters/metering/aws-call-meter';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, type HandlerName } from '../functions/routing';
+import { loadClientHook } from './lambda/client-hook';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +57,11 @@ export interface LocalRuntimeOptions {
   bundles?: Partial<Record<HandlerName, string>>;
   /** How the bus tries a failing target again (default: EventBridge's 185 tries over 24 hours; tests shorten it). */
   delivery?: Partial<DeliveryPolicy>;
+  /**
+   * A module whose `clientHook` export (see ClientHook in the composition root) is given every SDK client this runtime
+   * and its containers build: the bench's call meter. A path, since each container loads it on its own thread.
+   */
+  clientHook?: string;
 }
 
 /** Two containers use the second core well beside the edge, the sandbox and DynamoDB's own thread. */
@@ -241,18 +246,17 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.exportDir]: exportDir,
       [RUNTIME_ENV.exportBaseUrl]: api.url,
       [RUNTIME_ENV.auditKeyFile]: auditKey.file,
-      // The bench's bill: every container's SDK clients count their calls (see aws-call-meter.ts).
-      [AWS_CALL_METER_ENV]: process.env[AWS_CALL_METER_ENV],
     };
     const config = readRuntimeConfig(environment);
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
     deps = buildDependencies(config, {
       clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
+      wrapClient: opts.clientHook ? loadClientHook(opts.clientHook) : undefined,
     });
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
-      config, clock, publisher: () => getDeps().publisher, logger: opts.logger,
+      config, clock, publisher: () => getDeps().publisher, logger: opts.logger, clientHook: opts.clientHook,
       ...(opts.bundles ? { bundles: opts.bundles, environment: definedOnly(environment) } : {}),
     });
     started.push(() => containers.close());

@@ -7,7 +7,7 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { DataDamaged, parseSeal, readIfPresent, sealLine, writeSnapshot } from './durable-file';
+import { DataDamaged, parseSeal, readIfPresent, sealLine, writeSnapshot } from '../kit/durable-file';
 
 /**
  * Every write to the tables also puts its number under one of these keys (slot = number mod SLOTS), in the same

@@ -1,8 +1,8 @@
 /** A small router over node:http for the sandbox, with the gateway's error body and field-error conventions. */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { nestingDepth } from '../functions/domain/bounds';
-import { loopbackRefusal } from '../local/loopback-guard';
-import { readBodyWithin } from '../local/wire';
+import { nestingDepth } from '../kit/nesting-depth';
+import { loopbackRefusal } from '../kit/loopback-guard';
+import { readBodyWithin } from '../kit/wire';
 import type { SandboxClock } from './clock';
 import type { SandboxState } from './state';
 import type { WebhookSender } from './webhooks';

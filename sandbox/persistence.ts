@@ -1,6 +1,6 @@
 /** The sandbox's state on disk: a whole snapshot after each changing request (before its answer) and every 2 s (app.ts). */
 import { join } from 'node:path';
-import { readIfPresent, SnapshotFile } from '../local/durable-file';
+import { readIfPresent, SnapshotFile } from '../kit/durable-file';
 import type { SandboxState } from './state';
 
 /** The snapshot inside the folder given to the sandbox (the data folder's `sandbox/`). */

@@ -1,6 +1,6 @@
 /** Vendor settlement schedule options and their slots, in India time, on bank working days (gateway-facts section 2). */
 import type { DateTime } from 'luxon';
-import { DAY_MS, dateOfDayNumber, dayNumberOfDate, indiaDayOf, indiaMidnight, isoWeekdayOf } from '../functions/domain/civil-days';
+import { DAY_MS, dateOfDayNumber, dayNumberOfDate, indiaDayOf, indiaMidnight, isoWeekdayOf } from '../kit/civil-days';
 import { isoDateOfCivil } from './time';
 
 export const SCHEDULE_MESSAGES: Readonly<Record<number, string>> = {

@@ -12,7 +12,7 @@ import {
   type SandboxState,
   type VendorSettlementRecord,
 } from './state';
-import { DAY_MS } from '../functions/domain/civil-days';
+import { DAY_MS } from '../kit/civil-days';
 import { IST, isoIst } from './time';
 
 /** A vendor's settlement reads IN_PROGRESS from this long before its slot until it settles. */

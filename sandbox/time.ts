@@ -2,7 +2,7 @@
 import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
 // Generic day-number arithmetic (no Holdback rule): India dates as integers on epoch milliseconds, the offset being
 // fixed, far cheaper than luxon DateTimes on the hot paths (eligibility PUTs, settlement slots).
-import { INDIA_OFFSET_MS, dateOfDayNumber, dayNumberOfDate, indiaMidnight, type CivilDate } from '../functions/domain/civil-days';
+import { INDIA_OFFSET_MS, dateOfDayNumber, dayNumberOfDate, indiaMidnight, type CivilDate } from '../kit/civil-days';
 
 /**
  * India time (Asia/Kolkata) as the fixed +05:30 offset it has kept since 1945, with no daylight saving: the same

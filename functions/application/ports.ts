@@ -485,10 +485,10 @@ export type ExportDownload =
   | { kind: 'expired'; expiresAt: IsoInstant }
   | { kind: 'not_found' };
 
-/** Counts and measures of the release flow (names in functions/observability/metric-names.ts), for alarms. */
+/** Counts and measures of the release flow (names in functions/definitions/metric-names.ts), for alarms. */
 export interface ReleaseMetrics {
   /** Adds `value` (default 1) to the metric: a count, or a measure in the metric's unit. */
-  record(key: import('../observability/metric-names').MetricKey, value?: number): void;
+  record(key: import('../definitions/metric-names').MetricKey, value?: number): void;
 }
 
 export interface Logger {

@@ -3,6 +3,9 @@ import Decimal from 'decimal.js';
 import type { DateTime, Duration } from 'luxon';
 import { parseDuration } from './dates';
 import { ValidationError, type ValidationIssue } from './errors';
+import { MAX_NESTING_DEPTH, nestingDepth } from '../../kit/nesting-depth';
+
+export { MAX_NESTING_DEPTH, NESTED_TOO_DEEP, nestingDepth, pruneNesting } from '../../kit/nesting-depth';
 
 const DAY_MS = 86_400_000;
 
@@ -50,36 +53,6 @@ const MAX_AMOUNT_DECIMAL = new Decimal(MAX_AMOUNT);
 export const MAX_VENDORS_PER_ORDER = 100;
 /** Bank holidays in the settings: about 20 a year, so 50 years' worth; the settings must fit one table item. */
 export const MAX_HOLIDAYS = 1000;
-/**
- * Levels of nested objects and lists in an event's detail or a JSON body (an order event needs 3). Anything deeper is
- * refused before a recursive step (cloning, serialising, storing) can overflow the stack on it.
- */
-export const MAX_NESTING_DEPTH = 32;
-
-/** What stands for a value cut off by `pruneNesting`. */
-export const NESTED_TOO_DEEP = '[nested too deep]';
-
-function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
-  return typeof value === 'object' && value !== null;
-}
-
-/**
- * How many levels of objects and lists a value nests (a scalar 0, `{}` 1, `{"a": []}` 2), counted without recursion
- * and stopping as soon as it exceeds `limit` (then `limit + 1`).
- */
-export function nestingDepth(value: unknown, limit: number = MAX_NESTING_DEPTH): number {
-  if (!isContainer(value)) return 0;
-  let deepest = 1;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (depth > deepest) deepest = depth;
-    if (deepest > limit) return limit + 1;
-    for (const child of Object.values(current as object)) if (isContainer(child)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 /** The issue of a value nested deeper than the limit, or null. */
 export function nestingIssue(value: unknown, field: string, example: string): ValidationIssue | null {
   if (nestingDepth(value) <= MAX_NESTING_DEPTH) return null;
@@ -88,33 +61,6 @@ export function nestingIssue(value: unknown, field: string, example: string): Va
     problem: `nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep`,
     expected: `at most ${MAX_NESTING_DEPTH} levels, e.g. ${example}`,
   };
-}
-
-/**
- * A copy of a JSON value in which everything below `keep` levels is replaced by "[nested too deep]", built without
- * recursion: safe to clone, serialise and store whatever the input, and still deeper than MAX_NESTING_DEPTH when the
- * input was (with `keep` above it), so whoever reads it refuses it for the same reason.
- */
-export function pruneNesting(value: unknown, keep: number = MAX_NESTING_DEPTH + 1): unknown {
-  if (!isContainer(value)) return value;
-  const copyOf = (v: object): Record<string, unknown> | unknown[] => (Array.isArray(v) ? [] : {});
-  const root = copyOf(value);
-  const stack: Array<{ from: object; to: Record<string, unknown>; depth: number }> = [{ from: value, to: root as Record<string, unknown>, depth: 1 }];
-  while (stack.length > 0) {
-    const { from, to, depth } = stack.pop()!;
-    for (const [key, child] of Object.entries(from)) {
-      if (!isContainer(child)) {
-        to[key] = child;
-      } else if (depth >= keep) {
-        to[key] = NESTED_TOO_DEEP;
-      } else {
-        const copy = copyOf(child);
-        to[key] = copy;
-        stack.push({ from: child, to: copy as Record<string, unknown>, depth: depth + 1 });
-      }
-    }
-  }
-  return root;
 }
 
 /** Throws the field-named error when a parsed JSON body nests deeper than the limit. */

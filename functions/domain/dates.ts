@@ -1,6 +1,6 @@
 /** Instants, the gateway's India-time date forms and ISO durations: parsing with field-named errors, and formatting. */
 import { DateTime, Duration, FixedOffsetZone, Info, type Zone } from 'luxon';
-import { DAY_MS, MINUTE_MS, dateOfDayNumber, dayNumberOfDate } from './civil-days';
+import { DAY_MS, MINUTE_MS, dateOfDayNumber, dayNumberOfDate } from '../../kit/civil-days';
 import { ValidationError } from './errors';
 
 /** The gateway's wall clock (UTC+05:30, no daylight saving). */

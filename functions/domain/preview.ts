@@ -2,7 +2,7 @@
 import Decimal from 'decimal.js';
 import type { DateTime } from 'luxon';
 import type { BankCalendar } from './calendar';
-import { DAY_MS, indiaDayOf, indiaMidnight } from './civil-days';
+import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
 import { landingOf, moneyOf, type ProjectedRelease } from './projection';
 import { sha256Hex } from './digest';

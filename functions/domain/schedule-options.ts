@@ -1,7 +1,7 @@
 /** The gateway's vendor settlement schedule options, and the settlement slot an eligibility falls into. */
 import { DateTime } from 'luxon';
 import { BankCalendar, firstDayOfPeriod } from './calendar';
-import { MINUTE_MS, indiaDayOf, indiaMidnight } from './civil-days';
+import { MINUTE_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, dateTimeOf, type Moment } from './dates';
 import { ValidationError } from './errors';
 

@@ -7,7 +7,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describeError } from '../application/errors';
 import { runJobStep } from '../application/jobs/run-job-step';
 import type { JobStep } from '../application/ports';
-import { JOB_QUEUE } from '../routing';
+import { JOB_QUEUE } from '../definitions/routing';
 import { runtimeDependencies, type DependencySource } from './dependencies';
 import { handlerDependencies, observed } from './observability';
 

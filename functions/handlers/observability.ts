@@ -8,8 +8,8 @@ import { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics
 import { LambdaLogger } from '../adapters/logging/powertools-logger';
 import type { Dependencies, EventPublisher, ReleaseMetrics } from '../application/ports';
 import { lazyDependencies, type DependencySource } from './dependencies';
-import type { ReleaseVendorResult } from '../application/release-vendor';
-import type { SweepResult } from '../application/sweep';
+import type { ReleaseVendorResult } from '../application/releases/release-vendor';
+import type { SweepResult } from '../application/releases/sweep';
 import type { HoldbackEvent } from '../domain/types';
 
 /** Metrics are flushed by the middleware; a process that never publishes (local, tests) passes none. */

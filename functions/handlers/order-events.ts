@@ -1,7 +1,7 @@
 /** Flow: EventBridge order event → handleOrderEvent → stored, planned, scheduled or sent; malformed ones listed as rejected. */
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { handleOrderEvent } from '../application/handle-order-event';
+import { handleOrderEvent } from '../application/releases/handle-order-event';
 import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';

@@ -6,7 +6,7 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describeError } from '../application/errors';
 import type { Dependencies, Logger, ReleaseMetrics } from '../application/ports';
-import { releaseVendor, type ReleaseVendorResult } from '../application/release-vendor';
+import { releaseVendor, type ReleaseVendorResult } from '../application/releases/release-vendor';
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
 import { runtimeDependencies, type DependencySource } from './dependencies';

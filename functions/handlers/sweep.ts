@@ -1,7 +1,7 @@
 /** Flow: the periodic schedule (every minute) → sweep → overdue and stuck releases put on the release queue again. */
 import middy from '@middy/core';
-import { sweep, type SweepResult } from '../application/sweep';
-import { maintainAuditLog } from '../application/maintain-audit-log';
+import { sweep, type SweepResult } from '../application/releases/sweep';
+import { maintainAuditLog } from '../application/audit/maintain-audit-log';
 import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 import { lambdaMetrics, handlerDependencies, observeSweep, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';

@@ -1,7 +1,7 @@
 /** Flow: the gateway's webhook on a Lambda function URL (payload 2.0) → its one route; every other path refused. */
 import middy from '@middy/core';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
-import { GATEWAY_WEBHOOK_PATH } from '../routing';
+import { GATEWAY_WEBHOOK_PATH } from '../definitions/routing';
 import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';

@@ -2,10 +2,10 @@
 import { DateTime } from 'luxon';
 import { DynamoAuditStore, PENDING_PK, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
 import { DocumentClient, type PutInput } from '../../functions/adapters/dynamodb/document-client';
-import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
+import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
-import { verifyAuditLog } from '../../functions/application/audit-log-views';
-import { writeAuditCheckpoint, maintainAuditLog } from '../../functions/application/maintain-audit-log';
+import { verifyAuditLog } from '../../functions/application/audit/audit-log-views';
+import { writeAuditCheckpoint, maintainAuditLog } from '../../functions/application/audit/maintain-audit-log';
 import type { AuditEntry, Dependencies } from '../../functions/application/ports';
 import { RecordingLogger } from '../fakes/outside-world';
 import { recordHash } from '../../functions/domain/audit-records';

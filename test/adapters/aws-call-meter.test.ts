@@ -1,8 +1,8 @@
 /** The bench's AWS call meter on a real dynalite: DynamoDB's billed units for the table and every index, by its rules. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { AwsCallTally, meterAwsCalls } from '../../functions/adapters/metering/aws-call-meter';
+import { AwsCallTally, meterAwsCalls } from '../../bench/aws-call-meter';
 import { DocumentClient, documentClientConfig } from '../../functions/adapters/dynamodb/document-client';
-import { DUE_INDEX, OPEN_INDEX, TABLES } from '../../functions/adapters/dynamodb/tables';
+import { DUE_INDEX, OPEN_INDEX, TABLES } from '../../functions/definitions/tables';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
 
 let local: LocalDynamo;

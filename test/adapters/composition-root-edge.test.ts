@@ -4,10 +4,10 @@
  */
 import { DateTime } from 'luxon';
 import { SharedClock } from '../../local/clock';
-import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge';
-import { RELEASE_QUEUE } from '../../functions/routing';
+import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge/edge';
+import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
-import { createTableInputs, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
+import { createTableInputs, tableNamesFromEnv } from '../../functions/definitions/tables';
 import type { Dependencies } from '../../functions/application/ports';
 import type { VendorRelease } from '../../functions/domain/types';
 

@@ -8,7 +8,7 @@ import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/sett
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
-import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/adapters/dynamodb/tables';
+import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/definitions/tables';
 import { startLocalDynamo, withLocalDynamo, type LocalDynamo } from './local-dynamodb';
 
 let dynamo: LocalDynamo;

@@ -1,7 +1,7 @@
 /** The gateway order lookup against the real sandbox (and a scripted server for retries): the split a payment webhook lacks. */
 import { inspect } from 'node:util';
 import { GatewayOrderLookupError, HttpGatewayOrders } from '../../functions/adapters/gateway/http-gateway-orders';
-import { handleGatewayWebhook, webhookSignature } from '../../functions/application/handle-gateway-webhook';
+import { handleGatewayWebhook, webhookSignature } from '../../functions/application/releases/handle-gateway-webhook';
 import { createSandbox, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, type Sandbox } from '../../sandbox/app';
 import { paymentWebhookData } from '../../sandbox/settlement';
 import { TEST_WEBHOOK_SECRET, fakeWorld } from '../fakes/dependencies';

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DocumentClient, documentClientConfig } from '../../functions/adapters/dynamodb/document-client';
-import { createTableInputs, type TableNames } from '../../functions/adapters/dynamodb/tables';
+import { createTableInputs, type TableNames } from '../../functions/definitions/tables';
 
 // dynalite ships no types: it returns a Node http.Server.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,7 +1,7 @@
 /** The previews and the policy-import journal on a real dynalite: what is stored reads back, an import starts once. */
 import { DynamoPolicyImportRepository } from '../../functions/adapters/dynamodb/policy-import-repository';
 import { DynamoPreviewRepository } from '../../functions/adapters/dynamodb/preview-repository';
-import { PREVIEW_EXPIRY_ATTRIBUTE, TABLES } from '../../functions/adapters/dynamodb/tables';
+import { PREVIEW_EXPIRY_ATTRIBUTE, TABLES } from '../../functions/definitions/tables';
 import type { PolicyImport } from '../../functions/application/ports';
 import { withLocalDynamo } from './local-dynamodb';
 

@@ -1,7 +1,7 @@
 /** The read side's indexes against a real dynalite: kept by the release writes, queried by outcomes, forecasts and vendors. */
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
-import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/adapters/dynamodb/tables';
+import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
 import { DateTime } from 'luxon';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';

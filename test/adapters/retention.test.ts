@@ -5,7 +5,7 @@ import { DateTime } from 'luxon';
 import { buildDependencies, readRuntimeConfig, RuntimeConfigError } from '../../functions/composition-root';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { VendorRelease } from '../../functions/domain/types';
-import { DEFAULT_AUDIT_TABLE_NAME, TTL_ATTRIBUTE } from '../../functions/adapters/dynamodb/tables';
+import { DEFAULT_AUDIT_TABLE_NAME, TTL_ATTRIBUTE } from '../../functions/definitions/tables';
 import { RecordingLogger } from '../fakes/outside-world';
 import { awsEnvironment } from './aws-environment';
 import { withLocalDynamo, type LocalDynamo } from './local-dynamodb';

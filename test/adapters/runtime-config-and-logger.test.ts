@@ -1,6 +1,6 @@
 /** The composition root's environment reading (fail fast, naming every variable) and the JSON-lines logger's redaction. */
 import { readRuntimeConfig, buildDependencies, containerRatePerMinute, RuntimeConfigError } from '../../functions/composition-root';
-import { RELEASE_QUEUE } from '../../functions/routing';
+import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import { JsonLinesLogger } from '../../functions/adapters/logging/json-lines-logger';
 import { awsEnvironment } from './aws-environment';
 

@@ -1,8 +1,8 @@
 /** Issue 10.1, property: inputs at and beyond every bound are planned, listed as rejected or refused naming the field; never stuck. */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { updateSettings } from '../../functions/application/manage-settings';
-import { viewOrder } from '../../functions/application/view-order';
+import { updateSettings } from '../../functions/application/config/manage-settings';
+import { viewOrder } from '../../functions/application/reads/view-order';
 import {
   EARLIEST_INSTANT_MS, MAX_AHEAD_OF_CLOCK_MS, MAX_AMOUNT, MAX_DELAY_DAYS, MAX_RELEASE_LEAD_DAYS,
 } from '../../functions/domain/bounds';

@@ -1,7 +1,7 @@
 /** At-least-once inputs, one gateway PUT: duplicate events, a release fired twice or concurrently, lost schedules re-driven. */
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
-import { releaseVendor } from '../../functions/application/release-vendor';
-import { sweep } from '../../functions/application/sweep';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
+import { releaseVendor } from '../../functions/application/releases/release-vendor';
+import { sweep } from '../../functions/application/releases/sweep';
 import { fakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 

@@ -1,6 +1,6 @@
 /** POST /webhooks/gateway over real HTTP: the HMAC signature, a paid split order (split read from the gateway) becoming order.paid, a settlement. */
 import { GatewayOrderLookupError } from '../../functions/adapters/gateway/http-gateway-orders';
-import { webhookSignature } from '../../functions/application/handle-gateway-webhook';
+import { webhookSignature } from '../../functions/application/releases/handle-gateway-webhook';
 import { TEST_WEBHOOK_SECRET } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 import { serveApiOverFakes } from './live-api';

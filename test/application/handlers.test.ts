@@ -7,7 +7,7 @@ import { makeSweepHandler } from '../../functions/handlers/sweep';
 import { fakeWorld } from '../fakes/dependencies';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { PowertoolsReleaseMetrics } from '../../functions/adapters/metrics/powertools-metrics';
-import { METRIC } from '../../functions/observability/metric-names';
+import { METRIC } from '../../functions/definitions/metric-names';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';

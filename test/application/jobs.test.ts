@@ -4,12 +4,12 @@
  * receive count), never before; a message that is not a step is refused.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { setVendorHold } from '../../functions/application/manage-releases';
+import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { runJobStep } from '../../functions/application/jobs/run-job-step';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
-import { JOB_QUEUE } from '../../functions/routing';
+import { JOB_QUEUE } from '../../functions/definitions/routing';
 import { fakeWorld } from '../fakes/dependencies';
-import { lambdaContext } from '../../local/lambda-context';
+import { lambdaContext } from '../../local/lambda/lambda-context';
 import { VENDOR, paid, release, send, usePolicy } from './scenario';
 
 const RISK = { actor: 'risk@example.com', reason: 'fraud review' };

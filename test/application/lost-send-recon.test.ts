@@ -3,10 +3,10 @@
  * release APPLYING; the claimant that takes it over after its deadline asks the gateway's order recon first, and
  * records APPLIED from it when the gateway holds the date the lost send carried, without a second PUT.
  */
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
 import type { Dependencies } from '../../functions/application/ports';
-import { releaseVendor } from '../../functions/application/release-vendor';
-import { sweep } from '../../functions/application/sweep';
+import { releaseVendor } from '../../functions/application/releases/release-vendor';
+import { sweep } from '../../functions/application/releases/sweep';
 import { INDIA_TIME, formatInstant, parseGatewayDate } from '../../functions/domain/dates';
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';

@@ -3,7 +3,7 @@
  * order, the order and event writes, and one write per release change; a release due at once is enqueued, and the
  * release function claims it, reads the order and the hold after its claim, and records the answer.
  */
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, paid, release, send, usePolicy } from './scenario';
 

@@ -1,6 +1,6 @@
 /** POST /policies/import over HTTP (in-memory ports): a dry run naming every bad line and field, all-or-nothing apply, once per file. */
 import { VersionConflictError } from '../../functions/application/ports';
-import { MAX_IMPORT_ROWS } from '../../functions/application/import-policies';
+import { MAX_IMPORT_ROWS } from '../../functions/application/config/import-policies';
 import type { VendorPolicy } from '../../functions/domain/types';
 import { usePolicy } from './scenario';
 import { serveApiOverFakes } from './live-api';

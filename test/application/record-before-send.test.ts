@@ -2,10 +2,10 @@
  * Every send is on the record before it leaves, and nothing is sent again before the gateway's order recon says the
  * last send did not arrive (issue 15, items 2 and 3): a lost answer is confirmed from the recon, never sent twice.
  */
-import { handleGatewayWebhook, webhookSignature } from '../../functions/application/handle-gateway-webhook';
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
-import { releaseVendor } from '../../functions/application/release-vendor';
-import { sweep } from '../../functions/application/sweep';
+import { handleGatewayWebhook, webhookSignature } from '../../functions/application/releases/handle-gateway-webhook';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
+import { releaseVendor } from '../../functions/application/releases/release-vendor';
+import { sweep } from '../../functions/application/releases/sweep';
 import type { Dependencies } from '../../functions/application/ports';
 import type { GatewayAnswer } from '../../functions/domain/types';
 import { TEST_WEBHOOK_SECRET, fakeWorld, type FakeWorld } from '../fakes/dependencies';

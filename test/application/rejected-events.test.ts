@@ -1,5 +1,5 @@
 /** A malformed event is listed with reasons naming its fields, and nothing of it is written. */
-import { listRejectedEvents } from '../../functions/application/list-rejected-events';
+import { listRejectedEvents } from '../../functions/application/reads/list-rejected-events';
 import { fakeWorld } from '../fakes/dependencies';
 import { ORDER, send } from './scenario';
 

@@ -9,10 +9,10 @@
  *   sent is HELD (by what holds it), CANCELLED or AT_MAX, as the final facts say.
  */
 import fc from 'fast-check';
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
-import { setVendorHold } from '../../functions/application/manage-releases';
-import { releaseVendor } from '../../functions/application/release-vendor';
-import { sweep } from '../../functions/application/sweep';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
+import { setVendorHold } from '../../functions/application/releases/manage-releases';
+import { releaseVendor } from '../../functions/application/releases/release-vendor';
+import { sweep } from '../../functions/application/releases/sweep';
 import { vendorFacts } from '../../functions/domain/release-machine';
 import type { GatewayAnswer, ReleaseCommand } from '../../functions/domain/types';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';

@@ -1,5 +1,5 @@
 /** Each release rule of contract section 4, end to end through the use cases with in-memory ports. */
-import { releaseVendor } from '../../functions/application/release-vendor';
+import { releaseVendor } from '../../functions/application/releases/release-vendor';
 import { fakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 

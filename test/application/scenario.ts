@@ -1,6 +1,6 @@
 /** The order of the gateway's documented example (2 Dec 2022, 4:00 PM, Defer by Days 15) as events and policies for use-case tests. */
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
-import { putPolicy } from '../../functions/application/manage-policies';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
+import { putPolicy } from '../../functions/application/config/manage-policies';
 import type { ReleaseRule, VendorRelease } from '../../functions/domain/types';
 import type { FakeWorld } from '../fakes/dependencies';
 

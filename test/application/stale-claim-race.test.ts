@@ -5,9 +5,9 @@
  * steps in turn and running the dispute (or the hold) in full there.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { handleOrderEvent } from '../../functions/application/handle-order-event';
-import { setVendorHold } from '../../functions/application/manage-releases';
-import { releaseVendor } from '../../functions/application/release-vendor';
+import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
+import { setVendorHold } from '../../functions/application/releases/manage-releases';
+import { releaseVendor } from '../../functions/application/releases/release-vendor';
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, usePolicy } from './scenario';

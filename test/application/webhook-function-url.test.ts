@@ -1,9 +1,9 @@
 /** The webhooks function behind its open Lambda function URL: the signed webhook is processed; every other path is refused. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { webhookSignature } from '../../functions/application/handle-gateway-webhook';
+import { webhookSignature } from '../../functions/application/releases/handle-gateway-webhook';
 import { ROUTES } from '../../functions/handlers/api';
 import { makeWebhookHandler } from '../../functions/handlers/webhooks';
-import { GATEWAY_WEBHOOK_PATH } from '../../functions/routing';
+import { GATEWAY_WEBHOOK_PATH } from '../../functions/definitions/routing';
 import { fakeWorld, TEST_WEBHOOK_SECRET, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 

@@ -3,13 +3,13 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { benchConsoleBundle, CONSOLE_BUNDLE_GOAL_GZIP_BYTES } from '../../bench/console-bundle';
-import { buildConsoleBundle, CONSOLE_SECURITY_HEADERS } from '../../functions/console/bundle';
+import { buildConsoleBundle, CONSOLE_SECURITY_HEADERS } from '../../console/bundle';
 
 const ROOT = join(__dirname, '..', '..');
 
 it('type-checks the browser code with its own tsconfig (DOM and Preact JSX, outside the Node project)', async () => {
   // The root tsconfig takes **/*.ts only; the console's .tsx files are checked here.
-  await expect(promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'functions/console/ui/tsconfig.json')], { cwd: ROOT }))
+  await expect(promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'console/ui/tsconfig.json')], { cwd: ROOT }))
     .resolves.toBeDefined();
 }, 60_000);
 

@@ -4,7 +4,7 @@ import { DeleteItemCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
-import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
+import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { startHarness, vendorOf, type Harness } from '../e2e/harness';
 import { browserIt, consolePage, screenshotPath, launchBrowser } from './browser';
 

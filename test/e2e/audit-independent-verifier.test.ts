@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
+import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { verifyExportFile } from '../../bin/audit-verify';
 import { startHarness, type Harness } from './harness';
 import { recordHashOf, rootOfPath, verifyExportText, type ListedKey } from './independent-audit-verifier';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { checkpointText } from '../../functions/domain/audit-checkpoints';
-import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/adapters/dynamodb/tables';
+import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { startHarness, type Harness } from './harness';
 
 let h: Harness;

@@ -5,7 +5,7 @@ import type { LocalRuntime } from '../../local/runtime';
 import {
   CANCELLED, DEMO_ORDERS, DISPUTED, FORECAST_RANGE, PREVIEWED, formatFinance, formatTable, playMarketplaceWeek, startDemoRuntime,
   type DemoResult, type OpenRelease,
-} from '../../local/demo';
+} from '../../bin/demo';
 
 let runtime: LocalRuntime;
 let week: DemoResult;

@@ -1,6 +1,6 @@
 /** End to end: every due release takes the release queue to the release function; a poison message ends on the DLQ. */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { RELEASE_QUEUE } from '../../functions/routing';
+import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import { startHarness, vendorOf, type Harness } from './harness';
 
 describe('the one send path: event → release queue → release function → gateway', () => {

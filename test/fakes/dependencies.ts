@@ -1,6 +1,6 @@
 /** One in-memory Holdback world for use-case tests: every port faked, each fake reachable for assertions. */
 import type { Dependencies } from '../../functions/application/ports';
-import { releaseVendor, type ReleaseVendorResult } from '../../functions/application/release-vendor';
+import { releaseVendor, type ReleaseVendorResult } from '../../functions/application/releases/release-vendor';
 import { FakeClock } from './clock';
 import { InMemoryAuditStore } from './audit';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';

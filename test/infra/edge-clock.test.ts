@@ -2,7 +2,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateScheduleCommand, ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SharedClock } from '../../local/clock';
-import { localFunctionArn, localSchedulerRoleArn } from '../../local/edge';
+import { localFunctionArn, localSchedulerRoleArn } from '../../local/edge/edge';
 import { credentials, region, startEdge, START, type TestEdge } from './local-edge';
 
 describe('clock controls', () => {

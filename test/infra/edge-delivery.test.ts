@@ -7,14 +7,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type UndeliverableEvent } from '../../local/bus';
+import { LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type UndeliverableEvent } from '../../local/edge/bus';
 import { SharedClock } from '../../local/clock';
-import { RecordJournal, type RecordStore } from '../../local/durable-file';
-import { TargetNotReady } from '../../local/in-flight';
-import { LocalQueues } from '../../local/queue';
-import { JournaledQueueStore } from '../../local/queue-store';
-import { QueueEventSource } from '../../local/queue-event-source';
-import { LocalScheduler, localFunctionArn, localSchedulerRoleArn } from '../../local/scheduler';
+import { RecordJournal, type RecordStore } from '../../kit/durable-file';
+import { TargetNotReady } from '../../local/edge/in-flight';
+import { LocalQueues } from '../../local/edge/queue';
+import { JournaledQueueStore } from '../../local/edge/queue-store';
+import { QueueEventSource } from '../../local/lambda/queue-event-source';
+import { LocalScheduler, localFunctionArn, localSchedulerRoleArn } from '../../local/edge/scheduler';
 import { START } from './local-edge';
 import { pollUntil as until } from './holdback-process';
 

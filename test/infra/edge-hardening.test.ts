@@ -1,8 +1,8 @@
 /** The edge against bad input and other web pages (issue 10.4, 10.6): deep details delivered safely, controls guarded. */
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { MAX_NESTING_DEPTH, NESTED_TOO_DEEP, nestingDepth } from '../../functions/domain/bounds';
+import { MAX_NESTING_DEPTH, NESTED_TOO_DEEP, nestingDepth } from '../../kit/nesting-depth';
 import { rawRequest } from '../raw-http';
-import { MAX_BODY_BYTES } from '../../local/wire';
+import { MAX_BODY_BYTES } from '../../kit/wire';
 import { edgeWithBus, START } from './local-edge';
 
 const { clock, orderEvents, fixture: f } = edgeWithBus();

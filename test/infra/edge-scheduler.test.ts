@@ -3,9 +3,9 @@ import {
   ConflictException, CreateScheduleCommand, DeleteScheduleCommand, GetScheduleCommand, ListSchedulesCommand,
   ResourceNotFoundException, SchedulerClient, UpdateScheduleCommand, ValidationException, type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
-import { RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE } from '../../functions/routing';
+import { RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE } from '../../functions/definitions/routing';
 import { SharedClock } from '../../local/clock';
-import { localFunctionArn, localSchedulerRoleArn } from '../../local/edge';
+import { localFunctionArn, localSchedulerRoleArn } from '../../local/edge/edge';
 import { credentials, recordingTarget, region, startEdge, START, type TestEdge } from './local-edge';
 
 /** A one-time release schedule as Holdback's adapter would create it. */

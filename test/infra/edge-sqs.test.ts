@@ -5,9 +5,9 @@ import {
   SendMessageBatchCommand, SendMessageCommand, SQSClient, TooManyEntriesInBatchRequest,
 } from '@aws-sdk/client-sqs';
 import { SchedulerClient, CreateScheduleCommand } from '@aws-sdk/client-scheduler';
-import { RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../../functions/routing';
+import { RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../../functions/definitions/routing';
 import { SharedClock } from '../../local/clock';
-import { localSchedulerRoleArn } from '../../local/edge';
+import { localSchedulerRoleArn } from '../../local/edge/edge';
 import { credentials, region, startEdge, START, type TestEdge } from './local-edge';
 
 const DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${RELEASE_QUEUE.deadLetterName}`;

@@ -1,8 +1,8 @@
 /** Starts a local edge on an ephemeral port with recording targets, for the infra tests. */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { HandlerName } from '../../functions/routing';
+import type { HandlerName } from '../../functions/definitions/routing';
 import { SharedClock } from '../../local/clock';
-import { createEdge, type Edge, type EdgeOptions } from '../../local/edge';
+import { createEdge, type Edge, type EdgeOptions } from '../../local/edge/edge';
 
 export const START = '2022-12-02T10:35:00.000Z';
 export const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

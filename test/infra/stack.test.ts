@@ -6,13 +6,13 @@ import * as path from 'node:path';
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { AUDIT_TABLE, AUDIT_TABLE_ENV, PREVIEW_EXPIRY_ATTRIBUTE, TABLE_ENV, TABLES, TTL_ATTRIBUTE, type TableName } from '../../functions/adapters/dynamodb/tables';
+import { AUDIT_TABLE, AUDIT_TABLE_ENV, PREVIEW_EXPIRY_ATTRIBUTE, TABLE_ENV, TABLES, TTL_ATTRIBUTE, type TableName } from '../../functions/definitions/tables';
 import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root';
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
-import { METRIC } from '../../functions/observability/metric-names';
+import { METRIC } from '../../functions/definitions/metric-names';
 import {
   DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
-} from '../../functions/routing';
+} from '../../functions/definitions/routing';
 import { API_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
 import { HoldbackFunction } from '../../lib/holdback-function';

@@ -3,21 +3,11 @@ import { DateTime } from 'luxon';
 import {
   MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, NESTED_TOO_DEEP, durationBoundsIssues, instantBoundsIssue, nestingDepth, pruneNesting,
 } from '../../functions/domain/bounds';
-import { ValidationError } from '../../functions/domain/errors';
 import { gatewaySplitIssues, parseOrderEvent, vendorsOutsideOrderIssues } from '../../functions/domain/order-events';
 import { validatePolicyInput, validateSettings } from '../../functions/domain/settings';
+import { issuesOf } from './validation-issues';
 
 const NOW = DateTime.fromISO('2022-12-02T16:05:00+05:30');
-
-function issuesOf(run: () => unknown): { field: string; problem: string; expected: string }[] {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 function nested(levels: number): unknown {
   let value: unknown = 1;

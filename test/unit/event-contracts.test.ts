@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { DateTime } from 'luxon';
 import { breakingChanges } from '../../functions/contracts/compatibility';
 import { parseOrderEvent } from '../../functions/domain/order-events';
-import { ORDER_DETAIL_TYPES } from '../../functions/routing';
+import { ORDER_DETAIL_TYPES } from '../../functions/definitions/routing';
 
 const DIR = path.join(__dirname, '../../functions/contracts');
 const load = (folder: string, name: string) => JSON.parse(fs.readFileSync(path.join(DIR, folder, `${name}.schema.json`), 'utf8')) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 /** Issue 10.6: which requests the local servers refuse, header by header. */
-import { isLoopbackHost, loopbackRefusal } from '../../local/loopback-guard';
+import { isLoopbackHost, loopbackRefusal } from '../../kit/loopback-guard';
 
 const rules = { port: 4566, formsAllowed: false };
 const post = (headers: Record<string, string>) => loopbackRefusal({ method: 'POST', headers }, rules)?.code ?? null;

@@ -9,7 +9,7 @@ import type { AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditReco
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';
 import { isConditionalCheckFailed, queryItems } from './item-keys';
-import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, KEY } from './tables';
+import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, KEY } from '../../definitions/tables';
 
 /** The partition of the checkpoints and of the entries waiting for a later append (no stream has these names). */
 export const CHECKPOINT_PK = 'checkpoints';

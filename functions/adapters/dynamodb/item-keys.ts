@@ -1,7 +1,7 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
 import { parseMoment } from '../../domain/dates';
 import type { DocumentClient, QueryInput } from './document-client';
-import { KEY } from './tables';
+import { KEY } from '../../definitions/tables';
 
 /**
  * An instant as fixed-width UTC text ("2022-12-02T10:30:00.000Z"), so that text order is time order in a sort key.

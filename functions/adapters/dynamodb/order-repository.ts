@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { DocumentClient, PutInput } from './document-client';
 import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
-import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from './tables';
+import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from '../../definitions/tables';
 import { expiryStamp, type RetentionDays } from './retention';
 import { batchGetItems, isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
 import {

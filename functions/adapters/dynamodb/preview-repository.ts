@@ -5,7 +5,7 @@
 import type { DocumentClient } from './document-client';
 import type { PreviewRepository, StoredPreview } from '../../application/ports';
 import { withoutKeys } from './item-keys';
-import { PREVIEW_EXPIRY_ATTRIBUTE } from './tables';
+import { PREVIEW_EXPIRY_ATTRIBUTE } from '../../definitions/tables';
 
 const previewPk = (previewId: string): string => `PREVIEW#${previewId}`;
 const PREVIEW_SK = 'PREVIEW';

@@ -6,7 +6,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { batchGetItems, queryItems, withoutKeys } from './item-keys';
-import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from './tables';
+import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 export const META_SK = 'META';

@@ -1,19 +1,9 @@
 /** How long each kind of record that may expire is kept, and the TTL stamp (`expiresAt`, epoch seconds) it gets. */
 import { parseMoment } from '../../domain/dates';
-import { TTL_ATTRIBUTE } from './tables';
+import { TTL_ATTRIBUTE } from '../../definitions/tables';
+import type { RetentionDays } from '../../definitions/retention-kinds';
 
-/**
- * Days kept per kind of record (HOLDBACK_RETENTION_DAYS): orders with their releases (after the transaction time),
- * order events (after receipt), rejected events (after `at`). A kind left out never expires; config items and the
- * audit log are not a kind here, so they never carry the stamp.
- */
-export interface RetentionDays {
-  orders?: number;
-  events?: number;
-  rejected?: number;
-}
-
-export const RETENTION_KINDS = ['orders', 'events', 'rejected'] as const;
+export { RETENTION_KINDS, type RetentionDays } from '../../definitions/retention-kinds';
 
 const SECONDS_A_DAY = 86_400;
 

@@ -3,7 +3,7 @@ import type { DateTime } from 'luxon';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { HoldbackEvent } from '../../domain/types';
 import type { EventPublisher } from '../../application/ports';
-import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE } from '../../routing';
+import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE } from '../../definitions/routing';
 
 export interface EventBridgePublisherOptions {
   /** The bus (HOLDBACK_EVENT_BUS); "default" locally. */

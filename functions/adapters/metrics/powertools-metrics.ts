@@ -1,7 +1,7 @@
 /** Holdback's CloudWatch metrics through Powertools Metrics (embedded metric format: log lines, no API call per metric). */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { ReleaseMetrics } from '../../application/ports';
-import { METRIC, METRICS_NAMESPACE, type MetricKey } from '../../observability/metric-names';
+import { METRIC, METRICS_NAMESPACE, type MetricKey } from '../../definitions/metric-names';
 
 const UNITS: Record<(typeof METRIC)[MetricKey]['unit'], (typeof MetricUnit)[keyof typeof MetricUnit]> = { Count: MetricUnit.Count, Seconds: MetricUnit.Seconds };
 

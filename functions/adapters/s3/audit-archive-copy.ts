@@ -9,7 +9,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from '../../application/ports';
 import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK, sequenceKey } from './../dynamodb/audit-store';
-import { AUDIT_TIME_INDEX, KEY } from '../dynamodb/tables';
+import { AUDIT_TIME_INDEX, KEY } from '../../definitions/tables';
 
 /** One DynamoDB Streams record, as Lambda hands it over (images in the low-level attribute form). */
 export interface AuditStreamRecord {

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import type { ReleaseCommand } from '../../domain/types';
 import type { ReleaseScheduler } from '../../application/ports';
-import { RELEASE_SCHEDULE_GROUP } from '../../routing';
+import { RELEASE_SCHEDULE_GROUP } from '../../definitions/routing';
 
 export interface EventBridgeReleaseSchedulerOptions {
   /** ARN of the release queue (SQS), the schedules' target: a due release takes the one send path. */

@@ -1,5 +1,8 @@
 /** The gateway's client credentials at run time: from Secrets Manager (cached, so a rotation needs no deploy) or fixed. */
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { PLACEHOLDER_CLIENT_ID } from '../../definitions/secrets';
+
+export { PLACEHOLDER_CLIENT_ID } from '../../definitions/secrets';
 
 export interface GatewayCredentials {
   clientId: string;
@@ -57,9 +60,6 @@ export function secretsManagerCredentials(secretId: string, scrubber: SecretScru
     return credentials;
   };
 }
-
-/** The placeholder the stack writes into a secret it creates (see lib/gateway-credentials.ts). */
-export const PLACEHOLDER_CLIENT_ID = 'replace-with-the-gateway-client-id';
 
 function credentialsOf(value: unknown): GatewayCredentials | null {
   if (!value || typeof value !== 'object') return null;

@@ -5,10 +5,10 @@
  * its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS.
  */
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
-import { auditRangeOf, exportAuditLog } from '../audit-log-views';
+import { auditRangeOf, exportAuditLog } from '../audit/audit-log-views';
 import type { Dependencies, ReleaseReads, StoredJob } from '../ports';
-import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../query-outcomes';
-import { projectionContext } from '../view-order';
+import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../reads/query-outcomes';
+import { projectionContext } from '../reads/view-order';
 import type { StepWork } from './release-walk';
 import { startJob } from './start-job';
 

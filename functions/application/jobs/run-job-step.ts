@@ -9,7 +9,7 @@
  */
 import { describeError } from '../errors';
 import type { Dependencies, JobStep, StoredJob } from '../ports';
-import { storedInstant } from '../release-writes';
+import { storedInstant } from '../releases/release-writes';
 import { exportStep } from './export-job';
 import { walkPage, type StepWork } from './release-walk';
 

@@ -1,6 +1,6 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
-import { auditPublicKey, auditPublicKeys, exportAuditLog, proveAuditStream, verifyAuditLog } from '../../application/audit-log-views';
-import { viewOrderTimeline } from '../../application/view-order-timeline';
+import { auditPublicKey, auditPublicKeys, exportAuditLog, proveAuditStream, verifyAuditLog } from '../../application/audit/audit-log-views';
+import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
 import { json, pathParameter } from '../http';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';

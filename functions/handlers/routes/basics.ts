@@ -1,9 +1,9 @@
 /** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events, webhook. */
-import { listRejectedEvents } from '../../application/list-rejected-events';
-import { getPolicy, policyHistory, putPolicy } from '../../application/manage-policies';
-import { getSettings, settingsHistory, updateSettings } from '../../application/manage-settings';
-import { predictSettlementAt } from '../../application/predict-settlement';
-import { viewOrder } from '../../application/view-order';
+import { listRejectedEvents } from '../../application/reads/list-rejected-events';
+import { getPolicy, policyHistory, putPolicy } from '../../application/config/manage-policies';
+import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
+import { predictSettlementAt } from '../../application/reads/predict-settlement';
+import { viewOrder } from '../../application/reads/view-order';
 import { json, jsonBodyOf, pathParameter } from '../http';
 import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import type { ApiRoute } from './route';

@@ -1,5 +1,5 @@
 /** The web console for finance and auditors (contract section 6, `GET /console`): its page, its assets and the clock it shows. */
-import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle, type ConsoleBundle } from '../../console/bundle';
+import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle, type ConsoleBundle } from '../../../console/bundle';
 import { GATEWAY_ZONE } from '../../domain/dates';
 import { HttpError, json, pathParameter, type ApiResult } from '../http';
 import type { ApiRoute } from './route';

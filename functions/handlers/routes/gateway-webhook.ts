@@ -1,6 +1,6 @@
 /** The gateway's signed webhook route: served by the API locally and, on AWS, by the webhooks function's URL alone. */
-import { GATEWAY_WEBHOOK_PATH } from '../../routing';
-import { handleGatewayWebhook } from '../../application/handle-gateway-webhook';
+import { GATEWAY_WEBHOOK_PATH } from '../../definitions/routing';
+import { handleGatewayWebhook } from '../../application/releases/handle-gateway-webhook';
 import { json, rawBodyOf, type ApiEvent } from '../http';
 import type { ApiRoute } from './route';
 

@@ -1,5 +1,5 @@
 /** The bulk policy import of contract section 6: `POST /policies/import?dryRun=&actor=` with a text/csv body. */
-import { IMPORT_HEADER, importPolicies } from '../../application/import-policies';
+import { IMPORT_HEADER, importPolicies } from '../../application/config/import-policies';
 import { ValidationError } from '../../domain/errors';
 import { json, rawBodyOf, type ApiEvent } from '../http';
 import type { ApiRoute } from './route';

@@ -1,7 +1,7 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
-import { outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/query-outcomes';
-import { forecast, listVendors, vendorForecast } from '../../application/read-vendors';
-import { predictionAccuracy } from '../../application/settlement-accuracy';
+import { outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
+import { forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
+import { predictionAccuracy } from '../../application/releases/settlement-accuracy';
 import { json, pathParameter, type ApiEvent } from '../http';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';

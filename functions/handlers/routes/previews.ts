@@ -1,5 +1,5 @@
 /** Routes of contract section 6 that show a change before it is made: the policy preview and the settings preview. */
-import { previewPolicy, previewSettings } from '../../application/preview-changes';
+import { previewPolicy, previewSettings } from '../../application/config/preview-changes';
 import { json, jsonBodyOf, pathParameter } from '../http';
 import type { ApiRoute } from './route';
 

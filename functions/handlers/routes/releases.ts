@@ -1,5 +1,5 @@
 /** Money now, or not at all (contract 6): vendor hold and unhold, manual release of one vendor of one order, retry of a FAILED release. */
-import { releaseManually, retryRelease, setVendorHold } from '../../application/manage-releases';
+import { releaseManually, retryRelease, setVendorHold } from '../../application/releases/manage-releases';
 import { json, jsonBodyOf, pathParameter } from '../http';
 import type { ApiRoute } from './route';
 

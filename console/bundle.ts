@@ -1,0 +1,88 @@
+/** The console's browser bundle: built from console/ui with the repository's esbuild, in memory, once per process. */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+export interface ConsoleAsset {
+  body: Buffer;
+  contentType: string;
+}
+
+export interface ConsoleBundle {
+  /** The page; its asset addresses are relative, so it works under an API Gateway stage prefix too. */
+  html: string;
+  /** By file name (content-hashed, so they can be cached for good). */
+  assets: Map<string, ConsoleAsset>;
+}
+
+const UI_DIR = join(__dirname, 'ui');
+const BUNDLER = 'esbuild';
+
+/** Nothing is fetched at run time: Preact, uPlot and its stylesheet are bundled from node_modules. */
+export async function buildConsoleBundle(): Promise<ConsoleBundle> {
+  // esbuild is a build tool: required by a name the Lambda bundler does not follow, so the API's bundle does not carry
+  // it. On Lambda this throws and GET /console says to run `holdback console`; locally it builds the page.
+  const esbuild = require(BUNDLER) as typeof import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: { app: join(UI_DIR, 'main.tsx') },
+    tsconfig: join(UI_DIR, 'tsconfig.json'),
+    bundle: true,
+    write: false,
+    minify: true,
+    format: 'iife',
+    target: 'es2020',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'none',
+    outdir: 'out',
+    logLevel: 'silent',
+  });
+  const assets = new Map<string, ConsoleAsset>();
+  const names: Record<string, string> = {};
+  for (const file of result.outputFiles) {
+    const extension = file.path.endsWith('.css') ? 'css' : 'js';
+    const hash = createHash('sha256').update(file.contents).digest('hex').slice(0, 12);
+    const name = `app.${hash}.${extension}`;
+    names[extension] = name;
+    assets.set(name, {
+      body: Buffer.from(file.contents),
+      contentType: extension === 'css' ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+    });
+  }
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Holdback console</title>
+${names.css ? `<link rel="stylesheet" href="console/${names.css}">` : ''}
+</head>
+<body>
+<div id="app"><p>Loading the Holdback console…</p></div>
+<noscript>The Holdback console needs JavaScript.</noscript>
+<script src="console/${names.js}"></script>
+</body>
+</html>
+`;
+  return { html, assets };
+}
+
+/** The name under /console/ that answers Holdback's time instead of a file (`{"now": ISO}`). */
+export const CONSOLE_CLOCK = 'clock';
+
+let built: Promise<ConsoleBundle> | null = null;
+
+/** Built at the first request and kept; a failed build is not kept, so a fixed source builds at the next one. */
+export function consoleBundle(): Promise<ConsoleBundle> {
+  built ??= buildConsoleBundle().catch((error: unknown) => {
+    built = null;
+    throw error;
+  });
+  return built;
+}
+
+/** Headers of every console answer: nothing but this origin's own scripts, styles and images; no framing. */
+export const CONSOLE_SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};

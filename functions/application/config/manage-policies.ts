@@ -1,0 +1,94 @@
+/** Use cases: read a vendor's release policy, change it (a new version with actor and reason), list its history. */
+import { defaultPolicy } from '../../domain/settings';
+import type { VendorPolicy } from '../../domain/types';
+import { requireId } from '../ids';
+import { policyChangeOf, type PolicyChange } from './policy-change';
+import { requirePolicyPreview } from './preview-changes';
+import { startVendorWalk } from '../releases/replan-vendor-releases';
+import type { JobView } from '../jobs/job-views';
+import { VersionConflictError, type Dependencies } from '../ports';
+import { appendAudit, storedInstant } from '../releases/release-writes';
+import { inZone } from '../response-times';
+
+/** What the policy routes answer. */
+export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at'>;
+
+/** The current policy; a vendor nobody configured answers version 0 with the default. */
+export async function getPolicy(deps: Dependencies, vendorId: string): Promise<PolicyView> {
+  requireId(vendorId, 'vendorId');
+  const [stored, settings] = await Promise.all([deps.policies.current(vendorId), deps.settings.get()]);
+  return presented(stored ?? defaultPolicy(vendorId, settings), settings.timezone);
+}
+
+/**
+ * Stores the body as the next version. With `applyTo: "new_orders"` (the default) orders already planned keep the
+ * version they were planned with (it is recorded on each release) and the new version applies to orders paid from now
+ * on; with `"open_orders"` every unsent release of the vendor is planned again under it. `expectedVersion` (stale:
+ * 409) and `previewId` (what the preview showed no longer holds: 409 `preview_stale`) are checked first.
+ */
+export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView & { job: JobView | null }> {
+  requireId(vendorId, 'vendorId');
+  const change = policyChangeOf(body);
+  const [current, settings] = await Promise.all([deps.policies.current(vendorId), deps.settings.get()]);
+  const fromVersion = current?.version ?? 0;
+  if (change.expectedVersion !== null && change.expectedVersion !== fromVersion) {
+    throw new VersionConflictError(`expectedVersion: the policy of ${vendorId} is at version ${fromVersion}, not ${change.expectedVersion}; GET it and send your change based on version ${fromVersion}`);
+  }
+  await requirePolicyPreview(deps, vendorId, change);
+  const saved = await saveNextPolicy(deps, vendorId, fromVersion, change.policy);
+  if (change.applyTo === 'new_orders') return { ...presented(saved, settings.timezone), job: null };
+  // In force from this answer: the planner (and every release function, after its claim) reads the open orders'
+  // policy consistently and plans a release pinned to an older version under it. The job moves the schedules.
+  await deps.openOrderPolicies.put(saved);
+  const job = await startVendorWalk(deps, { kind: 'policy_apply', vendorId, actor: saved.actor, reason: saved.reason, version: saved.version });
+  return { ...presented(saved, settings.timezone), job };
+}
+
+/**
+ * Stores `policy` as version `fromVersion + 1`, conditional on `fromVersion` still being the one in force (409
+ * otherwise). The one write path of a policy change: a single PUT and every row of a bulk import (`importId`).
+ */
+export async function saveNextPolicy(
+  deps: Dependencies,
+  vendorId: string,
+  fromVersion: number,
+  policy: PolicyChange['policy'],
+  importId?: string,
+): Promise<VendorPolicy> {
+  const version = fromVersion + 1;
+  try {
+    const saved = await deps.policies.save({ vendorId, version, ...policy, at: storedInstant(deps.clock.now()), ...(importId ? { importId } : {}) });
+    await appendAudit(deps, [{
+      kind: 'policy_changed',
+      at: saved.at ?? storedInstant(deps.clock.now()),
+      actor: saved.actor,
+      vendorId,
+      detail: { version: saved.version, fromVersion, scheduleOption: saved.scheduleOption, release: saved.release, reason: saved.reason, ...(importId ? { importId } : {}) },
+    }]);
+    return saved;
+  } catch (error) {
+    if (error instanceof VersionConflictError) {
+      throw new VersionConflictError(`policy of ${vendorId} changed meanwhile (version ${version} exists); GET it and send your change again`);
+    }
+    throw error;
+  }
+}
+
+/** Every stored version, newest first (empty for a vendor that only ever had the default). */
+export async function policyHistory(deps: Dependencies, vendorId: string): Promise<PolicyView[]> {
+  requireId(vendorId, 'vendorId');
+  const [versions, settings] = await Promise.all([deps.policies.history(vendorId), deps.settings.get()]);
+  return versions.map((p) => presented(p, settings.timezone));
+}
+
+function presented(policy: VendorPolicy, zone: string): PolicyView {
+  return {
+    vendorId: policy.vendorId,
+    version: policy.version,
+    scheduleOption: policy.scheduleOption,
+    release: policy.release,
+    actor: policy.actor,
+    reason: policy.reason,
+    at: inZone(policy.at, zone),
+  };
+}

@@ -1,0 +1,91 @@
+/** Use cases: read and change the merchant settings (GET and PUT /settings), each change a new version. */
+import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
+import { DEFAULT_RETRY_BUDGET, SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
+import type { Settings, VersionedSettings } from '../../domain/types';
+import { VersionConflictError, type Dependencies } from '../ports';
+import { inZone } from '../response-times';
+import { appendAudit, storedInstant } from '../releases/release-writes';
+import { requireSettingsPreview } from './preview-changes';
+
+export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
+  return presented(await deps.settings.get());
+}
+
+/**
+ * A full or partial body merged over the settings in force (so a GET's answer can be sent back as it is).
+ * `version`, when given, must be the current one (409 otherwise); `actor` and `reason` default to "api" and
+ * "settings updated".
+ */
+export async function updateSettings(deps: Dependencies, body: unknown): Promise<VersionedSettings & { job: null }> {
+  const current = await deps.settings.get();
+  if (!isRecord(body)) {
+    throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to change, e.g. {"deferByDays": 15}' }]);
+  }
+  const input = body;
+  const settingsPart = Object.fromEntries(Object.entries(input).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
+  const issues: ValidationIssue[] = [
+    ...optionalText(input.actor, 'actor'),
+    ...optionalText(input.reason, 'reason'),
+    ...optionalText(input.previewId, 'previewId'),
+  ];
+  if (input.version !== undefined && !Number.isInteger(input.version)) {
+    issues.push({ field: 'version', problem: `is ${JSON.stringify(input.version)}, not a whole number`, expected: `the version you read, ${current.version}, or leave it out` });
+  }
+  let settings: Settings;
+  try {
+    settings = validateSettings(settingsPart, baseOf(current));
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError([...error.issues, ...issues]);
+  }
+  if (issues.length) throw new ValidationError(issues);
+  if (input.version !== undefined && input.version !== current.version) {
+    throw new VersionConflictError(`version: settings are at version ${current.version}, not ${String(input.version)}; GET /settings and send your change based on version ${current.version}`);
+  }
+  // With a previewId, the change applies only if what that preview showed (POST /settings/preview) still holds.
+  if (input.previewId !== undefined) await requireSettingsPreview(deps, String(input.previewId), body);
+  const saved = await deps.settings.save(settings, {
+    actor: (input.actor as string | undefined)?.trim() ?? 'api',
+    reason: (input.reason as string | undefined)?.trim() ?? 'settings updated',
+    at: storedInstant(deps.clock.now()),
+    expectedVersion: current.version,
+  });
+  await appendAudit(deps, [{
+    kind: 'settings_changed',
+    at: saved.at,
+    actor: saved.actor,
+    detail: { version: saved.version, fromVersion: current.version, reason: saved.reason, changes: settingsChanges(baseOf(current), baseOf(saved)) },
+  }]);
+  // In force from this answer: every release function plans its claimed release under the settings read after the
+  // claim (consistently), so nothing is sent under the settings this change replaced; no per-release work remains.
+  return { ...presented(saved), job: null };
+}
+
+/** Each setting that changed, with its value before and after (what an auditor reads first). */
+function settingsChanges(before: Settings, after: Settings): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of Object.keys(after) as (keyof Settings)[]) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changes[key] = { from: before[key], to: after[key] };
+  }
+  return changes;
+}
+
+export async function settingsHistory(deps: Dependencies): Promise<VersionedSettings[]> {
+  return (await deps.settings.history()).map(presented);
+}
+
+/** The settings fields alone; settings saved before `retryBudget` existed read its default. */
+function baseOf(current: VersionedSettings): Settings {
+  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget } = current;
+  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget: retryBudget ?? DEFAULT_RETRY_BUDGET };
+}
+
+function presented(settings: VersionedSettings): VersionedSettings {
+  return { ...baseOf(settings), version: settings.version, actor: settings.actor, reason: settings.reason, at: inZone(settings.at, settings.timezone) };
+}
+
+function optionalText(value: unknown, field: string): ValidationIssue[] {
+  if (value === undefined) return [];
+  if (typeof value === 'string' && value.trim() !== '' && value.length <= 200) return [];
+  return [{ field, problem: `is ${JSON.stringify(value)}, not a non-empty text of at most 200 characters`, expected: 'a short text, or leave it out' }];
+}

@@ -1,0 +1,220 @@
+/** Use cases: preview a policy or settings change over the unsent releases it would move, and require a preview to hold. */
+import { randomUUID } from 'node:crypto';
+import { ValidationError, isRecord } from '../../domain/errors';
+import {
+  factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay, type DayTotals, type PreviewedRelease,
+  type ReleasePreview,
+} from '../../domain/preview';
+import { vendorFacts, type VendorFacts } from '../../domain/release-machine';
+import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
+import type { Settings, VendorPolicy, VendorRelease } from '../../domain/types';
+import { boundedCount } from '../cursor';
+import { ConflictError } from '../errors';
+import { eachInFlight } from '../in-flight';
+import { requireId } from '../ids';
+import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
+import { knownVendorPages } from '../reads/read-vendors';
+import type { Dependencies, StoredPreview } from '../ports';
+import { openReleasesOfVendor } from '../releases/replan-vendor-releases';
+import { storedInstant } from '../releases/release-writes';
+import { inZone } from '../response-times';
+
+/** How long a previewId can be required by a PUT. */
+export const PREVIEW_LIFETIME_MINUTES = 60;
+/** Releases listed in an answer by default and at most (`?limit=`); the day totals always cover every release. */
+export const LISTED_RELEASES = { default: 1000, max: 10_000 };
+/** Orders whose events are read at once when a candidate needs delivery times. */
+const EVENT_READS_IN_FLIGHT = 16;
+
+export interface PreviewAnswer {
+  previewId: string;
+  expiresAt: string;
+  /** How many unsent releases the preview covered, and how many of them the candidate moves. */
+  covered: number;
+  moved: number;
+  /** Of those, how many the candidate drops (their order was cancelled): neither moved nor landing anywhere. */
+  dropped: number;
+  /** Releases left out of `releases` by the limit (the day totals include them). */
+  omitted: number;
+  releases: PreviewedRelease[];
+  perDay: DayTotals[];
+}
+
+export interface PolicyPreviewAnswer extends PreviewAnswer {
+  vendorId: string;
+  fromVersion: number;
+  applyTo: ApplyTo;
+}
+
+export interface SettingsPreviewAnswer extends PreviewAnswer {
+  fromVersion: number;
+  /** Releases whose current target the gateway would refuse under the candidate settings. */
+  refused: number;
+}
+
+/** Vendors whose open releases are read at once by a settings preview. */
+const VENDOR_PAGE = 50;
+
+/** Every unsent release of every vendor Holdback knows (a settings change concerns them all). */
+async function unsentReleasesOfAll(deps: Dependencies): Promise<VendorRelease[]> {
+  const releases: VendorRelease[] = [];
+  for await (const page of knownVendorPages(deps, VENDOR_PAGE)) {
+    for (const open of await Promise.all(page.map((vendorId) => openReleasesOfVendor(deps, vendorId)))) releases.push(...open);
+  }
+  return releases;
+}
+
+/**
+ * POST /vendors/{vendorId}/policy/preview: every unsent release of the vendor as it is and as it would be planned
+ * under the candidate policy (what `applyTo: "open_orders"` does; with `new_orders` they keep their version and only
+ * new orders take the candidate). Changes nothing but the stored preview.
+ */
+export async function previewPolicy(deps: Dependencies, vendorId: string, body: unknown, limit?: string): Promise<PolicyPreviewAnswer> {
+  requireId(vendorId, 'vendorId');
+  // The body of the PUT it previews; who and why may wait for the PUT (a preview records no change).
+  const change = policyChangeOf(isRecord(body) ? { actor: 'preview', reason: 'preview', ...body } : body);
+  const listed = listedLimit(limit);
+  const state = await policyPreviewState(deps, vendorId, change);
+  const { settings, releases, hold } = state;
+  const candidate: VendorPolicy = { vendorId, version: state.fromVersion + 1, ...change.policy, at: null };
+  // An AT_MAX release of an at_max rule shows nothing of its order's story (at_max ignores cancellations and
+  // disputes), so its events are read, as are every release's when the candidate rule needs the delivery time.
+  const facts = await factsOf(deps, releases, (r) => candidate.release.kind === 'after_delivery' || r.state === 'AT_MAX');
+  const both = { current: settings, candidate: settings };
+  const previewed = previewReleases(releases, (_, i) => facts[i], () => hold, { policy: candidate, settings: both, now: deps.clock.now() });
+  const stored = await remember(deps, state.scope, state.digest);
+  return {
+    previewId: stored.previewId,
+    expiresAt: inZone(stored.expiresAt, settings.timezone),
+    vendorId,
+    fromVersion: state.fromVersion,
+    applyTo: change.applyTo,
+    ...answerOf(previewed, previewed, listed, both),
+  };
+}
+
+/**
+ * POST /settings/preview: a full or partial settings body over the settings in force; every unsent release the
+ * candidate would move (its settlement calendar or its window), plus those whose current target the gateway would
+ * refuse (a smaller Defer by Days). Each keeps its own pinned policy. Changes nothing but the stored preview.
+ */
+export async function previewSettings(deps: Dependencies, body: unknown, limit?: string): Promise<SettingsPreviewAnswer> {
+  const listed = listedLimit(limit);
+  const state = await settingsPreviewState(deps, body);
+  const { current, candidate, releases } = state;
+  const [facts, { holds }] = await Promise.all([
+    factsOf(deps, releases, (r) => r.rule.kind === 'after_delivery' && r.state !== 'WAITING'),
+    deps.config.forPlanning([...new Set(releases.map((r) => r.vendorId))]),
+  ]);
+  const both = { current, candidate };
+  const previewed = previewReleases(releases, (_, i) => facts[i], (r) => holds.get(r.vendorId) ?? null, { policy: null, settings: both, now: deps.clock.now() });
+  const affected = previewed.filter((r) => r.moves || r.refusedPastMs !== null);
+  const stored = await remember(deps, 'settings', state.digest);
+  return {
+    previewId: stored.previewId,
+    expiresAt: inZone(stored.expiresAt, candidate.timezone),
+    fromVersion: current.version,
+    refused: affected.filter((r) => r.refusedPastMs !== null).length,
+    ...answerOf(previewed, affected, listed, both),
+  };
+}
+
+/**
+ * Throws 409 `preview_stale` unless the preview exists, is unexpired, was made for this change's scope, and what it
+ * showed still holds (the digest of the releases and versions it covered, computed again now).
+ */
+async function requirePreviewHolds(deps: Dependencies, previewId: string, scope: string, digestNow: () => Promise<string>): Promise<void> {
+  const preview = await deps.previews.get(previewId);
+  const stale = (why: string) => new ConflictError('preview_stale', `previewId ${previewId}: ${why}; preview the change again and send its new previewId`);
+  if (!preview) throw stale('no such preview (never made, or expired and cleared)');
+  if (preview.scope !== scope) throw stale(`it previewed ${preview.scope}, not ${scope}`);
+  if (Date.parse(preview.expiresAt) < deps.clock.now().toMillis()) throw stale(`it expired at ${preview.expiresAt}`);
+  if (preview.digest !== await digestNow()) {
+    throw stale('what it showed no longer holds (a release it covered changed, the policy or settings changed, or this body differs from the previewed one)');
+  }
+}
+
+/** For PUT /vendors/{vendorId}/policy with `previewId`. */
+export async function requirePolicyPreview(deps: Dependencies, vendorId: string, change: PolicyChange): Promise<void> {
+  if (change.previewId === null) return;
+  const scope = policyScope(vendorId);
+  await requirePreviewHolds(deps, change.previewId, scope, async () => (await policyPreviewState(deps, vendorId, change)).digest);
+}
+
+/** For PUT /settings with `previewId`: the body (with its change keys) is the candidate the preview must have shown. */
+export async function requireSettingsPreview(deps: Dependencies, previewId: string, body: unknown): Promise<void> {
+  await requirePreviewHolds(deps, previewId, 'settings', async () => (await settingsPreviewState(deps, body)).digest);
+}
+
+const policyScope = (vendorId: string): string => `policy:${vendorId}`;
+
+/** What a policy preview covers, read once for the preview and again for a PUT that requires it. */
+async function policyPreviewState(deps: Dependencies, vendorId: string, change: PolicyChange) {
+  const [config, releases] = await Promise.all([deps.config.forPlanning([vendorId]), openReleasesOfVendor(deps, vendorId)]);
+  const { settings } = config;
+  const hold = config.holds.get(vendorId) ?? null;
+  const fromVersion = config.policies.get(vendorId)?.version ?? 0;
+  const scope = policyScope(vendorId);
+  const digest = previewDigest({
+    scope, releases, versions: { policy: fromVersion, settings: settings.version },
+    change: { scheduleOption: change.policy.scheduleOption, release: change.policy.release },
+  });
+  return { scope, fromVersion, settings, hold, releases, digest };
+}
+
+async function settingsPreviewState(deps: Dependencies, body: unknown) {
+  const current = await deps.settings.get();
+  if (!isRecord(body)) {
+    throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to preview, e.g. {"deferByDays": 10}' }]);
+  }
+  const settingsPart = Object.fromEntries(Object.entries(body).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
+  const candidate: Settings = validateSettings(settingsPart, current);
+  const releases = await unsentReleasesOfAll(deps);
+  const digest = previewDigest({ scope: 'settings', releases, versions: { settings: current.version }, change: candidate });
+  return { current, candidate, releases, digest };
+}
+
+/**
+ * The facts each release is planned from. Most follow from the stored release; the delivery time is on the order's
+ * events only, so those are read (a few at a time) for the releases whose candidate rule needs it.
+ */
+async function factsOf(deps: Dependencies, releases: VendorRelease[], needsEvents: (release: VendorRelease) => boolean): Promise<VendorFacts[]> {
+  const facts = releases.map(factsOfUnsentRelease);
+  const toRead = releases.map((_, i) => i).filter((i) => needsEvents(releases[i]));
+  await eachInFlight(toRead, EVENT_READS_IN_FLIGHT, async (i) => {
+    const events = await deps.orders.listEvents(releases[i].orderId);
+    facts[i] = vendorFacts(events.map((e) => e.event), releases[i].vendorId);
+  });
+  return facts;
+}
+
+async function remember(deps: Dependencies, scope: string, digest: string): Promise<StoredPreview> {
+  const now = deps.clock.now();
+  const preview: StoredPreview = {
+    // Unguessable, so that a previewId proves someone saw this preview.
+    previewId: randomUUID().replace(/-/g, ''),
+    scope,
+    digest,
+    createdAt: storedInstant(now),
+    expiresAt: storedInstant(now.plus({ minutes: PREVIEW_LIFETIME_MINUTES })),
+  };
+  await deps.previews.save(preview);
+  return preview;
+}
+
+/** Counts over what the preview covered; the listed releases and the day totals over what it shows. */
+function answerOf(covered: ReleasePreview[], shown: ReleasePreview[], limit: number, settings: Parameters<typeof presentPreview>[1]) {
+  return {
+    covered: covered.length,
+    moved: covered.filter((r) => r.moves).length,
+    dropped: covered.filter((r) => r.dropped).length,
+    omitted: Math.max(0, shown.length - limit),
+    releases: shown.slice(0, limit).map((r) => presentPreview(r, settings)),
+    perDay: totalsPerDay(shown),
+  };
+}
+
+/** `?limit=`: releases listed (0 lists none; the day totals always cover every release). */
+function listedLimit(limit: string | undefined): number {
+  return boundedCount(limit, 'limit', 0, LISTED_RELEASES.max, LISTED_RELEASES.default);
+}

@@ -1,0 +1,212 @@
+/** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
+import { DateTime } from 'luxon';
+import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
+import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../../domain/dates';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
+import { nextGatewayMinuteMs } from '../../domain/window';
+import { calendarOf, defaultPolicy } from '../../domain/settings';
+import type { ReleaseRule, Settings } from '../../domain/types';
+import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
+import { NotFoundError, describeError } from '../errors';
+import { requireId } from '../ids';
+import type { Dependencies, ReadRelease } from '../ports';
+import { inZone } from '../response-times';
+
+export interface VendorSummary {
+  vendorId: string;
+  /** The policy in force (version 0: none stored, the default applies). */
+  policyVersion: number;
+  scheduleOption: number;
+  release: ReleaseRule;
+  /** Whether a vendor hold keeps its releases unsent, and its last hold or unhold (null: never held). */
+  held: boolean;
+  hold: { held: boolean; actor: string; reason: string; at: string } | null;
+  /** Releases not yet settled or cancelled, per currency: how many and how much (decimal text). */
+  open: { currency: string; count: number; amount: string }[];
+  /** Only with `checkGateway=true`: the gateway's schedule option for the vendor (null: the gateway does not know it). */
+  gateway?: GatewayComparison;
+}
+
+/**
+ * What the gateway's vendor API says against the policy in force: `agrees`, `disagrees` (another schedule option),
+ * `vendor_not_found` (the gateway does not know the vendor: a warning, never "agrees"), or `error` (no answer).
+ */
+export interface GatewayComparison {
+  answer: 'agrees' | 'disagrees' | 'vendor_not_found' | 'error';
+  scheduleOption: number | null;
+  policyDisagrees: boolean;
+  /** The comparison in words, for people (the console and the CLI show it as it is). */
+  message: string;
+  error?: string;
+}
+
+/** Gateway lookups at a time, so that a page of vendors does not burst the gateway's rate limit. */
+const GATEWAY_LOOKUPS_AT_ONCE = 4;
+
+export async function listVendors(
+  deps: Dependencies, query: { limit?: string; cursor?: string; checkGateway?: string },
+): Promise<{ items: VendorSummary[]; nextCursor: string | null }> {
+  const issues: ValidationIssue[] = [];
+  const limit = collectIssues(issues, () => boundedCount(query.limit, 'limit', 1, 1000, 100)) ?? 100;
+  const after = collectIssues(issues, () => decodeCursor(query.cursor, 'vendors')) ?? null;
+  if (query.checkGateway !== undefined && query.checkGateway !== 'true' && query.checkGateway !== 'false') {
+    issues.push({ field: 'checkGateway', problem: `is ${JSON.stringify(query.checkGateway)}`, expected: 'true or false' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const [settings, page] = await Promise.all([deps.settings.get(), deps.reads.vendors(after, limit)]);
+  const items: VendorSummary[] = [];
+  for (let i = 0; i < page.vendorIds.length; i += GATEWAY_LOOKUPS_AT_ONCE) {
+    items.push(...await Promise.all(page.vendorIds.slice(i, i + GATEWAY_LOOKUPS_AT_ONCE)
+      .map((vendorId) => vendorSummary(deps, settings, vendorId, query.checkGateway === 'true'))));
+  }
+  const last = page.vendorIds[page.vendorIds.length - 1];
+  return { items, nextCursor: page.more && last ? encodeCursor('vendors', last) : null };
+}
+
+/** Every vendor Holdback knows, a page of ids at a time (in id order). */
+export async function* knownVendorPages(deps: Dependencies, pageSize: number): AsyncIterable<string[]> {
+  for (let after: string | null = null; ;) {
+    const page = await deps.reads.vendors(after, pageSize);
+    if (page.vendorIds.length > 0) yield page.vendorIds;
+    if (!page.more || page.vendorIds.length === 0) return;
+    after = page.vendorIds[page.vendorIds.length - 1];
+  }
+}
+
+async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {
+  const [stored, hold, open] = await Promise.all([deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId)]);
+  const policy = stored ?? defaultPolicy(vendorId, settings);
+  const summary: VendorSummary = {
+    vendorId,
+    policyVersion: policy.version,
+    scheduleOption: policy.scheduleOption,
+    release: policy.release,
+    held: hold?.held ?? false,
+    hold: hold ? { held: hold.held, actor: hold.actor, reason: hold.reason, at: inZone(hold.at, settings.timezone) } : null,
+    open,
+  };
+  if (checkGateway && deps.gatewayOrders.fetchVendor) {
+    try {
+      const found = await deps.gatewayOrders.fetchVendor(vendorId);
+      summary.gateway = compareWithGateway(vendorId, policy.scheduleOption, found?.scheduleOption ?? null, found !== null);
+    } catch (error) {
+      summary.gateway = {
+        answer: 'error', scheduleOption: null, policyDisagrees: false, error: describeError(error),
+        message: `the gateway did not answer for vendor ${vendorId}: ${describeError(error)}`,
+      };
+    }
+  }
+  return summary;
+}
+
+/** The gateway's vendor (found, with its schedule option or none) against the policy's schedule option. */
+export function compareWithGateway(vendorId: string, policyOption: number, gatewayOption: number | null, found: boolean): GatewayComparison {
+  if (!found) {
+    return { answer: 'vendor_not_found', scheduleOption: null, policyDisagrees: false, message: `unknown at the gateway: no vendor ${vendorId} in its vendor API; create it there before its orders are split` };
+  }
+  if (gatewayOption !== null && gatewayOption !== policyOption) {
+    return { answer: 'disagrees', scheduleOption: gatewayOption, policyDisagrees: true, message: `the gateway settles vendor ${vendorId} by schedule option ${gatewayOption}, the policy says ${policyOption}` };
+  }
+  return { answer: 'agrees', scheduleOption: gatewayOption, policyDisagrees: false, message: `the gateway agrees: schedule option ${policyOption}` };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Forecast
+
+export interface ForecastDay {
+  /** An India-time day, "YYYY-MM-DD". */
+  date: string;
+  currency: string;
+  /** Applied at the gateway, settling that day (at their predicted settlement). */
+  firm: { count: number; amount: string };
+  /** Not yet sent, settling that day if nothing changes (the one projection: domain/projection.ts landingOf). */
+  projected: { count: number; amount: string };
+}
+
+/** The longest forecast asked at once (a year and a day). */
+const MAX_FORECAST_DAYS = 366;
+/**
+ * The furthest a settlement falls after its eligibility: the monthly option settles on the first working day of the
+ * next month, after holidays at most about five weeks on. Forecast reads eligibilities from this long before `from`.
+ */
+const LONGEST_SETTLEMENT_DAYS = 45;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_DAY} to ${LAST_DAY}, e.g. "2022-12-01"`;
+
+/** A forecast day (India time), within [2000-01-01, 2100-01-01) as every date Holdback reads; absent: `fallback`. */
+function forecastDate(text: string | undefined, field: string, fallback: DateTime): DateTime {
+  if (text === undefined || text === '') return fallback;
+  const day = DATE.test(text) ? DateTime.fromISO(text, { zone: GATEWAY_ZONE }) : null;
+  if (!day || !day.isValid) {
+    throw new ValidationError([{ field, problem: `is ${JSON.stringify(text.slice(0, 60))}, not a date`, expected: FORECAST_DAY_EXPECTED }]);
+  }
+  const outside = dayBoundsProblem(text);
+  if (outside) throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${outside}`, expected: FORECAST_DAY_EXPECTED }]);
+  return day;
+}
+
+/**
+ * Per India-time day in [from, to] (default: today and the 30 days after), the firm and projected settlements of one
+ * vendor or of every vendor Holdback knows. Every day of the range is listed, empty ones with zeros.
+ */
+export async function forecast(deps: Dependencies, query: { from?: string; to?: string; vendorId?: string }): Promise<{
+  from: string; to: string; vendorId: string | null; days: ForecastDay[];
+}> {
+  const today = deps.clock.now().setZone(GATEWAY_ZONE).startOf('day');
+  const from = forecastDate(query.from, 'from', today);
+  const to = forecastDate(query.to, 'to', from.plus({ days: 30 }));
+  const span = Math.round(to.diff(from, 'days').days) + 1;
+  if (span < 1) {
+    throw new ValidationError([{ field: 'to', problem: `is ${to.toISODate()}, before from (${from.toISODate()}): the range is reversed`, expected: `a date from \`from\` to ${MAX_FORECAST_DAYS - 1} days after it (swap them)` }]);
+  }
+  if (span > MAX_FORECAST_DAYS) {
+    throw new ValidationError([{ field: 'to', problem: `is ${to.toISODate()}, which makes a range of ${span} days from ${from.toISODate()}`, expected: `a date from \`from\` to ${MAX_FORECAST_DAYS - 1} days after it (at most ${MAX_FORECAST_DAYS} days in all)` }]);
+  }
+  const vendorId = query.vendorId === undefined ? null : requireId(query.vendorId, 'vendorId');
+  const settings = await deps.settings.get();
+  const calendar = calendarOf(settings);
+  const earliestMs = nextGatewayMinuteMs(deps.clock.now().toMillis());
+  const range = { from: from.minus({ days: LONGEST_SETTLEMENT_DAYS }).toISO()!, to: to.endOf('day').toISO()! };
+  const totals = new CurrencyTotals<string>();
+  const first = from.toISODate()!;
+  const last = to.toISODate()!;
+
+  // Where the money lands by the one projection (landingOf), the same previews and the order view use.
+  const count = (row: ReadRelease): void => {
+    const landing = landingOf(row.release, calendar, earliestMs);
+    if (landing === null) return;
+    const date = formatEpochMs(landing.settlesMs, INDIA_TIME).slice(0, 10);
+    if (date < first || date > last) return;
+    const { amount, currency } = moneyOf(row.release, row.order?.currency);
+    totals.add(`${landing.firm ? 'firm' : 'projected'}#${date}`, currency, amount);
+  };
+
+  if (vendorId !== null) {
+    for await (const row of deps.reads.openReleases(vendorId, range)) count(row);
+  } else {
+    for await (const page of knownVendorPages(deps, 100)) {
+      for (const id of page) for await (const row of deps.reads.openReleases(id, range)) count(row);
+    }
+  }
+
+  // Every day of the range for every currency that has money in it; no money at all: no currency to list days in.
+  const listed: ForecastDay[] = [];
+  for (let day = from; day <= to; day = day.plus({ days: 1 })) {
+    const date = day.toISODate()!;
+    for (const currency of totals.currencies()) {
+      listed.push({ date, currency, firm: totals.get(`firm#${date}`, currency), projected: totals.get(`projected#${date}`, currency) });
+    }
+  }
+  return { from: first, to: last, vendorId, days: listed };
+}
+
+/** GET /vendors/{vendorId}/forecast: the forecast of one vendor; 404 for a vendor Holdback has never seen. */
+export async function vendorForecast(deps: Dependencies, vendorId: string, query: { from?: string; to?: string }): ReturnType<typeof forecast> {
+  requireId(vendorId, 'vendorId');
+  const [policy, totals] = await Promise.all([deps.policies.current(vendorId), deps.reads.openTotals(vendorId)]);
+  if (policy === null && totals.length === 0 && !(await deps.reads.knowsVendor(vendorId))) {
+    throw new NotFoundError(`vendor ${vendorId} is unknown: no order or policy names it`);
+  }
+  return forecast(deps, { ...query, vendorId });
+}

@@ -1,0 +1,137 @@
+/** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone, every state with its reason. */
+import type { BankCalendar } from '../../domain/calendar';
+import { formatEpochMs } from '../../domain/dates';
+import { landingOf } from '../../domain/projection';
+import { calendarOf } from '../../domain/settings';
+import type {
+  Clamp, DecimalText, HoldReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
+} from '../../domain/types';
+import { nextGatewayMinuteMs } from '../../domain/window';
+import { NotFoundError } from '../errors';
+import { requireId } from '../ids';
+import type { Dependencies } from '../ports';
+import { inZone } from '../response-times';
+
+/** One vendor's release: the contract's fields, then why it is in its state and what it was before it settled. */
+export interface VendorView {
+  vendorId: string;
+  state: ReleaseState;
+  policyVersion: number;
+  targetEligibility: string | null;
+  appliedEligibility: string | null;
+  predictedSettlement: string | null;
+  /** `confirmedFromRecon`: the answer never came (or said nothing) and the gateway's order recon held the date sent. */
+  attempts: { at: string; request: string; status: string; subCode: string | null; message: string; confirmedFromRecon?: { at: string; eligibility: string } }[];
+  /** Decimal text in the order's currency. */
+  amount: DecimalText;
+  rule: ReleaseRule;
+  scheduleOption: number;
+  /** Why it is in its state (waiting, held, cancelled, clamped, retrying, failed, at max...). */
+  reason: string | null;
+  /** HELD by an open dispute or a vendor hold; null otherwise. */
+  holdReason: HoldReason | null;
+  clamp: Clamp | null;
+  /** When the rule wants the PUT sent (target minus releaseLead). */
+  plannedSendAt: string | null;
+  /** The pending send or retry; while APPLYING, the deadline after which the sweep sends again. */
+  sendAt: string | null;
+  /** Eligibility PUTs sent so far (each may hold several attempts; the last ones are listed in `attempts`). */
+  sends: number;
+  manual: ManualRelease | null;
+  settledAt: string | null;
+  settledFrom: SettledFrom | null;
+  /**
+   * Where the money lands by the one projection the forecast and previews use (domain/projection.ts): the predicted
+   * settlement once applied, else where it settles if nothing changes (a held or waiting release at its max
+   * eligibility's settlement); null when cancelled or settled. `settlementProjected` says it is not yet firm.
+   */
+  projectedSettlement: string | null;
+  settlementProjected: boolean;
+}
+
+/** What the projection of a release view needs: the calendar in force and the earliest minute the gateway accepts. */
+export interface ProjectionContext {
+  calendar: BankCalendar;
+  earliestMs: number;
+}
+
+/** The projection context of `settings` at `now`. */
+export function projectionContext(settings: Settings, nowMs: number): ProjectionContext {
+  return { calendar: calendarOf(settings), earliestMs: nextGatewayMinuteMs(nowMs) };
+}
+
+export interface ReleaseView extends VendorView {
+  orderId: string;
+}
+
+export interface OrderView {
+  orderId: string;
+  /** null for an order known only from events that came before its payment. */
+  transactionTime: string | null;
+  /** Whose payment time the window counts from: the gateway's payment webhook (trusted) or the marketplace's event. */
+  transactionTimeSource: TransactionTimeSource | null;
+  maxEligibility: string | null;
+  currency: string | null;
+  vendors: VendorView[];
+}
+
+/** One release as the API shows it, times in `zone`. */
+export function releaseViewOf(r: VendorRelease, zone: string, projection: ProjectionContext): VendorView {
+  const landing = landingOf(r, projection.calendar, projection.earliestMs);
+  return {
+    vendorId: r.vendorId,
+    state: r.state,
+    policyVersion: r.policyVersion,
+    targetEligibility: inZone(r.targetEligibility, zone),
+    appliedEligibility: inZone(r.appliedEligibility, zone),
+    predictedSettlement: inZone(r.predictedSettlement, zone),
+    attempts: r.attempts.map((a) => ({
+      at: inZone(a.at, zone), request: a.request, status: a.status, subCode: a.subCode, message: a.message,
+      ...(a.confirmedFromRecon ? { confirmedFromRecon: { at: inZone(a.confirmedFromRecon.at, zone), eligibility: inZone(a.confirmedFromRecon.eligibility, zone) } } : {}),
+    })),
+    amount: r.amount,
+    rule: r.rule,
+    scheduleOption: r.scheduleOption,
+    reason: r.reason,
+    holdReason: r.holdReason ?? null,
+    clamp: r.clamp,
+    plannedSendAt: inZone(r.plannedSendAt ?? null, zone),
+    sendAt: inZone(r.sendAt, zone),
+    sends: r.sends ?? 0,
+    manual: r.manual ? { ...r.manual, at: inZone(r.manual.at, zone), requestedAt: inZone(r.manual.requestedAt, zone) } : null,
+    settledAt: inZone(r.settledAt, zone),
+    settledFrom: r.settledFrom
+      ? { ...r.settledFrom, appliedEligibility: inZone(r.settledFrom.appliedEligibility, zone), predictedSettlement: inZone(r.settledFrom.predictedSettlement, zone) }
+      : null,
+    projectedSettlement: landing === null ? null : formatEpochMs(landing.settlesMs, zone),
+    settlementProjected: landing !== null && !landing.firm,
+  };
+}
+
+/**
+ * An order whose events came before its payment is shown with transactionTime null and no vendors (it is known, and
+ * waits for order.paid); an order nobody sent any event for is a 404.
+ */
+export async function viewOrder(deps: Dependencies, orderId: string): Promise<OrderView> {
+  requireId(orderId, 'orderId');
+  // One round trip: the releases of an order that has none (not paid yet, or unknown) are an empty list.
+  const [order, releases, settings] = await Promise.all([deps.orders.getOrder(orderId), deps.orders.listReleases(orderId), deps.settings.get()]);
+  const zone = settings.timezone;
+  if (!order) {
+    const events = await deps.orders.listEvents(orderId);
+    if (events.length === 0) {
+      throw new NotFoundError(`order ${orderId} is unknown: no order event was received for it`);
+    }
+    return { orderId, transactionTime: null, transactionTimeSource: null, maxEligibility: null, currency: null, vendors: [] };
+  }
+  const position = new Map(order.vendors.map((v, i) => [v.vendorId, i]));
+  releases.sort((a, b) => (position.get(a.vendorId) ?? Infinity) - (position.get(b.vendorId) ?? Infinity));
+  return {
+    orderId,
+    transactionTime: inZone(order.transactionTime, zone),
+    transactionTimeSource: order.transactionTimeSource ?? 'marketplace',
+    maxEligibility: inZone(order.maxEligibility, zone),
+    currency: order.currency,
+    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().toMillis()))),
+  };
+}

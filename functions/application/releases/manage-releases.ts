@@ -1,0 +1,160 @@
+/** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
+import { instantBoundsIssue } from '../../domain/bounds';
+import type { DateTime } from 'luxon';
+import { formatInstant, parseEligibilityInput, parseInstant } from '../../domain/dates';
+import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
+import { manualRelease, retryFailed } from '../../domain/release-machine';
+import type { VendorHold, VendorRelease } from '../../domain/types';
+import { NotFoundError } from '../errors';
+import { requireId } from '../ids';
+import { transitionRelease } from './plan-releases';
+import type { Dependencies } from '../ports';
+import { startVendorWalk } from './replan-vendor-releases';
+import { jobView, type JobView } from '../jobs/job-views';
+import { appendAudit, storedInstant } from './release-writes';
+import { projectionContext, releaseViewOf, type ReleaseView } from '../reads/view-order';
+
+const TEXT_LIMIT = 500;
+
+interface ActorAndReason {
+  actor: string;
+  reason: string;
+}
+
+/** `{actor, reason}` plus the extra fields a route allows; every bad field named. */
+function readBody(body: unknown, extra: readonly string[], example: string): { fields: ActorAndReason; input: Record<string, unknown> } {
+  if (!isRecord(body)) throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: `a JSON object, e.g. ${example}` }]);
+  const known = ['actor', 'reason', ...extra];
+  const issues: ValidationIssue[] = Object.keys(body).filter((k) => !known.includes(k))
+    .map((k) => ({ field: k, problem: 'is not a known field', expected: `only ${known.join(', ')}` }));
+  for (const field of ['actor', 'reason'] as const) {
+    const value = body[field];
+    if (typeof value !== 'string' || value.trim() === '' || value.length > TEXT_LIMIT) {
+      issues.push({
+        field,
+        problem: value === undefined ? 'is missing' : `is ${JSON.stringify(value)?.slice(0, 60)}, not a text of 1 to ${TEXT_LIMIT} characters`,
+        expected: `who asks and why, e.g. ${example}`,
+      });
+    }
+  }
+  if (issues.length) throw new ValidationError(issues);
+  return { fields: { actor: (body.actor as string).trim(), reason: (body.reason as string).trim() }, input: body };
+}
+
+const HOLD_EXAMPLE = '{"actor": "risk@example.com", "reason": "fraud review"}';
+
+export interface HoldView extends VendorHold {
+  /** The rest of the work (each open release shown HELD or planned again, schedules moved): null when none remains. */
+  job: JobView | null;
+}
+
+/** A vendor Holdback knows: one with a policy, a hold, or a release. */
+async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise<void> {
+  requireId(vendorId, 'vendorId');
+  const [policy, hold, releases] = await Promise.all([
+    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.knowsVendor(vendorId),
+  ]);
+  if (!policy && !hold && !releases) {
+    throw new NotFoundError(`vendor ${vendorId} is unknown: no order, policy or hold names it`);
+  }
+}
+
+/**
+ * POST /vendors/{vendorId}/hold and /unhold, in O(1) work whatever the vendor's size (contract 6.3): the hold is stored
+ * and audited, and is in force from this answer on, since every release function reads it after its claim and plans a
+ * held release HELD instead of sending it. The rest (each unsent release shown HELD with `holdReason: "vendor_hold"`,
+ * its schedule deleted; on unhold planned again from its rule, a passed target going with the next gateway minute)
+ * runs as a job. New orders of a held vendor are planned HELD from the hold read with their policy.
+ */
+export async function setVendorHold(deps: Dependencies, vendorId: string, body: unknown, held: boolean): Promise<HoldView> {
+  const { fields } = readBody(body, [], HOLD_EXAMPLE);
+  await requireKnownVendor(deps, vendorId);
+  const hold: VendorHold = { vendorId, held, actor: fields.actor, reason: fields.reason, at: storedInstant(deps.clock.now()) };
+  await deps.holds.put(hold);
+  await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason } }]);
+  const job = await startVendorWalk(deps, { kind: held ? 'vendor_hold' : 'vendor_unhold', vendorId, actor: hold.actor, reason: hold.reason });
+  return { ...hold, job };
+}
+
+const RELEASE_EXAMPLE = '{"actor": "finance@example.com", "reason": "goods received", "at": "2022-12-06T09:00:00+05:30"}';
+
+/** A boolean flag of the body: absent is false; anything but true or false is an issue naming it. */
+function flagOf(input: Record<string, unknown>, field: string, meaning: string, issues: ValidationIssue[]): boolean {
+  const value = input[field];
+  if (value !== undefined && typeof value !== 'boolean') {
+    issues.push({ field, problem: `is ${JSON.stringify(value)?.slice(0, 60)}, not true or false`, expected: `${meaning}, or leave it out` });
+  }
+  return value === true;
+}
+
+/**
+ * The issue of a manual `at` outside the release's window: after max eligibility (the gateway settles there whatever
+ * Holdback sends, and refuses a later date) or before the transaction time. A past `at` the caller confirmed is not
+ * checked against the transaction time: it means "now", and goes with the next gateway minute.
+ */
+function manualWindowIssue(at: DateTime, release: VendorRelease, zone: string, confirmedPast: boolean): ValidationIssue | null {
+  const max = parseInstant(release.maxEligibility, 'maxEligibility');
+  const transaction = parseInstant(release.transactionTime, 'transactionTime');
+  const range = `a time from ${formatInstant(transaction, zone)} (the transaction time) to ${formatInstant(max, zone)} (max eligibility), or leave "at" out for the next minute the gateway accepts`;
+  if (at.toMillis() > max.toMillis()) {
+    return { field: 'at', problem: `is ${formatInstant(at, zone)}, after this release's max eligibility ${formatInstant(max, zone)}: the gateway settles at max eligibility anyway and refuses a later date`, expected: range };
+  }
+  if (!confirmedPast && at.toMillis() < transaction.toMillis()) {
+    return { field: 'at', problem: `is ${formatInstant(at, zone)}, before the order's transaction time ${formatInstant(transaction, zone)}`, expected: range };
+  }
+  return null;
+}
+
+/**
+ * POST /orders/{orderId}/vendors/{vendorId}/release: a manual early release (contract 6), with the eligibility `at`
+ * or as soon as the gateway accepts; `override: true` releases a HELD one. Refused (409 `invalid_state`) from any
+ * other state. An `at` in the past (a wrong year, a wrong day) would be sent at once, so it is refused (400 naming
+ * `at`) unless the body says `"confirmPast": true`; an `at` outside the release's window is refused whatever the flag.
+ */
+export async function releaseManually(deps: Dependencies, orderId: string, vendorId: string, body: unknown): Promise<ReleaseView> {
+  requireId(orderId, 'orderId');
+  requireId(vendorId, 'vendorId');
+  const { fields, input } = readBody(body, ['at', 'override', 'confirmPast'], RELEASE_EXAMPLE);
+  const issues: ValidationIssue[] = [];
+  const at = input.at === undefined || input.at === null ? null : collectIssues(issues, () => parseEligibilityInput(input.at, 'at')) ?? null;
+  const override = flagOf(input, 'override', 'true to release a HELD release despite its hold', issues);
+  const confirmPast = flagOf(input, 'confirmPast', 'true to send an "at" that has passed with the next minute the gateway accepts', issues);
+  const now = deps.clock.now();
+  const zone = (await deps.settings.get()).timezone;
+  const bounds = at ? instantBoundsIssue(at, 'at', null) : null;
+  if (bounds) {
+    issues.push(bounds);
+  } else if (at && at.toMillis() < now.toMillis() && !confirmPast) {
+    issues.push({
+      field: 'at',
+      problem: `is ${formatInstant(at, zone)}, in the past (Holdback's clock is ${formatInstant(now, zone)}): it would be sent at once with the next minute the gateway accepts`,
+      expected: 'a future time, or leave "at" out for the next minute the gateway accepts, or add "confirmPast": true to send it so',
+    });
+  }
+  if (issues.length) throw new ValidationError(issues);
+  const request = { ...fields, at, override };
+  const release = await transitionRelease(deps, { orderId, vendorId }, { kind: 'manual_release', ...fields }, (plan) => {
+    const transition = manualRelease(plan, request);
+    const outside = at && transition.kind !== 'refused' ? manualWindowIssue(at, plan.current, zone, confirmPast) : null;
+    if (outside) throw new ValidationError([outside]);
+    return transition;
+  });
+  return presented(deps, release);
+}
+
+/**
+ * POST /orders/{orderId}/vendors/{vendorId}/retry: an operator's retry of a FAILED release (issue 10.2), planned
+ * again under its rule with a fresh retry budget. Refused (409 `invalid_state`) from any other state.
+ */
+export async function retryRelease(deps: Dependencies, orderId: string, vendorId: string, body: unknown): Promise<ReleaseView> {
+  requireId(orderId, 'orderId');
+  requireId(vendorId, 'vendorId');
+  const { fields } = readBody(body, [], '{"actor": "ops@example.com", "reason": "gateway recovered"}');
+  const release = await transitionRelease(deps, { orderId, vendorId }, { kind: 'retry', ...fields }, (plan) => retryFailed(plan, fields));
+  return presented(deps, release);
+}
+
+async function presented(deps: Dependencies, release: VendorRelease): Promise<ReleaseView> {
+  const settings = await deps.settings.get();
+  return { orderId: release.orderId, ...releaseViewOf(release, settings.timezone, projectionContext(settings, deps.clock.now().toMillis())) };
+}

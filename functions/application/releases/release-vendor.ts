@@ -1,0 +1,140 @@
+/**
+ * Use case of the release function, the one send path: claim a due release, read the order and the vendor's hold
+ * after the claim, plan again, and only then send the gateway's eligibility PUT (on the record before it leaves) and
+ * record its answer; a send without a clear answer is checked at the gateway's order recon before anything is resent.
+ */
+import {
+  SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, reconUnread, recordSend,
+  unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
+} from '../../domain/release-machine';
+import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
+import { planInputOf, planOrderReleases } from './plan-releases';
+import { VersionConflictError, type Dependencies } from '../ports';
+import { releaseKeyOf, runEffects, storedInstant, writeRelease } from './release-writes';
+
+export type ReleaseVendorResult =
+  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'applied' | 'failed' | 'rescheduled' | 'at_max' | 'held' | 'cancelled' | 'waiting' | 'scheduled'; release: VendorRelease }
+  /** Another writer took the release over before this invocation's outcome was recorded. */
+  | { outcome: 'superseded'; reason: string };
+
+const OUTCOME_OF: Partial<Record<ReleaseState, Exclude<ReleaseVendorResult['outcome'], 'skipped' | 'superseded'>>> = {
+  APPLIED: 'applied', FAILED: 'failed', AT_MAX: 'at_max', HELD: 'held', CANCELLED: 'cancelled', WAITING: 'waiting',
+  SCHEDULED: 'scheduled', PLANNED: 'scheduled',
+};
+
+/**
+ * The only caller of the gateway's eligibility PUT. The conditional move to APPLYING (version + 1) makes one release
+ * key send at most once however often its command arrives; APPLYING carries a deadline in `sendAt` so that a lost
+ * invocation is re-driven by the sweep instead of being lost.
+ *
+ * Write, then read: the order (its events) and the vendor's hold are read consistently only after the claim is
+ * stored, so a dispute, a cancellation or a hold stored before that read is always seen and nothing is sent; one
+ * stored after it finds the release APPLYING and leaves it to this invocation, which re-reads once more after writing
+ * a release that waits (HELD, WAITING), so that a release never stays held by a fact that is gone.
+ */
+export async function releaseVendor(deps: Dependencies, command: ReleaseCommand): Promise<ReleaseVendorResult> {
+  const current = await deps.orders.getRelease(command.orderId, command.vendorId);
+  if (!current) return { outcome: 'skipped', reason: 'no release for this order and vendor' };
+  const claimed = claim(current, command, deps.clock.now());
+  if (claimed.kind === 'skip') return { outcome: 'skipped', reason: claimed.reason };
+  // Taking over a claim whose deadline passed: its send may have reached the gateway before its sender was lost.
+  const lost = current.state === 'APPLYING' ? current.sending ?? null : null;
+  // A send without a clear answer (a lost sender, a timeout, a reset, a 5xx) may have arrived: the recon is read first.
+  const uncertain = unresolvedRequests(current).length > 0;
+  try {
+    await writeRelease(deps, claimed);
+  } catch (error) {
+    if (error instanceof VersionConflictError) return { outcome: 'skipped', reason: 'another invocation took this release' };
+    throw error;
+  }
+  const applying = claimed.release;
+
+  const [stored, config, recon] = await Promise.all([
+    // Everything consistently: the hold closes the stale-claim race, and a settings change or a policy applied to open
+    // orders is in force from its answer on (contract 6.3), whether or not its job has reached this release yet.
+    deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId]), uncertain ? readRecon(deps, applying) : undefined,
+  ]);
+  if (recon?.read) {
+    const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility: recon.gatewayEligibility, at: recon.at, settings: config.settings, now: deps.clock.now() });
+    if (confirmed) return record(deps, confirmed);
+    deps.logger.info('send without a clear answer not found at the gateway: sending again', {
+      orderId: command.orderId, vendorId: command.vendorId, unresolved: unresolvedRequests(current), gatewayEligibility: recon.gatewayEligibility,
+    });
+  } else if (recon && !recon.read && deps.gatewayOrders.fetchEligibility) {
+    return record(deps, reconUnread({ release: applying, reason: recon.reason, settings: config.settings, now: deps.clock.now(), keyOf: releaseKeyOf }));
+  }
+  if (!stored.order) throw new Error(`order ${command.orderId} has a release but no order record`);
+  const input = planInputOf({ ...stored, order: stored.order }, command.vendorId, config, { kind: 'claim', actor: SYSTEM_ACTOR }, deps.clock.now());
+  const decided = afterClaim({ ...input, current: applying });
+  if (decided.kind === 'unchanged') return { outcome: 'superseded', reason: 'nothing to do after the claim' };
+  if (decided.kind === 'write') {
+    const recorded = await record(deps, decided);
+    if (recorded.outcome !== 'superseded' && (decided.release.state === 'HELD' || decided.release.state === 'WAITING')) {
+      await planOrderReleases(deps, command.orderId, { cause: { kind: 'claim', actor: SYSTEM_ACTOR }, vendorIds: [command.vendorId], eventualConfig: true });
+    }
+    return recorded;
+  }
+  return send(deps, decided, config.settings);
+}
+
+/**
+ * Sends and records the answer. The PUT is on the record (the release's attempts and the audit log) before it leaves,
+ * through the client's `beforePut`. An answer that leaves open whether it applied is retried through a new claim,
+ * which reads the gateway's order recon before it sends anything again.
+ */
+async function send(deps: Dependencies, decided: SendNow, settings: Settings): Promise<ReleaseVendorResult> {
+  const { orderId, vendorId } = decided.release;
+  let release = decided.release;
+  const beforePut = async (attempt: number, at: string): Promise<void> => {
+    const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
+    await writeRelease(deps, recorded);
+    release = recorded.release;
+    await runEffects(deps, recorded.effects);
+  };
+  let result;
+  try {
+    result = await deps.gateway.updateEligibility(orderId, vendorId, decided.request, beforePut);
+  } catch (error) {
+    if (error instanceof VersionConflictError) return { outcome: 'superseded', reason: 'another writer took this release over before it was sent' };
+    throw error;
+  }
+  const answered = answer({ release, sent: decided.eligibility, request: decided.request, result, settings, now: deps.clock.now(), keyOf: releaseKeyOf });
+  const recorded = await record(deps, answered);
+  return recorded.outcome === 'scheduled' && answered.release.sends ? { ...recorded, outcome: 'rescheduled' } : recorded;
+}
+
+/** The vendor's eligibility at the gateway's order recon, or why it could not be read (logged). */
+async function readRecon(deps: Dependencies, release: VendorRelease): Promise<ReconRead> {
+  const ids = { orderId: release.orderId, vendorId: release.vendorId, unresolved: unresolvedRequests(release) };
+  if (!deps.gatewayOrders.fetchEligibility) {
+    deps.logger.warn('send without a clear answer not checked: this gateway has no order recon; sending again', ids);
+    return { read: false, reason: 'this gateway has no order recon' };
+  }
+  try {
+    const gatewayEligibility = await deps.gatewayOrders.fetchEligibility(release.orderId, release.vendorId);
+    return { read: true, gatewayEligibility, at: storedInstant(deps.clock.now()) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    deps.logger.warn('send without a clear answer not checked: the order recon could not be read; retried later', { ...ids, error: reason });
+    return { read: false, reason };
+  }
+}
+
+/**
+ * Records the outcome conditionally on our APPLYING version, then runs its effects. When another writer took the
+ * release over meanwhile (a settlement webhook, the sweep's re-drive after the deadline), only the audit of what
+ * this invocation did is kept: the gateway attempts happened, whoever records the release.
+ */
+async function record(deps: Dependencies, write: Write): Promise<ReleaseVendorResult> {
+  try {
+    await writeRelease(deps, write);
+  } catch (error) {
+    if (!(error instanceof VersionConflictError)) throw error;
+    deps.logger.warn('release outcome not recorded: another writer took the release over', { orderId: write.release.orderId, vendorId: write.release.vendorId });
+    await runEffects(deps, write.effects.filter((e: Effect) => e.kind === 'audit'));
+    return { outcome: 'superseded', reason: 'another writer took this release over while it was being sent' };
+  }
+  await runEffects(deps, write.effects);
+  return { outcome: OUTCOME_OF[write.release.state] ?? 'scheduled', release: write.release };
+}

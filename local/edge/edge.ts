@@ -1,0 +1,360 @@
+/** The local AWS edge: DynamoDB, EventBridge PutEvents, EventBridge Scheduler, SQS and the clock controls on one loopback port. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
+import { parseDuration, parseInstant } from '../../functions/domain/dates';
+import { ValidationError } from '../../functions/domain/errors';
+import { instantBoundsIssue } from '../../functions/domain/bounds';
+import type { SharedClock } from '../clock';
+import { BusValidationError, LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type LambdaTarget, type UndeliverableEvent } from './bus';
+import { LocalDynamo } from './dynamodb';
+import {
+  LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn, type StoredSchedule,
+} from './scheduler';
+import { BodyTooLarge, parseJsonObject, readBody, sendJson } from '../../kit/wire';
+import { loopbackRefusal } from '../../kit/loopback-guard';
+import { LocalQueues, SqsError, invalidParameter } from './queue';
+import { QueueEventSource } from '../lambda/queue-event-source';
+import { serveSqs } from './sqs';
+import type { DataFolder } from '../data-folder';
+import { RecordJournal, type RecordStore } from '../../kit/durable-file';
+import { JournaledQueueStore } from './queue-store';
+
+export { localFunctionArn, localSchedulerRoleArn } from './scheduler';
+
+export interface EdgeOptions {
+  /** Default HOLDBACK_EDGE_PORT or 4566; 0 picks a free port. */
+  port?: number;
+  host?: '127.0.0.1';
+  clock: SharedClock;
+  tables: CreateTableCommandInput[];
+  /** The marketplace's event source the rules route (default HOLDBACK_EVENT_SOURCE or marketplace.orders). */
+  eventSource?: string;
+  targets: Partial<Record<HandlerName, LambdaTarget>>;
+  region?: string;
+  accountId?: string;
+  log?: (line: string) => void;
+  /** Keep the tables, schedules and undelivered events in this data folder (default: memory only). */
+  dataFolder?: DataFolder;
+  /** How the bus tries a failing or not-ready target again (default: EventBridge's policy, see DeliveryPolicy). */
+  delivery?: Partial<DeliveryPolicy>;
+  /** Lists an event that no target took after every try (the runtime: GET /rejected-events). */
+  onUndeliverable?: (event: UndeliverableEvent) => Promise<void>;
+}
+
+export interface Edge {
+  url: string;
+  /** DynamoDB alone, served directly by dynalite (the edge's url serves it too, one hop longer). */
+  dynamodbUrl: string;
+  port: number;
+  close(): Promise<void>;
+  /** Resolves when no event delivery or schedule invocation is in flight. */
+  idle(): Promise<void>;
+  /** Whether an event delivery or schedule invocation is in flight right now. */
+  busy(): boolean;
+  bus: LocalBus;
+  scheduler: LocalScheduler;
+  queues: LocalQueues;
+  /** The release queue's event source mapping (null without a release target): its SQS requests are billed. */
+  releaseMapping: QueueEventSource | null;
+  /** The job queue's event source mapping (null without a jobs target). */
+  jobMapping: QueueEventSource | null;
+  /**
+   * Once the targets can run: arms the schedules, delivers again the events kept in the data folder before a restart,
+   * and ends every wait for a target that was not ready yet (events, schedules, queued messages). Returns how many of each.
+   */
+  resume(): { schedules: number; events: number };
+}
+
+const AWS_JSON_1_0 = 'application/x-amz-json-1.0';
+const AWS_JSON_1_1 = 'application/x-amz-json-1.1';
+
+export async function createEdge(opts: EdgeOptions): Promise<Edge> {
+  const port = opts.port ?? Number(process.env.HOLDBACK_EDGE_PORT ?? 4566);
+  const host = opts.host ?? '127.0.0.1';
+  const region = opts.region ?? LOCAL_REGION;
+  const accountId = opts.accountId ?? LOCAL_ACCOUNT_ID;
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const { clock } = opts;
+
+  const data = opts.dataFolder;
+  const journals = data ? { schedules: new RecordJournal<StoredSchedule>(data.schedules), events: new RecordJournal<KeptEvent | EventEnvelope>(data.events) } : null;
+  const dynamo = new LocalDynamo(data?.tables);
+  // Without a data folder the queues keep their messages in memory (LocalQueues' default store).
+  const queueStore = data ? new JournaledQueueStore(data.queues) : undefined;
+  const flushQueues = async (): Promise<void> => {
+    await queueStore?.flush();
+  };
+  const bus = new LocalBus({
+    clock, targets: opts.targets, region, accountId, log, store: journals?.events,
+    delivery: opts.delivery, onUndeliverable: opts.onUndeliverable,
+    eventSource: opts.eventSource ?? process.env.HOLDBACK_EVENT_SOURCE,
+    busNames: process.env.HOLDBACK_EVENT_BUS ? [process.env.HOLDBACK_EVENT_BUS] : [],
+  });
+  let url = '';
+  const queues = new LocalQueues({ clock, region, accountId, url: () => url, store: queueStore, log });
+  // The one send path (issue 9): the release queue, its dead-letter queue, and the release function consuming it.
+  const deadLetters = queues.define(RELEASE_QUEUE.deadLetterName, { messageRetentionPeriod: 1_209_600 });
+  queues.define(RELEASE_QUEUE.name, {
+    visibilityTimeout: RELEASE_QUEUE.visibilityTimeoutSeconds,
+    redrivePolicy: { deadLetterTargetArn: queues.arn(deadLetters.name), maxReceiveCount: RELEASE_QUEUE.maxReceiveCount },
+  });
+  // A fired schedule's message is on disk before the schedule's deletion is: a kill between them is sent again at worst, never lost.
+  const scheduleStore = journals ? { ...bind(journals.schedules), flush: async () => { await flushQueues(); await journals.schedules.flush(); } } : undefined;
+  const scheduler = new LocalScheduler({ clock, targets: opts.targets, queues, region, accountId, log, store: scheduleStore });
+  // Bulk work (contract 6.3): the job queue, its dead-letter queue, and the jobs function consuming it.
+  const jobDeadLetters = queues.define(JOB_QUEUE.deadLetterName, { messageRetentionPeriod: 1_209_600 });
+  queues.define(JOB_QUEUE.name, {
+    visibilityTimeout: JOB_QUEUE.visibilityTimeoutSeconds,
+    redrivePolicy: { deadLetterTargetArn: queues.arn(jobDeadLetters.name), maxReceiveCount: JOB_QUEUE.maxReceiveCount },
+  });
+  const jobs = opts.targets.jobs
+    ? new QueueEventSource({
+      queues, queue: JOB_QUEUE.name, target: opts.targets.jobs, region, log,
+      batchSize: JOB_QUEUE.batchSize, maximumConcurrency: JOB_QUEUE.maximumConcurrency,
+    })
+    : null;
+  const releaseTarget = opts.targets.release;
+  const releases = releaseTarget
+    ? new QueueEventSource({
+      queues, queue: RELEASE_QUEUE.name, target: releaseTarget, region, log,
+      batchSize: RELEASE_QUEUE.batchSize, maximumConcurrency: RELEASE_QUEUE.maximumConcurrency,
+    })
+    : null;
+
+  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false) || (jobs?.busy() ?? false);
+  async function idle(): Promise<void> {
+    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle(), jobs?.inFlight.idle()]);
+  }
+
+  const server = createServer((req, res) => {
+    // Loopback Host only, and no changes from other web pages: the AWS SDKs send x-amz-json or JSON and no Origin.
+    const refusal = loopbackRefusal(req, { port: (server.address() as AddressInfo).port, formsAllowed: false });
+    if (refusal) {
+      req.resume();
+      return sendJson(res, refusal.status, { __type: 'AccessDeniedException', message: refusal.message, error: { code: refusal.code, message: refusal.message } });
+    }
+    route(req, res).catch((error: unknown) => {
+      log(`edge: ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { __type: 'InternalFailure', message: 'the local edge failed; see its log' });
+      else res.destroy();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.headers['x-amz-target'];
+    if (typeof target === 'string') {
+      if (target.startsWith('DynamoDB_20120810.')) return dynamo.handle(req, res);
+      if (target.startsWith('AmazonSQS.')) return sqs(target.slice('AmazonSQS.'.length), req, res);
+      return putEvents(target, req, res);
+    }
+    const url = new URL(req.url ?? '/', 'http://edge.local');
+    if (url.pathname === '/schedules' || url.pathname.startsWith('/schedules/')) return schedules(req, res, url);
+    if (url.pathname === '/_local/clock') return clockControl(req, res, url.searchParams);
+    if (url.pathname === '/_local/events' && req.method === 'GET') {
+      const events = bus.find({ source: url.searchParams.get('source') ?? undefined, detailType: url.searchParams.get('detailType') ?? undefined });
+      return sendJson(res, 200, { events });
+    }
+    if (url.pathname === '/_local/schedules' && req.method === 'GET') return sendJson(res, 200, { schedules: scheduler.list() });
+    sendJson(res, 404, { error: { code: 'NotFound', message: `The local edge has no ${req.method} ${url.pathname}: send AWS SDK requests (DynamoDB, EventBridge, Scheduler, SQS), or use /_local/clock, /_local/events, /_local/schedules.` } });
+  }
+
+  async function putEvents(target: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const fail = (type: string, message: string) => sendJson(res, 400, { __type: type, message }, {}, AWS_JSON_1_1);
+    if (target !== 'AWSEvents.PutEvents') {
+      req.resume();
+      return fail('UnknownOperationException', `The local edge does not implement ${target}; it serves DynamoDB_20120810.* and AWSEvents.PutEvents.`);
+    }
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return fail('ValidationException', error.message);
+      throw error;
+    }
+    const body = parseJsonObject(text);
+    if ('error' in body) return fail('SerializationException', body.error);
+    try {
+      const answer = bus.putEvents(body.value);
+      // An accepted event is on disk before the sender hears so: a kill after the answer cannot lose it.
+      await bus.persisted();
+      return sendJson(res, 200, answer, {}, AWS_JSON_1_1);
+    } catch (error) {
+      if (error instanceof BusValidationError) return fail(error.type, error.message);
+      throw error;
+    }
+  }
+
+  async function sqs(operation: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // JSON protocol errors: `__type`, plus the query error code the SDK maps to its exception classes.
+    const fail = (error: SqsError) => sendJson(res, error.status, { __type: error.type, message: error.message },
+      { 'x-amzn-query-error': `${error.queryCode};Sender` }, AWS_JSON_1_0);
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return fail(invalidParameter(error.message));
+      throw error;
+    }
+    const body = parseJsonObject(text);
+    if ('error' in body) return fail(invalidParameter(body.error));
+    try {
+      const answer = await serveSqs(queues, operation, body.value);
+      // A sent, received or deleted message is on disk before the caller hears so.
+      await flushQueues();
+      return sendJson(res, 200, answer, {}, AWS_JSON_1_0);
+    } catch (error) {
+      if (error instanceof SqsError) return fail(error);
+      throw error;
+    }
+  }
+
+  async function schedules(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const fail = (status: number, type: string, message: string) => sendJson(res, status, { Message: message }, { 'x-amzn-errortype': type });
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return fail(400, 'ValidationException', error.message);
+      throw error;
+    }
+    const body = parseJsonObject(text);
+    if ('error' in body) return fail(400, 'ValidationException', body.error);
+    try {
+      const answer = scheduler.handle(req.method ?? 'GET', url.pathname, url.searchParams, body.value);
+      await scheduler.persisted();
+      return sendJson(res, answer.status, answer.body);
+    } catch (error) {
+      if (error instanceof SchedulerError) return fail(error.status, error.type, error.message);
+      throw error;
+    }
+  }
+
+  /** The clock's now, and while a set or advance fires its schedules, how far it got (`advancing`). */
+  function clockView(): Record<string, unknown> {
+    const progress = clock.progress;
+    if (!progress) return { now: clock.now().toISO() };
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return { now: clock.now().toISO(), advancing: { from: iso(progress.from), to: iso(progress.to), fired: progress.fired, pending: progress.pending } };
+  }
+
+  async function clockControl(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+    const now = clockView;
+    if (req.method === 'GET') return sendJson(res, 200, now());
+    const fail = (field: string, message: string) => sendJson(res, 400, { error: { code: 'ValidationError', field, message } });
+    if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'MethodNotAllowed', message: 'use GET or POST /_local/clock' } });
+    // wait=true (the default) answers when every due schedule fired and its work is done; wait=false answers 202 at once.
+    const wait = query.get('wait') ?? 'true';
+    if (wait !== 'true' && wait !== 'false') {
+      req.resume();
+      return fail('wait', `is ${JSON.stringify(wait.slice(0, 60))}: send wait=true (answer when done, the default) or wait=false (answer 202 at once; GET /_local/clock shows the progress)`);
+    }
+    const body = parseJsonObject(await readBody(req).catch(() => '\u0000'));
+    if ('error' in body) return fail('body', `${body.error}: send {"now": "2022-12-02T16:05:00+05:30"} or {"advance": "PT6H"}`);
+    const { now: to, advance } = body.value;
+    if ((to === undefined) === (advance === undefined)) {
+      return fail(to === undefined ? 'now' : 'advance', 'send exactly one of {"now": ISO 8601 with an offset} or {"advance": ISO 8601 duration such as "PT6H"}');
+    }
+    let moving: Promise<void>;
+    try {
+      // The clock stays where dates are plain four-digit years (README "Bounds"): [2000-01-01, 2100-01-01).
+      if (to !== undefined) {
+        const at = parseInstant(to, 'now');
+        const outOfBounds = instantBoundsIssue(at, 'now', null);
+        if (outOfBounds) throw new ValidationError([outOfBounds]);
+        moving = clock.set(at.toJSDate());
+      } else {
+        // Calendar-aware: "P1M" is a month from the clock's now, as the domain reads durations.
+        const duration = parseDuration(advance, 'advance');
+        const at = clock.now().plus(duration);
+        const outOfBounds = at.isValid ? instantBoundsIssue(at, 'advance', null) : null;
+        if (!at.isValid || outOfBounds) {
+          throw new ValidationError([{ field: 'advance', problem: `is ${JSON.stringify(advance)}, which moves the clock to ${at.isValid ? at.toISO() : 'no valid time'}`, expected: outOfBounds?.expected ?? 'a shorter duration' }]);
+        }
+        moving = clock.advance(at.toMillis() - clock.nowMs());
+      }
+    } catch (error) {
+      if (error instanceof ValidationError) return fail(error.issues[0].field, error.message);
+      throw error;
+    }
+    // Either way the move runs on the clock's own chain: other requests (AWS calls, the API, the sandbox) are served
+    // while it fires, and a second move waits for this one.
+    const done = moving.then(() => idle());
+    if (wait === 'true') {
+      await done;
+      return sendJson(res, 200, now());
+    }
+    done.catch((error: unknown) => log(`edge: clock move failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`));
+    // One turn of the event loop: the move has started, so the answer shows its progress.
+    await new Promise((resolve) => setImmediate(resolve));
+    return sendJson(res, 202, { ...now(), message: 'moving: GET /_local/clock shows "advancing" {from, to, fired, pending} until every due schedule fired' });
+  }
+
+  // Work a fired schedule started (event deliveries) finishes before the clock fires the next timer.
+  const previousSettle = clock.settle;
+  const settle = async () => {
+    await previousSettle();
+    await idle();
+  };
+  clock.settle = settle;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  url = `http://${host}:${actualPort}`;
+
+  async function close(): Promise<void> {
+    bus.close();
+    scheduler.close();
+    releases?.close();
+    jobs?.close();
+    queues.close();
+    if (clock.settle === settle) clock.settle = previousSettle;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await dynamo.close();
+    await journals?.schedules.close();
+    await journals?.events.close();
+    await queueStore?.close();
+  }
+
+  try {
+    await dynamo.createTables(url, region, opts.tables);
+    if (opts.targets[SWEEP_SCHEDULE.target]) {
+      scheduler.create(SWEEP_SCHEDULE.name, {
+        ScheduleExpression: SWEEP_SCHEDULE.expression,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: { Arn: localFunctionArn(SWEEP_SCHEDULE.target, region, accountId), RoleArn: localSchedulerRoleArn(accountId), Input: '{}' },
+        Description: 'Re-drives anything overdue or retryable',
+      });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  const resume = () => {
+    releases?.start();
+    // A job step cut off by the stop is delivered again at once: its work is idempotent (see run-job-step.ts).
+    if (data) queues.returnReceived(queues.byName(JOB_QUEUE.name));
+    jobs?.start();
+    return { schedules: scheduler.restore(), events: bus.restore() };
+  };
+  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, resume };
+}
+
+/** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */
+function bind<T>(store: RecordStore<T>): RecordStore<T> {
+  return {
+    loaded: () => store.loaded(),
+    put: (key, record) => store.put(key, record),
+    delete: (key) => store.delete(key),
+    flush: () => store.flush(),
+    close: () => store.close(),
+  };
+}
