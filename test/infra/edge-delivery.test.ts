@@ -4,12 +4,12 @@
  * lists it instead of dropping it; its journal carries it across a restart. The schedules and the release queue's
  * mapping wait for a target that is not ready the same way.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type UndeliverableEvent } from '../../local/edge/bus';
 import { SharedClock } from '../../local/clock';
-import { RecordJournal, type RecordStore } from '../../kit/durable-file';
+import { RecordJournal, readJournal, type RecordStore } from '../../kit/durable-file';
 import { TargetNotReady } from '../../local/edge/in-flight';
 import { LocalQueues } from '../../local/edge/queue';
 import { JournaledQueueStore } from '../../local/edge/queue-store';
@@ -25,13 +25,7 @@ afterAll(() => {
 
 /** The keys a journal file holds (its lines replayed), as the next start reads them. */
 function liveKeys(path: string): string[] {
-  const live = new Set<string>();
-  for (const line of readFileSync(path, 'utf8').split('\n').filter(Boolean)) {
-    const parsed = JSON.parse(line) as { k: string; d?: 1 };
-    if (parsed.d) live.delete(parsed.k);
-    else live.add(parsed.k);
-  }
-  return [...live];
+  return [...readJournal(path).records.keys()];
 }
 
 /** A record store in memory that shows what it holds right now (the journal's live records). */
