@@ -57,6 +57,8 @@ export const RUNTIME_ENV = {
   /** The release queue's ARN: the target of every release schedule. */
   releaseQueueArn: 'HOLDBACK_RELEASE_QUEUE_ARN',
   schedulerRoleArn: 'HOLDBACK_SCHEDULER_ROLE_ARN',
+  /** Optional: the SQS queue every release schedule parks a command in when Scheduler could not deliver it (the stack sets it). */
+  scheduleDeadLetterArn: 'HOLDBACK_SCHEDULE_DEAD_LETTER_ARN',
   scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
   /**
    * Optional: how long CreateSchedule waits in all for a newly created scheduler role to propagate (default 30000 ms).
@@ -109,7 +111,7 @@ export interface RuntimeConfig {
     maxTries: number;
     maxWaitMs: number;
   };
-  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string; rolePropagationWaitMs: number };
+  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string; rolePropagationWaitMs: number; deadLetterArn?: string };
   releaseQueueUrl: string;
   /** The release queue consumer's maximum concurrency: at most this many release containers send at once. */
   releaseMaxConcurrency: number;
@@ -192,6 +194,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
       schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to send to it'),
       groupName: optional(RUNTIME_ENV.scheduleGroup, RELEASE_SCHEDULE_GROUP),
       rolePropagationWaitMs: count(RUNTIME_ENV.scheduleRoleWaitMs, DEFAULT_ROLE_PROPAGATION_WAIT_MS, 0),
+      ...(env[RUNTIME_ENV.scheduleDeadLetterArn]?.trim() ? { deadLetterArn: env[RUNTIME_ENV.scheduleDeadLetterArn]!.trim() } : {}),
     },
     releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
     // Lambda's SQS ScalingConfig takes at least 2.
@@ -359,6 +362,7 @@ export function buildDependencies(
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
       rolePropagationWaitMs: config.scheduler.rolePropagationWaitMs,
+      ...(config.scheduler.deadLetterArn ? { deadLetterArn: config.scheduler.deadLetterArn } : {}),
     }),
     gateway: overrides.sendsToGateway === false
       ? noGatewaySends

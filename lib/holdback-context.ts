@@ -1,6 +1,8 @@
 /** Reads the stack's settings from CDK context (`holdback:*` keys), naming the key and what to send when one is wrong. */
 import type { Node } from 'constructs';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/routing';
+import { RegionInfo } from 'aws-cdk-lib/region-info';
+import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/routing';
+import { checkProducer } from './event-intake';
 import {
   DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, RETENTION_KINDS,
   type ConcurrencyBudget, type HoldbackStackProps, type RetentionDays,
@@ -11,6 +13,7 @@ export const CONTEXT_KEYS = {
   stackName: 'holdback:stackName',
   region: 'holdback:region',
   eventBusName: 'holdback:eventBusName',
+  eventProducers: 'holdback:eventProducers',
   orderEventSource: 'holdback:orderEventSource',
   gatewayBaseUrl: 'holdback:gatewayBaseUrl',
   gatewaySecretName: 'holdback:gatewaySecretName',
@@ -56,8 +59,9 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
   }
   return {
     stackName: text(CONTEXT_KEYS.stackName) ?? DEFAULT_STACK_NAME,
-    region: text(CONTEXT_KEYS.region) ?? DEFAULT_REGION,
-    eventBusName: text(CONTEXT_KEYS.eventBusName) ?? DEFAULT_EVENT_BUS,
+    region: regionOf(text(CONTEXT_KEYS.region) ?? DEFAULT_REGION),
+    ...(text(CONTEXT_KEYS.eventBusName) ? { eventBusName: text(CONTEXT_KEYS.eventBusName) } : {}),
+    eventProducers: producersOf(node.tryGetContext(CONTEXT_KEYS.eventProducers)),
     orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,
     gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
     gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
@@ -140,4 +144,33 @@ function retentionOf(value: unknown): RetentionDays {
     retention[kind as keyof RetentionDays] = days as number;
   }
   return retention;
+}
+
+/** A region AWS has (aws-cdk-lib's region table), so that a typo fails the synth rather than the deploy. */
+function regionOf(region: string): string {
+  if (RegionInfo.regions.some((r) => r.name === region)) return region;
+  throw new Error(`context ${CONTEXT_KEYS.region} is ${JSON.stringify(region)}, not an AWS region; send one such as ${DEFAULT_REGION} (the gateway's, nearest India), e.g. -c ${CONTEXT_KEYS.region}=${DEFAULT_REGION}`);
+}
+
+/** JSON list or comma-separated text of IAM role or user ARNs and account ids. */
+function producersOf(value: unknown): string[] {
+  const key = CONTEXT_KEYS.eventProducers;
+  if (value === undefined || value === null || value === '') return [];
+  let items: unknown = value;
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (trimmed.startsWith('[')) {
+      try {
+        items = JSON.parse(trimmed);
+      } catch {
+        throw new Error(`context ${key} is ${JSON.stringify(value)}, not a JSON list; send e.g. -c '${key}=["arn:aws:iam::123456789012:role/marketplace-backend"]'`);
+      }
+    } else {
+      items = trimmed.split(',').map((p) => p.trim()).filter((p) => p !== '');
+    }
+  }
+  if (!Array.isArray(items) || items.some((p) => typeof p !== 'string')) {
+    throw new Error(`context ${key} is ${JSON.stringify(value)}; send a list of IAM role ARNs or account ids, e.g. -c '${key}=["arn:aws:iam::123456789012:role/marketplace-backend"]'`);
+  }
+  return [...new Set((items as string[]).map((p) => checkProducer(p.trim(), key)))];
 }

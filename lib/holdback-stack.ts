@@ -7,10 +7,11 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
 import { DUE_INDEX } from '../functions/adapters/dynamodb/tables';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/routing';
 import { AccessPolicies } from './access-policies';
 import { DeadLetterQueue } from './dead-letter-queue';
+import { EventIntake } from './event-intake';
 import { GatewayCredentials } from './gateway-credentials';
 import { GatewayWebhooks } from './gateway-webhooks';
 import { HoldbackApi } from './holdback-api';
@@ -50,8 +51,10 @@ export type RetentionDays = Required<KeptDays>;
 export const DEFAULT_RETENTION_DAYS: RetentionDays = { orders: 2922, events: 400, rejected: 90 };
 
 export interface HoldbackStackProps extends StackProps {
-  /** `default` uses the account's default bus; any other name creates that bus. @default "default" */
+  /** The name of the stack's own bus (never `default`). @default `<stack>-events` */
   readonly eventBusName?: string;
+  /** IAM role or user ARNs, or other accounts' ids, that may put order events on the bus. @default none */
+  readonly eventProducers?: readonly string[];
   /** The marketplace's event source that the order rule matches. @default "marketplace.orders" */
   readonly orderEventSource?: string;
   /** Default of the `GatewayBaseUrl` stack parameter. */
@@ -135,14 +138,13 @@ export class HoldbackStack extends Stack {
   readonly observability: Observability;
   readonly access: AccessPolicies;
   readonly gateway: GatewayCredentials;
+  readonly intake: EventIntake;
 
   constructor(scope: Construct, id: string, props: HoldbackStackProps = {}) {
     super(scope, id, props);
     const orderEventSource = props.orderEventSource ?? DEFAULT_EVENT_SOURCE;
-    const busName = props.eventBusName ?? DEFAULT_EVENT_BUS;
-    const bus = busName === DEFAULT_EVENT_BUS
-      ? events.EventBus.fromEventBusName(this, 'EventBus', DEFAULT_EVENT_BUS)
-      : new events.EventBus(this, 'EventBus', { eventBusName: busName });
+    this.intake = new EventIntake(this, 'EventIntake', { busName: props.eventBusName, orderEventSource, producers: props.eventProducers ?? [] });
+    const bus = this.intake.bus;
     const retention = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
 
     this.tables = Object.fromEntries((Object.keys(STACK_TABLES) as StackTableName[]).map((name) =>
@@ -220,6 +222,8 @@ export class HoldbackStack extends Stack {
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
       fn.bindEventBus(bus, orderEventSource);
+      // A payment webhook republishes order.paid; every function emits Holdback's own events.
+      this.intake.grantEmit(fn.role, name === 'webhooks' ? ['order.paid'] : []);
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
@@ -277,6 +281,12 @@ export class HoldbackStack extends Stack {
       description: "Set as the gateway's notify/webhook URL (payment and vendor settlement webhooks); answers nothing else",
     });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName, description: `Put ${orderEventSource} order events here` });
+    new CfnOutput(this, 'EventProducers', {
+      value: this.intake.producers.length > 0 ? this.intake.producers.join(', ') : 'NONE',
+      description: this.intake.producers.length > 0
+        ? `Only these may put ${orderEventSource} events on the bus`
+        : `Nothing outside the stack may put ${orderEventSource} events: name the producers with -c holdback:eventProducers='["<role ARN or account id>"]'`,
+    });
     new CfnOutput(this, 'GatewaySecretArn', { value: this.gateway.secret.secretArn, description: 'JSON {"clientId", "clientSecret"}; read at run time (no deploy after a rotation)' });
     new CfnOutput(this, 'Releases', {
       value: releasesEnabled ? 'ENABLED' : 'PAUSED',

@@ -11,7 +11,7 @@ import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { METRIC } from '../../functions/observability/metric-names';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
+  DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
 } from '../../functions/routing';
 import { API_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
@@ -124,12 +124,12 @@ describe('DynamoDB grants', () => {
 });
 
 describe('event rules', () => {
-  it("are routing.ts's rules, with its patterns, on the default bus, to the handler each names", () => {
+  it("are routing.ts's rules, with its patterns, on the stack's own bus, to the handler each names", () => {
     const rules = eventRules(DEFAULT_EVENT_SOURCE);
     template.resourceCountIs('AWS::Events::Rule', rules.length);
     for (const rule of rules) {
       template.hasResourceProperties('AWS::Events::Rule', {
-        EventBusName: 'default',
+        EventBusName: { Ref: logicalId(stack.intake.bus) },
         EventPattern: Match.exact(rule.pattern),
         Targets: [Match.objectLike({
           Arn: getAtt(stack.functions[rule.target].function),
@@ -288,7 +288,7 @@ describe('IAM', () => {
     const scopedArn = (suffix: string): Json => ({ 'Fn::Join': ['', [
       'arn:', { Ref: 'AWS::Partition' }, `:${suffix.split(':')[0]}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix.split(':')[1]}`,
     ]] });
-    const allowed = [scopedArn(`scheduler:schedule/Holdback-${RELEASE_SCHEDULE_GROUP}/*`), scopedArn(`events:event-bus/${DEFAULT_EVENT_BUS}`)];
+    const allowed = [scopedArn(`scheduler:schedule/Holdback-${RELEASE_SCHEDULE_GROUP}/*`)];
     const apiRoute = (resource: unknown): boolean => {
       const text = JSON.stringify((resource as Json)?.['Fn::Join']?.[1] ?? null);
       return text.includes(':execute-api:') && text.includes(logicalId(stack.api.httpApi));
@@ -359,7 +359,7 @@ describe('functions', () => {
       const env = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, placeholders(v)]));
       const config = readRuntimeConfig({ ...env, AWS_REGION: 'ap-south-1' });
       expect([id, config.eventBus, config.orderEventSource, config.scheduler.groupName, config.gateway.credentials]).toEqual([
-        id, DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, `Holdback-${RELEASE_SCHEDULE_GROUP}`,
+        id, JSON.stringify({ Ref: logicalId(stack.intake.bus) }), DEFAULT_EVENT_SOURCE, `Holdback-${RELEASE_SCHEDULE_GROUP}`,
         { secretId: JSON.stringify({ Ref: logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } }) }) },
       ]);
     }
@@ -380,9 +380,9 @@ describe('cdk-nag', () => {
 describe('context', () => {
   const nodeWith = (context: Record<string, unknown>) => new App({ context }).node;
 
-  it('defaults: ap-south-1 near the gateway, the default bus and source, the queue concurrency, a concurrency budget, the retention policy', () => {
+  it('defaults: ap-south-1 near the gateway, the stack\'s own bus (no name given) and no producers, the default source, the queue concurrency, a concurrency budget, the retention policy', () => {
     expect(holdbackPropsFromContext(nodeWith({}))).toEqual({
-      stackName: 'Holdback', region: 'ap-south-1', eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
+      stackName: 'Holdback', region: 'ap-south-1', eventProducers: [], orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
       gatewaySecretName: undefined, releaseConcurrency: RELEASE_QUEUE.maximumConcurrency,
       concurrencyBudget: DEFAULT_CONCURRENCY_BUDGET, retentionDays: DEFAULT_RETENTION_DAYS,
     });
@@ -425,7 +425,7 @@ describe('context', () => {
 
   it('treats a blank value as unset, and names the key of a value of the wrong type', () => {
     const blank = holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.eventBusName]: ' ', [CONTEXT_KEYS.releaseConcurrency]: ' ' }));
-    expect([blank.eventBusName, blank.releaseConcurrency]).toEqual(['default', RELEASE_QUEUE.maximumConcurrency]);
+    expect([blank.eventBusName, blank.releaseConcurrency]).toEqual([undefined, RELEASE_QUEUE.maximumConcurrency]);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.stackName]: ' Holdback-staging ' })).stackName).toBe('Holdback-staging');
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.stackName]: 3 })))
       .toThrow(/holdback:stackName is 3; send a string/);
