@@ -385,5 +385,6 @@ export function buildDependencies(
     auditKey: auditKeyOf(config, aws),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
+    ...('secretId' in source ? { gatewayReady: () => credentials().then(() => true, () => false) } : {}),
   };
 }

@@ -17,6 +17,7 @@ export const CONTEXT_KEYS = {
   orderEventSource: 'holdback:orderEventSource',
   gatewayBaseUrl: 'holdback:gatewayBaseUrl',
   gatewaySecretName: 'holdback:gatewaySecretName',
+  /** Gone: refused with why (releases run whenever the gateway secret holds the credentials). */
   releasesEnabled: 'holdback:releasesEnabled',
   releaseConcurrency: 'holdback:releaseConcurrency',
   concurrencyBudget: 'holdback:concurrencyBudget',
@@ -47,7 +48,12 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     // Blank counts as unset, so that `-c key=` or a space falls back to the default rather than an empty name.
     return value.trim() || undefined;
   };
-  const releasesEnabled = booleanOf(node.tryGetContext(CONTEXT_KEYS.releasesEnabled), CONTEXT_KEYS.releasesEnabled);
+  if (booleanOf(node.tryGetContext(CONTEXT_KEYS.releasesEnabled), CONTEXT_KEYS.releasesEnabled) !== undefined) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.releasesEnabled} is no longer read: releases run whenever the gateway secret holds the credentials ` +
+      '(a deploy can no longer pause them); remove it. To pause releases on purpose, put the placeholder back in the secret (README, runbook)',
+    );
+  }
   const accountLimit = wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.accountConcurrencyLimit), CONTEXT_KEYS.accountConcurrencyLimit, 1) ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
   const alarmEmail = text(CONTEXT_KEYS.alarmEmail);
   const dueIndexProjection = text(CONTEXT_KEYS.dueIndexProjection);
@@ -65,7 +71,6 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,
     gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
     gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
-    ...(releasesEnabled === undefined ? {} : { releasesEnabled }),
     releaseConcurrency: wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency), CONTEXT_KEYS.releaseConcurrency, 2) ?? RELEASE_QUEUE.maximumConcurrency,
     concurrencyBudget: concurrencyBudgetOf(node.tryGetContext(CONTEXT_KEYS.concurrencyBudget), accountLimit),
     retentionDays: retentionOf(node.tryGetContext(CONTEXT_KEYS.retentionDays)),

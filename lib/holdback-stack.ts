@@ -10,6 +10,7 @@ import {
   DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/routing';
 import { AccessPolicies } from './access-policies';
+import { TrustAlarms } from './alarms';
 import { DeadLetterQueue } from './dead-letter-queue';
 import { EventIntake } from './event-intake';
 import { GatewayCredentials } from './gateway-credentials';
@@ -61,11 +62,6 @@ export interface HoldbackStackProps extends StackProps {
   readonly gatewayBaseUrl?: string;
   /** An existing Secrets Manager secret with the gateway credentials; otherwise the stack creates one to fill in. */
   readonly gatewaySecretName?: string;
-  /**
-   * Whether the release function consumes the release queue. @default true with `gatewaySecretName`, false when the
-   * stack creates the secret (releases start paused until the credentials are in it)
-   */
-  readonly releasesEnabled?: boolean;
   /** Maximum concurrency of the release queue's consumer (at least 2). @default RELEASE_QUEUE.maximumConcurrency */
   readonly releaseConcurrency?: number;
   /** Reserved concurrency per function; null reserves none. @default DEFAULT_CONCURRENCY_BUDGET */
@@ -139,6 +135,7 @@ export class HoldbackStack extends Stack {
   readonly access: AccessPolicies;
   readonly gateway: GatewayCredentials;
   readonly intake: EventIntake;
+  readonly trustAlarms: TrustAlarms;
 
   constructor(scope: Construct, id: string, props: HoldbackStackProps = {}) {
     super(scope, id, props);
@@ -153,10 +150,9 @@ export class HoldbackStack extends Stack {
         ...(name === 'orders' && props.dueIndexProjection ? { projections: { [DUE_INDEX.name]: props.dueIndexProjection } } : {}),
       })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
-    const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
     const releaseConcurrency = props.releaseConcurrency ?? RELEASE_QUEUE.maximumConcurrency;
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
-    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { enabled: releasesEnabled, maximumConcurrency: releaseConcurrency });
+    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { maximumConcurrency: releaseConcurrency });
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
       holds: 'order events the rule could not deliver, or the order-events function failed on after its retries',
     });
@@ -246,8 +242,9 @@ export class HoldbackStack extends Stack {
     this.releaseQueue.attach(this.functions.release.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
 
+    const orderRules: events.Rule[] = [];
     for (const rule of eventRules(orderEventSource)) {
-      new events.Rule(this, `Rule-${rule.name}`, {
+      orderRules.push(new events.Rule(this, `Rule-${rule.name}`, {
         eventBus: bus,
         description: rule.description,
         eventPattern: eventPatternOf(rule.pattern),
@@ -257,7 +254,7 @@ export class HoldbackStack extends Stack {
           maxEventAge: Duration.hours(24),
           deadLetterQueue: orderEventFailures.queue,
         })],
-      });
+      }));
     }
 
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
@@ -275,6 +272,16 @@ export class HoldbackStack extends Stack {
       },
     });
 
+    this.trustAlarms = new TrustAlarms(this, 'TrustAlarms', {
+      topic: this.observability.topic, orderRules, bus, releaseQueue: this.releaseQueue.queue, webhooks: this.functions.webhooks.function,
+      tables: Object.fromEntries(Object.values(this.tables).map((t) => [t.name, t.table])),
+    });
+    new CfnOutput(this, 'AlarmDestination', {
+      value: props.alarmEmail ?? 'NONE',
+      description: props.alarmEmail
+        ? 'Alarms are e-mailed here (confirm the subscription e-mail SNS sends)'
+        : 'NO ALARM DESTINATION: alarms go to AlarmTopicArn with nobody subscribed; deploy with -c holdback:alarmEmail=ops@example.com or subscribe to the topic',
+    });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the Holdback API (SigV4, service execute-api)' });
     new CfnOutput(this, 'WebhookUrl', {
       value: this.webhooks.url,
@@ -289,10 +296,10 @@ export class HoldbackStack extends Stack {
     });
     new CfnOutput(this, 'GatewaySecretArn', { value: this.gateway.secret.secretArn, description: 'JSON {"clientId", "clientSecret"}; read at run time (no deploy after a rotation)' });
     new CfnOutput(this, 'Releases', {
-      value: releasesEnabled ? 'ENABLED' : 'PAUSED',
-      description: releasesEnabled
-        ? 'The release queue is consumed: due releases go to the gateway'
-        : 'PAUSED until the gateway credentials are in GatewaySecretArn; then deploy with -c holdback:releasesEnabled=true',
+      value: 'RUN WHEN THE GATEWAY SECRET HOLDS THE CREDENTIALS',
+      description: this.gateway.created
+        ? 'Paused until {"clientId","clientSecret"} are in GatewaySecretArn; they run within minutes of it, with no deploy (alarm ReleasesPaused while sends are due)'
+        : 'Run while the named secret holds the credentials (alarm ReleasesPaused while sends are due and it does not)',
     });
     new CfnOutput(this, 'ReleaseQueueUrl', { value: this.releaseQueue.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });

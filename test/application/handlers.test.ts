@@ -76,6 +76,34 @@ test('release: an SQS batch runs each command; a record that is not a command or
   expect(await handler({ Records: [record('m-5', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }] });
 });
 
+test('release: while the gateway secret is not filled in, a batch sends nothing, claims nothing, is acknowledged and counted as paused; once filled in, the same command sends', async () => {
+  const { world } = await releaseDue();
+  let ready = false;
+  world.deps.gatewayReady = async () => ready;
+  const metrics = new PowertoolsReleaseMetrics(new Metrics({ namespace: 'Holdback', serviceName: 'holdback-test' }));
+  const handler = makeReleaseHandler(() => world.deps, metrics);
+  const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
+  const command = world.scheduler.created[0].command;
+  const before = (await release(world)).state;
+  const lines: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+  try {
+    expect(await handler({ Records: [record('p-1', JSON.stringify(command)), record('p-2', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [] });
+  } finally {
+    write.mockRestore();
+  }
+  expect(world.gateway.calls).toHaveLength(0);
+  expect((await release(world)).state).toBe(before);
+  expect(world.logger.lines.map((l) => l.message)).toContainEqual(expect.stringMatching(/^releases paused: the gateway secret does not hold the credentials yet/));
+  const emf = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(emf.map((m) => m[METRIC.releasesPaused.name]).filter((v) => v !== undefined)).toEqual([2]);
+
+  ready = true;
+  expect(await handler({ Records: [record('p-3', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [] });
+  expect(world.gateway.calls).toHaveLength(1);
+  expect((await release(world)).state).toBe('APPLIED');
+});
+
 test('sweep: a release whose schedule was lost is put on the release queue again, counted as a re-drive', async () => {
   const { world } = await releaseDue();
   const command = world.scheduler.created[0].command;

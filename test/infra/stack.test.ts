@@ -168,8 +168,8 @@ describe('event rules', () => {
     for (const fn of Object.values(t.findResources('AWS::Lambda::Function'))) {
       expect(JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewaySecretId])).toMatch(/:secret:holdback\/gateway/);
     }
-    // An existing secret means the credentials are there: releases are consumed from the start.
-    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: true });
+    // The release queue is consumed from the start, whichever secret: releases wait for its credentials, not a deploy.
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: Match.absent() });
   });
 });
 
@@ -222,10 +222,10 @@ describe('scheduling', () => {
     }
   });
 
-  it('a stack that creates the gateway secret starts with releases paused, and says so', () => {
+  it('a stack that creates the gateway secret never disables the release queue\'s consumer: releases wait for the secret, not a deploy', () => {
     expect(stack.gateway.created).toBe(true);
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: false });
-    template.hasOutput('Releases', { Value: 'PAUSED', Description: Match.stringLikeRegexp('PAUSED until the gateway credentials are in GatewaySecretArn') });
+    for (const [id, mapping] of ofType('AWS::Lambda::EventSourceMapping')) expect([id, mapping.Properties.Enabled]).toEqual([id, undefined]);
+    template.hasOutput('Releases', { Description: Match.stringLikeRegexp('Paused until .* are in GatewaySecretArn; they run within minutes of it, with no deploy') });
   });
 
   it('each function reserves its concurrency budget, so a webhook flood cannot starve order events and the sweep', () => {
@@ -413,14 +413,15 @@ describe('context', () => {
       .toThrow(/holdback:dueIndexProjection is "INCLUDE"; send KEYS_ONLY \(the default\) or ALL/);
   });
 
-  it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind and releasesEnabled', () => {
+  it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind, and refuses the old releasesEnabled flag', () => {
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: '4' })).releaseConcurrency).toBe(4);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: 1 })))
       .toThrow(/holdback:releaseConcurrency is 1; send a whole number of at least 2/);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.retentionDays]: '{"events": 30}' })).retentionDays).toEqual({ ...DEFAULT_RETENTION_DAYS, events: 30 });
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.retentionDays]: '{"audit": 30}' })))
       .toThrow(/names "audit"; send kinds among orders, events, rejected \(settings and policy history and the audit log are kept for ever\)/);
-    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releasesEnabled]: 'true' })).releasesEnabled).toBe(true);
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releasesEnabled]: 'true' })))
+      .toThrow(/holdback:releasesEnabled is no longer read: releases run whenever the gateway secret holds the credentials/);
   });
 
   it('treats a blank value as unset, and names the key of a value of the wrong type', () => {
@@ -457,7 +458,8 @@ describe('alarms and dashboard', () => {
   it('alarm on every dead-letter queue, on failures, drift, lateness and 429s, to one topic', () => {
     const queues = ofType('AWS::SQS::Queue').filter(([id]) => /DeadLetters/.test(id)).map(([id]) => id);
     expect(queues.length).toBe(4);
-    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    // The trust alarms (issue 18) are tested in stack-trust.test.ts.
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([id]) => !id.startsWith('TrustAlarms')).map(([, a]) => a.Properties);
     for (const queue of queues) {
       expect([queue, alarms.some((a) => JSON.stringify(a.Dimensions ?? []).includes(queue))]).toEqual([queue, true]);
     }
