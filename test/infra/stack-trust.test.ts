@@ -5,6 +5,7 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RUNTIME_ENV } from '../../functions/composition-root';
+import { METRIC } from '../../functions/observability/metric-names';
 import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE } from '../../functions/routing';
 import { HOLDBACK_DETAIL_TYPES } from '../../lib/event-intake';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
@@ -187,5 +188,83 @@ describe('failures seen: the release schedules\' dead-letter queue', () => {
       .filter((s) => list(s.Action).includes('sqs:SendMessage'))
       .flatMap((s) => list(s.Resource));
     expect(sends).toContainEqual(dlq);
+  });
+});
+
+describe('failures seen: alarms', () => {
+  const { stack, ofType, logicalId, resources } = synth('Holdback');
+  const alarms = ofType('AWS::CloudWatch::Alarm');
+  const topic = { Ref: logicalId(stack.observability.topic) };
+  const alarmsOn = (predicate: (a: Json) => boolean) => alarms.filter(([, a]) => predicate(a.Properties));
+
+  it('releases paused while sends are due: the metric the release function emits, to the topic', () => {
+    const paused = alarmsOn((a) => a.MetricName === METRIC.releasesPaused.name);
+    expect(paused).toHaveLength(1);
+    expect(paused[0][1].Properties).toMatchObject({ Namespace: 'Holdback', Threshold: 1, AlarmActions: [topic] });
+  });
+
+  it('order events EventBridge could not deliver: FailedInvocations of every order rule, on its own bus', () => {
+    const rules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.EventPattern).map(([id]) => id);
+    for (const rule of rules) {
+      const found = alarmsOn((a) => a.MetricName === 'FailedInvocations' && a.Dimensions.some((d: Json) => d.Name === 'RuleName' && d.Value.Ref === rule));
+      expect([rule, found.length]).toEqual([rule, 1]);
+      expect(found[0][1].Properties.Dimensions).toContainEqual({ Name: 'EventBusName', Value: { Ref: logicalId(stack.intake.bus) } });
+    }
+  });
+
+  it("the release queue's age of oldest message, the webhooks' throttles, and every table's throttles", () => {
+    expect(alarmsOn((a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && JSON.stringify(a.Dimensions).includes(logicalId(stack.releaseQueue.queue)))).toHaveLength(1);
+    expect(alarmsOn((a) => a.MetricName === 'Throttles' && JSON.stringify(a.Dimensions).includes(logicalId(stack.functions.webhooks.function)))).toHaveLength(1);
+    for (const table of Object.values(stack.tables)) {
+      const id = logicalId(table.table);
+      const found = alarmsOn((a) => (a.Metrics ?? []).some((m: Json) => JSON.stringify(m).includes(id) && /ThrottleEvents/.test(JSON.stringify(m))));
+      expect([id, found.length]).toEqual([id, 1]);
+    }
+    for (const [id, alarm] of alarms) expect([id, alarm.Properties.AlarmActions]).toEqual([id, [topic]]);
+  });
+
+  it('a deploy without an alarm destination says so in its outputs; with one, names it', () => {
+    const outputs = Template.fromStack(stack).toJSON().Outputs;
+    expect(outputs.AlarmDestination).toMatchObject({ Value: 'NONE', Description: expect.stringMatching(/^NO ALARM DESTINATION.*holdback:alarmEmail/) });
+    const mailed = synth('Holdback-mailed', { alarmEmail: 'ops@example.com' });
+    expect(Template.fromStack(mailed.stack).toJSON().Outputs.AlarmDestination.Value).toBe('ops@example.com');
+    expect(resources).toBeDefined();
+  });
+});
+
+describe('every queue, bucket, key, topic and alarm the stack creates is used', () => {
+  const { resources } = synth('Holdback');
+  const KINDS = ['AWS::SQS::Queue', 'AWS::S3::Bucket', 'AWS::KMS::Key', 'AWS::SNS::Topic', 'AWS::CloudWatch::Alarm'];
+  /** Where a reference counts as use: a function's environment, a policy, an event source mapping, a redrive, a target's dead letters, an alarm action. */
+  const uses = (resource: Json): unknown[] => {
+    switch (resource.Type) {
+      case 'AWS::Lambda::Function': return [resource.Properties.Environment, resource.Properties.DeadLetterConfig];
+      case 'AWS::IAM::Policy': case 'AWS::IAM::ManagedPolicy': case 'AWS::SQS::QueuePolicy': case 'AWS::SNS::TopicPolicy': return [resource.Properties];
+      case 'AWS::Lambda::EventSourceMapping': case 'AWS::Lambda::EventInvokeConfig': return [resource.Properties];
+      case 'AWS::SQS::Queue': return [resource.Properties.RedrivePolicy];
+      case 'AWS::Events::Rule': return [resource.Properties.Targets];
+      case 'AWS::CloudWatch::Alarm': return [resource.Properties.AlarmActions];
+      case 'AWS::SNS::Subscription': return [resource.Properties.TopicArn];
+      case 'AWS::CloudWatch::Dashboard': return [resource.Properties.DashboardBody];
+      default: return [];
+    }
+  };
+  const references = (value: unknown, id: string): boolean => JSON.stringify(value ?? null).includes(`"${id}"`);
+
+  it('each alarm notifies a topic of the stack, and each alarm on a Holdback metric watches one the runtime emits', () => {
+    const topics = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::SNS::Topic').map(([id]) => id);
+    const emitted = Object.values(METRIC).map((m) => m.name);
+    for (const [id, alarm] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')) {
+      expect([id, topics.some((t) => references(alarm.Properties.AlarmActions, t))]).toEqual([id, true]);
+      if (alarm.Properties.Namespace === 'Holdback') expect([id, emitted]).toEqual([id, expect.arrayContaining([alarm.Properties.MetricName])]);
+    }
+  });
+
+  it.each(KINDS.filter((k) => k !== 'AWS::CloudWatch::Alarm'))('%s: each is referenced where the running system uses it', (kind) => {
+    const created = Object.entries(resources).filter(([, r]) => r.Type === kind);
+    for (const [id] of created) {
+      const usedBy = Object.entries(resources).filter(([other, r]) => other !== id && uses(r).some((u) => references(u, id))).map(([other]) => other);
+      expect([id, usedBy.length > 0]).toEqual([id, true]);
+    }
   });
 });
