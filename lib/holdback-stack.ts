@@ -1,5 +1,5 @@
 /** Holdback on AWS: tables, event rules, the release queue and schedules, the sweep, the API, the webhook URL, alarms and access policies. */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
@@ -12,6 +12,7 @@ import {
 import { AccessPolicies } from './access-policies';
 import { TrustAlarms } from './alarms';
 import { DeadLetterQueue } from './dead-letter-queue';
+import { DeploySafety } from './deploy-safety';
 import { EventIntake } from './event-intake';
 import { GatewayCredentials } from './gateway-credentials';
 import { GatewayWebhooks } from './gateway-webhooks';
@@ -139,6 +140,7 @@ export class HoldbackStack extends Stack {
 
   constructor(scope: Construct, id: string, props: HoldbackStackProps = {}) {
     super(scope, id, props);
+    Aspects.of(this).add(new DeploySafety());
     const orderEventSource = props.orderEventSource ?? DEFAULT_EVENT_SOURCE;
     this.intake = new EventIntake(this, 'EventIntake', { busName: props.eventBusName, orderEventSource, producers: props.eventProducers ?? [] });
     const bus = this.intake.bus;

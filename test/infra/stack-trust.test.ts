@@ -7,6 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { RUNTIME_ENV } from '../../functions/composition-root';
 import { METRIC } from '../../functions/observability/metric-names';
 import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE } from '../../functions/routing';
+import { LOG_RETENTION_DAYS } from '../../lib/deploy-safety';
 import { HOLDBACK_DETAIL_TYPES } from '../../lib/event-intake';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
 import { FUNCTION_ROLES, type FunctionRole, HoldbackStack, type HoldbackStackProps } from '../../lib/holdback-stack';
@@ -265,6 +266,31 @@ describe('every queue, bucket, key, topic and alarm the stack creates is used', 
     for (const [id] of created) {
       const usedBy = Object.entries(resources).filter(([other, r]) => other !== id && uses(r).some((u) => references(u, id))).map(([other]) => other);
       expect([id, usedBy.length > 0]).toEqual([id, true]);
+    }
+  });
+});
+
+describe('deploys that survive their own failures', () => {
+  const { resources, ofType } = synth('Holdback');
+
+  it("the schedule group, named after the stack, is deleted with a failed create or a destroy, so the retry's name is free", () => {
+    const groups = ofType('AWS::Scheduler::ScheduleGroup');
+    expect(groups.map(([, g]) => [g.Properties.Name, g.DeletionPolicy ?? 'Delete'])).toEqual([['Holdback-holdback-releases', 'Delete']]);
+  });
+
+  it('every retained resource with a physical name of its own is removed when its first create fails (nothing named is left to collide)', () => {
+    for (const [id, r] of Object.entries(resources).filter(([, x]) => x.DeletionPolicy === 'Retain')) {
+      // Tables keep Retain (deletion protection; CloudFormation names them, so a kept one never collides).
+      expect([id, r.Type, r.Properties.TableName]).toEqual([id, 'AWS::DynamoDB::Table', undefined]);
+    }
+    for (const [id, key] of ofType('AWS::KMS::Key')) expect([id, key.DeletionPolicy, key.UpdateReplacePolicy]).toEqual([id, 'RetainExceptOnCreate', 'Retain']);
+  });
+
+  it(`logs are kept ${LOG_RETENTION_DAYS} days (the order events row of the retention table) and retained on destroy`, () => {
+    const groups = ofType('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThanOrEqual(FUNCTION_ROLES.length);
+    for (const [id, group] of groups) {
+      expect([id, group.Properties.RetentionInDays, group.DeletionPolicy, group.Properties.LogGroupName]).toEqual([id, LOG_RETENTION_DAYS, 'RetainExceptOnCreate', undefined]);
     }
   });
 });

@@ -512,7 +512,7 @@ describe('access policies', () => {
 describe('audit checkpoint key', () => {
   it('is an asymmetric signing key, retained, that only the sweep (the checkpoint writer) may sign with', () => {
     const key = resources[logicalId(stack.auditKey.key)];
-    expect([key.Properties.KeySpec, key.Properties.KeyUsage, key.DeletionPolicy]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY', 'Retain']);
+    expect([key.Properties.KeySpec, key.Properties.KeyUsage, key.DeletionPolicy]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY', 'RetainExceptOnCreate']);
     const policy: Statement[] = key.Properties.KeyPolicy.Statement;
     const signers = policy.filter((s) => list(s.Action).some((a) => a === 'kms:Sign' || a === 'kms:*' || a === 'kms:Sign*'));
     expect(signers.map((s) => (s as Json).Principal)).toEqual([{ AWS: getAtt(stack.functions.sweep.role) }]);
