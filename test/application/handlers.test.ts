@@ -20,6 +20,9 @@ const envelope = (detailType: string, detail: unknown): EventBridgeEvent<string,
   time: '2022-12-02T10:30:00Z', region: 'ap-south-1', resources: [], detail,
 });
 
+/** One release queue message as the SQS event source hands it over. */
+const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
+
 /** An order paid on a one-day policy, its release now due, and the release function's entry point. */
 async function releaseDue() {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
@@ -54,7 +57,6 @@ test('release: a Scheduler input sends the release; something else is answered, 
 
 test('release: an SQS batch runs each command; a record that is not a command or that threw is a batch item failure', async () => {
   const { world, handler } = await releaseDue();
-  const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
   const command = world.scheduler.created[0].command;
 
   const answer = await handler({ Records: [
@@ -82,7 +84,6 @@ test('release: while the gateway secret is not filled in, a batch sends nothing,
   world.deps.gatewayReady = async () => ready;
   const metrics = new PowertoolsReleaseMetrics(new Metrics({ namespace: 'Holdback', serviceName: 'holdback-test' }));
   const handler = makeReleaseHandler(() => world.deps, metrics);
-  const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
   const command = world.scheduler.created[0].command;
   const before = (await release(world)).state;
   const lines: string[] = [];
