@@ -62,6 +62,8 @@ export const RUNTIME_ENV = {
   /** The release queue's ARN: the target of every release schedule. */
   releaseQueueArn: 'HOLDBACK_RELEASE_QUEUE_ARN',
   schedulerRoleArn: 'HOLDBACK_SCHEDULER_ROLE_ARN',
+  /** Optional: the SQS queue every release schedule parks a command in when Scheduler could not deliver it (the stack sets it). */
+  scheduleDeadLetterArn: 'HOLDBACK_SCHEDULE_DEAD_LETTER_ARN',
   scheduleGroup: 'HOLDBACK_SCHEDULE_GROUP',
   /**
    * Optional: how long CreateSchedule waits in all for a newly created scheduler role to propagate (default 30000 ms).
@@ -123,7 +125,7 @@ export interface RuntimeConfig {
     maxTries: number;
     maxWaitMs: number;
   };
-  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string; rolePropagationWaitMs: number };
+  scheduler: { releaseQueueArn: string; schedulerRoleArn: string; groupName: string; rolePropagationWaitMs: number; deadLetterArn?: string };
   releaseQueueUrl: string;
   /** The job queue's URL; null where none is configured (a job cannot start there: it ends failed, saying so). */
   jobQueueUrl: string | null;
@@ -208,6 +210,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
       schedulerRoleArn: required(RUNTIME_ENV.schedulerRoleArn, 'the ARN of the role Scheduler uses to send to it'),
       groupName: optional(RUNTIME_ENV.scheduleGroup, RELEASE_SCHEDULE_GROUP),
       rolePropagationWaitMs: count(RUNTIME_ENV.scheduleRoleWaitMs, DEFAULT_ROLE_PROPAGATION_WAIT_MS, 0),
+      ...(env[RUNTIME_ENV.scheduleDeadLetterArn]?.trim() ? { deadLetterArn: env[RUNTIME_ENV.scheduleDeadLetterArn]!.trim() } : {}),
     },
     releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
     jobQueueUrl: env[RUNTIME_ENV.jobQueueUrl]?.trim() || null,
@@ -411,6 +414,7 @@ export function buildDependencies(
       schedulerRoleArn: config.scheduler.schedulerRoleArn,
       groupName: config.scheduler.groupName,
       rolePropagationWaitMs: config.scheduler.rolePropagationWaitMs,
+      ...(config.scheduler.deadLetterArn ? { deadLetterArn: config.scheduler.deadLetterArn } : {}),
     }),
     gateway: overrides.sendsToGateway === false
       ? noGatewaySends
@@ -437,5 +441,6 @@ export function buildDependencies(
     auditKey: auditKeyOf(config, aws, overrides.wrapClient),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
+    ...('secretId' in source ? { gatewayReady: () => credentials().then(() => true, () => false) } : {}),
   };
 }

@@ -1,6 +1,8 @@
 /** Reads the stack's settings from CDK context (`holdback:*` keys), naming the key and what to send when one is wrong. */
 import type { Node } from 'constructs';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/definitions/routing';
+import { RegionInfo } from 'aws-cdk-lib/region-info';
+import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/definitions/routing';
+import { checkProducer } from './event-intake';
 import {
   DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, RETENTION_KINDS,
   type ConcurrencyBudget, type HoldbackStackProps, type RetentionDays,
@@ -11,9 +13,11 @@ export const CONTEXT_KEYS = {
   stackName: 'holdback:stackName',
   region: 'holdback:region',
   eventBusName: 'holdback:eventBusName',
+  eventProducers: 'holdback:eventProducers',
   orderEventSource: 'holdback:orderEventSource',
   gatewayBaseUrl: 'holdback:gatewayBaseUrl',
   gatewaySecretName: 'holdback:gatewaySecretName',
+  /** Gone: refused with why (releases run whenever the gateway secret holds the credentials). */
   releasesEnabled: 'holdback:releasesEnabled',
   releaseConcurrency: 'holdback:releaseConcurrency',
   concurrencyBudget: 'holdback:concurrencyBudget',
@@ -45,7 +49,12 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     // Blank counts as unset, so that `-c key=` or a space falls back to the default rather than an empty name.
     return value.trim() || undefined;
   };
-  const releasesEnabled = booleanOf(node.tryGetContext(CONTEXT_KEYS.releasesEnabled), CONTEXT_KEYS.releasesEnabled);
+  if (booleanOf(node.tryGetContext(CONTEXT_KEYS.releasesEnabled), CONTEXT_KEYS.releasesEnabled) !== undefined) {
+    throw new Error(
+      `context ${CONTEXT_KEYS.releasesEnabled} is no longer read: releases run whenever the gateway secret holds the credentials ` +
+      '(a deploy can no longer pause them); remove it. To pause releases on purpose, put the placeholder back in the secret (README, runbook)',
+    );
+  }
   const accountLimit = wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.accountConcurrencyLimit), CONTEXT_KEYS.accountConcurrencyLimit, 1) ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
   const alarmEmail = text(CONTEXT_KEYS.alarmEmail);
   const dueIndexProjection = text(CONTEXT_KEYS.dueIndexProjection);
@@ -57,12 +66,12 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
   }
   return {
     stackName: text(CONTEXT_KEYS.stackName) ?? DEFAULT_STACK_NAME,
-    region: text(CONTEXT_KEYS.region) ?? DEFAULT_REGION,
-    eventBusName: text(CONTEXT_KEYS.eventBusName) ?? DEFAULT_EVENT_BUS,
+    region: regionOf(text(CONTEXT_KEYS.region) ?? DEFAULT_REGION),
+    ...(text(CONTEXT_KEYS.eventBusName) ? { eventBusName: text(CONTEXT_KEYS.eventBusName) } : {}),
+    eventProducers: producersOf(node.tryGetContext(CONTEXT_KEYS.eventProducers)),
     orderEventSource: text(CONTEXT_KEYS.orderEventSource) ?? DEFAULT_EVENT_SOURCE,
     gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
     gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
-    ...(releasesEnabled === undefined ? {} : { releasesEnabled }),
     releaseConcurrency: wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency), CONTEXT_KEYS.releaseConcurrency, 2) ?? RELEASE_QUEUE.maximumConcurrency,
     concurrencyBudget: concurrencyBudgetOf(node.tryGetContext(CONTEXT_KEYS.concurrencyBudget), accountLimit),
     retentionDays: retentionOf(node.tryGetContext(CONTEXT_KEYS.retentionDays)),
@@ -154,4 +163,33 @@ function retentionOf(value: unknown): RetentionDays {
     retention[kind as keyof RetentionDays] = days as number;
   }
   return retention;
+}
+
+/** A region AWS has (aws-cdk-lib's region table), so that a typo fails the synth rather than the deploy. */
+function regionOf(region: string): string {
+  if (RegionInfo.regions.some((r) => r.name === region)) return region;
+  throw new Error(`context ${CONTEXT_KEYS.region} is ${JSON.stringify(region)}, not an AWS region; send one such as ${DEFAULT_REGION} (the gateway's, nearest India), e.g. -c ${CONTEXT_KEYS.region}=${DEFAULT_REGION}`);
+}
+
+/** JSON list or comma-separated text of IAM role or user ARNs and account ids. */
+function producersOf(value: unknown): string[] {
+  const key = CONTEXT_KEYS.eventProducers;
+  if (value === undefined || value === null || value === '') return [];
+  let items: unknown = value;
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (trimmed.startsWith('[')) {
+      try {
+        items = JSON.parse(trimmed);
+      } catch {
+        throw new Error(`context ${key} is ${JSON.stringify(value)}, not a JSON list; send e.g. -c '${key}=["arn:aws:iam::123456789012:role/marketplace-backend"]'`);
+      }
+    } else {
+      items = trimmed.split(',').map((p) => p.trim()).filter((p) => p !== '');
+    }
+  }
+  if (!Array.isArray(items) || items.some((p) => typeof p !== 'string')) {
+    throw new Error(`context ${key} is ${JSON.stringify(value)}; send a list of IAM role ARNs or account ids, e.g. -c '${key}=["arn:aws:iam::123456789012:role/marketplace-backend"]'`);
+  }
+  return [...new Set((items as string[]).map((p) => checkProducer(p.trim(), key)))];
 }

@@ -138,11 +138,10 @@ export class HoldbackFunction extends Construct {
     return this;
   }
 
-  /** Sets the bus the function publishes to and lets it put events there (that bus only). */
+  /** Sets the bus the function publishes to; what it may put there is granted by the event intake (event-intake.ts). */
   bindEventBus(bus: events.IEventBus, orderEventSource: string): this {
     this.function.addEnvironment(RUNTIME_ENV.eventBus, bus.eventBusName);
     this.function.addEnvironment(RUNTIME_ENV.eventSource, orderEventSource);
-    bus.grantPutEventsTo(this.function);
     return this;
   }
 
@@ -155,6 +154,8 @@ export class HoldbackFunction extends Construct {
   bindReleaseScheduling(scheduling: ReleaseScheduling, may: 'plan' | 'cancelOnly'): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
+    // Every CreateSchedule names it, so a command Scheduler could not deliver is parked (and alarms), not dropped.
+    this.function.addEnvironment(RUNTIME_ENV.scheduleDeadLetterArn, scheduling.deadLetters.queue.queueArn);
     if (may === 'plan') scheduling.grantScheduling(this.function);
     else scheduling.grantCancelling(this.function);
     Validations.of(this.role).acknowledge({

@@ -1,5 +1,5 @@
 /** Holdback on AWS: tables, event rules, the release queue and schedules, the sweep, the API, the webhook URL, alarms and access policies. */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
@@ -7,10 +7,13 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
 import { DUE_INDEX } from '../functions/definitions/tables';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/definitions/routing';
 import { AccessPolicies } from './access-policies';
+import { TrustAlarms } from './alarms';
 import { DeadLetterQueue } from './dead-letter-queue';
+import { DeploySafety } from './deploy-safety';
+import { EventIntake } from './event-intake';
 import { GatewayCredentials } from './gateway-credentials';
 import { GatewayWebhooks } from './gateway-webhooks';
 import { HoldbackApi } from './holdback-api';
@@ -53,19 +56,16 @@ export type RetentionDays = Required<KeptDays>;
 export const DEFAULT_RETENTION_DAYS: RetentionDays = { orders: 2922, events: 400, rejected: 90 };
 
 export interface HoldbackStackProps extends StackProps {
-  /** `default` uses the account's default bus; any other name creates that bus. @default "default" */
+  /** The name of the stack's own bus (never `default`). @default `<stack>-events` */
   readonly eventBusName?: string;
+  /** IAM role or user ARNs, or other accounts' ids, that may put order events on the bus. @default none */
+  readonly eventProducers?: readonly string[];
   /** The marketplace's event source that the order rule matches. @default "marketplace.orders" */
   readonly orderEventSource?: string;
   /** Default of the `GatewayBaseUrl` stack parameter. */
   readonly gatewayBaseUrl?: string;
   /** An existing Secrets Manager secret with the gateway credentials; otherwise the stack creates one to fill in. */
   readonly gatewaySecretName?: string;
-  /**
-   * Whether the release function consumes the release queue. @default true with `gatewaySecretName`, false when the
-   * stack creates the secret (releases start paused until the credentials are in it)
-   */
-  readonly releasesEnabled?: boolean;
   /** Maximum concurrency of the release queue's consumer (at least 2). @default RELEASE_QUEUE.maximumConcurrency */
   readonly releaseConcurrency?: number;
   /** Reserved concurrency per function; null reserves none. @default DEFAULT_CONCURRENCY_BUDGET */
@@ -151,14 +151,15 @@ export class HoldbackStack extends Stack {
   readonly observability: Observability;
   readonly access: AccessPolicies;
   readonly gateway: GatewayCredentials;
+  readonly intake: EventIntake;
+  readonly trustAlarms: TrustAlarms;
 
   constructor(scope: Construct, id: string, props: HoldbackStackProps = {}) {
     super(scope, id, props);
+    Aspects.of(this).add(new DeploySafety());
     const orderEventSource = props.orderEventSource ?? DEFAULT_EVENT_SOURCE;
-    const busName = props.eventBusName ?? DEFAULT_EVENT_BUS;
-    const bus = busName === DEFAULT_EVENT_BUS
-      ? events.EventBus.fromEventBusName(this, 'EventBus', DEFAULT_EVENT_BUS)
-      : new events.EventBus(this, 'EventBus', { eventBusName: busName });
+    this.intake = new EventIntake(this, 'EventIntake', { busName: props.eventBusName, orderEventSource, producers: props.eventProducers ?? [] });
+    const bus = this.intake.bus;
     const retention = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
 
     this.tables = Object.fromEntries((Object.keys(STACK_TABLES) as StackTableName[]).map((name) =>
@@ -167,10 +168,9 @@ export class HoldbackStack extends Stack {
         ...(name === 'orders' && props.dueIndexProjection ? { projections: { [DUE_INDEX.name]: props.dueIndexProjection } } : {}),
       })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
-    const releasesEnabled = props.releasesEnabled ?? !this.gateway.created;
     const releaseConcurrency = props.releaseConcurrency ?? RELEASE_QUEUE.maximumConcurrency;
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
-    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { enabled: releasesEnabled, maximumConcurrency: releaseConcurrency });
+    this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { maximumConcurrency: releaseConcurrency });
     this.jobQueue = new JobQueue(this, 'JobQueue');
     this.exportBucket = new ExportBucket(this, 'Exports');
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
@@ -246,6 +246,8 @@ export class HoldbackStack extends Stack {
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
       fn.bindEventBus(bus, orderEventSource);
+      // A payment webhook republishes order.paid; every function emits Holdback's own events.
+      this.intake.grantEmit(fn.role, name === 'webhooks' ? ['order.paid'] : []);
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
@@ -284,8 +286,9 @@ export class HoldbackStack extends Stack {
     this.exportBucket.grantWriter(this.functions.jobs.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
 
+    const orderRules: events.Rule[] = [];
     for (const rule of eventRules(orderEventSource)) {
-      new events.Rule(this, `Rule-${rule.name}`, {
+      orderRules.push(new events.Rule(this, `Rule-${rule.name}`, {
         eventBus: bus,
         description: rule.description,
         eventPattern: eventPatternOf(rule.pattern),
@@ -295,7 +298,7 @@ export class HoldbackStack extends Stack {
           maxEventAge: Duration.hours(24),
           deadLetterQueue: orderEventFailures.queue,
         })],
-      });
+      }));
     }
 
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
@@ -314,18 +317,34 @@ export class HoldbackStack extends Stack {
       },
     });
 
+    this.trustAlarms = new TrustAlarms(this, 'TrustAlarms', {
+      topic: this.observability.topic, orderRules, bus, releaseQueue: this.releaseQueue.queue, webhooks: this.functions.webhooks.function,
+      tables: Object.fromEntries(Object.values(this.tables).map((t) => [t.name, t.table])),
+    });
+    new CfnOutput(this, 'AlarmDestination', {
+      value: props.alarmEmail ?? 'NONE',
+      description: props.alarmEmail
+        ? 'Alarms are e-mailed here (confirm the subscription e-mail SNS sends)'
+        : 'NO ALARM DESTINATION: alarms go to AlarmTopicArn with nobody subscribed; deploy with -c holdback:alarmEmail=ops@example.com or subscribe to the topic',
+    });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the Holdback API (SigV4, service execute-api)' });
     new CfnOutput(this, 'WebhookUrl', {
       value: this.webhooks.url,
       description: "Set as the gateway's notify/webhook URL (payment and vendor settlement webhooks); answers nothing else",
     });
     new CfnOutput(this, 'EventBusName', { value: bus.eventBusName, description: `Put ${orderEventSource} order events here` });
+    new CfnOutput(this, 'EventProducers', {
+      value: this.intake.producers.length > 0 ? this.intake.producers.join(', ') : 'NONE',
+      description: this.intake.producers.length > 0
+        ? `Only these may put ${orderEventSource} events on the bus`
+        : `Nothing outside the stack may put ${orderEventSource} events: name the producers with -c holdback:eventProducers='["<role ARN or account id>"]'`,
+    });
     new CfnOutput(this, 'GatewaySecretArn', { value: this.gateway.secret.secretArn, description: 'JSON {"clientId", "clientSecret"}; read at run time (no deploy after a rotation)' });
     new CfnOutput(this, 'Releases', {
-      value: releasesEnabled ? 'ENABLED' : 'PAUSED',
-      description: releasesEnabled
-        ? 'The release queue is consumed: due releases go to the gateway'
-        : 'PAUSED until the gateway credentials are in GatewaySecretArn; then deploy with -c holdback:releasesEnabled=true',
+      value: 'RUN WHEN THE GATEWAY SECRET HOLDS THE CREDENTIALS',
+      description: this.gateway.created
+        ? 'Paused until {"clientId","clientSecret"} are in GatewaySecretArn; they run within minutes of it, with no deploy (alarm ReleasesPaused while sends are due)'
+        : 'Run while the named secret holds the credentials (alarm ReleasesPaused while sends are due and it does not)',
     });
     new CfnOutput(this, 'ReleaseQueueUrl', { value: this.releaseQueue.queue.queueUrl });
     new CfnOutput(this, 'ExportBucketName', { value: this.exportBucket.bucket.bucketName, description: 'Export files (POST /exports), served by pre-signed links; each expires after its stated days' });

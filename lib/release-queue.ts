@@ -7,12 +7,12 @@ import { Construct } from 'constructs';
 import { RELEASE_QUEUE } from '../functions/definitions/routing';
 import { DeadLetterQueue } from './dead-letter-queue';
 
+/**
+ * The release function always consumes the queue, so no deploy can pause releases: whether they run is whether the
+ * gateway secret holds the credentials (the function checks it, see functions/handlers/release.ts), state kept in the
+ * account that a redeploy never touches.
+ */
 export interface ReleaseQueueProps {
-  /**
-   * Whether the release function consumes the queue. False starts the stack with releases paused (the gateway
-   * credentials are not there yet): due commands wait in the queue, the sweep keeps them coming, nothing fails.
-   */
-  readonly enabled: boolean;
   /** The event source mapping's maximum concurrency: the number of release functions that send at once. */
   readonly maximumConcurrency: number;
 }
@@ -44,7 +44,6 @@ export class ReleaseQueue extends Construct {
       batchSize: RELEASE_QUEUE.batchSize,
       maxConcurrency: this.props.maximumConcurrency,
       reportBatchItemFailures: true,
-      enabled: this.props.enabled,
     });
     release.addEventSource(source);
     Validations.of(release).acknowledge({

@@ -525,4 +525,9 @@ export interface Dependencies {
   exports: ExportStore;
   logger: Logger;
   secrets: RuntimeSecrets;
+  /**
+   * Whether the gateway credentials are there (the secret filled in): releases run only then, so a stack whose secret
+   * is still its placeholder pauses by itself and resumes once it is filled in, with no deploy. Absent: always.
+   */
+  gatewayReady?: () => Promise<boolean>;
 }

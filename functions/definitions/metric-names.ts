@@ -16,6 +16,8 @@ export const METRIC = {
   sweepRedriven: { name: 'SweepRedriven', unit: 'Count' },
   /** The gateway refused a date inside Holdback's window, or a settlement did not match its prediction. */
   drift: { name: 'DriftDetected', unit: 'Count' },
+  /** Release commands that arrived while the gateway secret did not hold the credentials (releases paused); the sweep sends them again. */
+  releasesPaused: { name: 'ReleasesPausedDue', unit: 'Count' },
   /** How late a send left against its planned time, in seconds. */
   sendLateness: { name: 'SendLatenessSeconds', unit: 'Seconds' },
   /** A stream the audit checkpoint writer refused to sign: its records no longer extend the head it signed before. */

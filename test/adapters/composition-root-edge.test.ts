@@ -5,7 +5,8 @@
 import { DateTime } from 'luxon';
 import { SharedClock } from '../../local/clock';
 import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge/edge';
-import { RELEASE_QUEUE } from '../../functions/definitions/routing';
+import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../../functions/definitions/routing';
 import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
 import { createTableInputs, tableNamesFromEnv } from '../../functions/definitions/tables';
 import type { Dependencies } from '../../functions/application/ports';
@@ -113,4 +114,22 @@ test('the repositories work through the edge', async () => {
   await deps.orders.putRelease(release, null);
   expect(await deps.orders.listDue('2022-12-02T16:00:00+05:30', 10)).toEqual([release]);
   expect((await deps.settings.get()).version).toBe(0);
+});
+
+test("every release schedule the composition root creates names the schedules' dead-letter queue from HOLDBACK_SCHEDULE_DEAD_LETTER_ARN", async () => {
+  const deadLetterArn = edge.queues.arn('holdback-schedule-dead-letters');
+  const config = readRuntimeConfig({
+    ...ENV, AWS_ENDPOINT_URL: edge.url,
+    HOLDBACK_RELEASE_QUEUE_URL: edge.queues.queueUrl(RELEASE_QUEUE.name), HOLDBACK_RELEASE_QUEUE_ARN: edge.queues.arn(RELEASE_QUEUE.name),
+    HOLDBACK_SCHEDULE_DEAD_LETTER_ARN: deadLetterArn,
+  });
+  const withDeadLetters = buildDependencies(config, { clock, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+  await withDeadLetters.scheduler.schedule({ orderId: 'order_1002', vendorId: 'vendor_A', releaseKey: 'rel-dlq-1' }, DateTime.fromISO('2022-12-18T15:00:00+05:30'));
+  const client = new SchedulerClient({ endpoint: edge.url, region: ENV.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  try {
+    const got = await client.send(new GetScheduleCommand({ Name: 'rel-dlq-1', GroupName: RELEASE_SCHEDULE_GROUP }));
+    expect(got.Target?.DeadLetterConfig).toEqual({ Arn: deadLetterArn });
+  } finally {
+    client.destroy();
+  }
 });

@@ -1,7 +1,7 @@
 /** Gateway credentials at run time: read from Secrets Manager (a loopback server speaking its protocol), cached, rotated without a deploy, never logged. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readRuntimeConfig } from '../../functions/composition-root';
+import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
 import {
   PLACEHOLDER_CLIENT_ID, SecretScrubber, secretsManagerCredentials,
 } from '../../functions/adapters/secrets/gateway-credentials';
@@ -81,5 +81,18 @@ describe('readRuntimeConfig: credentials', () => {
 
   test('neither names the secret id to set', () => {
     expect(() => readRuntimeConfig(base)).toThrow(/HOLDBACK_GATEWAY_SECRET_ID is not set; set it to the ARN or name/);
+  });
+
+  test('the composition root derives whether releases run from the secret: not while it holds the placeholder, at once when filled in (a fresh cache)', async () => {
+    const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    secretString = JSON.stringify({ clientId: PLACEHOLDER_CLIENT_ID, clientSecret: 'generated123' });
+    const waiting = buildDependencies(readRuntimeConfig({ ...base, HOLDBACK_GATEWAY_SECRET_ID: 'holdback/ready-1' }), { logger });
+    expect(await waiting.gatewayReady!()).toBe(false);
+    secretString = JSON.stringify({ clientId: 'client_r', clientSecret: 'secret_r_5521' });
+    const filled = buildDependencies(readRuntimeConfig({ ...base, HOLDBACK_GATEWAY_SECRET_ID: 'holdback/ready-2' }), { logger });
+    expect(await filled.gatewayReady!()).toBe(true);
+    // Fixed credentials (the embedded default) are always there: no check at all.
+    const local = buildDependencies(readRuntimeConfig({ ...base, HOLDBACK_GATEWAY_CLIENT_ID: 'c', HOLDBACK_GATEWAY_CLIENT_SECRET: 's', AWS_ENDPOINT_URL: 'http://127.0.0.1:9' }), { logger });
+    expect(local.gatewayReady).toBeUndefined();
   });
 });

@@ -20,6 +20,9 @@ const envelope = (detailType: string, detail: unknown): EventBridgeEvent<string,
   time: '2022-12-02T10:30:00Z', region: 'ap-south-1', resources: [], detail,
 });
 
+/** One release queue message as the SQS event source hands it over. */
+const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
+
 /** An order paid on a one-day policy, its release now due, and the release function's entry point. */
 async function releaseDue() {
   const world = fakeWorld('2022-12-02T16:05:00+05:30');
@@ -54,7 +57,6 @@ test('release: a Scheduler input sends the release; something else is answered, 
 
 test('release: an SQS batch runs each command; a record that is not a command or that threw is a batch item failure', async () => {
   const { world, handler } = await releaseDue();
-  const record = (messageId: string, body: string) => ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:ap-south-1:000000000000:holdback-releases', awsRegion: 'ap-south-1' });
   const command = world.scheduler.created[0].command;
 
   const answer = await handler({ Records: [
@@ -74,6 +76,33 @@ test('release: an SQS batch runs each command; a record that is not a command or
   // A record whose command throws (the table is unreachable) fails alone; SQS delivers it again.
   world.orders.getRelease = async () => { throw new Error('ECONNRESET'); };
   expect(await handler({ Records: [record('m-5', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-5' }] });
+});
+
+test('release: while the gateway secret is not filled in, a batch sends nothing, claims nothing, is acknowledged and counted as paused; once filled in, the same command sends', async () => {
+  const { world } = await releaseDue();
+  let ready = false;
+  world.deps.gatewayReady = async () => ready;
+  const metrics = new PowertoolsReleaseMetrics(new Metrics({ namespace: 'Holdback', serviceName: 'holdback-test' }));
+  const handler = makeReleaseHandler(() => world.deps, metrics);
+  const command = world.scheduler.created[0].command;
+  const before = (await release(world)).state;
+  const lines: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+  try {
+    expect(await handler({ Records: [record('p-1', JSON.stringify(command)), record('p-2', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [] });
+  } finally {
+    write.mockRestore();
+  }
+  expect(world.gateway.calls).toHaveLength(0);
+  expect((await release(world)).state).toBe(before);
+  expect(world.logger.lines.map((l) => l.message)).toContainEqual(expect.stringMatching(/^releases paused: the gateway secret does not hold the credentials yet/));
+  const emf = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(emf.map((m) => m[METRIC.releasesPaused.name]).filter((v) => v !== undefined)).toEqual([2]);
+
+  ready = true;
+  expect(await handler({ Records: [record('p-3', JSON.stringify(command))] } as never, context)).toEqual({ batchItemFailures: [] });
+  expect(world.gateway.calls).toHaveLength(1);
+  expect((await release(world)).state).toBe('APPLIED');
 });
 
 test('sweep: a release whose schedule was lost is put on the release queue again, counted as a re-drive', async () => {

@@ -11,7 +11,7 @@ import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { METRIC } from '../../functions/definitions/metric-names';
 import {
-  DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
+  DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
 } from '../../functions/definitions/routing';
 import { API_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
@@ -127,12 +127,12 @@ describe('DynamoDB grants', () => {
 });
 
 describe('event rules', () => {
-  it("are routing.ts's rules, with its patterns, on the default bus, to the handler each names", () => {
+  it("are routing.ts's rules, with its patterns, on the stack's own bus, to the handler each names", () => {
     const rules = eventRules(DEFAULT_EVENT_SOURCE);
     template.resourceCountIs('AWS::Events::Rule', rules.length);
     for (const rule of rules) {
       template.hasResourceProperties('AWS::Events::Rule', {
-        EventBusName: 'default',
+        EventBusName: { Ref: logicalId(stack.intake.bus) },
         EventPattern: Match.exact(rule.pattern),
         Targets: [Match.objectLike({
           Arn: getAtt(stack.functions[rule.target].function),
@@ -171,8 +171,8 @@ describe('event rules', () => {
     for (const fn of Object.values(t.findResources('AWS::Lambda::Function')).filter((f) => !String(f.Properties.Description).includes('write-once archive'))) {
       expect(JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewaySecretId])).toMatch(/:secret:holdback\/gateway/);
     }
-    // An existing secret means the credentials are there: releases are consumed from the start.
-    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: true });
+    // The release queue is consumed from the start, whichever secret: releases wait for its credentials, not a deploy.
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: Match.absent() });
   });
 });
 
@@ -261,10 +261,10 @@ describe('scheduling', () => {
     }
   });
 
-  it('a stack that creates the gateway secret starts with releases paused, and says so', () => {
+  it('a stack that creates the gateway secret never disables the release queue\'s consumer: releases wait for the secret, not a deploy', () => {
     expect(stack.gateway.created).toBe(true);
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Enabled: false });
-    template.hasOutput('Releases', { Value: 'PAUSED', Description: Match.stringLikeRegexp('PAUSED until the gateway credentials are in GatewaySecretArn') });
+    for (const [id, mapping] of ofType('AWS::Lambda::EventSourceMapping')) expect([id, mapping.Properties.Enabled]).toEqual([id, undefined]);
+    template.hasOutput('Releases', { Description: Match.stringLikeRegexp('Paused until .* are in GatewaySecretArn; they run within minutes of it, with no deploy') });
   });
 
   it('each function reserves its concurrency budget, so a webhook flood cannot starve order events and the sweep', () => {
@@ -327,7 +327,7 @@ describe('IAM', () => {
     const scopedArn = (suffix: string): Json => ({ 'Fn::Join': ['', [
       'arn:', { Ref: 'AWS::Partition' }, `:${suffix.split(':')[0]}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${suffix.split(':')[1]}`,
     ]] });
-    const allowed = [scopedArn(`scheduler:schedule/Holdback-${RELEASE_SCHEDULE_GROUP}/*`), scopedArn(`events:event-bus/${DEFAULT_EVENT_BUS}`)];
+    const allowed = [scopedArn(`scheduler:schedule/Holdback-${RELEASE_SCHEDULE_GROUP}/*`)];
     const apiRoute = (resource: unknown): boolean => {
       const text = JSON.stringify((resource as Json)?.['Fn::Join']?.[1] ?? null);
       return text.includes(':execute-api:') && text.includes(logicalId(stack.api.httpApi));
@@ -398,7 +398,7 @@ describe('functions', () => {
       const env = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, placeholders(v)]));
       const config = readRuntimeConfig({ ...env, AWS_REGION: 'ap-south-1' });
       expect([id, config.eventBus, config.orderEventSource, config.scheduler.groupName, config.gateway.credentials]).toEqual([
-        id, DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, `Holdback-${RELEASE_SCHEDULE_GROUP}`,
+        id, JSON.stringify({ Ref: logicalId(stack.intake.bus) }), DEFAULT_EVENT_SOURCE, `Holdback-${RELEASE_SCHEDULE_GROUP}`,
         { secretId: JSON.stringify({ Ref: logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } }) }) },
       ]);
     }
@@ -419,9 +419,9 @@ describe('cdk-nag', () => {
 describe('context', () => {
   const nodeWith = (context: Record<string, unknown>) => new App({ context }).node;
 
-  it('defaults: ap-south-1 near the gateway, the default bus and source, the queue concurrency, a concurrency budget, the retention policy', () => {
+  it('defaults: ap-south-1 near the gateway, the stack\'s own bus (no name given) and no producers, the default source, the queue concurrency, a concurrency budget, the retention policy', () => {
     expect(holdbackPropsFromContext(nodeWith({}))).toEqual({
-      stackName: 'Holdback', region: 'ap-south-1', eventBusName: 'default', orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
+      stackName: 'Holdback', region: 'ap-south-1', eventProducers: [], orderEventSource: DEFAULT_EVENT_SOURCE, gatewayBaseUrl: undefined,
       gatewaySecretName: undefined, releaseConcurrency: RELEASE_QUEUE.maximumConcurrency,
       concurrencyBudget: DEFAULT_CONCURRENCY_BUDGET, retentionDays: DEFAULT_RETENTION_DAYS,
     });
@@ -452,19 +452,20 @@ describe('context', () => {
       .toThrow(/holdback:dueIndexProjection is "INCLUDE"; send KEYS_ONLY \(the default\) or ALL/);
   });
 
-  it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind and releasesEnabled', () => {
+  it('reads the release concurrency (at least 2, as SQS event sources require), retention per kind, and refuses the old releasesEnabled flag', () => {
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: '4' })).releaseConcurrency).toBe(4);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releaseConcurrency]: 1 })))
       .toThrow(/holdback:releaseConcurrency is 1; send a whole number of at least 2/);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.retentionDays]: '{"events": 30}' })).retentionDays).toEqual({ ...DEFAULT_RETENTION_DAYS, events: 30 });
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.retentionDays]: '{"audit": 30}' })))
       .toThrow(/names "audit"; send kinds among orders, events, rejected \(settings and policy history and the audit log are kept for ever\)/);
-    expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releasesEnabled]: 'true' })).releasesEnabled).toBe(true);
+    expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.releasesEnabled]: 'true' })))
+      .toThrow(/holdback:releasesEnabled is no longer read: releases run whenever the gateway secret holds the credentials/);
   });
 
   it('treats a blank value as unset, and names the key of a value of the wrong type', () => {
     const blank = holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.eventBusName]: ' ', [CONTEXT_KEYS.releaseConcurrency]: ' ' }));
-    expect([blank.eventBusName, blank.releaseConcurrency]).toEqual(['default', RELEASE_QUEUE.maximumConcurrency]);
+    expect([blank.eventBusName, blank.releaseConcurrency]).toEqual([undefined, RELEASE_QUEUE.maximumConcurrency]);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.stackName]: ' Holdback-staging ' })).stackName).toBe('Holdback-staging');
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.stackName]: 3 })))
       .toThrow(/holdback:stackName is 3; send a string/);
@@ -496,7 +497,8 @@ describe('alarms and dashboard', () => {
   it('alarm on every dead-letter queue, on failures, drift, lateness and 429s, to one topic', () => {
     const queues = ofType('AWS::SQS::Queue').filter(([id]) => /DeadLetters/.test(id)).map(([id]) => id);
     expect(queues.length).toBe(5);
-    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    // The trust alarms (issue 18) are tested in stack-trust.test.ts.
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([id]) => !id.startsWith('TrustAlarms')).map(([, a]) => a.Properties);
     for (const queue of queues) {
       expect([queue, alarms.some((a) => JSON.stringify(a.Dimensions ?? []).includes(queue))]).toEqual([queue, true]);
     }
@@ -551,7 +553,7 @@ describe('access policies', () => {
 describe('audit checkpoint key', () => {
   it('is an asymmetric signing key, retained, that only the sweep (the checkpoint writer) may sign with', () => {
     const key = resources[logicalId(stack.auditKey.key)];
-    expect([key.Properties.KeySpec, key.Properties.KeyUsage, key.DeletionPolicy]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY', 'Retain']);
+    expect([key.Properties.KeySpec, key.Properties.KeyUsage, key.DeletionPolicy]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY', 'RetainExceptOnCreate']);
     const policy: Statement[] = key.Properties.KeyPolicy.Statement;
     const signers = policy.filter((s) => list(s.Action).some((a) => a === 'kms:Sign' || a === 'kms:*' || a === 'kms:Sign*'));
     expect(signers.map((s) => (s as Json).Principal)).toEqual([{ AWS: getAtt(stack.functions.sweep.role) }]);
