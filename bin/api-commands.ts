@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  accuracyView, cellText, columns, forecastView, importView, orderView, outcomesView, previewView, shellWord, vendorsView,
+  accuracyView, cellText, columns, forecastView, importView, jobsView, orderView, outcomesView, previewView, shellWord, vendorsView,
 } from './cli-views';
 import type { SignedApi } from './signed-api';
 
@@ -206,7 +206,7 @@ function callOf(words: string[], options: Options): Call {
       if (sub === 'export') return { method: 'GET', raw: true, path: `/audit/export${queryOf({ from: options.from as string, to: options.to as string })}` };
       break;
     case 'jobs':
-      return { method: 'GET', path: `/jobs${queryOf({ state: options.state as string, kind: options.kind as string, limit: options.limit as string, cursor: options.cursor as string })}` };
+      return { method: 'GET', path: `/jobs${queryOf({ state: options.state as string, kind: options.kind as string, limit: options.limit as string, cursor: options.cursor as string })}`, view: jobsView };
     case 'job': return { method: 'GET', path: `/jobs/${seg(sub, '<jobId>')}` };
     case 'export':
       if (sub === 'audit') return { method: 'POST', path: '/exports', body: { kind: 'audit', ...(options.from ? { from: options.from } : {}), ...(options.to ? { to: options.to } : {}) } };
@@ -264,7 +264,10 @@ const FLAG_OF_FIELD: Record<string, string> = {
   actor: '--actor', reason: '--reason', 'release.kind': '--rule', release: '--rule', 'release.delay': '--delay', delay: '--delay',
   scheduleOption: '--schedule-option', applyTo: '--apply-to', previewId: '--preview-id', expectedVersion: '--expected-version',
   at: '--at', override: '--override', state: '--state', from: '--from', to: '--to',
-  by: '--by', limit: '--limit', cursor: '--cursor',
+  by: '--by', limit: '--limit', cursor: '--cursor', confirmPast: '--past-ok',
+  // An export's filters (POST /exports) are the outcome flags.
+  'filters.vendorId': '--vendor', 'filters.orderId': '--order', 'filters.state': '--state', 'filters.from': '--from', 'filters.to': '--to',
+  'filters.by': '--by', format: '--format',
 };
 
 /** An API refusal in the CLI's words: each issue under its flag, `"override": true` as `--override`. */

@@ -139,6 +139,14 @@ export function accuracyView(body: Json): string {
     + (reasons.length ? `not predicted before they settled (not counted as predicted):\n${reasons.join('\n')}\n` : '');
 }
 
+/** Jobs (GET /jobs): the job id whole (it is what `holdback job <id>` takes), its progress and when it started and ended. */
+export function jobsView(body: Json): string {
+  const rows = (body.items as Json[] ?? []).map((j) => [j.jobId, j.kind, j.state, `${j.done}/${j.total}`, String(j.failed), shortTime(j.createdAt), shortTime(j.finishedAt), cellText(j.error)]);
+  // The error (free text) is cut first to fit; who started each job is in `holdback job <id>` and --json.
+  const table = columns(['Job', 'Kind', 'State', 'Done', 'Failed', 'Created', 'Finished', 'Error'], rows, TABLE_WIDTH, [7]);
+  return table + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
+}
+
 export function importView(body: Json): string {
   const errors = (body.errors as Json[] ?? []).map((e) => [String(e.line), e.field, e.message]);
   const head = `${body.dryRun === false ? 'applied' : 'dry run'}: ${body.rows} rows, ${body.valid} valid, ${errors.length} error(s)\n`;

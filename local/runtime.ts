@@ -64,6 +64,13 @@ export interface LocalRuntimeOptions {
   clientHook?: string;
 }
 
+/** What the API answers while the runtime starts: a 503 to try again shortly, never a failure. */
+const STARTING_ANSWER = {
+  statusCode: 503,
+  headers: { 'content-type': 'application/json', 'retry-after': '1' },
+  body: JSON.stringify({ error: { code: 'starting', message: 'Holdback is still starting (its functions are being set up); try again in a second' } }),
+};
+
 /** Two containers use the second core well beside the edge, the sandbox and DynamoDB's own thread. */
 const DEFAULT_CONTAINERS = 2;
 
@@ -210,7 +217,8 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       handler: async (event) => {
         const began = performance.now();
         try {
-          if (!apiHandler) throw new Error('the local runtime is still starting');
+          // Listening already (export links name this address), answering once the containers are ready.
+          if (!apiHandler) return STARTING_ANSWER as never;
           return await apiHandler(event, lambdaContext('holdback-api')) as never;
         } finally {
           countInvocation(apiUsage, began);

@@ -67,7 +67,7 @@ test('order, outcomes as CSV, hold and a refused manual release', async () => {
   const past = new Date(Date.parse(transactionTime) - 60_000).toISOString();
   const pastRefused = await cli('release', 'order_cli_1', 'vendor_b', '--at', past, '--actor', 'finance@example.com', '--reason', 'pay now');
   expect(pastRefused.code).toBe(1);
-  expect(pastRefused.err).toMatch(/answered 400: validation_error: at: .*in the past.*\(on the command line: --past-ok\)\n$/);
+  expect(pastRefused.err).toMatch(/answered 400: validation_error:\n\s+--at: .*in the past.*\(on the command line: --past-ok\)\n$/);
   const pastOk = await cli('release', 'order_cli_1', 'vendor_b', '--at', past, '--past-ok', '--actor', 'finance@example.com', '--reason', 'pay now', '--json');
   expect(pastOk.code).toBe(0);
   expect(JSON.parse(pastOk.out)).toMatchObject({ vendorId: 'vendor_b', manual: { actor: 'finance@example.com' } });
@@ -176,7 +176,7 @@ test('export: waits for the job, downloads the file and checks it; --no-wait pri
     const listed = await cli('jobs', '--kind', 'vendor_unhold');
     expect(listed.out).toContain(jobId!);
     const bad = await cli('export', 'outcomes', '--state', 'DONE');
-    expect([bad.code, bad.err]).toEqual([1, expect.stringMatching(/answered 400: validation_error: filters\.state/)]);
+    expect([bad.code, bad.err]).toEqual([1, expect.stringMatching(/answered 400: validation_error:\n {2}--state: is "DONE"/)]);
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

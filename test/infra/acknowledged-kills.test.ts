@@ -42,6 +42,15 @@ function freePort(): Promise<number> {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Whether the API is up and ready (GET /health answers 200; while starting it answers 503). */
+async function healthy(api: string): Promise<boolean> {
+  try {
+    return (await fetch(`${api}/health`, { signal: AbortSignal.timeout(2_000) })).status === 200;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the address answers HTTP at all right now (any status). */
 async function answers(url: string): Promise<boolean> {
   try {
@@ -114,6 +123,7 @@ async function rejectedOrders(api: string): Promise<Map<string, string[]>> {
   let cursor: string | null = null;
   do {
     const response = await fetch(`${api}/rejected-events?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (!response.ok) throw new Error(`GET /rejected-events answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
     const page = await response.json() as { rejectedEvents: Array<{ reasons: string[]; detail: { orderId?: unknown; data?: { order?: { order_id?: unknown } } } }>; nextCursor: string | null };
     for (const event of page.rejectedEvents) {
       const id = event.detail?.orderId ?? event.detail?.data?.order?.order_id;
@@ -133,7 +143,7 @@ async function lostAfterAll(api: string, acknowledged: string[], limitMs = 150_0
   let waiting = acknowledged;
   let listed = new Map<string, string[]>();
   while (waiting.length > 0 && Date.now() < deadline) {
-    if (!(await answers(`${api}/health`))) {
+    if (!(await healthy(api))) {
       await sleep(250);
       continue;
     }
