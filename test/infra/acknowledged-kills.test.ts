@@ -88,7 +88,8 @@ async function killableHoldback() {
     output: () => `${current?.stdout() ?? ''}\n${current?.stderr() ?? ''}`,
     /** Resolves a random moment (up to `withinMs`) after the API answers. */
     async apiUpThen(withinMs: number): Promise<void> {
-      await pollUntil('the API answering', () => answers(`${urls.api}/health`), 120_000, 20);
+      await pollUntil('the API answering', () => answers(`${urls.api}/health`), 120_000, 20)
+        .catch((error: Error) => { throw new Error(`${error.message}; the process said:\n${current?.stdout() ?? ''}\n${current?.stderr() ?? ''}`); });
       await sleep(Math.random() * withinMs);
     },
     /** Launches, then for each moment of the plan waits for it, kills with SIGKILL and launches again. */
