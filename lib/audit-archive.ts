@@ -11,7 +11,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AUDIT_ARCHIVE_BUCKET_ENV } from '../functions/handlers/audit-archive';
-import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK } from '../functions/adapters/dynamodb/audit-store';
+import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK } from '../functions/definitions/tables';
 import { HoldbackFunction } from './holdback-function';
 import type { HoldbackTable } from './holdback-table';
 

@@ -4,7 +4,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../functions/composition-root';
-import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/adapters/dynamodb/retention';
+import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/definitions/retention-kinds';
 import { DUE_INDEX } from '../functions/definitions/tables';
 import {
   DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,

@@ -177,3 +177,9 @@ export const AUDIT_TABLE: TableDefinition = {
 };
 export const AUDIT_TABLE_ENV = 'HOLDBACK_AUDIT_TABLE';
 export const DEFAULT_AUDIT_TABLE_NAME = 'holdback-audit';
+
+/** The audit table's partition of the checkpoints and of the entries waiting for a later append (no stream has these names). */
+export const CHECKPOINT_PK = 'checkpoints';
+export const PENDING_PK = 'pending';
+/** The partition of the checkpoint writer's pointers: the head it last signed of each stream (sort key: the stream). */
+export const SIGNED_PK = 'signed';

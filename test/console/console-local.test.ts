@@ -400,7 +400,8 @@ test('the rejected events page lists an event Holdback refused, with the field a
     await table.getByText('order.delivered').first().waitFor();
     expect(await table.innerText()).toMatch(/deliveredAt/);
     await page.goto(`${consoleUrl}#/accuracy`);
-    await page.getByTestId('accuracy').locator('table, p').first().waitFor();
-    expect(await page.getByTestId('accuracy').innerText()).toMatch(/Only a prediction made before the settlement counts|no settlement in this range/);
+    // Waits past "Loading…" for the report itself.
+    await page.getByTestId('accuracy').getByText(/Only a prediction made before the settlement counts|no settlement in this range/).first().waitFor();
+    expect(await page.getByTestId('accuracy').innerText()).not.toContain('Loading');
   });
 });

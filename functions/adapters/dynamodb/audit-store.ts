@@ -9,13 +9,9 @@ import type { AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditReco
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';
 import { isConditionalCheckFailed, queryItems } from './item-keys';
-import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, KEY } from '../../definitions/tables';
+import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, CHECKPOINT_PK, KEY, PENDING_PK, SIGNED_PK } from '../../definitions/tables';
 
-/** The partition of the checkpoints and of the entries waiting for a later append (no stream has these names). */
-export const CHECKPOINT_PK = 'checkpoints';
-export const PENDING_PK = 'pending';
-/** The partition of the checkpoint writer's pointers: the head it last signed of each stream (sort key: the stream). */
-export const SIGNED_PK = 'signed';
+export { CHECKPOINT_PK, PENDING_PK, SIGNED_PK };
 /** Partitions that hold no records. */
 const NOT_RECORDS = new Set([CHECKPOINT_PK, PENDING_PK, SIGNED_PK]);
 
