@@ -2,28 +2,12 @@
 import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
 import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
 import { NotFoundError } from '../errors';
-import { JOB_KINDS, JOB_STATES, type Dependencies, type JobFailure, type JobKind, type JobState, type StoredJob } from '../ports';
+import { JOB_KINDS, JOB_STATES, type Dependencies, type JobKind, type JobState, type StoredJob } from '../ports';
 import { inZone } from '../response-times';
 import { JOB_ID_PATTERN } from './start-job';
 
-/** A job as the API shows it: the contract's fields, plus the releases that failed by name. */
-export interface JobView {
-  jobId: string;
-  kind: JobKind;
-  state: JobState;
-  total: number;
-  done: number;
-  failed: number;
-  actor: string;
-  createdAt: string;
-  finishedAt: string | null;
-  error: string | null;
-  result: unknown;
-  /** What the job works on, e.g. `{vendorId}`. */
-  params: Record<string, unknown>;
-  /** The first failures, each naming its release and the reason; `failed` counts them all. */
-  failures: JobFailure[];
-}
+/** A job as the API shows it: the contract's fields (times in the settings' zone) and the releases that failed by name. */
+export type JobView = Omit<StoredJob, 'expected' | 'finished'>;
 
 export function jobView(job: StoredJob, zone: string): JobView {
   return {
