@@ -86,9 +86,9 @@ async function proveInBrowser(orderId: string): Promise<Proved> {
 function provedText({ proof, check, key }: Proved, orderId: string): string {
   const pending = `records after the checkpoint: ${check.pending} pending (chained, not yet signed)`;
   const cp = proof.checkpoint;
-  if (!cp) return `No checkpoint has signed order ${orderId} yet (the sweep signs within a minute): its ${check.pending} records chain from sequence 1, but nothing is proved yet.`;
+  if (!cp) return `No checkpoint has signed order ${orderId} yet (the sweep signs within a minute): its ${check.pending} record${check.pending === 1 ? '' : 's'} chain from sequence 1, but nothing is proved yet.`;
   const validity = key ? `valid from ${key.from ? indiaTime(key.from) : 'the start'}${key.to ? ` to ${indiaTime(key.to)}` : ', still in use'}` : '';
-  return `Proved in this browser: ${proof.records.length} records of order ${orderId} chain to head sequence ${check.signedSequence} (hash ${check.signedHash}); `
+  return `Proved in this browser: ${proof.records.length} record${proof.records.length === 1 ? '' : 's'} of order ${orderId} chain to head sequence ${check.signedSequence} (hash ${check.signedHash}); `
     + `the head is leaf ${proof.leafIndex} (counted from 0) of ${proof.treeSize} in checkpoint #${cp.number}${cp.root ? ` (root ${cp.root})` : ' (version 1: listed in its heads)'}, `
     + `signed by key ${cp.keyId} (${cp.algorithm}${validity ? `, ${validity}` : ''}) at ${indiaTime(cp.at)}; ${pending}.`;
 }
@@ -111,7 +111,7 @@ export function ProveOrder({ orderId }: { orderId: string }) {
   };
   return (
     <div data-testid="prove-order">
-      <p class="hint">Fetches the order's audit records, the inclusion path of their head and the signed checkpoint, and checks them here in your browser (SHA-256 over RFC 8785 JSON, RFC 9162 path, the checkpoint's signature under the listed public key): nothing the server says is taken on trust.</p>
+      <p class="hint">Fetches the order's audit records, the inclusion path of their head and the signed checkpoint, and checks them here in your browser (SHA-256 over RFC 8785 JSON, RFC 9162 path, the checkpoint's signature under the key GET /audit/public-keys lists): only that key list is taken from the server as it is.</p>
       <button type="button" disabled={busy} onClick={() => void prove()} data-testid="prove-order-button">Prove this order</button>
       {busy ? <p role="status">Checking the proof…</p> : null}
       {failure ? <p class="problem" role="alert" data-testid="proof-problem">{failure}</p> : null}

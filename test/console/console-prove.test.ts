@@ -22,8 +22,11 @@ beforeAll(async () => {
   consoleUrl = `${h.runtime.api.url}/console`;
   browser = await launchBrowser();
   await h.createVendors([{ id: VENDOR, scheduleOption: 1 }]);
-  const transactionTime = await h.createPaidOrder(ORDER, [{ vendorId: VENDOR, amount: 1000 }]);
-  await h.send('order.paid', { orderId: ORDER, transactionTime, vendors: [{ vendorId: VENDOR, amount: 1000 }] });
+  // Three orders, so the checkpoint's tree has several leaves and the order's head an inclusion path.
+  for (const orderId of [ORDER, 'cp-order-2', 'cp-order-3']) {
+    const transactionTime = await h.createPaidOrder(orderId, [{ vendorId: VENDOR, amount: 1000 }]);
+    await h.send('order.paid', { orderId, transactionTime, vendors: [{ vendorId: VENDOR, amount: 1000 }] });
+  }
   // GET /audit/verify writes a checkpoint over what moved before it answers (the sweep's own signing step).
   expect((await h.api('GET', '/audit/verify')).body).toMatchObject({ ok: true });
 }, 120_000);
@@ -93,7 +96,10 @@ test('the order page proves the order in the browser: its records, the head\'s l
     const text = await shown.textContent();
     expect(await page.getByTestId('proof-problem').count()).toBe(0);
     expect(await shown.getAttribute('class')).toBe('ok');
-    expect(text).toContain(`${proof.records.length} records of order ${ORDER} chain to head sequence ${head.sequence} (hash ${head.hash})`);
+    expect(proof.treeSize).toBeGreaterThanOrEqual(3);
+    expect(proof.path.length).toBeGreaterThan(0);
+    const n = proof.records.length;
+    expect(text).toContain(`${n} record${n === 1 ? '' : 's'} of order ${ORDER} chain to head sequence ${head.sequence} (hash ${head.hash})`);
     expect(text).toContain(`the head is leaf ${proof.leafIndex} (counted from 0) of ${proof.treeSize} in checkpoint #${cp.number} (root ${cp.root})`);
     expect(text).toContain(`signed by key ${cp.keyId} (Ed25519, valid from `);
     expect(keys.map((k) => k.keyId)).toContain(cp.keyId);
@@ -106,7 +112,7 @@ test('the order page proves the order in the browser: its records, the head\'s l
 
 test('a tampered proof names what broke: the edited record, the inclusion path, the signature, an unknown key', async () => {
   await expectBroken((p) => ({ ...p, records: p.records.map((r: Json, i: number) => (i === 0 ? { ...r, actor: 'mallory@test' } : r)) }), 'sequence 1 no longer matches its hash (edited)');
-  await expectBroken((p) => ({ ...p, path: p.path.length ? ['f'.repeat(64), ...p.path.slice(1)] : ['f'.repeat(64)] }), 'the inclusion path does not lead to checkpoint ' + (await proofNow()).checkpoint.number + '\'s root');
+  await expectBroken((p) => ({ ...p, path: ['f'.repeat(64), ...p.path.slice(1)] }), 'the inclusion path does not lead to checkpoint ' + (await proofNow()).checkpoint.number + '\'s root');
   const cp = (await proofNow()).checkpoint;
   const other = generateKeyPairSync('ed25519').privateKey;
   await expectBroken((p) => ({ ...p, checkpoint: { ...p.checkpoint, signature: sign(null, Buffer.from('another text'), other).toString('base64') } }), `checkpoint ${cp.number}'s signature is not by the key ${JSON.stringify(cp.keyId)}`);
