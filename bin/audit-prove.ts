@@ -35,7 +35,7 @@ export async function proveOrder(options: AuditProveOptions): Promise<{ proof: S
   }
   const proof = await getJson<StreamProof>(apiUrl, options.region, `/audit/proof?stream=${encodeURIComponent(`order#${options.orderId}`)}`);
   const { keys, problems } = publicKeyMap(Array.isArray(list) ? list : [], publicKeyOf);
-  return { proof, check: checkStreamProof(proof, keys), keyProblems: problems };
+  return { proof, check: await checkStreamProof(proof, keys), keyProblems: problems };
 }
 
 /** Prints what was proved; 0 when the proof holds, 1 when it does not. */

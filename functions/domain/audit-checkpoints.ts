@@ -1,6 +1,7 @@
 /** Audit checkpoints: the heads of the streams that moved, signed with an asymmetric key and chained to the previous checkpoint. */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson, GENESIS_HASH, type StreamHead } from './audit-records';
+import { checkpointText, type AuditCheckpoint, type CheckpointAlgorithm } from './audit-format';
+import { GENESIS_HASH, type StreamHead } from './audit-records';
 import { byStreamBytes, merkleRoot } from './audit-merkle';
 import { sha256Hex } from './digest';
 
@@ -11,45 +12,10 @@ import { sha256Hex } from './digest';
  */
 export const CHECKPOINT_VERSION = 2;
 
-/** Ed25519 (the local key) or ECDSA P-256 with SHA-256 (a KMS ECC_NIST_P256 key). */
-export type CheckpointAlgorithm = 'Ed25519' | 'ECDSA_SHA_256';
-
-/**
- * One checkpoint. Each lists the heads of the streams that moved since the checkpoint before it, so the chain of
- * checkpoints, read from the first, signs the head of every stream; the latest checkpoint's signature covers them all
- * through `previousHash`.
- */
-export interface AuditCheckpoint {
-  /** 1, 2, 3... without gaps. */
-  number: number;
-  /** When it was written (UTC). */
-  at: string;
-  /** Records stored up to this instant (UTC) were looked at; the next checkpoint looks again a little before it. */
-  coveredUntil: string;
-  /** The hash of the checkpoint before it; GENESIS_HASH for the first. */
-  previousHash: string;
-  /** Sorted by stream in UTF-8 byte order (version 2). */
-  heads: StreamHead[];
-  /** RFC 9162 Merkle tree hash over the heads (lowercase hex); absent on version 1 checkpoints. */
-  root?: string;
-  /** 2; absent on version 1 checkpoints. */
-  version?: number;
-  algorithm: CheckpointAlgorithm;
-  /** Names the key (a KMS key ARN, or the local key's fingerprint). */
-  keyId: string;
-  /** Hex SHA-256 of `checkpointText`. */
-  hash: string;
-  /** Base64: Ed25519 over the text, or DER ECDSA over its SHA-256. */
-  signature: string;
-}
-
 export type UnsignedCheckpoint = Omit<AuditCheckpoint, 'signature'>;
 
-/** The text a checkpoint's hash and signature cover: the RFC 8785 form of every member but those two. */
-export function checkpointText(checkpoint: Omit<AuditCheckpoint, 'hash' | 'signature'> & { hash?: unknown; signature?: unknown }): string {
-  const { hash: _hash, signature: _signature, ...covered } = checkpoint;
-  return canonicalJson(covered);
-}
+export { checkpointText };
+export type { AuditCheckpoint, CheckpointAlgorithm };
 
 /** The next checkpoint after `previous` (null: the first), hashed and ready to sign. */
 export function sealCheckpoint(
@@ -72,11 +38,14 @@ export function publicKeyOf(pem: string): KeyObject | null {
 
 /** Whether the signature is the key's over this checkpoint's text (its hash is checked separately). */
 export function isSignedBy(checkpoint: AuditCheckpoint, publicKey: KeyObject): boolean {
-  const text = Buffer.from(checkpointText(checkpoint), 'utf8');
-  const signature = Buffer.from(checkpoint.signature ?? '', 'base64');
+  return signatureHolds(checkpoint.algorithm, publicKey, Buffer.from(checkpointText(checkpoint), 'utf8'), Buffer.from(checkpoint.signature ?? '', 'base64'));
+}
+
+/** Whether `signature` is the key's over `text`: Ed25519 over the text, or DER ECDSA P-256 over its SHA-256. */
+export function signatureHolds(algorithm: CheckpointAlgorithm, publicKey: KeyObject, text: Uint8Array, signature: Uint8Array): boolean {
   try {
-    if (checkpoint.algorithm === 'Ed25519') return publicKey.asymmetricKeyType === 'ed25519' && verify(null, text, publicKey, signature);
-    if (checkpoint.algorithm === 'ECDSA_SHA_256') return publicKey.asymmetricKeyType === 'ec' && verify('sha256', text, publicKey, signature);
+    if (algorithm === 'Ed25519') return publicKey.asymmetricKeyType === 'ed25519' && verify(null, text, publicKey, signature);
+    if (algorithm === 'ECDSA_SHA_256') return publicKey.asymmetricKeyType === 'ec' && verify('sha256', text, publicKey, signature);
   } catch {
     return false;
   }

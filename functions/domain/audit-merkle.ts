@@ -49,35 +49,6 @@ export function inclusionPath(heads: readonly StreamHead[], index: number): stri
   return path(index, heads.map(leafHash)).map((node) => node.toString('hex'));
 }
 
-/**
- * The root that `path` leads to from `head` at `index` in a tree of `size` leaves (RFC 9162 2.1.3.2), or null when the
- * path cannot belong to such a tree (too long, too short, an index outside it).
- */
-export function rootFromPath(head: StreamHead, index: number, size: number, path: readonly string[]): string | null {
-  if (!Number.isInteger(index) || !Number.isInteger(size) || index < 0 || index >= size) return null;
-  let fn = index;
-  let sn = size - 1;
-  let r = leafHash(head);
-  for (const hex of path) {
-    if (sn === 0 || !/^[0-9a-f]{64}$/.test(hex)) return null;
-    const p = Buffer.from(hex, 'hex');
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 ? r.toString('hex') : null;
-}
-
 /** Compares streams by their UTF-8 bytes (the order of a checkpoint's heads), not by UTF-16 code units. */
 export function byStreamBytes(a: Pick<StreamHead, 'stream'>, b: Pick<StreamHead, 'stream'>): number {
   return Buffer.compare(Buffer.from(a.stream, 'utf8'), Buffer.from(b.stream, 'utf8'));

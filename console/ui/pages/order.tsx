@@ -4,6 +4,7 @@ import { call, listOf, segment } from '../api';
 import { fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
 import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
 import { useLoad } from '../load';
+import { ProveOrder } from '../prove';
 import { settlementText, whyOf, type Release } from '../releases';
 
 interface OrderView {
@@ -157,6 +158,9 @@ function OrderDetails({ orderId }: { orderId: string }) {
             </>
           )}
         </Loaded>
+      </Section>
+      <Section title="Proof of the order's audit records" testId="order-proof">
+        <ProveOrder key={orderId} orderId={orderId} />
       </Section>
       <LoadedTable
         title="Timeline"
