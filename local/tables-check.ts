@@ -25,6 +25,11 @@ export interface TablesChecked {
 
 const LEVELDB_FILE = /^(\d{6}\.(log|ldb|sst)|MANIFEST-\d+|CURRENT)$/;
 
+/** Whether LevelDB files hold any write: a table file, or a log with anything in it. */
+function holdsWrites(dir: string, files: string[]): boolean {
+  return files.some((name) => /\.(ldb|sst)$/.test(name) || (name.endsWith('.log') && statSync(join(dir, name)).size > 0));
+}
+
 /** Refused unless `repair`: then repaired, and the account says what was lost. */
 export async function checkTables(dir: string, sealPath: string, opts: { repair?: boolean } = {}): Promise<TablesChecked> {
   const sealText = readIfPresent(sealPath);
@@ -40,6 +45,12 @@ export async function checkTables(dir: string, sealPath: string, opts: { repair?
   const files = existsSync(dir) ? readdirSync(dir).filter((name) => LEVELDB_FILE.test(name)) : [];
   if (files.length === 0) {
     if ((sealed ?? 0) > 0) problem(`the tables folder ${dir} is missing or empty, but ${sealed} writes to it had been acknowledged (${basename(sealPath)} says so).`);
+    return finish(dir, sealPath, 0, account, opts.repair);
+  }
+  if (!files.includes('CURRENT') && !holdsWrites(dir, files) && (sealed ?? 0) === 0) {
+    // A kill while LevelDB was creating the database, before it wrote CURRENT: no write can have happened yet (CURRENT
+    // comes before the first log), so nothing was acknowledged. Its half-made files are removed and it starts empty.
+    for (const name of files) rmSync(join(dir, name), { force: true });
     return finish(dir, sealPath, 0, account, opts.repair);
   }
   if (!files.includes('CURRENT')) {

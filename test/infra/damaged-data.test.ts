@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, t
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { ClassicLevel } from 'classic-level';
 import { startLocal, type LocalRuntime } from '../../local/runtime';
 import { dataFolderPaths } from '../../local/data-folder';
 import { startHoldback, type HoldbackProcess } from './holdback-process';
@@ -167,6 +168,23 @@ describe('the tables (LevelDB)', () => {
     expect(lines.join('\n')).not.toMatch(/damaged|lost/);
     expect(await policyVersion(restarted.api.url, 'vendor-11')).toBe(1);
     expect(existsSync(orphan)).toBe(false); // LevelDB's open removed it
+  });
+
+  test('a kill while LevelDB was still creating the tables (no CURRENT yet, nothing written) is no damage: the start goes on, empty', async () => {
+    const dir = folder();
+    const tables = dataFolderPaths(dir).tables;
+    // What such a kill leaves: LevelDB made its MANIFEST and was stopped before CURRENT (and before any log).
+    const db = new ClassicLevel(tables);
+    await db.open();
+    await db.close();
+    for (const name of readdirSync(tables)) if (name === 'CURRENT' || name.endsWith('.log')) rmSync(join(tables, name));
+    expect(readdirSync(tables).some((name) => name.startsWith('MANIFEST-'))).toBe(true);
+    const lines: string[] = [];
+    const runtime = await start(dir, { log: lines });
+    expect(lines.join('\n')).not.toMatch(/damaged|lost|did not start/);
+    await setPolicy(runtime.api.url, 'vendor-new');
+    expect(await policyVersion(runtime.api.url, 'vendor-new')).toBe(1);
+    await stop(runtime);
   });
 
   test.each([['MANIFEST', 'emptied'], ['CURRENT', 'deleted'], ['CURRENT', 'garbage']] as Array<['MANIFEST' | 'CURRENT', Damage]>)('its %s file %s is refused, naming it', async (kind, how) => {
