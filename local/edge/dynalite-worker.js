@@ -74,8 +74,10 @@ dynaliteDb.updateIndexes = function (store, table, existingItem, item, cb) {
   cb();
 };
 const createStore = dynaliteDb.create;
+let theStore = null;
 dynaliteDb.create = function (options) {
   const store = createStore(options);
+  theStore = store;
   const getItemDb = store.getItemDb;
   const wrapped = new Map();
   store.getItemDb = function (name) {
@@ -99,7 +101,31 @@ dynaliteDb.create = function (options) {
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+
+// dynalite keeps a new table CREATING for a moment and makes it ACTIVE with a timer: a kill in that moment leaves it
+// CREATING on disk for ever, and every later start would wait for it. No write can have reached a table before it was
+// ACTIVE (Holdback writes only after every table is), so a table or index found in any other state at the start is
+// finished here: made ACTIVE, as the timer would have.
+function finishInterruptedTables(done) {
+  if (!path) return done();
+  dynaliteDb.lazy(theStore.tableDb.createKeyStream(), done).join((names) => {
+    let left = names.length;
+    if (left === 0) return done();
+    const next = () => { left -= 1; if (left === 0) done(); };
+    for (const name of names) {
+      theStore.getTable(name, false, (error, table) => {
+        if (error || !table || typeof table !== 'object') return next();
+        const indexes = [...(table.GlobalSecondaryIndexes || []), ...(table.LocalSecondaryIndexes || [])];
+        if (table.TableStatus === 'ACTIVE' && indexes.every((index) => !index.IndexStatus || index.IndexStatus === 'ACTIVE')) return next();
+        table.TableStatus = 'ACTIVE';
+        for (const index of indexes) if (index.IndexStatus) index.IndexStatus = 'ACTIVE';
+        theStore.tableDb.put(name, table, next);
+      });
+    }
+  });
+}
+
+finishInterruptedTables(() => server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port })));
 parentPort.on('message', (message) => {
   if (message !== 'close') return;
   // Keep-alive clients (the SDK's) would hold the close open: their idle sockets are ended, then LevelDB is closed.

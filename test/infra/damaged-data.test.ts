@@ -187,6 +187,25 @@ describe('the tables (LevelDB)', () => {
     await stop(runtime);
   });
 
+  test('a kill while a table was still being created (left CREATING on disk) is no damage: the next start finishes it', async () => {
+    const dir = await written(2);
+    // What such a kill leaves: every table stored as CREATING (dynalite makes it ACTIVE with a timer that died).
+    const db = new ClassicLevel<string, Record<string, unknown>>(dataFolderPaths(dir).tables, { valueEncoding: 'json' });
+    await db.open();
+    let tables = 0;
+    for await (const [key, table] of db.iterator({ gte: 'table~', lt: 'table~\uffff' })) {
+      await db.put(key, { ...table, TableStatus: 'CREATING' });
+      tables += 1;
+    }
+    await db.close();
+    expect(tables).toBeGreaterThan(0);
+    const lines: string[] = [];
+    const runtime = await start(dir, { log: lines });
+    expect(lines.join('\n')).not.toMatch(/damaged|lost/);
+    expect(await policyVersion(runtime.api.url, 'vendor-1')).toBe(1);
+    await stop(runtime);
+  });
+
   test.each([['MANIFEST', 'emptied'], ['CURRENT', 'deleted'], ['CURRENT', 'garbage']] as Array<['MANIFEST' | 'CURRENT', Damage]>)('its %s file %s is refused, naming it', async (kind, how) => {
     const dir = await written(3, { restartOnce: true });
     const file = tablesFile(dir, kind === 'CURRENT' ? /^CURRENT$/ : /^MANIFEST-/);
