@@ -34,7 +34,8 @@ function unsentOrders(count: number): { order: OrderRecord; release: VendorRelea
       order, vendorId: VENDOR, amount: order.vendors[0].amount, policy, settings: DEFAULT_SETTINGS,
       facts: { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null }, now: NOW, current: null,
     });
-    return { order, release: { ...release, version: 1 } };
+    // The currency from the order, as replanning does for releases stored without it.
+    return { order, release: { ...release, currency: order.currency, version: 1 } };
   });
 }
 
