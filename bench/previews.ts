@@ -5,7 +5,7 @@ import { checkPolicyFile, MAX_IMPORT_ROWS } from '../functions/application/confi
 import { openReleasesOfVendor } from '../functions/application/releases/replan-vendor-releases';
 import { formatInstant } from '../functions/domain/dates';
 import { factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay } from '../functions/domain/preview';
-import { planRelease } from '../functions/domain/release-machine';
+import { planRelease } from '../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../functions/domain/settings';
 import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../functions/domain/types';
 import { maxEligibility } from '../functions/domain/window';

@@ -15,7 +15,7 @@ import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './out
 import { benchScale, scaleLine, scaleTargets } from './scale';
 import { RELEASE_QUEUE } from '../functions/definitions/routing';
 import { parseInstant } from '../functions/domain/dates';
-import { planRelease, vendorFacts } from '../functions/domain/release-machine';
+import { planRelease, vendorFacts } from '../functions/domain/release';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';
 import { DEFAULT_SETTINGS, calendarOf, defaultPolicy } from '../functions/domain/settings';
 import { maxEligibility } from '../functions/domain/window';

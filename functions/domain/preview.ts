@@ -6,7 +6,7 @@ import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
 import { landingOf, moneyOf, type ProjectedRelease } from './projection';
 import { sha256Hex } from './digest';
-import { planRelease, type VendorFacts } from './release-machine';
+import { planRelease, type VendorFacts } from './release';
 import { calendarOf } from './settings';
 import type {
   DecimalText, IsoInstant, OrderRecord, ReleaseState, Settings, VendorHold, VendorPolicy, VendorRelease,

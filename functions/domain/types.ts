@@ -191,8 +191,13 @@ export interface VendorRelease {
   attempts: Attempt[];
   /** How many times the eligibility PUT was sent (one send may hold several attempts); absent means 0. */
   sends?: number;
-  /** The gateway's reason or Holdback's for FAILED, AT_MAX after a dispute, CANCELLED... */
+  /** The gateway's reason or Holdback's for FAILED, AT_MAX after a dispute, CANCELLED...: the words of `reasonCode`. */
   reason: string | null;
+  /**
+   * Why the release is in its state, as a code: behaviour is keyed on it, never on `reason`'s words. Absent only on
+   * releases stored before it existed (the item mapping derives it from their `reason`).
+   */
+  reasonCode?: ReasonCode;
   settledAt: IsoInstant | null;
   /** Why it is HELD: an open dispute or a vendor hold (null otherwise; absent on releases stored before it existed). */
   holdReason?: HoldReason | null;
@@ -227,6 +232,14 @@ export interface SendInFlight {
 }
 
 export type HoldReason = 'dispute' | 'vendor_hold';
+
+/** Why a release is in its state (the words are in `reason`, made from the code and its details). */
+export type ReasonCode =
+  | 'planned' | 'retrying' | 'waiting_delivery' | 'vendor_hold' | 'dispute'
+  | 'at_max_rule' | 'window_closed' | 'customer_won' | 'cancelled'
+  | 'applied' | 'applied_from_recon'
+  | 'gateway_refused' | 'config_drift' | 'gave_up' | 'window_closes' | 'window_closed_retrying'
+  | 'settled' | 'settled_cancelled';
 
 export interface SettledFrom {
   state: ReleaseState;

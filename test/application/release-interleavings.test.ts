@@ -13,7 +13,7 @@ import { handleOrderEvent } from '../../functions/application/releases/handle-or
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { releaseVendor } from '../../functions/application/releases/release-vendor';
 import { sweep } from '../../functions/application/releases/sweep';
-import { vendorFacts } from '../../functions/domain/release-machine';
+import { vendorFacts } from '../../functions/domain/release';
 import type { GatewayAnswer, ReleaseCommand } from '../../functions/domain/types';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, paid, usePolicy } from './scenario';

@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import {
   factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay, type PreviewContext, type ReleasePreview,
 } from '../../functions/domain/preview';
-import { planRelease } from '../../functions/domain/release-machine';
+import { planRelease } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../../functions/domain/types';
 

@@ -6,7 +6,7 @@ import { parseOrderEvent } from '../../functions/domain/order-events';
 import {
   BACKOFF_CAP_SECONDS, answer as answerOf, manualRelease, planRelease, prepareSend, retryDelaySeconds, retryFailed, settle, vendorFacts,
   type VendorFacts,
-} from '../../functions/domain/release-machine';
+} from '../../functions/domain/release';
 import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings';
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
 import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/window';

@@ -2,6 +2,7 @@
 import { MAX_DELAY_DAYS } from '../../domain/bounds';
 import { parseMoment } from '../../domain/dates';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
+import { reasonCodeOf } from '../../domain/release';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
@@ -204,7 +205,11 @@ export function toRelease(item: Record<string, unknown>): VendorRelease {
     for (const name of SETTLED_FROM_TIMES) if (!(name in from)) full[name] = release[name];
     release.settledFrom = full;
   }
-  return release as unknown as VendorRelease;
+  // A release stored before reason codes were kept: its code from its state and words, here at the edge only (every
+  // release the machine wrote has words; one without says nothing to derive from).
+  const read = release as unknown as VendorRelease;
+  if (read.reasonCode === undefined && read.reason !== null) read.reasonCode = reasonCodeOf(read);
+  return read;
 }
 
 export class DynamoReleaseReads implements ReleaseReads {

@@ -5,7 +5,7 @@ import {
   factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay, type DayTotals, type PreviewedRelease,
   type ReleasePreview,
 } from '../../domain/preview';
-import { vendorFacts, type VendorFacts } from '../../domain/release-machine';
+import { vendorFacts, type VendorFacts } from '../../domain/release';
 import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
 import type { Settings, VendorPolicy, VendorRelease } from '../../domain/types';
 import { boundedCount } from '../cursor';

@@ -4,7 +4,7 @@
  * orders follow, its events). Planning is idempotent: a release planned twice is written once, so a step delivered
  * again after a crash or a timeout changes nothing twice.
  */
-import type { Cause } from '../../domain/release-machine';
+import type { Cause } from '../../domain/release';
 import { describeError } from '../errors';
 import { planOrderReleases } from '../releases/plan-releases';
 import type { Dependencies, JobFailure, JobStep, StoredJob } from '../ports';

@@ -6,7 +6,7 @@ import { GATEWAY_ZONE } from '../../domain/dates';
 import { ValidationError, isRecord, issueText, type ValidationIssue } from '../../domain/errors';
 import { assertNesting, pruneNesting } from '../../domain/bounds';
 import { gatewaySplitIssues, isValidId } from '../../domain/order-events';
-import { settle, unresolvedRequests, type SettleRecon } from '../../domain/release-machine';
+import { settle, unresolvedRequests, type SettleRecon } from '../../domain/release';
 import { storableDetail } from './handle-order-event';
 import { withSettlementCheck } from './settlement-accuracy';
 import { UnauthorizedError, describeError } from '../errors';

@@ -5,7 +5,7 @@ import { parseInstant } from '../../domain/dates';
 import { ValidationError, issueText, type ValidationIssue } from '../../domain/errors';
 import { pruneNesting } from '../../domain/bounds';
 import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../../domain/order-events';
-import { planRelease, vendorFacts, type Cause } from '../../domain/release-machine';
+import { planRelease, vendorFacts, type Cause } from '../../domain/release';
 import { compareSecondPayment } from '../../domain/same-payment';
 import { defaultPolicy } from '../../domain/settings';
 import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../../domain/types';

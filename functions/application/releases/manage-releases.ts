@@ -3,7 +3,7 @@ import { instantBoundsIssue } from '../../domain/bounds';
 import type { DateTime } from 'luxon';
 import { formatInstant, parseEligibilityInput, parseInstant } from '../../domain/dates';
 import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
-import { manualRelease, retryFailed } from '../../domain/release-machine';
+import { manualRelease, retryFailed } from '../../domain/release';
 import type { VendorHold, VendorRelease } from '../../domain/types';
 import { NotFoundError } from '../errors';
 import { requireId } from '../ids';

@@ -1,7 +1,7 @@
 /** Use-case core: plan an order's vendor releases with the state machine from a consistent read, write, run effects. */
 import {
   plan, vendorFacts, type Cause, type PlanInput, type Refusal, type Transition, type Write,
-} from '../../domain/release-machine';
+} from '../../domain/release';
 import { vendorsOutsideOrder } from '../../domain/order-events';
 import { defaultPolicy } from '../../domain/settings';
 import type { OrderRecord, VendorRelease } from '../../domain/types';

@@ -6,7 +6,7 @@
 import {
   SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, reconUnread, recordSend,
   unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
-} from '../../domain/release-machine';
+} from '../../domain/release';
 import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
 import { planInputOf, planOrderReleases } from './plan-releases';
 import { VersionConflictError, type Dependencies } from '../ports';

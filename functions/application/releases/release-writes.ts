@@ -1,7 +1,7 @@
 /** How the use cases write a vendor release: the machine's write, conditional on its version, then its effects. */
 import type { DateTime } from 'luxon';
 import { GATEWAY_ZONE, formatInstant, parseInstant } from '../../domain/dates';
-import type { Effect, Write } from '../../domain/release-machine';
+import type { Effect, Write } from '../../domain/release';
 import type { VendorRelease } from '../../domain/types';
 import { releaseScheduleName } from '../../definitions/routing';
 import { describeError } from '../errors';

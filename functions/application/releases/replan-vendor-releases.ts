@@ -1,5 +1,5 @@
 /** Use case family: a vendor's unsent releases, listed, and planned again as a job (hold, unhold, a policy applied to open orders). */
-import { isUnsent } from '../../domain/release-machine';
+import { isUnsent } from '../../domain/release';
 import type { VendorRelease } from '../../domain/types';
 import { jobView, type JobView } from '../jobs/job-views';
 import { walkStep } from '../jobs/release-walk';

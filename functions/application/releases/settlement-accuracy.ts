@@ -1,80 +1,26 @@
 /** Use cases: settlements against their predictions: the mismatch kept on the outcome with `config.drift_detected`, and the accuracy report. */
 import { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatInstant } from '../../domain/dates';
-import type { Transition } from '../../domain/release-machine';
+import {
+  checkSettlement, minutesBetween, predictedSettlementOf, settledOffPrediction, type Transition,
+} from '../../domain/release';
 import { unpredictedBecause } from '../../domain/projection';
-import { predictSettlement } from '../../domain/schedule-options';
-import { calendarOf } from '../../domain/settings';
-import type { Settings, SettlementMismatch, VendorRelease } from '../../domain/types';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { describeError } from '../errors';
 import type { Dependencies } from '../ports';
 import { queryRange } from '../reads/query-outcomes';
 import { inZone } from '../response-times';
 
-const MINUTE_MS = 60_000;
 const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });
 
 /**
- * When the gateway settles a release, by Holdback's own reckoning: the predicted slot after the applied eligibility,
- * or, for a release Holdback never moved, the slot after its max eligibility (the gateway's default).
- */
-export function predictedSettlementOf(release: VendorRelease, settings: Settings, scheduleOption = release.scheduleOption): DateTime {
-  const before = release.settledFrom ?? release;
-  if (before.appliedEligibility !== null) {
-    if (before.predictedSettlement !== null && scheduleOption === release.scheduleOption) return instant(before.predictedSettlement);
-    return predictSettlement(instant(before.appliedEligibility), scheduleOption, calendarOf(settings));
-  }
-  return predictSettlement(instant(release.maxEligibility), scheduleOption, calendarOf(settings));
-}
-
-/** Whole minutes from `predicted` to `settled` (negative: the gateway settled earlier). */
-function minutesBetween(predicted: DateTime, settled: DateTime): number {
-  return Math.round((settled.toMillis() - predicted.toMillis()) / MINUTE_MS);
-}
-
-/**
- * The settle transition with its check: a settlement at another minute than predicted keeps a `settlementMismatch`
- * on the release (so outcomes list it), and emits `config.drift_detected` saying what likely disagrees. The gateway's
- * own schedule option for the vendor (its vendor API) is asked only then, and named when the policy disagrees with it.
+ * The settle transition with its check (the domain's checkSettlement): the gateway's own schedule option for the
+ * vendor (its vendor API) is asked only when the settlement is off its prediction.
  */
 export async function withSettlementCheck(deps: Dependencies, transition: Transition): Promise<Transition> {
   if (transition.kind !== 'write' || transition.release.settledAt === null) return transition;
-  const release = transition.release;
   const settings = await deps.settings.get();
-  const predicted = predictedSettlementOf(release, settings);
-  const settled = instant(release.settledAt!);
-  const difference = minutesBetween(predicted, settled);
-  if (difference === 0) return { ...transition, release: { ...release, settlementMismatch: null } };
-
-  const gatewayOption = await gatewayScheduleOption(deps, release.vendorId);
-  const causes: string[] = [];
-  if (gatewayOption !== null && gatewayOption !== release.scheduleOption) {
-    const byGateway = predictedSettlementOf(release, settings, gatewayOption);
-    causes.push(`the gateway settles vendor ${release.vendorId} by schedule option ${gatewayOption}, Holdback's policy says ${release.scheduleOption}`
-      + (minutesBetween(byGateway, settled) === 0 ? ' (the gateway\'s option explains the settlement): update the policy' : ''));
-  }
-  const applied = (release.settledFrom ?? release).appliedEligibility !== null;
-  if (!applied && difference < 0) {
-    causes.push(`never moved, it settled before its max eligibility ${inZone(release.maxEligibility, GATEWAY_ZONE)}: the dashboard's Defer by Days is likely shorter than settings.deferByDays (${settings.deferByDays})`);
-  } else if (!applied && difference > 0) {
-    causes.push(`never moved, it settled after its max eligibility's slot: the dashboard's Defer by Days is likely longer than settings.deferByDays (${settings.deferByDays})`);
-  }
-  if (causes.length === 0) causes.push('check settings.holidays and settings.settlementDays against the gateway\'s calendar');
-  const mismatch: SettlementMismatch = {
-    predicted: formatInstant(predicted, GATEWAY_ZONE),
-    settledAt: release.settledAt!,
-    differenceMinutes: difference,
-    message: `settled at ${release.settledAt}, ${Math.abs(difference)} minutes ${difference < 0 ? 'before' : 'after'} the predicted ${formatInstant(predicted, GATEWAY_ZONE)}: ${causes.join('; ')}`,
-  };
-  return {
-    ...transition,
-    release: { ...release, settlementMismatch: mismatch },
-    effects: [
-      ...transition.effects,
-      { kind: 'publish', event: { type: 'config.drift_detected', detail: { orderId: release.orderId, vendorId: release.vendorId, message: mismatch.message } } },
-    ],
-  };
+  const gatewayOption = settledOffPrediction(transition, settings) ? await gatewayScheduleOption(deps, transition.release.vendorId) : null;
+  return checkSettlement(transition, settings, gatewayOption);
 }
 
 /** The gateway's schedule option for the vendor, or null when the gateway has no vendor API, no such vendor, or no answer. */

@@ -1,7 +1,7 @@
 /** Use case: re-enqueue releases whose schedule, message or invocation was lost, so a loss delays a release but never drops it. */
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../../domain/dates';
-import { APPLYING_DEADLINE_MS, isPending } from '../../domain/release-machine';
+import { APPLYING_DEADLINE_MS, isPending } from '../../domain/release';
 import type { ReleaseCommand, VendorRelease } from '../../domain/types';
 import { describeError } from '../errors';
 import type { Dependencies } from '../ports';

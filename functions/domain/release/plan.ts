@@ -1,0 +1,262 @@
+/**
+ * Planning a release (contract sections 4 and 5): the release as it should be now, from the facts, the hold and the
+ * rule it is pinned to; an operator's manual release and retry; and the what-if plan of previews.
+ */
+import type { DateTime } from 'luxon';
+import { formatEpochMs, formatInstant, momentOf, parseMoment, shiftMoment, type Moment } from '../dates';
+import { settlementOfMoment } from '../schedule-options';
+import { calendarOf } from '../settings';
+import type { Clamp, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease } from '../types';
+import { clampMomentIntoWindow, nextGatewayMinuteMs, type MomentWindow } from '../window';
+import { audit, commit, sameRelease, stamp, type Cause, type Effect, type Refusal, type ReleaseKeyOf, type Transition } from './effects';
+import type { VendorFacts } from './facts';
+import { because, ruleText, type Reason } from './reasons';
+import { MANUAL_FROM, allows, isPending, isSentOrFinal, isUnsent, type ReleaseEvent } from './states';
+
+export interface PlanInput {
+  order: OrderRecord;
+  vendorId: string;
+  amount: string;
+  /** The vendor's policy in force: used by a new release, or by every open one when `repin` (policy replan). */
+  policy: VendorPolicy;
+  settings: Settings;
+  facts: VendorFacts;
+  /** The vendor's hold as last stored (null: never held). */
+  hold: VendorHold | null;
+  now: DateTime;
+  current: VendorRelease | null;
+  keyOf: ReleaseKeyOf;
+  cause: Cause;
+  /** Plan under `policy` even if the release was pinned to another version (PUT policy with applyTo open_orders). */
+  repin?: boolean;
+}
+
+/**
+ * Whether a plan leaves the release as it is: it is being sent or reached an end (manual release and retry reopen one
+ * on purpose), except an AT_MAX by its rule that a policy replan (`repin`) moves.
+ */
+function staysAsIs(current: VendorRelease, repin: boolean | undefined): boolean {
+  return isSentOrFinal(current.state) && !(repin && current.state === 'AT_MAX' && isUnsent(current));
+}
+
+/** The release as it should be now, from the facts, the hold and the rule it is pinned to. */
+export function plan(input: PlanInput): Transition {
+  const { current } = input;
+  if (current && staysAsIs(current, input.repin)) return { kind: 'unchanged', release: current };
+  return planFrom(current, current, input, input.repin ? 'repin' : 'plan');
+}
+
+/**
+ * Plans `basis` (the release as the decision should see it: possibly reopened or claimed) and writes over `stored`
+ * (what is in the table now, whose version the write replaces and whose schedule may need cancelling).
+ */
+function planFrom(stored: VendorRelease | null, basis: VendorRelease | null, input: PlanInput, event: ReleaseEvent): Transition {
+  const decided = decide(baseOf(basis, input), input, basis, 0);
+  return commit(stored, decided, event, input.now, input.keyOf, [auditOf(stored, decided, input)]);
+}
+
+export function baseOf(current: VendorRelease | null, input: PlanInput): VendorRelease {
+  const { order, vendorId, amount, policy, now } = input;
+  const pinned = current && !input.repin;
+  return {
+    orderId: order.orderId,
+    vendorId,
+    amount,
+    state: 'PLANNED',
+    policyVersion: pinned ? current.policyVersion : policy.version,
+    rule: pinned ? current.rule : policy.release,
+    scheduleOption: pinned ? current.scheduleOption : policy.scheduleOption,
+    transactionTime: order.transactionTime,
+    maxEligibility: order.maxEligibility,
+    targetEligibility: null,
+    sendAt: null,
+    releaseKey: current?.releaseKey ?? null,
+    appliedEligibility: null,
+    predictedSettlement: null,
+    clamp: null,
+    attempts: current?.attempts ?? [],
+    ...(current?.sends !== undefined ? { sends: current.sends } : {}),
+    reason: null,
+    settledAt: null,
+    holdReason: null,
+    plannedSendAt: null,
+    settledFrom: null,
+    manual: current?.manual ?? null,
+    orderNotFoundSince: current?.orderNotFoundSince ?? null,
+    version: current?.version ?? 0,
+    updatedAt: stamp(now),
+  };
+}
+
+/** The rule's target before clamping; null while it waits for an event (a delivery). */
+function ruleTarget(rule: ReleaseRule, transactionTime: Moment, facts: VendorFacts): Moment | null {
+  switch (rule.kind) {
+    case 'at_max': return null;
+    case 'immediate': return transactionTime;
+    case 'after_payment': return shiftMoment(transactionTime, rule.delay, 'release.delay', 1);
+    case 'after_delivery': return facts.deliveredAt ? shiftMoment(momentOf(facts.deliveredAt), rule.delay, 'release.delay', 1) : null;
+  }
+}
+
+/** The release left at max eligibility, the gateway's default. */
+function atMax(base: VendorRelease, max: Moment, settings: Settings, reason: Reason): VendorRelease {
+  const zone = settings.timezone;
+  return {
+    ...base,
+    state: 'AT_MAX',
+    targetEligibility: formatEpochMs(max.ms, zone),
+    // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
+    predictedSettlement: formatEpochMs(settlementOfMoment(max, base.scheduleOption, calendarOf(settings)), zone),
+    ...because(reason),
+  };
+}
+
+function clampText(clamp: Clamp | null): string {
+  if (!clamp) return '';
+  const why = clamp.reason === 'before_transaction' ? 'before the transaction time'
+    : clamp.reason === 'after_max_eligibility' ? 'after max eligibility' : 'in the past';
+  return `; asked for ${clamp.requested}, ${why}, so clamped to ${clamp.clampedTo}`;
+}
+
+/** The release as the facts, the hold and its rule (or manual release) say it should be, from `base`. */
+export function decide(base: VendorRelease, input: PlanInput, current: VendorRelease | null, dueWithinMs: number): VendorRelease {
+  const { settings, facts, hold } = input;
+  const zone = settings.timezone;
+  const now = input.now.toMillis();
+  const window: MomentWindow = { transactionTime: parseMoment(base.transactionTime, 'transactionTime'), maxEligibility: parseMoment(base.maxEligibility, 'maxEligibility') };
+  const max = window.maxEligibility;
+  const manual = base.manual ?? null;
+
+  // at_max sends nothing, so neither a dispute nor a cancellation changes it; checked first so that a cancellation
+  // arriving before or after the payment gives the same AT_MAX. A manual release overrides the rule.
+  if (!manual && base.rule.kind === 'at_max') return atMax(base, max, settings, { code: 'at_max_rule', rule: base.rule, max: formatEpochMs(max.ms, zone) });
+  if (facts.cancelledAt) {
+    return { ...base, state: 'CANCELLED', manual: null, ...because({ code: 'cancelled', at: formatInstant(facts.cancelledAt, zone) }) };
+  }
+  if (!manual && facts.lastResolution === 'customer_won') return atMax(base, max, settings, { code: 'customer_won' });
+  if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, { code: 'window_closed' });
+
+  const requested = manual
+    ? parseMoment(manual.at ?? manual.requestedAt, 'manual.at')
+    : ruleTarget(base.rule, window.transactionTime, facts);
+  const target = requested ? clampMomentIntoWindow(requested, window) : null;
+  const targetText = target ? formatEpochMs(target.eligibility.ms, zone) : null;
+  const why = manual ? `manual release by ${manual.actor} (${manual.reason})` : ruleText(base.rule);
+  const overridden = manual?.override === true;
+  if (hold?.held && !overridden) {
+    return {
+      ...base, state: 'HELD', holdReason: 'vendor_hold', targetEligibility: targetText, clamp: target?.clamp ?? null,
+      ...because({ code: 'vendor_hold', actor: hold.actor, at: hold.at, why: hold.reason }),
+    };
+  }
+  if (facts.disputeOpen && !overridden) {
+    return { ...base, state: 'HELD', holdReason: 'dispute', targetEligibility: targetText, clamp: target?.clamp ?? null, ...because({ code: 'dispute' }) };
+  }
+  if (!target) return { ...base, state: 'WAITING', ...because({ code: 'waiting_delivery', why }) };
+
+  const planned = shiftMoment(target.eligibility, settings.releaseLead, 'releaseLead', -1).ms;
+  let sendAt = planned;
+  const pending = current && isPending(current.state) && current.sendAt ? current : null;
+  const pendingAt = pending ? parseMoment(pending.sendAt, 'sendAt').ms : null;
+  const retrying = pending !== null && (pending.sends ?? 0) > 0 && pending.reasonCode === 'retrying';
+  // Replanning must not hurry a retry's backoff, nor move a send that is already due.
+  if (retrying && pendingAt !== null && pendingAt > sendAt) sendAt = pendingAt;
+  const due = sendAt <= now + dueWithinMs;
+  if (due) sendAt = pendingAt !== null && pendingAt <= now ? pendingAt : now;
+  const plannedText = formatEpochMs(planned, zone);
+  const timing = due ? 'due now' : `sent at ${formatEpochMs(sendAt, zone)} (releaseLead ${settings.releaseLead} before the target)`;
+  const reason = retrying && pending.reason
+    ? { reasonCode: 'retrying' as const, reason: pending.reason }
+    : because({ code: 'planned', why, target: targetText!, clamp: clampText(target.clamp), timing });
+  return {
+    ...base,
+    state: due ? 'PLANNED' : 'SCHEDULED',
+    targetEligibility: targetText,
+    clamp: target.clamp,
+    sendAt: formatEpochMs(sendAt, zone),
+    plannedSendAt: plannedText,
+    ...reason,
+  };
+}
+
+export function auditOf(stored: VendorRelease | null, next: VendorRelease, input: PlanInput): Effect {
+  const kind = input.cause.kind === 'manual_release' ? 'manual_release' : input.cause.kind === 'retry' ? 'retry' : 'planned';
+  return audit(kind, next, input.now, input.cause.actor, {
+    cause: input.cause.kind,
+    ...(input.cause.reason ? { causeReason: input.cause.reason } : {}),
+    from: stored?.state ?? null,
+    to: next.state,
+    reason: next.reason,
+    holdReason: next.holdReason ?? null,
+    rule: next.rule,
+    policyVersion: next.policyVersion,
+    targetEligibility: next.targetEligibility,
+    plannedSendAt: next.plannedSendAt ?? null,
+    sendAt: next.sendAt,
+    clamp: next.clamp,
+    ...(next.manual ? { manual: next.manual } : {}),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Manual release and retry (contract 6, issue 10.2)
+
+export interface ManualRequest {
+  actor: string;
+  reason: string;
+  /** The eligibility asked for; null: as soon as the gateway accepts. */
+  at: DateTime | null;
+  override: boolean;
+}
+
+function windowClosedRefusal(current: VendorRelease, now: DateTime): Refusal | null {
+  if (nextGatewayMinuteMs(now.toMillis()) <= parseMoment(current.maxEligibility, 'maxEligibility').ms) return null;
+  return { kind: 'refused', state: current.state, message: `the release is ${current.state} and its window closed at ${current.maxEligibility}: the gateway accepts no date any more` };
+}
+
+/**
+ * A manual early release: allowed from PLANNED, SCHEDULED, WAITING, AT_MAX, FAILED and, with `override`, HELD. It
+ * replaces the rule's target (a cancellation still drops it until it is sent).
+ */
+export function manualRelease(input: PlanInput & { current: VendorRelease }, request: ManualRequest): Transition | Refusal {
+  const { current, now, settings } = input;
+  if (!allows(current.state, 'manual_release', current, request.override)) {
+    const hint = current.state === 'HELD' ? ' without "override": true (send it to release despite the hold)' : '';
+    return { kind: 'refused', state: current.state, message: `the release of vendor ${current.vendorId} in order ${current.orderId} is ${current.state}: a manual release is allowed from ${MANUAL_FROM.join(', ')}, and HELD with override; not ${current.state}${hint}` };
+  }
+  const closed = windowClosedRefusal(current, now);
+  if (closed) return closed;
+  const manual = {
+    actor: request.actor, reason: request.reason, override: request.override, requestedAt: stamp(now),
+    at: request.at ? formatInstant(request.at, settings.timezone) : null,
+  };
+  const reopened: VendorRelease = { ...current, state: 'PLANNED', sendAt: null, manual, orderNotFoundSince: null, reason: null };
+  return planFrom(current, reopened, { ...input, cause: { kind: 'manual_release', actor: request.actor, reason: request.reason } }, 'manual_release');
+}
+
+/** An operator's retry of a FAILED release (issue 10.2): planned again under its rule, with a fresh retry budget. */
+export function retryFailed(input: PlanInput & { current: VendorRelease }, request: { actor: string; reason: string }): Transition | Refusal {
+  const { current, now } = input;
+  if (!allows(current.state, 'retry', current)) {
+    return { kind: 'refused', state: current.state, message: `the release of vendor ${current.vendorId} in order ${current.orderId} is ${current.state}: only a FAILED release can be retried` };
+  }
+  const closed = windowClosedRefusal(current, now);
+  if (closed) return closed;
+  const reopened: VendorRelease = { ...current, state: 'PLANNED', sendAt: null, orderNotFoundSince: null, reason: null };
+  return planFrom(current, reopened, { ...input, cause: { kind: 'retry', actor: request.actor, reason: request.reason } }, 'retry');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What-if planning (previews, the bench): the plan's release without bookkeeping or effects
+
+/**
+ * The release as `plan` would make it (version and key untouched): `current` itself when nothing changes or it can
+ * no longer change. Previews compare it with the release as it is.
+ */
+export function planRelease(input: Omit<PlanInput, 'keyOf' | 'cause' | 'hold'> & { hold?: VendorHold | null }): VendorRelease {
+  const full: PlanInput = { ...input, hold: input.hold ?? null, keyOf: () => '', cause: { kind: 'event', actor: null } };
+  const { current } = input;
+  if (current && staysAsIs(current, input.repin)) return current;
+  const next = decide(baseOf(current, full), full, current, 0);
+  return current && sameRelease(current, next) ? current : { ...next, releaseKey: current?.releaseKey ?? null };
+}

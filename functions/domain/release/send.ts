@@ -1,0 +1,324 @@
+/**
+ * Sending a release: the claim, the plan brought up to date after it, the attempt recorded before the PUT leaves, and
+ * the release after the gateway's answer (applied, failed, or retried with backoff while the window is open).
+ */
+import type { DateTime } from 'luxon';
+import { INDIA_TIME, formatEpochMs, formatGatewayDate, formatInstant, parseInstant, parseMoment, shiftMoment, type Moment } from '../dates';
+import { classifyAnswer } from '../gateway-answer';
+import { predictSettlement } from '../schedule-options';
+import { DEFAULT_RETRY_BUDGET, calendarOf } from '../settings';
+import type { AnswerClass, Attempt, Clamp, GatewayAnswer, IsoInstant, ReleaseCommand, Settings, VendorRelease } from '../types';
+import { clampEligibility, nextGatewayMinuteMs, type EligibilityWindow } from '../window';
+import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, answerUnknown, outcomeUnknown, withAnswers } from './attempts';
+import { SYSTEM_ACTOR, audit, commit, moved, stamp, type Effect, type ReleaseKeyOf, type Transition, type Write } from './effects';
+import { auditOf, baseOf, decide, type PlanInput } from './plan';
+import { because, type Reason } from './reasons';
+import { isPending } from './states';
+
+/** Retry backoff: doubling from 30 s, capped so that a long fault is retried at least every 30 minutes. */
+const BACKOFF_BASE_SECONDS = 30;
+export const BACKOFF_CAP_SECONDS = 30 * 60;
+/** How long an APPLYING release may stay so before the sweep assumes its sender was lost and re-drives it. */
+export const APPLYING_DEADLINE_MS = 2 * 60_000;
+/** Scheduler fires with one-minute precision; a command arriving a little early is still this release's send. */
+const EARLY_FIRE_MS = 60_000;
+/** A last retry is placed this long before the window closes, so that its "next minute" is still inside it. */
+const LAST_CHANCE_MS = 2 * 60_000;
+/** Answers in a row that left open whether the PUT applied, after which the retry backs off instead of going at once. */
+const UNKNOWN_AT_ONCE = 3;
+
+/** Why this command must not send now, or null when it must. */
+function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTime): string | null {
+  if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
+  if (!release.sendAt) return `nothing to send in state ${release.state}`;
+  const sendAt = parseMoment(release.sendAt, 'sendAt').ms;
+  if (isPending(release.state)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
+  if (release.state === 'APPLYING') {
+    return sendAt < now.toMillis() ? null : `being applied by another invocation until ${release.sendAt}`;
+  }
+  return `nothing to send in state ${release.state}`;
+}
+
+/** The claim's deadline, renewed while the claimant works. */
+function deadline(now: DateTime): IsoInstant {
+  return stamp(now.plus({ milliseconds: APPLYING_DEADLINE_MS }));
+}
+
+/**
+ * Claims a due release for sending: APPLYING with a deadline after which the sweep assumes the sender was lost. Only
+ * the claimant may send, and it reads the order and the hold only after this write (see `afterClaim`).
+ */
+export function claim(current: VendorRelease, command: ReleaseCommand, now: DateTime): Write | { kind: 'skip'; reason: string } {
+  const notDue = whyNotDue(current, command, now);
+  if (notDue) return { kind: 'skip', reason: notDue };
+  const release: VendorRelease = {
+    ...current,
+    state: 'APPLYING',
+    // An attempt still "SENT" here was left by a sender that was lost before its answer was recorded.
+    attempts: current.attempts.map((a) => (a.status === SENT_STATUS
+      ? { ...a, status: NO_ANSWER_STATUS, message: `no answer recorded: its sender was lost (taken over at ${stamp(now)})` }
+      : a)),
+    // What leaves is recorded by `recordSend` just before it leaves; a lost sender's is in its attempts.
+    sending: null,
+    sendAt: deadline(now),
+    version: current.version + 1,
+    updatedAt: stamp(now),
+  };
+  return moved(current, 'claim', release, current.version, []);
+}
+
+export type PreparedSend =
+  | { eligibility: DateTime; request: string; clamp: Clamp | null }
+  | { skip: 'window_closed' };
+
+/** The eligibility to send now: the target while it is still ahead, else the next gateway minute, never past max. */
+export function prepareSend(release: VendorRelease, now: DateTime): PreparedSend {
+  const window: EligibilityWindow = {
+    transactionTime: parseInstant(release.transactionTime, 'transactionTime'),
+    maxEligibility: parseInstant(release.maxEligibility, 'maxEligibility'),
+  };
+  const target = release.targetEligibility ? parseInstant(release.targetEligibility, 'targetEligibility') : window.transactionTime;
+  const result = clampEligibility(target, window, now);
+  if (result.eligibility === null) return { skip: 'window_closed' };
+  // A target already clamped into the window keeps its original request on the record.
+  const clamp = result.clamp
+    ? { ...result.clamp, requested: release.clamp?.requested ?? result.clamp.requested }
+    : release.clamp;
+  return { eligibility: result.eligibility.setZone(INDIA_TIME), request: formatGatewayDate(result.eligibility), clamp };
+}
+
+/** The claimed release, its plan brought up to date, and what to send (`recordSend` writes it before the PUT leaves). */
+export interface SendNow {
+  kind: 'send';
+  release: VendorRelease;
+  eligibility: DateTime;
+  request: string;
+}
+
+/**
+ * After the claim, the claimant plans again from the order and the hold as read AFTER its claim: a dispute, a
+ * cancellation or a hold stored before that read is always seen here (write, then read), so no money of a disputed or
+ * held vendor leaves. Only a plan that still says "send now" sends; anything else is written from the claim.
+ */
+export function afterClaim(input: PlanInput & { current: VendorRelease }): SendNow | Transition {
+  const applying = input.current;
+  const reopened: VendorRelease = { ...applying, state: 'PLANNED', sendAt: stamp(input.now) };
+  const claimed: PlanInput = { ...input, cause: { kind: 'claim', actor: SYSTEM_ACTOR } };
+  const decided = decide(baseOf(reopened, claimed), claimed, reopened, EARLY_FIRE_MS);
+  if (decided.state !== 'PLANNED') return commit(applying, decided, 'replan_after_claim', input.now, input.keyOf, [auditOf(applying, decided, claimed)]);
+  const release: VendorRelease = {
+    ...applying, targetEligibility: decided.targetEligibility, clamp: decided.clamp, plannedSendAt: decided.plannedSendAt,
+    reason: decided.reason, reasonCode: decided.reasonCode,
+  };
+  const send = prepareSend(release, input.now);
+  if ('skip' in send) return windowClosed(release, input.now);
+  return { kind: 'send', release: { ...release, clamp: send.clamp }, eligibility: send.eligibility, request: send.request };
+}
+
+export interface RecordSendInput {
+  /** The release as last written by this invocation (APPLYING). */
+  release: VendorRelease;
+  request: string;
+  /** The try within this send (a 429 is tried again within the send), and when the gateway client stamps it. */
+  attempt: number;
+  at: IsoInstant;
+  now: DateTime;
+}
+
+/**
+ * Before each PUT leaves: the attempt on the release (status SENT) and a `gateway_attempt` audit record with the
+ * request, so that a sender lost after the PUT left still leaves its send on the record; the claim's deadline is
+ * renewed, as the claimant is still at work.
+ */
+export function recordSend(input: RecordSendInput): Write {
+  const { release, request, attempt, at, now } = input;
+  const pending: Attempt = { at, request, httpStatus: null, status: SENT_STATUS, subCode: null, message: 'sent; no answer recorded yet' };
+  const next: VendorRelease = {
+    ...release,
+    attempts: [...release.attempts, pending].slice(-ATTEMPTS_KEPT),
+    sending: { request, claimedAt: release.sending?.claimedAt ?? stamp(now) },
+    sendAt: deadline(now),
+    version: release.version + 1,
+    updatedAt: stamp(now),
+  };
+  return moved(release, 'record_send', next, release.version, [audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
+    phase: 'sent', send: (release.sends ?? 0) + 1, attempt, request: { eligibility: request, at },
+  })]);
+}
+
+/**
+ * The window closed before the send: nothing can move any more. A release that was never sent stays with the
+ * gateway's default (AT_MAX); one that was retrying is FAILED (it did not move, and now never will).
+ */
+function windowClosed(applying: VendorRelease, now: DateTime): Write {
+  const ids = { orderId: applying.orderId, vendorId: applying.vendorId };
+  const retried = (applying.sends ?? 0) > 0;
+  const why = because(retried
+    ? { code: 'window_closed_retrying', max: applying.maxEligibility, sends: applying.sends ?? 0, last: applying.reason }
+    : { code: 'window_closed' });
+  const release: VendorRelease = {
+    ...applying, state: retried ? 'FAILED' : 'AT_MAX', sendAt: null, releaseKey: null, sending: null, ...why,
+    version: applying.version + 1, updatedAt: stamp(now),
+  };
+  const effects: Effect[] = retried ? [{ kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason: why.reason, retryable: false } } }] : [];
+  effects.push(audit('planned', release, now, SYSTEM_ACTOR, { cause: 'window_closed', from: 'APPLYING', to: release.state, reason: why.reason }));
+  return moved(applying, 'window_closed', release, applying.version, effects);
+}
+
+/** Seconds to wait before send number n+1: doubling from 30 s, at most 30 min, never less than the gateway asked. */
+export function retryDelaySeconds(sends: number, retryAfterSeconds?: number): number {
+  const backoff = Math.min(2 ** Math.min(sends, 20) * BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS);
+  return Math.max(backoff, retryAfterSeconds ?? 0);
+}
+
+export interface AnswerInput {
+  /** The claimed release as sent (from `afterClaim`). */
+  release: VendorRelease;
+  /** The eligibility that was sent, and its gateway form. */
+  sent: DateTime;
+  request: string;
+  result: { attempts: Attempt[]; final: GatewayAnswer };
+  settings: Settings;
+  now: DateTime;
+  keyOf: ReleaseKeyOf;
+}
+
+/**
+ * An answer that leaves open whether the PUT applied (timeout, reset, 5xx) is retried through a new claim, which reads
+ * the gateway's order recon before it sends: at once for the first ones in a row, then with the usual backoff.
+ */
+function classifyUncertain(classified: AnswerClass, final: GatewayAnswer, attempts: Attempt[]): AnswerClass {
+  if (classified.kind !== 'retryable' || !answerUnknown(final)) return classified;
+  let inARow = 0;
+  for (let i = attempts.length - 1; i >= 0 && outcomeUnknown(attempts[i]); i--) inARow += 1;
+  return {
+    ...classified,
+    reason: `${classified.reason} (it may have been applied: the gateway's order recon is read before anything is sent again)`,
+    recompute: inARow < UNKNOWN_AT_ONCE,
+  };
+}
+
+function budgetMs(settings: Settings, from: Moment): number {
+  return shiftMoment(from, settings.retryBudget ?? DEFAULT_RETRY_BUDGET, 'retryBudget', 1).ms - from.ms;
+}
+
+/** Writes a release after an answer (or an unread recon), with the outcome's audit and effects. */
+export type Finish = (next: VendorRelease, effects: Effect[]) => Write;
+/** Writes the release FAILED for `reason`, with `vendor.release_failed`. */
+export type Fail = (reason: Reason) => Write;
+
+/**
+ * The release after one send's answer. FAILED is final only when the gateway's answer is final or the window closed:
+ * retryable answers are retried at a capped rate while the window is open, and "Order ID does not exist" (the gateway
+ * may learn of the order late) within the settings' retry budget.
+ */
+export function answer(input: AnswerInput): Write {
+  const { release, sent, result, settings, now } = input;
+  const sends = (release.sends ?? 0) + 1;
+  const ids = { orderId: release.orderId, vendorId: release.vendorId };
+  const updated: VendorRelease = {
+    ...release, attempts: withAnswers(release.attempts, result.attempts), sends, sending: null, version: release.version + 1, updatedAt: stamp(now),
+  };
+  const classified = classifyUncertain(classifyAnswer(result.final), result.final, updated.attempts);
+  /*
+   * One audit record per gateway attempt; the last one also carries what the answer made of the release (one record
+   * where an attempt and a separate planning record cost two writes and two index writes).
+   */
+  const finish: Finish = (next, effects) => {
+    const outcome = { from: 'APPLYING', to: next.state, reason: next.reason, sendAt: next.sendAt };
+    const attemptAudits = answerAudits(release, result.attempts, sends, now, { meaning: classified, ...outcome });
+    const outcomeAudit = attemptAudits.length > 0 ? [] : [audit('planned', next, now, SYSTEM_ACTOR, { cause: 'answer', ...outcome })];
+    return moved(release, 'answer', next, release.version, [...attemptAudits, ...effects, ...outcomeAudit]);
+  };
+  const failed = (reason: Reason, extra: Effect[] = []): Write => {
+    const why = because(reason);
+    return finish(
+      { ...updated, state: 'FAILED', sendAt: null, releaseKey: null, ...why, orderNotFoundSince: null },
+      [...extra, { kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason: why.reason, retryable: false } } }],
+    );
+  };
+
+  switch (classified.kind) {
+    case 'applied': {
+      const applied = appliedAt(updated, sent, settings, (eligibility) => ({ code: 'applied', eligibility, send: sends }));
+      return finish(applied.release, [applied.event]);
+    }
+    case 'terminal':
+      return failed({ code: 'gateway_refused', message: classified.reason });
+    case 'config_drift':
+      return failed({ code: 'config_drift', message: classified.reason }, [{ kind: 'publish', event: { type: 'config.drift_detected', detail: { ...ids, message: classified.reason } } }]);
+    case 'retryable':
+      return retry(updated, classified, input, finish, failed);
+  }
+}
+
+/** The release APPLIED at `sent`, with its predicted settlement, and the event that says so. */
+export function appliedAt(updated: VendorRelease, sent: DateTime, settings: Settings, reasonOf: (eligibility: IsoInstant) => Reason): { release: VendorRelease; event: Effect } {
+  const zone = settings.timezone;
+  const eligibility = formatInstant(sent, zone);
+  const predicted = formatInstant(predictSettlement(sent, updated.scheduleOption, calendarOf(settings)), zone);
+  return {
+    release: {
+      ...updated, state: 'APPLIED', appliedEligibility: eligibility, predictedSettlement: predicted, sendAt: null, releaseKey: null,
+      sending: null, orderNotFoundSince: null, ...because(reasonOf(eligibility)),
+    },
+    event: { kind: 'publish', event: { type: 'vendor.release_applied', detail: { orderId: updated.orderId, vendorId: updated.vendorId, eligibility, predictedSettlement: predicted } } },
+  };
+}
+
+/**
+ * One `gateway_attempt` record per answered attempt (phase "answered"); the last also carries `last`, what the answer
+ * made of the release (one record where an attempt and a separate planning record cost two writes).
+ */
+function answerAudits(release: VendorRelease, attempts: Attempt[], send: number, now: DateTime, last: Record<string, unknown>): Effect[] {
+  return attempts.map((a, i) => audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
+    phase: 'answered',
+    send,
+    attempt: i + 1,
+    request: { eligibility: a.request, at: a.at },
+    answer: { httpStatus: a.httpStatus, status: a.status, subCode: a.subCode, message: a.message },
+    ...(i === attempts.length - 1 ? last : {}),
+  }));
+}
+
+/** A retryable answer (or an unread recon): SCHEDULED again with backoff while the window and the budget allow. */
+export function retry(
+  updated: VendorRelease,
+  classified: Extract<AnswerClass, { kind: 'retryable' }>,
+  input: Pick<AnswerInput, 'settings' | 'now' | 'keyOf'>,
+  finish: Finish,
+  failed: Fail,
+): Write {
+  const { settings, now, keyOf } = input;
+  const sends = updated.sends ?? 1;
+  let notFoundSince: string | null = null;
+  if (classified.budgeted) {
+    notFoundSince = updated.orderNotFoundSince ?? stamp(now);
+    // Counted in the settings' zone (a budget of days is days there), and said so.
+    const sinceText = formatEpochMs(parseMoment(notFoundSince, 'orderNotFoundSince').ms, settings.timezone);
+    const since = parseMoment(sinceText, 'orderNotFoundSince');
+    if (now.toMillis() - since.ms >= budgetMs(settings, since)) {
+      return failed({ code: 'gave_up', sends, why: classified.reason, since: sinceText, budget: settings.retryBudget ?? DEFAULT_RETRY_BUDGET });
+    }
+  }
+  // "In the past" is retried at once with a later time (prepareSend recomputes it); other transient answers back off.
+  let retryAt = classified.recompute ? now.toMillis() : now.toMillis() + retryDelaySeconds(sends, classified.retryAfterSeconds) * 1000;
+  const max = parseMoment(updated.maxEligibility, 'maxEligibility').ms;
+  const lastChance = max - LAST_CHANCE_MS;
+  if (nextGatewayMinuteMs(retryAt) > max) {
+    // The backoff would pass the window's end: one last send just before it, if there is still time for one.
+    if (lastChance <= now.toMillis() || nextGatewayMinuteMs(lastChance) > max) {
+      return failed({ code: 'window_closes', max: updated.maxEligibility, why: classified.reason });
+    }
+    retryAt = lastChance;
+  }
+  const retryText = formatEpochMs(retryAt, settings.timezone);
+  const releaseKey = keyOf(updated.orderId, updated.vendorId, updated.version);
+  const next: VendorRelease = {
+    ...updated, state: 'SCHEDULED', sendAt: retryText, releaseKey, orderNotFoundSince: notFoundSince,
+    ...because({ code: 'retrying', why: classified.reason, send: sends + 1, at: retryText }),
+  };
+  const command = { orderId: next.orderId, vendorId: next.vendorId, releaseKey };
+  // No event for a retry: subscribers hear about a release once it is applied or has failed for good.
+  return finish(next, [retryAt <= now.toMillis() ? { kind: 'enqueue', command } : { kind: 'schedule', command, at: retryText }]);
+}
