@@ -10,7 +10,7 @@ import type { Clamp, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolic
 import { clampMomentIntoWindow, nextGatewayMinuteMs, type MomentWindow } from '../window';
 import { audit, commit, sameRelease, stamp, type Cause, type Effect, type Refusal, type ReleaseKeyOf, type Transition } from './effects';
 import type { VendorFacts } from './facts';
-import { because, ruleText, type Reason } from './reasons';
+import { reasonText, ruleText, type Reason } from './reasons';
 import { MANUAL_FROM, allows, isPending, isSentOrFinal, isUnsent, type ReleaseEvent } from './states';
 
 export interface PlanInput {
@@ -76,6 +76,8 @@ export function baseOf(current: VendorRelease | null, input: PlanInput): VendorR
     clamp: null,
     attempts: current?.attempts ?? [],
     ...(current?.sends !== undefined ? { sends: current.sends } : {}),
+    // Placeholders the decision replaces (present here so that every decision keeps the same object shape).
+    reasonCode: 'planned',
     reason: null,
     settledAt: null,
     holdReason: null,
@@ -107,7 +109,8 @@ function atMax(base: VendorRelease, max: Moment, settings: Settings, reason: Rea
     targetEligibility: formatEpochMs(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
     predictedSettlement: formatEpochMs(settlementOfMoment(max, base.scheduleOption, calendarOf(settings)), zone),
-    ...because(reason),
+    reasonCode: reason.code,
+    reason: reasonText(reason),
   };
 }
 
@@ -131,7 +134,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   // arriving before or after the payment gives the same AT_MAX. A manual release overrides the rule.
   if (!manual && base.rule.kind === 'at_max') return atMax(base, max, settings, { code: 'at_max_rule', rule: base.rule, max: formatEpochMs(max.ms, zone) });
   if (facts.cancelledAt) {
-    return { ...base, state: 'CANCELLED', manual: null, ...because({ code: 'cancelled', at: formatInstant(facts.cancelledAt, zone) }) };
+    return { ...base, state: 'CANCELLED', manual: null, reasonCode: 'cancelled', reason: reasonText({ code: 'cancelled', at: formatInstant(facts.cancelledAt, zone) }) };
   }
   if (!manual && facts.lastResolution === 'customer_won') return atMax(base, max, settings, { code: 'customer_won' });
   if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, { code: 'window_closed' });
@@ -146,13 +149,13 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   if (hold?.held && !overridden) {
     return {
       ...base, state: 'HELD', holdReason: 'vendor_hold', targetEligibility: targetText, clamp: target?.clamp ?? null,
-      ...because({ code: 'vendor_hold', actor: hold.actor, at: hold.at, why: hold.reason }),
+      reasonCode: 'vendor_hold', reason: reasonText({ code: 'vendor_hold', actor: hold.actor, at: hold.at, why: hold.reason }),
     };
   }
   if (facts.disputeOpen && !overridden) {
-    return { ...base, state: 'HELD', holdReason: 'dispute', targetEligibility: targetText, clamp: target?.clamp ?? null, ...because({ code: 'dispute' }) };
+    return { ...base, state: 'HELD', holdReason: 'dispute', targetEligibility: targetText, clamp: target?.clamp ?? null, reasonCode: 'dispute', reason: reasonText({ code: 'dispute' }) };
   }
-  if (!target) return { ...base, state: 'WAITING', ...because({ code: 'waiting_delivery', why }) };
+  if (!target) return { ...base, state: 'WAITING', reasonCode: 'waiting_delivery', reason: reasonText({ code: 'waiting_delivery', why }) };
 
   const planned = shiftMoment(target.eligibility, settings.releaseLead, 'releaseLead', -1).ms;
   let sendAt = planned;
@@ -165,9 +168,8 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   if (due) sendAt = pendingAt !== null && pendingAt <= now ? pendingAt : now;
   const plannedText = formatEpochMs(planned, zone);
   const timing = due ? 'due now' : `sent at ${formatEpochMs(sendAt, zone)} (releaseLead ${settings.releaseLead} before the target)`;
-  const reason = retrying && pending.reason
-    ? { reasonCode: 'retrying' as const, reason: pending.reason }
-    : because({ code: 'planned', why, target: targetText!, clamp: clampText(target.clamp), timing });
+  // A retry keeps its own reason while it waits; anything else says what the plan is.
+  const keepRetry = retrying && pending.reason !== null;
   return {
     ...base,
     state: due ? 'PLANNED' : 'SCHEDULED',
@@ -175,7 +177,8 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
     clamp: target.clamp,
     sendAt: formatEpochMs(sendAt, zone),
     plannedSendAt: plannedText,
-    ...reason,
+    reasonCode: keepRetry ? 'retrying' : 'planned',
+    reason: keepRetry ? pending.reason : reasonText({ code: 'planned', why, target: targetText!, clamp: clampText(target.clamp), timing }),
   };
 }
 
@@ -249,13 +252,21 @@ export function retryFailed(input: PlanInput & { current: VendorRelease }, reque
 // ---------------------------------------------------------------------------------------------------------------
 // What-if planning (previews, the bench): the plan's release without bookkeeping or effects
 
+const NO_KEY: ReleaseKeyOf = () => '';
+const WHAT_IF: Cause = { kind: 'event', actor: null };
+
 /**
  * The release as `plan` would make it (version and key untouched): `current` itself when nothing changes or it can
  * no longer change. Previews compare it with the release as it is.
  */
 export function planRelease(input: Omit<PlanInput, 'keyOf' | 'cause' | 'hold'> & { hold?: VendorHold | null }): VendorRelease {
-  const full: PlanInput = { ...input, hold: input.hold ?? null, keyOf: () => '', cause: { kind: 'event', actor: null } };
+  // Spelled out, not `{ ...input, hold, keyOf, cause }`: V8 copies a spread followed by new keys on a slow path that
+  // cost more than the decision itself (the profile of the bench's domain part showed it).
   const { current } = input;
+  const full: PlanInput = {
+    order: input.order, vendorId: input.vendorId, amount: input.amount, policy: input.policy, settings: input.settings, facts: input.facts,
+    hold: input.hold ?? null, now: input.now, current, keyOf: NO_KEY, cause: WHAT_IF, repin: input.repin,
+  };
   if (current && staysAsIs(current, input.repin)) return current;
   const next = decide(baseOf(current, full), full, current, 0);
   return current && sameRelease(current, next) ? current : { ...next, releaseKey: current?.releaseKey ?? null };
