@@ -109,3 +109,21 @@ export function durationBoundsIssues(value: unknown, field: string, range: { pos
 export function amountBoundsProblem(amount: Decimal): string | null {
   return amount.gt(MAX_AMOUNT_DECIMAL) ? `is ${amount.toFixed()}, more than the largest amount ${MAX_AMOUNT}` : null;
 }
+
+/** A detail bigger than this is stored cut short: the reasons matter, not a megabyte of payload. */
+const MAX_STORED_DETAIL_CHARS = 8000;
+
+/** The JSON text of any value (its String form when it has none or cannot be serialised). */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A rejected input's detail as stored: cut to its first characters when its JSON is too big. */
+export function storableDetail(detail: unknown): unknown {
+  const text = jsonText(detail);
+  return text.length > MAX_STORED_DETAIL_CHARS ? { truncated: true, text: text.slice(0, MAX_STORED_DETAIL_CHARS) } : detail;
+}

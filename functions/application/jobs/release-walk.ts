@@ -6,7 +6,7 @@
  */
 import type { Cause } from '../../domain/release';
 import { describeError } from '../errors';
-import { planOrderReleases } from '../releases/plan-releases';
+import { planOrderReleases } from '../releases/release-store';
 import type { Dependencies, JobFailure, JobStep, StoredJob } from '../ports';
 
 /** Releases per step: a page of the index, planned a few at a time, well inside the jobs function's timeout. */

@@ -4,15 +4,16 @@ import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../../domain/dates';
 import { ValidationError, isRecord, issueText, type ValidationIssue } from '../../domain/errors';
-import { assertNesting, pruneNesting } from '../../domain/bounds';
+import { assertNesting, pruneNesting, storableDetail } from '../../domain/bounds';
 import { gatewaySplitIssues, isValidId } from '../../domain/order-events';
-import { settle, unresolvedRequests, type SettleRecon } from '../../domain/release';
-import { storableDetail } from './handle-order-event';
-import { withSettlementCheck } from './settlement-accuracy';
+import {
+  checkSettlement, settle, settledOffPrediction, unresolvedRequests, type SettleRecon, type Transition,
+} from '../../domain/release';
 import { UnauthorizedError, describeError } from '../errors';
 import type { VendorRelease } from '../../domain/types';
-import { VersionConflictError, type AuditEntry, type Dependencies } from '../ports';
-import { MAX_WRITE_ATTEMPTS, appendAudit, runEffects, storedInstant, writeRelease } from './release-writes';
+import type { AuditEntry, Dependencies } from '../ports';
+import { readDecideWrite, runEffects } from './release-store';
+import { appendAudit, storedInstant } from './release-writes';
 
 export interface WebhookRequest {
   /** Header names lower-cased. */
@@ -236,30 +237,51 @@ async function markSettled(deps: Dependencies, data: unknown, eventTime: unknown
   const settledAt = gatewayTime(field(settlement, 'settled_at')) ?? gatewayTime(field(settlement, 'settled_on'))
     ?? gatewayTime(eventTime) ?? deps.clock.now();
   const ids = { orderId: orderId as string, vendorId: vendorId as string };
-  for (let attempt = 1; ; attempt++) {
+  const result: WebhookResult = { action: 'release_settled', ...ids };
+  const decision = await readDecideWrite<Settled | null>(deps, async () => {
     const current = await deps.orders.getRelease(ids.orderId, ids.vendorId);
-    if (!current) {
-      const unmatched = await whyUnmatched(deps, ids.orderId, ids.vendorId);
-      return { result: { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` }, outcome: { listed: unmatched }, unmatched };
-    }
+    if (!current) return { write: null, value: null };
     // A send without a clear answer (a lost sender, a timeout) may be what settled: the recon says which date it held.
     const recon = await settlementRecon(deps, current);
     // Checked against its prediction: a mismatch stays on the outcome and emits config.drift_detected.
     const transition = await withSettlementCheck(deps, settle(current, settledAt, deps.clock.now(), recon));
-    const result: WebhookResult = { action: 'release_settled', ...ids };
-    if (transition.kind === 'unchanged') return { result, outcome: { alreadySettledAt: current.settledAt } };
-    try {
-      await writeRelease(deps, transition);
-    } catch (error) {
-      if (error instanceof VersionConflictError && attempt < MAX_WRITE_ATTEMPTS) continue;
-      throw error;
-    }
-    await runEffects(deps, transition.effects);
+    if (transition.kind === 'unchanged') return { write: null, value: { result, outcome: { alreadySettledAt: current.settledAt } } };
     const settled = transition.release;
     return {
-      result,
-      outcome: { settledAt: settled.settledAt, settledFrom: settled.settledFrom, ...(settled.settlementMismatch ? { settlementMismatch: settled.settlementMismatch } : {}) },
+      write: transition,
+      value: {
+        result,
+        outcome: { settledAt: settled.settledAt, settledFrom: settled.settledFrom, ...(settled.settlementMismatch ? { settlementMismatch: settled.settlementMismatch } : {}) },
+      },
     };
+  });
+  if (decision.value === null) {
+    const unmatched = await whyUnmatched(deps, ids.orderId, ids.vendorId);
+    return { result: { action: 'ignored', reason: `no release of vendor ${ids.vendorId} in order ${ids.orderId}` }, outcome: { listed: unmatched }, unmatched };
+  }
+  if (decision.write) await runEffects(deps, decision.write.effects);
+  return decision.value;
+}
+
+/**
+ * The settle transition with its check (the machine's checkSettlement): the gateway's own schedule option for the
+ * vendor (its vendor API) is asked only when the settlement is off its prediction.
+ */
+async function withSettlementCheck(deps: Dependencies, transition: Transition): Promise<Transition> {
+  if (transition.kind !== 'write' || transition.release.settledAt === null) return transition;
+  const settings = await deps.settings.get();
+  const gatewayOption = settledOffPrediction(transition, settings) ? await gatewayScheduleOption(deps, transition.release.vendorId) : null;
+  return checkSettlement(transition, settings, gatewayOption);
+}
+
+/** The gateway's schedule option for the vendor, or null when the gateway has no vendor API, no such vendor, or no answer. */
+async function gatewayScheduleOption(deps: Dependencies, vendorId: string): Promise<number | null> {
+  if (!deps.gatewayOrders.fetchVendor) return null;
+  try {
+    return (await deps.gatewayOrders.fetchVendor(vendorId))?.scheduleOption ?? null;
+  } catch (error) {
+    deps.logger.warn('the gateway\'s vendor could not be read; the mismatch is reported without its schedule option', { vendorId, error: describeError(error) });
+    return null;
   }
 }
 

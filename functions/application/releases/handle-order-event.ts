@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../../domain/dates';
 import { ValidationError, issueText, type ValidationIssue } from '../../domain/errors';
-import { pruneNesting } from '../../domain/bounds';
+import { jsonText, pruneNesting, storableDetail } from '../../domain/bounds';
 import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../../domain/order-events';
 import { planRelease, vendorFacts, type Cause } from '../../domain/release';
 import { compareSecondPayment } from '../../domain/same-payment';
@@ -12,7 +12,7 @@ import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../.
 import { maxEligibility } from '../../domain/window';
 import { describeError } from '../errors';
 import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
-import { planOrderReleases } from './plan-releases';
+import { planOrderReleases } from './release-store';
 import { storedInstant } from './release-writes';
 
 /** What the bus envelope says about an event, kept on a rejection so that an operator can find the sender. */
@@ -25,9 +25,6 @@ export interface EventEnvelope {
 export type HandleOrderEventResult =
   | { outcome: 'rejected'; rejected: RejectedEvent }
   | { outcome: 'accepted'; orderId: string; duplicate: boolean; releases: VendorRelease[] };
-
-/** A detail bigger than this is stored cut short: the reasons matter, not a megabyte of payload. */
-const MAX_STORED_DETAIL_CHARS = 8000;
 
 type PaidEvent = Extract<OrderEvent, { type: 'order.paid' }>;
 
@@ -200,19 +197,5 @@ async function reject(
 
 /** Without a bus id, the same malformed event redelivered gets the same id (so it is listed once). */
 function contentId(detailType: unknown, detail: unknown): string {
-  return createHash('sha256').update(`${String(detailType)}\u0000${safeJson(detail)}`).digest('hex').slice(0, 32);
-}
-
-/** A rejected input's detail as stored: cut to its first characters when its JSON is too big. */
-export function storableDetail(detail: unknown): unknown {
-  const text = safeJson(detail);
-  return text.length > MAX_STORED_DETAIL_CHARS ? { truncated: true, text: text.slice(0, MAX_STORED_DETAIL_CHARS) } : detail;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return createHash('sha256').update(`${String(detailType)}\u0000${jsonText(detail)}`).digest('hex').slice(0, 32);
 }

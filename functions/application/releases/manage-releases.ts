@@ -7,10 +7,10 @@ import { manualRelease, retryFailed } from '../../domain/release';
 import type { VendorHold, VendorRelease } from '../../domain/types';
 import { NotFoundError } from '../errors';
 import { requireId } from '../ids';
-import { transitionRelease } from './plan-releases';
+import { transitionRelease } from './release-store';
 import type { Dependencies } from '../ports';
 import { startVendorWalk } from './replan-vendor-releases';
-import { jobView, type JobView } from '../jobs/job-views';
+import type { JobView } from '../jobs/job-views';
 import { appendAudit, storedInstant } from './release-writes';
 import { projectionContext, releaseViewOf, type ReleaseView } from '../reads/view-order';
 

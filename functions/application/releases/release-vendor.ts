@@ -8,9 +8,9 @@ import {
   unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
 } from '../../domain/release';
 import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
-import { planInputOf, planOrderReleases } from './plan-releases';
+import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, writeRelease } from './release-store';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { releaseKeyOf, runEffects, storedInstant, writeRelease } from './release-writes';
+import { storedInstant } from './release-writes';
 
 export type ReleaseVendorResult =
   | { outcome: 'skipped'; reason: string }

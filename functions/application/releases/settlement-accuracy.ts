@@ -1,38 +1,13 @@
-/** Use cases: settlements against their predictions: the mismatch kept on the outcome with `config.drift_detected`, and the accuracy report. */
+/** Use case: the accuracy report of settlements against their predictions (the mismatch itself is the machine's, settle.ts). */
 import { DateTime } from 'luxon';
-import {
-  checkSettlement, minutesBetween, predictedSettlementOf, settledOffPrediction, type Transition,
-} from '../../domain/release';
+import { minutesBetween, predictedSettlementOf } from '../../domain/release';
 import { unpredictedBecause } from '../../domain/projection';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
-import { describeError } from '../errors';
 import type { Dependencies } from '../ports';
 import { queryRange } from '../reads/query-outcomes';
 import { inZone } from '../response-times';
 
 const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });
-
-/**
- * The settle transition with its check (the domain's checkSettlement): the gateway's own schedule option for the
- * vendor (its vendor API) is asked only when the settlement is off its prediction.
- */
-export async function withSettlementCheck(deps: Dependencies, transition: Transition): Promise<Transition> {
-  if (transition.kind !== 'write' || transition.release.settledAt === null) return transition;
-  const settings = await deps.settings.get();
-  const gatewayOption = settledOffPrediction(transition, settings) ? await gatewayScheduleOption(deps, transition.release.vendorId) : null;
-  return checkSettlement(transition, settings, gatewayOption);
-}
-
-/** The gateway's schedule option for the vendor, or null when the gateway has no vendor API, no such vendor, or no answer. */
-async function gatewayScheduleOption(deps: Dependencies, vendorId: string): Promise<number | null> {
-  if (!deps.gatewayOrders.fetchVendor) return null;
-  try {
-    return (await deps.gatewayOrders.fetchVendor(vendorId))?.scheduleOption ?? null;
-  } catch (error) {
-    deps.logger.warn('the gateway\'s vendor could not be read; the mismatch is reported without its schedule option', { vendorId, error: describeError(error) });
-    return null;
-  }
-}
 
 export interface AccuracyRow {
   scheduleOption: number;
