@@ -7,8 +7,7 @@ import { INDIA_TIME, formatGatewayDate, formatInstant, parseInstant } from '../d
 import type { Attempt, IsoInstant, SendInFlight, Settings, VendorRelease } from '../types';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, outcomeUnknown, unresolvedRequests } from './attempts';
 import { SYSTEM_ACTOR, audit, moved, stamp, type Effect, type ReleaseKeyOf, type Write } from './effects';
-import { because } from './reasons';
-import { appliedAt, retry, type Fail, type Finish } from './send';
+import { appliedAt, failing, retry, type Finish } from './send';
 
 /** What the gateway's order recon said of one vendor: the eligibility it holds (null: none), or why it was not read. */
 export type ReconRead =
@@ -102,7 +101,6 @@ export interface ReconUnreadInput {
  */
 export function reconUnread(input: ReconUnreadInput): Write {
   const { release, now } = input;
-  const ids = { orderId: release.orderId, vendorId: release.vendorId };
   const updated: VendorRelease = { ...release, sending: null, version: release.version + 1, updatedAt: stamp(now) };
   const classified = {
     kind: 'retryable' as const,
@@ -111,12 +109,5 @@ export function reconUnread(input: ReconUnreadInput): Write {
   const finish: Finish = (next, effects) => moved(release, 'recon_unread', next, release.version, [
     ...effects, audit('planned', next, now, SYSTEM_ACTOR, { cause: 'recon_unread', from: 'APPLYING', to: next.state, reason: next.reason, sendAt: next.sendAt }),
   ]);
-  const failed: Fail = (reason) => {
-    const why = because(reason);
-    return finish(
-      { ...updated, state: 'FAILED', sendAt: null, releaseKey: null, ...why },
-      [{ kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason: why.reason, retryable: false } } }],
-    );
-  };
-  return retry(updated, classified, input, finish, failed);
+  return retry(updated, classified, input, finish, failing(updated, finish));
 }

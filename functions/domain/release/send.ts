@@ -230,13 +230,7 @@ export function answer(input: AnswerInput): Write {
     const outcomeAudit = attemptAudits.length > 0 ? [] : [audit('planned', next, now, SYSTEM_ACTOR, { cause: 'answer', ...outcome })];
     return moved(release, 'answer', next, release.version, [...attemptAudits, ...effects, ...outcomeAudit]);
   };
-  const failed = (reason: Reason, extra: Effect[] = []): Write => {
-    const why = because(reason);
-    return finish(
-      { ...updated, state: 'FAILED', sendAt: null, releaseKey: null, ...why, orderNotFoundSince: null },
-      [...extra, { kind: 'publish', event: { type: 'vendor.release_failed', detail: { ...ids, reason: why.reason, retryable: false } } }],
-    );
-  };
+  const failed = failing({ ...updated, orderNotFoundSince: null }, finish);
 
   switch (classified.kind) {
     case 'applied': {
@@ -279,6 +273,18 @@ function answerAudits(release: VendorRelease, attempts: Attempt[], send: number,
     answer: { httpStatus: a.httpStatus, status: a.status, subCode: a.subCode, message: a.message },
     ...(i === attempts.length - 1 ? last : {}),
   }));
+}
+
+/** FAILED for good with `reason` and `vendor.release_failed` (after `extra` effects), written by `finish`. */
+export function failing(updated: VendorRelease, finish: Finish): (reason: Reason, extra?: Effect[]) => Write {
+  return (reason, extra = []) => {
+    const why = because(reason);
+    const detail = { orderId: updated.orderId, vendorId: updated.vendorId, reason: why.reason, retryable: false };
+    return finish(
+      { ...updated, state: 'FAILED', sendAt: null, releaseKey: null, ...why },
+      [...extra, { kind: 'publish', event: { type: 'vendor.release_failed', detail } }],
+    );
+  };
 }
 
 /** A retryable answer (or an unread recon): SCHEDULED again with backoff while the window and the budget allow. */
