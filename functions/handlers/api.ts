@@ -29,7 +29,7 @@ export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsRe
     notFoundResponse: routeNotFound,
   });
   return middy<ApiEvent, ApiResult>()
-    .use(observed(deps, metrics))
+    .use(observed(metrics))
     .use(jsonErrors(async () => (await deps()).logger))
     .handler(router);
 }
