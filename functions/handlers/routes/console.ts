@@ -7,14 +7,14 @@ import { text } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 
-/** On AWS Lambda the console's bundler is not shipped: the page is served by `npx holdback console` on the user's machine instead. */
-const CONSOLE_UNAVAILABLE = 'console_unavailable: the console cannot be built here (on AWS); run `npx holdback console --api-url <this API\'s URL>`.';
+/** Only where the console was neither built with the function (the API function's bundling does) nor can be built (no bundler). */
+const CONSOLE_UNAVAILABLE = 'console_unavailable: this runtime carries no built console and cannot build one; run `npx holdback console --api-url <this API\'s URL>`.';
 
 async function bundleOrExplain(): Promise<ConsoleBundle> {
   try {
     return await consoleBundle();
   } catch (error) {
-    // On Lambda the bundler is not shipped; the console then runs on the user's machine, signing with their role.
+    // Neither built with the function (the API function's bundling builds it in) nor buildable here (no bundler).
     throw new HttpError(503, 'console_unavailable', `the console could not be built here (${error instanceof Error ? error.message.split('\n')[0] : 'no bundler'}); run \`npx holdback console --api-url <this API's URL>\` instead`);
   }
 }
