@@ -1,5 +1,9 @@
-/** The console's browser bundle: built from console/ui with the repository's esbuild, in memory, once per process. */
+/**
+ * The console's browser bundle, built from console/ui by esbuild: at build time into a folder (`npm run build:console`,
+ * and the API function's CDK bundling, which puts it next to the function's code), or in memory in a checkout.
+ */
 import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ConsoleAsset {
@@ -69,11 +73,53 @@ ${names.css ? `<link rel="stylesheet" href="console/${names.css}">` : ''}
 /** The name under /console/ that answers Holdback's time instead of a file (`{"now": ISO}`). */
 export const CONSOLE_CLOCK = 'clock';
 
+/** The folder the API function's bundling writes the console to, next to the function's index.js. */
+export const BUILT_CONSOLE_DIR = 'console-app';
+const MANIFEST = 'manifest.json';
+
+/** Builds the console and writes it to `dir`: the page, its assets and a manifest of their content types. */
+export async function writeConsoleBundle(dir: string): Promise<ConsoleBundle> {
+  const bundle = await buildConsoleBundle();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'index.html'), bundle.html);
+  for (const [name, asset] of bundle.assets) writeFileSync(join(dir, name), asset.body);
+  const manifest = { assets: [...bundle.assets].map(([name, asset]) => ({ name, contentType: asset.contentType })) };
+  writeFileSync(join(dir, MANIFEST), JSON.stringify(manifest));
+  return bundle;
+}
+
+/** A console written by writeConsoleBundle, or null when `dir` holds none. */
+export function readConsoleBundle(dir: string): ConsoleBundle | null {
+  const manifestFile = join(dir, MANIFEST);
+  if (!existsSync(manifestFile)) return null;
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { assets: { name: string; contentType: string }[] };
+  return {
+    html: readFileSync(join(dir, 'index.html'), 'utf8'),
+    assets: new Map(manifest.assets.map(({ name, contentType }) => [name, { body: readFileSync(join(dir, name)), contentType }])),
+  };
+}
+
+/**
+ * The console built with the function (on Lambda, next to its bundle: no bundler there); else built here from the
+ * current source (a checkout); else the one `npm ci` built into dist/console (installed without esbuild).
+ */
+async function builtOrBuild(): Promise<ConsoleBundle> {
+  const withFunction = readConsoleBundle(join(__dirname, BUILT_CONSOLE_DIR));
+  if (withFunction) return withFunction;
+  try {
+    return await buildConsoleBundle();
+  } catch (error) {
+    const installed = readConsoleBundle(join(__dirname, '..', 'dist', 'console'));
+    if (installed) return installed;
+    throw error;
+  }
+}
+
 let built: Promise<ConsoleBundle> | null = null;
 
-/** Built at the first request and kept; a failed build is not kept, so a fixed source builds at the next one. */
+/** Read or built at the first request and kept; a failed build is not kept, so a fixed source builds at the next one. */
 export function consoleBundle(): Promise<ConsoleBundle> {
-  built ??= buildConsoleBundle().catch((error: unknown) => {
+  built ??= builtOrBuild().catch((error: unknown) => {
     built = null;
     throw error;
   });

@@ -14,6 +14,7 @@ import { METRICS_NAMESPACE } from '../functions/definitions/metric-names';
 import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling } from './release-scheduling';
+import { BUILT_CONSOLE_DIR } from '../console/bundle';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
 export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive' | 'jobs';
@@ -40,10 +41,22 @@ export interface HoldbackFunctionProps {
   readonly failuresGoTo?: string;
   /** Lambda's own retries of a failed asynchronous invocation. @default 2 (Lambda's default) */
   readonly asyncRetryAttempts?: number;
+  /** Builds the web console into the function's code, next to its index.js (the API function serves GET /console). */
+  readonly withConsole?: boolean;
 }
 
 /** The DynamoDB actions a function's code uses on a table; empty: none (the function still gets the table's name). */
 export type TableActions = readonly `dynamodb:${'GetItem' | 'PutItem' | 'Query' | 'BatchGetItem' | 'DeleteItem' | 'UpdateItem' | 'Scan'}`[];
+
+/** After bundling, the console is built at deploy time into the asset (Lambda has no bundler to build it at run time). */
+const consoleBuild: nodejs.ICommandHooks = {
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir: string, outputDir: string) => [
+    [process.execPath, path.join(inputDir, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(inputDir, 'bin', 'build-console.ts'), path.join(outputDir, BUILT_CONSOLE_DIR)]
+      .map((part) => JSON.stringify(part)).join(' '),
+  ],
+};
 
 /**
  * Defaults: Node.js 24 on arm64, bundled by the local esbuild (never Docker), minified with source maps. The role is
@@ -107,6 +120,7 @@ export class HoldbackFunction extends Construct {
         externalModules: [],
         // ES modules first: esbuild can then drop what a handler never calls (a fifth smaller bundle, measured by the bench).
         mainFields: ['module', 'main'],
+        ...(props.withConsole ? { commandHooks: consoleBuild } : {}),
       },
     });
     const failuresGoTo = props.onFailure ? 'its on-failure destination (an SQS queue with an alarm), which supersedes a dead-letter queue' : props.failuresGoTo;

@@ -221,6 +221,7 @@ export class HoldbackStack extends Stack {
         timeout: Duration.seconds(29),
         failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
         ...reserved('api'),
+        withConsole: true,
       }),
       jobs: new HoldbackFunction(this, 'JobsFunction', {
         handlerFile: 'jobs',

@@ -35,6 +35,11 @@ export function recordText<R extends object>(record: R & { hash?: unknown }): st
   return canonicalJson(covered);
 }
 
+/** A Merkle leaf's text (RFC 9162 over a checkpoint's heads): the RFC 8785 form of `{stream, sequence, hash}` and nothing else a head may carry. */
+export function leafText(head: Pick<StreamHead, 'stream' | 'sequence' | 'hash'>): string {
+  return canonicalJson({ stream: head.stream, sequence: head.sequence, hash: head.hash });
+}
+
 /** The text a checkpoint's hash and signature cover: the RFC 8785 form of every member but those two. */
 export function checkpointText<C extends object>(checkpoint: C & { hash?: unknown; signature?: unknown }): string {
   const { hash: _hash, signature: _signature, ...covered } = checkpoint;

@@ -1,11 +1,11 @@
 /** RFC 9162 (section 2.1) Merkle tree over a checkpoint's heads: the root a checkpoint signs and one head's inclusion path. */
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { leafText } from './audit-format';
 import type { StreamHead } from './audit-records';
 
 /** A leaf: the RFC 8785 bytes of `{stream, sequence, hash}` (nothing else a head may carry). */
 export function leafBytes(head: StreamHead): Buffer {
-  return Buffer.from(canonicalize({ stream: head.stream, sequence: head.sequence, hash: head.hash }) as string, 'utf8');
+  return Buffer.from(leafText(head), 'utf8');
 }
 
 /** SHA-256(0x00 || leaf). */

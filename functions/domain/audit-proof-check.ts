@@ -2,7 +2,7 @@
  * One stream proved alone (GET /audit/proof, contract 6.2), checked with the hash and signature functions it is given:
  * node:crypto for `holdback audit prove`, Web Crypto for the browser console's order page. No node import here.
  */
-import { canonicalJson, checkpointText, GENESIS_HASH, recordText, type AuditCheckpoint, type AuditRecord, type CheckpointAlgorithm, type StreamHead } from './audit-format';
+import { checkpointText, leafText, GENESIS_HASH, recordText, type AuditCheckpoint, type AuditRecord, type CheckpointAlgorithm, type StreamHead } from './audit-format';
 
 /** The answer of GET /audit/proof (contract 6.2). */
 export interface StreamProof {
@@ -74,7 +74,7 @@ function joined(...parts: Uint8Array[]): Uint8Array {
 
 /** The RFC 9162 hashes over RFC 8785 leaves `{stream, sequence, hash}`, on the given SHA-256. */
 function merkle(sha256: (bytes: Uint8Array) => Promise<Uint8Array>) {
-  const leaf = (head: StreamHead) => sha256(joined(Uint8Array.of(0), utf8(canonicalLeaf(head))));
+  const leaf = (head: StreamHead) => sha256(joined(Uint8Array.of(0), utf8(leafText(head))));
   const node = (left: Uint8Array, right: Uint8Array) => sha256(joined(Uint8Array.of(1), left, right));
   /** MTH over the leaves' hashes: the largest power of two below n splits each level. */
   const tree = async (hashes: Uint8Array[]): Promise<Uint8Array> => {
@@ -107,10 +107,6 @@ function merkle(sha256: (bytes: Uint8Array) => Promise<Uint8Array>) {
     return sn === 0 ? toHex(r) : null;
   };
   return { root: async (heads: readonly StreamHead[]) => toHex(await tree(await Promise.all(heads.map(leaf)))), fromPath };
-}
-
-function canonicalLeaf(head: StreamHead): string {
-  return canonicalJson({ stream: head.stream, sequence: head.sequence, hash: head.hash });
 }
 
 /** Checks a proof offline: the records' chain from sequence 1, the head in the root, the checkpoint's hash and signature. */

@@ -32,6 +32,14 @@ export function isValidId(id: unknown): boolean {
   return typeof id === 'string' && ID_PATTERN.test(id);
 }
 
+/** The one id check of a path, a body or a gateway URL: the gateway's id rule, before the id reaches a key or a URL. */
+export function requireId(value: unknown, field: string): string {
+  if (!isValidId(value)) {
+    throw new ValidationError([{ field, problem: `is ${JSON.stringify(value) ?? 'missing'}, not a valid id`, expected: '3 to 45 characters of A-Z, a-z, 0-9, "_" and "-"' }]);
+  }
+  return value as string;
+}
+
 function shown(value: unknown): string {
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 60)}...` : text;

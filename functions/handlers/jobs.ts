@@ -3,7 +3,8 @@
  * export written; a step that throws is delivered again by SQS, and on its last receive its job ends `failed`.
  */
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError } from '../application/errors';
 import { runJobStep } from '../application/jobs/run-job-step';
 import type { JobStep } from '../application/ports';
@@ -13,25 +14,24 @@ import { handlerDependencies, observed } from './observability';
 
 export function makeJobsHandler(getDeps: DependencySource) {
   const deps = handlerDependencies(getDeps);
-  return middy<SQSEvent, SQSBatchResponse>().use(observed(deps)).handler(async (event) => {
+  return middy<SQSEvent, SQSBatchResponse>().use(observed()).handler(async (event) => {
     const d = await deps();
-    const failures: string[] = [];
-    for (const record of event.Records ?? []) {
+    // Powertools' batch processor, one record after the other (a step is a page of work); each that throws is answered
+    // in batchItemFailures, all of them when all fail (SQS delivers each again; the last receive ends its job failed).
+    return processPartialResponse({ Records: event.Records ?? [] }, async (record: SQSRecord) => {
       const step = jobStepOf(record.body);
       if (typeof step === 'string') {
         d.logger.error('job queue message is not a job step; it goes to the dead-letter queue after its retries', { messageId: record.messageId, reason: step });
-        failures.push(record.messageId);
-        continue;
+        throw new Error(`not a job step: ${step}`);
       }
       const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
       try {
         await runJobStep(d, step, { last: receives >= JOB_QUEUE.maxReceiveCount });
       } catch (error) {
         d.logger.error('job step failed; SQS delivers it again', { messageId: record.messageId, jobId: step.jobId, step: step.step, receives, error: describeError(error) });
-        failures.push(record.messageId);
+        throw error;
       }
-    }
-    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+    }, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false, processInParallel: false });
   });
 }
 

@@ -3,9 +3,10 @@
  * (applied, failed, retried, answers 429, sweep re-drives, drift, lateness) published once per invocation.
  */
 import type middy from '@middy/core';
-import type { Context } from 'aws-lambda';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
-import { LambdaLogger } from '../adapters/logging/powertools-logger';
+import { lambdaPowertoolsLogger } from '../adapters/logging/powertools-logger';
 import type { Dependencies, EventPublisher, ReleaseMetrics } from '../application/ports';
 import { lazyDependencies, type DependencySource } from './dependencies';
 import type { ReleaseVendorResult } from '../application/releases/release-vendor';
@@ -18,21 +19,13 @@ export function lambdaMetrics(): PowertoolsReleaseMetrics {
 }
 
 /**
- * Adds the invocation's context to the Powertools logger before the handler runs, and publishes the metrics the
- * invocation recorded after it (also when it throws), so that every line carries the request id and no count is lost.
+ * Powertools' own middlewares: `injectLambdaContext` adds the invocation's context (request id) to the container's
+ * Powertools logger, which the runtime's LambdaLogger writes through, before the handler runs; `logMetrics` publishes
+ * the metrics the invocation recorded after it (also when it throws), so that every line carries the request id and no
+ * count is lost.
  */
-export function observed<E, R>(deps: () => Promise<Dependencies>, metrics?: PowertoolsReleaseMetrics): middy.MiddlewareObj<E, R, Error, Context> {
-  const flush = (): void => {
-    metrics?.metrics.publishStoredMetrics();
-  };
-  return {
-    before: async (request) => {
-      const { logger } = await deps();
-      if (logger instanceof LambdaLogger) logger.powertools.addContext(request.context);
-    },
-    after: async () => flush(),
-    onError: async () => flush(),
-  };
+export function observed(metrics?: PowertoolsReleaseMetrics): middy.MiddlewareObj[] {
+  return [injectLambdaContext(lambdaPowertoolsLogger()), ...(metrics ? [logMetrics(metrics.metrics)] : [])];
 }
 
 /** The emitted events as metrics: each applied, failed and drift event counted where it is published. */

@@ -16,7 +16,7 @@ export type OrderEventsResult =
  */
 export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
-  return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().use(observed(deps, metrics)).handler(async (event) => {
+  return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().use(observed(metrics)).handler(async (event) => {
     const result = await handleOrderEvent(await deps(), event['detail-type'], event.detail, {
       id: event.id ?? null,
       source: event.source ?? null,

@@ -3,7 +3,8 @@
  * releaseVendor per command → the gateway PUT, once per release key.
  */
 import middy from '@middy/core';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError } from '../application/errors';
 import type { Dependencies, Logger, ReleaseMetrics } from '../application/ports';
 import { releaseVendor, type ReleaseVendorResult } from '../application/releases/release-vendor';
@@ -23,7 +24,7 @@ const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (
  */
 export function makeReleaseHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
-  return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().use(observed(deps, metrics)).handler(async (event) => {
+  return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().use(observed(metrics)).handler(async (event) => {
     const d = await deps();
     if (isSqsEvent(event)) return runBatch(d, event, metrics);
     const command = releaseCommandOf(event);
@@ -55,22 +56,22 @@ async function runBatch(deps: Dependencies, event: SQSEvent, metrics?: ReleaseMe
     metrics?.record('releasesPaused', event.Records.length);
     return { batchItemFailures: [] };
   }
-  const failures = await Promise.all(event.Records.map(async (record) => {
+  // Powertools' batch processor: the records in parallel, each one that throws answered in batchItemFailures (all of
+  // them when all fail: SQS then delivers each again, rather than the whole invocation failing).
+  return processPartialResponse(event, async (record: SQSRecord) => {
     const messageId = record.messageId;
     const command = releaseCommandOf(parseBody(record.body));
     if (typeof command === 'string') {
       logPoison(deps.logger, messageId, command);
-      return messageId;
+      throw new Error(`not ${COMMAND_SHAPE}: ${command}`);
     }
     try {
       await observedRelease(deps, command, metrics);
-      return null;
     } catch (error) {
       deps.logger.error('release command failed; SQS delivers it again', { messageId, orderId: command.orderId, vendorId: command.vendorId, error: describeError(error) });
-      return messageId;
+      throw error;
     }
-  }));
-  return { batchItemFailures: failures.filter((id): id is string => id !== null).map((itemIdentifier) => ({ itemIdentifier })) };
+  }, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure: false });
 }
 
 function logPoison(logger: Logger, messageId: string, reason: string): void {

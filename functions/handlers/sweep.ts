@@ -8,7 +8,7 @@ import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-me
 
 export function makeSweepHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
-  return middy<unknown, SweepResult>().use(observed(deps, metrics)).handler(async () => {
+  return middy<unknown, SweepResult>().use(observed(metrics)).handler(async () => {
     const built = await deps();
     try {
       const result = await sweep(built);

@@ -26,7 +26,7 @@ function refusedUnlessWebhook(event: ApiEvent): void {
 export function makeWebhookHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   return middy<ApiEvent, ApiResult>()
-    .use(observed(deps, metrics))
+    .use(observed(metrics))
     .use(jsonErrors(async () => (await deps()).logger))
     .handler(async (event) => {
       refusedUnlessWebhook(event);

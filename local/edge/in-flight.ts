@@ -1,4 +1,5 @@
 /** Work the local edge has started but not finished (event deliveries, schedule invocations), so callers can wait for quiet. */
+import { backoffDelayMs } from '../../kit/backoff';
 
 export class InFlight {
   private readonly running = new Set<Promise<void>>();
@@ -64,8 +65,7 @@ export function isTargetNotReady(error: unknown): boolean {
 
 /** The wait before try `n` (from 1): `firstMs` doubling up to `capMs`, with up to a quarter of jitter (as AWS retries). */
 export function backoffMs(n: number, firstMs: number, capMs: number): number {
-  const plain = Math.min(capMs, firstMs * 2 ** Math.min(Math.max(n - 1, 0), 30));
-  return Math.round(plain * (0.75 + Math.random() * 0.25));
+  return backoffDelayMs(n, { firstMs, capMs, jitter: 0.25 });
 }
 
 /**

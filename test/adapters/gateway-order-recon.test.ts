@@ -76,8 +76,8 @@ test('the recon shows the eligibility a PUT applied, as ISO 8601 in India time',
 });
 
 test('ids are validated before anything is sent, and encoded in the path', async () => {
-  await expect(recon().fetchEligibility('ord/../x', 'V_recon_1')).rejects.toThrow('orderId: "ord/../x" is not a valid id');
-  await expect(recon().fetchEligibility('ord_recon_1', 'V recon')).rejects.toThrow('vendorId: "V recon" is not a valid id');
+  await expect(recon().fetchEligibility('ord/../x', 'V_recon_1')).rejects.toThrow('orderId: is "ord/../x", not a valid id');
+  await expect(recon().fetchEligibility('ord_recon_1', 'V recon')).rejects.toThrow('vendorId: is "V recon", not a valid id');
   scripted.script(answer(200, { order_id: 'ord-A_1', vendors: [{ vendor_id: 'V_a', settlement_eligibility_date: '2022-12-06 09:00:00' }] }));
   const before = scripted.requests.length;
   // The gateway's own form ("YYYY-MM-DD HH:MM:SS", India time) is read too.

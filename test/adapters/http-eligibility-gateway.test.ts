@@ -148,7 +148,7 @@ test('the per-minute limit is shared by concurrent calls; without room a call is
 
 test('ids and dates are validated before any request', async () => {
   const client = gateway();
-  await expect(client.updateEligibility('ab', 'vendor_A', '2022-12-06 09:00:00')).rejects.toThrow(/^orderId: "ab" is not a valid id; send 3 to 45 characters/);
+  await expect(client.updateEligibility('ab', 'vendor_A', '2022-12-06 09:00:00')).rejects.toThrow(/^orderId: is "ab", not a valid id; send 3 to 45 characters/);
   await expect(client.updateEligibility('order_1001', '../admin', '2022-12-06 09:00:00')).rejects.toThrow(/^vendorId: /);
   await expect(client.updateEligibility('o'.repeat(46), 'vendor_A', '2022-12-06 09:00:00')).rejects.toThrow(/^orderId: /);
   await expect(client.updateEligibility('order 1001', 'vendor_A', '2022-12-06 09:00:00')).rejects.toThrow(/^orderId: /);

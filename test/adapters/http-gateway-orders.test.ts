@@ -193,7 +193,7 @@ describe('against a scripted server', () => {
 
   test('an order id unfit for a URL is refused before any request, naming the field', async () => {
     const before = scripted.requests.length;
-    await expect(lookup(scripted.url).fetchOrder('../admin')).rejects.toThrow(/orderId: "..\/admin" is not a valid id/);
+    await expect(lookup(scripted.url).fetchOrder('../admin')).rejects.toThrow(/orderId: is "..\/admin", not a valid id/);
     expect(scripted.requests.length).toBe(before);
   });
 });

@@ -2,7 +2,7 @@
  * The bundles that deploy are the ones tested: the CDK app synthesized with bundling on, and an order driven through
  * the local runtime whose order-events, release and sweep handlers are those bundles from the cloud assembly.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesizeBundles, type FunctionBundle } from '../../bench/function-bundles';
@@ -59,6 +59,42 @@ describe('the deployed bundles', () => {
     // Both functions ran in the containers, whose handlers are the bundles.
     expect(harness.runtime.lambdaUsage.get('release')?.invocations).toBeGreaterThanOrEqual(1);
     expect(harness.runtime.lambdaUsage.get('orderEvents')?.invocations).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the API bundle serves the web console (built at deploy time into its asset; Lambda has no bundler)', () => {
+  /** An API Gateway HTTP API (payload 2.0) GET, as the deployed route receives it. */
+  const get = (path: string) => ({
+    version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', headers: { host: 'api.example.com' }, isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', routeKey: '$default', stage: '$default',
+      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'test' }, requestId: `req-${path}`, time: '', timeEpoch: 0,
+    },
+  });
+  const lambdaContext = { awsRequestId: 'req', functionName: 'holdback-api', getRemainingTimeInMillis: () => 29_000 };
+
+  it('answers GET /console 200 with the app page, and its script and stylesheet 200, from the bundle alone', async () => {
+    // Where the bundle runs, esbuild cannot be found: the page must come from the files built into the asset.
+    expect(() => require.resolve('esbuild', { paths: [bundles.api.directory] })).toThrow();
+    expect(existsSync(join(bundles.api.directory, 'console-app', 'index.html'))).toBe(true);
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const { handler } = require(bundles.api.file) as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean }> };
+      const page = await handler(get('/console'), lambdaContext);
+      expect([page.statusCode, page.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
+      expect(page.body).toContain('<div id="app">');
+      const assets = [...page.body.matchAll(/(?:src|href)="console\/([^"]+)"/g)].map((m) => m[1]);
+      expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/^app\.[0-9a-f]{12}\.js$/), expect.stringMatching(/^app\.[0-9a-f]{12}\.css$/)]));
+      for (const asset of assets) {
+        const answer = await handler(get(`/console/${asset}`), lambdaContext);
+        expect([asset, answer.statusCode, answer.isBase64Encoded]).toEqual([asset, 200, true]);
+        expect(Buffer.from(answer.body, 'base64').length).toBeGreaterThan(1000);
+      }
+      const script = await handler(get(`/console/${assets.find((a) => a.endsWith('.js'))}`), lambdaContext);
+      expect(Buffer.from(script.body, 'base64').toString('utf8')).toContain('Holdback');
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 

@@ -2,6 +2,7 @@
  * The audit log in DynamoDB: each record a conditional put on its stream and sequence (a lost race re-reads the head
  * and seals again), checkpoints under one key, and entries that could not be appended kept as `pending` items.
  */
+import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { randomUUID } from 'node:crypto';
 import type { AuditCheckpoint } from '../../domain/audit-checkpoints';
 import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit-records';
@@ -27,6 +28,8 @@ export function sequenceKey(sequence: number): string {
  */
 const RACE_ATTEMPTS = 12;
 const FAULT_ATTEMPTS = 4;
+/** Between tries after a fault: 200 ms doubling (the third waits up to 800 ms), half of it random (writers spread apart). */
+const FAULT_BACKOFF: Backoff = { firstMs: 200, capMs: 1600, jitter: 0.5 };
 /** Streams whose head a container remembers (a stale one only costs a lost race and a re-read). */
 const HEAD_CACHE_SIZE = 10_000;
 /** Days of the time index a checkpoint queries at most (8 queries a day); a longer gap scans instead. */
@@ -329,7 +332,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
           await pause(Math.random() * 5 * races);
         } else {
           faults += 1;
-          if (faults < FAULT_ATTEMPTS) await pause(100 * 2 ** faults * (0.5 + Math.random() / 2));
+          if (faults < FAULT_ATTEMPTS) await pause(backoffDelayMs(faults, FAULT_BACKOFF));
         }
       }
     }

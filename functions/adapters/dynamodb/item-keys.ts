@@ -1,4 +1,5 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
+import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { parseMoment } from '../../domain/dates';
 import type { DocumentClient, QueryInput } from './document-client';
 import { KEY } from '../../definitions/tables';
@@ -54,6 +55,8 @@ export async function queryItems(
 const MAX_BATCH_GET_KEYS = 100;
 /** Unprocessed keys (throttling) are asked again, after a short, growing pause, at most this often. */
 const MAX_BATCH_GET_ROUNDS = 8;
+/** Before asking again for throttled keys: 40 ms doubling (round 2 waits up to 40 ms, round 8 up to 2.56 s), full jitter. */
+const UNPROCESSED_BACKOFF: Backoff = { firstMs: 40, capMs: 2560, jitter: 1 };
 
 /**
  * Every item of `keys` that exists (any number of keys), asking unprocessed keys again. The calls of 100 keys run
@@ -71,7 +74,7 @@ export async function batchGetItems(
       if (round > MAX_BATCH_GET_ROUNDS) {
         throw new Error(`table ${tableName}: ${pending.length} keys still unprocessed after ${MAX_BATCH_GET_ROUNDS} rounds (throttled); try again`);
       }
-      if (round > 1) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** round * Math.random()));
+      if (round > 1) await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(round - 1, UNPROCESSED_BACKOFF)));
       const answer = await doc.batchGet(tableName, pending, consistentRead);
       items.push(...answer.items);
       pending = answer.unprocessed;

@@ -1,7 +1,7 @@
 /** One HTTP transport for every gateway client: base URL, credentials, timeout, jittered retries, secret scrubbing. */
+import { backoffDelayMs } from '../../../kit/backoff';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isValidId } from '../../domain/order-events';
 import { fixedCredentials, SecretScrubber, type GatewayCredentialSource } from '../secrets/gateway-credentials';
 import { realSleep, type Sleep } from './send-rate-limiter';
 
@@ -55,14 +55,6 @@ export type GatewayExchange =
   | { kind: 'network'; message: string };
 
 const REDACTED = '[redacted]';
-
-/** Ids that go into a gateway URL: the gateway's order id rule, checked before any request. */
-export function requireId(field: 'orderId' | 'vendorId', value: string): void {
-  if (!isValidId(value)) {
-    const shown = typeof value === 'string' ? `"${value.slice(0, 60)}"` : typeof value;
-    throw new Error(`${field}: ${shown} is not a valid id; send 3 to 45 characters of A-Z, a-z, 0-9, "_" or "-"`);
-  }
-}
 
 export function positiveInteger(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${field}: ${value} is not a positive integer; send e.g. 5000`);
@@ -213,8 +205,8 @@ export class GatewayTransport {
 
   /** Full jitter (a random delay up to the exponential ceiling), and at least what a 429 asked for. */
   private backoffMs(tryNumber: number, askedSeconds: number): number {
-    const ceiling = Math.min(this.backoffCapMs, this.backoffBaseMs * 2 ** (tryNumber - 1));
-    return Math.max(Math.floor(this.random() * ceiling), askedSeconds * 1000);
+    const jittered = backoffDelayMs(tryNumber, { firstMs: this.backoffBaseMs, capMs: this.backoffCapMs, jitter: 1 }, this.random);
+    return Math.max(jittered, askedSeconds * 1000);
   }
 
   private transportFailure(error: unknown): GatewayExchange {

@@ -4,7 +4,8 @@ import type { Attempt, GatewayAnswer } from '../../domain/types';
 import { formatInstant, GATEWAY_ZONE, parseGatewayDate } from '../../domain/dates';
 import { attemptOf } from '../../domain/gateway-answer';
 import type { BeforePut, EligibilityGateway, GatewayCallResult } from '../../application/ports';
-import { GatewayTransport, requireId, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
+import { requireId } from '../../domain/order-events';
+import { GatewayTransport, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
 import { SendRateLimiter } from './send-rate-limiter';
 
 export interface HttpEligibilityGatewayOptions extends GatewayClientOptions {
@@ -47,8 +48,8 @@ export class HttpEligibilityGateway implements EligibilityGateway {
   }
 
   async updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult> {
-    requireId('orderId', orderId);
-    requireId('vendorId', vendorId);
+    requireId(orderId, 'orderId');
+    requireId(vendorId, 'vendorId');
     if (parseGatewayDate(eligibility) === null) {
       throw new Error(`eligibility: "${String(eligibility).slice(0, 60)}" is not a gateway date; send "YYYY-MM-DD HH:MM:SS" in India time`);
     }

@@ -4,7 +4,8 @@
  */
 import { INDIA_TIME, formatInstant, parseEligibilityInput } from '../../domain/dates';
 import type { GatewayOrder, GatewayOrderSplit, GatewayOrders } from '../../application/ports';
-import { GatewayTransport, requireId, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
+import { requireId } from '../../domain/order-events';
+import { GatewayTransport, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
 
 /** The PG API version whose order shape Holdback reads (`order_splits`, `order_amount`). */
 export const PG_API_VERSION = '2022-09-01';
@@ -46,14 +47,14 @@ export class HttpGatewayOrders implements GatewayOrders {
   }
 
   async fetchOrder(orderId: string): Promise<GatewayOrder | null> {
-    requireId('orderId', orderId);
+    requireId(orderId, 'orderId');
     // Only the gateway's own "no such order" means missing; a bare 404 (a wrong base URL) must not drop paid orders.
     return this.lookup(`/orders/${encodeURIComponent(orderId)}`, `order ${orderId}`, 'order_not_found', (body) => this.orderOf(body, orderId));
   }
 
   /** The vendor's schedule option as the gateway settles by it (`schedule_option.schedule_id`). */
   async fetchVendor(vendorId: string): Promise<{ scheduleOption: number } | null> {
-    requireId('vendorId', vendorId);
+    requireId(vendorId, 'vendorId');
     return this.lookup(`/easy-split/vendors/${encodeURIComponent(vendorId)}`, `vendor ${vendorId}`, 'vendor_not_found', vendorOf);
   }
 
@@ -62,8 +63,8 @@ export class HttpGatewayOrders implements GatewayOrders {
    * the vendor without one, or not at all. Throws when the recon cannot be read (the order unknown to it included).
    */
   async fetchEligibility(orderId: string, vendorId: string): Promise<string | null> {
-    requireId('orderId', orderId);
-    requireId('vendorId', vendorId);
+    requireId(orderId, 'orderId');
+    requireId(vendorId, 'vendorId');
     return this.lookup(`/easy-split/orders/${encodeURIComponent(orderId)}`, `the recon of order ${orderId}`, null,
       (body) => eligibilityOf(body, orderId, vendorId, (value) => this.transport.scrub(value)));
   }

@@ -4,6 +4,14 @@ import type { Logger } from '../../application/ports';
 import type { SecretScrubber } from '../secrets/gateway-credentials';
 import { LogRedactor } from './json-lines-logger';
 
+let containerLogger: PowertoolsLogger | undefined;
+
+/** The one Powertools logger of a Lambda container: the handlers' `injectLambdaContext` adds each invocation's context to it. */
+export function lambdaPowertoolsLogger(): PowertoolsLogger {
+  containerLogger ??= new PowertoolsLogger();
+  return containerLogger;
+}
+
 /**
  * Implements Holdback's Logger port over Powertools. The level comes from `POWERTOOLS_LOG_LEVEL` (the stack sets
  * INFO); the handlers add the Lambda context (request id) with `injectLambdaContext` and the order and vendor of the
@@ -13,7 +21,7 @@ export class LambdaLogger implements Logger {
   readonly powertools: PowertoolsLogger;
   readonly #redactor: LogRedactor;
 
-  constructor(scrubber: SecretScrubber, powertools = new PowertoolsLogger()) {
+  constructor(scrubber: SecretScrubber, powertools = lambdaPowertoolsLogger()) {
     this.powertools = powertools;
     this.#redactor = new LogRedactor(scrubber);
   }

@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../../domain/bounds';
 import { GATEWAY_ZONE, parseInstant } from '../../domain/dates';
 import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
-import { isValidId } from '../../domain/order-events';
+import { requireId } from '../../domain/order-events';
 import { moneyOf, unpredictedBecause } from '../../domain/projection';
 import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../../domain/types';
 import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
@@ -92,8 +92,8 @@ export function parseOutcomeQuery(params: Record<string, string | undefined>): O
   const { vendorId, orderId, state, from, to, by, format } = params;
   for (const [field, value] of [['vendorId', vendorId], ['orderId', orderId]] as const) {
     if (value === undefined) continue;
-    if (isValidId(value)) filter[field] = value;
-    else issues.push({ field, problem: `is ${JSON.stringify(value)}, not a valid id`, expected: '3 to 45 characters of A-Z, a-z, 0-9, "_" and "-"' });
+    const valid = check(() => requireId(value, field));
+    if (valid !== undefined) filter[field] = valid;
   }
   if (state !== undefined) {
     if ((RELEASE_STATES as readonly string[]).includes(state)) filter.state = state as ReleaseState;
