@@ -22,6 +22,12 @@ export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhoo
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');
 
+/** What the bundles load instead of the SDK's default credential chain, from the project root (esbuild's working directory). */
+export const LAMBDA_CREDENTIALS = 'functions/composition/lambda-credentials.ts';
+
+/** The context key that writes esbuild's metafile (`index.meta.json`) beside each bundle. */
+export const BUNDLE_METAFILE_CONTEXT = 'holdback:bundleMetafile';
+
 export interface HoldbackFunctionProps {
   readonly handlerFile: HandlerFile;
   readonly description: string;
@@ -121,6 +127,13 @@ export class HoldbackFunction extends Construct {
         // ES modules first: esbuild can then drop what a handler never calls (a fifth smaller bundle, measured by the bench).
         mainFields: ['module', 'main'],
         ...(props.withConsole ? { commandHooks: consoleBuild } : {}),
+        // Each handler builds only its own composition (functions/composition/<function>.ts) and so carries only its
+        // SDK clients; and the SDK's default credential chain becomes its environment provider alone, all Lambda uses
+        // (functions/composition/lambda-credentials.ts says why): together under half of the shared-root bundle.
+        esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`] },
+        // `cdk synth -c holdback:bundleMetafile=true` (the bundle tests): esbuild's metafile beside each bundle, the
+        // inputs it took, so a test can prove what a function carries. Off by default: Lambda has no use for it.
+        metafile: this.node.tryGetContext(BUNDLE_METAFILE_CONTEXT) === true || this.node.tryGetContext(BUNDLE_METAFILE_CONTEXT) === 'true',
       },
     });
     const failuresGoTo = props.onFailure ? 'its on-failure destination (an SQS queue with an alarm), which supersedes a dead-letter queue' : props.failuresGoTo;
@@ -133,7 +146,7 @@ export class HoldbackFunction extends Construct {
    */
   bindTable(table: HoldbackTable, actions: TableActions): this {
     this.function.addEnvironment(table.environmentVariable, table.table.tableName);
-    // composition-root.ts builds every repository at cold start, so each function needs every table's name even
+    // composition/compose.ts builds every repository at cold start, so each function needs every table's name even
     // where its use cases never touch the table: no actions, no grant.
     if (actions.length === 0) return this;
     // Only a Query (or Scan) reads an index: without one, the grant names the table alone, not `<table>/index/*`.

@@ -1,7 +1,7 @@
 /** Flow: API Gateway HTTP API (payload 2.0) → route → one use case → JSON answer or `{"error": {code, message}}`. */
 import middy from '@middy/core';
 import httpRouter from '@middy/http-router';
-import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { awsRuntime, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { ROUTES } from './routes';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
@@ -35,4 +35,4 @@ export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsRe
 }
 
 /** On AWS a streamed body (the outcomes CSV) is collected, up to Lambda's response limit (see streamed-body.ts). */
-export const handler = collectStreamedBodies(makeApiHandler(nonSendingRuntimeDependencies, lambdaMetrics()) as Parameters<typeof collectStreamedBodies>[0]);
+export const handler = collectStreamedBodies(makeApiHandler(awsRuntime('api', () => import('../composition/api')), lambdaMetrics()) as Parameters<typeof collectStreamedBodies>[0]);

@@ -1,5 +1,6 @@
 /** How handlers get their Dependencies: built once per cold start, lazily at the first invocation. */
 import type { Dependencies } from '../application/ports';
+import type { AwsAdapters } from '../composition/compose';
 
 export type DependencySource = () => Promise<Dependencies> | Dependencies;
 
@@ -19,21 +20,16 @@ export function lazyDependencies(source: DependencySource): () => Promise<Depend
 }
 
 /**
- * The AWS runtime: the environment read once and the adapters built. Imported lazily so that a test of a handler
- * factory never loads the AWS SDK.
+ * A function's AWS runtime: the environment read once and the adapters of its own composition built
+ * (functions/composition/<function>.ts: only the SDK clients it uses, so its bundle carries no other). Imported lazily
+ * so that a test of a handler factory never loads the AWS SDK. `sendsToGateway`: only the release function sends, so
+ * the release queue's bounded consumer is the only sender and the deployment stays under the gateway's limit.
  */
-function awsRuntime(sendsToGateway: boolean): DependencySource {
+export function awsRuntime(functionName: string, composition: () => Promise<{ adapters: AwsAdapters }>, sendsToGateway = false): DependencySource {
   return async () => {
-    const { buildDependencies, readRuntimeConfig } = await import('../composition-root');
-    return buildDependencies(readRuntimeConfig(process.env), { sendsToGateway });
+    const [{ composeDependencies }, { readRuntimeConfig }, { adapters }] = await Promise.all([
+      import('../composition/compose'), import('../composition/runtime-config'), composition(),
+    ]);
+    return composeDependencies(readRuntimeConfig(process.env), adapters, functionName, { sendsToGateway });
   };
 }
-
-/** The release function's runtime: the one sender to the gateway. */
-export const runtimeDependencies: DependencySource = awsRuntime(true);
-
-/**
- * The AWS runtime of every function but the release function: its gateway refuses to send, so the release queue's
- * bounded consumer is the only sender and the deployment stays under the gateway's limit.
- */
-export const nonSendingRuntimeDependencies: DependencySource = awsRuntime(false);

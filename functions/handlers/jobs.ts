@@ -9,7 +9,7 @@ import { describeError } from '../application/errors';
 import { runJobStep } from '../application/jobs/run-job-step';
 import type { JobStep } from '../application/ports';
 import { JOB_QUEUE } from '../definitions/routing';
-import { runtimeDependencies, type DependencySource } from './dependencies';
+import { awsRuntime, type DependencySource } from './dependencies';
 import { handlerDependencies, observed } from './observability';
 
 export function makeJobsHandler(getDeps: DependencySource) {
@@ -51,4 +51,4 @@ function jobStepOf(body: string): JobStep | string {
   return { jobId, step, ...(vendorId !== undefined ? { vendorId } : {}), ...(after !== undefined ? { after } : {}) };
 }
 
-export const handler = makeJobsHandler(runtimeDependencies);
+export const handler = makeJobsHandler(awsRuntime('jobs', () => import('../composition/jobs'), true));

@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/releases/handle-order-event';
-import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { awsRuntime, type DependencySource } from './dependencies';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
@@ -32,4 +32,4 @@ export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: Powe
   });
 }
 
-export const handler = makeOrderEventsHandler(nonSendingRuntimeDependencies, lambdaMetrics());
+export const handler = makeOrderEventsHandler(awsRuntime('order-events', () => import('../composition/order-events')), lambdaMetrics());

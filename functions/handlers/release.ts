@@ -10,7 +10,7 @@ import type { Dependencies, Logger, ReleaseMetrics } from '../application/ports'
 import { releaseVendor, type ReleaseVendorResult } from '../application/releases/release-vendor';
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
-import { runtimeDependencies, type DependencySource } from './dependencies';
+import { awsRuntime, type DependencySource } from './dependencies';
 import { lambdaMetrics, handlerDependencies, observeRelease, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
@@ -97,4 +97,4 @@ function releaseCommandOf(event: unknown): ReleaseCommand | string {
   return { orderId: orderId as string, vendorId: vendorId as string, releaseKey };
 }
 
-export const handler = makeReleaseHandler(runtimeDependencies, lambdaMetrics());
+export const handler = makeReleaseHandler(awsRuntime('release', () => import('../composition/release'), true), lambdaMetrics());

@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import { sweep, type SweepResult } from '../application/releases/sweep';
 import { maintainAuditLog } from '../application/audit/maintain-audit-log';
-import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { awsRuntime, type DependencySource } from './dependencies';
 import { lambdaMetrics, handlerDependencies, observeSweep, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 
@@ -23,4 +23,4 @@ export function makeSweepHandler(getDeps: DependencySource, metrics?: Powertools
   });
 }
 
-export const handler = makeSweepHandler(nonSendingRuntimeDependencies, lambdaMetrics());
+export const handler = makeSweepHandler(awsRuntime('sweep', () => import('../composition/sweep')), lambdaMetrics());

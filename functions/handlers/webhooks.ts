@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { GATEWAY_WEBHOOK_PATH } from '../definitions/routing';
-import { nonSendingRuntimeDependencies, type DependencySource } from './dependencies';
+import { awsRuntime, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import { GATEWAY_WEBHOOK_ROUTE } from './routes/gateway-webhook';
@@ -35,4 +35,4 @@ export function makeWebhookHandler(getDeps: DependencySource, metrics?: Powertoo
 }
 
 /** Never sends to the gateway (the release queue's consumer is the one sender); reads the secret to verify signatures. */
-export const handler = makeWebhookHandler(nonSendingRuntimeDependencies, lambdaMetrics());
+export const handler = makeWebhookHandler(awsRuntime('webhooks', () => import('../composition/webhooks')), lambdaMetrics());

@@ -5,7 +5,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DateTime } from 'luxon';
 import type { Context } from 'aws-lambda';
-import { buildDependencies } from '../../functions/composition-root';
+import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
+import { adapters as orderEventsAdapters } from '../../functions/composition/order-events';
+import { adapters as releaseAdapters } from '../../functions/composition/release';
+import { adapters as sweepAdapters } from '../../functions/composition/sweep';
+import { adapters as jobsAdapters } from '../../functions/composition/jobs';
 import type { HandlerName } from '../../functions/definitions/routing';
 import type { Dependencies, EventPublisher, Logger } from '../../functions/application/ports';
 import { makeOrderEventsHandler } from '../../functions/handlers/order-events';
@@ -54,13 +58,17 @@ const publisher: EventPublisher = {
 
 const wrapClient = data.clientHook ? loadClientHook(data.clientHook) : undefined;
 
-/** One composition root, as a Lambda container builds it; only the release function's may send to the gateway. */
-function dependencies(sendsToGateway: boolean): Dependencies {
+/**
+ * A function's own composition, as its Lambda container builds it (functions/composition/<function>.ts: only the
+ * adapters its bundle carries, so a use of one it lacks fails here as on AWS); only the release function's may send to
+ * the gateway. Its events are relayed to the runtime's publisher, where its composition publishes at all.
+ */
+function dependencies(functionName: string, adapters: AwsAdapters, sendsToGateway: boolean): Dependencies {
   const clock = { now: () => DateTime.fromMillis(nowMs(), { zone: 'utc' }) };
-  return { ...buildDependencies(data.config, { clock, logger, sendsToGateway, wrapClient }), publisher };
+  const built = composeDependencies(data.config, adapters, functionName, { clock, logger, sendsToGateway, wrapClient });
+  return adapters.publisher ? { ...built, publisher } : built;
 }
 type Handler = (event: never, context: Context) => Promise<unknown>;
-const deps = dependencies(false);
 // A deployed bundle reads its configuration from process.env, as on Lambda (this thread's copy of it).
 if (data.environment) Object.assign(process.env, data.environment);
 
@@ -74,15 +82,20 @@ function loadBundle(file: string): Handler {
   if (typeof handler !== 'function') throw new Error(`the bundle ${file} exports no handler function`);
   return handler as Handler;
 }
+/** A handler made at its first invocation, with its dependencies then (as Lambda builds them at a cold start). */
+function lazyHandler(make: () => Handler): Handler {
+  let made: Handler | null = null;
+  return (event, context) => (made ??= make())(event, context);
+}
 const bundle = (name: HandlerName): Handler | null => {
   const file = data.bundles?.[name];
   return file ? loadBundle(file) : null;
 };
 const handlers: Record<HandlerName, Handler> = {
-  orderEvents: bundle('orderEvents') ?? makeOrderEventsHandler(() => deps),
-  release: bundle('release') ?? makeReleaseHandler(() => dependencies(true)),
-  sweep: bundle('sweep') ?? makeSweepHandler(() => deps),
-  jobs: bundle('jobs') ?? makeJobsHandler(() => deps),
+  orderEvents: bundle('orderEvents') ?? lazyHandler(() => makeOrderEventsHandler(() => dependencies('order-events', orderEventsAdapters, false))),
+  release: bundle('release') ?? lazyHandler(() => makeReleaseHandler(() => dependencies('release', releaseAdapters, true))),
+  sweep: bundle('sweep') ?? lazyHandler(() => makeSweepHandler(() => dependencies('sweep', sweepAdapters, false))),
+  jobs: bundle('jobs') ?? lazyHandler(() => makeJobsHandler(() => dependencies('jobs', jobsAdapters, false))),
 };
 /**
  * The release function's execution environments this container hosts, each built as a Lambda container would be: its
@@ -93,7 +106,7 @@ function handlerFor(name: HandlerName, environment: number | undefined): Handler
   if (name !== 'release' || environment === undefined) return handlers[name];
   let handler = releaseEnvironments.get(environment);
   if (!handler) {
-    const own = dependencies(true);
+    const own = dependencies('release', releaseAdapters, true);
     handler = bundle('release') ?? makeReleaseHandler(() => own);
     releaseEnvironments.set(environment, handler);
   }

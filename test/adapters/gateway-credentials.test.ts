@@ -2,9 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
-import {
-  PLACEHOLDER_CLIENT_ID, SecretScrubber, secretsManagerCredentials,
-} from '../../functions/adapters/secrets/gateway-credentials';
+import { PLACEHOLDER_CLIENT_ID, SecretScrubber } from '../../functions/adapters/secrets/gateway-credentials';
+import { secretsManagerCredentials } from '../../functions/adapters/secrets/secrets-manager-credentials';
 import { JsonLinesLogger } from '../../functions/adapters/logging/json-lines-logger';
 
 let server: Server;

@@ -2,7 +2,7 @@
  * The bundles that deploy are the ones tested: the CDK app synthesized with bundling on, and an order driven through
  * the local runtime whose order-events, release and sweep handlers are those bundles from the cloud assembly.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthesizeBundles, type FunctionBundle } from '../../bench/function-bundles';
@@ -15,7 +15,8 @@ let bundles: Record<FunctionRole, FunctionBundle>;
 
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'holdback-assembly-'));
-  bundles = synthesizeBundles(outdir);
+  // With esbuild's metafile beside each bundle: the inputs each function's bundle took.
+  bundles = synthesizeBundles(outdir, { metafile: true });
 }, 120_000);
 
 afterAll(() => {
@@ -103,4 +104,51 @@ it('a bundle that exports no handler keeps the runtime from starting (the contai
   writeFileSync(empty, 'exports.notAHandler = 1;\n');
   await expect(startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, bundles: { release: empty } }))
     .rejects.toThrow(/exports no handler function/);
+});
+
+/** The npm packages a bundle took, from its metafile (index.meta.json beside it). */
+function packagesIn(bundle: FunctionBundle): Set<string> {
+  const metafile = join(bundle.directory, 'index.meta.json');
+  expect(existsSync(metafile)).toBe(true);
+  const { inputs } = JSON.parse(readFileSync(metafile, 'utf8')) as { inputs: Record<string, unknown> };
+  const packages = new Set<string>();
+  for (const input of Object.keys(inputs)) {
+    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+    if (name) packages.add(name);
+  }
+  return packages;
+}
+
+/**
+ * Each function bundles only the SDK clients its composition (functions/composition/<function>.ts) uses; wiring a
+ * function through a shared root again (every client in every bundle) fails here.
+ */
+describe('each function bundle carries only the AWS clients it uses', () => {
+  const CLIENTS = ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-s3', 'client-kms', 'client-secrets-manager'] as const;
+  const USES: Record<FunctionRole, (typeof CLIENTS)[number][]> = {
+    orderEvents: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge'],
+    release: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
+    sweep: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-kms'],
+    webhooks: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
+    jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-s3', 'client-kms'],
+    api: [...CLIENTS],
+  };
+
+  it.each(Object.keys(USES) as FunctionRole[])('%s', (role) => {
+    const packages = packagesIn(bundles[role]);
+    const carried = CLIENTS.filter((client) => packages.has(`@aws-sdk/${client}`));
+    expect(carried).toEqual(USES[role]);
+    // The SDK's default credential chain (SSO, STS, INI... and their nested clients) is replaced by the environment's
+    // provider, all Lambda uses (functions/composition/lambda-credentials.ts).
+    expect(packages.has('@aws-sdk/credential-provider-node')).toBe(false);
+    expect(packages.has('@aws-sdk/nested-clients')).toBe(false);
+    expect(packages.has('@aws-sdk/credential-provider-env')).toBe(true);
+  });
+
+  it('the release function carries no S3, KMS or storage code (export files, audit signing)', () => {
+    const packages = packagesIn(bundles.release);
+    for (const absent of ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner', '@aws-sdk/client-kms', 'csv-parse']) {
+      expect(packages.has(absent)).toBe(false);
+    }
+  });
 });

@@ -113,6 +113,14 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 export class DynamoAuditStore implements AuditLog, AuditArchive {
   private readonly heads = new Map<string, Pick<StreamHead, 'sequence' | 'hash'>>();
+  /**
+   * Each stream's append in progress in this container, which the next append of the stream waits for. The vendors of
+   * one order share its stream and are released together (one SQS batch, run at once): racing each other, each lost
+   * race cost a refused put, a random pause and a re-read of the head (three head reads a release, counted in the
+   * pipeline benchmark). Queued, each append seals after the head the one before it left. Across containers the
+   * conditional put still decides, as before.
+   */
+  private readonly appending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly doc: DocumentClient,
@@ -294,7 +302,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     const failed: AuditEntry[] = [];
     let reason = '';
     await Promise.all([...entriesByStream(entries)].map(async ([stream, list]) => {
-      const left = await this.appendToStream(stream, list, recordedAt);
+      const left = await this.inTurn(stream, () => this.appendToStream(stream, list, recordedAt));
       if (left.entries.length > 0) {
         failed.push(...left.entries);
         reason = left.reason;
@@ -337,6 +345,18 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       }
     }
     return { entries: left, reason };
+  }
+
+  /** Runs `work` once the stream's earlier appends in this container have ended (appendToStream never rejects). */
+  private async inTurn<T>(stream: string, work: () => Promise<T>): Promise<T> {
+    const before = this.appending.get(stream);
+    const mine = (before ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.appending.set(stream, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.appending.get(stream) === mine) this.appending.delete(stream);
+    }
   }
 
   private async readHead(stream: string): Promise<Pick<StreamHead, 'sequence' | 'hash'> | null> {

@@ -1,5 +1,7 @@
-/** The gateway's client credentials at run time: from Secrets Manager (cached, so a rotation needs no deploy) or fixed. */
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+/**
+ * The gateway's client credentials at run time: fixed (locally), or from Secrets Manager (cached, so a rotation needs no
+ * deploy; secrets-manager-credentials.ts, apart so that a function that never calls the gateway does not load its client).
+ */
 import { PLACEHOLDER_CLIENT_ID } from '../../definitions/secrets';
 
 export { PLACEHOLDER_CLIENT_ID } from '../../definitions/secrets';
@@ -38,30 +40,8 @@ export function fixedCredentials(credentials: GatewayCredentials, scrubber?: Sec
   return () => answer;
 }
 
-/** How long a fetched secret is used before Secrets Manager is asked again: a rotation reaches every container within it. */
-export const SECRET_MAX_AGE_SECONDS = 300;
-
-/**
- * The secret `secretId` (JSON `{"clientId", "clientSecret"}`), read with Powertools' cache. A secret that still holds
- * the placeholder the stack created is refused with what to put there, so releases wait instead of failing at the
- * gateway with a 401.
- */
-export function secretsManagerCredentials(secretId: string, scrubber: SecretScrubber, maxAge = SECRET_MAX_AGE_SECONDS): GatewayCredentialSource {
-  return async () => {
-    const value = await getSecret<unknown>(secretId, { transform: 'json', maxAge });
-    const credentials = credentialsOf(value);
-    if (!credentials) {
-      throw new Error(
-        `gateway secret ${secretId} does not hold the gateway credentials yet; put {"clientId": "...", "clientSecret": "..."} ` +
-        'in it (aws secretsmanager put-secret-value); releases wait until then',
-      );
-    }
-    scrubber.remember(credentials.clientSecret, credentials.clientId);
-    return credentials;
-  };
-}
-
-function credentialsOf(value: unknown): GatewayCredentials | null {
+/** The credentials a secret's value holds, or null (not JSON of both, or still the stack's placeholder). */
+export function credentialsOf(value: unknown): GatewayCredentials | null {
   if (!value || typeof value !== 'object') return null;
   const { clientId, clientSecret } = value as Record<string, unknown>;
   if (typeof clientId !== 'string' || typeof clientSecret !== 'string') return null;

@@ -1,0 +1,203 @@
+/**
+ * Builds a function's Dependencies from the configuration: DynamoDB and the adapters without an SDK client always, and
+ * each SDK-backed adapter through the builder its composition (functions/composition/<function>.ts) hands in. A
+ * function's bundle carries only the SDK clients of its composition; a port whose client it lacks is a stand-in that
+ * says so when used.
+ */
+import { DateTime } from 'luxon';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type {
+  AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
+} from '../application/ports';
+import { DynamoAuditStore } from '../adapters/dynamodb/audit-store';
+import { Ed25519AuditKey } from '../adapters/audit-key/ed25519-audit-key';
+import { DynamoSettingsRepository } from '../adapters/dynamodb/settings-repository';
+import { DynamoPolicyRepository } from '../adapters/dynamodb/policy-repository';
+import { DynamoHoldRepository } from '../adapters/dynamodb/hold-repository';
+import { DynamoConfigReader } from '../adapters/dynamodb/config-reader';
+import { DocumentClient, documentClientConfig } from '../adapters/dynamodb/document-client';
+import { DynamoOrderRepository } from '../adapters/dynamodb/order-repository';
+import { DynamoRejectedEventRepository } from '../adapters/dynamodb/rejected-event-repository';
+import { DynamoPreviewRepository } from '../adapters/dynamodb/preview-repository';
+import { DynamoPolicyImportRepository } from '../adapters/dynamodb/policy-import-repository';
+import { HttpEligibilityGateway } from '../adapters/gateway/http-eligibility-gateway';
+import { HttpGatewayOrders } from '../adapters/gateway/http-gateway-orders';
+import { LambdaLogger } from '../adapters/logging/powertools-logger';
+import { DynamoJobRepository } from '../adapters/dynamodb/job-repository';
+import { DynamoOpenOrderPolicyRepository } from '../adapters/dynamodb/open-order-policy-repository';
+import { FileExportStore } from '../adapters/files/file-export-store';
+import { fixedCredentials, SecretScrubber, type GatewayCredentialSource } from '../adapters/secrets/gateway-credentials';
+import { RUNTIME_ENV, type RuntimeConfig } from './runtime-config';
+
+/**
+ * A hook given each SDK client as it is built, with its service name ("DynamoDB", "SQS"...), before its first call:
+ * the bench's call meter (bench/aws-call-meter.ts) plugs in here. Production passes none.
+ */
+export type ClientHook = (client: { middlewareStack: unknown }, service: string, config: RuntimeConfig) => void;
+
+/** What a builder of an SDK-backed adapter is given. */
+export interface ServiceContext {
+  config: RuntimeConfig;
+  /** The configuration every SDK client of the function shares (region, endpoint, logger, credentials locally). */
+  aws: { region: string; logger: DynamoDBClientConfig['logger']; cacheMiddleware: boolean; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
+  clock: Clock;
+  /** Hands a client to the client hook (if any) before its first call; returns it. */
+  hooked<T extends { middlewareStack: unknown }>(client: T, service: string): T;
+}
+
+/**
+ * The SDK-backed adapters a function uses, each a builder that loads its client (functions/composition/services/).
+ * DynamoDB is every function's and always built.
+ */
+export interface AwsAdapters {
+  scheduler?(c: ServiceContext): ReleaseScheduler;
+  publisher?(c: ServiceContext, lingerMs: number | undefined): EventPublisher;
+  /** The release queue and, where configured, the job queue: one SQS client. */
+  queues?(c: ServiceContext): { queue: ReleaseQueue; jobQueue: JobQueue | null };
+  /** Export files in the stack's S3 bucket (pre-signed links). */
+  exportBucket?(c: ServiceContext, bucket: string): ExportStore;
+  /** The audit checkpoints' KMS key. */
+  kmsAuditKey?(c: ServiceContext, key: { kms: string; writer: boolean; previous: string[] }): AuditKey;
+  /** The gateway credentials from Secrets Manager. */
+  secretsManager?(secretId: string, scrubber: SecretScrubber): GatewayCredentialSource;
+}
+
+export interface BuildOptions {
+  clock?: Clock; logger?: Logger; publishLingerMs?: number;
+  /** False for every function but the release function: only it sends, so the deployment stays under the gateway's limit. */
+  sendsToGateway?: boolean;
+  /** Given every SDK client as it is built (the bench's call meter); none in production. */
+  wrapClient?: ClientHook;
+}
+
+/**
+ * The SDK clients' logger. For every call, the SDK builds a redacted copy of the request and the answer to hand to
+ * `logger.info`, even for its default logger that throws it away; a logger without `info` skips that work (a tenth of
+ * a DynamoDB call's CPU). Holdback logs its own outcomes, and the SDK's errors reach it as thrown errors.
+ */
+const SDK_LOGGER = { debug: () => undefined, warn: () => undefined, error: () => undefined } as unknown as DynamoDBClientConfig['logger'];
+
+/**
+ * The sends a minute one container may make: the gateway's limit is for the whole deployment, and at most
+ * `releaseMaxConcurrency` release containers run at once (the queue's event source mapping), so each takes its share.
+ */
+export function containerRatePerMinute(config: RuntimeConfig): number {
+  return Math.floor(config.gateway.ratePerMinute / config.releaseMaxConcurrency);
+}
+
+/** The gateway of a function that must not send: a due release goes on the release queue instead. */
+const noGatewaySends: EligibilityGateway = {
+  updateEligibility: async () => {
+    throw new Error('only the release function sends to the gateway (its limit is shared by the release containers); enqueue the release command instead');
+  },
+};
+
+/** Stand-ins where a part is not configured: each use says which variable is missing. */
+const unconfigured = (variable: string): Error => new Error(`${variable} is not set in this runtime, so it cannot do this; set it (the CDK stack and the embedded default do)`);
+const noJobQueue: JobQueue = { enqueue: async () => { throw unconfigured(RUNTIME_ENV.jobQueueUrl); } };
+const noExports: ExportStore = {
+  write: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
+  link: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
+};
+
+/** A use of a port whose SDK client the function's composition does not load: names both, and where to add it. */
+function absent(functionName: string, client: string, what: string): Error {
+  return new Error(`the ${functionName} function's composition (functions/composition/${functionName}.ts) loads no ${client} client, so it cannot ${what}; add the ${client} builder there if this function needs it`);
+}
+
+/** A port object whose every method fails with `absent(...)` (no method is called on the way to the first use). */
+function absentPort<T extends object>(functionName: string, client: string, what: string): T {
+  return new Proxy({} as T, {
+    get: (_target, method) => (method === 'then' ? undefined : async () => { throw absent(functionName, client, `${what} (${String(method)})`); }),
+  });
+}
+
+/** The system clock (AWS); the embedded default passes its shared clock instead. */
+export const systemClock: Clock = { now: () => DateTime.utc() };
+
+/** Builds every adapter of `functionName` once, with one SDK client per service its `adapters` load. */
+export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters, functionName: string, overrides: BuildOptions = {}): Dependencies {
+  const clock = overrides.clock ?? systemClock;
+  const aws: ServiceContext['aws'] = {
+    region: config.aws.region,
+    logger: SDK_LOGGER,
+    // Each client resolves an operation's middleware stack once, not on every call (no call passes per-call options).
+    cacheMiddleware: true,
+    ...(config.aws.endpoint ? { endpoint: config.aws.endpoint } : {}),
+    ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  };
+  const c: ServiceContext = {
+    config, aws, clock,
+    hooked: (client, service) => {
+      overrides.wrapClient?.(client, service, config);
+      return client;
+    },
+  };
+  const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
+  const doc = new DocumentClient(c.hooked(new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));
+  const scrubber = new SecretScrubber();
+  const source = config.gateway.credentials;
+  const credentials: GatewayCredentialSource = !('secretId' in source)
+    ? fixedCredentials(source, scrubber)
+    : adapters.secretsManager?.(source.secretId, scrubber) ?? (() => Promise.reject(absent(functionName, 'Secrets Manager', 'read the gateway credentials')));
+  // Lambda: Powertools (request ids, level by POWERTOOLS_LOG_LEVEL); the embedded default passes its own logger.
+  const logger = overrides.logger ?? new LambdaLogger(scrubber);
+  const retention = config.retentionDays ?? {};
+  const orders = new DynamoOrderRepository(doc, config.tables.orders, retention);
+  const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
+  const queues = adapters.queues?.(c);
+  return {
+    clock,
+    logger,
+    settings: new DynamoSettingsRepository(doc, config.tables.config, clock),
+    policies: new DynamoPolicyRepository(doc, config.tables.config, orders.reads.directory),
+    holds: new DynamoHoldRepository(doc, config.tables.config),
+    config: new DynamoConfigReader(doc, config.tables.config, clock),
+    orders,
+    reads: orders.reads,
+    rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
+    previews: new DynamoPreviewRepository(doc, config.tables.config),
+    policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
+    scheduler: adapters.scheduler?.(c) ?? absentPort(functionName, 'Scheduler', 'schedule or cancel a release'),
+    gateway: overrides.sendsToGateway === false
+      ? noGatewaySends
+      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now() }),
+    gatewayOrders: new HttpGatewayOrders({
+      pgBaseUrl: config.gateway.pgBaseUrl,
+      credentials,
+      scrubber,
+      timeoutMs: config.gateway.timeoutMs,
+    }),
+    publisher: adapters.publisher?.(c, overrides.publishLingerMs) ?? absentPort(functionName, 'EventBridge', 'publish events'),
+    queue: queues?.queue ?? absentPort(functionName, 'SQS', 'enqueue a release'),
+    jobQueue: !config.jobQueueUrl ? noJobQueue : queues?.jobQueue ?? absentPort(functionName, 'SQS', 'enqueue a job step'),
+    jobs: new DynamoJobRepository(doc, config.tables.config),
+    openOrderPolicies: new DynamoOpenOrderPolicyRepository(doc, config.tables.config),
+    exports: exportStoreOf(config, adapters, c, functionName),
+    audit: auditStore,
+    auditArchive: auditStore,
+    auditKey: auditKeyOf(config, adapters, c, functionName),
+    // The gateway signs its webhooks with the client secret.
+    secrets: { webhookSecret: async () => (await credentials()).clientSecret },
+    ...('secretId' in source ? { gatewayReady: () => credentials().then(() => true, () => false) } : {}),
+  };
+}
+
+/** The export store as configured; the S3 client is built only where a bucket is. */
+function exportStoreOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceContext, functionName: string): ExportStore {
+  const exports = config.exports;
+  if (!exports) return noExports;
+  if ('dir' in exports) return new FileExportStore(exports.dir, exports.baseUrl);
+  return adapters.exportBucket?.(c, exports.bucket) ?? absentPort(functionName, 'S3', 'write or link an export file');
+}
+
+/** The audit checkpoints' key as configured; the KMS client is built only where a KMS key is. */
+function auditKeyOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceContext, functionName: string): Dependencies['auditKey'] {
+  const key = config.audit.key;
+  if (!key) return null;
+  if ('kms' in key) {
+    const fail = () => Promise.reject(absent(functionName, 'KMS', 'sign or verify audit checkpoints'));
+    return adapters.kmsAuditKey?.(c, key) ?? { canSign: false, identity: fail, publicKeyPem: fail, publicKeys: fail, sign: fail };
+  }
+  return Ed25519AuditKey.fromFile(key.file);
+}

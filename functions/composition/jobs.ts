@@ -1,0 +1,9 @@
+/** The jobs function's composition: bulk replans (schedules, queues, events) and export files (S3; the audit export names the key, KMS). */
+import type { AwsAdapters } from './compose';
+import { scheduler } from './services/scheduler';
+import { publisher } from './services/eventbridge';
+import { queues } from './services/sqs';
+import { exportBucket } from './services/s3';
+import { kmsAuditKey } from './services/kms';
+
+export const adapters: AwsAdapters = { scheduler, publisher, queues, exportBucket, kmsAuditKey };

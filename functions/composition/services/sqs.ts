@@ -1,0 +1,10 @@
+/** SQS: the release queue (the one send path) and the job queue, on one client. */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsReleaseQueue } from '../../adapters/sqs/sqs-release-queue';
+import { SqsJobQueue } from '../../adapters/sqs/sqs-job-queue';
+import type { AwsAdapters } from '../compose';
+
+export const queues: NonNullable<AwsAdapters['queues']> = (c) => {
+  const sqs = c.hooked(new SQSClient(c.aws), 'SQS');
+  return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sqs, c.config.jobQueueUrl) : null };
+};

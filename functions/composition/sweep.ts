@@ -1,0 +1,8 @@
+/** The sweep's composition: re-drives overdue releases (queue, schedules), publishes, signs the audit log's checkpoints (KMS). */
+import type { AwsAdapters } from './compose';
+import { scheduler } from './services/scheduler';
+import { publisher } from './services/eventbridge';
+import { queues } from './services/sqs';
+import { kmsAuditKey } from './services/kms';
+
+export const adapters: AwsAdapters = { scheduler, publisher, queues, kmsAuditKey };

@@ -1,0 +1,8 @@
+/** The gateway webhooks' composition: checks signatures and looks orders up (credentials from Secrets Manager), replans and publishes. */
+import type { AwsAdapters } from './compose';
+import { scheduler } from './services/scheduler';
+import { publisher } from './services/eventbridge';
+import { queues } from './services/sqs';
+import { secretsManager } from './services/secrets-manager';
+
+export const adapters: AwsAdapters = { scheduler, publisher, queues, secretsManager };
