@@ -7,7 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
 import type { Clock, Dependencies, EligibilityGateway, ExportStore, JobQueue, Logger } from './application/ports';
-import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './definitions/routing';
+import { DEFAULT_EVENT_SOURCE, LOCAL_FUNCTIONS_ACCESS_KEY, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from './definitions/routing';
 import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from './definitions/tables';
 import { DynamoAuditStore } from './adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from './adapters/audit-key/ed25519-audit-key';
@@ -382,7 +382,7 @@ export function buildDependencies(
     // Each client resolves an operation's middleware stack once, not on every call (no call passes per-call options).
     cacheMiddleware: true,
     ...(config.aws.endpoint ? { endpoint: config.aws.endpoint } : {}),
-    ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: LOCAL_FUNCTIONS_ACCESS_KEY, secretAccessKey: 'local' } } : {}),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
   const doc = new DocumentClient(hooked(overrides.wrapClient, config, new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));

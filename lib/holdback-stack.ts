@@ -7,7 +7,7 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/definitions/retention-kinds';
 import { DUE_INDEX } from '../functions/definitions/tables';
 import {
-  DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_SOURCE, EMITTED_EVENTS, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/definitions/routing';
 import { AccessPolicies } from './access-policies';
 import { TrustAlarms } from './alarms';
@@ -246,8 +246,8 @@ export class HoldbackStack extends Stack {
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
       fn.bindEventBus(bus, orderEventSource);
-      // A payment webhook republishes order.paid; every function emits Holdback's own events.
-      this.intake.grantEmit(fn.role, name === 'webhooks' ? ['order.paid'] : []);
+      // Each role may put exactly what its function emits (a payment webhook republishes order.paid).
+      this.intake.grantEmit(fn.role, EMITTED_EVENTS[name]);
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
