@@ -592,7 +592,8 @@ describe('audit log: write-once (issue 16)', () => {
     const apiRole = withOld.getLogicalId(withOld.functions.api.role.node.defaultChild as CfnElement);
     const granted = Object.values(t).filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === apiRole))
       .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[]);
-    expect(granted).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'kms:GetPublicKey', Resource: old }));
+    // GetPublicKey for the public half, DescribeKey for its validity (GET /audit/public-keys' from and to).
+    expect(granted).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: ['kms:DescribeKey', 'kms:GetPublicKey'], Resource: old }));
   });
 
   it('the long-term copy: an S3 bucket with Object Lock in compliance mode (100 years), retained, fed by the audit table\'s stream through the copier', () => {
