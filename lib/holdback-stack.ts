@@ -20,7 +20,7 @@ import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableActions } from './holdback-function';
 import { AuditArchive } from './audit-archive';
 import { AuditKey } from './audit-key';
-import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-table';
+import { HoldbackTable, LEGACY_INDEXES, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
 import { ReleaseQueue } from './release-queue';
 import { JobQueue } from './job-queue';
@@ -77,6 +77,8 @@ export interface HoldbackStackProps extends StackProps {
    * ALL for a stack deployed while it was ALL, since DynamoDB cannot change an index's projection in place.
    */
   readonly dueIndexProjection?: 'KEYS_ONLY' | 'ALL';
+  /** The upgrade's stages (holdback:ordersIndexes): the orders table's indexes in this deploy, legacy ones included. */
+  readonly ordersIndexes?: readonly string[];
   /** Subscribed to the alarm topic. */
   readonly alarmEmail?: string;
   /** ARNs of audit keys that signed before the current one (kept, never deleted): still listed and verifiable. */
@@ -166,6 +168,10 @@ export class HoldbackStack extends Stack {
       [name, new HoldbackTable(this, TABLE_IDS[name], {
         name,
         ...(name === 'orders' && props.dueIndexProjection ? { projections: { [DUE_INDEX.name]: props.dueIndexProjection } } : {}),
+        ...(name === 'orders' && props.ordersIndexes ? {
+          indexes: props.ordersIndexes.filter((index) => !LEGACY_INDEXES[index]),
+          legacy: props.ordersIndexes.filter((index) => LEGACY_INDEXES[index]).map((index) => LEGACY_INDEXES[index]),
+        } : {}),
       })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
     const releaseConcurrency = props.releaseConcurrency ?? RELEASE_QUEUE.maximumConcurrency;
