@@ -11,6 +11,7 @@ import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/definitio
 import { EXTRA_PRICES, EXTRA_PRICES_AS_OF, PRICES, PRICES_AS_OF, PRICE_REGION } from './aws-prices';
 import { LogMeter, PLATFORM_LOG_BYTES_PER_INVOCATION, bytesToGb, measureTable, modelledGbSeconds, releaseMetricsLineBytes, sampledTraces } from './whole-bill';
 import { DEFAULT_AUDIT_TABLE_NAME, DEFAULT_TABLE_NAMES } from '../functions/definitions/tables';
+import { AUDIT_ARCHIVE_BATCH } from '../lib/audit-archive';
 import { startHarness, type Harness } from '../test/e2e/harness';
 
 /** lib/holdback-function.ts's default, which every Holdback function uses. */
@@ -23,8 +24,13 @@ export const COST_TARGET_PER_MILLION = 40;
 export const STORAGE_TARGET_PER_MILLION_KEPT = 1;
 /** Function and access logs are kept 400 days (lib/deploy-safety.ts). */
 const LOG_MONTHS_KEPT = 400 / 30;
-/** lib/audit-archive.ts: the copier's stream batch. */
-const ARCHIVE_BATCH = 100;
+/**
+ * lib/audit-archive.ts: the copier writes one object per stream batch (up to 1,000 records, or a minute's worth). At a
+ * million orders a month the records come at about 5 a second, so each shard's batch closes on the minute: one PUT a
+ * minute per stream shard (4 assumed: a table's stream has a shard per partition), or one per 1,000 records if more.
+ */
+const ARCHIVE_BATCH = AUDIT_ARCHIVE_BATCH.records;
+const ARCHIVE_SHARDS = 4;
 
 /** The three vendors of each order and their policies: one released at once, one a day after payment, one after delivery. */
 const VENDORS = [
@@ -183,7 +189,9 @@ export async function benchCost(orders = 200) {
     // Fixed a month: the sweep every minute (counted above), the gateway secret, the audit key. Secret reads: at
     // most one GetSecretValue per container per 5 minutes (Powertools cache); 10 warm containers assumed.
     const secretMonthly = PRICES.secretsManager.perSecretMonth + ((10 * MINUTES_PER_MONTH) / 5 / 1e4) * PRICES.secretsManager.per10kCalls;
-    const fixedMonthly = sweepMonthly + secretMonthly + PRICES.kms.perKeyMonth;
+    // The sweep traces actively: Lambda samples its one run a minute (43,200 traces a month).
+    const sweepTracesMonthly = (sampledTraces(MINUTES_PER_MONTH) / 1e6) * EXTRA_PRICES.xray.perMillionTracesRecorded;
+    const fixedMonthly = sweepMonthly + secretMonthly + PRICES.kms.perKeyMonth + sweepTracesMonthly;
     perMillion.push(...whole.lines);
     const variable = sum(perMillion);
     const total = variable + (fixedMonthly * 1e6) / ORDERS_PER_MONTH;
@@ -215,7 +223,7 @@ export async function benchCost(orders = 200) {
       dynamoBreakdownPerOrder: Object.fromEntries(Object.entries(breakdownOf(calls, 'DynamoDB')).map(([k, v]) => [k, round(v / orders, 2)])),
       callsPerOrder: Object.fromEntries([...calls.values()].map((c) => [`${c.service} ${c.operation}`, round(c.calls / orders, 2)])),
       setUpCalls: [...setUp.values()].reduce((n, c) => n + c.calls, 0),
-      fixedMonthlyUsd: { sweepEveryMinute: round(sweepMonthly, 2), sweepPerRunUsd: sweepPerRun, gatewaySecret: round(secretMonthly, 2), auditKey: PRICES.kms.perKeyMonth },
+      fixedMonthlyUsd: { sweepEveryMinute: round(sweepMonthly, 2), sweepTraces: round(sweepTracesMonthly, 2), sweepPerRunUsd: sweepPerRun, gatewaySecret: round(secretMonthly, 2), auditKey: PRICES.kms.perKeyMonth },
       totalPerMillionUsd: round(total, 2),
       atOrdersPerMonth: ORDERS_PER_MONTH,
       polling: {
@@ -231,6 +239,7 @@ export async function benchCost(orders = 200) {
       extraPricesAsOf: EXTRA_PRICES_AS_OF, extraPrices: EXTRA_PRICES,
       storage: whole.storage,
       logsPerOrder: whole.logsPerOrder,
+      xrayIfActiveOnEveryFunctionUsd: whole.activeTracingEverywhereUsd,
       target: { usd: COST_TARGET_PER_MILLION, met: total <= COST_TARGET_PER_MILLION, storageUsdPerMillionKeptMonthly: STORAGE_TARGET_PER_MILLION_KEPT, storageMet: whole.storage.usdPerMillionKeptMonthly <= STORAGE_TARGET_PER_MILLION_KEPT },
       contractFloor: contractFloor(),
     };
@@ -251,13 +260,14 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
   const endpoint = harness.runtime.edge.dynamodbUrl;
   const ordersTable = await measureTable(endpoint, DEFAULT_TABLE_NAMES.orders);
   const auditTable = await measureTable(endpoint, DEFAULT_AUDIT_TABLE_NAME);
-  // The write-once copy: one S3 object per audit record and checkpoint (functions/adapters/s3/audit-archive-copy.ts).
+  // The write-once copy: one S3 object per stream batch (functions/adapters/s3/audit-archive-copy.ts).
   const auditItemsPerOrder = auditTable.items / orders;
-  add('S3', 'audit write-once copy: PUTs (one object per audit record)', auditItemsPerOrder * 1e6, 'PUTs', auditItemsPerOrder * 1e6 / 1000 * EXTRA_PRICES.s3.per1kPuts);
-  const copierInvocations = (auditItemsPerOrder * 1e6) / ARCHIVE_BATCH;
-  const copierMs = auditItemsPerOrder * 1e6 * EXTRA_PRICES.latencyMs.S3;
-  add('Lambda', `audit copier requests (stream batches of ${ARCHIVE_BATCH})`, copierInvocations, 'requests', (copierInvocations / 1e6) * PRICES.lambda.perMillionRequests);
-  add('Lambda', 'audit copier duration (its PUTs\' waits)', (copierMs / 1000) * (LAMBDA_MEMORY_MB / 1024), 'GB-s', (copierMs / 1000) * (LAMBDA_MEMORY_MB / 1024) * PRICES.lambda.perGbSecondArm64);
+  const batchesPerMonth = Math.max(ARCHIVE_SHARDS * MINUTES_PER_MONTH, (auditItemsPerOrder * ORDERS_PER_MONTH) / ARCHIVE_BATCH);
+  const copierInvocations = batchesPerMonth * (1e6 / ORDERS_PER_MONTH);
+  add('S3', `audit write-once copy: PUTs (one per stream batch of up to ${ARCHIVE_BATCH} records or a minute, ${round(auditItemsPerOrder, 1)} records an order)`, copierInvocations, 'PUTs', copierInvocations / 1000 * EXTRA_PRICES.s3.per1kPuts);
+  const copierMs = copierInvocations * EXTRA_PRICES.latencyMs.S3;
+  add('Lambda', 'audit copier requests (one per stream batch)', copierInvocations, 'requests', (copierInvocations / 1e6) * PRICES.lambda.perMillionRequests);
+  add('Lambda', 'audit copier duration (its PUT\'s wait)', (copierMs / 1000) * (LAMBDA_MEMORY_MB / 1024), 'GB-s', (copierMs / 1000) * (LAMBDA_MEMORY_MB / 1024) * PRICES.lambda.perGbSecondArm64);
   // Lambda's billed waits: every AWS call and gateway send at its in-region latency (the wall-time lines hold the rest).
   const calls: Record<string, number> = {};
   for (const c of t.calls.values()) calls[c.service] = (calls[c.service] ?? 0) + c.calls;
@@ -275,16 +285,24 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
   // Each release invocation also writes its metrics (embedded metric format), one line, billed as log bytes.
   const releaseInvocations = (s.after.lambda.get('release')?.invocations ?? 0) - (s.before.lambda.get('release')?.invocations ?? 0);
   const metricBytes = releaseInvocations * releaseMetricsLineBytes();
-  const logBytes = logs.bytes + metricBytes + invocations * PLATFORM_LOG_BYTES_PER_INVOCATION + copierInvocations / per * PLATFORM_LOG_BYTES_PER_INVOCATION;
+  // Lambda's START/END/REPORT lines are not written (system log level WARN, lib/holdback-function.ts): 0 bytes; at the
+  // default level they would add PLATFORM_LOG_BYTES_PER_INVOCATION an invocation (printed as platformBytesIfInfo).
+  const platformBytesIfInfo = (invocations + copierInvocations / per) * PLATFORM_LOG_BYTES_PER_INVOCATION;
+  const logBytes = logs.bytes + metricBytes;
   const logGb = bytesToGb(logBytes) * per;
-  add('CloudWatch Logs', `ingestion (${round(logs.bytes / orders, 0)} B logged by the handlers, ${round(metricBytes / orders, 0)} B of metrics, ${round((logBytes - logs.bytes - metricBytes) / orders, 0)} B of Lambda's lines an order)`, logGb, 'GB', logGb * EXTRA_PRICES.logs.ingestionPerGb);
+  add('CloudWatch Logs', `ingestion (${round(logs.bytes / orders, 0)} B logged by the handlers and ${round(metricBytes / orders, 0)} B of metrics an order; Lambda's own lines off)`, logGb, 'GB', logGb * EXTRA_PRICES.logs.ingestionPerGb);
   add('CloudWatch Logs', `storage for ${Math.round(LOG_MONTHS_KEPT * 30)} days`, logGb * LOG_MONTHS_KEPT, 'GB-months', logGb * LOG_MONTHS_KEPT * EXTRA_PRICES.logs.storagePerGbMonth);
-  // X-Ray: active tracing on every function; Lambda's sampling at a million orders a month.
-  const invocationsPerMonth = (invocations / orders) * ORDERS_PER_MONTH + copierInvocations * (ORDERS_PER_MONTH / 1e6);
-  const traces = sampledTraces(invocationsPerMonth) * (1e6 / ORDERS_PER_MONTH);
-  add('X-Ray', 'traces recorded (Lambda samples 1 a second + 5% of the rest)', traces, 'traces', (traces / 1e6) * EXTRA_PRICES.xray.perMillionTracesRecorded);
+  // X-Ray: the per-order functions (order events, release, webhooks) pass through (lib/holdback-stack.ts): their
+  // callers (EventBridge, SQS, the function URL) send no sampled trace, so they record none. The copier samples
+  // actively: Lambda's 1 a second and 5% of the rest, on its batches. (Active on all would be sampledTraces of every
+  // invocation: about 2.9 million traces, $14.35 a million orders, at a million a month.)
+  const traces = sampledTraces(batchesPerMonth) * (1e6 / ORDERS_PER_MONTH);
+  add('X-Ray', 'traces recorded (per-order functions pass through; the copier samples 1 a second + 5%)', traces, 'traces', (traces / 1e6) * EXTRA_PRICES.xray.perMillionTracesRecorded);
+  const activeTracingEverywhereUsd = (sampledTraces((invocations / orders) * ORDERS_PER_MONTH + batchesPerMonth) * (1e6 / ORDERS_PER_MONTH) / 1e6) * EXTRA_PRICES.xray.perMillionTracesRecorded;
   // Keeping them: a month of a million orders' items, indexes, continuous backups and the S3 copy.
   const tableGb = bytesToGb((ordersTable.bytes + auditTable.bytes) * per);
+  // Continuous backups are billed on the table's size, which leaves its global secondary indexes out.
+  const backedUpGb = bytesToGb((ordersTable.bytes - ordersTable.indexBytes + auditTable.bytes - auditTable.indexBytes) * per);
   const s3Gb = bytesToGb((auditTable.bytes - auditTable.indexBytes) * per);
   const storage = {
     bytesPerOrder: { orders: round(ordersTable.bytes / orders, 0), ordersIndexes: round(ordersTable.indexBytes / orders, 0), audit: round(auditTable.bytes / orders, 0), auditIndexes: round(auditTable.indexBytes / orders, 0) },
@@ -293,12 +311,12 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
     usdPerMillionKeptMonthly: 0,
     lines: [
       { what: 'DynamoDB storage (items, 100 B overhead each, index entries)', gbMonths: round(tableGb, 3), usd: round(tableGb * EXTRA_PRICES.dynamodb.storagePerGbMonth, 3) },
-      { what: 'DynamoDB point-in-time recovery (continuous backups)', gbMonths: round(tableGb, 3), usd: round(tableGb * EXTRA_PRICES.dynamodb.pitrPerGbMonth, 3) },
+      { what: 'DynamoDB point-in-time recovery (continuous backups, on the tables without their indexes)', gbMonths: round(backedUpGb, 3), usd: round(backedUpGb * EXTRA_PRICES.dynamodb.pitrPerGbMonth, 3) },
       { what: 'S3 write-once copy of the audit log (Object Lock, never deleted)', gbMonths: round(s3Gb, 3), usd: round(s3Gb * EXTRA_PRICES.s3.storagePerGbMonth, 3) },
     ],
   };
   storage.usdPerMillionKeptMonthly = round(storage.lines.reduce((n, l) => n + l.usd, 0), 3);
-  return { lines, storage, logsPerOrder: { handlerBytes: round(logs.bytes / orders, 0), handlerLines: round(logs.lines / orders, 2), metricBytes: round(metricBytes / orders, 0), platformBytes: round((logBytes - logs.bytes - metricBytes) / orders, 0) } };
+  return { lines, storage, activeTracingEverywhereUsd: round(activeTracingEverywhereUsd, 2), logsPerOrder: { handlerBytes: round(logs.bytes / orders, 0), handlerLines: round(logs.lines / orders, 2), metricBytes: round(metricBytes / orders, 0), platformBytesIfInfo: round(platformBytesIfInfo / orders, 0) } };
 }
 
 function breakdownOf(calls: AwsCallTally['calls'], service: string): Record<string, number> {

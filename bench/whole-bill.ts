@@ -119,7 +119,8 @@ export class LogMeter implements Logger {
 }
 
 /**
- * Lambda's own lines per invocation in the text log format: START, END and REPORT with its X-Ray line, as Lambda
+ * Lambda's own lines per invocation in the text log format, which lib/holdback-function.ts no longer ingests (JSON
+ * format, system log level WARN): kept to show what they would cost: START, END and REPORT with its X-Ray line, as Lambda
  * writes them (request id 36 characters, durations with two decimals).
  */
 export const PLATFORM_LOG_BYTES_PER_INVOCATION = Buffer.byteLength(

@@ -194,6 +194,9 @@ export class HoldbackStack extends Stack {
 
     this.functions = {
       orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
+        // Per-order volume: traced only when the caller sampled (X-Ray's active sampling would cost $14 a million orders, see
+        // README "The bill"); failures show in logs, metrics and alarms. The api, sweep and jobs keep active tracing.
+        tracing: 'passThrough',
         handlerFile: 'order-events',
         description: 'Holdback: one marketplace order event to decisions, schedules and due releases',
         timeout: Duration.seconds(60),
@@ -201,6 +204,7 @@ export class HoldbackStack extends Stack {
         ...reserved('orderEvents'),
       }),
       release: new HoldbackFunction(this, 'ReleaseFunction', {
+        tracing: 'passThrough',
         handlerFile: 'release',
         description: "Holdback: release commands from the release queue to the gateway's settlement-eligibility PUT",
         // A readable name in the console and the logs, scoped by the stack.
@@ -237,6 +241,7 @@ export class HoldbackStack extends Stack {
         ...reserved('jobs'),
       }),
       webhooks: new HoldbackFunction(this, 'WebhooksFunction', {
+        tracing: 'passThrough',
         handlerFile: 'webhooks',
         description: "Holdback: the gateway's signed payment and settlement webhooks, on its function URL (nothing else)",
         timeout: Duration.seconds(29),
@@ -356,7 +361,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'ExportBucketName', { value: this.exportBucket.bucket.bucketName, description: 'Export files (POST /exports), served by pre-signed links; each expires after its stated days' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
-    new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one export line per object; see README "Audit log"' });
+    new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one object per stream batch, one export line per record; see README "Audit log"' });
     new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-keys lists its public key (and those of keys it replaced)' });
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });

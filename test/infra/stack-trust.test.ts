@@ -150,6 +150,20 @@ describe('event intake: the stack listens on a bus of its own that only named pr
       .toEqual(new Set(HOLDBACK_DETAIL_TYPES));
   });
 
+  it('X-Ray: the per-order functions trace only what arrives sampled (the bill); the api, sweep and jobs trace actively', () => {
+    const modes = Object.fromEntries(FUNCTION_ROLES.map((role) => {
+      const fn = production.ofType('AWS::Lambda::Function').find(([id]) => id === production.logicalId(production.stack.functions[role].function));
+      return [role, fn?.[1].Properties.TracingConfig?.Mode];
+    }));
+    expect(modes).toEqual({ orderEvents: 'PassThrough', release: 'PassThrough', webhooks: 'PassThrough', api: 'Active', sweep: 'Active', jobs: 'Active' });
+  });
+
+  it("logs: JSON, the functions' lines from INFO, Lambda's own START/END/REPORT lines only at WARN (the bill)", () => {
+    for (const [id, fn] of production.ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.POWERTOOLS_LOG_LEVEL)) {
+      expect([id, fn.Properties.LoggingConfig]).toEqual([id, expect.objectContaining({ LogFormat: 'JSON', SystemLogLevel: 'WARN', ApplicationLogLevel: 'INFO' })]);
+    }
+  });
+
   it("a role of the stack that emits nothing is denied source holdback by the bus policy, whatever its IAM policy says", () => {
     const policy = production.busPolicy();
     for (const role of ['api', 'orderEvents', 'sweep', 'jobs'] as const) {

@@ -606,7 +606,7 @@ describe('audit log: write-once (issue 16)', () => {
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
     const copier = logicalId(stack.auditArchive.copier.function);
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => JSON.stringify(m.EventSourceArn).includes('StreamArn'));
-    expect(mappings).toEqual([expect.objectContaining({ FunctionName: { Ref: copier }, EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.tables.audit.table), 'StreamArn'] }, StartingPosition: 'TRIM_HORIZON' })]);
+    expect(mappings).toEqual([expect.objectContaining({ FunctionName: { Ref: copier }, EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.tables.audit.table), 'StreamArn'] }, StartingPosition: 'TRIM_HORIZON', BatchSize: 1000, MaximumBatchingWindowInSeconds: 60 })]);
     expect(resources[copier].Properties.Environment.Variables.HOLDBACK_AUDIT_ARCHIVE_BUCKET).toEqual({ Ref: logicalId(stack.auditArchive.bucket) });
   });
 
