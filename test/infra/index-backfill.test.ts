@@ -7,7 +7,7 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { DocumentClient, documentClientConfig } from '../../functions/adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
 import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs, DEFAULT_TABLE_NAMES } from '../../functions/definitions/tables';
-import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
+import { order, release } from '../adapters/release-fixtures';
 import { runBackfill } from '../../bin/backfill-indexes';
 import { credentials, startEdge, type TestEdge } from './local-edge';
 
@@ -34,18 +34,6 @@ afterAll(async () => {
   if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
   client.destroy();
   await local.edge.close();
-});
-
-const order = (orderId: string, transactionTime: string, vendorIds: string[]): OrderRecord => ({
-  orderId, transactionTime, maxEligibility: '2022-12-16T16:00:00+05:30', deferByDays: 15, currency: 'INR',
-  vendors: vendorIds.map((vendorId) => ({ vendorId, amount: '100.50' })), recordedAt: transactionTime,
-});
-const release = (o: OrderRecord, vendorId: string, overrides: Partial<VendorRelease> = {}): VendorRelease => ({
-  orderId: o.orderId, vendorId, amount: '100.50', state: 'SCHEDULED', policyVersion: 1, rule: { kind: 'after_payment', delay: 'P3D' },
-  scheduleOption: 1, transactionTime: o.transactionTime, maxEligibility: o.maxEligibility,
-  targetEligibility: '2022-12-05T16:00:00+05:30', sendAt: '2022-12-05T15:00:00+05:30', releaseKey: 'rel-1', appliedEligibility: null,
-  predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null, version: 1, updatedAt: o.transactionTime,
-  ...overrides,
 });
 
 const indexed = async (index: string, pk: string, value: string): Promise<string[]> => {
