@@ -46,3 +46,38 @@ export const PRICES = {
     perMillionRequests: 1.00,
   },
 } as const;
+
+/**
+ * The whole bill's other lines (issue 18 item 5), each with where and when it was read. Where only the us-east-1 rate
+ * could be read, it is named so: Mumbai's list prices are equal or up to 15% higher for these services.
+ */
+export const EXTRA_PRICES_AS_OF = '2026-11-26';
+export const EXTRA_PRICES = {
+  dynamodb: {
+    /** Standard table class storage, per GB-month (aws.amazon.com/dynamodb/pricing: "from $0.25"; ap-south-1 list $0.285). */
+    storagePerGbMonth: 0.285,
+    /** Point-in-time recovery (continuous backups), per GB-month of table size (ap-south-1 list; us-east-1 $0.20). */
+    pitrPerGbMonth: 0.228,
+  },
+  s3: {
+    /** S3 Standard, first 50 TB, per GB-month (ap-south-1 list $0.025; Object Lock adds no charge). */
+    storagePerGbMonth: 0.025,
+    /** PUT, COPY, POST, LIST requests, per 1,000 (ap-south-1 list). */
+    per1kPuts: 0.005,
+  },
+  logs: {
+    /** CloudWatch Logs Standard class ingestion, per GB (us-east-1 $0.50, c3x.dev's June 2026 table; Tokyo $0.76). */
+    ingestionPerGb: 0.50,
+    /** Archived log storage, per GB-month (us-east-1 $0.03), on the uncompressed bytes (an upper bound: AWS bills compressed). */
+    storagePerGbMonth: 0.03,
+  },
+  xray: {
+    /** Traces recorded, per million (the first 100,000 a month free: not counted). */
+    perMillionTracesRecorded: 5.00,
+  },
+  /**
+   * Typical in-region latencies a Lambda invocation waits for, per call, in ms (p50s as AWS documents and as measured
+   * from Lambda in the same region; the gateway's from ap-south-1 to an Indian gateway): what it is billed for waiting.
+   */
+  latencyMs: { DynamoDB: 6, EventBridge: 15, Scheduler: 25, SQS: 10, KMS: 15, SecretsManager: 20, S3: 25, gateway: 250, default: 20 },
+} as const;

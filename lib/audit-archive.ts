@@ -29,6 +29,9 @@ export interface AuditArchiveProps {
   readonly writer: HoldbackFunction;
 }
 
+/** The copier's stream batches: up to this many records, or what a minute brings (one S3 object each). */
+export const AUDIT_ARCHIVE_BATCH = { records: 1000, windowSeconds: 60 } as const;
+
 export class AuditArchive extends Construct {
   readonly bucket: s3.Bucket;
   readonly copier: HoldbackFunction;
@@ -72,13 +75,15 @@ export class AuditArchive extends Construct {
     }));
     this.copier.role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: [props.table.table.tableArn, `${props.table.table.tableArn}/stream/*`] }));
     failures.grantSendMessages(this.copier.role);
-    Validations.of(this.copier.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::<AuditArchiveBucketDB93AD31.Arn>/*]', reason: 'Every object of the archive bucket: the copier writes one object per record and checkpoint (PutObject only; Object Lock keeps the first version).' });
+    Validations.of(this.copier.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::<AuditArchiveBucketDB93AD31.Arn>/*]', reason: 'Every object of the archive bucket: the copier writes one object per stream batch of records and checkpoints (PutObject only; Object Lock keeps the first version).' });
     Validations.of(this.copier.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::<AuditTable6B25623D.Arn>/stream/*]', reason: "ListStreams on the audit table's streams (the stream's label changes if the stream is re-enabled)." });
     new lambda.CfnEventSourceMapping(this, 'FromAuditStream', {
       functionName: this.copier.function.functionName,
       eventSourceArn: cfnTable.attrStreamArn,
       startingPosition: 'TRIM_HORIZON',
-      batchSize: 100,
+      // Up to a minute of records in one object: one S3 PUT a minute per shard instead of one per record (the bill).
+      batchSize: AUDIT_ARCHIVE_BATCH.records,
+      maximumBatchingWindowInSeconds: AUDIT_ARCHIVE_BATCH.windowSeconds,
       maximumRetryAttempts: -1,
       bisectBatchOnFunctionError: true,
       destinationConfig: { onFailure: { destination: failures.queueArn } },

@@ -45,7 +45,8 @@ export class AuditKey extends Construct {
             resources: ['*'],
           }),
           new iam.PolicyStatement({ sid: 'CheckpointWriterSigns', principals: [props.writer.role], actions: ['kms:Sign'], resources: ['*'] }),
-          new iam.PolicyStatement({ sid: 'FunctionsReadThePublicKey', principals: readers, actions: ['kms:GetPublicKey'], resources: ['*'] }),
+          // GetPublicKey for the public half, DescribeKey for its creation date (GET /audit/public-keys' `from`).
+          new iam.PolicyStatement({ sid: 'FunctionsReadThePublicKey', principals: readers, actions: ['kms:GetPublicKey', 'kms:DescribeKey'], resources: ['*'] }),
         ],
       }),
     });
@@ -58,7 +59,7 @@ export class AuditKey extends Construct {
       if (previous.length > 0) {
         fn.function.addEnvironment(RUNTIME_ENV.auditPreviousKmsKeyIds, previous.join(','));
         // Old keys' policies delegate GetPublicKey to the account's IAM (this one's statement above does too).
-        fn.role.addToPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: previous }));
+        fn.role.addToPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey', 'kms:DescribeKey'], resources: previous }));
       }
     }
     props.writer.function.addEnvironment(RUNTIME_ENV.auditCheckpointWriter, 'true');

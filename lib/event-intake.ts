@@ -7,11 +7,10 @@ import { Lazy, Stack, Token } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { HOLDBACK_EVENT_SOURCE } from '../functions/definitions/routing';
+import { HOLDBACK_DETAIL_TYPES, HOLDBACK_EVENT_SOURCE } from '../functions/definitions/routing';
 import { stackScopedName } from './stack-scoped-name';
 
-/** Contract section 3: what Holdback emits, with source `holdback`. */
-export const HOLDBACK_DETAIL_TYPES = ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'] as const;
+export { HOLDBACK_DETAIL_TYPES };
 
 /** An IAM role or user ARN, or a 12-digit account id (another account's producers). */
 const PRINCIPAL_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
@@ -99,22 +98,25 @@ export class EventIntake extends Construct {
   }
 
   /**
-   * Lets a function's role put Holdback's events (source `holdback`, the contract's detail types) on this bus, and,
-   * with `orderDetailTypes`, those order events it republishes; nothing else, on no other bus.
+   * Lets a function's role put exactly what it emits on this bus (functions/definitions/routing.ts EMITTED_EVENTS):
+   * Holdback's detail types it emits under source `holdback`, and the order events it republishes under the
+   * marketplace's source; nothing else, on no other bus. A role that emits nothing gets no PutEvents at all.
    */
-  grantEmit(role: iam.IRole, orderDetailTypes: readonly string[] = []): void {
-    this.emitters.push(role);
-    role.addToPrincipalPolicy(new iam.PolicyStatement({
-      actions: ['events:PutEvents'],
-      resources: [this.bus.eventBusArn],
-      conditions: { StringEquals: { 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': [...HOLDBACK_DETAIL_TYPES] } },
-    }));
-    if (orderDetailTypes.length === 0) return;
+  grantEmit(role: iam.IRole, emits: { readonly holdback: readonly string[]; readonly order: readonly string[] }): void {
+    if (emits.holdback.length > 0) {
+      this.emitters.push(role);
+      role.addToPrincipalPolicy(new iam.PolicyStatement({
+        actions: ['events:PutEvents'],
+        resources: [this.bus.eventBusArn],
+        conditions: { StringEquals: { 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': [...emits.holdback] } },
+      }));
+    }
+    if (emits.order.length === 0) return;
     this.republishers.push(role);
     role.addToPrincipalPolicy(new iam.PolicyStatement({
       actions: ['events:PutEvents'],
       resources: [this.bus.eventBusArn],
-      conditions: { StringEquals: { 'events:source': this.orderEventSource, 'events:detail-type': [...orderDetailTypes] } },
+      conditions: { StringEquals: { 'events:source': this.orderEventSource, 'events:detail-type': [...emits.order] } },
     }));
   }
 }

@@ -3,6 +3,8 @@ import type { Node } from 'constructs';
 import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE } from '../functions/definitions/routing';
 import { checkProducer } from './event-intake';
+import { LEGACY_INDEXES } from './holdback-table';
+import { DUE_INDEX, TABLES } from '../functions/definitions/tables';
 import {
   DEFAULT_CONCURRENCY_BUDGET, DEFAULT_RETENTION_DAYS, FUNCTION_ROLES, RETENTION_KINDS,
   type ConcurrencyBudget, type HoldbackStackProps, type RetentionDays,
@@ -26,6 +28,7 @@ export const CONTEXT_KEYS = {
   alarmEmail: 'holdback:alarmEmail',
   dueIndexProjection: 'holdback:dueIndexProjection',
   auditPreviousKeyArns: 'holdback:auditPreviousKeyArns',
+  ordersIndexes: 'holdback:ordersIndexes',
 } as const;
 
 /** A second stack in the same account takes another name (every name in it is scoped by it). */
@@ -78,7 +81,24 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(dueIndexProjection ? { dueIndexProjection } : {}),
     ...previousKeys(text(CONTEXT_KEYS.auditPreviousKeyArns)),
+    ...ordersIndexesOf(text(CONTEXT_KEYS.ordersIndexes)),
   };
+}
+
+/**
+ * The upgrade's stages: the orders table's indexes for this deploy, comma-separated (one more or one fewer than the
+ * deployed stack's: DynamoDB changes one index per update). `due` always (the sweep reads it); unset: all of them.
+ */
+function ordersIndexesOf(value: string | undefined): { ordersIndexes?: string[] } {
+  if (!value) return {};
+  const key = CONTEXT_KEYS.ordersIndexes;
+  const known = [...TABLES.orders.globalSecondaryIndexes.map((i) => i.IndexName!), ...Object.keys(LEGACY_INDEXES)];
+  const names = [...new Set(value.split(',').map((n) => n.trim()).filter((n) => n !== ''))];
+  for (const name of names) {
+    if (!known.includes(name)) throw new Error(`context ${key} names "${name}"; send indexes among ${known.join(', ')}, comma-separated (README, runbook "Upgrade")`);
+  }
+  if (!names.includes(DUE_INDEX.name)) throw new Error(`context ${key} is "${value}" without ${DUE_INDEX.name}; the sweep reads it: send e.g. -c ${key}=${DUE_INDEX.name},byVendor,openByVendor`);
+  return { ordersIndexes: names };
 }
 
 /** ARNs of audit keys replaced before (comma-separated): kept listed and verifiable. */

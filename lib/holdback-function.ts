@@ -45,6 +45,11 @@ export interface HoldbackFunctionProps {
    * redrive policy, or synchronous callers only.
    */
   readonly failuresGoTo?: string;
+  /**
+   * X-Ray: `active` samples the function's own invocations (1 a second and 5% of the rest, $5 per million traces);
+   * `passThrough` traces only what arrives already sampled. @default 'active'
+   */
+  readonly tracing?: 'active' | 'passThrough';
   /** Lambda's own retries of a failed asynchronous invocation. @default 2 (Lambda's default) */
   readonly asyncRetryAttempts?: number;
   /** Builds the web console into the function's code, next to its index.js (the API function serves GET /console). */
@@ -103,7 +108,12 @@ export class HoldbackFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      tracing: lambda.Tracing.ACTIVE,
+      tracing: props.tracing === 'passThrough' ? lambda.Tracing.PASS_THROUGH : lambda.Tracing.ACTIVE,
+      // JSON logs, and Lambda's own START/END/REPORT lines only at WARN: about 370 bytes an invocation that
+      // CloudWatch would ingest and keep 400 days (the bill); duration and memory stay in Lambda's metrics.
+      loggingFormat: lambda.LoggingFormat.JSON,
+      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
       environment: {
         // Stack traces point into functions/ rather than into the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',
@@ -138,6 +148,12 @@ export class HoldbackFunction extends Construct {
     });
     const failuresGoTo = props.onFailure ? 'its on-failure destination (an SQS queue with an alarm), which supersedes a dead-letter queue' : props.failuresGoTo;
     if (failuresGoTo) Validations.of(this.function).acknowledge({ id: 'Serverless-LambdaDLQ', reason: `Failed invocations go to ${failuresGoTo}.` });
+    if (props.tracing === 'passThrough') {
+      Validations.of(this.function).acknowledge({
+        id: 'Serverless-LambdaTracing',
+        reason: 'Per-order volume: traced only when the caller sampled, since active sampling costs about $14 a million orders (README "The bill"); failures show in logs, metrics and alarms.',
+      });
+    }
   }
 
   /**

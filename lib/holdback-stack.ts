@@ -7,7 +7,7 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/definitions/retention-kinds';
 import { DUE_INDEX } from '../functions/definitions/tables';
 import {
-  DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_SOURCE, EMITTED_EVENTS, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/definitions/routing';
 import { AccessPolicies } from './access-policies';
 import { TrustAlarms } from './alarms';
@@ -20,7 +20,7 @@ import { HoldbackApi } from './holdback-api';
 import { HoldbackFunction, type TableActions } from './holdback-function';
 import { AuditArchive } from './audit-archive';
 import { AuditKey } from './audit-key';
-import { HoldbackTable, STACK_TABLES, type StackTableName } from './holdback-table';
+import { HoldbackTable, LEGACY_INDEXES, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
 import { ReleaseQueue } from './release-queue';
 import { JobQueue } from './job-queue';
@@ -77,6 +77,8 @@ export interface HoldbackStackProps extends StackProps {
    * ALL for a stack deployed while it was ALL, since DynamoDB cannot change an index's projection in place.
    */
   readonly dueIndexProjection?: 'KEYS_ONLY' | 'ALL';
+  /** The upgrade's stages (holdback:ordersIndexes): the orders table's indexes in this deploy, legacy ones included. */
+  readonly ordersIndexes?: readonly string[];
   /** Subscribed to the alarm topic. */
   readonly alarmEmail?: string;
   /** ARNs of audit keys that signed before the current one (kept, never deleted): still listed and verifiable. */
@@ -166,6 +168,10 @@ export class HoldbackStack extends Stack {
       [name, new HoldbackTable(this, TABLE_IDS[name], {
         name,
         ...(name === 'orders' && props.dueIndexProjection ? { projections: { [DUE_INDEX.name]: props.dueIndexProjection } } : {}),
+        ...(name === 'orders' && props.ordersIndexes ? {
+          indexes: props.ordersIndexes.filter((index) => !LEGACY_INDEXES[index]),
+          legacy: props.ordersIndexes.filter((index) => LEGACY_INDEXES[index]).map((index) => LEGACY_INDEXES[index]),
+        } : {}),
       })])) as Record<StackTableName, HoldbackTable>;
     this.gateway = new GatewayCredentials(this, 'GatewayCredentials', { baseUrl: props.gatewayBaseUrl, secretName: props.gatewaySecretName });
     const releaseConcurrency = props.releaseConcurrency ?? RELEASE_QUEUE.maximumConcurrency;
@@ -188,6 +194,9 @@ export class HoldbackStack extends Stack {
 
     this.functions = {
       orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
+        // Per-order volume: traced only when the caller sampled (X-Ray's active sampling would cost $14 a million orders, see
+        // README "The bill"); failures show in logs, metrics and alarms. The api, sweep and jobs keep active tracing.
+        tracing: 'passThrough',
         handlerFile: 'order-events',
         description: 'Holdback: one marketplace order event to decisions, schedules and due releases',
         timeout: Duration.seconds(60),
@@ -195,6 +204,7 @@ export class HoldbackStack extends Stack {
         ...reserved('orderEvents'),
       }),
       release: new HoldbackFunction(this, 'ReleaseFunction', {
+        tracing: 'passThrough',
         handlerFile: 'release',
         description: "Holdback: release commands from the release queue to the gateway's settlement-eligibility PUT",
         // A readable name in the console and the logs, scoped by the stack.
@@ -232,6 +242,7 @@ export class HoldbackStack extends Stack {
         ...reserved('jobs'),
       }),
       webhooks: new HoldbackFunction(this, 'WebhooksFunction', {
+        tracing: 'passThrough',
         handlerFile: 'webhooks',
         description: "Holdback: the gateway's signed payment and settlement webhooks, on its function URL (nothing else)",
         timeout: Duration.seconds(29),
@@ -247,8 +258,8 @@ export class HoldbackStack extends Stack {
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
       fn.bindEventBus(bus, orderEventSource);
-      // A payment webhook republishes order.paid; every function emits Holdback's own events.
-      this.intake.grantEmit(fn.role, name === 'webhooks' ? ['order.paid'] : []);
+      // Each role may put exactly what its function emits (a payment webhook republishes order.paid).
+      this.intake.grantEmit(fn.role, EMITTED_EVENTS[name]);
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
@@ -351,7 +362,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'ExportBucketName', { value: this.exportBucket.bucket.bucketName, description: 'Export files (POST /exports), served by pre-signed links; each expires after its stated days' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.observability.topic.topicArn, description: 'Subscribe here (or deploy with -c holdback:alarmEmail=...)' });
     new CfnOutput(this, 'DashboardName', { value: this.observability.dashboard.dashboardName });
-    new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one export line per object; see README "Audit log"' });
+    new CfnOutput(this, 'AuditArchiveBucketName', { value: this.auditArchive.bucket.bucketName, description: 'The write-once copy of the audit log (Object Lock, compliance mode): one object per stream batch, one export line per record; see README "Audit log"' });
     new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-keys lists its public key (and those of keys it replaced)' });
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });

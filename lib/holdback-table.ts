@@ -1,7 +1,7 @@
 /** A DynamoDB table built from its one definition in functions/definitions/tables.ts. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type { AttributeDefinition, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
+import type { AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { Construct } from 'constructs';
 import {
   AUDIT_TABLE, AUDIT_TABLE_ENV, TABLE_ENV, TABLES, type TableDefinition, type TableName,
@@ -27,7 +27,40 @@ export interface HoldbackTableProps {
   readonly name: StackTableName;
   /** Index projections that differ from the table definition's (a deployed index keeps the projection it was created with). */
   readonly projections?: Record<string, 'ALL' | 'KEYS_ONLY'>;
+  /**
+   * The upgrade's stages (holdback:ordersIndexes): only these of the definition's indexes, plus the legacy ones named
+   * in `legacy` kept until their last stage. DynamoDB (and so CloudFormation) creates or deletes one global secondary
+   * index per table per update. Default: every index of the definition, no legacy one.
+   */
+  readonly indexes?: readonly string[];
+  readonly legacy?: readonly GlobalSecondaryIndex[];
 }
+
+/**
+ * Indexes of earlier versions that an upgrade keeps until its last stage (nothing reads them any more): the orders
+ * table's `byVendor` (vendorPk, vendorSk; all attributes), replaced by openByVendor.
+ */
+export const LEGACY_INDEXES: Record<string, GlobalSecondaryIndex> = {
+  byVendor: {
+    IndexName: 'byVendor',
+    KeySchema: [{ AttributeName: 'vendorPk', KeyType: 'HASH' }, { AttributeName: 'vendorSk', KeyType: 'RANGE' }],
+    Projection: { ProjectionType: 'ALL' },
+  },
+};
+/**
+ * The upgrade from a stack with the orders table's `due` (all attributes) and `byVendor` indexes to this version's five,
+ * one index change per deploy (README, runbook "Upgrade"): each stage is a `holdback:ordersIndexes` value. Stage 0
+ * deploys this version's code on the old indexes (then the backfill runs); the last stage equals the default.
+ */
+export const ORDERS_UPGRADE_STAGES: readonly string[] = [
+  'due,byVendor',
+  'due,byVendor,openByVendor',
+  'due,byVendor,openByVendor,paidByMonth',
+  'due,byVendor,openByVendor,paidByMonth,appliedByMonth',
+  'due,byVendor,openByVendor,paidByMonth,appliedByMonth,settledByMonth',
+  'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth',
+];
+const LEGACY_ATTRIBUTES: AttributeDefinition[] = [{ AttributeName: 'vendorPk', AttributeType: 'S' }, { AttributeName: 'vendorSk', AttributeType: 'S' }];
 
 /**
  * Physical names are left to CloudFormation (the functions get them through `TABLE_ENV`), so that two stacks can
@@ -55,13 +88,14 @@ export class HoldbackTable extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       ...(definition.timeToLiveAttribute ? { timeToLiveAttribute: definition.timeToLiveAttribute } : {}),
     });
-    for (const index of definition.globalSecondaryIndexes) {
+    const staged = definition.globalSecondaryIndexes.filter((index) => !props.indexes || props.indexes.includes(index.IndexName ?? ''));
+    for (const index of [...staged, ...(props.legacy ?? [])]) {
       const where = `${props.name} index ${index.IndexName}`;
       const indexName = required(index.IndexName, `${where}: IndexName`);
       const kept = props.projections?.[indexName];
       this.table.addGlobalSecondaryIndex({
         indexName,
-        ...keysOf(required(index.KeySchema, `${where}: KeySchema`), definition.attributeDefinitions, where),
+        ...keysOf(required(index.KeySchema, `${where}: KeySchema`), [...definition.attributeDefinitions, ...LEGACY_ATTRIBUTES], where),
         ...projectionOf(kept ? { ProjectionType: kept } : index.Projection, where),
       });
     }

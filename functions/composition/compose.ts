@@ -28,6 +28,7 @@ import { DynamoOpenOrderPolicyRepository } from '../adapters/dynamodb/open-order
 import { FileExportStore } from '../adapters/files/file-export-store';
 import { fixedCredentials, SecretScrubber, type GatewayCredentialSource } from '../adapters/secrets/gateway-credentials';
 import { RUNTIME_ENV, type RuntimeConfig } from './runtime-config';
+import { LOCAL_FUNCTIONS_ACCESS_KEY } from '../definitions/routing';
 
 /**
  * A hook given each SDK client as it is built, with its service name ("DynamoDB", "SQS"...), before its first call:
@@ -124,7 +125,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     // Each client resolves an operation's middleware stack once, not on every call (no call passes per-call options).
     cacheMiddleware: true,
     ...(config.aws.endpoint ? { endpoint: config.aws.endpoint } : {}),
-    ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...(config.aws.placeholderCredentials ? { credentials: { accessKeyId: LOCAL_FUNCTIONS_ACCESS_KEY, secretAccessKey: 'local' } } : {}),
   };
   const c: ServiceContext = {
     config, aws, clock,

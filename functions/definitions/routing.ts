@@ -59,6 +59,31 @@ export const ORDER_DETAIL_TYPES = [
   'order.paid', 'order.delivered', 'order.dispute_opened', 'order.dispute_closed', 'order.cancelled',
 ] as const;
 
+/** Contract section 3: what Holdback emits, with source `holdback`. */
+export const HOLDBACK_DETAIL_TYPES = ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'] as const;
+
+/**
+ * What each function puts on the bus, exactly: its role may put these and nothing else (lib/event-intake.ts), and the
+ * local edge lets Holdback's functions put only these (local/edge/bus-policy.ts). The release function sends and
+ * records the gateway's answers (applied, failed, drift); the webhooks confirm a held send from the settlement (applied),
+ * check a settlement against its prediction (drift) and republish a payment as `order.paid` under the marketplace's
+ * source. The others change releases without emitting.
+ */
+export const EMITTED_EVENTS: Record<HandlerName | 'api' | 'webhooks', { holdback: readonly (typeof HOLDBACK_DETAIL_TYPES)[number][]; order: readonly (typeof ORDER_DETAIL_TYPES)[number][] }> = {
+  orderEvents: { holdback: [], order: [] },
+  release: { holdback: ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'], order: [] },
+  sweep: { holdback: [], order: [] },
+  jobs: { holdback: [], order: [] },
+  api: { holdback: [], order: [] },
+  webhooks: { holdback: ['vendor.release_applied', 'config.drift_detected'], order: ['order.paid'] },
+};
+
+/**
+ * The access key id Holdback's functions sign with against the local edge: the local bus policy's name for them (on
+ * AWS each function's role), the only principal that may put source `holdback` there.
+ */
+export const LOCAL_FUNCTIONS_ACCESS_KEY = 'holdback-local-functions';
+
 /** A subset of EventBridge's pattern language: exact strings and `{prefix}` per field. */
 export type PatternValue = string | { prefix: string };
 export interface EventPattern {

@@ -2,13 +2,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
+import { DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
 import { parseDuration, parseInstant } from '../../functions/domain/dates';
 import { ValidationError } from '../../functions/domain/errors';
 import { instantBoundsIssue } from '../../functions/domain/bounds';
 import type { SharedClock } from '../clock';
 import { BusValidationError, LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type LambdaTarget, type UndeliverableEvent } from './bus';
 import { LocalDynamo } from './dynamodb';
+import { BusPolicy } from './bus-policy';
 import {
   LOCAL_ACCOUNT_ID, LOCAL_REGION, LocalScheduler, SchedulerError, localFunctionArn, localSchedulerRoleArn, type StoredSchedule,
 } from './scheduler';
@@ -41,6 +42,11 @@ export interface EdgeOptions {
   delivery?: Partial<DeliveryPolicy>;
   /** Lists an event that no target took after every try (the runtime: GET /rejected-events). */
   onUndeliverable?: (event: UndeliverableEvent) => Promise<void>;
+  /**
+   * Access key ids that may put order events (the bus policy, see bus-policy.ts; default HOLDBACK_EVENT_PRODUCERS,
+   * comma-separated); none: any principal may.
+   */
+  eventProducers?: readonly string[];
 }
 
 export interface Edge {
@@ -123,6 +129,11 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     })
     : null;
 
+  const busPolicy = new BusPolicy({
+    orderEventSource: opts.eventSource ?? process.env.HOLDBACK_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE,
+    producers: opts.eventProducers ?? (process.env.HOLDBACK_EVENT_PRODUCERS ?? '').split(',').map((p) => p.trim()).filter((p) => p !== ''),
+  });
+  const busArn = `arn:aws:events:${region}:${accountId}:event-bus/default`;
   const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false) || (jobs?.busy() ?? false);
   async function idle(): Promise<void> {
     while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle(), jobs?.inFlight.idle()]);
@@ -175,6 +186,16 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
     const body = parseJsonObject(text);
     if ('error' in body) return fail('SerializationException', body.error);
+    // The bus's resource policy, before anything of the call is accepted (as EventBridge refuses a denied caller).
+    const principal = BusPolicy.principalOf(req.headers.authorization);
+    const entries = Array.isArray(body.value.Entries) ? body.value.Entries as Array<{ Source?: unknown; DetailType?: unknown }> : [];
+    for (const entry of entries) {
+      const refusal = entry && typeof entry === 'object' ? busPolicy.refusal(principal, entry, busArn) : null;
+      if (refusal) {
+        log(`edge: PutEvents refused by the bus policy: ${refusal}`);
+        return fail('AccessDeniedException', refusal);
+      }
+    }
     try {
       const answer = bus.putEvents(body.value);
       // An accepted event is on disk before the sender hears so: a kill after the answer cannot lose it.

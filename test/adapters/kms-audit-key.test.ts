@@ -13,6 +13,8 @@ const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256
 /** A key replaced by the current one: kept in KMS (never deleted), its public half still published. */
 const OLD_ARN = 'arn:aws:kms:ap-south-1:123456789012:key/00000000-0000-0000-0000-000000000001';
 const old = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const OLD_CREATED = '2022-01-10T08:00:00.000Z';
+const KEY_CREATED = '2022-11-30T12:00:00.000Z';
 /** What the fake KMS can sign: the texts whose digest it may be sent (it holds the private key, as KMS does). */
 const texts = new Map<string, string>();
 
@@ -28,6 +30,11 @@ beforeAll(async () => {
     }
     if (target === 'TrentService.GetPublicKey') {
       return answer(200, { KeyId: KEY_ARN, KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'), SigningAlgorithms: ['ECDSA_SHA_256'] });
+    }
+    if (target === 'TrentService.DescribeKey') {
+      // KMS's JSON protocol sends dates as epoch seconds.
+      const created = body.KeyId === OLD_ARN ? OLD_CREATED : KEY_CREATED;
+      return answer(200, { KeyMetadata: { KeyId: body.KeyId, Arn: body.KeyId, CreationDate: Date.parse(created) / 1000, KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', KeyState: 'Enabled' } });
     }
     if (target === 'TrentService.Sign' && body.MessageType === 'DIGEST' && body.SigningAlgorithm === 'ECDSA_SHA_256') {
       const text = texts.get(Buffer.from(body.Message, 'base64').toString('hex'));
@@ -71,6 +78,8 @@ test('after the key is replaced, the old key is still listed (read from KMS) and
   const key = new KmsAuditKey(client, KEY_ARN, true, [OLD_ARN]);
   const listed = await key.publicKeys();
   expect(listed.map((k) => [k.keyId, k.algorithm])).toEqual([[OLD_ARN, 'ECDSA_SHA_256'], [KEY_ARN, 'ECDSA_SHA_256']]);
+  // Each key's validity from KMS: in service from its creation until the next key's; the current one has no end.
+  expect(listed.map((k) => [k.keyId, k.from, k.to])).toEqual([[OLD_ARN, OLD_CREATED, KEY_CREATED], [KEY_ARN, KEY_CREATED, null]]);
   const { publicKeyMap } = await import('../../functions/domain/audit-proof');
   const { keys } = publicKeyMap(listed, publicKeyOf);
   const before = sealCheckpoint(null, { at: '2022-12-01T10:30:00.000Z', coveredUntil: '2022-12-01T10:30:00.000Z', heads: [{ stream: 'order#o1', sequence: 1, hash: 'b'.repeat(64) }], algorithm: 'ECDSA_SHA_256', keyId: OLD_ARN });

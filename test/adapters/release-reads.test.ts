@@ -3,8 +3,8 @@ import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-r
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
-import { DateTime } from 'luxon';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
+import { order, release } from './release-fixtures';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
 
 let dynamo: LocalDynamo;
@@ -15,23 +15,6 @@ beforeAll(async () => {
   orders = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
 });
 afterAll(() => dynamo.close());
-
-function order(orderId: string, transactionTime: string, vendorIds: string[]): OrderRecord {
-  return {
-    orderId, transactionTime, maxEligibility: DateTime.fromISO(transactionTime, { setZone: true }).plus({ days: 15 }).toISO({ suppressMilliseconds: true })!,
-    deferByDays: 15, currency: 'INR', vendors: vendorIds.map((vendorId) => ({ vendorId, amount: '100.50' })), recordedAt: transactionTime,
-  };
-}
-
-function release(o: OrderRecord, vendorId: string, overrides: Partial<VendorRelease> = {}): VendorRelease {
-  return {
-    orderId: o.orderId, vendorId, amount: '100.50', state: 'SCHEDULED', policyVersion: 1, rule: { kind: 'after_payment', delay: 'P3D' },
-    scheduleOption: 1, transactionTime: o.transactionTime, maxEligibility: o.maxEligibility,
-    targetEligibility: '2022-12-05T16:00:00+05:30', sendAt: '2022-12-05T15:00:00+05:30', releaseKey: 'rel-1', appliedEligibility: null,
-    predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null, version: 1, updatedAt: o.transactionTime,
-    ...overrides,
-  };
-}
 
 /** Writes the order and its releases as the use cases do: the order record, then each release from version 1. */
 async function paid(o: OrderRecord, overrides: Record<string, Partial<VendorRelease>> = {}): Promise<VendorRelease[]> {

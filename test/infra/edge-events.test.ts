@@ -53,12 +53,12 @@ test('the entry\'s own Time becomes the envelope time', async () => {
 
 test('an event of another source is kept but not delivered', async () => {
   const answer = await f.events.send(new PutEventsCommand({
-    Entries: [{ Source: 'holdback', DetailType: 'vendor.release_applied', Detail: '{"orderId":"order_9"}' }],
+    Entries: [{ Source: 'another.system', DetailType: 'vendor.release_applied', Detail: '{"orderId":"order_9"}' }],
   }));
   expect(answer.FailedEntryCount).toBe(0);
   await f.local.edge.idle();
   expect(orderEvents.calls).toEqual([]);
-  const res = await fetch(`${f.local.edge.url}/_local/events?source=holdback&detailType=vendor.release_applied`);
+  const res = await fetch(`${f.local.edge.url}/_local/events?source=another.system&detailType=vendor.release_applied`);
   const listed = (await res.json()) as { events: Array<{ id: string; detail: unknown }> };
   expect(listed.events.map((e) => e.id)).toEqual([answer.Entries?.[0].EventId]);
   expect(listed.events[0].detail).toEqual({ orderId: 'order_9' });

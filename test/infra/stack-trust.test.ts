@@ -127,16 +127,48 @@ describe('event intake: the stack listens on a bus of its own that only named pr
     expect(outputs.EventProducers.Description).toMatch(/holdback:eventProducers/);
   });
 
-  it('each function may put only source holdback with the contract\'s detail types on its own bus; only the webhooks also order.paid', () => {
+  it('each function may put exactly the sources and detail types it emits on its own bus, and nothing else', () => {
     const busArn = { 'Fn::GetAtt': [production.logicalId(production.stack.intake.bus), 'Arn'] };
+    // Written out here, not read from EMITTED_EVENTS: the release function records the gateway's answers, the webhooks
+    // confirm held sends, check settlements and republish payments; the others emit nothing and may put nothing.
+    const expected: Record<string, Json[]> = {
+      orderEvents: [], sweep: [], api: [], jobs: [],
+      release: [{ 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'] }],
+      webhooks: [
+        { 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': ['vendor.release_applied', 'config.drift_detected'] },
+        { 'events:source': DEFAULT_EVENT_SOURCE, 'events:detail-type': ['order.paid'] },
+      ],
+    };
     for (const role of FUNCTION_ROLES) {
       const puts = production.statementsOf(role).filter((s) => list(s.Action).some((a) => a.startsWith('events:')));
       expect([role, puts.flatMap((s) => list(s.Action))]).toEqual([role, puts.map(() => 'events:PutEvents')]);
       for (const s of puts) expect([role, s.Resource]).toEqual([role, busArn]);
-      const allowed = puts.map((s) => s.Condition?.StringEquals);
-      const expected: Json[] = [{ 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': [...HOLDBACK_DETAIL_TYPES] }];
-      if (role === 'webhooks') expected.push({ 'events:source': DEFAULT_EVENT_SOURCE, 'events:detail-type': ['order.paid'] });
-      expect([role, allowed]).toEqual([role, expected]);
+      expect([role, puts.map((s) => s.Condition?.StringEquals)]).toEqual([role, expected[role]]);
+    }
+    // Every detail type of contract section 3 has an emitter.
+    expect(new Set(Object.values(expected).flat().flatMap((c) => (c as { 'events:source': string; 'events:detail-type': string[] })['events:source'] === HOLDBACK_EVENT_SOURCE ? (c as { 'events:detail-type': string[] })['events:detail-type'] : [])))
+      .toEqual(new Set(HOLDBACK_DETAIL_TYPES));
+  });
+
+  it('X-Ray: the per-order functions trace only what arrives sampled (the bill); the api, sweep and jobs trace actively', () => {
+    const modes = Object.fromEntries(FUNCTION_ROLES.map((role) => {
+      const fn = production.ofType('AWS::Lambda::Function').find(([id]) => id === production.logicalId(production.stack.functions[role].function));
+      return [role, fn?.[1].Properties.TracingConfig?.Mode];
+    }));
+    expect(modes).toEqual({ orderEvents: 'PassThrough', release: 'PassThrough', webhooks: 'PassThrough', api: 'Active', sweep: 'Active', jobs: 'Active' });
+  });
+
+  it("logs: JSON, the functions' lines from INFO, Lambda's own START/END/REPORT lines only at WARN (the bill)", () => {
+    for (const [id, fn] of production.ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.POWERTOOLS_LOG_LEVEL)) {
+      expect([id, fn.Properties.LoggingConfig]).toEqual([id, expect.objectContaining({ LogFormat: 'JSON', SystemLogLevel: 'WARN', ApplicationLogLevel: 'INFO' })]);
+    }
+  });
+
+  it("a role of the stack that emits nothing is denied source holdback by the bus policy, whatever its IAM policy says", () => {
+    const policy = production.busPolicy();
+    for (const role of ['api', 'orderEvents', 'sweep', 'jobs'] as const) {
+      const principalArn = roleArns[production.logicalId(production.stack.functions[role].role)];
+      expect([role, busDecision(policy, { principalArn, account: ACCOUNT, source: HOLDBACK_EVENT_SOURCE }, roleArns)]).toEqual([role, 'deny']);
     }
   });
 });

@@ -592,7 +592,8 @@ describe('audit log: write-once (issue 16)', () => {
     const apiRole = withOld.getLogicalId(withOld.functions.api.role.node.defaultChild as CfnElement);
     const granted = Object.values(t).filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === apiRole))
       .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[]);
-    expect(granted).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'kms:GetPublicKey', Resource: old }));
+    // GetPublicKey for the public half, DescribeKey for its validity (GET /audit/public-keys' from and to).
+    expect(granted).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: ['kms:DescribeKey', 'kms:GetPublicKey'], Resource: old }));
   });
 
   it('the long-term copy: an S3 bucket with Object Lock in compliance mode (100 years), retained, fed by the audit table\'s stream through the copier', () => {
@@ -605,7 +606,7 @@ describe('audit log: write-once (issue 16)', () => {
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
     const copier = logicalId(stack.auditArchive.copier.function);
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => JSON.stringify(m.EventSourceArn).includes('StreamArn'));
-    expect(mappings).toEqual([expect.objectContaining({ FunctionName: { Ref: copier }, EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.tables.audit.table), 'StreamArn'] }, StartingPosition: 'TRIM_HORIZON' })]);
+    expect(mappings).toEqual([expect.objectContaining({ FunctionName: { Ref: copier }, EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.tables.audit.table), 'StreamArn'] }, StartingPosition: 'TRIM_HORIZON', BatchSize: 1000, MaximumBatchingWindowInSeconds: 60 })]);
     expect(resources[copier].Properties.Environment.Variables.HOLDBACK_AUDIT_ARCHIVE_BUCKET).toEqual({ Ref: logicalId(stack.auditArchive.bucket) });
   });
 

@@ -2,7 +2,7 @@
  * The audit key on AWS: a KMS asymmetric key (ECC_NIST_P256, SIGN_VERIFY). The private half never leaves KMS; only
  * the checkpoint writer's role may call Sign (the key policy says so), every verifier reads the public key.
  */
-import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { DescribeKeyCommand, GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import type { AuditKey, AuditPublicKey } from '../../application/ports';
 
 /** DER (SPKI) to PEM text, as `openssl` and node:crypto read it. */
@@ -13,6 +13,7 @@ export function spkiPem(der: Uint8Array): string {
 
 export class KmsAuditKey implements AuditKey {
   private readonly pems = new Map<string, Promise<string>>();
+  private readonly created = new Map<string, Promise<string>>();
 
   /**
    * `keyId`: the key's ARN (an alias ARN works for Sign, but the ARN is what checkpoints name). `previousKeyIds`: the
@@ -23,7 +24,24 @@ export class KmsAuditKey implements AuditKey {
   /** Each key's public half, read from KMS itself (never from the log, which a writer could change). */
   async publicKeys(): Promise<AuditPublicKey[]> {
     const ids = [...this.previousKeyIds.filter((id) => id !== this.keyId), this.keyId];
-    return Promise.all(ids.map(async (keyId) => ({ keyId, algorithm: 'ECDSA_SHA_256' as const, publicKeyPem: await this.pemOf(keyId), from: null, to: null })));
+    const listed = await Promise.all(ids.map(async (keyId) => ({ keyId, algorithm: 'ECDSA_SHA_256' as const, publicKeyPem: await this.pemOf(keyId), from: await this.createdAt(keyId) })));
+    // In service from its creation (KMS's CreationDate) until the next key's: the key replacing it signs from then on.
+    return listed.map((key, i) => ({ ...key, to: i + 1 < listed.length ? listed[i + 1].from : null }));
+  }
+
+  /** When KMS created the key (DescribeKey), read once: it never changes. */
+  private createdAt(keyId: string): Promise<string> {
+    let created = this.created.get(keyId);
+    if (!created) {
+      created = this.kms.send(new DescribeKeyCommand({ KeyId: keyId })).then((answer) => {
+        const date = answer.KeyMetadata?.CreationDate;
+        if (!date) throw new Error(`KMS returned no creation date for ${keyId}`);
+        return date.toISOString();
+      });
+      this.created.set(keyId, created);
+      created.catch(() => this.created.delete(keyId));
+    }
+    return created;
   }
 
   async identity(): Promise<{ algorithm: 'ECDSA_SHA_256'; keyId: string }> {

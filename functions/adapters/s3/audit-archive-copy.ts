@@ -1,14 +1,18 @@
 /**
- * The audit log's write-once copy on AWS: each record and checkpoint that DynamoDB Streams reports as inserted becomes
- * an S3 object in a bucket with Object Lock in compliance mode, one export line each (`{"type": "record", ...}`), so
- * that no role of the stack (the checkpoint signer included) can change or delete what was written. A record or a
- * checkpoint changed or removed in the table is kept too, as evidence, under `tampering/`.
+ * The audit log's write-once copy on AWS: the records and checkpoints that DynamoDB Streams reports as inserted in one
+ * stream batch become one S3 object (`log/<day>/<first>-<last event id>.ndjson`, one export line each:
+ * `{"type": "record", ...}`) in a bucket with Object Lock in compliance mode, so that no role of the stack (the
+ * checkpoint signer included) can change or delete what was written. One object per batch, not per record: a PUT costs
+ * as much as 7 DynamoDB writes, and a batch holds up to a minute of records (lib/audit-archive.ts). A retried batch
+ * writes the same key again (a new version; the locked first one stays) with the same lines; a split batch writes its
+ * halves under their own keys, so a line can be in two objects: readers drop identical lines (`sort -u`). A record or a
+ * checkpoint changed or removed in the table is kept too, as evidence, under `tampering/`, one object each.
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from '../../application/ports';
-import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK, sequenceKey } from './../dynamodb/audit-store';
+import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK } from './../dynamodb/audit-store';
 import { AUDIT_TIME_INDEX, KEY } from '../../definitions/tables';
 
 /** One DynamoDB Streams record, as Lambda hands it over (images in the low-level attribute form). */
@@ -35,6 +39,9 @@ function exportLine(item: Record<string, unknown>, type: 'record' | 'checkpoint'
 /** The objects to write for a batch of stream records (the writer's pointers and pending entries are not the log). */
 export function archiveObjectsOf(records: readonly AuditStreamRecord[]): ArchiveObject[] {
   const objects: ArchiveObject[] = [];
+  const lines: string[] = [];
+  const ids: string[] = [];
+  let firstAt: number | null = null;
   for (const record of records) {
     const next = image(record.dynamodb?.NewImage);
     const previous = image(record.dynamodb?.OldImage);
@@ -43,10 +50,9 @@ export function archiveObjectsOf(records: readonly AuditStreamRecord[]): Archive
     if (typeof pk !== 'string' || pk === PENDING_PK || pk === SIGNED_PK) continue;
     const type = pk === CHECKPOINT_PK ? 'checkpoint' : 'record';
     if (record.eventName === 'INSERT' && next) {
-      const key = type === 'checkpoint'
-        ? `checkpoints/${sequenceKey(Number(next.number))}.json`
-        : `records/${encodeURIComponent(pk)}/${sequenceKey(Number(next.sequence))}.json`;
-      objects.push({ key, body: exportLine(next, type) });
+      lines.push(exportLine(next, type));
+      ids.push(record.eventID ?? 'unknown');
+      if (firstAt === null) firstAt = record.dynamodb?.ApproximateCreationDateTime ?? null;
       continue;
     }
     // A MODIFY or REMOVE of a record or a checkpoint: the log is append-only, so this is tampering (or a restore).
@@ -56,10 +62,14 @@ export function archiveObjectsOf(records: readonly AuditStreamRecord[]): Archive
       body: `${JSON.stringify({ eventName: record.eventName, stream: pk, sortKey: item?.[KEY.sk], oldImage: previous, newImage: next })}\n`,
     });
   }
+  if (lines.length > 0) {
+    const day = firstAt === null ? 'undated' : new Date(firstAt * 1000).toISOString().slice(0, 10);
+    objects.unshift({ key: `log/${day}/${ids[0]}-${ids[ids.length - 1]}.ndjson`, body: lines.join('') });
+  }
   return objects;
 }
 
-/** Writes the batch's objects; a failure throws, so Lambda retries the batch (rewriting an object adds a version, never replaces the locked one). */
+/** Writes the batch's object (and any tampering evidence); a failure throws, so Lambda retries the batch (rewriting an object adds a version, never replaces the locked one). */
 export async function archiveAuditRecords(s3: S3Client, bucket: string, records: readonly AuditStreamRecord[], logger: Logger): Promise<number> {
   const objects = archiveObjectsOf(records);
   for (const object of objects) {
