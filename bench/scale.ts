@@ -51,13 +51,13 @@ function orderAt(i: number, vendorId: string): { order: OrderRecord; release: Ve
   return { order, release };
 }
 
-async function seed(runtime: LocalRuntime): Promise<number> {
+export async function seed(runtime: LocalRuntime, releases = RELEASES, others = OTHERS): Promise<number> {
   const began = performance.now();
   const client = new DynamoDBClient(documentClientConfig({ endpoint: runtime.edge.dynamodbUrl, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
   const reads = runtime.deps.reads as unknown as { directory: { noteMonth(m: string): Promise<void>; noteVendor(v: string): Promise<void> } };
   const months = new Set<string>();
   const chunk = 20_000;
-  for (const [vendorId, count] of [[VENDOR, RELEASES], ['scale-other', OTHERS]] as const) {
+  for (const [vendorId, count] of [[VENDOR, releases], ['scale-other', others]] as const) {
     await reads.directory.noteVendor(vendorId);
     for (let from = 0; from < count; from += chunk) {
       const items: Record<string, unknown>[] = [];

@@ -178,6 +178,11 @@ export interface ReleaseReads {
    * strictly after `after`, and the position the next page continues after (null: this was the last page).
    */
   openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }>;
+  /**
+   * Every open release of the vendor as planning reads it (previews), read at once over the index's partitions,
+   * without its orders and without `attempts` (empty): a narrow read, in the order of openReleases.
+   */
+  openReleasesToPlan(vendorId: string): Promise<VendorRelease[]>;
   /** Count and sum of the vendor's open releases per currency, from the index alone. */
   openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: DecimalText }[]>;
   /** Vendors seen in an order or a policy, by id, strictly after `after`. */
@@ -398,10 +403,18 @@ export interface PolicyImportRepository {
   get(importId: string): Promise<PolicyImport | null>;
 }
 
+/**
+ * Open releases a preview covers in its own answer at most (contract 6.3: "a preview whose releases do not fit one
+ * answer"). Above it the preview is a job: reading and planning 20,000 releases takes a few seconds on AWS, well inside
+ * API Gateway's 30 s, and the answer stays far below Lambda's 6 MB (its listed releases are capped by `limit`, at most
+ * 10,000 of about 450 bytes). HOLDBACK_PREVIEW_INLINE_RELEASES sets another.
+ */
+export const PREVIEW_INLINE_RELEASES = 20_000;
+
 /** What a job does (contract 6.3): the bulk work of a change, or an export. */
-export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export';
+export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export' | 'policy_preview' | 'settings_preview';
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'];
+export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export', 'policy_preview', 'settings_preview'];
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
 /** One release a job could not do, and why; the job carries on with the others. */
@@ -530,4 +543,6 @@ export interface Dependencies {
    * is still its placeholder pauses by itself and resumes once it is filled in, with no deploy. Absent: always.
    */
   gatewayReady?: () => Promise<boolean>;
+  /** Open releases a preview covers in its own answer at most; above, it is a job (absent: PREVIEW_INLINE_RELEASES). */
+  previewInlineReleases?: number;
 }

@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 document of Holdback's whole API (contract section 6), served at GET /openapi.json and checked against the routes by a test. */
+import { JOB_KINDS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 
 type Json = Record<string, unknown>;
 
@@ -286,7 +287,7 @@ const schemas: Record<string, Json> = {
     required: ['jobId', 'kind', 'state', 'total', 'done', 'failed', 'actor', 'createdAt', 'finishedAt', 'error', 'result'],
     properties: {
       jobId: { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$', example: 'job_1669975200000_k3v9x0q2m1' },
-      kind: { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] },
+      kind: { type: 'string', enum: [...JOB_KINDS] },
       state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
       total: { type: 'integer', minimum: 0, description: 'Items found so far (releases, or rows of an export); final once the job ended.' },
       done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0, description: 'Items that failed; each of the first 100 is named in failures.' },
@@ -403,6 +404,8 @@ const schemas: Record<string, Json> = {
   },
 };
 
+/** A preview over more open releases than one answer carries (contract 6.3). */
+const PREVIEW_JOB = ok(`The preview covers more than ${PREVIEW_INLINE_RELEASES.toLocaleString('en-US')} open releases (HOLDBACK_PREVIEW_INLINE_RELEASES): the job that computes it; GET /jobs/{jobId} until it has succeeded, and its \`result\` is the preview (its \`previewId\` works with the PUT as any other; it lists at most 500 releases, perDay covers them all).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 const PREVIEW_LIMIT = query('limit', { type: 'integer', minimum: 0, maximum: 10_000, default: 1000 }, 'Releases listed (perDay always covers every release).');
 
 /** On AWS Lambda the console's bundler is not shipped: the page is served by `npx holdback console` on the user's machine instead. */
@@ -440,7 +443,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: 'What a settings change would move, changing nothing',
       parameters: [PREVIEW_LIMIT],
       requestBody: jsonBody(ref('Settings'), { deferByDays: 10 }),
-      responses: responses({ 200: ok('Every unsent release it would move, and those the gateway would refuse.', ref('Preview')) }, { 400: 'A field or limit is wrong.' }),
+      responses: responses({ 200: ok('Every unsent release it would move, and those the gateway would refuse.', ref('Preview')), 202: PREVIEW_JOB }, { 400: 'A field or limit is wrong; no job was started.' }),
     },
   },
   '/vendors': {
@@ -467,7 +470,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: 'What a policy change would move, changing nothing',
       parameters: [pathId('vendorId', 'vendor_a'), PREVIEW_LIMIT],
       requestBody: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE),
-      responses: responses({ 200: ok("The vendor's unsent releases now and under the change, with totals per India-time day.", ref('Preview')) }, { 400: 'A field or limit is wrong.' }),
+      responses: responses({ 200: ok("The vendor's unsent releases now and under the change, with totals per India-time day.", ref('Preview')), 202: PREVIEW_JOB }, { 400: 'A field or limit is wrong; no job was started.' }),
     },
   },
   '/vendors/{vendorId}/forecast': {
@@ -506,7 +509,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: 'Jobs, newest first (contract 6.3)',
       parameters: [
         query('state', { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] }, 'One state.'),
-        query('kind', { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] }, 'One kind.'),
+        query('kind', { type: 'string', enum: [...JOB_KINDS] }, 'One kind.'),
         LIMIT(100, 20, 'Page size.'), CURSOR,
       ],
       responses: responses({ 200: ok('A page of jobs.', page('items', ref('Job'))) }, { 400: 'A parameter is wrong; the message names it.' }),
@@ -517,6 +520,16 @@ const paths: Record<string, Record<string, Json>> = {
       summary: 'One job: its state and progress, and an export\'s link',
       parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' }, example: 'job_1669975200000_k3v9x0q2m1' }],
       responses: responses({ 200: ok('The job.', ref('Job')) }, { 400: 'Not a job id.', 404: 'No such job.' }),
+    },
+  },
+  '/jobs/{jobId}/cancel': {
+    post: {
+      summary: 'Cancel a job that has not ended: its remaining steps are skipped',
+      parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' }, example: 'job_1669975200000_k3v9x0q2m1' }],
+      requestBody: { ...jsonBody({ type: 'object', properties: { actor: { type: 'string', description: 'Who cancels (default "api").' }, reason: { type: 'string', description: 'Why (kept on the job as its error).' } } }, { actor: 'finance@example.com', reason: 'started by mistake' }), required: false },
+      responses: responses({
+        200: ok('The job, cancelled. Each release it walked is in a state of its own (every release is written whole, one at a time): those done are planned under the change, the others as they were; a hold or a policy applied stays in force from its own answer (the sender checks at claim time).', ref('Job')),
+      }, { 400: 'Not a job id, or a bad body.', 404: 'No such job.', 409: 'The job has ended already (job_ended): nothing to cancel.' }),
     },
   },
   '/exports': {

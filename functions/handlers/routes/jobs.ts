@@ -1,16 +1,24 @@
 /** Bulk work and exports (contract 6.3): the jobs, POST /exports, and the local download of an export file. */
 import { EXPORT_FILE_PATH } from '../../adapters/files/file-export-store';
+import { cancelJob } from '../../application/jobs/cancel-job';
 import { startExport } from '../../application/jobs/export-job';
 import { getJob, jobView, listJobs } from '../../application/jobs/job-views';
-import { json, jsonBodyOf, pathParameter } from '../http';
+import { json, jsonBodyOf, pathParameter, rawBodyOf } from '../http';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
+const CANCEL_EXAMPLE = '{"actor": "finance@example.com", "reason": "started by mistake"}';
 const EXPORT_EXAMPLE = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a"}}';
 
 export const JOB_ROUTES: ApiRoute[] = [
   { method: 'GET', path: '/jobs', run: async (e, deps) => json(200, await listJobs(await deps(), { ...(e.queryStringParameters ?? {}) })) },
   { method: 'GET', path: '/jobs/{jobId}', run: async (e, deps) => json(200, await getJob(await deps(), pathParameter(e, 'jobId'))) },
+  {
+    method: 'POST',
+    path: '/jobs/{jobId}/cancel',
+    // The body is optional: who cancels and why.
+    run: async (e, deps) => json(200, await cancelJob(await deps(), pathParameter(e, 'jobId'), rawBodyOf(e).length === 0 ? undefined : jsonBodyOf(e, CANCEL_EXAMPLE))),
+  },
   {
     method: 'POST',
     path: '/exports',
