@@ -4,6 +4,7 @@
  * set low by configuration (HOLDBACK_PREVIEW_INLINE_RELEASES, here the runtime's option), not by a huge seed. A job is
  * cancelled by POST /jobs/{jobId}/cancel.
  */
+import { runApiCommand } from '../../bin/api-commands';
 import { jobEnded, seedOrders } from './job-helpers';
 import { startHarness, type Harness } from './harness';
 
@@ -81,4 +82,29 @@ test('POST /jobs/{jobId}/cancel: an ended job is a 409; a bad id a 400; an unkno
   expect(again.body.error).toMatchObject({ code: 'job_ended', message: expect.stringMatching(/has ended already \(succeeded\)/) });
   expect((await h.api('POST', '/jobs/nope/cancel')).status).toBe(400);
   expect((await h.api('POST', '/jobs/job_0000000000000_aaaaaaaaaa/cancel')).status).toBe(404);
+});
+
+/** Runs one CLI command line in-process against the stack. */
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runApiCommand([...argv, '--api-url', h.runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+test('the CLI waits for a preview that became a job and shows the preview; --no-wait prints the job; jobs cancel refuses an ended job', async () => {
+  const waited = await cli('policy', 'preview', BIG, '--rule', 'after_payment', '--delay', 'P5D', '--schedule-option', '1', '--json');
+  expect(waited.code).toBe(0);
+  expect(JSON.parse(waited.out)).toMatchObject({ vendorId: BIG, covered: 12, previewId: expect.any(String) });
+  const table = await cli('policy', 'preview', BIG, '--rule', 'after_payment', '--delay', 'P5D', '--schedule-option', '1');
+  expect(table.out).toMatch(/apply exactly this preview with:\n {2}npx holdback policy set vendor_wide .*--preview-id [0-9a-f]{32}/);
+
+  const noWait = await cli('settings', 'preview', 'deferByDays=3', '--no-wait');
+  expect(noWait.code).toBe(0);
+  const jobId = /job (job_\d{13}_[0-9a-z]{10}) /.exec(noWait.err)?.[1];
+  expect(jobId).toBeDefined();
+  expect(noWait.out).toMatch(/kind\s+settings_preview/);
+  await jobEnded(h, jobId!);
+  const cancelled = await cli('jobs', 'cancel', jobId!, '--actor', 'ops@example.com', '--reason', 'too late');
+  expect([cancelled.code, cancelled.err]).toEqual([1, expect.stringMatching(/answered 409: job_ended: .*has ended already \(succeeded\)/)]);
 });
