@@ -30,10 +30,11 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   predict <eligibility> <scheduleOption>         when an eligibility settles
   jobs [--state S] [--kind K] [--limit N] [--cursor C]   bulk work and exports, newest first
   job <jobId>                                    one job (--wait: until it ends, with a progress bar)
+  jobs cancel <jobId> [--actor A] [--reason R]   stop a job that has not ended (its remaining steps are skipped)
   export outcomes [--format csv|jsonl] [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by B] [--out FILE]
   export audit [--from D] [--to D] [--out FILE]  a file of any size, written by a job and downloaded to FILE
 options: --json (the API's JSON as is, for scripts), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it),
-  --no-wait (hold, unhold, policy set, export: print the job id instead of waiting for the job with a progress bar)
+  --no-wait (hold, unhold, policy set, export, a preview that became a job: print the job id instead of waiting for the job with a progress bar)
 exit codes: 0 done; 1 refused by the API (or an import with errors, dry run included); 2 a wrong command line (an unknown flag is named)`;
 
 /** A refusal of the command line itself (exit 2), as opposed to one of the API (exit 1). */
@@ -206,6 +207,10 @@ function callOf(words: string[], options: Options): Call {
       if (sub === 'export') return { method: 'GET', raw: true, path: `/audit/export${queryOf({ from: options.from as string, to: options.to as string })}` };
       break;
     case 'jobs':
+      if (sub === 'cancel') {
+        const who = Object.fromEntries(Object.entries({ actor: options.actor, reason: options.reason }).filter(([, v]) => typeof v === 'string'));
+        return { method: 'POST', path: `/jobs/${seg(rest[0], '<jobId>')}/cancel`, body: who };
+      }
       return { method: 'GET', path: `/jobs${queryOf({ state: options.state as string, kind: options.kind as string, limit: options.limit as string, cursor: options.cursor as string })}`, view: jobsView };
     case 'job': return { method: 'GET', path: `/jobs/${seg(sub, '<jobId>')}` };
     case 'export':
@@ -326,12 +331,19 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
   const body = isJson && answer.text ? (JSON.parse(answer.text) as Json) : null;
   // A change or an export that started a job: wait for it with a progress bar (and download an export), unless --no-wait.
   const started = body ? jobOfAnswer(call, body, options.wait === true) : null;
+  // A preview too large for one answer (202 {job}): the job's result is the preview, shown as the answer would have been.
+  const previewJob = Boolean(body?.job && /_preview$/.test(String((body.job as JobAnswer).kind)));
   if (started && !options['no-wait']) {
     // Printed at the end: the answer with its job as it ended (or the job itself, for `job <id> --wait`).
-    const print = (ended: string) => answerOut(call, answer, options, io, body!.job ? JSON.stringify({ ...body, job: JSON.parse(ended) }) : ended);
+    const print = (ended: string) => {
+      const job = JSON.parse(ended) as JobAnswer;
+      if (previewJob && job.result) return answerOut(call, answer, options, io, JSON.stringify(job.result));
+      return answerOut(previewJob ? { ...call, view: undefined } : call, answer, options, io, body!.job ? JSON.stringify({ ...body, job }) : ended);
+    };
     return followJob(client, started.jobId, options, io, print);
   }
-  answerOut(call, answer, options, io);
+  if (previewJob) answerOut({ ...call, view: undefined }, answer, options, io, options.json ? answer.text : JSON.stringify(body!.job));
+  else answerOut(call, answer, options, io);
   if (started) io.err(`job ${started.jobId} ${started.state}; follow it with: holdback job ${started.jobId} --wait\n`);
   return body && call.exitOf ? call.exitOf(body) : 0;
 }

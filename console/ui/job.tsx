@@ -1,6 +1,7 @@
-/** A job's progress where it was started (contract 6.3): polls GET /jobs/{jobId} until it ends. */
+/** A job's progress where it was started (contract 6.3): polls GET /jobs/{jobId} until it ends; a running job can be cancelled. */
 import { useEffect, useState } from 'preact/hooks';
-import { call, segment } from './api';
+import { call, segment, type ApiProblem } from './api';
+import { confirmSend, ProblemNote, requireActor, useAction } from './form';
 
 export interface Job {
   jobId: string;
@@ -11,9 +12,53 @@ export interface Job {
   failed: number;
   error: string | null;
   failures?: { orderId: string; vendorId: string; reason: string }[];
+  actor?: string;
+  createdAt?: string;
+  finishedAt?: string | null;
+  result?: unknown;
+  params?: Record<string, unknown>;
 }
 
-const ENDED = ['succeeded', 'failed', 'cancelled'];
+export const ENDED = ['succeeded', 'failed', 'cancelled'];
+
+/** Polls a job until it ends, telling `onJob` each time; the ended job. */
+export async function jobToEnd(jobId: string, onJob: (job: Job) => void = () => undefined): Promise<Job> {
+  for (;;) {
+    const job = await call<Job>('GET', `/jobs/${segment(jobId)}`);
+    onJob(job);
+    if (ENDED.includes(job.state)) return job;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/**
+ * A preview of any size (contract 6.3): the answer itself, or, when the preview covers more releases than one answer
+ * carries (202 `{job}`), the result of its job once it has run.
+ */
+export async function previewOfAnySize<T>(path: string, body: unknown, onJob?: (job: Job) => void): Promise<T> {
+  const answer = await call<T | { job: Job }>('POST', path, body);
+  if (!answer || typeof answer !== 'object' || !('job' in answer) || 'previewId' in answer) return answer as T;
+  const ended = await jobToEnd(answer.job.jobId, onJob);
+  if (ended.state !== 'succeeded') throw new Error(`The preview ran as job ${ended.jobId} (it covers many releases), which ${ended.state}${ended.error ? `: ${ended.error}` : ''}`);
+  return ended.result as T;
+}
+
+/** Cancels a job that has not ended, after asking; the job as it is then. */
+export function CancelJob({ job, onCancelled }: { job: Job; onCancelled: (job: Job) => void }) {
+  const action = useAction();
+  if (ENDED.includes(job.state)) return null;
+  const path = `/jobs/${segment(job.jobId)}/cancel`;
+  return (
+    <span class="cancel-job">
+      {' '}<button type="button" data-testid={`cancel-${job.jobId}`} disabled={action.busy} onClick={() => void action.run(async () => {
+        const body = { actor: requireActor(), reason: 'cancelled in the console' };
+        if (!confirmSend(`Cancel job ${job.jobId} (${job.kind})? Its remaining releases keep the state they have now; a hold or a policy already applied stays in force.`, 'POST', path, body)) return;
+        onCancelled(await call<Job>('POST', path, body));
+      })}>Cancel job</button>
+      <ProblemNote problem={action.problem as ApiProblem | null} lead="Not cancelled" />
+    </span>
+  );
+}
 
 export function JobProgress({ job, testId }: { job: Job; testId: string }) {
   const [shown, setShown] = useState<Job>(job);
@@ -42,6 +87,7 @@ export function JobProgress({ job, testId }: { job: Job; testId: string }) {
         {' '}Job {shown.state}: {finished} of {shown.total} releases done{shown.failed ? `, ${shown.failed} failed` : ''}
         {shown.error ? ` (${shown.error})` : ''}
       </span>
+      <CancelJob job={shown} onCancelled={setShown} />
       {shown.failures?.length ? <ul>{shown.failures.slice(0, 10).map((f) => <li key={f.orderId}>{f.orderId}: {f.reason}</li>)}</ul> : null}
       {problem ? <p class="problem">Progress unknown: {problem}</p> : null}
     </div>

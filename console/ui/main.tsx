@@ -13,12 +13,14 @@ import { OutcomesPage } from './pages/outcomes';
 import { AuditPage } from './pages/audit';
 import { SettingsPage } from './pages/settings';
 import { AccuracyPage, RejectedEventsPage } from './pages/reports';
+import { JobsPage } from './pages/jobs';
 
 const NAV: Array<[string, string]> = [
   ['#/', 'Overview'],
   ['#/vendors', 'Vendors'],
   ['#/orders', 'Orders'],
   ['#/outcomes', 'Outcomes'],
+  ['#/jobs', 'Jobs'],
   ['#/audit', 'Audit'],
   ['#/accuracy', 'Accuracy'],
   ['#/rejected', 'Rejected events'],
@@ -88,6 +90,8 @@ function Page({ route, now }: { route: string[]; now: string | null }) {
       return <OrderPage orderId={id} />;
     case 'outcomes':
       return <OutcomesPage />;
+    case 'jobs':
+      return <JobsPage />;
     case 'audit':
       return <AuditPage />;
     case 'settings':

@@ -6,6 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { PREVIEW_INLINE_RELEASES } from '../application/ports';
 import type {
   AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../application/ports';
@@ -180,6 +181,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     auditKey: auditKeyOf(config, adapters, c, functionName),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
+    previewInlineReleases: config.previewInlineReleases ?? PREVIEW_INLINE_RELEASES,
     ...('secretId' in source ? { gatewayReady: () => credentials().then(() => true, () => false) } : {}),
   };
 }

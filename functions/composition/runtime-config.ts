@@ -1,4 +1,5 @@
 /** The AWS runtime's configuration: every environment variable read once, failing fast with what to set. */
+import { PREVIEW_INLINE_RELEASES } from '../application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../definitions/routing';
 import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from '../definitions/tables';
 import { RETENTION_KINDS, type RetentionDays } from '../definitions/retention-kinds';
@@ -44,6 +45,11 @@ export const RUNTIME_ENV = {
   retentionDays: 'HOLDBACK_RETENTION_DAYS',
   /** The release queue consumer's maximum concurrency: each container's share of the gateway rate is rate / this. */
   releaseMaxConcurrency: 'HOLDBACK_RELEASE_MAX_CONCURRENCY',
+  /**
+   * Optional: open releases a preview covers in its own answer at most (default 20,000); a larger one answers 202 and
+   * runs as a job (contract 6.3).
+   */
+  previewInlineReleases: 'HOLDBACK_PREVIEW_INLINE_RELEASES',
   /** The URL of the job queue (SQS): the steps of bulk changes and exports (contract 6.3). Unset: no job can start. */
   jobQueueUrl: 'HOLDBACK_JOB_QUEUE_URL',
   /** AWS: the S3 bucket of export files (pre-signed links). */
@@ -100,6 +106,8 @@ export interface RuntimeConfig {
   exports: { bucket: string } | { dir: string; baseUrl: string } | null;
   /** The release queue consumer's maximum concurrency: at most this many release containers send at once. */
   releaseMaxConcurrency: number;
+  /** Open releases a preview covers in its own answer at most (HOLDBACK_PREVIEW_INLINE_RELEASES). */
+  previewInlineReleases?: number;
   audit: {
     table: string;
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
@@ -184,6 +192,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     exports: exportsConfig(env, problems),
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
+    previewInlineReleases: count(RUNTIME_ENV.previewInlineReleases, PREVIEW_INLINE_RELEASES, 0),
     audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
     retentionDays: retentionConfig(env, problems),
   };

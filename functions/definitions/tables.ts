@@ -61,6 +61,15 @@ export const SETTLED_INDEX = { name: 'settledByMonth', pk: 'settledPk', sk: 'set
  * shards spread the sweep's hot key while keeping `listDue` to eight small queries.
  */
 export const DUE_SHARDS = 8;
+/**
+ * Partitions of one vendor's open index (`OPEN#<vendorId>#<shard>`, the shard from the order id). A vendor on every
+ * order writes an entry per new release, in the order of maximum eligibility (a rising key, which DynamoDB's split for
+ * heat cannot spread): one partition takes about 1,000 writes a second, so a flash sale of 2,000 orders a second with
+ * one vendor on each would throttle a single partition. Eight take 8,000 a second; readers fan out over all eight in
+ * parallel (and over `OPEN#<vendorId>`, where releases written before the shards were keep their entry until their
+ * next write moves it). See docs/scale.md.
+ */
+export const OPEN_SHARDS = 8;
 
 const stringAttributes = (...names: string[]): AttributeDefinition[] =>
   names.map((name) => ({ AttributeName: name, AttributeType: 'S' }));

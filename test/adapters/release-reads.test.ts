@@ -1,7 +1,7 @@
 /** The read side's indexes against a real dynalite: kept by the release writes, queried by outcomes, forecasts and vendors. */
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
-import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
+import { APPLIED_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
 import { order, release } from './release-fixtures';
@@ -167,5 +167,51 @@ describe('open totals per currency, never guessed (issue 19)', () => {
     delete meta.currency;
     await dynamo.doc.put({ TableName: dynamo.tables.orders, Item: meta });
     await expect(orders.reads.openTotals('ven_legacy')).rejects.toThrow('release order_legacy_usd/ven_legacy has no currency stored, nor has its order');
+  });
+});
+
+describe('one vendor on every order: the open index spread over OPEN_SHARDS partitions (issue 17 item 6)', () => {
+  test('its releases land in every shard; reads fan out over them (and the pre-shard key) in one order; previews read narrow', async () => {
+    const vendorId = 'ven_hot';
+    const count = 40;
+    for (let i = 0; i < count; i += 1) {
+      await paid(order(`order_hot${String(i).padStart(3, '0')}`, `2022-12-01T10:${String(i).padStart(2, '0')}:00+05:30`, [vendorId]), {
+        [vendorId]: { currency: 'INR', attempts: i === 0 ? [{ at: '2022-12-01T10:00:00+05:30', status: 500, message: 'x'.repeat(50) } as never] : [] },
+      });
+    }
+    // A release written before the shards: its entry under OPEN#<vendorId> is still read.
+    const legacy = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_hot039', sk: `VENDOR#${vendorId}` } }))!;
+    await dynamo.doc.put({ TableName: dynamo.tables.orders, Item: { ...legacy, [OPEN_INDEX.pk]: `OPEN#${vendorId}` } });
+
+    const shards = new Set<string>();
+    for (let i = 0; i < count; i += 1) {
+      const item = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: `ORDER#order_hot${String(i).padStart(3, '0')}`, sk: `VENDOR#${vendorId}` } }))!;
+      shards.add(item[OPEN_INDEX.pk] as string);
+    }
+    expect(shards.size).toBe(OPEN_SHARDS + 1);
+    for (const pk of shards) expect(pk).toMatch(new RegExp(`^OPEN#${vendorId}(#[0-${OPEN_SHARDS - 1}])?$`));
+
+    const expected = Array.from({ length: count }, (_, i) => `order_hot${String(i).padStart(3, '0')}`);
+    const everyOpen: string[] = [];
+    for await (const row of orders.reads.openReleases(vendorId)) everyOpen.push(row.release.orderId);
+    expect(everyOpen).toEqual(expected);
+    // Pages of 7 across the partitions: each order once, in the index's order, the last page saying so.
+    const paged: string[] = [];
+    let after: string | null = null;
+    for (let pages = 0; pages < 20; pages += 1) {
+      const page: { orderIds: string[]; next: string | null } = await orders.reads.openOrderIds(vendorId, after, 7);
+      paged.push(...page.orderIds);
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(paged).toEqual(expected);
+    expect(await orders.reads.openTotals(vendorId)).toEqual([{ currency: 'INR', count, amount: '4020.00' }]);
+
+    // The planning read: the same releases, in the same order, without the gateway's answers (the rest as stored).
+    const planned = await orders.reads.openReleasesToPlan(vendorId);
+    expect(planned.map((r) => r.orderId)).toEqual(expected);
+    const full = (await orders.getRelease('order_hot000', vendorId))!;
+    expect(full.attempts).toHaveLength(1);
+    expect(planned[0]).toEqual({ ...full, attempts: [] });
   });
 });

@@ -1,6 +1,7 @@
 /** The read side over the in-memory order repository: the same filters and order as the DynamoDB indexes give. */
 import { CurrencyTotals, moneyOf } from '../../functions/domain/projection';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../functions/application/ports';
+import type { VendorRelease } from '../../functions/domain/types';
 import type { InMemoryOrderRepository } from './repositories';
 
 const utc = (iso: string): string => new Date(Date.parse(iso)).toISOString();
@@ -44,6 +45,14 @@ export class InMemoryReleaseReads implements ReleaseReads {
       rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position: `${utc(release.maxEligibility)}#${release.orderId}#${vendorId}` });
     }
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
+  }
+
+  async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
+    const releases: VendorRelease[] = [];
+    for await (const { release, order } of this.openReleases(vendorId)) {
+      releases.push({ ...release, attempts: [], ...(release.currency === undefined && order ? { currency: order.currency } : {}) });
+    }
+    return releases;
   }
 
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {

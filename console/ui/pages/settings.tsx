@@ -5,6 +5,7 @@ import { indiaTime } from '../format';
 import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
+import { previewOfAnySize } from '../job';
 
 interface Settings {
   deferByDays: number;
@@ -52,7 +53,7 @@ function SettingsEditor({ current, onSaved }: { current: Settings; onSaved: () =
     <form aria-label="Change the settings" data-testid="settings-editor" onSubmit={(e) => {
       e.preventDefault();
       void action.run(async () => {
-        const answer = await call<PreviewAnswer>('POST', '/settings/preview', { ...bodyOf(draft), actor: requireActor(), reason });
+        const answer = await previewOfAnySize<PreviewAnswer>('/settings/preview', { ...bodyOf(draft), actor: requireActor(), reason });
         setPreview({ key, answer });
         setSaved(null);
       });

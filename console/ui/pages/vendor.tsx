@@ -5,7 +5,7 @@ import { indiaTime, ruleText } from '../format';
 import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
-import { JobProgress, type Job } from '../job';
+import { JobProgress, previewOfAnySize, type Job } from '../job';
 import { findVendor, holdOf, holdText, openText, ReleaseTable, type Release } from '../releases';
 
 interface Policy {
@@ -83,7 +83,7 @@ function PolicyEditor({ vendorId, current, onApplied }: { vendorId: string; curr
     <form aria-label="Change the policy" data-testid="policy-editor" onSubmit={(e) => {
       e.preventDefault();
       void action.run(async () => {
-        const answer = await call<PreviewAnswer>('POST', `/vendors/${segment(vendorId)}/policy/preview`, body());
+        const answer = await previewOfAnySize<PreviewAnswer>(`/vendors/${segment(vendorId)}/policy/preview`, body());
         setPreview({ key, answer });
         setApplied(null);
       });

@@ -1,7 +1,7 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { parseMoment } from '../../domain/dates';
-import type { DocumentClient, QueryInput } from './document-client';
+import type { DocumentClient, Projection, QueryInput } from './document-client';
 import { KEY } from '../../definitions/tables';
 
 /**
@@ -63,7 +63,7 @@ const UNPROCESSED_BACKOFF: Backoff = { firstMs: 40, capMs: 2560, jitter: 1 };
  * together: a page of outcomes (250 orders of three vendors) is ten calls, waited for once.
  */
 export async function batchGetItems(
-  doc: DocumentClient, tableName: string, keys: Record<string, unknown>[], consistentRead: boolean,
+  doc: DocumentClient, tableName: string, keys: Record<string, unknown>[], consistentRead: boolean, projection?: Projection,
 ): Promise<Record<string, unknown>[]> {
   const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < keys.length; i += MAX_BATCH_GET_KEYS) chunks.push(keys.slice(i, i + MAX_BATCH_GET_KEYS));
@@ -75,7 +75,7 @@ export async function batchGetItems(
         throw new Error(`table ${tableName}: ${pending.length} keys still unprocessed after ${MAX_BATCH_GET_ROUNDS} rounds (throttled); try again`);
       }
       if (round > 1) await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(round - 1, UNPROCESSED_BACKOFF)));
-      const answer = await doc.batchGet(tableName, pending, consistentRead);
+      const answer = await doc.batchGet(tableName, pending, consistentRead, projection);
       items.push(...answer.items);
       pending = answer.unprocessed;
     }

@@ -1,4 +1,5 @@
 /** The read side of releases (outcomes, forecasts, vendors) over the orders table's sparse indexes: queries, never a scan. */
+import { createHash } from 'node:crypto';
 import { MAX_DELAY_DAYS } from '../../domain/bounds';
 import { parseMoment } from '../../domain/dates';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
@@ -7,7 +8,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { batchGetItems, queryItems, withoutKeys } from './item-keys';
-import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
+import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 export const META_SK = 'META';
@@ -35,6 +36,28 @@ const QUERY_PAGE = 250;
  */
 const LONGEST_WINDOW_MS = (MAX_DELAY_DAYS + 1) * 86_400_000;
 
+/** Release keys per BatchGetItem group of a planning read, and groups read at once (each group is 10 calls at once). */
+const OPEN_FETCH_GROUP = 1000;
+const OPEN_FETCHES_IN_FLIGHT = 4;
+/**
+ * What planning reads of a stored release (previews): every field but the gateway's answers (`attempts`) and what
+ * only a sent or settled release carries. A field added to VendorRelease must be named here or in LEFT_OUT.
+ */
+type LeftOut = 'orderId' | 'vendorId' | 'attempts' | 'settledFrom' | 'settlementMismatch' | 'sending';
+const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
+  amount: true, state: true, policyVersion: true, rule: true, scheduleOption: true, transactionTime: true, maxEligibility: true,
+  targetEligibility: true, sendAt: true, releaseKey: true, appliedEligibility: true, predictedSettlement: true, clamp: true,
+  sends: true, reason: true, reasonCode: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
+  currency: true, version: true, updatedAt: true,
+};
+const PLANNING_PROJECTION = (() => {
+  const names = [KEY.pk, KEY.sk, 'nulls', ...Object.keys(PLANNING_FIELDS)];
+  return {
+    ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
+  };
+})();
+
 /** The partitions that list what exists: every vendor seen, and every month an index partition was written in. */
 const VENDORS_PK = 'VENDORS';
 const MONTHS_PK = 'MONTHS';
@@ -50,6 +73,15 @@ export function timeKey(instant: string, field: string): { utc: string; month: s
 
 const monthPk = (kind: IndexKind, month: string): string => `${kind}#${month}`;
 
+/** The open-index partition of one release: stable for its order, spread evenly over OPEN_SHARDS (see tables.ts). */
+export function openShardPk(vendorId: string, orderId: string): string {
+  return `OPEN#${vendorId}#${createHash('sha256').update(orderId).digest().readUInt32BE(0) % OPEN_SHARDS}`;
+}
+
+/** Every open-index partition of a vendor: the shards, and the one key of releases written before the shards. */
+const openPartitions = (vendorId: string): string[] =>
+  [`OPEN#${vendorId}`, ...Array.from({ length: OPEN_SHARDS }, (_, shard) => `OPEN#${vendorId}#${shard}`)];
+
 /**
  * The index attributes of a release item. Each is set by the write that makes it true and then never changes, so an
  * index is written about once per release (see tables.ts). The open index's key is the maximum eligibility, which
@@ -61,7 +93,7 @@ export function releaseIndexKeys(release: VendorRelease): { keys: Record<string,
   const months: string[] = [];
   const { orderId, vendorId } = release;
   if (release.state !== 'SETTLED' && release.state !== 'CANCELLED') {
-    keys[OPEN_INDEX.pk] = `OPEN#${vendorId}`;
+    keys[OPEN_INDEX.pk] = openShardPk(vendorId, orderId);
     keys[OPEN_INDEX.sk] = `${timeKey(release.maxEligibility, 'maxEligibility').utc}#${orderId}`;
   }
   if (release.appliedEligibility !== null) {
@@ -262,39 +294,93 @@ export class DynamoReleaseReads implements ReleaseReads {
     // Kept when its window [transaction time, max eligibility] meets the range: wherever the release's money lands
     // (its applied eligibility, its target, or its max eligibility for a held or waiting one) lies in that window.
     const inRange = (release: VendorRelease): boolean => !range || timeKey(release.transactionTime, 'transactionTime').utc <= to;
-    for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, from, upper)) {
-      const rows = await this.fetch(entries.map((entry) => {
+    const entries = await this.openEntries(vendorId, from, upper);
+    // One page's releases are read while the previous page's rows are consumed.
+    let ahead: Promise<ReadRelease[]> | null = null;
+    for (let i = 0; i < entries.length; i += QUERY_PAGE) {
+      const next = this.fetch(entries.slice(i, i + QUERY_PAGE).map((entry) => {
         const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
         return { orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` };
       }), {});
-      yield* rows.filter((row) => inRange(row.release));
+      next.catch(() => undefined);
+      if (ahead) yield* (await ahead).filter((row) => inRange(row.release));
+      ahead = next;
     }
+    if (ahead) yield* (await ahead).filter((row) => inRange(row.release));
   }
 
+  /**
+   * The vendor's open releases as planning reads them (previews), in the index's order: every partition of the index read at once, then
+   * the release items alone (not their orders) with only PLANNING_FIELDS, OPEN_FETCHES_IN_FLIGHT batches at a time.
+   * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
+   */
+  async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
+    const entries = await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY);
+    const currencies = new Map<string, unknown>();
+    const place = new Map<string, number>();
+    const keys = entries.map((entry, i) => {
+      const orderId = (entry[OPEN_INDEX.sk] as string).split('#')[1];
+      currencies.set(orderId, entry.currency);
+      place.set(orderId, i);
+      return { [KEY.pk]: orderPk(orderId), [KEY.sk]: RELEASE_PREFIX + vendorId };
+    });
+    const groups: Record<string, unknown>[][] = [];
+    for (let i = 0; i < keys.length; i += OPEN_FETCH_GROUP) groups.push(keys.slice(i, i + OPEN_FETCH_GROUP));
+    const found: Record<string, unknown>[][] = new Array(groups.length);
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(OPEN_FETCHES_IN_FLIGHT, groups.length) }, async () => {
+      for (let g = next++; g < groups.length; g = next++) found[g] = await batchGetItems(this.doc, this.tableName, groups[g], false, PLANNING_PROJECTION);
+    }));
+    // In the index's order (maximum eligibility, then order id), as openReleases gives them.
+    const releases = found.flat().map((item) => ({ ...toRelease(item), attempts: [] }))
+      .sort((a, b) => place.get(a.orderId)! - place.get(b.orderId)!);
+    const withoutCurrency = releases.filter((r) => r.currency === undefined);
+    if (withoutCurrency.length > 0) {
+      // Written before releases kept their currency: the index entry or else the order record has it.
+      const orders = await batchGetItems(this.doc, this.tableName, withoutCurrency.filter((r) => typeof currencies.get(r.orderId) !== 'string')
+        .map((r) => ({ [KEY.pk]: orderPk(r.orderId), [KEY.sk]: META_SK })), false);
+      for (const order of orders) currencies.set((order[KEY.pk] as string).slice(orderPk('').length), order.currency);
+      for (const r of withoutCurrency) if (typeof currencies.get(r.orderId) === 'string') r.currency = currencies.get(r.orderId) as string;
+    }
+    return releases;
+  }
+
+  /** Every entry of the vendor's open partitions between `lower` and `upper`, read in parallel, in key order. */
+  private async openEntries(vendorId: string, lower: string, upper: string, pageSize = 1000): Promise<Record<string, unknown>[]> {
+    const parts = await Promise.all(openPartitions(vendorId).map(async (pk) => {
+      const entries: Record<string, unknown>[] = [];
+      for await (const page of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, pk, lower, upper, pageSize)) entries.push(...page);
+      return entries;
+    }));
+    const sk = (entry: Record<string, unknown>) => entry[OPEN_INDEX.sk] as string;
+    return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+  }
+
+  /** A page over every open partition: each read after `after` at once, merged in key order. */
   async openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }> {
-    const page = await this.doc.query({
+    const pages = await Promise.all(openPartitions(vendorId).map((pk) => this.doc.query({
       TableName: this.tableName,
       IndexName: OPEN_INDEX.name,
       KeyConditionExpression: after === null ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
       ExpressionAttributeNames: after === null ? { '#pk': OPEN_INDEX.pk } : { '#pk': OPEN_INDEX.pk, '#sk': OPEN_INDEX.sk },
-      ExpressionAttributeValues: after === null ? { ':pk': `OPEN#${vendorId}` } : { ':pk': `OPEN#${vendorId}`, ':after': after },
+      ExpressionAttributeValues: after === null ? { ':pk': pk } : { ':pk': pk, ':after': after },
       Limit: limit,
-    });
-    const keys = page.items.map((entry) => entry[OPEN_INDEX.sk] as string);
-    return { orderIds: keys.map((key) => key.split('#')[1]), next: page.lastEvaluatedKey && keys.length > 0 ? keys[keys.length - 1] : null };
+    })));
+    const all = pages.flatMap((page) => page.items.map((entry) => entry[OPEN_INDEX.sk] as string)).sort();
+    const keys = all.slice(0, limit);
+    const more = all.length > limit || pages.some((page) => page.lastEvaluatedKey !== undefined);
+    return { orderIds: keys.map((key) => key.split('#')[1]), next: more && keys.length > 0 ? keys[keys.length - 1] : null };
   }
 
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
     const totals = new CurrencyTotals<'open'>();
     const withoutCurrency: Candidate[] = [];
-    for await (const entries of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, `OPEN#${vendorId}`, BEFORE_ANY, AFTER_ANY, 1000)) {
-      for (const entry of entries) {
-        const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
-        if (typeof entry.currency === 'string') {
-          totals.add('open', entry.currency, moneyOf({ orderId, vendorId, amount: entry.amount as string, currency: entry.currency }).amount);
-        } else {
-          withoutCurrency.push({ orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` });
-        }
+    for (const entry of await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY)) {
+      const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
+      if (typeof entry.currency === 'string') {
+        totals.add('open', entry.currency, moneyOf({ orderId, vendorId, amount: entry.amount as string, currency: entry.currency }).amount);
+      } else {
+        withoutCurrency.push({ orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` });
       }
     }
     // Releases written before they kept their currency carry their order's; one with neither is a defect (moneyOf).

@@ -13,7 +13,8 @@ import { eachInFlight } from '../in-flight';
 import { requireId } from '../ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
 import { knownVendorPages } from '../reads/read-vendors';
-import type { Dependencies, StoredPreview } from '../ports';
+import { PREVIEW_INLINE_RELEASES, type Dependencies, type StoredJob, type StoredPreview } from '../ports';
+import { startJob } from '../jobs/start-job';
 import { openReleasesOfVendor } from '../releases/replan-vendor-releases';
 import { storedInstant } from '../releases/release-writes';
 import { inZone } from '../response-times';
@@ -61,6 +62,58 @@ async function unsentReleasesOfAll(deps: Dependencies): Promise<VendorRelease[]>
     for (const open of await Promise.all(page.map((vendorId) => openReleasesOfVendor(deps, vendorId)))) releases.push(...open);
   }
   return releases;
+}
+
+/** A preview in its answer, or (over more open releases than one answer carries) the job whose result it will be. */
+export type PreviewOrJob<T> = { preview: T; job: null } | { preview: null; job: StoredJob };
+/** Releases a job's result lists at most: the result is kept on the job's item (DynamoDB's 400 KB an item). */
+export const JOB_PREVIEW_LISTED = 500;
+
+/**
+ * Whether the vendors' open releases are more than `max`: one index page of at most `max + 1` entries a vendor, until
+ * the count passes `max` (never a read of every release).
+ */
+async function coversMoreThan(deps: Dependencies, vendorIds: AsyncIterable<string[]> | string[][], max: number): Promise<boolean> {
+  let count = 0;
+  for await (const page of vendorIds) {
+    for (const vendorId of page) {
+      count += (await deps.reads.openOrderIds(vendorId, null, max + 1 - count)).orderIds.length;
+      if (count > max) return true;
+    }
+  }
+  return false;
+}
+
+const inlineMax = (deps: Dependencies): number => deps.previewInlineReleases ?? PREVIEW_INLINE_RELEASES;
+const actorOf = (body: unknown): string => (isRecord(body) && typeof body.actor === 'string' && body.actor.trim() ? body.actor.trim().slice(0, 200) : 'preview');
+
+/**
+ * POST /vendors/{vendorId}/policy/preview at any size: the body is checked first (a 400 before any job), then the
+ * preview is answered, or started as a job when the vendor has more open releases than one answer carries.
+ */
+export async function previewPolicyOrJob(deps: Dependencies, vendorId: string, body: unknown, limit: number = LISTED_RELEASES.default): Promise<PreviewOrJob<PolicyPreviewAnswer>> {
+  requireId(vendorId, 'vendorId');
+  policyChangeOf(isRecord(body) ? { actor: 'preview', reason: 'preview', ...body } : body);
+  const listed = limit;
+  if (!(await coversMoreThan(deps, [[vendorId]], inlineMax(deps)))) return { preview: await previewPolicy(deps, vendorId, body, limit), job: null };
+  const params = { vendorId, body, limit: Math.min(listed, JOB_PREVIEW_LISTED) };
+  return { preview: null, job: await startJob(deps, { kind: 'policy_preview', actor: actorOf(body), params, first: { step: 'preview' } }) };
+}
+
+/** POST /settings/preview at any size, as previewPolicyOrJob: over every vendor's open releases. */
+export async function previewSettingsOrJob(deps: Dependencies, body: unknown, limit: number = LISTED_RELEASES.default): Promise<PreviewOrJob<SettingsPreviewAnswer>> {
+  const listed = limit;
+  settingsCandidate(await deps.settings.get(), body);
+  if (!(await coversMoreThan(deps, knownVendorPages(deps, VENDOR_PAGE), inlineMax(deps)))) return { preview: await previewSettings(deps, body, limit), job: null };
+  const params = { body, limit: Math.min(listed, JOB_PREVIEW_LISTED) };
+  return { preview: null, job: await startJob(deps, { kind: 'settings_preview', actor: actorOf(body), params, first: { step: 'preview' } }) };
+}
+
+/** The job of a preview too large for one answer: the same preview (stored alike, so its previewId works with the PUT). */
+export async function previewOfJob(deps: Dependencies, job: StoredJob): Promise<PreviewAnswer> {
+  const limit = Number(job.params.limit ?? JOB_PREVIEW_LISTED);
+  if (job.kind === 'policy_preview') return previewPolicy(deps, String(job.params.vendorId), job.params.body, limit);
+  return previewSettings(deps, job.params.body, limit);
 }
 
 /**
@@ -159,13 +212,18 @@ async function policyPreviewState(deps: Dependencies, vendorId: string, change: 
   return { scope, fromVersion, settings, hold, releases, digest };
 }
 
-async function settingsPreviewState(deps: Dependencies, body: unknown) {
-  const current = await deps.settings.get();
+/** The candidate settings of a preview's body over the settings in force (a ValidationError naming each bad field). */
+function settingsCandidate(current: Settings, body: unknown): Settings {
   if (!isRecord(body)) {
     throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to preview, e.g. {"deferByDays": 10}' }]);
   }
   const settingsPart = Object.fromEntries(Object.entries(body).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
-  const candidate: Settings = validateSettings(settingsPart, current);
+  return validateSettings(settingsPart, current);
+}
+
+async function settingsPreviewState(deps: Dependencies, body: unknown) {
+  const current = await deps.settings.get();
+  const candidate = settingsCandidate(current, body);
   const releases = await unsentReleasesOfAll(deps);
   const digest = previewDigest({ scope: 'settings', releases, versions: { settings: current.version }, change: candidate });
   return { current, candidate, releases, digest };

@@ -17,7 +17,7 @@ export function jobView(job: StoredJob, zone: string): JobView {
   };
 }
 
-function requireJobId(jobId: string): void {
+export function requireJobId(jobId: string): void {
   if (!JOB_ID_PATTERN.test(jobId)) {
     throw new ValidationError([{ field: 'jobId', problem: `is ${JSON.stringify(jobId.slice(0, 60))}, not a job id`, expected: 'the jobId of an answer that started a job, e.g. "job_1669975200000_k3v9x0q2m1"' }]);
   }

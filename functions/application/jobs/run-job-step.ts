@@ -11,6 +11,7 @@ import { describeError } from '../errors';
 import type { Dependencies, JobStep, StoredJob } from '../ports';
 import { storedInstant } from '../releases/release-writes';
 import { exportStep } from './export-job';
+import { previewStep } from './preview-job';
 import { walkPage, type StepWork } from './release-walk';
 
 export type JobStepResult = { outcome: 'done' | 'skipped'; reason?: string };
@@ -57,5 +58,8 @@ async function workOf(deps: Dependencies, job: StoredJob, step: JobStep): Promis
     case 'outcomes_export':
     case 'audit_export':
       return exportStep(deps, job);
+    case 'policy_preview':
+    case 'settings_preview':
+      return previewStep(deps, job);
   }
 }

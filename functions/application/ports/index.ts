@@ -79,4 +79,6 @@ export interface Dependencies {
    * is still its placeholder pauses by itself and resumes once it is filled in, with no deploy. Absent: always.
    */
   gatewayReady?: () => Promise<boolean>;
+  /** Open releases a preview covers in its own answer at most; above, it is a job (absent: PREVIEW_INLINE_RELEASES). */
+  previewInlineReleases?: number;
 }

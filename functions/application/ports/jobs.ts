@@ -2,9 +2,18 @@
 import type { IsoInstant } from '../../domain/types';
 
 /** What a job does (contract 6.3): the bulk work of a change, or an export. */
-export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export';
+/**
+ * Open releases a preview covers in its own answer at most (contract 6.3: "a preview whose releases do not fit one
+ * answer"). Above it the preview is a job: reading and planning 20,000 releases takes a few seconds on AWS, well inside
+ * API Gateway's 30 s, and the answer stays far below Lambda's 6 MB (its listed releases are capped by `limit`, at most
+ * 10,000 of about 450 bytes). HOLDBACK_PREVIEW_INLINE_RELEASES sets another.
+ */
+export const PREVIEW_INLINE_RELEASES = 20_000;
+
+/** What a job does (contract 6.3): the bulk work of a change, or an export. */
+export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export' | 'policy_preview' | 'settings_preview';
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'];
+export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export', 'policy_preview', 'settings_preview'];
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
 /** One release a job could not do, and why; the job carries on with the others. */

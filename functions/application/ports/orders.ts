@@ -99,6 +99,11 @@ export interface ReleaseReads {
    * strictly after `after`, and the position the next page continues after (null: this was the last page).
    */
   openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }>;
+  /**
+   * Every open release of the vendor as planning reads it (previews), read at once over the index's partitions,
+   * without its orders and without `attempts` (empty): a narrow read, in the order of openReleases.
+   */
+  openReleasesToPlan(vendorId: string): Promise<VendorRelease[]>;
   /** Count and sum of the vendor's open releases per currency, from the index alone. */
   openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: DecimalText }[]>;
   /** Vendors seen in an order or a policy, by id, strictly after `after`. */

@@ -12,12 +12,8 @@ import type { Dependencies, JobKind } from '../ports';
  * left out here), never from every paid order. The one place this use case family lists a vendor's releases.
  */
 export async function openReleasesOfVendor(deps: Dependencies, vendorId: string): Promise<VendorRelease[]> {
-  const unsent: VendorRelease[] = [];
-  for await (const { release, order } of deps.reads.openReleases(vendorId)) {
-    // A release written before it kept its currency carries its order's (previews total per currency).
-    if (isUnsent(release)) unsent.push(release.currency === undefined && order?.currency ? { ...release, currency: order.currency } : release);
-  }
-  return unsent;
+  // A narrow read over the index's partitions at once; what is already sent is no preview's concern.
+  return (await deps.reads.openReleasesToPlan(vendorId)).filter(isUnsent);
 }
 
 /**

@@ -30,6 +30,8 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   // Exports are reads of any size: finance and auditors alike (what they hold is what GET /outcomes and /audit/export show).
   { method: 'POST', path: '/exports', audience: 'read' },
   { method: 'GET', path: '/exports/{file}', audience: 'read' },
+  // Stopping bulk work in progress is a change (a hold's or an apply's job stops half-way): finance only.
+  { method: 'POST', path: '/jobs/{jobId}/cancel', audience: 'finance' },
   { method: 'PUT', path: '/settings', audience: 'finance' },
   { method: 'POST', path: '/settings/preview', audience: 'finance' },
   { method: 'PUT', path: '/vendors/{vendorId}/policy', audience: 'finance' },

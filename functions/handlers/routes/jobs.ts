@@ -1,15 +1,17 @@
 /** Bulk work and exports (contract 6.3): the jobs, POST /exports, and the local download of an export file. */
 import { EXPORT_FILE_PATH } from '../../adapters/files/file-export-store';
+import { cancelJob } from '../../application/jobs/cancel-job';
 import { startExport } from '../../application/jobs/export-job';
 import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs } from '../../application/jobs/job-views';
 import { JOB_KINDS, JOB_STATES } from '../../application/ports';
-import { json } from '../http';
+import { json, jsonBodyOf, rawBodyOf } from '../http';
 import { ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, oneOf, requiredText, text } from '../schema/params';
 import { defineRoute, jsonBody } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
+const CANCEL_EXAMPLE = '{"actor": "finance@example.com", "reason": "started by mistake"}';
 const EXPORT_HINT = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a"}}';
 
 export const JOB_ROUTES: ApiRoute[] = [
@@ -29,6 +31,16 @@ export const JOB_ROUTES: ApiRoute[] = [
     params: { jobId: { ...text('The jobId of an answer that started a job.'), example: 'job_1669975200000_k3v9x0q2m1' } },
     responses: responses({ 200: ok('The job.', ref('Job')) }, { 400: 'Not a job id.', 404: 'No such job.' }),
     handle: async ({ params }, deps) => json(200, await getJob(await deps(), params.jobId ?? '')),
+  }),
+  defineRoute({
+    method: 'POST', path: '/jobs/{jobId}/cancel', summary: 'Cancel a job that has not ended: its remaining steps are skipped',
+    params: { jobId: { ...text('The jobId of an answer that started a job.'), example: 'job_1669975200000_k3v9x0q2m1' } },
+    // The body is optional (who cancels and why), so the route reads it itself.
+    otherBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { actor: { type: 'string', description: 'Who cancels (default "api").' }, reason: { type: 'string', description: 'Why (kept on the job as its error).' } } }, example: { actor: 'finance@example.com', reason: 'started by mistake' } } } },
+    responses: responses({
+      200: ok('The job, cancelled. Each release it walked is in a state of its own (every release is written whole, one at a time): those done are planned under the change, the others as they were; a hold or a policy applied stays in force from its own answer (the sender checks at claim time).', ref('Job')),
+    }, { 400: 'Not a job id, or a bad body.', 404: 'No such job.', 409: 'The job has ended already (job_ended): nothing to cancel.' }),
+    handle: async ({ params, event }, deps) => json(200, await cancelJob(await deps(), params.jobId ?? '', rawBodyOf(event).length === 0 ? undefined : jsonBodyOf(event, CANCEL_EXAMPLE))),
   }),
   defineRoute({
     method: 'POST', path: '/exports', summary: 'An export of any size as a file, written by a job (contract 6.3)',

@@ -1,4 +1,5 @@
 /** The OpenAPI components: every answer and body shape the routes name by `$ref` (contract section 6). */
+import { JOB_KINDS } from '../../application/ports';
 import { HEX64, ID, decimal, instant, nullable, ref, type Json } from './openapi-parts';
 
 export const COMPONENTS: Record<string, Json> = {
@@ -245,7 +246,7 @@ export const COMPONENTS: Record<string, Json> = {
     required: ['jobId', 'kind', 'state', 'total', 'done', 'failed', 'actor', 'createdAt', 'finishedAt', 'error', 'result'],
     properties: {
       jobId: { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$', example: 'job_1669975200000_k3v9x0q2m1' },
-      kind: { type: 'string', enum: ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'] },
+      kind: { type: 'string', enum: [...JOB_KINDS] },
       state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
       total: { type: 'integer', minimum: 0, description: 'Items found so far (releases, or rows of an export); final once the job ended.' },
       done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0, description: 'Items that failed; each of the first 100 is named in failures.' },
