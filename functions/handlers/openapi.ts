@@ -630,6 +630,23 @@ const paths: Record<string, Record<string, Json>> = {
   '/audit/export': {
     get: { summary: 'Audit records and signed checkpoints as JSON lines', parameters: [FROM, TO], responses: responses({ 200: { description: 'A header line, the checkpoints, then the records: one JSON object per line.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } }, { 400: 'Bad range.', 413: TOO_LARGE_ON_AWS }) },
   },
+  '/audit/checkpoints': {
+    get: {
+      summary: 'The newest signed checkpoints, newest first, with their hashes',
+      description: 'Each checkpoint signs the head of every stream and links to the one before it by previousHash; the whole checkpoint (its heads and signature) is in GET /audit/export.',
+      parameters: [LIMIT(200, 20, 'How many.')],
+      responses: responses({ 200: ok('Newest first.', { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', items: {
+        type: 'object', additionalProperties: false,
+        required: ['number', 'at', 'coveredUntil', 'hash', 'previousHash', 'root', 'keyId', 'algorithm', 'streams'],
+        properties: {
+          number: { type: 'integer', description: '1, 2, 3... without gaps.' }, at: { type: 'string', format: 'date-time', description: 'When it was written (UTC).' },
+          coveredUntil: { type: 'string', format: 'date-time', description: 'Records stored up to this instant (UTC) were looked at.' },
+          hash: HEX64, previousHash: HEX64, root: nullable(HEX64), keyId: { type: 'string', description: 'The key that signed it (GET /audit/public-keys).' },
+          algorithm: { type: 'string' }, streams: { type: 'integer', description: 'Stream heads it signs.' },
+        },
+      } } } }) }, { 400: 'Bad limit.' }),
+    },
+  },
   '/audit/public-key': {
     get: { summary: 'The public key that verifies checkpoints (PEM)', responses: responses({ 200: { description: 'PEM.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } } }, { 404: 'No audit key is configured in this runtime.' }) },
   },
