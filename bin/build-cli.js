@@ -31,3 +31,27 @@ esbuild.buildSync({
   logLevel: 'warning',
   legalComments: 'none',
 });
+
+// `npx holdback` in this folder: npm 11 runs a bin named by the project's own package.json only after reading the
+// whole node_modules tree and installing the project into its npx cache (about a second); a link in
+// node_modules/.bin it runs at once. So package.json names no bin and the link is made here, at `npm ci`, unless
+// building elsewhere (an outfile given: tests).
+if (process.argv[2] === undefined) {
+  const { existsSync, lstatSync, mkdirSync, symlinkSync } = require('node:fs');
+  const binDir = join(root, 'node_modules', '.bin');
+  const link = join(binDir, 'holdback');
+  let present = false;
+  try {
+    present = lstatSync(link).isSymbolicLink() || existsSync(link);
+  } catch {
+    present = false;
+  }
+  if (!present && existsSync(join(root, 'node_modules'))) {
+    try {
+      mkdirSync(binDir, { recursive: true });
+      symlinkSync(join('..', '..', 'bin', 'holdback.js'), link);
+    } catch (error) {
+      process.stderr.write(`holdback: could not link node_modules/.bin/holdback (${error.message}); run node bin/holdback.js instead of npx holdback\n`);
+    }
+  }
+}
