@@ -144,7 +144,7 @@ function OrderDetails({ orderId }: { orderId: string }) {
                     <a href={`#/vendors/${segment(v.vendorId)}`}>{v.vendorId}</a>,
                     money(v.amount, v.currency ?? o.currency),
                     <span class="state" data-testid="state">{v.state}</span>,
-                    whyOf(v),
+                    whyOf({ ...v, maxEligibility: v.maxEligibility ?? o.maxEligibility }),
                     v.policyVersion ?? '—',
                     <span data-testid="target">{indiaTime(v.targetEligibility)}</span>,
                     <span data-testid="applied">{indiaTime(v.appliedEligibility)}</span>,
