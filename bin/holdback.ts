@@ -44,6 +44,11 @@ async function main(argv: string[]): Promise<void> {
       const { runStart } = await import('../local/start');
       let clock = values.clock;
       let prepare: Parameters<typeof runStart>[0]['prepare'];
+      if (values.demo && values.clock !== undefined) {
+        process.stderr.write('--demo sets the clock itself (the fortnight starts 2022-11-21 09:00 IST): leave out --clock\n');
+        process.exitCode = 2;
+        return;
+      }
       if (values.demo) {
         const { dataFolderPaths, defaultDataDir } = await import('../local/data-folder');
         const { demoPlan, demoPrepare, DemoFolderNotEmpty, FORTNIGHT_START } = await import('./demo-fortnight');

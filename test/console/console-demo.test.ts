@@ -98,6 +98,11 @@ it('leaves the API with every kind of release: settled, applied, scheduled, wait
   const checkpoints = await call<{ items: Array<{ hash: string }> }>(`${holdback.api}/audit/checkpoints`);
   expect(checkpoints.items.length).toBeGreaterThanOrEqual(1);
   expect(checkpoints.items[0].hash).toMatch(/^[0-9a-f]{64}$/);
+  // Newest first, each linking to the one before it by its hash.
+  if (checkpoints.items.length > 1) expect((checkpoints.items[1] as { hash: string }).hash).toBe((checkpoints.items[0] as unknown as { previousHash: string }).previousHash);
+  const badLimit = await fetch(`${holdback.api}/audit/checkpoints?limit=0`);
+  expect(badLimit.status).toBe(400);
+  expect(JSON.stringify(await badLimit.json())).toContain('limit');
   const accuracy = await call<{ scheduleOptions: Array<{ settled: number }> }>(`${holdback.api}/reports/prediction-accuracy?from=2022-11-21&to=2022-12-05`);
   expect(accuracy.scheduleOptions.reduce((n, o) => n + o.settled, 0)).toBeGreaterThan(20);
 });
@@ -118,6 +123,18 @@ it('--demo refuses a data folder that holds other state, and does not play twice
   expect(demoPlan(dataFolderPaths(join(dir, 'data')), false)).toBe('already played');
   expect(demoPlan(dataFolderPaths(join(dir, 'never-used')), false)).toBe('play');
   expect(DEMO_MARKER).toMatch(/\.json$/);
+});
+
+it('start --demo with --clock, or on a folder with other state, exits 2 saying what to do, and starts nothing', async () => {
+  const entry = join(__dirname, '..', '..', 'bin', 'holdback.js');
+  const env = { ...process.env, HOLDBACK_API_PORT: '0', HOLDBACK_EDGE_PORT: '0', SANDBOX_PORT: '0' };
+  const run = (args: string[]) => promisify(execFile)(process.execPath, [entry, 'start', ...args], { env, timeout: 60_000 }).then(
+    () => ({ code: 0, stderr: '' }), (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }));
+  expect(await run(['--demo', '--clock', '2022-12-02T16:05:00+05:30', '--data', join(dir, 'clocked')])).toEqual({ code: 2, stderr: expect.stringContaining('leave out --clock') });
+  const other = join(dir, 'other-state');
+  mkdirSync(other, { recursive: true });
+  writeFileSync(dataFolderPaths(other).clock, '{}');
+  expect(await run(['--demo', '--data', other])).toEqual({ code: 2, stderr: expect.stringContaining('already holds state of its own; add --fresh') });
 });
 
 /** Every page of the console with what the demo put there: its address, its title, and a text that proves its data. */
