@@ -128,14 +128,15 @@ it('--demo refuses a data folder that holds other state, and does not play twice
 it('start --demo with --clock, or on a folder with other state, exits 2 saying what to do, and starts nothing', async () => {
   const entry = join(__dirname, '..', '..', 'bin', 'holdback.js');
   const env = { ...process.env, HOLDBACK_API_PORT: '0', HOLDBACK_EDGE_PORT: '0', SANDBOX_PORT: '0' };
-  const run = (args: string[]) => promisify(execFile)(process.execPath, [entry, 'start', ...args], { env, timeout: 60_000 }).then(
+  const run = (args: string[]) => promisify(execFile)(process.execPath, [entry, 'start', ...args], { env, timeout: 90_000 }).then(
     () => ({ code: 0, stderr: '' }), (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }));
   expect(await run(['--demo', '--clock', '2022-12-02T16:05:00+05:30', '--data', join(dir, 'clocked')])).toEqual({ code: 2, stderr: expect.stringContaining('leave out --clock') });
   const other = join(dir, 'other-state');
   mkdirSync(other, { recursive: true });
   writeFileSync(dataFolderPaths(other).clock, '{}');
   expect(await run(['--demo', '--data', other])).toEqual({ code: 2, stderr: expect.stringContaining('already holds state of its own; add --fresh') });
-});
+  // Two starts through tsx: 42 s together at a load of about 55 on 2 cores; four times that.
+}, 180_000);
 
 /** Every page of the console with what the demo put there: its address, its title, and a text that proves its data. */
 const PAGES: Array<{ name: string; hash: string; title: string; shows: RegExp; ready?: string }> = [
