@@ -11,6 +11,8 @@ commands:
             --data <folder>         keep the state in that folder (default .holdback/ here); a restart carries on from it
             --fresh                 empty the data folder first
             --repair                start from a damaged data folder: keep what its files still hold, print what was lost
+            --demo                  first play a marketplace fortnight into an empty data folder (orders, deliveries,
+                                    disputes, a cancellation, a held vendor, manual releases, settlements, an import)
   demo      play a marketplace week on the clock and print a table per vendor
   bench     run the benchmark and write bench/results.json
   sandbox   start the gateway sandbox alone (4010)
@@ -37,10 +39,31 @@ async function main(argv: string[]): Promise<void> {
     case 'start': {
       const { values } = parseArgs({
         args: rest,
-        options: { clock: { type: 'string' }, frozen: { type: 'boolean' }, data: { type: 'string' }, fresh: { type: 'boolean' }, repair: { type: 'boolean' } },
+        options: { clock: { type: 'string' }, frozen: { type: 'boolean' }, data: { type: 'string' }, fresh: { type: 'boolean' }, repair: { type: 'boolean' }, demo: { type: 'boolean' } },
       });
       const { runStart } = await import('../local/start');
-      await runStart({ clock: values.clock, frozen: values.frozen ?? false, data: values.data, fresh: values.fresh ?? false, repair: values.repair ?? false });
+      let clock = values.clock;
+      let prepare: Parameters<typeof runStart>[0]['prepare'];
+      if (values.demo && values.clock !== undefined) {
+        process.stderr.write('--demo sets the clock itself (the fortnight starts 2022-11-21 09:00 IST): leave out --clock\n');
+        process.exitCode = 2;
+        return;
+      }
+      if (values.demo) {
+        const { dataFolderPaths, defaultDataDir } = await import('../local/data-folder');
+        const { demoPlan, demoPrepare, DemoFolderNotEmpty, FORTNIGHT_START } = await import('./demo-fortnight');
+        try {
+          const plan = demoPlan(dataFolderPaths(values.data ?? defaultDataDir()), values.fresh ?? false);
+          if (plan === 'play') clock ??= FORTNIGHT_START;
+          prepare = demoPrepare(plan);
+        } catch (error) {
+          if (!(error instanceof DemoFolderNotEmpty)) throw error;
+          process.stderr.write(`${error.message}\n`);
+          process.exitCode = 2;
+          return;
+        }
+      }
+      await runStart({ clock, frozen: values.frozen ?? false, data: values.data, fresh: values.fresh ?? false, repair: values.repair ?? false, prepare });
       return;
     }
     case 'demo': {

@@ -19,6 +19,12 @@ export interface ConsoleBundle {
 }
 
 const UI_DIR = join(__dirname, 'ui');
+
+/** The tab's icon, inline (the page's policy allows data: images): an "H" on the console's navy, nothing to fetch. */
+export const FAVICON = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#12355b"/>'
+  + '<path d="M9 7v18M23 7v18M9 16h14" stroke="#f0a500" stroke-width="4" stroke-linecap="round"/></svg>',
+)}`;
 const BUNDLER = 'esbuild';
 
 /** Nothing is fetched at run time: Preact, uPlot and its stylesheet are bundled from node_modules. */
@@ -58,6 +64,7 @@ export async function buildConsoleBundle(): Promise<ConsoleBundle> {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Holdback console</title>
+<link rel="icon" type="image/svg+xml" href="${FAVICON}">
 ${names.css ? `<link rel="stylesheet" href="console/${names.css}">` : ''}
 </head>
 <body>

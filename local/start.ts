@@ -1,5 +1,5 @@
 /** `npm start`: the embedded default in the foreground, with its addresses and a copy-paste example. */
-import { startLocal } from './runtime';
+import { startLocal, type LocalRuntime } from './runtime';
 import { defaultDataDir } from './data-folder';
 import { watchLaunchers } from './launcher';
 import { DEFAULT_CLIENT_SECRET } from '../sandbox/app';
@@ -16,6 +16,11 @@ export interface StartOptions {
   fresh?: boolean;
   /** Mend a damaged data folder (LevelDB's repair, damaged journal lines dropped) and print what was lost. */
   repair?: boolean;
+  /**
+   * Work to do on the running stack before its addresses are printed (`--demo` plays a marketplace fortnight into the
+   * data folder); its answer, if any, is printed under them.
+   */
+  prepare?: (runtime: LocalRuntime) => Promise<string | void>;
 }
 
 /** Which of Holdback's log lines `npm start` prints (HOLDBACK_LOG_LEVEL): server errors and warnings by default. */
@@ -122,6 +127,13 @@ export async function runStart(opts: StartOptions): Promise<void> {
     logger: startLogger([secret]),
     drainMs: stopWaitMs(),
   });
+  let prepared: string | void = undefined;
+  try {
+    prepared = await opts.prepare?.(runtime);
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    throw error;
+  }
   const urls = { api: runtime.api.url, edge: runtime.edge.url, sandbox: runtime.sandbox.url };
   const { clientId, clientSecret } = runtime.sandbox.context.config;
   const secretNote = clientSecret === DEFAULT_CLIENT_SECRET
@@ -140,7 +152,7 @@ Send an order.paid with the AWS SDK: paste this in another terminal, in this fol
 ${exampleScript(urls, clientId)}
 
 Move time: curl -s -XPOST ${urls.edge}/_local/clock -H 'content-type: application/json' -d '{"advance":"P3D"}' ; then GET ${urls.api}/orders/<orderId> again.
-Ctrl-C (or SIGTERM) stops everything cleanly; what is kept carries on at the next start.${sdkNodeNote()}`);
+Ctrl-C (or SIGTERM) stops everything cleanly; what is kept carries on at the next start.${sdkNodeNote()}${prepared ? `\n\n${prepared}` : ''}`);
   let stopping = false;
   const stop = (why: string): void => {
     // A Ctrl-C reaches every process of the terminal's group (npm, tsx, this one), and some relay it again: one stop.

@@ -29,10 +29,21 @@ export function dayStart(day: string): string {
   return `${day}T00:00:00${INDIA_OFFSET}`;
 }
 
-/** A `datetime-local` value read as India time: "2022-12-02T16:05" -> "2022-12-02T16:05:00+05:30". */
+/** What a date field takes, shown as its placeholder and hint. */
+export const INDIA_TIME_EXAMPLE = '2026-11-26 14:30 IST';
+export const INDIA_TIME_HINT = `India time, e.g. ${INDIA_TIME_EXAMPLE}, 2026-11-26 (the day's start) or 2026-11-26T14:30:00+05:30`;
+
+/**
+ * A date typed in India time, as an ISO instant with +05:30: "2026-11-26 14:30 IST", "2026-11-26 14:30", "2026-11-26",
+ * "2026-11-26T14:30+05:30" (what the console shows is read back too: "2026-11-26 14:30 IST (+05:30)"). An instant with
+ * another explicit offset is sent as it is; text it cannot read is sent as typed, so the API names the field.
+ */
 export function fromIndiaLocal(value: string): string | undefined {
-  if (!value) return undefined;
-  return /T\d\d:\d\d$/.test(value) ? `${value}:00${INDIA_OFFSET}` : `${value}${INDIA_OFFSET}`;
+  const text = value.trim();
+  if (!text) return undefined;
+  const m = /^(\d{4}-\d\d-\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?\s*(IST)?\s*\(?(\+05:?30)?\)?$/i.exec(text);
+  if (m) return `${m[1]}T${m[2] ?? '00'}:${m[3] ?? '00'}:${m[4] ?? '00'}${INDIA_OFFSET}`;
+  return text;
 }
 
 /**

@@ -14,6 +14,7 @@ import { AuditPage } from './pages/audit';
 import { SettingsPage } from './pages/settings';
 import { AccuracyPage, RejectedEventsPage } from './pages/reports';
 import { JobsPage } from './pages/jobs';
+import { ApiReferencePage } from './pages/api-reference';
 
 const NAV: Array<[string, string]> = [
   ['#/', 'Overview'],
@@ -25,7 +26,16 @@ const NAV: Array<[string, string]> = [
   ['#/accuracy', 'Accuracy'],
   ['#/rejected', 'Rejected events'],
   ['#/settings', 'Settings'],
+  ['#/api', 'API reference'],
 ];
+
+/** The browser tab's title of a page: the page, what it shows, the console's name. */
+function titleOf(route: string[]): string {
+  const [area, id] = route;
+  const page = NAV.find(([href]) => href === `#/${area ?? ''}`)?.[1] ?? (area === 'overview' ? 'Overview' : 'Not found');
+  const what = id ? (area === 'vendors' ? `Vendor ${id}` : area === 'orders' ? `Order ${id}` : `${page} ${id}`) : page;
+  return `${what} · Holdback console`;
+}
 
 /** The address after `#`, split into its parts: `#/vendors/v-1` -> ["vendors", "v-1"]. */
 function useRoute(): string[] {
@@ -100,6 +110,8 @@ function Page({ route, now }: { route: string[]; now: string | null }) {
       return <AccuracyPage now={now} />;
     case 'rejected':
       return <RejectedEventsPage />;
+    case 'api':
+      return <ApiReferencePage />;
     default:
       return <p role="alert">No page "{area}". Choose one above.</p>;
   }
@@ -109,6 +121,7 @@ function App() {
   const route = useRoute();
   const clock = useHoldbackClock();
   const current = `#/${route[0] ?? ''}`;
+  useEffect(() => { document.title = titleOf(route); }, [route.join('/')]);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to the page</a>

@@ -27,6 +27,12 @@ export interface Release {
   attempts?: Array<{ at: string; status: string; subCode?: string | null; message: string }>;
   /** A settlement at another time than predicted: the gateway's configuration and Holdback's disagree. */
   settlementMismatch?: { predicted: string; settledAt: string; differenceMinutes: number; message: string } | null;
+  /** Sends of the eligibility PUT so far. */
+  sends?: number;
+  /** A manual release: who asked and why. */
+  manual?: { actor: string; reason: string; override?: boolean; requestedAt?: string; at?: string | null } | null;
+  /** What the release was when the gateway settled it (a cancelled one the gateway settled anyway says CANCELLED). */
+  settledFrom?: { state: string; appliedEligibility?: string | null; predictedSettlement?: string | null } | null;
 }
 
 /** The gateway's last answer, if it was asked. */
@@ -34,12 +40,96 @@ export function lastAttemptOf(r: Release): NonNullable<Release['attempts']>[numb
   return r.attempts && r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : undefined;
 }
 
-/** Why a release is in its state, in words (the API's `reason`, else the hold; the gateway's last answer when it failed). */
+/** The gateway's last answer in words: "OK 200: Updated ..." or "ERROR 400 (max_eligibility): ...". */
+function gatewayAnswer(last: NonNullable<Release['attempts']>[number]): string {
+  return `${last.status}${last.subCode ? ` ${last.subCode}` : ''}: ${last.message}`;
+}
+
+/**
+ * Why a release is in its state, as a sentence built from its structured fields (state, rule, times, hold, manual
+ * release, the gateway's last answer, the settlement mismatch): never the API's message text, never an ISO duration.
+ */
 export function whyOf(r: Release): string {
-  const reason = r.reason ?? (r.holdReason ? `held: ${r.holdReason.replace('_', ' ')}` : undefined);
+  const rule = r.rule ? ruleSentence(r.rule) : 'its vendor\'s policy';
+  const max = indiaTime(r.maxEligibility);
+  const manual = r.manual ? `Released by hand by ${r.manual.actor}: "${r.manual.reason}". ` : '';
   const last = lastAttemptOf(r);
-  const gateway = last ? `${last.status}${last.subCode ? ` ${last.subCode}` : ''}: ${last.message}` : undefined;
-  return [reason, r.state === 'FAILED' || !reason ? gateway : undefined].filter(Boolean).join(' · ') || '—';
+  const option = r.scheduleOption !== undefined ? ` (schedule option ${r.scheduleOption})` : '';
+  switch (r.state) {
+    case 'SETTLED': {
+      const cancelled = r.settledFrom?.state === 'CANCELLED' ? 'The order was cancelled, but the gateway settled it anyway. ' : '';
+      const m = r.settlementMismatch;
+      const predicted = m
+        ? `, ${Math.abs(m.differenceMinutes)} minutes ${m.differenceMinutes > 0 ? 'later' : 'earlier'} than predicted (${indiaTime(m.predicted)}): the gateway's calendar or schedule and Holdback's differ`
+        : r.settledFrom?.predictedSettlement ? ', as predicted' : '';
+      return `${cancelled}${manual}Settled by the gateway at ${indiaTime(r.settledAt)}${predicted}.`;
+    }
+    case 'APPLIED':
+      return `${manual}The gateway accepted eligibility ${indiaTime(r.appliedEligibility)}${r.sends && r.sends > 1 ? ` at the ${ordinal(r.sends)} send` : ''}; `
+        + `it settles at ${indiaTime(r.predictedSettlement ?? r.projectedSettlement)}${option}.`;
+    case 'SCHEDULED': {
+      const lead = r.plannedSendAt && r.targetEligibility ? durationBetween(r.plannedSendAt, r.targetEligibility) : null;
+      return `${manual}${manual ? 'Eligible' : `Released ${rule}: eligible`} from ${indiaTime(r.targetEligibility)}; `
+        + `Holdback sends it at ${indiaTime(r.plannedSendAt)}${lead ? `, ${lead} ahead` : ''}.`;
+    }
+    case 'WAITING':
+      if (r.rule?.kind === 'after_delivery' && !r.targetEligibility) {
+        return `Waiting for the delivery; then released ${rule}. Never delivered, the gateway settles it from max eligibility ${max}.`;
+      }
+      return `Waiting: releasing it now would pass the vendor's exposure cap; it goes when exposure falls, or from max eligibility ${max}.`;
+    case 'HELD': {
+      const by = r.holdReason === 'dispute' ? 'a dispute is open on this order' : r.holdReason === 'vendor_hold' ? 'its vendor is on hold (the reason is on the vendor\'s page)' : 'it is on hold';
+      return `Held: ${by}. Nothing is sent; if it stays held, the gateway settles it from max eligibility ${max}.`;
+    }
+    case 'AT_MAX':
+      return `No early release (${r.rule ? `rule: ${rule}` : 'no policy'}): the gateway settles it from max eligibility ${max}.`;
+    case 'CANCELLED':
+      return 'The order was cancelled before the release was sent: nothing goes to the gateway.';
+    case 'FAILED':
+      return `The gateway refused it${r.sends ? ` after ${r.sends} send${r.sends === 1 ? '' : 's'}` : ''}${last ? `: ${gatewayAnswer(last)}` : ''}. `
+        + `Retry or release it by hand; untouched, the gateway settles it from max eligibility ${max}.`;
+    case 'PLANNED':
+      return `${manual}Due now: queued to be sent to the gateway.`;
+    case 'APPLYING':
+      return `${manual}Being sent to the gateway now.`;
+    default:
+      return last ? gatewayAnswer(last) : '—';
+  }
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
+/** A release rule as the end of a sentence: "2 days after delivery", "at once after payment". */
+export function ruleSentence(rule: { kind: string; delay?: string }): string {
+  switch (rule.kind) {
+    case 'immediate': return 'at once after payment';
+    case 'after_payment': return `${rule.delay ? durationWords(rule.delay) : 'some time'} after payment`;
+    case 'after_delivery': return `${rule.delay ? durationWords(rule.delay) : 'some time'} after delivery`;
+    case 'at_max': return 'at max eligibility';
+    default: return rule.kind.replace(/_/g, ' ');
+  }
+}
+
+/** "PT1H" -> "1 hour", "P2DT3H" -> "2 days 3 hours"; text it cannot read is shown as it is. */
+export function durationWords(iso: string): string {
+  const m = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(iso);
+  if (!m) return iso;
+  const parts = (['week', 'day', 'hour', 'minute', 'second'] as const)
+    .map((unit, i) => [Number(m[i + 1] ?? 0), unit] as const)
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
+  return parts.length ? parts.join(' ') : 'no time';
+}
+
+/** The time from one instant to a later one in words: "1 hour", "25 minutes". */
+function durationBetween(from: string, to: string): string | null {
+  const minutes = Math.round((Date.parse(to) - Date.parse(from)) / 60_000);
+  if (!(minutes > 0)) return null;
+  const hours = Math.floor(minutes / 60);
+  return durationWords(`PT${hours ? `${hours}H` : ''}${minutes % 60 ? `${minutes % 60}M` : ''}`);
 }
 
 /** The predicted settlement, or where the money lands if nothing changes, marked "(projected)" (scheduled, held, waiting). */
@@ -51,7 +141,8 @@ export function settlementText(r: Release): string {
 
 /** A refusal of a date inside Holdback's window means the dashboard's Defer by Days and Holdback's mirror disagree. */
 export function isDrift(r: Release): boolean {
-  return Boolean(r.settlementMismatch) || /drift|max_eligib/i.test(whyOf(r));
+  const last = lastAttemptOf(r);
+  return Boolean(r.settlementMismatch) || /drift|max_eligib/i.test(`${r.reason ?? ''} ${last ? gatewayAnswer(last) : ''}`);
 }
 
 export function ReleaseTable({ caption, releases, testId, showVendor = true }: { caption: string; releases: Release[]; testId?: string; showVendor?: boolean }) {

@@ -199,8 +199,10 @@ test('a manual release asks first, saying what will be sent and the clamp; refus
     page.removeAllListeners('dialog');
     page.on('dialog', (dialog) => { asked.push(dialog.message()); void dialog.dismiss(); });
     await page.getByTestId(`release-reason-${vendorId}`).fill('asked, then thought better of it');
-    // A year on: past the max eligibility, so it is clamped to it, and said before anything is sent.
-    await page.getByLabel(/^Eligibility \(India time/).first().fill('2030-01-01T10:00');
+    // A year on, typed in India time as the console shows times: past the max eligibility, so it is clamped to it,
+    // and said before anything is sent.
+    await page.getByLabel(/^Eligibility \(India time/).first().fill('2030-01-01 10:00 IST');
+    expect(await page.getByTestId(`release-when-${vendorId}`).innerText()).toContain('2030-01-01 10:00 IST (+05:30) is past the max eligibility');
     expect(await page.getByTestId(`release-when-${vendorId}`).innerText()).toMatch(/past the max eligibility, so it is clamped to it/);
     await page.getByTestId(`release-${vendorId}`).click();
     await page.getByRole('status').filter({ hasText: 'Not sent: the change was not confirmed.' }).waitFor();
@@ -315,6 +317,17 @@ test('previews a settings change over the unsent releases, then saves it with th
     await page.getByTestId('settings-preview').click();
     // Under 20 days the release is inside the window: the new preview no longer lists it.
     await page.getByTestId(`preview-${orderId}`).waitFor({ state: 'detached' });
+    // Saving asks first, saying what changes and exactly what is sent; refused, nothing is saved.
+    const asked: string[] = [];
+    page.removeAllListeners('dialog');
+    page.once('dialog', (dialog) => { asked.push(dialog.message()); void dialog.dismiss(); });
+    await page.getByTestId('settings-apply').click();
+    await page.getByTestId('settings-declined').waitFor();
+    expect(asked[0]).toMatch(/Save the settings: Defer by Days \d+ -> 20\. \d+ of \d+ unsent release\(s\) move/);
+    expect(asked[0]).toContain('PUT /settings');
+    expect(asked[0]).toContain('"deferByDays": 20');
+    expect((await h.api('GET', '/settings')).body.deferByDays).not.toBe(20);
+    page.on('dialog', (dialog) => void dialog.accept());
     await page.getByTestId('settings-apply').click();
     await page.getByTestId('settings-saved').waitFor();
     await page.getByTestId('settings-history').getByText('dashboard Defer by Days raised to 20').waitFor();

@@ -1,6 +1,6 @@
 /** `npx holdback`: the packaged entry runs the TypeScript CLI from any folder and passes its exit code on. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,6 +27,19 @@ describe('the compiled CLI (bin/build-cli.js, run at npm ci as prepare)', () => 
     expect([build.status, build.stderr]).toEqual([0, '']);
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  test('npx holdback runs a node_modules/.bin link to bin/holdback.js (made by the build), not a bin of package.json', () => {
+    // npm 11 installs a project's own package.json bin into its npx cache at every call; a .bin link it runs at once.
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { bin?: unknown };
+    expect(pkg.bin).toBeUndefined();
+    const linkFolder = join(folder, 'node_modules', '.bin');
+    mkdirSync(join(folder, 'node_modules'), { recursive: true });
+    const build = spawnSync(process.execPath, [join(__dirname, '..', '..', 'bin', 'build-cli.js'), join(folder, 'linked.cjs'), linkFolder], { encoding: 'utf8', timeout: 120_000 });
+    expect([build.status, build.stderr]).toEqual([0, '']);
+    expect(realpathSync(join(linkFolder, 'holdback'))).toBe(realpathSync(join(__dirname, '..', '..', 'bin', 'holdback.js')));
+    const help = spawnSync(join(linkFolder, 'holdback'), ['help'], { cwd: tmpdir(), encoding: 'utf8', timeout: 30_000 });
+    expect(help.stdout).toMatch(/^usage: holdback <command>/);
+  });
 
   test('runs in plain Node (no TypeScript loader): help, and an unknown flag exits 2 naming it', () => {
     const help = spawnSync(process.execPath, [bundle, 'help'], { cwd: tmpdir(), encoding: 'utf8', timeout: 30_000 });

@@ -1,8 +1,8 @@
 /** Audit: whether the hash-chained log verifies, its checkpoints, the first broken link if any; and the export. */
 import { useState } from 'preact/hooks';
-import { apiHref, call } from '../api';
-import { fromIndiaLocal, INDIA_OFFSET } from '../format';
-import { Loaded, Section, TextField } from '../form';
+import { apiHref, call, listOf } from '../api';
+import { INDIA_TIME_EXAMPLE, INDIA_TIME_HINT, fromIndiaLocal, indiaTime, INDIA_OFFSET } from '../format';
+import { Loaded, LoadedTable, Section, TextField } from '../form';
 import { useLoad } from '../load';
 
 interface Verification {
@@ -13,6 +13,44 @@ interface Verification {
   firstBroken: null | { stream: string; sequence: number; reason: string };
   /** Records after the last checkpoint that covers their stream: chained, not yet signed. */
   unsignedRecords: number;
+}
+
+/** One checkpoint of `GET /audit/checkpoints`. */
+interface CheckpointSummary {
+  number: number;
+  at: string;
+  coveredUntil: string;
+  hash: string;
+  previousHash: string;
+  root: string | null;
+  keyId: string;
+  algorithm: string;
+  streams: number;
+}
+
+/** A hash shown whole (an auditor compares it), in a monospace cell that wraps rather than widening the page. */
+function Hash({ value }: { value: string | null }) {
+  return value ? <code class="hash">{value}</code> : <span>—</span>;
+}
+
+function Checkpoints({ round }: { round: number }) {
+  const list = useLoad(async () => listOf<CheckpointSummary>(await call('GET', '/audit/checkpoints?limit=20')), [round]);
+  return (
+    <LoadedTable
+      title="Signed checkpoints, newest first"
+      sectionTestId="audit-checkpoints"
+      state={list}
+      caption="The newest 20 checkpoints: each signs every stream's head and links to the one before by its hash (times India time)"
+      testId="audit-checkpoint-table"
+      headers={['Number', 'Written at', 'Covers records stored until', 'Streams', 'Hash (SHA-256)', 'Previous checkpoint\'s hash', 'Merkle root', 'Signed with']}
+      rows={(items) => items.map((c) => ({
+        key: String(c.number),
+        testId: `checkpoint-${c.number}`,
+        cells: [String(c.number), indiaTime(c.at), indiaTime(c.coveredUntil), String(c.streams), <Hash value={c.hash} />, <Hash value={c.previousHash} />, <Hash value={c.root} />, `${c.algorithm}, key ${c.keyId}`],
+      }))}
+      empty="none written yet: the first is written at the next verification or sweep."
+    />
+  );
 }
 
 export function AuditPage() {
@@ -48,11 +86,12 @@ export function AuditPage() {
           )}
         </Loaded>
       </Section>
+      <Checkpoints round={round} />
       <Section title="Export" testId="audit-export">
         <form aria-label="Export the audit log" onSubmit={(e) => e.preventDefault()}>
           <div class="fields">
-            <TextField label={`From (India time, ${INDIA_OFFSET}); empty: the beginning`} field="from" type="datetime-local" problem={null} value={from} onValue={setFrom} />
-            <TextField label={`To (India time, ${INDIA_OFFSET}); empty: now`} field="to" type="datetime-local" problem={null} value={to} onValue={setTo} />
+            <TextField label={`From (India time, ${INDIA_OFFSET}); empty: the beginning`} field="from" placeholder={INDIA_TIME_EXAMPLE} hint={INDIA_TIME_HINT} problem={null} value={from} onValue={setFrom} />
+            <TextField label={`To (India time, ${INDIA_OFFSET}); empty: now`} field="to" placeholder={INDIA_TIME_EXAMPLE} hint={INDIA_TIME_HINT} problem={null} value={to} onValue={setTo} />
           </div>
           <p>
             <a href={apiHref('/audit/export', { from: fromIndiaLocal(from), to: fromIndiaLocal(to) })} download="holdback-audit.jsonl" data-testid="audit-export-link">

@@ -1,10 +1,11 @@
 /** Orders: find one by id; its vendors with their states and why; a manual release where the state allows; its timeline. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, listOf, segment } from '../api';
-import { fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
+import { INDIA_TIME_EXAMPLE, INDIA_TIME_HINT, fromIndiaLocal, indiaTime, money, INDIA_OFFSET } from '../format';
 import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, Table, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { ProveOrder } from '../prove';
+import { OrdersList } from './orders';
 import { settlementText, whyOf, type Release } from '../releases';
 
 interface OrderView {
@@ -33,6 +34,7 @@ const RELEASABLE = ['PLANNED', 'SCHEDULED', 'WAITING', 'AT_MAX', 'FAILED'];
 function releaseWhen(at: string, maxEligibility: string | null): string {
   if (!at) return 'as soon as the gateway accepts (the next gateway minute)';
   const asked = fromIndiaLocal(at)!;
+  if (Number.isNaN(Date.parse(asked))) return `at "${at}", which is not a time the console can read (${INDIA_TIME_HINT}): the API will name what to send`;
   if (maxEligibility && Date.parse(asked) > Date.parse(maxEligibility)) {
     return `at ${indiaTime(maxEligibility)}: ${indiaTime(asked)} is past the max eligibility, so it is clamped to it`;
   }
@@ -72,7 +74,7 @@ function ManualRelease({ orderId, vendor, maxEligibility, currency, onReleased }
       });
     }}>
       <ReasonField problem={action.problem} value={reason} onValue={setReason} testId={`release-reason-${vendor.vendorId}`} />
-      <TextField label={`Eligibility (India time, ${INDIA_OFFSET}); empty: as soon as the gateway accepts`} field="at" type="datetime-local" problem={action.problem} value={at} onValue={setAt} />
+      <TextField label={`Eligibility (India time, ${INDIA_OFFSET}); empty: as soon as the gateway accepts`} field="at" placeholder={INDIA_TIME_EXAMPLE} hint={INDIA_TIME_HINT} problem={action.problem} value={at} onValue={setAt} />
       {at ? (
         <div class="field">
           <label><input type="checkbox" checked={confirmPast} onChange={(e) => setConfirmPast((e.currentTarget as HTMLInputElement).checked)} /> If this time has passed, send it anyway with the next minute the gateway accepts</label>
@@ -142,7 +144,7 @@ function OrderDetails({ orderId }: { orderId: string }) {
                     <a href={`#/vendors/${segment(v.vendorId)}`}>{v.vendorId}</a>,
                     money(v.amount, v.currency ?? o.currency),
                     <span class="state" data-testid="state">{v.state}</span>,
-                    whyOf(v),
+                    whyOf({ ...v, maxEligibility: v.maxEligibility ?? o.maxEligibility }),
                     v.policyVersion ?? '—',
                     <span data-testid="target">{indiaTime(v.targetEligibility)}</span>,
                     <span data-testid="applied">{indiaTime(v.appliedEligibility)}</span>,
@@ -188,7 +190,7 @@ export function OrderPage({ orderId }: { orderId?: string }) {
         </div>
         <button type="submit" data-testid="order-open">Find the order</button>
       </form>
-      {orderId ? <OrderDetails orderId={orderId} /> : <p>Enter an order id to see its vendors, their states and its whole timeline.</p>}
+      {orderId ? <OrderDetails orderId={orderId} /> : <OrdersList />}
     </>
   );
 }

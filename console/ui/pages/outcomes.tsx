@@ -1,7 +1,7 @@
 /** Outcomes for auditors: the contract's filters, cursor pages, and the CSV of exactly the same filter. */
 import { useState } from 'preact/hooks';
 import { apiHref, call, listOf, withQuery } from '../api';
-import { fromIndiaLocal, INDIA_OFFSET } from '../format';
+import { INDIA_TIME_EXAMPLE, INDIA_TIME_HINT, fromIndiaLocal, INDIA_OFFSET } from '../format';
 import { Loaded, ProblemNote, Section, SelectField, TextField, useAction } from '../form';
 import { ReleaseTable, type Release } from '../releases';
 
@@ -55,8 +55,8 @@ export function OutcomesPage() {
           <TextField label="Order id" field="orderId" problem={action.problem} value={draft.orderId} onValue={set('orderId')} />
           <SelectField label="State" field="state" problem={action.problem} value={draft.state} onValue={set('state')} options={[['', 'any'], ...STATES.map((s): [string, string] => [s, s])]} testId="filter-state" />
           <SelectField label="From and to range over" field="by" problem={action.problem} value={draft.by} onValue={set('by')} options={[['transaction', 'transaction time'], ['applied', 'applied time'], ['settled', 'settlement time']]} />
-          <TextField label={`From (India time, ${INDIA_OFFSET})`} field="from" type="datetime-local" problem={action.problem} value={draft.from} onValue={set('from')} />
-          <TextField label={`To (India time, ${INDIA_OFFSET})`} field="to" type="datetime-local" problem={action.problem} value={draft.to} onValue={set('to')} />
+          <TextField label={`From (India time, ${INDIA_OFFSET})`} field="from" placeholder={INDIA_TIME_EXAMPLE} hint={INDIA_TIME_HINT} problem={action.problem} value={draft.from} onValue={set('from')} />
+          <TextField label={`To (India time, ${INDIA_OFFSET})`} field="to" placeholder={INDIA_TIME_EXAMPLE} hint={INDIA_TIME_HINT} problem={action.problem} value={draft.to} onValue={set('to')} />
           <TextField label="Rows per page (1 to 1000)" field="limit" type="number" problem={action.problem} value={draft.limit} onValue={set('limit')} />
         </div>
         <button type="submit" disabled={action.busy} data-testid="outcomes-search">Show outcomes</button>

@@ -84,7 +84,7 @@ function FailuresAndDrift({ today }: { today: string }) {
             r.settlementMismatch
               ? `DRIFT: settled ${Math.abs(r.settlementMismatch.differenceMinutes)} min ${r.settlementMismatch.differenceMinutes < 0 ? 'earlier' : 'later'} than predicted`
               : isDrift(r) ? 'DRIFT: the gateway refused a date inside the window' : 'FAILED',
-            r.settlementMismatch ? r.settlementMismatch.message : whyOf(r),
+            whyOf(r),
             r.settlementMismatch
               ? `settled ${indiaTime(r.settlementMismatch.settledAt)}, predicted ${indiaTime(r.settlementMismatch.predicted)}`
               : last ? `last attempt ${indiaTime(last.at)}` : '—',

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, listOf } from '../api';
 import { indiaTime } from '../format';
-import { Loaded, LoadedTable, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
+import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
 import { previewOfAnySize } from '../job';
@@ -38,12 +38,26 @@ function bodyOf(d: Draft) {
   };
 }
 
+/** What a save changes, in words: "Defer by Days 15 -> 20, bank holidays none -> 2022-12-25". */
+function settingsChange(current: Settings, draft: Draft): string {
+  const before = draftOf(current);
+  const names: Record<keyof Draft, string> = {
+    deferByDays: 'Defer by Days', timezone: 'timezone', defaultScheduleOption: 'default schedule option', holidays: 'bank holidays',
+    settlementDays: 'T+n counts', releaseLead: 'release lead',
+  };
+  const changes = (Object.keys(names) as Array<keyof Draft>)
+    .filter((k) => before[k].trim() !== draft[k].trim())
+    .map((k) => `${names[k]} ${before[k] || 'none'} -> ${draft[k] || 'none'}`);
+  return changes.length ? changes.join(', ') : 'nothing changes but the reason';
+}
+
 function SettingsEditor({ current, onSaved }: { current: Settings; onSaved: () => void }) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(current));
   useEffect(() => setDraft(draftOf(current)), [current.version]);
   const [reason, setReason] = useState('');
   const [preview, setPreview] = useState<{ key: string; answer: PreviewAnswer } | null>(null);
   const [saved, setSaved] = useState<Settings | null>(null);
+  const [declined, setDeclined] = useState(false);
   const action = useAction();
   const set = (name: keyof Draft) => (value: string) => setDraft({ ...draft, [name]: value });
   const key = JSON.stringify([draft, reason]);
@@ -69,12 +83,21 @@ function SettingsEditor({ current, onSaved }: { current: Settings; onSaved: () =
       </div>
       <button type="submit" disabled={action.busy} data-testid="settings-preview">Preview the change</button>
       <button type="button" disabled={action.busy || !shown} data-testid="settings-apply" onClick={() => void action.run(async () => {
-        const answer = await call<Settings>('PUT', '/settings', { ...bodyOf(draft), actor: requireActor(), reason, previewId: shown!.previewId, ...(current.version !== undefined ? { version: current.version } : {}) });
+        const body = { ...bodyOf(draft), actor: requireActor(), reason, previewId: shown!.previewId, ...(current.version !== undefined ? { version: current.version } : {}) };
+        // Settings move money (every unsent release is planned again under them): say what moves and what is sent, first.
+        if (!confirmSend(`Save the settings: ${settingsChange(current, draft)}. ${shown!.moved} of ${shown!.covered} unsent release(s) move to the dates the preview shows.`, 'PUT', '/settings', body)) {
+          setSaved(null);
+          setDeclined(true);
+          return;
+        }
+        setDeclined(false);
+        const answer = await call<Settings>('PUT', '/settings', body);
         setSaved(answer);
         setPreview(null);
         onSaved();
       })}>Save these settings</button>
       <ProblemNote problem={action.problem} shownFields={fields} testId="settings-problem" />
+      {declined ? <p class="hint" role="status" data-testid="settings-declined">{NOT_CONFIRMED}</p> : null}
       {saved ? <p class="ok" role="status" data-testid="settings-saved">Settings version {saved.version ?? ''} saved.</p> : null}
       {shown ? <PreviewView preview={shown} what="the settings change" /> : null}
     </form>

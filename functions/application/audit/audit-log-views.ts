@@ -145,3 +145,32 @@ export async function exportAuditLog(deps: Dependencies, query: Record<string, s
 
 /** Records per chunk written: a few hundred kilobytes, far fewer writes than one per line. */
 const EXPORT_CHUNK_LINES = 500;
+
+/** One signed checkpoint as `GET /audit/checkpoints` lists it: what it signs and its hash, not every stream head. */
+export interface CheckpointSummary {
+  number: number;
+  at: string;
+  coveredUntil: string;
+  hash: string;
+  previousHash: string;
+  root: string | null;
+  keyId: string;
+  algorithm: string;
+  streams: number;
+}
+
+const CHECKPOINTS_LIMIT = { fallback: 20, max: 200 };
+
+/** GET /audit/checkpoints?limit=: the newest signed checkpoints, newest first (each links to the one before by its hash). */
+export async function listAuditCheckpoints(deps: Dependencies, query: Record<string, string | undefined>): Promise<{ items: CheckpointSummary[] }> {
+  const text = query.limit;
+  const limit = text === undefined || text === '' ? CHECKPOINTS_LIMIT.fallback : Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > CHECKPOINTS_LIMIT.max) {
+    throw new ValidationError([{ field: 'limit', problem: `is ${JSON.stringify(text)}`, expected: `a whole number from 1 to ${CHECKPOINTS_LIMIT.max}` }]);
+  }
+  const items = (await deps.auditArchive.latestCheckpoints(limit)).map((c) => ({
+    number: c.number, at: c.at, coveredUntil: c.coveredUntil, hash: c.hash, previousHash: c.previousHash, root: c.root ?? null,
+    keyId: c.keyId, algorithm: c.algorithm, streams: c.heads.length,
+  }));
+  return { items };
+}

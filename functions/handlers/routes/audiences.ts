@@ -45,6 +45,7 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'GET', path: '/audit/export', audience: 'audit' },
   { method: 'GET', path: '/audit/public-key', audience: 'audit' },
   { method: 'GET', path: '/audit/public-keys', audience: 'audit' },
+  { method: 'GET', path: '/audit/checkpoints', audience: 'audit' },
   { method: 'GET', path: '/audit/proof', audience: 'audit' },
   { method: 'POST', path: '/webhooks/gateway', audience: 'gateway' },
 ];

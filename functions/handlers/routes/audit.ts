@@ -1,9 +1,9 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
-import { auditPublicKey, auditPublicKeys, exportAuditLog, proveAuditStream, verifyAuditLog } from '../../application/audit/audit-log-views';
+import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proveAuditStream, verifyAuditLog } from '../../application/audit/audit-log-views';
 import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
 import { json } from '../http';
-import { ID, TOO_LARGE_ON_AWS, ok, ref, responses } from '../schema/openapi-parts';
-import { id, requiredText } from '../schema/params';
+import { HEX64, ID, TOO_LARGE_ON_AWS, nullable, ok, ref, responses } from '../schema/openapi-parts';
+import { count, id, requiredText } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
@@ -28,6 +28,22 @@ export const AUDIT_ROUTES: ApiRoute[] = [
     method: 'GET', path: '/audit/public-key', summary: 'The public key that verifies checkpoints (PEM)',
     responses: responses({ 200: { description: 'PEM.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } } }, { 404: 'No audit key is configured in this runtime.' }),
     handle: async (_r, deps) => ({ statusCode: 200, headers: { 'content-type': 'application/x-pem-file' }, body: await auditPublicKey(await deps()) }),
+  }),
+  defineRoute({
+    method: 'GET', path: '/audit/checkpoints', summary: 'The newest signed checkpoints, newest first, with their hashes',
+    description: 'Each checkpoint signs the head of every stream and links to the one before it by previousHash; the whole checkpoint (its heads and signature) is in GET /audit/export.',
+    query: { limit: count(1, 200, 20, 'How many.') },
+    responses: responses({ 200: ok('Newest first.', { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', items: {
+      type: 'object', additionalProperties: false,
+      required: ['number', 'at', 'coveredUntil', 'hash', 'previousHash', 'root', 'keyId', 'algorithm', 'streams'],
+      properties: {
+        number: { type: 'integer', description: '1, 2, 3... without gaps.' }, at: { type: 'string', format: 'date-time', description: 'When it was written (UTC).' },
+        coveredUntil: { type: 'string', format: 'date-time', description: 'Records stored up to this instant (UTC) were looked at.' },
+        hash: HEX64, previousHash: HEX64, root: nullable(HEX64), keyId: { type: 'string', description: 'The key that signed it (GET /audit/public-keys).' },
+        algorithm: { type: 'string' }, streams: { type: 'integer', description: 'Stream heads it signs.' },
+      },
+    } } } }) }, { 400: 'Bad limit.' }),
+    handle: async ({ query }, deps) => json(200, await listAuditCheckpoints(await deps(), { limit: String(query.limit) })),
   }),
   defineRoute({
     method: 'GET', path: '/audit/public-keys', summary: 'Every key that ever signed a checkpoint: a checkpoint verifies under the key its keyId names',
