@@ -21,6 +21,7 @@ import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from './adapters/dynamodb/rejected-event-repository';
 import { RETENTION_KINDS, type RetentionDays } from './definitions/retention-kinds';
 import { DynamoPreviewRepository } from './adapters/dynamodb/preview-repository';
+import { DynamoApprovalRepository } from './adapters/dynamodb/approval-repository';
 import { DynamoPolicyImportRepository } from './adapters/dynamodb/policy-import-repository';
 import { HttpEligibilityGateway } from './adapters/gateway/http-eligibility-gateway';
 import { HttpGatewayOrders } from './adapters/gateway/http-gateway-orders';
@@ -408,6 +409,7 @@ export function buildDependencies(
     reads: orders.reads,
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
     previews: new DynamoPreviewRepository(doc, config.tables.config),
+    approvals: new DynamoApprovalRepository(doc, config.tables.config),
     policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
     scheduler: new EventBridgeReleaseScheduler(hooked(overrides.wrapClient, config, new SchedulerClient(aws), 'Scheduler'), {
       releaseQueueArn: config.scheduler.releaseQueueArn,

@@ -16,6 +16,8 @@ import type { ApiRoute } from './routes/route';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { collectStreamedBodies } from './streamed-body';
+import { callerOf } from './caller';
+import { APPROVAL_ROUTES } from './routes/approvals';
 
 /** Every route of contract section 6; each area keeps its routes in its own file under routes/. */
 export const ROUTES: ApiRoute[] = [
@@ -27,6 +29,7 @@ export const ROUTES: ApiRoute[] = [
   ...IMPORT_ROUTES,
   ...OUTCOME_ROUTES,
   ...JOB_ROUTES,
+  ...APPROVAL_ROUTES,
   ...OPENAPI_ROUTES,
 ];
 
@@ -44,7 +47,12 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
 export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   const router = httpRouter<ApiEvent, ApiResult>({
-    routes: ROUTES.map((route) => ({ method: route.method, path: route.path, handler: (event: ApiEvent) => route.run(event, deps) })),
+    // Each request's use cases see its caller (contract 6.4): the signed IAM principal, or local:unauthenticated.
+    routes: ROUTES.map((route) => ({
+      method: route.method,
+      path: route.path,
+      handler: (event: ApiEvent) => route.run(event, async () => ({ ...(await deps()), caller: callerOf(event) })),
+    })),
     notFoundResponse: routeNotFound,
   });
   return middy<ApiEvent, ApiResult>()

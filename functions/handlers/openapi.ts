@@ -1,5 +1,7 @@
 /** The OpenAPI 3.1 document of Holdback's whole API (contract section 6), served at GET /openapi.json and checked against the routes by a test. */
 
+import { APPROVAL_PATHS, APPROVAL_REQUIRED, APPROVAL_SCHEMAS } from './openapi-approvals';
+
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -69,6 +71,7 @@ const schemas: Record<string, Json> = {
       settlementDays: { type: 'string', enum: ['working', 'calendar'] },
       releaseLead: { type: 'string', example: 'PT1H', description: 'ISO 8601 duration: how long before its target a release is sent.' },
       retryBudget: { type: 'string', example: 'P1D', description: 'ISO 8601 duration (PT0S..P365D): how long "Order ID does not exist" is retried, from its first such answer.' },
+      approvals: ref('ApprovalRules'),
       version: { type: 'integer', description: 'PUT: the version you read (409 version_conflict when stale).' },
       previewId: { type: 'string', description: 'PUT: applies only if what that settings preview showed still holds, else 409 preview_stale.' },
       actor: { type: 'string' },
@@ -431,7 +434,7 @@ const paths: Record<string, Record<string, Json>> = {
     put: {
       summary: 'Change settings (new version)',
       requestBody: jsonBody(ref('Settings'), { ...SETTINGS_EXAMPLE, actor: 'finance@example.com', reason: 'mirror the dashboard' }),
-      responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')) }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
+      responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
     },
   },
   '/settings/history': { get: { summary: 'Every saved settings version, newest first', responses: responses({ 200: ok('Versions.', { type: 'object', properties: { versions: { type: 'array', items: ref('Settings') } } }) }) } },
@@ -456,7 +459,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: "Change a vendor's policy (new version)",
       parameters: [pathId('vendorId', 'vendor_a')],
       requestBody: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE),
-      responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }) }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
+      responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
     },
   },
   '/vendors/{vendorId}/policy/history': {
@@ -477,7 +480,7 @@ const paths: Record<string, Record<string, Json>> = {
     post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and how many releases it held.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
   },
   '/vendors/{vendorId}/unhold': {
-    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }) },
+    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }) },
   },
   '/orders/{orderId}': {
     get: { summary: 'One order and each vendor release, with why', parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('The order.', ref('Order')) }, { 400: 'Bad order id.', 404: 'Nothing is known of this order.' }) },
@@ -490,7 +493,7 @@ const paths: Record<string, Record<string, Json>> = {
       summary: 'Manual early release of one vendor of one order',
       parameters: [pathId('orderId', 'order_1001'), pathId('vendorId', 'vendor_a')],
       requestBody: jsonBody({ allOf: [ref('ActionInput'), { type: 'object', properties: { at: { type: 'string', description: "Eligibility to send (India time \"YYYY-MM-DD HH:MM:SS\" or ISO 8601 with an offset), sent releaseLead before it; absent: as soon as the gateway accepts. Refused (400 naming at) when it is after the release's max eligibility or before its transaction time, and when it has passed unless confirmPast is true." }, override: { type: 'boolean', description: 'Required to release a HELD release.' }, confirmPast: { type: 'boolean', default: false, description: 'true: an at that has passed is meant; it is sent with the next minute the gateway accepts. Without it such an at is refused.' } } }] }, { actor: 'finance@example.com', reason: 'vendor in hardship' }),
-      responses: responses({ 200: ok('The release as planned now.', ref('Release')) }, { 400: 'A field is wrong: at in the past without confirmPast, or outside the window [transaction time, max eligibility].', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
+      responses: responses({ 200: ok('The release as planned now.', ref('Release')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong: at in the past without confirmPast, or outside the window [transaction time, max eligibility].', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
     },
   },
   '/orders/{orderId}/vendors/{vendorId}/retry': {
@@ -669,9 +672,9 @@ export const OPENAPI_DOCUMENT = {
   },
   servers: [{ url: 'http://127.0.0.1:4000', description: 'The embedded default (npm start)' }],
   security: [{ sigv4: [] }],
-  paths,
+  paths: { ...paths, ...APPROVAL_PATHS },
   components: {
-    schemas,
+    schemas: { ...schemas, ...APPROVAL_SCHEMAS },
     securitySchemes: { sigv4: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'AWS SigV4, service execute-api (IAM authorisation of the HTTP API).' } },
   },
 } as const;
