@@ -168,7 +168,7 @@ async function applyApproved(deps: Dependencies, approval: StoredApproval, appro
   }
   const at = storedInstant(deps.clock.now());
   await deps.approvals.recordApplied(approval.approvalId, { at, ok: true, error: null });
-  await appendAudit(deps, [approvalAuditEntry(approval, 'approval_applied', approval.requestedBy.actor, { approvedBy: approver }, at)]);
+  await appendAudit(deps, [approvalAuditEntry(approval, 'approval_applied', approver.actor, { requestedBy: approval.requestedBy, approvedBy: approver }, at)]);
   const stored = (await deps.approvals.get(approval.approvalId)) ?? approval;
   return { approval: await present(deps, stored), result };
 }
