@@ -103,10 +103,11 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     audit: AUDIT_APPEND,
   },
   release: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], audit: AUDIT_APPEND },
-  // The sweep also writes the audit checkpoints: it scans after a quiet spell and clears pending appends.
+  // The sweep also writes the audit checkpoints: it scans after a quiet spell and clears pending appends. It expires
+  // the four-eyes approvals past their 24 hours (config: the state index's Query, one conditional UpdateItem each).
   sweep: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
-    config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
+    config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
     audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
   },
   api: {

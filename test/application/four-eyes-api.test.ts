@@ -4,7 +4,9 @@
  */
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
 import { serveApiOverFakes } from './live-api';
+import type { Context } from 'aws-lambda';
 import { expireOverdue } from '../../functions/application/approvals/manage-approvals';
+import { makeSweepHandler } from '../../functions/handlers/sweep';
 
 const api = serveApiOverFakes();
 
@@ -200,6 +202,16 @@ describe('policy and settings changes applied to open orders', () => {
     expect(approved.status).toBe(200);
     expect((await call('GET', '/settings')).body).toMatchObject({ approvals: {}, version: 2, actor: MAKER, reason: 'too slow' });
   });
+});
+
+test('the sweep function expires an approval past its 24 hours (written and audited), without anyone reading it', async () => {
+  await atMaxOrder();
+  await requireApprovals({ manualRelease: {} });
+  const id = (await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { actor: MAKER, reason: 'goods received' })).body.approval.approvalId;
+  api.world.clock.advance({ hours: 25 });
+  await makeSweepHandler(() => api.world.deps)({}, {} as Context);
+  expect((await api.world.approvals.get(id))?.state).toBe('expired');
+  expect(records().filter((r) => r.kind === 'approval_expired').map((r) => r.detail.approvalId)).toEqual([id]);
 });
 
 describe('GET /approvals', () => {
