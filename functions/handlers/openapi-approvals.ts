@@ -91,6 +91,17 @@ const decision = (verb: 'approve' | 'reject'): Json => ({
 });
 
 export const APPROVAL_PATHS: Record<string, Record<string, Json>> = {
+  '/whoami': {
+    get: {
+      summary: 'Who the API takes the caller to be (contract 6.4 "Who")',
+      responses: withErrors({
+        200: ok('On AWS the IAM principal of the SigV4 signature; locally nobody is signed in: "local:unauthenticated", and the body\'s actor stands in.', {
+          type: 'object', required: ['principal', 'name', 'authenticated'],
+          properties: { principal: { type: 'string', example: 'arn:aws:sts::123456789012:assumed-role/HoldbackFinance/maker@example.com' }, name: nullable({ type: 'string', description: 'The session or user name a body actor must equal (case aside); null locally.' }), authenticated: { type: 'boolean' } },
+        }),
+      }, {}),
+    },
+  },
   '/approvals': {
     get: {
       summary: 'Approvals of one state, newest first (four eyes, contract 6.4)',

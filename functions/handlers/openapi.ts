@@ -279,7 +279,9 @@ const schemas: Record<string, Json> = {
     properties: {
       at: instant('When it happened.'),
       kind: { type: 'string', example: 'gateway_attempt', description: '`event_received`, or the audit record kind (`planned`, `gateway_attempt`, `webhook_received`, `manual_release`...).' },
-      vendorId: ID, actor: { type: 'string' }, detail: { type: 'object', additionalProperties: true },
+      vendorId: ID, actor: { type: 'string' },
+      principal: { type: 'string', description: 'Who proved to be the actor (contract 6.4): the IAM principal ARN on AWS, "local:unauthenticated" locally; absent for events and jobs.' },
+      detail: { type: 'object', additionalProperties: true },
       sequence: { type: 'integer', description: "The audit record's place in the order's stream (absent for a received event)." },
     },
   },

@@ -68,10 +68,24 @@ export async function requireFourEyes(deps: Dependencies, gated: GatedChange): P
     applied: null,
   };
   await deps.approvals.create(approval);
+  await keepPreviewFor(deps, approval);
   await appendAudit(deps, [approvalAuditEntry(approval, 'approval_requested', gated.actor, {
     request: approval.request, moves: approval.moves, expiresAt: approval.expiresAt, reason: approval.reason,
   }, storedInstant(now))]);
   throw new ApprovalRequired(approvalView(approval, (await deps.settings.get()).timezone, now.toMillis()));
+}
+
+/**
+ * A request made from a preview (`previewId`) applies only if what the preview showed still holds: the preview is kept
+ * as long as the approval, so that its approval checks exactly that, not the preview's own hour.
+ */
+async function keepPreviewFor(deps: Dependencies, approval: StoredApproval): Promise<void> {
+  const previewId = approval.request.body.previewId;
+  if (typeof previewId !== 'string') return;
+  const preview = await deps.previews.get(previewId);
+  if (preview && Date.parse(preview.expiresAt) < Date.parse(approval.expiresAt)) {
+    await deps.previews.save({ ...preview, expiresAt: approval.expiresAt });
+  }
 }
 
 /** An audit entry of an approval's step, on its subject's stream (the order's, the vendor's, or the configuration's). */

@@ -1,11 +1,23 @@
-/** Four eyes (contract 6.4): list approvals by state, one approval, approve and reject (another person, with a reason). */
+/**
+ * Controls (contract 6.4): who the caller is, and four eyes: list approvals by state, one approval, approve and reject
+ * (another person, with a reason).
+ */
 import { decideApproval, getApproval, listApprovals } from '../../application/approvals/manage-approvals';
 import { json, jsonBodyOf, pathParameter } from '../http';
+import { callerOf } from '../caller';
 import type { ApiRoute } from './route';
 
 const DECISION_EXAMPLE = '{"reason": "checked the delivery proof", "actor": "checker@example.com"}';
 
 export const APPROVAL_ROUTES: ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/whoami',
+    run: async (e) => {
+      const { principal, name, authenticated } = callerOf(e);
+      return json(200, { principal, name, authenticated });
+    },
+  },
   {
     method: 'GET',
     path: '/approvals',

@@ -43,6 +43,7 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/release', audience: 'finance' },
   { method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/retry', audience: 'finance' },
   { method: 'POST', path: '/policies/import', audience: 'finance' },
+  { method: 'GET', path: '/whoami', audience: 'read' },
   { method: 'GET', path: '/approvals', audience: 'read' },
   { method: 'GET', path: '/approvals/{approvalId}', audience: 'read' },
   { method: 'POST', path: '/approvals/{approvalId}/approve', audience: 'approve' },

@@ -3,6 +3,7 @@ import { IMPORT_HEADER, importPolicies } from '../../application/config/import-p
 import { ValidationError } from '../../domain/errors';
 import { json, rawBodyOf, type ApiEvent } from '../http';
 import type { ApiRoute } from './route';
+import { actorOfCaller, callerOf } from '../caller';
 
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain'];
 
@@ -13,7 +14,10 @@ export const IMPORT_ROUTES: ApiRoute[] = [
     run: async (e, deps) => {
       requireCsv(e);
       const query = e.queryStringParameters ?? {};
-      return json(200, await importPolicies(await deps(), rawBodyOf(e), { dryRun: query.dryRun, actor: query.actor }));
+      // On AWS `?actor=` must name the signed caller, and is the caller's name when left out (contract 6.4).
+      const caller = callerOf(e);
+      const actor = caller.authenticated && !query.actor ? caller.name ?? undefined : actorOfCaller(query.actor, caller, 'actor') as string | undefined;
+      return json(200, await importPolicies(await deps(), rawBodyOf(e), { dryRun: query.dryRun, actor }));
     },
   },
 ];
