@@ -177,7 +177,7 @@ export function approvalsView(body: Json): string {
     a.approvalId, a.change, a.state, a.orderId ? `${a.orderId}/${a.vendorId}` : a.vendorId ?? 'settings', approvalMoves(a), partyText(a.requestedBy), a.reason,
     a.state === 'pending' ? shortTime(a.expiresAt) : `${partyText(a.decidedBy)}: ${a.decisionReason ?? ''}`,
   ]);
-  const table = columns(['Approval', 'Change', 'State', 'Of', 'Would move', 'Asked by', 'Why', 'Expires / decided'], rows, TABLE_WIDTH, [6, 7]);
+  const table = columns(['Approval', 'Change', 'State', 'Of', 'Would move', 'Asked by', 'Why', 'Expires / decided'], rows, TABLE_WIDTH, [3, 5, 6, 7]);
   return table + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
 }
 
