@@ -1,6 +1,10 @@
 /** A malformed event is listed with reasons naming its fields, and nothing of it is written. */
 import { listRejectedEvents } from '../../functions/application/reads/list-rejected-events';
 import { fakeWorld } from '../fakes/dependencies';
+import { ROUTES } from '../../functions/handlers/routes';
+import type { ApiEvent } from '../../functions/handlers/http';
+
+const routeOf = (method: string, path: string) => ROUTES.find((r) => r.method === method && r.path === path)!;
 import { ORDER, send } from './scenario';
 
 describe('malformed events', () => {
@@ -37,10 +41,11 @@ describe('malformed events', () => {
     expect(listed[0].reasons[0]).toMatch(/^detail-type: is "order.shipped", not an order event; send one of order.paid/);
   });
 
-  test('the list limit is validated', async () => {
+  test('the list limit and cursor are validated by the route\'s schema', async () => {
     const world = fakeWorld();
-    await expect(listRejectedEvents(world.deps, { limit: '0' })).rejects.toThrow(/^limit: /);
-    await expect(listRejectedEvents(world.deps, { limit: '501' })).rejects.toThrow(/^limit: .*from 1 to 500/);
-    await expect(listRejectedEvents(world.deps, { cursor: 'not-a-cursor' })).rejects.toThrow(/^cursor: is not a cursor of this list/);
+    const list = (query: Record<string, string>) => routeOf('GET', '/rejected-events').run({ queryStringParameters: query } as unknown as ApiEvent, async () => world.deps);
+    await expect(list({ limit: '0' })).rejects.toThrow(/^limit: /);
+    await expect(list({ limit: '501' })).rejects.toThrow(/^limit: .*from 1 to 500/);
+    await expect(list({ cursor: 'not-a-cursor' })).rejects.toThrow(/^cursor: is not a cursor of this list/);
   });
 });

@@ -8,7 +8,6 @@ import {
 import { vendorFacts, type VendorFacts } from '../../domain/release-machine';
 import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
 import type { Settings, VendorPolicy, VendorRelease } from '../../domain/types';
-import { boundedCount } from '../cursor';
 import { ConflictError } from '../errors';
 import { eachInFlight } from '../in-flight';
 import { requireId } from '../ids';
@@ -69,11 +68,10 @@ async function unsentReleasesOfAll(deps: Dependencies): Promise<VendorRelease[]>
  * under the candidate policy (what `applyTo: "open_orders"` does; with `new_orders` they keep their version and only
  * new orders take the candidate). Changes nothing but the stored preview.
  */
-export async function previewPolicy(deps: Dependencies, vendorId: string, body: unknown, limit?: string): Promise<PolicyPreviewAnswer> {
+export async function previewPolicy(deps: Dependencies, vendorId: string, body: unknown, limit: number = LISTED_RELEASES.default): Promise<PolicyPreviewAnswer> {
   requireId(vendorId, 'vendorId');
   // The body of the PUT it previews; who and why may wait for the PUT (a preview records no change).
   const change = policyChangeOf(isRecord(body) ? { actor: 'preview', reason: 'preview', ...body } : body);
-  const listed = listedLimit(limit);
   const state = await policyPreviewState(deps, vendorId, change);
   const { settings, releases, hold } = state;
   const candidate: VendorPolicy = { vendorId, version: state.fromVersion + 1, ...change.policy, at: null };
@@ -89,7 +87,7 @@ export async function previewPolicy(deps: Dependencies, vendorId: string, body: 
     vendorId,
     fromVersion: state.fromVersion,
     applyTo: change.applyTo,
-    ...answerOf(previewed, previewed, listed, both),
+    ...answerOf(previewed, previewed, limit, both),
   };
 }
 
@@ -98,8 +96,7 @@ export async function previewPolicy(deps: Dependencies, vendorId: string, body: 
  * candidate would move (its settlement calendar or its window), plus those whose current target the gateway would
  * refuse (a smaller Defer by Days). Each keeps its own pinned policy. Changes nothing but the stored preview.
  */
-export async function previewSettings(deps: Dependencies, body: unknown, limit?: string): Promise<SettingsPreviewAnswer> {
-  const listed = listedLimit(limit);
+export async function previewSettings(deps: Dependencies, body: unknown, limit: number = LISTED_RELEASES.default): Promise<SettingsPreviewAnswer> {
   const state = await settingsPreviewState(deps, body);
   const { current, candidate, releases } = state;
   const [facts, { holds }] = await Promise.all([
@@ -115,7 +112,7 @@ export async function previewSettings(deps: Dependencies, body: unknown, limit?:
     expiresAt: inZone(stored.expiresAt, candidate.timezone),
     fromVersion: current.version,
     refused: affected.filter((r) => r.refusedPastMs !== null).length,
-    ...answerOf(previewed, affected, listed, both),
+    ...answerOf(previewed, affected, limit, both),
   };
 }
 
@@ -214,7 +211,3 @@ function answerOf(covered: ReleasePreview[], shown: ReleasePreview[], limit: num
   };
 }
 
-/** `?limit=`: releases listed (0 lists none; the day totals always cover every release). */
-function listedLimit(limit: string | undefined): number {
-  return boundedCount(limit, 'limit', 0, LISTED_RELEASES.max, LISTED_RELEASES.default);
-}

@@ -1,8 +1,8 @@
 /** Use cases: one job (GET /jobs/{jobId}) and the jobs newest first (GET /jobs?state=&kind=&limit=&cursor=), contract 6.3. */
-import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
-import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
+import { ValidationError } from '../../domain/errors';
+import { encodeCursor } from '../cursor';
 import { NotFoundError } from '../errors';
-import { JOB_KINDS, JOB_STATES, type Dependencies, type JobKind, type JobState, type StoredJob } from '../ports';
+import { type Dependencies, type JobKind, type JobState, type StoredJob } from '../ports';
 import { inZone } from '../response-times';
 import { JOB_ID_PATTERN } from './start-job';
 
@@ -31,23 +31,17 @@ export async function getJob(deps: Dependencies, jobId: string): Promise<JobView
 }
 
 export const JOB_LIMIT = { min: 1, max: 100, default: 20 } as const;
-const CURSOR_LIST = 'jobs';
+/** The list its cursors belong to (the route's cursor parameter reads them). */
+export const JOB_CURSOR_LIST = 'jobs';
 
-export async function listJobs(deps: Dependencies, params: Record<string, string | undefined>): Promise<{ items: JobView[]; nextCursor: string | null }> {
-  const issues: ValidationIssue[] = [];
-  const known = ['state', 'kind', 'limit', 'cursor'];
-  for (const name of Object.keys(params)) {
-    if (!known.includes(name)) issues.push({ field: name, problem: 'is not a parameter of GET /jobs', expected: `only ${known.join(', ')}` });
-  }
-  const { state, kind } = params;
-  if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) issues.push({ field: 'state', problem: `is ${JSON.stringify(state)}`, expected: `one of ${JOB_STATES.join(', ')}` });
-  if (kind !== undefined && !(JOB_KINDS as readonly string[]).includes(kind)) issues.push({ field: 'kind', problem: `is ${JSON.stringify(kind)}`, expected: `one of ${JOB_KINDS.join(', ')}` });
-  const limit = collectIssues(issues, () => boundedCount(params.limit, 'limit', JOB_LIMIT.min, JOB_LIMIT.max, JOB_LIMIT.default));
-  const after = collectIssues(issues, () => decodeCursor(params.cursor, CURSOR_LIST));
-  if (issues.length) throw new ValidationError(issues);
+/** The jobs newest first; the query as the route's schema read it (`after`: the decoded cursor). */
+export async function listJobs(
+  deps: Dependencies, query: { state?: JobState; kind?: JobKind; limit?: number; after?: string | null },
+): Promise<{ items: JobView[]; nextCursor: string | null }> {
+  const { state, kind, limit = JOB_LIMIT.default, after = null } = query;
   const [page, settings] = await Promise.all([
-    deps.jobs.list({ state: state as JobState | undefined, kind: kind as JobKind | undefined, limit: limit!, after: after ?? null }),
+    deps.jobs.list({ state, kind, limit, after }),
     deps.settings.get(),
   ]);
-  return { items: page.items.map((job) => jobView(job, settings.timezone)), nextCursor: page.next ? encodeCursor(CURSOR_LIST, page.next) : null };
+  return { items: page.items.map((job) => jobView(job, settings.timezone)), nextCursor: page.next ? encodeCursor(JOB_CURSOR_LIST, page.next) : null };
 }

@@ -2,12 +2,12 @@
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
 import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { ValidationError } from '../../domain/errors';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/window';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
 import type { ReleaseRule, Settings } from '../../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
+import { encodeCursor } from '../cursor';
 import { NotFoundError, describeError } from '../errors';
 import { requireId } from '../ids';
 import type { Dependencies, ReadRelease } from '../ports';
@@ -44,24 +44,23 @@ export interface GatewayComparison {
 /** Gateway lookups at a time, so that a page of vendors does not burst the gateway's rate limit. */
 const GATEWAY_LOOKUPS_AT_ONCE = 4;
 
+export const VENDOR_LIMIT = { min: 1, max: 1000, default: 100 } as const;
+/** The list its cursors belong to (the route's cursor parameter reads them). */
+export const VENDOR_CURSOR_LIST = 'vendors';
+
+/** A page of vendors; the query as the route's schema read it (`after`: the decoded cursor). */
 export async function listVendors(
-  deps: Dependencies, query: { limit?: string; cursor?: string; checkGateway?: string },
+  deps: Dependencies, query: { limit?: number; after?: string | null; checkGateway?: boolean },
 ): Promise<{ items: VendorSummary[]; nextCursor: string | null }> {
-  const issues: ValidationIssue[] = [];
-  const limit = collectIssues(issues, () => boundedCount(query.limit, 'limit', 1, 1000, 100)) ?? 100;
-  const after = collectIssues(issues, () => decodeCursor(query.cursor, 'vendors')) ?? null;
-  if (query.checkGateway !== undefined && query.checkGateway !== 'true' && query.checkGateway !== 'false') {
-    issues.push({ field: 'checkGateway', problem: `is ${JSON.stringify(query.checkGateway)}`, expected: 'true or false' });
-  }
-  if (issues.length > 0) throw new ValidationError(issues);
+  const { limit = VENDOR_LIMIT.default, after = null, checkGateway = false } = query;
   const [settings, page] = await Promise.all([deps.settings.get(), deps.reads.vendors(after, limit)]);
   const items: VendorSummary[] = [];
   for (let i = 0; i < page.vendorIds.length; i += GATEWAY_LOOKUPS_AT_ONCE) {
     items.push(...await Promise.all(page.vendorIds.slice(i, i + GATEWAY_LOOKUPS_AT_ONCE)
-      .map((vendorId) => vendorSummary(deps, settings, vendorId, query.checkGateway === 'true'))));
+      .map((vendorId) => vendorSummary(deps, settings, vendorId, checkGateway))));
   }
   const last = page.vendorIds[page.vendorIds.length - 1];
-  return { items, nextCursor: page.more && last ? encodeCursor('vendors', last) : null };
+  return { items, nextCursor: page.more && last ? encodeCursor(VENDOR_CURSOR_LIST, last) : null };
 }
 
 /** Every vendor Holdback knows, a page of ids at a time (in id order). */

@@ -1,26 +1,49 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
 import { auditPublicKey, auditPublicKeys, exportAuditLog, proveAuditStream, verifyAuditLog } from '../../application/audit/audit-log-views';
 import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
-import { json, pathParameter } from '../http';
+import { json } from '../http';
+import { ID, TOO_LARGE_ON_AWS, ok, ref, responses } from '../schema/openapi-parts';
+import { id, requiredText } from '../schema/params';
+import { defineRoute } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
+import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import type { ApiRoute } from './route';
 
 export const AUDIT_ROUTES: ApiRoute[] = [
-  { method: 'GET', path: '/audit/verify', run: async (_e, deps) => json(200, await verifyAuditLog(await deps())) },
-  {
-    method: 'GET',
-    path: '/audit/export',
-    run: async (e, deps) => streamedResult(200, {
+  defineRoute({
+    method: 'GET', path: '/audit/verify', summary: 'Verify the hash-chained, signed audit log',
+    responses: responses({ 200: ok('The first broken link (null: none), and what was checked.', ref('AuditVerification')) }),
+    handle: async (_r, deps) => json(200, await verifyAuditLog(await deps())),
+  }),
+  defineRoute({
+    method: 'GET', path: '/audit/export', summary: 'Audit records and signed checkpoints as JSON lines',
+    query: { from: RANGE_FROM, to: RANGE_TO },
+    responses: responses({ 200: { description: 'A header line, the checkpoints, then the records: one JSON object per line.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } }, { 400: 'Bad range.', 413: TOO_LARGE_ON_AWS }),
+    handle: async ({ query }, deps) => streamedResult(200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
       'content-disposition': 'attachment; filename="holdback-audit.ndjson"',
-    }, await exportAuditLog(await deps(), { ...(e.queryStringParameters ?? {}) })),
-  },
-  {
-    method: 'GET',
-    path: '/audit/public-key',
-    run: async (_e, deps) => ({ statusCode: 200, headers: { 'content-type': 'application/x-pem-file' }, body: await auditPublicKey(await deps()) }),
-  },
-  { method: 'GET', path: '/audit/public-keys', run: async (_e, deps) => json(200, await auditPublicKeys(await deps())) },
-  { method: 'GET', path: '/audit/proof', run: async (e, deps) => json(200, await proveAuditStream(await deps(), { ...(e.queryStringParameters ?? {}) })) },
-  { method: 'GET', path: '/orders/{orderId}/timeline', run: async (e, deps) => json(200, await viewOrderTimeline(await deps(), pathParameter(e, 'orderId'))) },
+    }, await exportAuditLog(await deps(), query)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/audit/public-key', summary: 'The public key that verifies checkpoints (PEM)',
+    responses: responses({ 200: { description: 'PEM.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } } }, { 404: 'No audit key is configured in this runtime.' }),
+    handle: async (_r, deps) => ({ statusCode: 200, headers: { 'content-type': 'application/x-pem-file' }, body: await auditPublicKey(await deps()) }),
+  }),
+  defineRoute({
+    method: 'GET', path: '/audit/public-keys', summary: 'Every key that ever signed a checkpoint: a checkpoint verifies under the key its keyId names',
+    responses: responses({ 200: ok('Oldest first, the current key last.', { type: 'array', items: ref('AuditPublicKey') }) }, { 404: 'No audit key is configured in this runtime.' }),
+    handle: async (_r, deps) => json(200, await auditPublicKeys(await deps())),
+  }),
+  defineRoute({
+    method: 'GET', path: '/audit/proof', summary: "One stream's proof against a signed checkpoint: its records, the checkpoint, the head's inclusion path",
+    // The stream's name is checked by the use case (order#, vendor# or config), which names it and what to send.
+    query: { stream: requiredText('The stream: order#<orderId> (URL-encoded order%23<orderId>), vendor#<vendorId> or config.', 'order#order_1') },
+    responses: responses({ 200: ok('Checked offline by `holdback audit prove <orderId>`; `checkpoint` is null while no checkpoint has signed the stream.', ref('AuditProof')) }, { 400: 'stream missing or not a stream name.', 404: 'No such stream in the audit log.' }),
+    handle: async ({ query }, deps) => json(200, await proveAuditStream(await deps(), query)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/orders/{orderId}/timeline', summary: "The order's whole story in time order", params: { orderId: id('order_1001') },
+    responses: responses({ 200: ok('Entries with at, kind, vendorId?, actor? and detail.', { type: 'object', required: ['orderId', 'items'], properties: { orderId: ID, items: { type: 'array', items: ref('TimelineItem') } } }) }, { 400: 'Bad order id.', 404: 'Unknown order.' }),
+    handle: async ({ params }, deps) => json(200, await viewOrderTimeline(await deps(), params.orderId)),
+  }),
 ];

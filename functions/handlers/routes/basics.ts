@@ -1,46 +1,77 @@
 /** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events, webhook. */
-import { listRejectedEvents } from '../../application/reads/list-rejected-events';
+import { listRejectedEvents, MAX_REJECTED_LIMIT, REJECTED_CURSOR_LIST } from '../../application/reads/list-rejected-events';
 import { getPolicy, policyHistory, putPolicy } from '../../application/config/manage-policies';
 import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
 import { predictSettlementAt } from '../../application/reads/predict-settlement';
 import { viewOrder } from '../../application/reads/view-order';
-import { json, jsonBodyOf, pathParameter } from '../http';
+import { json } from '../http';
+import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
+import { count, cursor, id } from '../schema/params';
+import { defineRoute, jsonBody } from '../schema/route-schema';
 import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
+import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import type { ApiRoute } from './route';
 
-const POLICY_EXAMPLE = '{"scheduleOption": 1, "release": {"kind": "after_delivery", "delay": "P2D"}, "actor": "finance@example.com", "reason": "trusted vendor"}';
+export const POLICY_EXAMPLE = { scheduleOption: 1, release: { kind: 'after_delivery', delay: 'P2D' }, actor: 'finance@example.com', reason: 'trusted vendor' };
+const SETTINGS_EXAMPLE = { deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: ['2022-12-25'], settlementDays: 'working', releaseLead: 'PT1H', actor: 'finance@example.com', reason: 'mirror the dashboard' };
+const vendorId = { vendorId: id('vendor_a') };
 
 /** Health, settings, policies, one order, predictions, rejected events and the gateway webhook. */
 export const BASIC_ROUTES: ApiRoute[] = [
-  { method: 'GET', path: '/health', run: async () => json(200, { status: 'ok' }) },
-  { method: 'GET', path: '/settings', run: async (_e, deps) => json(200, await getSettings(await deps())) },
-  { method: 'PUT', path: '/settings', run: async (e, deps) => json(200, await updateSettings(await deps(), jsonBodyOf(e, '{"deferByDays": 15}'))) },
-  { method: 'GET', path: '/settings/history', run: async (_e, deps) => json(200, { versions: await settingsHistory(await deps()) }) },
-  { method: 'GET', path: '/vendors/{vendorId}/policy', run: async (e, deps) => json(200, await getPolicy(await deps(), pathParameter(e, 'vendorId'))) },
-  {
-    method: 'PUT',
-    path: '/vendors/{vendorId}/policy',
-    run: async (e, deps) => json(200, await putPolicy(await deps(), pathParameter(e, 'vendorId'), jsonBodyOf(e, POLICY_EXAMPLE))),
-  },
-  {
-    method: 'GET',
-    path: '/vendors/{vendorId}/policy/history',
-    run: async (e, deps) => {
-      const vendorId = pathParameter(e, 'vendorId');
-      return json(200, { vendorId, versions: await policyHistory(await deps(), vendorId) });
-    },
-  },
-  { method: 'GET', path: '/orders/{orderId}', run: async (e, deps) => json(200, await viewOrder(await deps(), pathParameter(e, 'orderId'))) },
-  {
-    method: 'POST',
-    path: '/predictions',
-    run: async (e, deps) => json(200, await predictSettlementAt(await deps(), jsonBodyOf(e, '{"eligibility": "2022-12-06 09:00:00", "scheduleOption": 1}'))),
-  },
-  {
-    method: 'GET',
-    path: '/rejected-events',
-    run: async (e, deps) => json(200, await listRejectedEvents(await deps(), { limit: e.queryStringParameters?.limit, cursor: e.queryStringParameters?.cursor })),
-  },
+  defineRoute({
+    method: 'GET', path: '/health', summary: 'Liveness',
+    responses: responses({ 200: ok('Up.', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } }, additionalProperties: false }) }),
+    handle: async () => json(200, { status: 'ok' }),
+  }),
+  defineRoute({
+    method: 'GET', path: '/settings', summary: 'Settings in force',
+    responses: responses({ 200: ok('Current settings.', ref('Settings')) }),
+    handle: async (_r, deps) => json(200, await getSettings(await deps())),
+  }),
+  defineRoute({
+    method: 'PUT', path: '/settings', summary: 'Change settings (new version)',
+    body: jsonBody(ref('Settings'), SETTINGS_EXAMPLE, '{"deferByDays": 15}'),
+    responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
+    handle: async ({ body }, deps) => json(200, await updateSettings(await deps(), body)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/settings/history', summary: 'Every saved settings version, newest first',
+    responses: responses({ 200: ok('Versions.', { type: 'object', properties: { versions: { type: 'array', items: ref('Settings') } } }) }),
+    handle: async (_r, deps) => json(200, { versions: await settingsHistory(await deps()) }),
+  }),
+  defineRoute({
+    method: 'GET', path: '/vendors/{vendorId}/policy', summary: "A vendor's policy", params: vendorId,
+    responses: responses({ 200: ok('Policy (version 0: the default).', ref('Policy')) }, { 400: 'Bad vendor id.' }),
+    handle: async ({ params }, deps) => json(200, await getPolicy(await deps(), params.vendorId)),
+  }),
+  defineRoute({
+    method: 'PUT', path: '/vendors/{vendorId}/policy', summary: "Change a vendor's policy (new version)", params: vendorId,
+    body: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE),
+    responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
+    handle: async ({ params, body }, deps) => json(200, await putPolicy(await deps(), params.vendorId, body)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/vendors/{vendorId}/policy/history', summary: 'Every policy version, newest first', params: vendorId,
+    responses: responses({ 200: ok('Versions.', { type: 'object', properties: { vendorId: ID, versions: { type: 'array', items: ref('Policy') } } }) }, { 400: 'Bad vendor id.' }),
+    handle: async ({ params }, deps) => json(200, { vendorId: params.vendorId, versions: await policyHistory(await deps(), params.vendorId) }),
+  }),
+  defineRoute({
+    method: 'GET', path: '/orders/{orderId}', summary: 'One order and each vendor release, with why', params: { orderId: id('order_1001') },
+    responses: responses({ 200: ok('The order.', ref('Order')) }, { 400: 'Bad order id.', 404: 'Nothing is known of this order.' }),
+    handle: async ({ params }, deps) => json(200, await viewOrder(await deps(), params.orderId)),
+  }),
+  defineRoute({
+    method: 'POST', path: '/predictions', summary: 'When an eligibility settles under a schedule option',
+    body: jsonBody({ type: 'object', required: ['eligibility', 'scheduleOption'], properties: { eligibility: { type: 'string', description: 'Gateway form (India time) or ISO 8601 with an offset from -12:00 to +14:00; from 2000-01-01 to before 2100-01-01.' }, scheduleOption: { type: 'integer' } } }, { eligibility: '2022-12-06 09:00:00', scheduleOption: 1 }),
+    responses: responses({ 200: ok('The settlement slot.', { type: 'object', required: ['settlementAt'], properties: { settlementAt: instant('First slot after the eligibility.') }, additionalProperties: false }) }, { 400: 'A field is wrong.' }),
+    handle: async ({ body }, deps) => json(200, await predictSettlementAt(await deps(), body)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/rejected-events', summary: 'Malformed events and why, newest arrival first',
+    description: 'Order events refused or kept without effect, signed gateway webhooks refused (400), and vendor settlements (VENDOR_SETTLEMENT_SUCCESS) that match no release: an unknown order, a vendor outside the order, no single order_id and vendor_id. Those settlements are still acknowledged 200 to the gateway (it would only deliver them again); source "gateway.webhook".',
+    query: { limit: count(1, MAX_REJECTED_LIMIT, 100, 'Page size.'), cursor: cursor(REJECTED_CURSOR_LIST) },
+    responses: responses({ 200: ok('A page.', page('rejectedEvents', { type: 'object', properties: { sequence: { type: 'integer', description: 'Its number in the order of arrival, from 1.' }, at: instant('When it was refused.') }, additionalProperties: true }, { count: { type: 'integer', description: 'Rejected in all, not only on this page.' } })) }, { 400: 'Bad limit or cursor.' }),
+    handle: async ({ query }, deps) => json(200, await listRejectedEvents(await deps(), { limit: query.limit, after: query.cursor })),
+  }),
   GATEWAY_WEBHOOK_ROUTE,
 ];
-

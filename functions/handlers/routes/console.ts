@@ -1,8 +1,14 @@
 /** The web console for finance and auditors (contract section 6, `GET /console`): its page, its assets and the clock it shows. */
 import { CONSOLE_CLOCK, CONSOLE_SECURITY_HEADERS, consoleBundle, type ConsoleBundle } from '../../../console/bundle';
 import { GATEWAY_ZONE } from '../../domain/dates';
-import { HttpError, json, pathParameter, type ApiResult } from '../http';
+import { HttpError, json, type ApiResult } from '../http';
+import { responses } from '../schema/openapi-parts';
+import { text } from '../schema/params';
+import { defineRoute } from '../schema/route-schema';
 import type { ApiRoute } from './route';
+
+/** On AWS Lambda the console's bundler is not shipped: the page is served by `npx holdback console` on the user's machine instead. */
+const CONSOLE_UNAVAILABLE = 'console_unavailable: the console cannot be built here (on AWS); run `npx holdback console --api-url <this API\'s URL>`.';
 
 async function bundleOrExplain(): Promise<ConsoleBundle> {
   try {
@@ -18,20 +24,25 @@ async function bundleOrExplain(): Promise<ConsoleBundle> {
  * Holdback's time as the page shows it (locally the shared clock that tests and demos move; on AWS the real time).
  */
 export const CONSOLE_ROUTES: ApiRoute[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/console',
-    run: async () => ({
+    summary: 'The web console for finance and auditors',
+    responses: responses({ 200: { description: 'HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } }, { 503: CONSOLE_UNAVAILABLE }),
+    handle: async () => ({
       statusCode: 200,
       headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_SECURITY_HEADERS },
       body: (await bundleOrExplain()).html,
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/console/{asset}',
-    run: async (e, deps): Promise<ApiResult> => {
-      const name = pathParameter(e, 'asset');
+    summary: "One of the console's bundled assets (script, style)",
+    params: { asset: { ...text('A hashed script or stylesheet name from the page, or "clock" (Holdback\'s time).'), example: 'clock' } },
+    responses: responses({ 200: { description: 'The asset.', content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object', required: ['now'], properties: { now: { type: 'string', format: 'date-time', description: "clock: Holdback's time (locally the shared clock), ISO 8601 in India time (+05:30)." } } } } } } }, { 404: 'No such asset.', 503: CONSOLE_UNAVAILABLE }),
+    handle: async ({ params }, deps): Promise<ApiResult> => {
+      const name = params.asset ?? '';
       if (name === CONSOLE_CLOCK) {
         return json(200, { now: (await deps()).clock.now().setZone(GATEWAY_ZONE).toISO() }, { 'cache-control': 'no-store' });
       }
@@ -44,5 +55,5 @@ export const CONSOLE_ROUTES: ApiRoute[] = [
         isBase64Encoded: true,
       };
     },
-  },
+  }),
 ];

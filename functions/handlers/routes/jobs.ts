@@ -1,35 +1,60 @@
 /** Bulk work and exports (contract 6.3): the jobs, POST /exports, and the local download of an export file. */
 import { EXPORT_FILE_PATH } from '../../adapters/files/file-export-store';
 import { startExport } from '../../application/jobs/export-job';
-import { getJob, jobView, listJobs } from '../../application/jobs/job-views';
-import { json, jsonBodyOf, pathParameter } from '../http';
+import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs } from '../../application/jobs/job-views';
+import { JOB_KINDS, JOB_STATES } from '../../application/ports';
+import { json } from '../http';
+import { ok, page, ref, responses } from '../schema/openapi-parts';
+import { count, cursor, oneOf, requiredText, text } from '../schema/params';
+import { defineRoute, jsonBody } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
-const EXPORT_EXAMPLE = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a"}}';
+const EXPORT_HINT = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a"}}';
 
 export const JOB_ROUTES: ApiRoute[] = [
-  { method: 'GET', path: '/jobs', run: async (e, deps) => json(200, await listJobs(await deps(), { ...(e.queryStringParameters ?? {}) })) },
-  { method: 'GET', path: '/jobs/{jobId}', run: async (e, deps) => json(200, await getJob(await deps(), pathParameter(e, 'jobId'))) },
-  {
-    method: 'POST',
-    path: '/exports',
-    run: async (e, deps) => {
+  defineRoute({
+    method: 'GET', path: '/jobs', summary: 'Jobs, newest first (contract 6.3)',
+    query: {
+      state: oneOf(JOB_STATES, 'One state.'), kind: oneOf(JOB_KINDS, 'One kind.'),
+      limit: count(JOB_LIMIT.min, JOB_LIMIT.max, JOB_LIMIT.default, 'Page size.'), cursor: cursor(JOB_CURSOR_LIST),
+    },
+    strictQuery: true,
+    responses: responses({ 200: ok('A page of jobs.', page('items', ref('Job'))) }, { 400: 'A parameter is wrong; the message names it.' }),
+    handle: async ({ query }, deps) => json(200, await listJobs(await deps(), { state: query.state, kind: query.kind, limit: query.limit, after: query.cursor })),
+  }),
+  defineRoute({
+    method: 'GET', path: '/jobs/{jobId}', summary: 'One job: its state and progress, and an export\'s link',
+    // The job id's own rule (job_<ms>_<10 chars>) is checked by the use case, which names it.
+    params: { jobId: { ...text('The jobId of an answer that started a job.'), example: 'job_1669975200000_k3v9x0q2m1' } },
+    responses: responses({ 200: ok('The job.', ref('Job')) }, { 400: 'Not a job id.', 404: 'No such job.' }),
+    handle: async ({ params }, deps) => json(200, await getJob(await deps(), params.jobId ?? '')),
+  }),
+  defineRoute({
+    method: 'POST', path: '/exports', summary: 'An export of any size as a file, written by a job (contract 6.3)',
+    body: jsonBody(ref('ExportInput'), { kind: 'outcomes', format: 'csv', filters: { vendorId: 'vendor_a', from: '2022-12-01', to: '2022-12-31' } }, EXPORT_HINT),
+    responses: responses({ 202: ok('The export job; GET /jobs/{jobId} until its result carries the link.', { type: 'object', required: ['job'], properties: { job: ref('Job') } }) }, { 400: 'A field or filter is wrong (filters.<name>); no job was started.' }),
+    handle: async ({ body }, deps) => {
       const d = await deps();
-      const job = await startExport(d, jsonBodyOf(e, EXPORT_EXAMPLE));
+      const job = await startExport(d, body);
       return json(202, { job: jobView(job, (await d.settings.get()).timezone) });
     },
-  },
-  {
-    method: 'GET',
-    path: `${EXPORT_FILE_PATH}/{file}`,
-    run: async (e, deps) => {
+  }),
+  defineRoute({
+    method: 'GET', path: `${EXPORT_FILE_PATH}/{file}`,
+    summary: 'Locally: an export file, by the link of its job\'s result (on AWS the link is a pre-signed S3 URL instead)',
+    params: { file: { ...text('The file name of the link.'), example: 'job_1669975200000_k3v9x0q2m1.csv' } },
+    query: { token: requiredText('The unguessable token of the link.') },
+    responses: responses({
+      200: { description: 'The whole file.', content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
+    }, { 404: 'No such file, or not this token.', 410: 'export_expired: the link expired; POST /exports again.' }),
+    handle: async ({ params, query }, deps) => {
       const d = await deps();
-      const file = pathParameter(e, 'file');
+      const file = params.file ?? '';
       if (!d.exports.open) {
         return json(404, { error: { code: 'not_found', message: 'export files are served by their pre-signed link here (the job\'s result.url), not by the API' } });
       }
-      const found = await d.exports.open(file, e.queryStringParameters?.token ?? '', d.clock.now().toJSDate());
+      const found = await d.exports.open(file, query.token ?? '', d.clock.now().toJSDate());
       if (found.kind === 'not_found') {
         return json(404, { error: { code: 'not_found', message: `no export ${file.slice(0, 60)} with this token; use the url of the export job's result (GET /jobs/{jobId})` } });
       }
@@ -42,5 +67,5 @@ export const JOB_ROUTES: ApiRoute[] = [
         'cache-control': 'no-store',
       }, found.chunks);
     },
-  },
+  }),
 ];

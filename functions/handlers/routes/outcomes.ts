@@ -1,36 +1,89 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
-import { outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
-import { forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
+import { OUTCOME_LIMIT, outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
+import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
 import { predictionAccuracy } from '../../application/releases/settlement-accuracy';
-import { json, pathParameter, type ApiEvent } from '../http';
+import { RELEASE_STATES } from '../../domain/types';
+import { json } from '../http';
+import { ID, TOO_LARGE_ON_AWS, instant, ok, page, ref, responses } from '../schema/openapi-parts';
+import { count, cursor, flag, id, text, type Param } from '../schema/params';
+import { DAY_FROM, DAY_TO, RANGE_FROM, RANGE_TO } from '../schema/ranges';
+import { defineRoute } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
-const query = (e: ApiEvent): Record<string, string | undefined> => ({ ...(e.queryStringParameters ?? {}) });
+/** Documented here; read together by parseOutcomeQuery, since a cursor belongs to its filters and CSV takes no page. */
+const OUTCOME_QUERY: Record<string, Param<string | undefined>> = {
+  vendorId: text('One vendor.', ID), orderId: text('One order.', ID),
+  state: text('One state.', { type: 'string', enum: [...RELEASE_STATES] }),
+  from: RANGE_FROM, to: RANGE_TO, by: text('Which time from/to range over.', { type: 'string', enum: ['transaction', 'applied', 'settled'], default: 'transaction' }),
+  limit: text('Page size (JSON only; refused with format=csv).', { type: 'integer', minimum: OUTCOME_LIMIT.min, maximum: OUTCOME_LIMIT.max, default: OUTCOME_LIMIT.default }),
+  cursor: text('From nextCursor of the previous page, with the same filters (JSON only; refused with format=csv).'),
+  format: text('CSV streams every matching row.', { type: 'string', enum: ['json', 'csv'], default: 'json' }),
+};
+
+const ACCURACY_ROW = {
+  type: 'object',
+  required: ['scheduleOption', 'settled', 'asPredicted', 'maxDifferenceMinutes', 'predicted', 'unpredicted', 'unpredictedReasons'],
+  properties: {
+    scheduleOption: { type: 'integer' }, settled: { type: 'integer', description: 'Settlements reported in the range, predicted or not.' },
+    asPredicted: { type: 'integer', description: 'Settled at the minute predicted before the settlement.' },
+    maxDifferenceMinutes: { type: 'integer', description: 'Largest |settled - predicted| over the predicted ones, in minutes.' },
+    predicted: { type: 'integer', description: 'Settlements that had a prediction before they happened.' },
+    unpredicted: { type: 'integer', description: 'Settlements with no prediction before them (cancelled, held, waiting, not yet sent): never counted as predicted.' },
+    unpredictedReasons: { type: 'array', items: { type: 'object', required: ['reason', 'count'], properties: { reason: { type: 'string' }, count: { type: 'integer' } } } },
+  },
+};
 
 export const OUTCOME_ROUTES: ApiRoute[] = [
-  {
-    method: 'GET',
-    path: '/outcomes',
-    run: async (e, deps) => {
-      const parsed = parseOutcomeQuery(query(e));
+  defineRoute({
+    method: 'GET', path: '/outcomes', summary: 'Releases for auditors: filters, cursor pages, JSON or CSV (contract 6.1)',
+    query: OUTCOME_QUERY,
+    responses: responses({
+      200: {
+        description: 'JSON page, or CSV with the columns of contract 6.1.',
+        content: {
+          'application/json': { schema: page('items', ref('Outcome')) },
+          'text/csv': { schema: { type: 'string' }, example: 'order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message\r\n' },
+        },
+      },
+    }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
+    handle: async ({ event }, deps) => {
+      const parsed = parseOutcomeQuery({ ...(event.queryStringParameters ?? {}) });
       if (parsed.format === 'json') return json(200, await outcomesPage(await deps(), parsed));
       return streamedResult(200, {
         'content-type': 'text/csv; charset=utf-8; header=present',
         'content-disposition': 'attachment; filename="holdback-outcomes.csv"',
       }, outcomesCsv(await deps(), parsed.filter));
     },
-  },
-  { method: 'GET', path: '/vendors', run: async (e, deps) => json(200, await listVendors(await deps(), query(e))) },
-  { method: 'GET', path: '/forecast', run: async (e, deps) => json(200, await forecast(await deps(), query(e))) },
-  {
-    method: 'GET',
-    path: '/vendors/{vendorId}/forecast',
-    run: async (e, deps) => json(200, await vendorForecast(await deps(), pathParameter(e, 'vendorId'), query(e))),
-  },
-  {
-    method: 'GET',
-    path: '/reports/prediction-accuracy',
-    run: async (e, deps) => json(200, await predictionAccuracy(await deps(), query(e))),
-  },
+  }),
+  defineRoute({
+    method: 'GET', path: '/vendors', summary: 'Vendors Holdback knows, with policy version and hold',
+    query: { limit: count(VENDOR_LIMIT.min, VENDOR_LIMIT.max, VENDOR_LIMIT.default, 'Page size.'), cursor: cursor(VENDOR_CURSOR_LIST), checkGateway: flag(false, "true: ask the gateway for each vendor's schedule option too.") },
+    responses: responses({ 200: ok('A page.', page('items', ref('VendorSummary'))) }, { 400: 'Bad limit, cursor or checkGateway.' }),
+    handle: async ({ query }, deps) => json(200, await listVendors(await deps(), { limit: query.limit, after: query.cursor, checkGateway: query.checkGateway })),
+  }),
+  defineRoute({
+    method: 'GET', path: '/forecast', summary: 'Expected settlements per India-time day, firm and projected',
+    query: { from: DAY_FROM, to: DAY_TO, vendorId: text('One vendor.', ID) },
+    responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad range.' }),
+    handle: async ({ query }, deps) => json(200, await forecast(await deps(), query)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/vendors/{vendorId}/forecast', summary: "A vendor's expected settlements per day",
+    params: { vendorId: id('vendor_a') }, query: { from: DAY_FROM, to: DAY_TO },
+    responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad vendor id or range.', 404: 'A vendor Holdback does not know (no order or policy names it).' }),
+    handle: async ({ params, query }, deps) => json(200, await vendorForecast(await deps(), params.vendorId, query)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/reports/prediction-accuracy', summary: 'Predicted against actual settlement, per schedule option',
+    query: { from: { ...RANGE_FROM, required: true, example: '2022-12-01' }, to: { ...RANGE_TO, required: true, example: '2022-12-31' } },
+    responses: responses({
+      200: ok('The range (by settlement time) and one row per schedule option settled in it.', {
+        type: 'object',
+        required: ['from', 'to', 'scheduleOptions'],
+        properties: { from: instant('Start of the range.'), to: instant('End of the range.'), scheduleOptions: { type: 'array', items: ACCURACY_ROW } },
+      }),
+    }, { 400: 'from or to missing or wrong.' }),
+    handle: async ({ query }, deps) => json(200, await predictionAccuracy(await deps(), query)),
+  }),
 ];

@@ -1,0 +1,85 @@
+/** The audit log's ports: appending, the read side with its checkpoints, and the checkpoints' key. */
+import type { IsoInstant } from '../../domain/types';
+import type { AuditRecord, StreamHead } from '../../domain/audit-records';
+import type { AuditCheckpoint, CheckpointAlgorithm } from '../../domain/audit-checkpoints';
+
+/**
+ * One record of the tamper-evident audit log (contract 6.2). The log derives the stream from the entry: the order's
+ * (`orderId` set), else the vendor's (`vendorId` set), else the configuration's.
+ */
+export interface AuditEntry {
+  /** What happened, e.g. `planned`, `gateway_attempt` (the last one also says what the answer made
+   * of the release), `settings_changed`, `policy_changed`, `hold`, `unhold`, `manual_release`, `retry`,
+   * `webhook_received` (also what it did: a settlement is recorded here). */
+  kind: string;
+  at: IsoInstant;
+  actor?: string | null;
+  /** The caller's proven identity (contract 6.4): an IAM principal ARN on AWS, `local:unauthenticated` locally. */
+  principal?: string | null;
+  orderId?: string;
+  vendorId?: string;
+  /** What a reader needs to understand the record (the request and the answer of an attempt, a reason, a diff). */
+  detail: Record<string, unknown>;
+}
+
+/** The audit log: append-only, hash-chained per stream, checkpoints signed. */
+export interface AuditLog {
+  /**
+   * Appends the entries in order. Retries on its own; it never makes a release fail or repeat: a record it could not
+   * write after its retries is kept for a later append (the sweep), and the failure is logged.
+   */
+  append(entries: AuditEntry[]): Promise<void>;
+}
+
+/** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */
+export interface StoredAuditRecord {
+  record: AuditRecord;
+  /** E.g. an item stored under another key than its stream and sequence; absent when the item is well-formed. */
+  problem?: string;
+}
+
+/** The audit log's read side and its checkpoints (verify, export, timeline): the store behind `audit`. */
+export interface AuditArchive {
+  /** One stream's records in sequence order (`order#<id>`, `vendor#<id>`, `config`). */
+  streamRecords(stream: string): Promise<AuditRecord[]>;
+  /** Every record, each stream's in sequence order; `from`/`to` (UTC ISO, inclusive) bound `recordedAt`. */
+  records(range?: { from?: string; to?: string }): AsyncIterable<StoredAuditRecord>;
+  /** Every checkpoint in number order; `since` (UTC ISO) keeps those written at or after it. */
+  checkpoints(since?: string): Promise<AuditCheckpoint[]>;
+  /** The newest checkpoints, newest first. */
+  latestCheckpoints(limit: number): Promise<AuditCheckpoint[]>;
+  /**
+   * The head of every stream with a record stored at or after `since` (UTC ISO; null: every stream), from an index:
+   * only a hint of which streams moved (an index can lag or run ahead), never what is signed.
+   */
+  headsRecordedSince(since: string | null): Promise<StreamHead[]>;
+  /** One stream's records from `fromSequence` on, in sequence order, read consistently from the records themselves. */
+  streamRecordsFrom(stream: string, fromSequence: number): Promise<AuditRecord[]>;
+  /** The head each of `streams` had when the writer last signed it (absent: never signed, or signed before pointers). */
+  signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>>;
+  /** One checkpoint by number, or null. */
+  checkpoint(number: number): Promise<AuditCheckpoint | null>;
+  /** Remembers the heads a checkpoint signed (a pointer per stream that only moves forward). */
+  putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void>;
+  /** Stores a checkpoint unless its number is taken; false then (another writer was first). */
+  putCheckpoint(checkpoint: AuditCheckpoint): Promise<boolean>;
+  /** Appends entries kept after appends that failed; answers how many entries were appended. */
+  flushPending(): Promise<number>;
+}
+
+/** One entry of GET /audit/public-keys (contract 6.2). */
+export type AuditPublicKey = import('../../domain/audit-proof').PublicKeyEntry;
+
+/** The asymmetric key of the audit checkpoints (locally an Ed25519 key file, on AWS a KMS key). */
+export interface AuditKey {
+  /** The algorithm and key name written into (and covered by) every checkpoint. */
+  identity(): Promise<{ algorithm: CheckpointAlgorithm; keyId: string }>;
+  /** The public key, PEM (SPKI), for verifiers. */
+  publicKeyPem(): Promise<string>;
+  /** Every key that ever signed here, the current one last (GET /audit/public-keys); from the key store, not the log. */
+  publicKeys(): Promise<AuditPublicKey[]>;
+  /** Whether this runtime may sign (on AWS only the checkpoint writer may). */
+  readonly canSign: boolean;
+  /** Base64 signature of a checkpoint's text (`digestHex` is its SHA-256); throws where `canSign` is false. */
+  sign(text: string, digestHex: string): Promise<string>;
+}

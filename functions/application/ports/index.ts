@@ -1,0 +1,104 @@
+/**
+ * The interfaces the use cases need from the outside world; adapters implement them, tests use fakes. Each area's
+ * ports are in their own file; this index names them all, and `Dependencies` is what a composition root builds.
+ */
+import type { DateTime } from 'luxon';
+import type { AuditArchive, AuditKey, AuditLog } from './audit';
+import type { ConfigReader, OpenOrderPolicyRepository, PolicyImportRepository, PolicyRepository, PreviewRepository, SettingsRepository, VendorHoldRepository } from './config';
+import type { ExportStore, JobQueue, JobRepository } from './jobs';
+import type { OrderRepository, RejectedEventRepository, ReleaseReads } from './orders';
+import type { EligibilityGateway, EventPublisher, GatewayOrders, ReleaseQueue, ReleaseScheduler } from './sending';
+export * from './config';
+export * from './orders';
+export * from './sending';
+export * from './audit';
+export * from './jobs';
+
+/** Time as the runtime sees it (the local edge's shared clock, or the system clock on AWS). */
+export interface Clock {
+  now(): DateTime;
+}
+
+/** Thrown by a conditional write whose expected version no longer holds. */
+export class VersionConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VersionConflictError';
+  }
+}
+
+/** Secrets the use cases need; kept apart from the ports so that nothing logs them by accident. */
+export interface RuntimeSecrets {
+  /** Key of the gateway's webhook signature (the gateway client secret). */
+  /** Read at run time (cached): a rotated secret applies without a deploy. */
+  webhookSecret(): Promise<string>;
+}
+
+/** Counts and measures of the release flow (names in functions/definitions/metric-names.ts), for alarms. */
+export interface ReleaseMetrics {
+  /** Adds `value` (default 1) to the metric: a count, or a measure in the metric's unit. */
+  record(key: import('../../definitions/metric-names').MetricKey, value?: number): void;
+}
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * Who makes a request (contract 6.4): on AWS the IAM principal API Gateway proved from the SigV4 signature, locally
+ * `local:unauthenticated` (the body's `actor` stands in). Set per API request; absent for events, schedules and jobs.
+ */
+export interface Caller {
+  /** The principal's ARN on AWS (`requestContext.authorizer.iam.userArn`), `local:unauthenticated` locally. */
+  principal: string;
+  authenticated: boolean;
+  /** The name a signed caller is known by (session or user name); null locally. */
+  name: string | null;
+  /** The principal's AWS Organizations id, when it has one. */
+  orgId: string | null;
+  /** Set while an approved change is applied (four eyes): the approval that allows it. */
+  approval?: { approvalId: string };
+}
+
+export type { ApprovalRepository } from '../approvals/approval-repository';
+
+/** Everything a use case may need, built once per runtime by a composition root. */
+export interface Dependencies {
+  clock: Clock;
+  settings: SettingsRepository;
+  policies: PolicyRepository;
+  config: ConfigReader;
+  orders: OrderRepository;
+  rejected: RejectedEventRepository;
+  scheduler: ReleaseScheduler;
+  gateway: EligibilityGateway;
+  gatewayOrders: GatewayOrders;
+  publisher: EventPublisher;
+  queue: ReleaseQueue;
+  audit: AuditLog;
+  /** The same store as `audit`, read: verification, export, timelines, checkpoints. */
+  auditArchive: AuditArchive;
+  /** The checkpoints' key; null where none is configured (no checkpoints are written, verification says so). */
+  auditKey: AuditKey | null;
+  holds: VendorHoldRepository;
+  reads: ReleaseReads;
+  previews: PreviewRepository;
+  policyImports: PolicyImportRepository;
+  openOrderPolicies: OpenOrderPolicyRepository;
+  jobs: JobRepository;
+  jobQueue: JobQueue;
+  exports: ExportStore;
+  logger: Logger;
+  secrets: RuntimeSecrets;
+  /** Four-eyes approvals (contract 6.4). */
+  approvals: import('../approvals/approval-repository').ApprovalRepository;
+  /** The caller of the API request being served (contract 6.4); absent outside the API. */
+  caller?: Caller;
+  /**
+   * Whether the gateway credentials are there (the secret filled in): releases run only then, so a stack whose secret
+   * is still its placeholder pauses by itself and resumes once it is filled in, with no deploy. Absent: always.
+   */
+  gatewayReady?: () => Promise<boolean>;
+}

@@ -1,0 +1,89 @@
+/** The jobs' ports (contract 6.3): the stored jobs, their queue and the export files. */
+import type { IsoInstant } from '../../domain/types';
+
+/** What a job does (contract 6.3): the bulk work of a change, or an export. */
+export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export';
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export const JOB_KINDS: readonly JobKind[] = ['vendor_hold', 'vendor_unhold', 'policy_apply', 'outcomes_export', 'audit_export'];
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+
+/** One release a job could not do, and why; the job carries on with the others. */
+export interface JobFailure {
+  orderId: string;
+  vendorId: string;
+  reason: string;
+}
+
+/** A job as stored: the contract's shape plus what its steps need. */
+export interface StoredJob {
+  jobId: string;
+  kind: JobKind;
+  state: JobState;
+  /** Items found so far (releases, or rows of an export); final once every step was read. */
+  total: number;
+  done: number;
+  failed: number;
+  actor: string;
+  createdAt: IsoInstant;
+  finishedAt: IsoInstant | null;
+  error: string | null;
+  result: unknown;
+  /** What the job works on (e.g. `{vendorId}`, an export's filters). */
+  params: Record<string, unknown>;
+  /** The first failures (at most JOB_FAILURES_KEPT), each naming its release and reason. */
+  failures: JobFailure[];
+  /** Steps known to exist, and steps finished: the job is done when both hold the same steps. */
+  expected: string[];
+  finished: string[];
+}
+
+/** One message of the job queue: one step (a page of releases, or a whole export) of one job. */
+export interface JobStep {
+  jobId: string;
+  step: string;
+  /** The vendor whose open releases the step walks, and the index position it continues after. */
+  vendorId?: string;
+  after?: string | null;
+}
+
+export interface JobRepository {
+  create(job: StoredJob): Promise<void>;
+  get(jobId: string): Promise<StoredJob | null>;
+  /** Newest first; `after` is the `next` of the previous page. */
+  list(query: { state?: JobState; kind?: JobKind; limit: number; after?: string | null }): Promise<{ items: StoredJob[]; next: string | null }>;
+  /**
+   * Records once that `step` was read: `count` items more to do, and the steps it opened (expected from now on); the
+   * job is `running` from then. False when the step was recorded already (a delivery again).
+   */
+  stepRead(jobId: string, step: string, count: number, opened: string[]): Promise<boolean>;
+  /** Records once that `step` finished with these counts; the job after it, or null when it was recorded already. */
+  stepDone(jobId: string, step: string, outcome: { done: number; failed: number; failures: JobFailure[] }): Promise<StoredJob | null>;
+  /** Ends a job that is not ended yet; false when it was ended already. */
+  finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: IsoInstant; error: string | null; result: unknown }): Promise<boolean>;
+}
+
+/** The job queue (SQS on AWS, the local edge's queue locally), consumed by the jobs function at a bounded concurrency. */
+export interface JobQueue {
+  enqueue(steps: JobStep[]): Promise<void>;
+}
+
+/** Where export files are written once and served by a link that expires (S3 on AWS, the data folder locally). */
+export interface ExportStore {
+  /**
+   * Writes the lines as one file named by `key`, replacing any partial file of an earlier try, and answers its size and
+   * SHA-256 (lowercase hex); the file is only visible once whole.
+   */
+  write(key: string, contentType: string, lines: AsyncIterable<string>): Promise<{ bytes: number; sha256: string }>;
+  /** A download link of the file valid until `expiresAt`. */
+  link(key: string, expiresAt: Date, fileName: string): Promise<string>;
+  /**
+   * The file behind a link this store made, served by the API (the local store); absent where links point elsewhere
+   * (a pre-signed S3 URL). Unknown key or wrong token: not_found; past its expiry: expired, never part of a file.
+   */
+  open?(key: string, token: string, now: Date): Promise<ExportDownload>;
+}
+
+export type ExportDownload =
+  | { kind: 'file'; contentType: string; fileName: string; chunks: AsyncIterable<string> }
+  | { kind: 'expired'; expiresAt: IsoInstant }
+  | { kind: 'not_found' };

@@ -1,0 +1,30 @@
+/** Every route of contract section 6, each area's in its own file, and the OpenAPI document built from their schemas. */
+import { openApiDocument } from '../schema/openapi-document';
+import { APPROVAL_ROUTES } from './approvals';
+import { AUDIT_ROUTES } from './audit';
+import { BASIC_ROUTES } from './basics';
+import { CONSOLE_ROUTES } from './console';
+import { IMPORT_ROUTES } from './imports';
+import { JOB_ROUTES } from './jobs';
+import { openApiRoute } from './openapi';
+import { OUTCOME_ROUTES } from './outcomes';
+import { PREVIEW_ROUTES } from './previews';
+import { RELEASE_ROUTES } from './releases';
+import type { ApiRoute } from './route';
+
+export const ROUTES: ApiRoute[] = [
+  ...BASIC_ROUTES,
+  ...AUDIT_ROUTES,
+  ...CONSOLE_ROUTES,
+  ...RELEASE_ROUTES,
+  ...PREVIEW_ROUTES,
+  ...IMPORT_ROUTES,
+  ...OUTCOME_ROUTES,
+  ...JOB_ROUTES,
+  ...APPROVAL_ROUTES,
+  // Serves the document of every route listed here, itself included.
+  openApiRoute(() => OPENAPI_DOCUMENT),
+];
+
+/** The OpenAPI 3.1 document, generated from the routes' schemas (served at GET /openapi.json). */
+export const OPENAPI_DOCUMENT = openApiDocument(ROUTES);

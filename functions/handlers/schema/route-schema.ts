@@ -1,0 +1,100 @@
+/**
+ * One schema per route: its path and query parameters and its body, declared once, read (every bad parameter named at
+ * once, with what to send) before the use case runs, and turned into the route's operation in the OpenAPI document.
+ */
+import type { Dependencies } from '../../application/ports';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { jsonBodyOf, pathParameter, type ApiEvent, type ApiResult } from '../http';
+import type { ApiRoute } from '../routes/route';
+import type { Json } from './openapi-parts';
+import { parameterObject, type Param } from './params';
+
+type Params = Record<string, Param<unknown>>;
+/** The values a set of parameter schemas reads. */
+export type ValuesOf<S extends Params> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
+
+/** A JSON body: its schema and example for the document, and the example a refusal quotes. */
+export interface BodySchema {
+  schema: Json;
+  example: unknown;
+  /** What "send a JSON object, e.g. ..." quotes when the body is empty or not JSON. */
+  hint: string;
+}
+
+/** `example` written as a refusal quotes it: `{"deferByDays": 15}`. */
+export function exampleText(example: unknown): string {
+  if (Array.isArray(example)) return `[${example.map(exampleText).join(', ')}]`;
+  if (typeof example === 'object' && example !== null) {
+    return `{${Object.entries(example).map(([key, value]) => `${JSON.stringify(key)}: ${exampleText(value)}`).join(', ')}}`;
+  }
+  return JSON.stringify(example);
+}
+
+/** A JSON object body; the use case checks what each field means and names it. */
+export function jsonBody(schema: Json, example: unknown, hint: string = exampleText(example)): BodySchema {
+  return { schema, example, hint };
+}
+
+export interface RouteSchema<P extends Params, Q extends Params> {
+  method: ApiRoute['method'];
+  path: string;
+  summary: string;
+  description?: string;
+  /** `[]`: no IAM (the gateway's signed webhook). */
+  security?: unknown[];
+  params?: P;
+  query?: Q;
+  /** Refuse query parameters the route does not declare, naming them. */
+  strictQuery?: boolean;
+  body?: BodySchema;
+  /** A body that is not JSON (CSV, a signed webhook): documented here, read by the route itself. */
+  otherBody?: Json;
+  responses: Json;
+  handle(request: { params: ValuesOf<P>; query: ValuesOf<Q>; body: unknown; event: ApiEvent }, deps: () => Promise<Dependencies>): Promise<ApiResult>;
+}
+
+/** The route the router runs and the document lists, from its one schema. */
+export function defineRoute<P extends Params = Record<never, never>, Q extends Params = Record<never, never>>(schema: RouteSchema<P, Q>): ApiRoute {
+  const params = (schema.params ?? {}) as P;
+  const query = (schema.query ?? {}) as Q;
+  const operation: Json = { summary: schema.summary };
+  if (schema.description !== undefined) operation.description = schema.description;
+  if (schema.security !== undefined) operation.security = schema.security;
+  const parameters = [
+    ...Object.entries(params).map(([name, param]) => parameterObject(name, 'path', param)),
+    ...Object.entries(query).map(([name, param]) => parameterObject(name, 'query', param)),
+  ];
+  if (parameters.length > 0) operation.parameters = parameters;
+  if (schema.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schema.body.schema, example: schema.body.example } } };
+  else if (schema.otherBody) operation.requestBody = schema.otherBody;
+  operation.responses = schema.responses;
+
+  const known = Object.keys(query);
+  return {
+    method: schema.method,
+    path: schema.path,
+    operation,
+    run: async (event, deps) => {
+      const issues: ValidationIssue[] = [];
+      const pathValues = readAll(params, issues, (name) => pathParameter(event, name));
+      const sent = event.queryStringParameters ?? {};
+      if (schema.strictQuery) {
+        for (const name of Object.keys(sent)) {
+          if (!known.includes(name)) issues.push({ field: name, problem: `is not a parameter of ${schema.method} ${schema.path}`, expected: `only ${known.join(', ')}` });
+        }
+      }
+      const queryValues = readAll(query, issues, (name) => sent[name]);
+      if (issues.length > 0) throw new ValidationError(issues);
+      const body = schema.body ? jsonBodyOf(event, schema.body.hint) : undefined;
+      return schema.handle({ params: pathValues, query: queryValues, body, event }, deps);
+    },
+  };
+}
+
+function readAll<S extends Params>(schemas: S, issues: ValidationIssue[], textOf: (name: string) => string | undefined): ValuesOf<S> {
+  const values: Record<string, unknown> = {};
+  for (const [name, param] of Object.entries(schemas)) {
+    values[name] = collectIssues(issues, () => param.read(textOf(name), name));
+  }
+  return values as ValuesOf<S>;
+}
