@@ -32,7 +32,8 @@ export function principalName(userArn: string): string {
 
 /** The caller of one API request. */
 export function callerOf(event: APIGatewayProxyEventV2): Caller {
-  const authorizer = (event.requestContext as { authorizer?: { iam?: IamIdentity } }).authorizer;
+  // A hand-built event (a test, a tool) may carry no request context at all: nobody is signed in then.
+  const authorizer = (event.requestContext as { authorizer?: { iam?: IamIdentity } } | undefined)?.authorizer;
   const iam = authorizer?.iam;
   const principal = iam?.userArn || iam?.callerId;
   if (!iam || !principal) return { principal: LOCAL_PRINCIPAL, authenticated: false, name: null, orgId: null };
