@@ -26,12 +26,16 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
 export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   const router = httpRouter<ApiEvent, ApiResult>({
-    // Each request's use cases see its caller (contract 6.4): the signed IAM principal, or local:unauthenticated.
-    routes: ROUTES.map((route) => ({
-      method: route.method,
-      path: route.path,
-      handler: (event: ApiEvent) => route.run(event, async () => ({ ...(await deps()), caller: callerOf(event) })),
-    })),
+    // Each request's use cases see its caller (contract 6.4): the signed IAM principal, or local:unauthenticated. A
+    // route without IAM (`security: []`, the gateway's signed webhook) has no person behind it: no caller.
+    routes: ROUTES.map((route) => {
+      const unsigned = Array.isArray(route.operation?.security) && (route.operation.security as unknown[]).length === 0;
+      return {
+        method: route.method,
+        path: route.path,
+        handler: (event: ApiEvent) => route.run(event, unsigned ? deps : async () => ({ ...(await deps()), caller: callerOf(event) })),
+      };
+    }),
     notFoundResponse: routeNotFound,
   });
   return middy<ApiEvent, ApiResult>()

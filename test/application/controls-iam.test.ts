@@ -101,3 +101,4 @@ test('four eyes with two principals: the maker\'s unhold waits (202), the maker 
     ['approval_applied', 'checker@example.com', CHECKER.userArn],
   ]);
 });
+
