@@ -8,6 +8,7 @@ import { benchConsoleBundle, consoleBundleLine, CONSOLE_BUNDLE_GOAL_GZIP_BYTES }
 import { auditVerificationLine, auditVerificationTargets, benchAuditVerification } from './audit-verification';
 import { benchPreviewsAndImport, previewsAndImportLine, previewsAndImportTargets } from './previews';
 import { benchCost, costLine } from './cost';
+import { approvalsLine, approvalsTargets, benchApprovals } from './approvals';
 import { benchFunctionBundles, functionBundlesLine } from './function-bundles';
 import { benchGatewayFaults, gatewayFaultsLine, gatewayFaultsTargets } from './gateway-faults';
 import { startLocal, type LocalRuntime } from '../local/runtime';
@@ -506,6 +507,7 @@ const PARTS: Record<string, () => Promise<void>> = {
   // BENCH_CSV_ORDERS orders of 3 vendors, default 66,667
   'outcomes-csv': part('outcomesCsv', () => benchOutcomesCsv(progress), outcomesCsvTargets, outcomesCsvLine),
   cost: part('cost', () => benchCost(), costTargets, costLine), // about 30 s
+  approvals: part('approvals', () => benchApprovals(), approvalsTargets, approvalsLine), // about a minute
   bundles: part('functionBundles', benchFunctionBundles, functionBundleTargets, functionBundlesLine), // about a minute
   'console-bundle': part('consoleBundle', benchConsoleBundle, consoleBundleTargets, consoleBundleLine), // seconds
   // BENCH_SCALE_RELEASES open releases of one vendor (default 100,000; hours on 2 cores), issue 17

@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  accuracyView, cellText, columns, forecastView, importView, jobsView, orderView, outcomesView, previewView, shellWord, vendorsView,
+  accuracyView, approvalsView, cellText, columns, decisionView, forecastView, importView, jobsView, orderView, outcomesView, pendingApprovalView, previewView,
+  shellWord, vendorsView,
 } from './cli-views';
 import type { SignedApi } from './signed-api';
 
@@ -33,9 +34,14 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   jobs cancel <jobId> [--actor A] [--reason R]   stop a job that has not ended (its remaining steps are skipped)
   export outcomes [--format csv|jsonl] [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by B] [--out FILE]
   export audit [--from D] [--to D] [--out FILE]  a file of any size, written by a job and downloaded to FILE
+  approvals [list] [--state pending|approved|rejected|expired] [--limit N] [--cursor C]   four eyes: what waits for a second person
+  approvals approve|reject <approvalId> --reason R [--actor A]   decide another person's change (never your own)
+  whoami                                         who the API takes you to be (your IAM principal on AWS; unauthenticated locally)
 options: --json (the API's JSON as is, for scripts), --csv (outcomes), --api-url URL, --region R (AWS, when the URL does not name it),
   --no-wait (hold, unhold, policy set, export, a preview that became a job: print the job id instead of waiting for the job with a progress bar)
-exit codes: 0 done; 1 refused by the API (or an import with errors, dry run included); 2 a wrong command line (an unknown flag is named)`;
+on AWS --actor may be left out: your IAM principal's name is recorded (an --actor naming someone else is refused)
+exit codes: 0 done; 1 refused by the API (or an import with errors, dry run included); 2 a wrong command line (an unknown flag is named);
+  3 waiting for a second person (four eyes): nothing changed yet, the answer names the approval`;
 
 /** A refusal of the command line itself (exit 2), as opposed to one of the API (exit 1). */
 export class UsageError extends Error {}
@@ -69,8 +75,13 @@ interface ApiClient {
   call(request: Call): Promise<{ status: number; contentType: string; text: string }>;
 }
 
+/** A local API (plain HTTP on loopback), as opposed to one on AWS that is called with SigV4. */
+function isLocalApi(apiUrl: string): boolean {
+  return /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(apiUrl);
+}
+
 export function apiClientFor(apiUrl: string, region?: string): ApiClient {
-  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(apiUrl);
+  const local = isLocalApi(apiUrl);
   // Loaded only for AWS: the credential chain is heavy, and the local API needs no signature.
   let signer: Promise<SignedApi> | null = null;
   return {
@@ -131,7 +142,11 @@ function policyBody(options: Options, preview = false): Record<string, unknown> 
   };
 }
 
-const action = (options: Options): Record<string, unknown> => ({ actor: required(options, 'actor'), reason: required(options, 'reason') });
+/** Whether the API is signed (AWS): the actor may then be left out, the API records the principal's name. */
+let signedApi = false;
+const action = (options: Options): Record<string, unknown> => ({
+  ...(signedApi && options.actor === undefined ? {} : { actor: required(options, 'actor') }), reason: required(options, 'reason'),
+});
 
 /** The API call a command line stands for. */
 function callOf(words: string[], options: Options): Call {
@@ -213,6 +228,15 @@ function callOf(words: string[], options: Options): Call {
       }
       return { method: 'GET', path: `/jobs${queryOf({ state: options.state as string, kind: options.kind as string, limit: options.limit as string, cursor: options.cursor as string })}`, view: jobsView };
     case 'job': return { method: 'GET', path: `/jobs/${seg(sub, '<jobId>')}` };
+    case 'whoami': return { method: 'GET', path: '/whoami' };
+    case 'approvals':
+      if (!sub || sub === 'list') {
+        return { method: 'GET', path: `/approvals${queryOf({ state: options.state as string, limit: options.limit as string, cursor: options.cursor as string })}`, view: approvalsView };
+      }
+      if (sub === 'approve' || sub === 'reject') {
+        return { method: 'POST', path: `/approvals/${seg(rest[0], '<approvalId>')}/${sub}`, body: action(options), view: decisionView };
+      }
+      break;
     case 'export':
       if (sub === 'audit') return { method: 'POST', path: '/exports', body: { kind: 'audit', ...(options.from ? { from: options.from } : {}), ...(options.to ? { to: options.to } : {}) } };
       if (sub === 'outcomes') {
@@ -301,6 +325,8 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
     return 2;
   }
   const options = parsed.values as Options;
+  const apiUrl = (options['api-url'] as string | undefined) ?? process.env.HOLDBACK_API_URL ?? `http://127.0.0.1:${process.env.HOLDBACK_API_PORT ?? 4000}`;
+  signedApi = !isLocalApi(apiUrl);
   let call: Call;
   try {
     call = callOf(parsed.positionals, options);
@@ -309,7 +335,6 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
     io.err(`${error.message}\n`);
     return 2;
   }
-  const apiUrl = (options['api-url'] as string | undefined) ?? process.env.HOLDBACK_API_URL ?? `http://127.0.0.1:${process.env.HOLDBACK_API_PORT ?? 4000}`;
   let answer;
   const client = apiClientFor(apiUrl, options.region as string | undefined);
   try {
@@ -329,6 +354,10 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
     return 1;
   }
   const body = isJson && answer.text ? (JSON.parse(answer.text) as Json) : null;
+  if (answer.status === 202 && body?.approval) {
+    io.out(options.json ? `${answer.text}\n` : pendingApprovalView(body));
+    return 3;
+  }
   // A change or an export that started a job: wait for it with a progress bar (and download an export), unless --no-wait.
   const started = body ? jobOfAnswer(call, body, options.wait === true) : null;
   // A preview too large for one answer (202 {job}): the job's result is the preview, shown as the answer would have been.

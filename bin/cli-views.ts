@@ -157,3 +157,41 @@ export function importView(body: Json): string {
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/** Who asked or decided: the actor, and the proven principal (marked when nobody was signed in, locally). */
+function partyText(party: Json | null | undefined): string {
+  if (!party) return '—';
+  return `${party.actor} (${party.principal === 'local:unauthenticated' ? 'unauthenticated' : party.principal})`;
+}
+
+/** What an approval would move: per currency, never added across currencies. */
+function approvalMoves(a: Json): string {
+  if (a.moves === null) return 'every unsent release (settings)';
+  const moves = a.moves as Json[];
+  return moves.length ? moves.map((m) => `${moneyText(m.amount, m.currency)}${m.count !== undefined ? ` (${m.count})` : ''}`).join('; ') : 'nothing open';
+}
+
+/** GET /approvals: what waits for a second person (four eyes), with what it would move and who asked. */
+export function approvalsView(body: Json): string {
+  const rows = (body.items as Json[] ?? []).map((a) => [
+    a.approvalId, a.change, a.state, a.orderId ? `${a.orderId}/${a.vendorId}` : a.vendorId ?? 'settings', approvalMoves(a), partyText(a.requestedBy), a.reason,
+    a.state === 'pending' ? shortTime(a.expiresAt) : `${partyText(a.decidedBy)}: ${a.decisionReason ?? ''}`,
+  ]);
+  const table = columns(['Approval', 'Change', 'State', 'Of', 'Would move', 'Asked by', 'Why', 'Expires / decided'], rows, TABLE_WIDTH, [3, 5, 6, 7]);
+  return table + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
+}
+
+/** A decision's answer: the approval as it ended, and whether the change was applied. */
+export function decisionView(body: Json): string {
+  const a = body.approval as Json;
+  const applied = a.applied ? (a.applied.ok ? 'applied as asked' : `not applied: ${a.applied.error}`) : 'nothing changes';
+  return `approval ${a.approvalId} ${a.state} by ${partyText(a.decidedBy)}: ${applied}\n`;
+}
+
+/** A 202 of a change that needs a second person: nothing changed, and how the other person approves it. */
+export function pendingApprovalView(body: Json): string {
+  const a = body.approval as Json;
+  return `waiting for a second person (four eyes): nothing changed yet.\n`
+    + `approval ${a.approvalId}: ${a.change}, would move ${approvalMoves(a)}; asked by ${partyText(a.requestedBy)}; expires ${shortTime(a.expiresAt)}\n`
+    + `another person approves it with: holdback approvals approve ${a.approvalId} --reason <why>\n`;
+}

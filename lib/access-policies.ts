@@ -1,4 +1,7 @@
-/** The three managed policies an account hands to people and systems: finance, auditor, and the marketplace backend. */
+/**
+ * The managed policies an account hands to people and systems: finance, auditor, checker (four eyes: approves or
+ * rejects others' pending changes, nothing else that changes state), and the marketplace backend.
+ */
 import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -20,6 +23,7 @@ function routeResource(method: string, path: string): string {
 export class AccessPolicies extends Construct {
   readonly finance: iam.ManagedPolicy;
   readonly auditor: iam.ManagedPolicy;
+  readonly checker: iam.ManagedPolicy;
   readonly backend: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: AccessPoliciesProps) {
@@ -45,6 +49,7 @@ export class AccessPolicies extends Construct {
     };
     this.finance = apiPolicy('Finance', 'Holdback finance: read everything; change settings and policies (with previews), release, hold, import', ROLE_AUDIENCES.finance);
     this.auditor = apiPolicy('Auditor', 'Holdback auditor: read everything, outcomes and exports, verify the audit log; nothing that changes state', ROLE_AUDIENCES.auditor);
+    this.checker = apiPolicy('Checker', 'Holdback checker (four eyes): read everything; approve or reject pending changes asked for by another principal; change nothing directly', ROLE_AUDIENCES.checker);
     this.backend = new iam.ManagedPolicy(this, 'Backend', {
       description: `Marketplace backend: put ${props.orderEventSource} events on the Holdback bus, nothing else`,
       statements: [new iam.PolicyStatement({

@@ -105,10 +105,11 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     audit: AUDIT_APPEND,
   },
   release: { orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'], config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], audit: AUDIT_APPEND },
-  // The sweep also writes the audit checkpoints: it scans after a quiet spell and clears pending appends.
+  // The sweep also writes the audit checkpoints: it scans after a quiet spell and clears pending appends. It expires
+  // the four-eyes approvals past their 24 hours (config: the state index's Query, one conditional UpdateItem each).
   sweep: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
-    config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
+    config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
     audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
   },
   api: {
@@ -366,6 +367,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'AuditKeyArn', { value: this.auditKey.key.keyArn, description: 'Signs audit checkpoints (the sweep only); GET /audit/public-keys lists its public key (and those of keys it replaced)' });
     new CfnOutput(this, 'FinancePolicyArn', { value: this.access.finance.managedPolicyArn, description: 'Attach to finance users or roles' });
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
+    new CfnOutput(this, 'CheckerPolicyArn', { value: this.access.checker.managedPolicyArn, description: 'Attach to checkers: approve or reject pending changes (four eyes)' });
     new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });
     for (const [name, queue] of [['OrderEvents', orderEventFailures], ['Releases', this.releaseQueue.deadLetters], ['ReleaseSchedules', this.scheduling.deadLetters], ['Sweep', sweepFailures], ['Jobs', this.jobQueue.deadLetters]] as const) {
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { value: queue.queue.queueUrl });

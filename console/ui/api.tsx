@@ -72,6 +72,11 @@ export async function call<T = any>(method: string, path: string, body?: unknown
   } catch {
     parsed = null;
   }
+  // Four eyes (contract 6.4): nothing changed; the change waits for a second person. Said as the form's note.
+  if (response.status === 202 && parsed?.approval?.approvalId) {
+    const approval = parsed.approval;
+    throw new ApiProblem(202, 'approval_pending', `Nothing changed yet: this change needs a second person. It waits as approval ${approval.approvalId} on the Approvals page until ${approval.expiresAt} (24 hours); another person approves or rejects it there.`, [], false);
+  }
   if (response.ok) return parsed as T;
   const error = parsed && typeof parsed === 'object' ? parsed.error : undefined;
   if (response.status === 403 && (response.headers.get('x-holdback-refused-by') === 'aws-iam' || !error?.code)) {

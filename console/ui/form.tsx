@@ -22,8 +22,26 @@ export function storeActor(actor: string): void {
   }
 }
 
-/** The actor, or a problem that says where to enter it (every change records who made it). */
-export function requireActor(): string {
+/** Who the API takes the caller to be (GET /whoami): signed on AWS, unauthenticated locally. */
+export interface Caller {
+  principal: string;
+  name: string | null;
+  authenticated: boolean;
+}
+
+let signedCaller: Caller | null = null;
+
+/** Set once the header read GET /whoami: a signed caller's actor is the principal's name, filled in by the API. */
+export function rememberCaller(caller: Caller): void {
+  signedCaller = caller.authenticated ? caller : null;
+}
+
+/**
+ * The actor, or a problem that says where to enter it (every change records who made it). Signed (AWS), none is
+ * sent: the API records the principal's own name, and would refuse one naming someone else.
+ */
+export function requireActor(): string | undefined {
+  if (signedCaller) return undefined;
   const actor = storedActor().trim();
   if (!actor) throw new ApiProblem(400, 'actor_missing', 'Enter your name or email in "You (recorded as actor)" at the top of the page first.', [{ field: 'actor', problem: 'is empty', expected: 'your name or email' }], false);
   return actor;

@@ -4,7 +4,8 @@ import { useEffect, useState } from 'preact/hooks';
 import './console.css';
 import { call } from './api';
 import { indiaTime } from './format';
-import { storeActor, storedActor } from './form';
+import { rememberCaller, storeActor, storedActor, type Caller } from './form';
+import { ApprovalsPage } from './pages/approvals';
 import { OverviewPage } from './pages/overview';
 import { VendorsPage } from './pages/vendors';
 import { VendorPage } from './pages/vendor';
@@ -25,6 +26,7 @@ const NAV: Array<[string, string]> = [
   ['#/audit', 'Audit'],
   ['#/accuracy', 'Accuracy'],
   ['#/rejected', 'Rejected events'],
+  ['#/approvals', 'Approvals'],
   ['#/settings', 'Settings'],
   ['#/api', 'API reference'],
 ];
@@ -68,8 +70,32 @@ function useHoldbackClock(): { now: string | null; problem: string | null } {
   return state;
 }
 
+/** Who the API takes this browser to be: a signed IAM principal (AWS, through the signing proxy) or nobody (locally). */
+function useCaller(): Caller | null {
+  const [caller, setCaller] = useState<Caller | null>(null);
+  useEffect(() => {
+    call<Caller>('GET', '/whoami').then((c) => {
+      rememberCaller(c);
+      setCaller(c);
+    }, () => setCaller(null));
+  }, []);
+  return caller;
+}
+
 function Header({ now, clockProblem }: { now: string | null; clockProblem: string | null }) {
   const [actor, setActor] = useState(storedActor);
+  const caller = useCaller();
+  if (caller?.authenticated) {
+    return (
+      <header>
+        <p class="brand">Holdback console</p>
+        <p class="clock" data-testid="clock" aria-live="off">
+          Holdback time: <time dateTime={now ?? undefined}>{now ? indiaTime(now) : clockProblem ?? '…'}</time>
+        </p>
+        <p class="actor" data-testid="who-you-are">Signed in as <strong>{caller.name}</strong> <span class="hint">({caller.principal}, recorded with every change)</span></p>
+      </header>
+    );
+  }
   return (
     <header>
       <p class="brand">Holdback console</p>
@@ -83,6 +109,7 @@ function Header({ now, clockProblem }: { now: string | null; clockProblem: strin
           setActor(value);
           storeActor(value);
         }} />
+        <span class="hint" data-testid="who-you-are">unauthenticated: locally nobody signs in, so this name is taken as you say it (on AWS your IAM principal is recorded instead)</span>
       </div>
     </header>
   );
@@ -106,6 +133,8 @@ function Page({ route, now }: { route: string[]; now: string | null }) {
       return <AuditPage />;
     case 'settings':
       return <SettingsPage />;
+    case 'approvals':
+      return <ApprovalsPage />;
     case 'accuracy':
       return <AccuracyPage now={now} />;
     case 'rejected':

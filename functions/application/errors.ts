@@ -27,6 +27,25 @@ export class ConflictError extends Error {
   }
 }
 
+/** The caller may not do this (HTTP 403): an actor naming someone else, a requester approving their own change. */
+export class ForbiddenError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'ForbiddenError';
+  }
+}
+
+/**
+ * The change needs a second person (contract 6.4 four eyes): nothing was changed, the request is kept as a pending
+ * approval, and the API answers `202 {approval}`.
+ */
+export class ApprovalRequired extends Error {
+  constructor(readonly approval: unknown) {
+    super('this change needs a second person: it is kept as a pending approval');
+    this.name = 'ApprovalRequired';
+  }
+}
+
 /** An error as one log line: name and message, never a stack with request data. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -20,6 +20,7 @@ import { DocumentClient, documentClientConfig } from '../adapters/dynamodb/docum
 import { DynamoOrderRepository } from '../adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from '../adapters/dynamodb/rejected-event-repository';
 import { DynamoPreviewRepository } from '../adapters/dynamodb/preview-repository';
+import { DynamoApprovalRepository } from '../adapters/dynamodb/approval-repository';
 import { DynamoPolicyImportRepository } from '../adapters/dynamodb/policy-import-repository';
 import { HttpEligibilityGateway } from '../adapters/gateway/http-eligibility-gateway';
 import { HttpGatewayOrders } from '../adapters/gateway/http-gateway-orders';
@@ -159,6 +160,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     reads: orders.reads,
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
     previews: new DynamoPreviewRepository(doc, config.tables.config),
+    approvals: new DynamoApprovalRepository(doc, config.tables.config),
     policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
     scheduler: adapters.scheduler?.(c) ?? absentPort(functionName, 'Scheduler', 'schedule or cancel a release'),
     gateway: overrides.sendsToGateway === false

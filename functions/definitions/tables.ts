@@ -57,6 +57,12 @@ export const APPLIED_INDEX = { name: 'appliedByMonth', pk: 'appliedPk', sk: 'app
 /** Releases the gateway reported settled, by settlement time. Keys only. */
 export const SETTLED_INDEX = { name: 'settledByMonth', pk: 'settledPk', sk: 'settledSk' } as const;
 /**
+ * Four-eyes approvals (contract 6.4) in the config table by state, newest first: the key is rewritten by each decision
+ * (pending → approved, rejected or expired), so `GET /approvals?state=` and the expiry sweep query one state's
+ * partition instead of scanning. Approvals are a few a day, so one partition per state is enough.
+ */
+export const APPROVAL_INDEX = { name: 'approvalsByState', pk: 'approvalState', sk: 'approvalSk' } as const;
+/**
  * Number of partitions of the due index. Every pending release would otherwise share one index partition key; eight
  * shards spread the sweep's hot key while keeping `listDue` to eight small queries.
  */
@@ -85,7 +91,8 @@ const hashRange = (pk: string, sk: string): KeySchemaElement[] => [
  *   `VENDORS`/`VENDOR#vid`: every vendor Holdback has seen in an order or a policy (GET /vendors).
  * - config: `SETTINGS`/`CURRENT` (the settings in force) and `SETTINGS`/`V#0000000001` (every version); the same for
  *   each vendor's policy under `POLICY#vid` (see versioned-items.ts), with the vendor's hold at `POLICY#vid`/`HOLD`;
- *   `PREVIEW#id`/`PREVIEW` (policy and settings previews), `IMPORT#digest`/`IMPORT` (the policy imports' journal).
+ *   `PREVIEW#id`/`PREVIEW` (policy and settings previews), `IMPORT#digest`/`IMPORT` (the policy imports' journal),
+ *   `APPROVAL#id`/`APPROVAL` (four-eyes approvals, with the state index).
  * - rejected: `REJECTED`/`SEQ#<arrival number>` (rejected events, listed newest first), `REJECTED_ID`/`<id>` (one
  *   marker per event id) and `REJECTED_COUNT`/`COUNT` (the arrival counter); see rejected-event-repository.ts.
  */
@@ -116,8 +123,10 @@ export const TABLES: Record<TableName, TableDefinition> = {
   },
   config: {
     keySchema: hashRange(KEY.pk, KEY.sk),
-    attributeDefinitions: stringAttributes(KEY.pk, KEY.sk),
-    globalSecondaryIndexes: [],
+    attributeDefinitions: stringAttributes(KEY.pk, KEY.sk, APPROVAL_INDEX.pk, APPROVAL_INDEX.sk),
+    globalSecondaryIndexes: [
+      { IndexName: APPROVAL_INDEX.name, KeySchema: hashRange(APPROVAL_INDEX.pk, APPROVAL_INDEX.sk), Projection: { ProjectionType: 'ALL' } },
+    ],
     billingMode: 'PAY_PER_REQUEST',
     // Only previews carry it: settings, policy versions, holds and imports are kept for ever.
     timeToLiveAttribute: PREVIEW_EXPIRY_ATTRIBUTE,

@@ -58,6 +58,8 @@ export interface AuditRecord {
   /** When it happened (the entry's time). */
   at: string;
   actor: string | null;
+  /** Who made the change, as proven (contract 6.4): an IAM principal ARN, or `local:unauthenticated`; absent otherwise. */
+  principal?: string;
   orderId: string | null;
   vendorId: string | null;
   detail: Record<string, unknown>;

@@ -10,6 +10,8 @@ export interface AuditEntryInput {
   kind: string;
   at: string;
   actor?: string | null;
+  /** The caller's proven principal (contract 6.4); a record without one (events, jobs, older records) has no member. */
+  principal?: string | null;
   orderId?: string;
   vendorId?: string;
   detail: Record<string, unknown>;
@@ -55,6 +57,7 @@ export function sealRecords(stream: string, head: Pick<StreamHead, 'sequence' | 
       kind: entry.kind,
       at: entry.at,
       actor: entry.actor == null ? null : wellFormed(entry.actor) as string,
+      ...(entry.principal == null ? {} : { principal: wellFormed(entry.principal) as string }),
       orderId: entry.orderId ?? null,
       vendorId: entry.vendorId ?? null,
       detail: JSON.parse(canonicalJson(wellFormed(entry.detail ?? {}))) as Record<string, unknown>,

@@ -2,6 +2,7 @@
 import { DateTime, Info } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, MAX_DELAY_DAYS, dayBoundsProblem, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
 import { BankCalendar } from './calendar';
+import { approvalRulesIssues } from './approvals';
 import { ValidationError, isRecord, type ValidationIssue } from './errors';
 import { SCHEDULE_OPTIONS, isScheduleOption } from './schedule-options';
 import type { ReleaseRule, Settings, VendorPolicy } from './types';
@@ -17,12 +18,13 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   settlementDays: 'working',
   releaseLead: 'PT1H',
   retryBudget: DEFAULT_RETRY_BUDGET,
+  approvals: {},
 }) as Settings;
 
 /** The longest retry budget: no window is longer than Defer by Days' 365 days. */
 export const MAX_RETRY_BUDGET_DAYS = 365;
 
-const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget'] as const;
+const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget', 'approvals'] as const;
 /** Keys a settings body (PUT /settings, its preview) may carry besides the settings: who, why, on which version, which preview. */
 export const SETTINGS_CHANGE_KEYS: readonly string[] = ['actor', 'reason', 'version', 'at', 'previewId'];
 const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason'] as const;
@@ -95,6 +97,7 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
     settlementDays: base.settlementDays,
     releaseLead: base.releaseLead,
     retryBudget: base.retryBudget ?? DEFAULT_RETRY_BUDGET,
+    approvals: base.approvals ?? {},
     ...(Object.fromEntries(Object.entries(input).filter(([k]) => (SETTINGS_KEYS as readonly string[]).includes(k))) as Partial<Settings>),
   };
   const issues: ValidationIssue[] = [
@@ -110,6 +113,7 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
       ? null : [`is ${shown(merged.settlementDays)}`, '"working" (bank working days) or "calendar" (every day)']),
     ...durationBoundsIssues(merged.releaseLead, 'releaseLead', { positive: false, maxDays: MAX_RELEASE_LEAD_DAYS, example: '"PT1H"' }),
     ...durationBoundsIssues(merged.retryBudget, 'retryBudget', { positive: false, maxDays: MAX_RETRY_BUDGET_DAYS, example: '"P1D"' }),
+    ...approvalRulesIssues(merged.approvals),
   ];
   if (issues.length) throw new ValidationError(issues);
   return merged;

@@ -29,6 +29,8 @@ export interface Settings {
    * is open. Optional so that settings saved before it existed still read.
    */
   retryBudget?: IsoDuration;
+  /** Which changes need a second person (contract 6.4 four eyes); absent or `{}`: none. */
+  approvals?: import('./approvals').ApprovalRules;
 }
 
 export interface VersionedSettings extends Settings {

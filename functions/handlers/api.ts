@@ -7,6 +7,7 @@ import { ROUTES } from './routes';
 import { lambdaMetrics, handlerDependencies, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { collectStreamedBodies } from './streamed-body';
+import { callerOf } from './caller';
 
 /** Every route of contract section 6 (routes/index.ts: each area keeps its routes in its own file under routes/). */
 export { ROUTES };
@@ -25,7 +26,16 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
 export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   const router = httpRouter<ApiEvent, ApiResult>({
-    routes: ROUTES.map((route) => ({ method: route.method, path: route.path, handler: (event: ApiEvent) => route.run(event, deps) })),
+    // Each request's use cases see its caller (contract 6.4): the signed IAM principal, or local:unauthenticated. A
+    // route without IAM (`security: []`, the gateway's signed webhook) has no person behind it: no caller.
+    routes: ROUTES.map((route) => {
+      const unsigned = Array.isArray(route.operation?.security) && (route.operation.security as unknown[]).length === 0;
+      return {
+        method: route.method,
+        path: route.path,
+        handler: (event: ApiEvent) => route.run(event, unsigned ? deps : async () => ({ ...(await deps()), caller: callerOf(event) })),
+      };
+    }),
     notFoundResponse: routeNotFound,
   });
   return middy<ApiEvent, ApiResult>()

@@ -1,7 +1,8 @@
 /** HTTP plumbing of the API handler: JSON responses, request bodies, and errors mapped to statuses without leaking internals. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type middy from '@middy/core';
-import { ConflictError, NotFoundError, UnauthorizedError, describeError } from '../application/errors';
+import { ApprovalRequired, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, describeError } from '../application/errors';
+import { actorChecked, callerOf } from './caller';
 import { VersionConflictError, type Logger } from '../application/ports';
 import { assertNesting } from '../domain/bounds';
 import { StoredDataDefect, ValidationError } from '../domain/errors';
@@ -38,7 +39,8 @@ export function jsonBodyOf(event: ApiEvent, example: string): unknown {
   }
   // Before any use case walks it (messages quote values with JSON.stringify, which recurses).
   assertNesting(body, 'body', example);
-  return body;
+  // On AWS the body's actor must name the signed caller (absent: the caller's name is filled in); see caller.ts.
+  return actorChecked(body, callerOf(event));
 }
 
 /** A path parameter as text, percent-decoded (ids are then checked by the use case). */
@@ -57,6 +59,8 @@ function errorResponse(error: unknown, event: ApiEvent, logger: Pick<Logger, 'er
     return json(400, { error: { code: 'validation_error', message: error.message, issues: error.issues } });
   }
   if (error instanceof HttpError) return json(error.statusCode, { error: { code: error.code, message: error.message } }, error.headers);
+  if (error instanceof ApprovalRequired) return json(202, { approval: error.approval });
+  if (error instanceof ForbiddenError) return json(403, { error: { code: error.code, message: error.message } });
   if (error instanceof NotFoundError) return json(404, { error: { code: 'not_found', message: error.message } });
   if (error instanceof UnauthorizedError) return json(401, { error: { code: 'unauthorized', message: error.message } });
   if (error instanceof VersionConflictError) return json(409, { error: { code: 'version_conflict', message: error.message } });

@@ -173,6 +173,8 @@ describe('webhook types', () => {
         outcome: expect.objectContaining({ action: 'release_settled', settledAt: '2022-12-03T11:00:00+05:30', settledFrom: expect.objectContaining({ state: 'APPLIED' }) }),
       }),
     })]);
+    // Nobody signs a webhook with IAM: its record names the gateway as actor and carries no principal (contract 6.4).
+    expect(received()[0].principal).toBeUndefined();
     // The gateway retries webhooks: a second delivery changes nothing, and is recorded as received again.
     const version = (await release(api.world)).version;
     expect((await post(raw, signed(raw))).status).toBe(200);

@@ -76,7 +76,7 @@ test('serves the page and its assets with the clock\'s time, and names the field
 
 test('every control of every page has a label, every table column a header, and the pages are reached by keyboard', async () => {
   await withPage(async (page) => {
-    for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/accuracy', '#/rejected', '#/settings']) {
+    for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/accuracy', '#/rejected', '#/approvals', '#/settings']) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator('main h1').waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });

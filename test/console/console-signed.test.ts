@@ -1,11 +1,11 @@
 /** `holdback console` in front of a stub API that checks SigV4 like API Gateway: signed calls pass, a 403 shows as the role's refusal. */
-import { createHash, createHmac } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { startConsoleServer, type ConsoleServer } from '../../bin/console-server';
 import { regionOfApiUrl, SignedApi } from '../../bin/signed-api';
 import { browserIt, consolePage, launchBrowser } from './browser';
+import { checkSignature } from '../sigv4-check';
 
 const test = browserIt('console-signed.test.ts');
 
@@ -15,36 +15,9 @@ const SECRET_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const REGION = 'ap-south-1';
 const STAGE = '/prod';
 
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
-/** RFC 3986 encoding, as SigV4 canonical forms use it. */
-const rfc3986 = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-/**
- * An independent SigV4 check (not the signer's own code): the canonical request rebuilt from what arrived, the
- * signature recomputed with the secret. For execute-api the path is encoded once more, as for every service but S3.
- */
+/** API Gateway's IAM check of this stub: the one test key, the one region. */
 function signatureProblem(req: IncomingMessage, body: Buffer): string | null {
-  const auth = req.headers.authorization ?? '';
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
-  if (!match) return `no SigV4 Authorization header: ${JSON.stringify(auth)}`;
-  const [, accessKey, day, region, service, signedHeaders, signature] = match;
-  if (accessKey !== ACCESS_KEY) return `unknown access key ${accessKey}`;
-  if (region !== REGION || service !== 'execute-api') return `scope ${region}/${service}, not ${REGION}/execute-api`;
-  const amzDate = String(req.headers['x-amz-date'] ?? '');
-  if (!amzDate.startsWith(day)) return 'x-amz-date does not match the credential scope';
-  const url = new URL(req.url ?? '/', 'http://stub');
-  const canonicalUri = url.pathname.split('/').map((segment) => rfc3986(segment)).join('/');
-  const canonicalQuery = [...url.searchParams].map(([k, v]) => [rfc3986(k), rfc3986(v)]).sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join('&');
-  const names = signedHeaders.split(';');
-  if (!names.includes('host') || !names.includes('x-amz-date')) return `host and x-amz-date must be signed, got ${signedHeaders}`;
-  const canonicalHeaders = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
-  const canonicalRequest = [req.method, canonicalUri, canonicalQuery, canonicalHeaders, signedHeaders, sha256(body)].join('\n');
-  const scope = `${day}/${region}/${service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
-  const key = hmac(hmac(hmac(hmac(`AWS4${SECRET_KEY}`, day), region), service), 'aws4_request');
-  const expected = createHmac('sha256', key).update(stringToSign).digest('hex');
-  return expected === signature ? null : `signature mismatch for ${req.method} ${req.url}`;
+  return checkSignature(req, body, new Map([[ACCESS_KEY, SECRET_KEY]]), REGION).problem;
 }
 
 interface Stub {

@@ -9,6 +9,7 @@ import { StoredGatewayOrders } from './gateway-orders';
 import { InMemoryReleaseReads } from './release-reads';
 import { RecordingLogger, RecordingPublisher, RecordingQueue, RecordingScheduler, ScriptedGateway } from './outside-world';
 import { InMemoryExportStore, InMemoryJobRepository, RunningJobQueue } from './jobs';
+import { InMemoryApprovalRepository } from './approvals';
 import {
   InMemoryConfigReader, InMemoryHoldRepository, InMemoryOpenOrderPolicyRepository, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
   InMemorySettingsRepository,
@@ -38,6 +39,7 @@ export interface FakeWorld {
   jobs: InMemoryJobRepository;
   jobQueue: RunningJobQueue;
   exports: InMemoryExportStore;
+  approvals: InMemoryApprovalRepository;
   /** Runs every step of every job started, as the jobs function would, until none is left. */
   runJobs(): Promise<void>;
   /** Runs every enqueued release command through the release use case, as the queue's consumer would, until none is left. */
@@ -68,6 +70,7 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     jobs: new InMemoryJobRepository(),
     jobQueue: new RunningJobQueue(),
     exports: new InMemoryExportStore(),
+    approvals: new InMemoryApprovalRepository(),
   };
   // What the fake gateway applies, its order recon shows.
   world.gateway.applied = world.gatewayOrders.eligibilities;

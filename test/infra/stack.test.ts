@@ -541,6 +541,16 @@ describe('access policies', () => {
     expect(routes).toContain('POST/exports');
   });
 
+  it('checkers (four eyes) may read and approve or reject pending changes, and change nothing directly', () => {
+    const routes = grantedRoutes(stack.access.checker);
+    expect(routes).toEqual(expectedRoutes(['read', 'approve']));
+    const changes = routes.filter((r) => /^(PUT|DELETE|PATCH|POST)/.test(r) && r !== 'POST/predictions' && r !== 'POST/exports');
+    expect(changes).toEqual(['POST/approvals/*/approve', 'POST/approvals/*/reject']);
+    // Finance asks for changes; deciding them is the checker's: a finance-only role cannot approve.
+    expect(grantedRoutes(stack.access.finance).filter((r) => r.startsWith('POST/approvals/'))).toEqual([]);
+    expect(template.findOutputs('CheckerPolicyArn')).not.toEqual({});
+  });
+
   it('the backend may put events of its source on the bus, nothing else', () => {
     const document = resources[logicalId(stack.access.backend)].Properties.PolicyDocument;
     expect(document.Statement).toEqual([expect.objectContaining({

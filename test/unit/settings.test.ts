@@ -8,7 +8,7 @@ describe('settings', () => {
   it('defaults: Defer by Days 15, India time, option 1, no holidays, working days, lead PT1H', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: [], settlementDays: 'working', releaseLead: 'PT1H',
-      retryBudget: 'P1D',
+      retryBudget: 'P1D', approvals: {},
     });
   });
 
@@ -22,7 +22,7 @@ describe('settings', () => {
 
   it('accepts a full body', () => {
     const body = { deferByDays: 30, timezone: 'Europe/Berlin', defaultScheduleOption: 16, holidays: ['2022-12-26'], settlementDays: 'calendar', releaseLead: 'PT0S', retryBudget: 'PT12H' };
-    expect(validateSettings(body)).toEqual(body);
+    expect(validateSettings(body)).toEqual({ ...body, approvals: {} });
   });
 
   it('merges a partial body over the settings in force, dropping any extra fields of the base', () => {

@@ -21,6 +21,8 @@ interface TimelineEntry {
   kind: string;
   vendorId?: string;
   actor?: string;
+  /** Who proved to be the actor: the IAM principal on AWS, local:unauthenticated locally (contract 6.4). */
+  principal?: string;
   detail: Record<string, unknown>;
 }
 
@@ -100,6 +102,16 @@ function ManualRelease({ orderId, vendor, maxEligibility, currency, onReleased }
   );
 }
 
+/** The free-text actor, and under it the proven principal (marked when nobody was signed in). */
+function Who({ actor, principal }: { actor?: string; principal?: string }) {
+  return (
+    <span data-testid="who">
+      {actor ?? '—'}
+      {principal ? <span class="hint principal" title="who proved to be the actor"> {principal === 'local:unauthenticated' ? '(unauthenticated)' : principal}</span> : null}
+    </span>
+  );
+}
+
 /** A timeline entry's detail: its reason or message in words, the state change if any, and every field on demand. */
 function Detail({ entry }: { entry: TimelineEntry }) {
   const detail = entry.detail as Record<string, any>;
@@ -171,7 +183,7 @@ function OrderDetails({ orderId }: { orderId: string }) {
         caption={`Everything that happened to order ${orderId}, in time order`}
         testId="timeline-table"
         headers={['At (IST)', 'What', 'Vendor', 'Actor', 'Detail']}
-        rows={(entries) => entries.map((e, i) => ({ key: String(i), cells: [indiaTime(e.at), e.kind.replace(/_/g, ' '), e.vendorId ?? '—', e.actor ?? '—', <Detail entry={e} />] }))}
+        rows={(entries) => entries.map((e, i) => ({ key: String(i), cells: [indiaTime(e.at), e.kind.replace(/_/g, ' '), e.vendorId ?? '—', <Who actor={e.actor} principal={e.principal} />, <Detail entry={e} />] }))}
       />
     </>
   );

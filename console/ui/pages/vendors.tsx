@@ -27,7 +27,7 @@ function PolicyImport({ onApplied }: { onApplied: () => void }) {
   const action = useAction();
   const send = (isDryRun: boolean) => action.run(async () => {
     const actor = requireActor();
-    const answer = await call<ImportAnswer>('POST', `/policies/import?dryRun=${isDryRun}&actor=${encodeURIComponent(actor)}`, text, 'text/csv');
+    const answer = await call<ImportAnswer>('POST', `/policies/import?dryRun=${isDryRun}${actor === undefined ? '' : `&actor=${encodeURIComponent(actor)}`}`, text, 'text/csv');
     if (isDryRun) {
       setDryRun({ text, answer });
       setApplied(null);

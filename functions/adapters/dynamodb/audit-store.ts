@@ -40,7 +40,7 @@ const FLUSH_BATCH = 25;
 /** The attributes of a record item; anything else on it was added by someone else. */
 const RECORD_ATTRIBUTES = new Set([
   KEY.pk, KEY.sk, AUDIT_TIME_INDEX.pk, AUDIT_TIME_INDEX.sk,
-  'stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash',
+  'stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'principal', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash',
 ]);
 
 export function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 'recordedAt'>): { timePk: string; timeSk: string } {
@@ -71,6 +71,7 @@ function storedRecord(item: Plain): StoredAuditRecord {
     kind: item.kind as string,
     at: item.at as string,
     actor: item.actor as string | null,
+    ...(typeof item.principal === 'string' ? { principal: item.principal } : {}),
     orderId: item.orderId as string | null,
     vendorId: item.vendorId as string | null,
     detail: item.detail as Record<string, unknown>,

@@ -9,6 +9,7 @@ import type { JobView } from '../jobs/job-views';
 import { VersionConflictError, type Dependencies } from '../ports';
 import { appendAudit, storedInstant } from '../releases/release-writes';
 import { inZone } from '../response-times';
+import { requireFourEyes } from '../approvals/four-eyes';
 
 /** What the policy routes answer. */
 export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at'>;
@@ -35,6 +36,17 @@ export async function putPolicy(deps: Dependencies, vendorId: string, body: unkn
     throw new VersionConflictError(`expectedVersion: the policy of ${vendorId} is at version ${fromVersion}, not ${change.expectedVersion}; GET it and send your change based on version ${fromVersion}`);
   }
   await requirePolicyPreview(deps, vendorId, change);
+  if (change.applyTo === 'open_orders') {
+    await requireFourEyes(deps, {
+      change: 'policyChange',
+      request: { method: 'PUT', path: `/vendors/${vendorId}/policy`, params: { vendorId }, body: body as Record<string, unknown> },
+      vendorId,
+      actor: change.policy.actor,
+      reason: change.policy.reason,
+      moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
+      basis: { policyVersion: fromVersion },
+    });
+  }
   const saved = await saveNextPolicy(deps, vendorId, fromVersion, change.policy);
   if (change.applyTo === 'new_orders') return { ...presented(saved, settings.timezone), job: null };
   // In force from this answer: the planner (and every release function, after its claim) reads the open orders'

@@ -6,6 +6,7 @@ import { VersionConflictError, type Dependencies } from '../ports';
 import { inZone } from '../response-times';
 import { appendAudit, storedInstant } from '../releases/release-writes';
 import { requireSettingsPreview } from './preview-changes';
+import { requireFourEyes } from '../approvals/four-eyes';
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
   return presented(await deps.settings.get());
@@ -44,6 +45,18 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
   }
   // With a previewId, the change applies only if what that preview showed (POST /settings/preview) still holds.
   if (input.previewId !== undefined) await requireSettingsPreview(deps, String(input.previewId), body);
+  // Four eyes (contract 6.4): every settings change applies to the open releases at once, so the rule has no amount.
+  if (Object.keys(settingsChanges(baseOf(current), settings)).length > 0) {
+    const actor = (input.actor as string | undefined)?.trim() ?? 'api';
+    await requireFourEyes(deps, {
+      change: 'settingsChange',
+      request: { method: 'PUT', path: '/settings', params: {}, body: { ...input, actor } },
+      actor,
+      reason: (input.reason as string | undefined)?.trim() ?? 'settings updated',
+      moves: async () => null,
+      basis: { settingsVersion: current.version },
+    });
+  }
   const saved = await deps.settings.save(settings, {
     actor: (input.actor as string | undefined)?.trim() ?? 'api',
     reason: (input.reason as string | undefined)?.trim() ?? 'settings updated',
@@ -76,8 +89,8 @@ export async function settingsHistory(deps: Dependencies): Promise<VersionedSett
 
 /** The settings fields alone; settings saved before `retryBudget` existed read its default. */
 function baseOf(current: VersionedSettings): Settings {
-  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget } = current;
-  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget: retryBudget ?? DEFAULT_RETRY_BUDGET };
+  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget, approvals } = current;
+  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget: retryBudget ?? DEFAULT_RETRY_BUDGET, approvals: approvals ?? {} };
 }
 
 function presented(settings: VersionedSettings): VersionedSettings {

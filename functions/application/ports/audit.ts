@@ -14,6 +14,8 @@ export interface AuditEntry {
   kind: string;
   at: IsoInstant;
   actor?: string | null;
+  /** The caller's proven identity (contract 6.4): an IAM principal ARN on AWS, `local:unauthenticated` locally. */
+  principal?: string | null;
   orderId?: string;
   vendorId?: string;
   /** What a reader needs to understand the record (the request and the answer of an attempt, a reason, a diff). */

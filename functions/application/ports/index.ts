@@ -46,6 +46,24 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * Who makes a request (contract 6.4): on AWS the IAM principal API Gateway proved from the SigV4 signature, locally
+ * `local:unauthenticated` (the body's `actor` stands in). Set per API request; absent for events, schedules and jobs.
+ */
+export interface Caller {
+  /** The principal's ARN on AWS (`requestContext.authorizer.iam.userArn`), `local:unauthenticated` locally. */
+  principal: string;
+  authenticated: boolean;
+  /** The name a signed caller is known by (session or user name); null locally. */
+  name: string | null;
+  /** The principal's AWS Organizations id, when it has one. */
+  orgId: string | null;
+  /** Set while an approved change is applied (four eyes): the approval that allows it. */
+  approval?: { approvalId: string };
+}
+
+export type { ApprovalRepository } from '../approvals/approval-repository';
+
 /** Everything a use case may need, built once per runtime by a composition root. */
 export interface Dependencies {
   clock: Clock;
@@ -74,6 +92,10 @@ export interface Dependencies {
   exports: ExportStore;
   logger: Logger;
   secrets: RuntimeSecrets;
+  /** Four-eyes approvals (contract 6.4). */
+  approvals: import('../approvals/approval-repository').ApprovalRepository;
+  /** The caller of the API request being served (contract 6.4); absent outside the API. */
+  caller?: Caller;
   /**
    * Whether the gateway credentials are there (the secret filled in): releases run only then, so a stack whose secret
    * is still its placeholder pauses by itself and resumes once it is filled in, with no deploy. Absent: always.

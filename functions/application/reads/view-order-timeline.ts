@@ -13,6 +13,8 @@ export interface TimelineItem {
   kind: string;
   vendorId?: string;
   actor?: string;
+  /** Who proved to be the actor (contract 6.4): an IAM principal ARN on AWS, `local:unauthenticated` locally. */
+  principal?: string;
   detail: Record<string, unknown>;
   /** The audit record's place in the order's stream; absent for a received event (kept with the order, not the log). */
   sequence?: number;
@@ -80,6 +82,7 @@ export async function viewOrderTimeline(deps: Dependencies, orderId: string): Pr
         kind: record.kind,
         ...(record.vendorId ? { vendorId: record.vendorId } : {}),
         ...(record.actor ? { actor: record.actor } : {}),
+        ...(record.principal ? { principal: record.principal } : {}),
         detail: record.detail,
         sequence: record.sequence,
       },

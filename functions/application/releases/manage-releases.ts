@@ -13,6 +13,8 @@ import { startVendorWalk } from './replan-vendor-releases';
 import type { JobView } from '../jobs/job-views';
 import { appendAudit, storedInstant } from './release-writes';
 import { projectionContext, releaseViewOf, type ReleaseView } from '../reads/view-order';
+import { requireFourEyes } from '../approvals/four-eyes';
+import { isControlled, type ApprovalRules } from '../../domain/approvals';
 
 const TEXT_LIMIT = 500;
 
@@ -69,6 +71,20 @@ async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise
 export async function setVendorHold(deps: Dependencies, vendorId: string, body: unknown, held: boolean): Promise<HoldView> {
   const { fields } = readBody(body, [], HOLD_EXAMPLE);
   await requireKnownVendor(deps, vendorId);
+  if (!held) {
+    const current = await deps.holds.get(vendorId);
+    if (current?.held) {
+      await requireFourEyes(deps, {
+        change: 'unhold',
+        request: { method: 'POST', path: `/vendors/${vendorId}/unhold`, params: { vendorId }, body: { actor: fields.actor, reason: fields.reason } },
+        vendorId,
+        actor: fields.actor,
+        reason: fields.reason,
+        moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
+        basis: { holdAt: current.at },
+      });
+    }
+  }
   const hold: VendorHold = { vendorId, held, actor: fields.actor, reason: fields.reason, at: storedInstant(deps.clock.now()) };
   await deps.holds.put(hold);
   await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason } }]);
@@ -132,6 +148,7 @@ export async function releaseManually(deps: Dependencies, orderId: string, vendo
     });
   }
   if (issues.length) throw new ValidationError(issues);
+  await gateManualRelease(deps, { orderId, vendorId, input, fields, override });
   const request = { ...fields, at, override };
   const release = await transitionRelease(deps, { orderId, vendorId }, { kind: 'manual_release', ...fields }, (plan) => {
     const transition = manualRelease(plan, request);
@@ -141,6 +158,39 @@ export async function releaseManually(deps: Dependencies, orderId: string, vendo
   });
   return presented(deps, release);
 }
+
+/**
+ * Four eyes on a manual release (contract 6.4): `overrideRelease` for a HELD release released with `override`
+ * (else `manualRelease` covers it too), `manualRelease` for any other; a release the request could not move anyway
+ * (its state refuses it) is left to the use case's own 409.
+ */
+async function gateManualRelease(
+  deps: Dependencies,
+  ask: { orderId: string; vendorId: string; input: Record<string, unknown>; fields: ActorAndReason; override: boolean },
+): Promise<void> {
+  const rules: ApprovalRules | undefined = (await deps.settings.get()).approvals;
+  if (deps.caller?.approval || !(isControlled(rules, 'manualRelease') || isControlled(rules, 'overrideRelease'))) return;
+  const current = await deps.orders.getRelease(ask.orderId, ask.vendorId);
+  if (!current) return;
+  const held = current.state === 'HELD';
+  if (held && !ask.override) return;
+  if (!held && !MANUAL_RELEASE_FROM.includes(current.state)) return;
+  const change = held && isControlled(rules, 'overrideRelease') ? 'overrideRelease' : 'manualRelease';
+  const currency = current.currency ?? (await deps.orders.getOrder(ask.orderId))?.currency ?? 'INR';
+  await requireFourEyes(deps, {
+    change,
+    request: { method: 'POST', path: `/orders/${ask.orderId}/vendors/${ask.vendorId}/release`, params: { orderId: ask.orderId, vendorId: ask.vendorId }, body: { ...ask.input, actor: ask.fields.actor, reason: ask.fields.reason } },
+    orderId: ask.orderId,
+    vendorId: ask.vendorId,
+    actor: ask.fields.actor,
+    reason: ask.fields.reason,
+    moves: async () => [{ currency, amount: current.amount }],
+    basis: { state: current.state },
+  });
+}
+
+/** States a manual release may start from without `override` (contract 6). */
+const MANUAL_RELEASE_FROM: readonly string[] = ['PLANNED', 'SCHEDULED', 'WAITING', 'AT_MAX', 'FAILED'];
 
 /**
  * POST /orders/{orderId}/vendors/{vendorId}/retry: an operator's retry of a FAILED release (issue 10.2), planned

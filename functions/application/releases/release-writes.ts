@@ -12,8 +12,11 @@ export function storedInstant(dt: DateTime): string {
 /** Appends to the audit log; a failure is logged and swallowed (the log keeps and retries what it could not write). */
 export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
+  // A change made through the API carries its caller's proven principal beside the free-text actor (contract 6.4).
+  const principal = deps.caller?.principal;
+  const stamped = principal ? entries.map((e) => (e.principal === undefined ? { ...e, principal } : e)) : entries;
   try {
-    await deps.audit.append(entries);
+    await deps.audit.append(stamped);
   } catch (error) {
     deps.logger.error('audit entries not appended', { kinds: entries.map((e) => e.kind), error: describeError(error) });
   }

@@ -3,8 +3,12 @@
  * test checks that every route of the API has an audience here (so a new route cannot be left out or left open).
  */
 
-/** `read`: finance and auditors; `finance`: changes money or configuration; `audit`: auditors' proofs; `gateway`: the gateway's signed webhook (no IAM). */
-export type Audience = 'read' | 'finance' | 'audit' | 'gateway';
+/**
+ * `read`: finance, auditors and checkers; `finance`: changes money or configuration; `approve`: decides another
+ * person's pending change (four eyes, contract 6.4); `audit`: auditors' proofs; `gateway`: the gateway's signed
+ * webhook (no IAM).
+ */
+export type Audience = 'read' | 'finance' | 'approve' | 'audit' | 'gateway';
 
 /** Method and path as in routes/*.ts (`{name}` parameters). */
 export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience }[] = [
@@ -41,6 +45,11 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/release', audience: 'finance' },
   { method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/retry', audience: 'finance' },
   { method: 'POST', path: '/policies/import', audience: 'finance' },
+  { method: 'GET', path: '/whoami', audience: 'read' },
+  { method: 'GET', path: '/approvals', audience: 'read' },
+  { method: 'GET', path: '/approvals/{approvalId}', audience: 'read' },
+  { method: 'POST', path: '/approvals/{approvalId}/approve', audience: 'approve' },
+  { method: 'POST', path: '/approvals/{approvalId}/reject', audience: 'approve' },
   { method: 'GET', path: '/audit/verify', audience: 'audit' },
   { method: 'GET', path: '/audit/export', audience: 'audit' },
   { method: 'GET', path: '/audit/public-key', audience: 'audit' },
@@ -50,8 +59,13 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'POST', path: '/webhooks/gateway', audience: 'gateway' },
 ];
 
-/** The managed policies' audiences: finance reads and changes; auditors read and prove; neither does the other's part. */
+/**
+ * The managed policies' audiences: finance reads and changes; auditors read and prove; checkers read and approve or
+ * reject others' pending changes and change nothing themselves; none does another's part. (A finance user may also
+ * hold the checker policy: the requester of a change still never approves it, as the API checks the principal.)
+ */
 export const ROLE_AUDIENCES = {
   finance: ['read', 'finance'],
   auditor: ['read', 'audit'],
+  checker: ['read', 'approve'],
 } as const satisfies Record<string, Audience[]>;

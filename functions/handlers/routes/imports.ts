@@ -6,6 +6,7 @@ import { ok, ref, responses } from '../schema/openapi-parts';
 import { requiredText, text } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import type { ApiRoute } from './route';
+import { actorOfCaller, callerOf } from '../caller';
 
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain'];
 
@@ -27,7 +28,10 @@ export const IMPORT_ROUTES: ApiRoute[] = [
     }),
     handle: async ({ event, query }, deps) => {
       requireCsv(event);
-      return json(200, await importPolicies(await deps(), rawBodyOf(event), query));
+      // On AWS `?actor=` must name the signed caller, and is the caller's name when left out (contract 6.4).
+      const caller = callerOf(event);
+      const actor = caller.authenticated && !query.actor ? caller.name ?? undefined : actorOfCaller(query.actor, caller, 'actor') as string | undefined;
+      return json(200, await importPolicies(await deps(), rawBodyOf(event), { ...query, actor }));
     },
   }),
 ];

@@ -1,5 +1,6 @@
 /** Every route of contract section 6, each area's in its own file, and the OpenAPI document built from their schemas. */
 import { openApiDocument } from '../schema/openapi-document';
+import { APPROVAL_ROUTES } from './approvals';
 import { AUDIT_ROUTES } from './audit';
 import { BASIC_ROUTES } from './basics';
 import { CONSOLE_ROUTES } from './console';
@@ -20,6 +21,7 @@ export const ROUTES: ApiRoute[] = [
   ...IMPORT_ROUTES,
   ...OUTCOME_ROUTES,
   ...JOB_ROUTES,
+  ...APPROVAL_ROUTES,
   // Serves the document of every route listed here, itself included.
   openApiRoute(() => OPENAPI_DOCUMENT),
 ];

@@ -4,6 +4,7 @@ import { json } from '../http';
 import { ok, ref, responses } from '../schema/openapi-parts';
 import { id } from '../schema/params';
 import { defineRoute, jsonBody } from '../schema/route-schema';
+import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import type { ApiRoute } from './route';
 
 const HOLD_HINT = '{"actor": "risk@example.com", "reason": "fraud review"}';
@@ -22,13 +23,13 @@ export const RELEASE_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'POST', path: '/vendors/{vendorId}/unhold', summary: 'Release a vendor hold; its releases are planned again', params: vendorId,
     body: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }, HOLD_HINT),
-    responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }),
+    responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }),
     handle: async ({ params, body }, deps) => json(200, await setVendorHold(await deps(), params.vendorId, body, false)),
   }),
   defineRoute({
     method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/release', summary: 'Manual early release of one vendor of one order', params: orderAndVendor,
     body: jsonBody(RELEASE_INPUT, { actor: 'finance@example.com', reason: 'vendor in hardship' }, RELEASE_HINT),
-    responses: responses({ 200: ok('The release as planned now.', ref('Release')) }, { 400: 'A field is wrong: at in the past without confirmPast, or outside the window [transaction time, max eligibility].', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
+    responses: responses({ 200: ok('The release as planned now.', ref('Release')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong: at in the past without confirmPast, or outside the window [transaction time, max eligibility].', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
     handle: async ({ params, body }, deps) => json(200, await releaseManually(await deps(), params.orderId, params.vendorId, body)),
   }),
   defineRoute({

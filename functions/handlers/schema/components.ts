@@ -1,6 +1,7 @@
 /** The OpenAPI components: every answer and body shape the routes name by `$ref` (contract section 6). */
 import { JOB_KINDS } from '../../application/ports';
 import { HEX64, ID, decimal, instant, nullable, ref, type Json } from './openapi-parts';
+import { APPROVAL_SCHEMAS } from './approval-components';
 
 export const COMPONENTS: Record<string, Json> = {
   Error: {
@@ -29,6 +30,7 @@ export const COMPONENTS: Record<string, Json> = {
       settlementDays: { type: 'string', enum: ['working', 'calendar'] },
       releaseLead: { type: 'string', example: 'PT1H', description: 'ISO 8601 duration: how long before its target a release is sent.' },
       retryBudget: { type: 'string', example: 'P1D', description: 'ISO 8601 duration (PT0S..P365D): how long "Order ID does not exist" is retried, from its first such answer.' },
+      approvals: ref('ApprovalRules'),
       version: { type: 'integer', description: 'PUT: the version you read (409 version_conflict when stale).' },
       previewId: { type: 'string', description: 'PUT: applies only if what that settings preview showed still holds, else 409 preview_stale.' },
       actor: { type: 'string' },
@@ -236,7 +238,9 @@ export const COMPONENTS: Record<string, Json> = {
     properties: {
       at: instant('When it happened.'),
       kind: { type: 'string', example: 'gateway_attempt', description: '`event_received`, or the audit record kind (`planned`, `gateway_attempt`, `webhook_received`, `manual_release`...).' },
-      vendorId: ID, actor: { type: 'string' }, detail: { type: 'object', additionalProperties: true },
+      vendorId: ID, actor: { type: 'string' },
+      principal: { type: 'string', description: 'Who proved to be the actor (contract 6.4): the IAM principal ARN on AWS, "local:unauthenticated" locally; absent for events and jobs.' },
+      detail: { type: 'object', additionalProperties: true },
       sequence: { type: 'integer', description: "The audit record's place in the order's stream (absent for a received event)." },
     },
   },
@@ -362,6 +366,8 @@ export const COMPONENTS: Record<string, Json> = {
     properties: { actor: { type: 'string' }, reason: { type: 'string' } },
   },
 };
+
+Object.assign(COMPONENTS, APPROVAL_SCHEMAS);
 
 /** What PUT /settings answers: the saved settings and `job` (null: nothing per release remains). */
 COMPONENTS.SettingsAnswer = {

@@ -1,0 +1,18 @@
+/** What the API shows of an approval: its state as of now (a pending one past its expiry reads `expired`), times in the settings' zone. */
+import { approvalStateAt, type ApprovalState } from '../../domain/approvals';
+import { inZone } from '../response-times';
+import type { StoredApproval } from './approval-repository';
+
+export type ApprovalView = Omit<StoredApproval, 'requesterKey'> & { state: ApprovalState };
+
+export function approvalView(approval: StoredApproval, zone: string, nowMs: number): ApprovalView {
+  const { requesterKey: _key, ...shown } = approval;
+  return {
+    ...shown,
+    state: approvalStateAt(approval, nowMs),
+    createdAt: inZone(approval.createdAt, zone),
+    expiresAt: inZone(approval.expiresAt, zone),
+    decidedAt: inZone(approval.decidedAt, zone),
+    applied: approval.applied ? { ...approval.applied, at: inZone(approval.applied.at, zone) } : null,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The four-eyes gate (contract 6.4): a use case calls it once the request is valid and before it changes anything.
+ * When the settings' `approvals` name the change (above its amount), the request is kept as a pending approval and
+ * ApprovalRequired answers `202 {approval}`; the approval, once another person approves it, replays the same request
+ * through the same use case, with `caller.approval` set so that the gate lets it through.
+ */
+import { randomBytes } from 'node:crypto';
+import { APPROVAL_LIFETIME_MS, isControlled, needsApproval, type ApprovalChange, type MovedAmount } from '../../domain/approvals';
+import { ApprovalRequired } from '../errors';
+import type { Dependencies } from '../ports';
+import { appendAudit, storedInstant } from '../releases/release-writes';
+import { approvalView } from './approval-views';
+import type { StoredApproval } from './approval-repository';
+
+/** What a use case tells the gate about its change. */
+export interface GatedChange {
+  change: ApprovalChange;
+  request: StoredApproval['request'];
+  orderId?: string;
+  vendorId?: string;
+  actor: string;
+  reason: string;
+  /** What the change moves, read only when a rule names the change (null: no amount). */
+  moves: () => Promise<MovedAmount[] | null>;
+  /** What must still hold when it is approved. */
+  basis: StoredApproval['basis'];
+}
+
+/** Ids that sort by creation time (base-36 milliseconds), then random: `ap_` + 9 + 12 characters. */
+export function newApprovalId(nowMs: number): string {
+  return `ap_${nowMs.toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
+}
+
+/** Who the requester is for "another person": the principal when signed, else the actor (unauthenticated, locally). */
+export function personKey(deps: Pick<Dependencies, 'caller'>, actor: string): string {
+  const caller = deps.caller;
+  return caller?.authenticated ? caller.principal : `local:${actor.trim().toLowerCase()}`;
+}
+
+/**
+ * Returns when the change may go ahead (no rule names it, it is under the rule's amounts, or it is an approved
+ * replay); otherwise stores a pending approval, audits `approval_requested` and throws ApprovalRequired.
+ */
+export async function requireFourEyes(deps: Dependencies, gated: GatedChange): Promise<void> {
+  if (deps.caller?.approval) return;
+  const rules = (await deps.settings.get()).approvals;
+  if (!isControlled(rules, gated.change)) return;
+  const moves = await gated.moves();
+  if (!needsApproval(rules, gated.change, moves)) return;
+  const now = deps.clock.now();
+  const approval: StoredApproval = {
+    approvalId: newApprovalId(now.toMillis()),
+    change: gated.change,
+    state: 'pending',
+    request: gated.request,
+    orderId: gated.orderId ?? null,
+    vendorId: gated.vendorId ?? null,
+    requestedBy: { actor: gated.actor, principal: deps.caller?.principal ?? 'local:unauthenticated' },
+    requesterKey: personKey(deps, gated.actor),
+    reason: gated.reason,
+    moves,
+    basis: gated.basis,
+    createdAt: storedInstant(now),
+    expiresAt: storedInstant(now.plus({ milliseconds: APPROVAL_LIFETIME_MS })),
+    decidedBy: null,
+    decidedAt: null,
+    decisionReason: null,
+    applied: null,
+  };
+  await deps.approvals.create(approval);
+  await keepPreviewFor(deps, approval);
+  await appendAudit(deps, [approvalAuditEntry(approval, 'approval_requested', gated.actor, {
+    request: approval.request, moves: approval.moves, expiresAt: approval.expiresAt, reason: approval.reason,
+  }, storedInstant(now))]);
+  throw new ApprovalRequired(approvalView(approval, (await deps.settings.get()).timezone, now.toMillis()));
+}
+
+/**
+ * A request made from a preview (`previewId`) applies only if what the preview showed still holds: the preview is kept
+ * as long as the approval, so that its approval checks exactly that, not the preview's own hour.
+ */
+async function keepPreviewFor(deps: Dependencies, approval: StoredApproval): Promise<void> {
+  const previewId = approval.request.body.previewId;
+  if (typeof previewId !== 'string') return;
+  const preview = await deps.previews.get(previewId);
+  if (preview && Date.parse(preview.expiresAt) < Date.parse(approval.expiresAt)) {
+    await deps.previews.save({ ...preview, expiresAt: approval.expiresAt });
+  }
+}
+
+/** An audit entry of an approval's step, on its subject's stream (the order's, the vendor's, or the configuration's). */
+export function approvalAuditEntry(approval: StoredApproval, kind: string, actor: string | null, detail: Record<string, unknown>, at: string) {
+  return {
+    kind,
+    at,
+    actor,
+    ...(approval.orderId ? { orderId: approval.orderId } : {}),
+    ...(approval.vendorId ? { vendorId: approval.vendorId } : {}),
+    detail: { approvalId: approval.approvalId, change: approval.change, ...detail },
+  };
+}

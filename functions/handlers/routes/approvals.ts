@@ -1,0 +1,83 @@
+/**
+ * Controls (contract 6.4): who the caller is, and four eyes: list approvals by state, one approval, approve and reject
+ * (another person, with a reason).
+ */
+import { APPROVAL_STATES } from '../../domain/approvals';
+import { decideApproval, getApproval, listApprovals } from '../../application/approvals/manage-approvals';
+import { json } from '../http';
+import { callerOf } from '../caller';
+import { nullable, ok, page, ref, responses } from '../schema/openapi-parts';
+import { oneOf, text } from '../schema/params';
+import { defineRoute, jsonBody } from '../schema/route-schema';
+import type { ApiRoute } from './route';
+
+const DECISION_EXAMPLE = { reason: 'checked the delivery proof', actor: 'checker@example.com' };
+const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }), example: 'ap_0lq2x8k9ab1c2d3e4f5a6' };
+
+function decision(verb: 'approve' | 'reject'): ApiRoute {
+  return defineRoute({
+    method: 'POST',
+    path: `/approvals/{approvalId}/${verb}`,
+    summary: verb === 'approve' ? 'Approve another person\'s pending change: it is applied exactly as asked' : 'Reject another person\'s pending change: nothing changes',
+    params: { approvalId: APPROVAL_ID },
+    body: jsonBody(ref('DecisionInput'), DECISION_EXAMPLE),
+    responses: responses(
+      { 200: ok(verb === 'approve' ? 'The approval (approved, applied) and what the change answered.' : 'The approval (rejected).', { type: 'object', required: ['approval'], properties: { approval: ref('Approval'), result: {} } }) },
+      {
+        400: 'reason (or actor, locally) missing or wrong, or not an approval id; the message names it.',
+        403: 'own_approval: the requester can never decide their own change; actor_not_caller: actor names someone else than the signed principal.',
+        404: 'No such approval.',
+        409: verb === 'approve'
+          ? 'invalid_state: the approval is expired, approved or rejected (named in the message); preview_stale: what it was based on moved (a version, a release state), or the change no longer applies.'
+          : 'invalid_state: the approval is expired, approved or rejected (named in the message).',
+      },
+    ),
+    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId ?? '', body, verb === 'approve' ? 'approved' : 'rejected')),
+  });
+}
+
+export const APPROVAL_ROUTES: ApiRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/whoami',
+    summary: 'Who the API takes the caller to be (contract 6.4 "Who")',
+    responses: responses({
+      200: ok('On AWS the IAM principal of the SigV4 signature; locally nobody is signed in: "local:unauthenticated", and the body\'s actor stands in.', {
+        type: 'object', required: ['principal', 'name', 'authenticated'],
+        properties: {
+          principal: { type: 'string', example: 'arn:aws:sts::123456789012:assumed-role/HoldbackFinance/maker@example.com' },
+          name: nullable({ type: 'string', description: 'The session or user name a body actor must equal (case aside); null locally.' }),
+          authenticated: { type: 'boolean' },
+        },
+      }),
+    }),
+    handle: async ({ event }) => {
+      const { principal, name, authenticated } = callerOf(event);
+      return json(200, { principal, name, authenticated });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/approvals',
+    summary: 'Approvals of one state, newest first (four eyes, contract 6.4)',
+    // The state, limit and cursor are read by the use case (a cursor belongs to its state's list), which names a bad one.
+    query: {
+      state: oneOf(APPROVAL_STATES, 'One state.', 'pending'),
+      limit: text('Page size, 1 to 200.', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+      cursor: text('From nextCursor of the previous page.'),
+    },
+    strictQuery: true,
+    responses: responses({ 200: ok('A page.', page('items', ref('Approval'))) }, { 400: 'A parameter is wrong; the message names it.' }),
+    handle: async ({ query }, deps) => json(200, await listApprovals(await deps(), { state: query.state, limit: query.limit, cursor: query.cursor })),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/approvals/{approvalId}',
+    summary: 'One approval',
+    params: { approvalId: APPROVAL_ID },
+    responses: responses({ 200: ok('The approval.', ref('Approval')) }, { 400: 'Not an approval id.', 404: 'No such approval.' }),
+    handle: async ({ params }, deps) => json(200, await getApproval(await deps(), params.approvalId ?? '')),
+  }),
+  decision('approve'),
+  decision('reject'),
+];
