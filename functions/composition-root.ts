@@ -15,6 +15,7 @@ import { KmsAuditKey } from './adapters/kms/kms-audit-key';
 import { DynamoSettingsRepository } from './adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from './adapters/dynamodb/policy-repository';
 import { DynamoHoldRepository } from './adapters/dynamodb/hold-repository';
+import { DynamoExposureLedger } from './adapters/dynamodb/exposure-ledger';
 import { DynamoConfigReader } from './adapters/dynamodb/config-reader';
 import { DocumentClient, documentClientConfig } from './adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from './adapters/dynamodb/order-repository';
@@ -403,6 +404,7 @@ export function buildDependencies(
     settings: new DynamoSettingsRepository(doc, config.tables.config, clock),
     policies: new DynamoPolicyRepository(doc, config.tables.config, orders.reads.directory),
     holds: new DynamoHoldRepository(doc, config.tables.config),
+    exposure: new DynamoExposureLedger(doc, config.tables.orders),
     config: new DynamoConfigReader(doc, config.tables.config, clock),
     orders,
     reads: orders.reads,

@@ -485,6 +485,24 @@ export type ExportDownload =
   | { kind: 'expired'; expiresAt: IsoInstant }
   | { kind: 'not_found' };
 
+/**
+ * Early-release exposure as it changes (contract 6.4): one entry per early release, sorted by the instant its risk
+ * window closes, and one version counter per vendor and currency, so that "exposure now", "by day" and the cap check
+ * are one small query of the open entries, and two sends cannot both pass a cap (the counter's conditional write).
+ */
+export interface ExposureLedger {
+  /** The vendor's entries whose risk window closes after `now`, in closing order; of one currency, or of every one. */
+  open(vendorId: string, now: IsoInstant, currency?: string): Promise<import('../domain/exposure').ExposureEntry[]>;
+  /** The vendor and currency's version (0: never written). */
+  version(vendorId: string, currency: string): Promise<number>;
+  /** Moves the version from `expected` to `expected + 1`; false when another writer moved it first. */
+  bump(vendorId: string, currency: string, expected: number): Promise<boolean>;
+  /** Writes the entry (the same order, vendor and closing instant: the same item). */
+  put(entry: import('../domain/exposure').ExposureEntry): Promise<void>;
+  /** Removes the entry, if there. */
+  remove(entry: Pick<import('../domain/exposure').ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): Promise<void>;
+}
+
 /** Counts and measures of the release flow (names in functions/definitions/metric-names.ts), for alarms. */
 export interface ReleaseMetrics {
   /** Adds `value` (default 1) to the metric: a count, or a measure in the metric's unit. */
@@ -516,6 +534,7 @@ export interface Dependencies {
   /** The checkpoints' key; null where none is configured (no checkpoints are written, verification says so). */
   auditKey: AuditKey | null;
   holds: VendorHoldRepository;
+  exposure: ExposureLedger;
   reads: ReleaseReads;
   previews: PreviewRepository;
   policyImports: PolicyImportRepository;

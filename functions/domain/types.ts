@@ -29,6 +29,13 @@ export interface Settings {
    * is open. Optional so that settings saved before it existed still read.
    */
   retryBudget?: IsoDuration;
+  /**
+   * How long after its delivery (after its payment when no delivery is known) an order can still be refunded or
+   * disputed: money released early is the vendor's exposure until then (contract 6.4); default "P7D".
+   */
+  riskWindow?: IsoDuration;
+  /** Held money that the gateway will settle anyway within this long is an alert (contract 6.4); default "P2D". */
+  holdWarning?: IsoDuration;
 }
 
 export interface VersionedSettings extends Settings {
@@ -55,6 +62,8 @@ export interface VendorPolicy {
   at: IsoInstant | null;
   /** The bulk import (`POST /policies/import`) that wrote this version; absent for a single change. */
   importId?: string;
+  /** The most early-released money that may be at risk at once, per currency (contract 6.4); absent: no cap. */
+  maxExposure?: Record<string, DecimalText>;
 }
 
 /** Vendor release states (contract section 5). */
@@ -228,6 +237,10 @@ export interface SendInFlight {
 
 export type HoldReason = 'dispute' | 'vendor_hold';
 
+/** Who placed a hold (contract 6.4), strongest first: lifting a hold needs its own source or a stronger one. */
+export type HoldSource = 'dispute' | 'risk' | 'finance' | 'vendor_request';
+export const HOLD_SOURCES: readonly HoldSource[] = ['dispute', 'risk', 'finance', 'vendor_request'];
+
 export interface SettledFrom {
   state: ReleaseState;
   appliedEligibility: IsoInstant | null;
@@ -247,6 +260,8 @@ export interface ManualRelease {
 export interface VendorHold {
   vendorId: string;
   held: boolean;
+  /** Who placed the hold in force (absent on holds stored before sources existed: `finance`). */
+  source?: HoldSource;
   actor: string;
   reason: string;
   at: IsoInstant;

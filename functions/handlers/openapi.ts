@@ -69,6 +69,8 @@ const schemas: Record<string, Json> = {
       settlementDays: { type: 'string', enum: ['working', 'calendar'] },
       releaseLead: { type: 'string', example: 'PT1H', description: 'ISO 8601 duration: how long before its target a release is sent.' },
       retryBudget: { type: 'string', example: 'P1D', description: 'ISO 8601 duration (PT0S..P365D): how long "Order ID does not exist" is retried, from its first such answer.' },
+      riskWindow: { type: 'string', example: 'P7D', description: 'ISO 8601 duration (PT0S..P365D), default P7D: how long after delivery (after payment when no delivery is known) an order can still be refunded or disputed; money released early is exposure until then (contract 6.4).' },
+      holdWarning: { type: 'string', example: 'P2D', description: 'ISO 8601 duration (PT0S..P365D), default P2D: held money the gateway settles anyway within this long is an alert (contract 6.4).' },
       version: { type: 'integer', description: 'PUT: the version you read (409 version_conflict when stale).' },
       previewId: { type: 'string', description: 'PUT: applies only if what that settings preview showed still holds, else 409 preview_stale.' },
       actor: { type: 'string' },
