@@ -230,6 +230,7 @@ function baseOf(current: VendorRelease | null, input: PlanInput): VendorRelease 
     settledFrom: null,
     manual: current?.manual ?? null,
     orderNotFoundSince: current?.orderNotFoundSince ?? null,
+    ...(current?.exposure ? { exposure: current.exposure } : {}),
     version: current?.version ?? 0,
     updatedAt: formatInstant(now, settings.timezone),
   };
@@ -474,7 +475,7 @@ function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTim
   if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
   if (!release.sendAt) return `nothing to send in state ${release.state}`;
   const sendAt = parseMoment(release.sendAt, 'sendAt').ms;
-  if (isPending(release.state)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
+  if (isPending(release.state) || waitsForExposure(release)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
   if (release.state === 'APPLYING') {
     return sendAt < now.toMillis() ? null : `being applied by another invocation until ${release.sendAt}`;
   }
@@ -499,6 +500,8 @@ export function claim(current: VendorRelease, command: ReleaseCommand, now: Date
         : a)),
       // What leaves is recorded by `recordSend` just before it leaves; a lost sender's is in its attempts.
       sending: null,
+      // A release claimed out of an exposure-cap wait is no longer waiting (its claim checks the cap again).
+      ...(current.waitReason ? { waitReason: null } : {}),
       sendAt: formatInstant(now.plus({ milliseconds: APPLYING_DEADLINE_MS }), INDIA_TIME),
       version: current.version + 1,
       updatedAt: formatInstant(now, INDIA_TIME),
@@ -551,6 +554,35 @@ export function afterClaim(input: PlanInput & { current: VendorRelease }): SendN
   const send = prepareSend(release, input.now);
   if ('skip' in send) return windowClosed(release, input.now);
   return { kind: 'send', release: { ...release, clamp: send.clamp }, eligibility: send.eligibility, request: send.request };
+}
+
+/** A release WAITING under an exposure cap: claimed again at its `sendAt` (a risk window closes, or max eligibility). */
+export function waitsForExposure(release: VendorRelease): boolean {
+  return release.state === 'WAITING' && release.waitReason === 'exposure_cap' && release.sendAt !== null;
+}
+
+/**
+ * A claimed early release that would pass the policy's maxExposure (contract 6.4): WAITING with reason
+ * `exposure_cap` and the figures in its message, claimed again at `untilMs` (the instant the blocking exposure falls
+ * enough, or max eligibility, where the gateway settles it anyway) under a new key.
+ */
+export function waitForExposure(input: { current: VendorRelease; message: string; untilMs: number; now: DateTime; keyOf: ReleaseKeyOf; figures: Record<string, unknown> }): Write {
+  const { current, now } = input;
+  const version = current.version + 1;
+  const releaseKey = input.keyOf(current.orderId, current.vendorId, version);
+  const untilMs = Math.max(input.untilMs, now.toMillis());
+  const release: VendorRelease = {
+    ...current, state: 'WAITING', waitReason: 'exposure_cap', reason: input.message, sending: null, exposure: null,
+    sendAt: formatEpochMs(untilMs, INDIA_TIME), releaseKey, version, updatedAt: formatInstant(now, INDIA_TIME),
+  };
+  const command = { orderId: current.orderId, vendorId: current.vendorId, releaseKey };
+  return {
+    kind: 'write', release, expectedVersion: current.version,
+    effects: [
+      { kind: 'schedule', command, at: release.sendAt! },
+      audit('planned', release, now, SYSTEM_ACTOR, { cause: 'claim', from: current.state, to: 'WAITING', reason: input.message, waitReason: 'exposure_cap', sendAt: release.sendAt, ...input.figures }),
+    ],
+  };
 }
 
 /** Status of an attempt recorded before its PUT left, until its answer is recorded. */

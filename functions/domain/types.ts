@@ -222,10 +222,20 @@ export interface VendorRelease {
    * deadline passed asks the gateway's order recon whether that send arrived. Null or absent when nothing is in flight.
    */
   sending?: SendInFlight | null;
+  /**
+   * Why a WAITING release waits, when not for a delivery: `exposure_cap`, an early release that would pass the policy's
+   * maxExposure (contract 6.4), claimed again at `sendAt` (when a risk window closes, or at max eligibility).
+   */
+  waitReason?: WaitReason | null;
+  /** The exposure entry of an early release (contract 6.4), written when it was claimed for sending. */
+  exposure?: { currency: string; amount: DecimalText; closesAt: IsoInstant } | null;
   /** Optimistic-lock version: every write is conditional on the previous one. */
   version: number;
   updatedAt: IsoInstant;
 }
+
+/** Typed reasons of a WAITING release besides waiting for its delivery. */
+export type WaitReason = 'exposure_cap';
 
 /** One eligibility PUT about to be sent (or sent, its answer not yet recorded). */
 export interface SendInFlight {
