@@ -98,7 +98,12 @@ const schemas: Record<string, Json> = {
       expectedVersion: { type: 'integer', description: 'Refused with 409 when the current version is another.' },
       applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], default: 'new_orders' },
       previewId: { type: 'string', description: 'Applies only if what that preview showed still holds, else 409 preview_stale.' },
+      maxExposure: ref('MaxExposure'),
     },
+  },
+  MaxExposure: {
+    type: 'object', description: 'Contract 6.4: the most early-released money at risk at once, per currency, as decimal text; an early release that would pass it waits (WAITING, exposure_cap). Absent: no cap.',
+    additionalProperties: { type: 'string', pattern: '^\\d{1,10}(\\.\\d{1,2})?$' }, example: { INR: '50000.00' },
   },
   Policy: {
     type: 'object',
@@ -107,6 +112,8 @@ const schemas: Record<string, Json> = {
       vendorId: ID, version: { type: 'integer', description: '0: no stored policy (the default applies).' },
       scheduleOption: { type: 'integer' }, release: ref('ReleaseRule'), actor: { type: 'string' }, reason: { type: 'string' },
       at: nullable(instant('When this version was saved.')),
+      maxExposure: ref('MaxExposure'),
+      warnings: { type: 'array', description: 'PUT: what was accepted but looks wrong, e.g. a maxExposure in a currency the vendor has no money in.', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
     },
     additionalProperties: true,
   },
@@ -137,6 +144,9 @@ const schemas: Record<string, Json> = {
       amount: decimal("The vendor's share."),
       rule: ref('ReleaseRule'),
       reason: nullable({ type: 'string', description: 'Why it is in its state.' }),
+      waitReason: nullable({ type: 'string', enum: ['exposure_cap'], description: 'WAITING under the policy\'s maxExposure (the figures are in reason); claimed again at sendAt (a risk window closes, or max eligibility).' }),
+      holdSource: nullable({ type: 'string', enum: ['dispute', 'risk', 'finance', 'vendor_request'], description: 'HELD: who holds it (dispute for an open dispute, the vendor hold\'s source otherwise).' }),
+      settlesAnywayAt: nullable(instant('HELD or WAITING: when the gateway settles it anyway (the settlement after its max eligibility), whatever Holdback holds.')),
       scheduleOption: { type: 'integer', description: "The vendor's schedule option the prediction uses." },
       holdReason: nullable({ type: 'string', enum: ['dispute', 'vendor_hold'], description: 'HELD by an open dispute or a vendor hold.' }),
       clamp: nullable({
@@ -261,8 +271,20 @@ const schemas: Record<string, Json> = {
     properties: {
       vendorId: ID, policyVersion: { type: 'integer', description: '0: no stored policy (the default applies).' }, scheduleOption: { type: 'integer' }, release: ref('ReleaseRule'),
       held: { type: 'boolean' },
-      hold: nullable({ type: 'object', properties: { held: { type: 'boolean' }, actor: { type: 'string' }, reason: { type: 'string' }, at: instant('Of the last hold or unhold.') } }),
+      hold: nullable({ type: 'object', properties: { held: { type: 'boolean' }, source: ref('HoldSource'), actor: { type: 'string' }, reason: { type: 'string' }, at: instant('Of the last hold or unhold.') } }),
       open: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Not yet settled or cancelled.') } } },
+      exposure: {
+        type: 'array', description: 'Contract 6.4, per currency: money released before max eligibility whose order can still be refunded or disputed (riskWindow), the cap, and how it falls day by day.',
+        items: {
+          type: 'object', required: ['currency', 'amount', 'count', 'maxExposure', 'exceededBy', 'nextCloseAt', 'forecast'],
+          properties: {
+            currency: { type: 'string' }, amount: decimal('Exposure now.'), count: { type: 'integer', description: 'Early releases still in their risk window.' },
+            maxExposure: nullable(decimal('The policy\'s cap in this currency; null: none.')), exceededBy: nullable(decimal('How far exposure is above the cap (no new early release goes until it falls).')),
+            nextCloseAt: nullable(instant('When the next risk window closes.')),
+            forecast: { type: 'array', items: { type: 'object', required: ['date', 'amount', 'closing'], properties: { date: { type: 'string', format: 'date', description: 'A day in the settings\' timezone.' }, amount: decimal('Exposure left at the end of the day.'), closing: decimal('Money whose risk window closes that day.') } } },
+          },
+        },
+      },
       gateway: {
         type: 'object', description: 'Only with checkGateway=true.', required: ['answer', 'scheduleOption', 'policyDisagrees', 'message'],
         properties: {
@@ -388,10 +410,17 @@ const schemas: Record<string, Json> = {
       pending: { type: 'array', items: ref('AuditRecord'), description: 'Records after the signed head (chained, not yet signed).' },
     },
   },
+  HoldSource: { type: 'string', enum: ['dispute', 'risk', 'finance', 'vendor_request'], description: 'Who placed a hold, strongest first: lifting needs the same source or a stronger one.' },
+  HoldInput: {
+    type: 'object',
+    required: ['actor', 'reason'],
+    properties: { actor: { type: 'string' }, reason: { type: 'string' }, source: { ...ref('HoldSource'), description: 'Default finance. Unhold: the same source as the hold or a stronger one, else 409 hold_source.' } },
+  },
   HoldAnswer: {
     type: 'object',
     required: ['vendorId', 'held', 'actor', 'reason', 'at', 'job'],
     properties: {
+      source: ref('HoldSource'),
       vendorId: ID, held: { type: 'boolean', description: 'true after hold, false after unhold. In force from this answer: nothing of a held vendor is sent after it.' }, actor: { type: 'string' }, reason: { type: 'string' },
       at: { type: 'string', format: 'date-time', description: 'When the hold or unhold was recorded.' },
       job: nullable({ ...ref('Job'), description: 'The rest (each open release shown HELD, or planned again on unhold, schedules moved) as a job; null when the vendor has no open release.' }),
@@ -476,10 +505,10 @@ const paths: Record<string, Record<string, Json>> = {
     get: { summary: "A vendor's expected settlements per day", parameters: [pathId('vendorId', 'vendor_a'), DAY_FROM, DAY_TO], responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad vendor id or range.', 404: 'A vendor Holdback does not know (no order or policy names it).' }) },
   },
   '/vendors/{vendorId}/hold': {
-    post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }), responses: responses({ 200: ok('The hold and how many releases it held.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
+    post: { summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('HoldInput'), { actor: 'risk@example.com', reason: 'fraud review', source: 'risk' }), responses: responses({ 200: ok('The hold and how many releases it held.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }) },
   },
   '/vendors/{vendorId}/unhold': {
-    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }), responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }) },
+    post: { summary: 'Release a vendor hold; its releases are planned again', parameters: [pathId('vendorId', 'vendor_a')], requestBody: jsonBody(ref('HoldInput'), { actor: 'risk@example.com', reason: 'review cleared', source: 'risk' }), responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.', 409: 'hold_source: the hold was placed by a stronger source than the one sent (the message names it and what to send).' }) },
   },
   '/orders/{orderId}': {
     get: { summary: 'One order and each vendor release, with why', parameters: [pathId('orderId', 'order_1001')], responses: responses({ 200: ok('The order.', ref('Order')) }, { 400: 'Bad order id.', 404: 'Nothing is known of this order.' }) },
