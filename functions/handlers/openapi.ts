@@ -591,6 +591,23 @@ const paths: Record<string, Record<string, Json>> = {
       }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
     },
   },
+  '/alerts/held-settling': {
+    get: {
+      summary: 'Held money the gateway settles anyway within holdWarning (contract 6.4)',
+      description: 'A hold only stops an early release: at max eligibility the gateway settles whatever Holdback holds. Every HELD release whose settlement after its max eligibility falls within the settings\' holdWarning (default P2D), soonest first; the overview shows it as an alert.',
+      parameters: [query('vendorId', ID, 'One vendor.')],
+      responses: responses({
+        200: ok('The alert.', {
+          type: 'object', required: ['holdWarning', 'until', 'items', 'totals'],
+          properties: {
+            holdWarning: { type: 'string', example: 'P2D' }, until: instant('Held money settling until this instant is listed.'),
+            items: { type: 'array', items: { type: 'object', required: ['orderId', 'vendorId', 'amount', 'currency', 'holdReason', 'holdSource', 'maxEligibility', 'settlesAnywayAt'], properties: { orderId: ID, vendorId: ID, amount: decimal('Held.'), currency: { type: 'string' }, holdReason: nullable({ type: 'string', enum: ['dispute', 'vendor_hold'] }), holdSource: ref('HoldSource'), maxEligibility: instant('Its max eligibility.'), settlesAnywayAt: instant('When the gateway settles it anyway.') } } },
+            totals: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Per currency.') } } },
+          },
+        }),
+      }, { 400: 'Bad vendor id.' }),
+    },
+  },
   '/forecast': {
     get: {
       summary: 'Expected settlements per India-time day, firm and projected',
