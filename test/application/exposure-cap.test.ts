@@ -31,6 +31,18 @@ describe('exposure of early releases and the maxExposure cap', () => {
     expect(await world.exposure.open(VENDOR, '2022-12-03T16:00:00+05:30')).toEqual([]);
   });
 
+  test('a delivery after the early release moves its risk close to riskWindow after the delivery', async () => {
+    const world = fakeWorld();
+    await capped(world, { INR: '5000.00' });
+    await send(world, 'order.paid', paid());
+    world.clock.set('2022-12-02T20:00:00+05:30');
+    await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T19:30:00+05:30' });
+    expect((await world.exposure.open(VENDOR, '2022-12-02T20:00:00+05:30')).map((e) => [e.orderId, e.closesAt])).toEqual([[ORDER, '2022-12-03T19:30:00+05:30']]);
+    // Still exposure after the payment's day has passed, gone after the delivery's.
+    expect(await world.exposure.open(VENDOR, '2022-12-03T17:00:00+05:30')).toHaveLength(1);
+    expect(await world.exposure.open(VENDOR, '2022-12-03T19:30:00+05:30')).toHaveLength(0);
+  });
+
   test('a release at max eligibility is no exposure', async () => {
     const world = fakeWorld();
     await send(world, 'order.paid', paid());

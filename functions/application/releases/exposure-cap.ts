@@ -6,8 +6,9 @@
  */
 import { INDIA_TIME, formatEpochMs, formatInstant, parseMoment } from '../../domain/dates';
 import { capOf, checkCap, isEarly, riskClosesAtMs, type ExposureEntry } from '../../domain/exposure';
-import { waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release-machine';
+import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release-machine';
 import type { VendorRelease } from '../../domain/types';
+import type { DateTime } from 'luxon';
 import type { Dependencies } from '../ports';
 import { releaseKeyOf } from './release-writes';
 
@@ -37,8 +38,8 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
   const release = send.release;
   const currency = release.currency ?? input.order.currency;
   const entry = entryOf(send, input, currency);
-  // A send that moved (a delivery moved its risk close since its last claim) leaves no stale entry behind.
-  if (release.exposure && (!entry || release.exposure.closesAt !== entry.closesAt)) await deps.exposure.remove({ ...release.exposure, vendorId: release.vendorId, orderId: release.orderId });
+  // A send claimed again (a retry, a wait) leaves no stale entry behind, wherever a delivery moved its close.
+  if (release.exposure) await removeOrderEntries(deps, release, release.exposure.currency, input.now);
   if (!entry) return { kind: 'go', send: { ...send, release: { ...release, exposure: null } } };
   const cap = capOf(input.policy, currency);
   const now = formatInstant(input.now, INDIA_TIME);
@@ -69,8 +70,34 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
 }
 
 /** A release that ended without its money leaving (refused, cancelled, left at max) leaves the exposure. */
-export async function releaseExposure(deps: Pick<Dependencies, 'exposure'>, release: VendorRelease): Promise<void> {
+export async function releaseExposure(deps: Pick<Dependencies, 'exposure' | 'clock'>, release: VendorRelease): Promise<void> {
   if (!release.exposure) return;
   if (release.state !== 'FAILED' && release.state !== 'CANCELLED' && release.state !== 'AT_MAX') return;
-  await deps.exposure.remove({ ...release.exposure, vendorId: release.vendorId, orderId: release.orderId });
+  await removeOrderEntries(deps, release, release.exposure.currency, deps.clock.now());
+}
+
+/** Removes the open entries of this order and vendor (found by the order, since a delivery may have moved their close). */
+async function removeOrderEntries(deps: Pick<Dependencies, 'exposure'>, release: Pick<VendorRelease, 'orderId' | 'vendorId'>, currency: string, now: DateTime): Promise<ExposureEntry[]> {
+  const mine = (await deps.exposure.open(release.vendorId, formatInstant(now, INDIA_TIME), currency)).filter((e) => e.orderId === release.orderId);
+  await Promise.all(mine.map((e) => deps.exposure.remove(e)));
+  return mine;
+}
+
+/**
+ * A delivery after an early release moves its risk close: the order can be refunded for `riskWindow` after the
+ * delivery, not after the payment (never past max eligibility). Each entry of the order is moved to its new close.
+ */
+export async function followDelivery(deps: Pick<Dependencies, 'exposure' | 'clock' | 'orders' | 'settings'>, orderId: string): Promise<void> {
+  const [stored, settings] = await Promise.all([deps.orders.loadOrder(orderId), deps.settings.get()]);
+  const now = deps.clock.now();
+  for (const release of stored.releases) {
+    if (!release.exposure) continue;
+    const facts = vendorFacts(stored.events.map((e) => e.event), release.vendorId);
+    const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts.deliveredAt, settings });
+    const current = (await deps.exposure.open(release.vendorId, formatInstant(now, INDIA_TIME), release.exposure.currency)).filter((e) => e.orderId === orderId);
+    const closesAt = formatEpochMs(closesMs, INDIA_TIME);
+    if (current.length === 0 || current.every((e) => parseMoment(e.closesAt, 'closesAt').ms === closesMs)) continue;
+    if (closesMs > now.toMillis()) await deps.exposure.put({ ...current[0], closesAt });
+    await Promise.all(current.filter((e) => parseMoment(e.closesAt, 'closesAt').ms !== closesMs).map((e) => deps.exposure.remove(e)));
+  }
 }
