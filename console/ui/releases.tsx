@@ -27,6 +27,12 @@ export interface Release {
   attempts?: Array<{ at: string; status: string; subCode?: string | null; message: string }>;
   /** A settlement at another time than predicted: the gateway's configuration and Holdback's disagree. */
   settlementMismatch?: { predicted: string; settledAt: string; differenceMinutes: number; message: string } | null;
+  /** WAITING under the policy's maxExposure (contract 6.4). */
+  waitReason?: 'exposure_cap' | null;
+  /** HELD: who holds it (dispute, risk, finance, vendor_request). */
+  holdSource?: string | null;
+  /** HELD or WAITING: when the gateway settles it anyway (the settlement after its max eligibility). */
+  settlesAnywayAt?: string | null;
 }
 
 /** The gateway's last answer, if it was asked. */
@@ -36,7 +42,8 @@ export function lastAttemptOf(r: Release): NonNullable<Release['attempts']>[numb
 
 /** Why a release is in its state, in words (the API's `reason`, else the hold; the gateway's last answer when it failed). */
 export function whyOf(r: Release): string {
-  const reason = r.reason ?? (r.holdReason ? `held: ${r.holdReason.replace('_', ' ')}` : undefined);
+  const held = r.holdReason ? `held: ${r.holdReason.replace('_', ' ')}${r.holdSource ? ` (source ${r.holdSource})` : ''}` : undefined;
+  const reason = r.reason ? `${r.reason}${r.holdSource && r.holdReason === 'vendor_hold' ? ` (source ${r.holdSource})` : ''}` : held;
   const last = lastAttemptOf(r);
   const gateway = last ? `${last.status}${last.subCode ? ` ${last.subCode}` : ''}: ${last.message}` : undefined;
   return [reason, r.state === 'FAILED' || !reason ? gateway : undefined].filter(Boolean).join(' · ') || '—';
@@ -45,6 +52,8 @@ export function whyOf(r: Release): string {
 /** The predicted settlement, or where the money lands if nothing changes, marked "(projected)" (scheduled, held, waiting). */
 export function settlementText(r: Release): string {
   if (r.predictedSettlement) return indiaTime(r.predictedSettlement);
+  // A hold only stops an early release: the gateway settles at max eligibility whatever Holdback holds.
+  if (r.settlesAnywayAt) return `settles anyway ${indiaTime(r.settlesAnywayAt)} (the gateway, from max eligibility)`;
   if (r.projectedSettlement) return `${indiaTime(r.projectedSettlement)}${r.settlementProjected ? ' (projected)' : ''}`;
   return '—';
 }
@@ -91,23 +100,46 @@ export interface VendorSummary {
   scheduleOption?: number;
   release?: { kind: string; delay?: string };
   held?: boolean;
-  hold?: { held?: boolean; reason?: string; actor?: string; at?: string } | null;
+  hold?: { held?: boolean; source?: string; reason?: string; actor?: string; at?: string } | null;
   open?: Array<{ currency: string; count: number; amount: string }>;
+  /** Early-release exposure per currency, its cap and its forecast (contract 6.4). */
+  exposure?: VendorExposure[];
   /** With `checkGateway=true`: the gateway's own schedule option for the vendor. */
   gateway?: { answer?: 'agrees' | 'disagrees' | 'vendor_not_found' | 'error'; scheduleOption: number | null; policyDisagrees: boolean; message?: string; error?: string };
 }
 
+/** One currency of a vendor's exposure, as `GET /vendors` sends it. */
+export interface VendorExposure {
+  currency: string;
+  amount: string;
+  count: number;
+  maxExposure: string | null;
+  exceededBy: string | null;
+  nextCloseAt: string | null;
+  forecast: Array<{ date: string; amount: string; closing: string }>;
+}
+
+/** Exposure per currency in words: "INR 1,350.75 in 2 releases (cap INR 1,000.00, exceeded by INR 350.75)". */
+export function exposureText(v: VendorSummary): string {
+  const open = (v.exposure ?? []).filter((e) => e.count > 0 || e.maxExposure !== null);
+  if (open.length === 0) return 'none: no money released early is still refundable';
+  return open.map((e) => {
+    const cap = e.maxExposure === null ? 'no cap' : `cap ${money(e.maxExposure, e.currency)}${e.exceededBy ? `, EXCEEDED by ${money(e.exceededBy, e.currency)}: no early release goes until it falls` : ''}`;
+    return `${money(e.amount, e.currency)} in ${e.count} release${e.count === 1 ? '' : 's'} (${cap})`;
+  }).join('; ');
+}
+
 /** The hold in force, if any (the last hold or unhold is kept: an unhold is not a hold). */
-export function holdOf(v: VendorSummary): { reason: string; actor?: string; at?: string } | null {
+export function holdOf(v: VendorSummary): { reason: string; actor?: string; at?: string; source?: string } | null {
   const held = v.held ?? v.hold?.held ?? false;
   if (!held) return null;
-  return { reason: v.hold?.reason ?? '—', actor: v.hold?.actor, at: v.hold?.at };
+  return { reason: v.hold?.reason ?? '—', actor: v.hold?.actor, at: v.hold?.at, source: v.hold?.source };
 }
 
 export function holdText(v: VendorSummary): string {
   const hold = holdOf(v);
   if (!hold) return v.hold ? `not held (unheld by ${v.hold.actor ?? '—'}, ${indiaTime(v.hold.at)}: ${v.hold.reason ?? '—'})` : 'not held';
-  return `HELD: ${hold.reason} (by ${hold.actor ?? '—'}, ${indiaTime(hold.at)})`;
+  return `HELD: ${hold.reason} (source ${hold.source ?? 'finance'}, by ${hold.actor ?? '—'}, ${indiaTime(hold.at)})`;
 }
 
 /** Open money per currency: "INR 1,250.50 in 2 releases". */
