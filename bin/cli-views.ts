@@ -61,7 +61,7 @@ function ruleWords(rule: Json | undefined): string {
 function settlementOf(r: Json): string {
   if (r.predictedSettlement) return shortTime(r.predictedSettlement);
   // Held or waiting: the gateway settles it anyway from max eligibility, whatever Holdback holds.
-  if (r.settlesAnywayAt) return `anyway ${shortTime(r.settlesAnywayAt)}`;
+  if (r.settlesAnywayAt && (r.state === 'HELD' || r.waitReason === 'exposure_cap')) return `~${shortTime(r.settlesAnywayAt)} anyway`;
   if (r.projectedSettlement) return `~${shortTime(r.projectedSettlement)}`;
   return '—';
 }
@@ -83,11 +83,15 @@ export function vendorsView(body: Json): string {
     const exposed = (v.exposure as Json[] ?? []).filter((e) => e.count > 0 || e.maxExposure !== null);
     for (const e of exposed) if (e.count > 0) exposure.add(e.currency, e.amount, e.count);
     const exposureCell = exposed.map((e) => `${moneyText(e.amount, e.currency)} (${e.count})${e.maxExposure !== null ? ` cap ${moneyText(e.maxExposure, e.currency)}${e.exceededBy ? ` OVER by ${moneyText(e.exceededBy, e.currency)}` : ''}` : ''}`).join('; ') || 'none';
-    return [v.vendorId, ruleWords(v.release), `v${v.policyVersion}`, String(v.scheduleOption), v.held ? `HELD (${v.hold?.source ?? 'finance'}): ${v.hold?.reason ?? ''}` : '', open, exposureCell, gateway];
+    return { cells: [v.vendorId, ruleWords(v.release), `v${v.policyVersion}`, String(v.scheduleOption), v.held ? `HELD (${v.hold?.source ?? 'finance'}): ${v.hold?.reason ?? ''}` : '', open], gateway, exposure: exposureCell };
   });
-  const headers = ['Vendor', 'Rule', 'Policy', 'Option', 'Hold', 'Open (not settled)', 'Exposure (early, refundable)', ...(rows.some((r) => r[7]) ? ['Gateway'] : [])];
+  // The gateway's answer and the exposure only when some vendor has one; the exposure last, so it is cut before the gateway's answer.
+  const withGateway = rows.some((r) => r.gateway);
+  const withExposure = rows.some((r) => r.exposure !== 'none');
+  const headers = ['Vendor', 'Rule', 'Policy', 'Option', 'Hold', 'Open (not settled)', ...(withGateway ? ['Gateway'] : []), ...(withExposure ? ['Exposure (early, refundable)'] : [])];
+  const cells = rows.map((r) => [...r.cells, ...(withGateway ? [r.gateway] : []), ...(withExposure ? [r.exposure] : [])]);
   // Free text (the rule, the hold's reason) is cut before the money and the gateway's answer.
-  return columns(headers, rows.map((r) => r.slice(0, headers.length)), TABLE_WIDTH, [1, 4]) + totals.line('Open in all') + exposure.line('Exposure in all')
+  return columns(headers, cells, TABLE_WIDTH, [1, 4, ...(withExposure ? [headers.length - 1] : [])]) + totals.line('Open in all') + exposure.line('Exposure in all')
     + warnings.map((w) => `${w}\n`).join('') + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
 }
 

@@ -53,7 +53,7 @@ export function whyOf(r: Release): string {
 export function settlementText(r: Release): string {
   if (r.predictedSettlement) return indiaTime(r.predictedSettlement);
   // A hold only stops an early release: the gateway settles at max eligibility whatever Holdback holds.
-  if (r.settlesAnywayAt) return `settles anyway ${indiaTime(r.settlesAnywayAt)} (the gateway, from max eligibility)`;
+  if (r.settlesAnywayAt && (r.state === 'HELD' || r.waitReason === 'exposure_cap')) return `settles anyway ${indiaTime(r.settlesAnywayAt)} (the gateway, from max eligibility)`;
   if (r.projectedSettlement) return `${indiaTime(r.projectedSettlement)}${r.settlementProjected ? ' (projected)' : ''}`;
   return '—';
 }
