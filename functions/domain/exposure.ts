@@ -114,3 +114,43 @@ export function checkCap(input: { entries: readonly ExposureEntry[]; cap: Decima
     message: `exposure_cap: exposure now ${exposure.toFixed(2)} ${input.currency} plus this release's ${amount.toFixed(2)} ${input.currency} would pass the policy's maxExposure ${cap.toFixed(2)} ${input.currency}${over}${when}`,
   };
 }
+
+/** An early release a preview would send, as the cap simulation needs it. */
+export interface PlannedEarlyRelease {
+  orderId: string;
+  vendorId: string;
+  currency: string;
+  amount: DecimalText;
+  /** When its send would claim it (its candidate target, or now when that has passed). */
+  sendMs: number;
+  /** When its risk window would close. */
+  closesMs: number;
+}
+
+/** A release a preview shows the cap would stop: it would wait (exposure_cap) instead of going early. */
+export interface CapStop {
+  orderId: string;
+  vendorId: string;
+  currency: string;
+  amount: DecimalText;
+  message: string;
+}
+
+/**
+ * Which of `planned` the cap would stop, sending them in time order against today's open `entries` and those that go
+ * before them (each leaves the exposure when its risk window closes). What previews show (contract 6.4).
+ */
+export function capStops(planned: readonly PlannedEarlyRelease[], entries: readonly ExposureEntry[], cap: (currency: string) => Decimal | null, zone: string): CapStop[] {
+  const going: ExposureEntry[] = [...entries];
+  const stops: CapStop[] = [];
+  for (const p of [...planned].sort((a, b) => a.sendMs - b.sendMs || (a.orderId < b.orderId ? -1 : 1))) {
+    const mine = going.filter((e) => e.currency === p.currency);
+    const check = checkCap({ entries: mine, cap: cap(p.currency), amount: p.amount, currency: p.currency, nowMs: p.sendMs, zone });
+    if (check.fits) {
+      going.push({ vendorId: p.vendorId, currency: p.currency, orderId: p.orderId, amount: p.amount, closesAt: formatEpochMs(p.closesMs, 'UTC'), releasedAt: formatEpochMs(p.sendMs, 'UTC') });
+    } else {
+      stops.push({ orderId: p.orderId, vendorId: p.vendorId, currency: p.currency, amount: p.amount, message: check.message });
+    }
+  }
+  return stops;
+}

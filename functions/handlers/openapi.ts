@@ -226,6 +226,7 @@ const schemas: Record<string, Json> = {
       fromVersion: { type: 'integer', description: 'The policy or settings version the preview starts from.' },
       applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], description: 'Policy preview: as in the body.' },
       refused: { type: 'integer', description: "Settings preview: releases whose current target the gateway would refuse under the candidate." },
+      capStopped: { type: 'array', description: "Policy preview (contract 6.4): the candidate's early releases its maxExposure would stop; they would wait (exposure_cap) until exposure falls or max eligibility comes.", items: { type: 'object', required: ['orderId', 'vendorId', 'currency', 'amount', 'message'], properties: { orderId: ID, vendorId: ID, currency: { type: 'string' }, amount: decimal('The release.'), message: { type: 'string', description: 'The figures: exposure then, the cap, this amount, the currency.' } } } },
       covered: { type: 'integer', description: 'Unsent releases the preview looked at.' },
       moved: { type: 'integer', description: 'Of those, how many the candidate moves (a dropped release is not moved).' },
       dropped: { type: 'integer', description: 'Of those, how many the candidate drops: their order was cancelled, nothing will be sent, they land on no day.' },

@@ -103,3 +103,21 @@ describe('exposure on GET /vendors and the policy cap', () => {
     expect((await call('PUT', `/vendors/${VENDOR}/policy`, { scheduleOption: 1, release: { kind: 'immediate' }, maxExposure: { INR: 1000 }, actor: 'a', reason: 'b' })).body.error.issues[0].field).toBe('maxExposure.INR');
   });
 });
+
+describe('previews show the releases a cap would stop', () => {
+  test('a policy preview with maxExposure lists the early releases that would wait, with the figures', async () => {
+    await call('PUT', '/settings', { riskWindow: 'P5D', actor: 'finance@example.com', reason: 'risk' });
+    await usePolicy(api.world, { kind: 'after_payment', delay: 'P10D' });
+    await send(api.world, 'order.paid', paid());
+    await send(api.world, 'order.paid', paid(ORDER_2, [{ vendorId: VENDOR, amount: '800.00' }]));
+    const body = { scheduleOption: 1, release: { kind: 'immediate' }, maxExposure: { INR: '1500.00' } };
+    const preview = (await call('POST', `/vendors/${VENDOR}/policy/preview`, body)).body;
+    // Sent at once under the candidate: the first (by order id, at the same instant) fits, the second would pass 1,500.00.
+    expect(preview.capStopped).toEqual([{
+      orderId: ORDER_2, vendorId: VENDOR, currency: 'INR', amount: '800.00',
+      message: expect.stringContaining("exposure_cap: exposure now 1250.50 INR plus this release's 800.00 INR would pass the policy's maxExposure 1500.00 INR"),
+    }]);
+    expect((await call('POST', `/vendors/${VENDOR}/policy/preview`, { ...body, maxExposure: { INR: '5000.00' } })).body.capStopped).toEqual([]);
+    expect((await call('POST', `/vendors/${VENDOR}/policy/preview`, { scheduleOption: 1, release: { kind: 'immediate' } })).body.capStopped).toEqual([]);
+  });
+});
