@@ -15,7 +15,7 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   policy set|preview <vendorId> --rule at_max|immediate|after_payment|after_delivery [--delay P2D] [--schedule-option 1]
                      --actor A --reason R [--apply-to new_orders|open_orders] [--preview-id P] [--expected-version N]
                      [--max-exposure INR=50000.00,USD=500.00]  the most early-released money at risk at once, per currency
-  vendors [--check-gateway]                      every vendor: policy, hold, open money and exposure per currency (and the gateway's view)
+  vendors [--check-gateway]                      every vendor: policy, hold, open money and exposure per currency (--check-gateway: the gateway's view instead of the exposure column)
   order <orderId>                                one order, each vendor's release with its reason
   timeline <orderId>                             the order's whole story
   outcomes [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by transaction|applied|settled] [--limit N] [--cursor C]

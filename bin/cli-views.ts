@@ -85,9 +85,10 @@ export function vendorsView(body: Json): string {
     const exposureCell = exposed.map((e) => `${moneyText(e.amount, e.currency)} (${e.count})${e.maxExposure !== null ? ` cap ${moneyText(e.maxExposure, e.currency)}${e.exceededBy ? ` OVER by ${moneyText(e.exceededBy, e.currency)}` : ''}` : ''}`).join('; ') || 'none';
     return { cells: [v.vendorId, ruleWords(v.release), `v${v.policyVersion}`, String(v.scheduleOption), v.held ? `HELD (${v.hold?.source ?? 'finance'}): ${v.hold?.reason ?? ''}` : '', open], gateway, exposure: exposureCell };
   });
-  // The gateway's answer and the exposure only when some vendor has one; the exposure last, so it is cut before the gateway's answer.
+  // The gateway's answer when asked (--check-gateway), else the exposure when some vendor has one: both do not fit 120
+  // columns beside the open money; the exposure's totals are under the table either way.
   const withGateway = rows.some((r) => r.gateway);
-  const withExposure = rows.some((r) => r.exposure !== 'none');
+  const withExposure = !withGateway && rows.some((r) => r.exposure !== 'none');
   const headers = ['Vendor', 'Rule', 'Policy', 'Option', 'Hold', 'Open (not settled)', ...(withGateway ? ['Gateway'] : []), ...(withExposure ? ['Exposure (early, refundable)'] : [])];
   const cells = rows.map((r) => [...r.cells, ...(withGateway ? [r.gateway] : []), ...(withExposure ? [r.exposure] : [])]);
   // Free text (the rule, the hold's reason) is cut before the money and the gateway's answer.
