@@ -6,6 +6,7 @@
 import { putPolicy } from '../../functions/application/config/manage-policies';
 import { updateSettings } from '../../functions/application/config/manage-settings';
 import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
+import { releaseManually } from '../../functions/application/releases/manage-releases';
 import { releaseVendor } from '../../functions/application/releases/release-vendor';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send } from './scenario';
@@ -91,6 +92,28 @@ describe('exposure of early releases and the maxExposure cap', () => {
     await capped(world, { INR: '1000.00' });
     await send(world, 'order.paid', paid(ORDER_2, [{ vendorId: VENDOR, amount: '10.00' }]));
     expect((await release(world, ORDER_2)).reason).toMatch(/^exposure_cap: exposure now 1250.50 INR plus this release's 10.00 INR would pass the policy's maxExposure 1000.00 INR; the cap is already exceeded by 250.50 INR/);
+  });
+
+  test('a manual early release is held to the cap too', async () => {
+    const world = fakeWorld();
+    await capped(world, { INR: '1000.00' });
+    await send(world, 'order.paid', paid(ORDER, [{ vendorId: VENDOR, amount: '900.00' }]));
+    await putPolicy(world.deps, VENDOR, { scheduleOption: 1, release: { kind: 'at_max' }, maxExposure: { INR: '1000.00' }, actor: 'finance@example.com', reason: 'no more early' });
+    await send(world, 'order.paid', paid(ORDER_2, [{ vendorId: VENDOR, amount: '200.00' }]));
+    expect((await release(world, ORDER_2)).state).toBe('AT_MAX');
+    await releaseManually(world.deps, ORDER_2, VENDOR, { actor: 'finance@example.com', reason: 'vendor in hardship' });
+    await world.deliverQueued();
+    expect(await release(world, ORDER_2)).toMatchObject({ state: 'WAITING', waitReason: 'exposure_cap' });
+    expect(world.gateway.calls.map((c) => c.orderId)).toEqual([ORDER]);
+  });
+
+  test('a send the gateway refuses for good leaves the exposure', async () => {
+    const world = fakeWorld();
+    await capped(world, { INR: '5000.00' });
+    world.gateway.answerNext({ kind: 'response', httpStatus: 400, status: 'ERROR', subCode: '400', message: 'Settlement eligibility cannot be beyond max_eligibity_date. Provide an earlier date' });
+    await send(world, 'order.paid', paid());
+    expect((await release(world)).state).toBe('FAILED');
+    expect(await world.exposure.open(VENDOR, '2022-12-02T16:05:00+05:30')).toEqual([]);
   });
 
   test('two claims at once cannot both pass the cap: the loser of the conditional write reads again and waits', async () => {
