@@ -169,6 +169,9 @@ async function meterDynamo(input: Input, operation: string, run: (input: Input) 
   }
   const result = await run({ ...input, ReturnConsumedCapacity: 'TOTAL' });
   const units = readUnits(result.output as never, table);
+  // Reads of the early-release exposure (contract 6.4), apart, so that the bill can say what exposure adds.
+  const pk = String(input.Key?.pk?.S ?? input.ExpressionAttributeValues?.[':pk']?.S ?? '');
+  if (pk.startsWith('EXPOSURE#')) units['read:exposure'] = units.readUnits;
   result.output = { ...result.output, ConsumedCapacity: undefined };
   return { result, units };
 }

@@ -34,7 +34,8 @@ const ARCHIVE_SHARDS = 4;
 
 /** The three vendors of each order and their policies: one released at once, one a day after payment, one after delivery. */
 const VENDORS = [
-  { id: 'cost-v1', release: { kind: 'immediate' } },
+  // Released early, so each of its releases is exposure (contract 6.4), checked against a cap it never reaches.
+  { id: 'cost-v1', release: { kind: 'immediate' }, maxExposure: { INR: '9999999999.99' } },
   { id: 'cost-v2', release: { kind: 'after_payment', delay: 'P1D' } },
   { id: 'cost-v3', release: { kind: 'after_delivery', delay: 'P1D' } },
 ] as const;
@@ -136,7 +137,10 @@ export async function benchCost(orders = 200) {
   const harness = await startHarness({ clientHook: join(__dirname, 'aws-call-meter.ts'), logger: logs });
   try {
     await harness.createVendors(VENDORS.map((v) => ({ id: v.id, scheduleOption: 1 })));
-    for (const v of VENDORS) await harness.setPolicy(v.id, v.release);
+    for (const v of VENDORS) {
+      const answer = await harness.api('PUT', `/vendors/${v.id}/policy`, { scheduleOption: 1, release: v.release, ...('maxExposure' in v ? { maxExposure: v.maxExposure } : {}), actor: 'bench', reason: 'cost' });
+      if (answer.status !== 200) throw new Error(`policy ${v.id}: ${JSON.stringify(answer.body)}`);
+    }
     const orderIds = Array.from({ length: orders }, (_, i) => `cost-order-${i + 1}`);
     const paid = new Map<string, string>();
     for (const id of orderIds) paid.set(id, await harness.createPaidOrder(id, VENDORS.map((v) => ({ vendorId: v.id, amount: 200 }))));
@@ -209,6 +213,7 @@ export async function benchCost(orders = 200) {
     const pollingVariable = variable - sum(notInPolling);
     const pollingTotal = pollingVariable + (fixedMonthly * 1e6) / ORDERS_PER_MONTH;
 
+    const exposure = exposureCost(calls, orders);
     const byService = Object.fromEntries([...new Set(perMillion.map((l) => l.service))].map((service) => [service, round(sum(perMillion, service), 3)]));
     return {
       region: PRICE_REGION, pricesAsOf: PRICES_AS_OF, prices: PRICES,
@@ -225,6 +230,7 @@ export async function benchCost(orders = 200) {
       setUpCalls: [...setUp.values()].reduce((n, c) => n + c.calls, 0),
       fixedMonthlyUsd: { sweepEveryMinute: round(sweepMonthly, 2), sweepTraces: round(sweepTracesMonthly, 2), sweepPerRunUsd: sweepPerRun, gatewaySecret: round(secretMonthly, 2), auditKey: PRICES.kms.perKeyMonth },
       totalPerMillionUsd: round(total, 2),
+      exposure,
       atOrdersPerMonth: ORDERS_PER_MONTH,
       polling: {
         assumptions: 'A poller every minute (43,200 a month) queries the 8 due-index shards and sends what is due itself: no Scheduler schedule and no SQS message per release; its per-run cost is the sweep\'s counted one (the sweep still runs in this design too, so it is counted once). Every order-event, write, index write, event and send-function call stays as counted. Releases wait up to a minute longer.',
@@ -319,6 +325,25 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
   return { lines, storage, activeTracingEverywhereUsd: round(activeTracingEverywhereUsd, 2), logsPerOrder: { handlerBytes: round(logs.bytes / orders, 0), handlerLines: round(logs.lines / orders, 2), metricBytes: round(metricBytes / orders, 0), platformBytesIfInfo: round(platformBytesIfInfo / orders, 0) } };
 }
 
+/**
+ * What early-release exposure adds (contract 6.4), counted: the entry written when an early release is claimed, the
+ * cap check's reads (the vendor-currency version and the open entries) and its conditional version write. One of
+ * the three vendors releases early here, under a cap; a vendor without a cap pays the entry's write alone.
+ */
+function exposureCost(calls: AwsCallTally['calls'], orders: number) {
+  const units = breakdownOf(calls, 'DynamoDB');
+  const table = DEFAULT_TABLE_NAMES.orders;
+  const writeUnits = (units[`write:${table}:E`] ?? 0) + (units[`write:${table}:V`] ?? 0);
+  const readUnits = units['read:exposure'] ?? 0;
+  const usd = (writeUnits / 1e6) * PRICES.dynamodb.perMillionWriteUnits + (readUnits / 1e6) * PRICES.dynamodb.perMillionReadUnits;
+  return {
+    earlyReleasesPerOrder: 1,
+    writeUnitsPerOrder: round(writeUnits / orders, 2),
+    readUnitsPerOrder: round(readUnits / orders, 2),
+    usdPerMillionOrders: round((usd / orders) * 1e6, 3),
+  };
+}
+
 function breakdownOf(calls: AwsCallTally['calls'], service: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const c of calls.values()) {
@@ -335,6 +360,7 @@ export function costLine(r: Awaited<ReturnType<typeof benchCost>>): string {
     + ` per order ${r.perOrder.dynamoWriteUnits} WRU + ${r.perOrder.dynamoIndexWriteUnits} index WRU, ${r.perOrder.dynamoReadUnits} RRU, ${r.perOrder.events} events, ${r.perOrder.lambdaInvocations} invocations;`
     + ` storage $${r.storage.usdPerMillionKeptMonthly.toFixed(2)}/month per million orders kept (target <= $${r.target.storageUsdPerMillionKeptMonthly}; ${r.storage.bytesPerOrder.orders + r.storage.bytesPerOrder.audit} B an order);`
     + ` polling every minute instead: $${r.polling.totalPerMillionUsd.toFixed(2)}; Step Functions instead: $${r.stepFunctions.totalPerMillionUsd.toFixed(2)};`
+    + ` exposure (one early release an order, under a cap) adds ${r.exposure.writeUnitsPerOrder} WRU + ${r.exposure.readUnitsPerOrder} RRU an order: $${r.exposure.usdPerMillionOrders.toFixed(2)};`
     + ` the contract's floor (${r.contractFloor.writeUnitsPerOrder} WRU and ${r.contractFloor.eventsPerOrder} events an order, before any invocation or read): $${r.contractFloor.usdPerMillionOrders.toFixed(2)}`;
 }
 

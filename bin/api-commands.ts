@@ -15,7 +15,8 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
   policy get|history <vendorId>
   policy set|preview <vendorId> --rule at_max|immediate|after_payment|after_delivery [--delay P2D] [--schedule-option 1]
                      --actor A --reason R [--apply-to new_orders|open_orders] [--preview-id P] [--expected-version N]
-  vendors [--check-gateway]                      every vendor: policy, hold, open money per currency (and the gateway's view)
+                     [--max-exposure INR=50000.00,USD=500.00]  the most early-released money at risk at once, per currency
+  vendors [--check-gateway]                      every vendor: policy, hold, open money and exposure per currency (--check-gateway: the gateway's view instead of the exposure column)
   order <orderId>                                one order, each vendor's release with its reason
   timeline <orderId>                             the order's whole story
   outcomes [--vendor V] [--order O] [--state S] [--from D] [--to D] [--by transaction|applied|settled] [--limit N] [--cursor C]
@@ -24,7 +25,8 @@ export const API_USAGE = `commands over the API (default --api-url http://127.0.
                      --at: the eligibility (India time or ISO with offset; default the next minute the gateway takes);
                      a time that has passed is refused unless --past-ok (then it goes with the next minute)
   retry <orderId> <vendorId> --actor A --reason R
-  hold|unhold <vendorId> --actor A --reason R
+  hold|unhold <vendorId> --actor A --reason R [--source finance|risk|dispute|vendor_request]
+                     lifting a hold needs its source or a stronger one (strongest first: dispute, risk, finance, vendor_request)
   import <file.csv> --actor A [--apply]          a dry run unless --apply
   accuracy [--from D] [--to D]                   predicted against actual settlements per schedule option
   audit verify | audit export [--from D] [--to D]
@@ -54,6 +56,7 @@ const OPTIONS = {
   by: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, at: { type: 'string' }, override: { type: 'boolean' },
   'past-ok': { type: 'boolean' }, apply: { type: 'boolean' }, 'no-wait': { type: 'boolean' }, wait: { type: 'boolean' }, kind: { type: 'string' },
   format: { type: 'string' }, out: { type: 'string' }, 'check-gateway': { type: 'boolean' },
+  source: { type: 'string' }, 'max-exposure': { type: 'string' },
 } as const;
 
 type Options = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
@@ -139,6 +142,7 @@ function policyBody(options: Options, preview = false): Record<string, unknown> 
     ...(options['apply-to'] ? { applyTo: options['apply-to'] } : {}),
     ...(options['preview-id'] ? { previewId: options['preview-id'] } : {}),
     ...(options['expected-version'] ? { expectedVersion: Number(options['expected-version']) } : {}),
+    ...(typeof options['max-exposure'] === 'string' ? { maxExposure: maxExposureOf(options['max-exposure']) } : {}),
   };
 }
 
@@ -147,6 +151,19 @@ let signedApi = false;
 const action = (options: Options): Record<string, unknown> => ({
   ...(signedApi && options.actor === undefined ? {} : { actor: required(options, 'actor') }), reason: required(options, 'reason'),
 });
+
+/** `--max-exposure INR=50000.00,USD=500.00` as the API's `{"INR": "50000.00", "USD": "500.00"}` (amounts stay text). */
+function maxExposureOf(text: string): Record<string, string> {
+  const caps: Record<string, string> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [currency, amount, extra] = part.split('=');
+    if (!currency || amount === undefined || extra !== undefined) throw new UsageError(`--max-exposure: "${part}" is not CURRENCY=AMOUNT; send e.g. --max-exposure INR=50000.00,USD=500.00`);
+    caps[currency.trim()] = amount.trim();
+  }
+  return caps;
+}
+
+const holdAction = (options: Options): Record<string, unknown> => ({ ...action(options), ...(typeof options.source === 'string' ? { source: options.source } : {}) });
 
 /** The API call a command line stands for. */
 function callOf(words: string[], options: Options): Call {
@@ -200,7 +217,7 @@ function callOf(words: string[], options: Options): Call {
     case 'retry': return { method: 'POST', path: `/orders/${seg(sub, '<orderId>')}/vendors/${seg(rest[0], '<vendorId>')}/retry`, body: action(options) };
     case 'hold':
     case 'unhold':
-      return { method: 'POST', path: `/vendors/${seg(sub, '<vendorId>')}/${command}`, body: action(options) };
+      return { method: 'POST', path: `/vendors/${seg(sub, '<vendorId>')}/${command}`, body: holdAction(options) };
     case 'import': {
       if (!sub) throw new UsageError('<file.csv> is missing');
       let csv: string;
@@ -279,6 +296,7 @@ function policyFlags(options: Options): string[] {
   if (options.delay) flags.push('--delay', String(options.delay));
   flags.push('--schedule-option', String(options['schedule-option'] ?? 1));
   if (options['apply-to']) flags.push('--apply-to', String(options['apply-to']));
+  if (options['max-exposure']) flags.push('--max-exposure', String(options['max-exposure']));
   return flags;
 }
 
@@ -293,7 +311,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
   actor: '--actor', reason: '--reason', 'release.kind': '--rule', release: '--rule', 'release.delay': '--delay', delay: '--delay',
   scheduleOption: '--schedule-option', applyTo: '--apply-to', previewId: '--preview-id', expectedVersion: '--expected-version',
   at: '--at', override: '--override', state: '--state', from: '--from', to: '--to',
-  by: '--by', limit: '--limit', cursor: '--cursor', confirmPast: '--past-ok',
+  by: '--by', limit: '--limit', cursor: '--cursor', confirmPast: '--past-ok', source: '--source', maxExposure: '--max-exposure',
   // An export's filters (POST /exports) are the outcome flags.
   'filters.vendorId': '--vendor', 'filters.orderId': '--order', 'filters.state': '--state', 'filters.from': '--from', 'filters.to': '--to',
   'filters.by': '--by', format: '--format',

@@ -60,6 +60,8 @@ function ruleWords(rule: Json | undefined): string {
 /** A release's settlement: predicted, else projected (marked "~"). */
 function settlementOf(r: Json): string {
   if (r.predictedSettlement) return shortTime(r.predictedSettlement);
+  // Held or waiting: the gateway settles it anyway from max eligibility, whatever Holdback holds.
+  if (r.settlesAnywayAt && (r.state === 'HELD' || r.waitReason === 'exposure_cap')) return `~${shortTime(r.settlesAnywayAt)} anyway`;
   if (r.projectedSettlement) return `~${shortTime(r.projectedSettlement)}`;
   return '—';
 }
@@ -71,17 +73,26 @@ const GATEWAY_CELL: Record<string, string> = {
 
 export function vendorsView(body: Json): string {
   const totals = new Totals();
+  const exposure = new Totals();
   const warnings: string[] = [];
   const rows = (body.items as Json[]).map((v) => {
     for (const o of v.open ?? []) totals.add(o.currency, o.amount, o.count);
     const open = (v.open as Json[] ?? []).map((o) => `${moneyText(o.amount, o.currency)} (${o.count})`).join('; ') || 'nothing open';
     if (v.gateway && v.gateway.answer !== 'agrees') warnings.push(`WARNING ${v.vendorId}: ${v.gateway.message ?? v.gateway.answer}`);
     const gateway = v.gateway ? GATEWAY_CELL[v.gateway.answer] ?? v.gateway.answer : '';
-    return [v.vendorId, ruleWords(v.release), `v${v.policyVersion}`, String(v.scheduleOption), v.held ? `HELD: ${v.hold?.reason ?? ''}` : '', open, gateway];
+    const exposed = (v.exposure as Json[] ?? []).filter((e) => e.count > 0 || e.maxExposure !== null);
+    for (const e of exposed) if (e.count > 0) exposure.add(e.currency, e.amount, e.count);
+    const exposureCell = exposed.map((e) => `${moneyText(e.amount, e.currency)} (${e.count})${e.maxExposure !== null ? ` cap ${moneyText(e.maxExposure, e.currency)}${e.exceededBy ? ` OVER by ${moneyText(e.exceededBy, e.currency)}` : ''}` : ''}`).join('; ') || 'none';
+    return { cells: [v.vendorId, ruleWords(v.release), `v${v.policyVersion}`, String(v.scheduleOption), v.held ? `HELD (${v.hold?.source ?? 'finance'}): ${v.hold?.reason ?? ''}` : '', open], gateway, exposure: exposureCell };
   });
-  const headers = ['Vendor', 'Rule', 'Policy', 'Option', 'Hold', 'Open (not settled)', ...(rows.some((r) => r[6]) ? ['Gateway'] : [])];
+  // The gateway's answer when asked (--check-gateway), else the exposure when some vendor has one: both do not fit 120
+  // columns beside the open money; the exposure's totals are under the table either way.
+  const withGateway = rows.some((r) => r.gateway);
+  const withExposure = !withGateway && rows.some((r) => r.exposure !== 'none');
+  const headers = ['Vendor', 'Rule', 'Policy', 'Option', 'Hold', 'Open (not settled)', ...(withGateway ? ['Gateway'] : []), ...(withExposure ? ['Exposure (early, refundable)'] : [])];
+  const cells = rows.map((r) => [...r.cells, ...(withGateway ? [r.gateway] : []), ...(withExposure ? [r.exposure] : [])]);
   // Free text (the rule, the hold's reason) is cut before the money and the gateway's answer.
-  return columns(headers, rows.map((r) => r.slice(0, headers.length)), TABLE_WIDTH, [1, 4]) + totals.line('Open in all')
+  return columns(headers, cells, TABLE_WIDTH, [1, 4, ...(withExposure ? [headers.length - 1] : [])]) + totals.line('Open in all') + exposure.line('Exposure in all')
     + warnings.map((w) => `${w}\n`).join('') + (body.nextCursor ? `more: --cursor ${body.nextCursor}\n` : '');
 }
 
@@ -104,7 +115,8 @@ export function releasesView(items: Json[], currencyOf: (r: Json) => string | un
   const rows = items.map((r) => {
     const currency = currencyOf(r);
     if (currency) totals.add(currency, r.amount);
-    return [r.orderId ?? '', r.vendorId, currency ? moneyText(r.amount, currency) : String(r.amount), r.state, shortTime(r.targetEligibility), shortTime(r.appliedEligibility), settlementOf(r), r.reason ?? ''];
+    const source = r.holdSource ? ` (hold source ${r.holdSource})` : '';
+    return [r.orderId ?? '', r.vendorId, currency ? moneyText(r.amount, currency) : String(r.amount), r.state, shortTime(r.targetEligibility), shortTime(r.appliedEligibility), settlementOf(r), `${r.reason ?? ''}${source}`];
   });
   return columns(['Order', 'Vendor', 'Amount', 'State', 'Target', 'Applied', 'Settles (~ projected)', 'Why'], rows, TABLE_WIDTH, [7]) + totals.line('Total');
 }

@@ -62,6 +62,14 @@ export class Observability extends Construct {
       threshold: 1,
     }, notify);
 
+    // Counted once an hour by the sweep: an hour's period, so that the alarm reads one count, not eleven empty periods.
+    this.alarm('HeldSettlingSoon', new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE, metricName: METRIC.heldSettlingSoon.name, dimensionsMap: { service: Stack.of(this).stackName }, statistic: 'Maximum', period: Duration.hours(1),
+    }), {
+      description: 'Held money the gateway will settle anyway within holdWarning: a hold only stops early releases, at max eligibility the gateway settles. See GET /alerts/held-settling (contract 6.4).',
+      threshold: 1,
+    }, notify);
+
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `${Stack.of(this).stackName}-releases`.slice(0, 255),
       widgets: [

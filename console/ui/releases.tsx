@@ -33,6 +33,12 @@ export interface Release {
   manual?: { actor: string; reason: string; override?: boolean; requestedAt?: string; at?: string | null } | null;
   /** What the release was when the gateway settled it (a cancelled one the gateway settled anyway says CANCELLED). */
   settledFrom?: { state: string; appliedEligibility?: string | null; predictedSettlement?: string | null } | null;
+  /** WAITING under the policy's maxExposure (contract 6.4). */
+  waitReason?: 'exposure_cap' | null;
+  /** HELD: who holds it (dispute, risk, finance, vendor_request). */
+  holdSource?: string | null;
+  /** HELD or WAITING: when the gateway settles it anyway (the settlement after its max eligibility). */
+  settlesAnywayAt?: string | null;
 }
 
 /** The gateway's last answer, if it was asked. */
@@ -76,10 +82,11 @@ export function whyOf(r: Release): string {
       if (r.rule?.kind === 'after_delivery' && !r.targetEligibility) {
         return `Waiting for the delivery; then released ${rule}. Never delivered, the gateway settles it from max eligibility ${max}.`;
       }
-      return `Waiting: releasing it now would pass the vendor's exposure cap; it goes when exposure falls, or from max eligibility ${max}.`;
+      return `Waiting: releasing it now would pass the vendor's exposure cap (${r.reason ?? 'exposure_cap'}); it goes when exposure falls, or the gateway settles it anyway ${r.settlesAnywayAt ? `at ${indiaTime(r.settlesAnywayAt)}` : `from max eligibility ${max}`}.`;
     case 'HELD': {
       const by = r.holdReason === 'dispute' ? 'a dispute is open on this order' : r.holdReason === 'vendor_hold' ? 'its vendor is on hold (the reason is on the vendor\'s page)' : 'it is on hold';
-      return `Held: ${by}. Nothing is sent; if it stays held, the gateway settles it from max eligibility ${max}.`;
+      const source = r.holdSource ? ` (hold source: ${r.holdSource})` : '';
+      return `Held: ${by}${source}. Nothing is sent; if it stays held, the gateway settles it anyway ${r.settlesAnywayAt ? `at ${indiaTime(r.settlesAnywayAt)} (from max eligibility ${max})` : `from max eligibility ${max}`}.`;
     }
     case 'AT_MAX':
       return `No early release (${r.rule ? `rule: ${rule}` : 'no policy'}): the gateway settles it from max eligibility ${max}.`;
@@ -135,6 +142,8 @@ function durationBetween(from: string, to: string): string | null {
 /** The predicted settlement, or where the money lands if nothing changes, marked "(projected)" (scheduled, held, waiting). */
 export function settlementText(r: Release): string {
   if (r.predictedSettlement) return indiaTime(r.predictedSettlement);
+  // A hold only stops an early release: the gateway settles at max eligibility whatever Holdback holds.
+  if (r.settlesAnywayAt && (r.state === 'HELD' || r.waitReason === 'exposure_cap')) return `settles anyway ${indiaTime(r.settlesAnywayAt)} (the gateway, from max eligibility)`;
   if (r.projectedSettlement) return `${indiaTime(r.projectedSettlement)}${r.settlementProjected ? ' (projected)' : ''}`;
   return '—';
 }
@@ -182,23 +191,46 @@ export interface VendorSummary {
   scheduleOption?: number;
   release?: { kind: string; delay?: string };
   held?: boolean;
-  hold?: { held?: boolean; reason?: string; actor?: string; at?: string } | null;
+  hold?: { held?: boolean; source?: string; reason?: string; actor?: string; at?: string } | null;
   open?: Array<{ currency: string; count: number; amount: string }>;
+  /** Early-release exposure per currency, its cap and its forecast (contract 6.4). */
+  exposure?: VendorExposure[];
   /** With `checkGateway=true`: the gateway's own schedule option for the vendor. */
   gateway?: { answer?: 'agrees' | 'disagrees' | 'vendor_not_found' | 'error'; scheduleOption: number | null; policyDisagrees: boolean; message?: string; error?: string };
 }
 
+/** One currency of a vendor's exposure, as `GET /vendors` sends it. */
+export interface VendorExposure {
+  currency: string;
+  amount: string;
+  count: number;
+  maxExposure: string | null;
+  exceededBy: string | null;
+  nextCloseAt: string | null;
+  forecast: Array<{ date: string; amount: string; closing: string }>;
+}
+
+/** Exposure per currency in words: "INR 1,350.75 in 2 releases (cap INR 1,000.00, exceeded by INR 350.75)". */
+export function exposureText(v: VendorSummary): string {
+  const open = (v.exposure ?? []).filter((e) => e.count > 0 || e.maxExposure !== null);
+  if (open.length === 0) return 'none: no money released early is still refundable';
+  return open.map((e) => {
+    const cap = e.maxExposure === null ? 'no cap' : `cap ${money(e.maxExposure, e.currency)}${e.exceededBy ? `, EXCEEDED by ${money(e.exceededBy, e.currency)}: no early release goes until it falls` : ''}`;
+    return `${money(e.amount, e.currency)} in ${e.count} release${e.count === 1 ? '' : 's'} (${cap})`;
+  }).join('; ');
+}
+
 /** The hold in force, if any (the last hold or unhold is kept: an unhold is not a hold). */
-export function holdOf(v: VendorSummary): { reason: string; actor?: string; at?: string } | null {
+export function holdOf(v: VendorSummary): { reason: string; actor?: string; at?: string; source?: string } | null {
   const held = v.held ?? v.hold?.held ?? false;
   if (!held) return null;
-  return { reason: v.hold?.reason ?? '—', actor: v.hold?.actor, at: v.hold?.at };
+  return { reason: v.hold?.reason ?? '—', actor: v.hold?.actor, at: v.hold?.at, source: v.hold?.source };
 }
 
 export function holdText(v: VendorSummary): string {
   const hold = holdOf(v);
   if (!hold) return v.hold ? `not held (unheld by ${v.hold.actor ?? '—'}, ${indiaTime(v.hold.at)}: ${v.hold.reason ?? '—'})` : 'not held';
-  return `HELD: ${hold.reason} (by ${hold.actor ?? '—'}, ${indiaTime(hold.at)})`;
+  return `HELD: ${hold.reason} (source ${hold.source ?? 'finance'}, by ${hold.actor ?? '—'}, ${indiaTime(hold.at)})`;
 }
 
 /** Open money per currency: "INR 1,250.50 in 2 releases". */

@@ -15,6 +15,7 @@ import { Ed25519AuditKey } from '../adapters/audit-key/ed25519-audit-key';
 import { DynamoSettingsRepository } from '../adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from '../adapters/dynamodb/policy-repository';
 import { DynamoHoldRepository } from '../adapters/dynamodb/hold-repository';
+import { DynamoExposureLedger } from '../adapters/dynamodb/exposure-ledger';
 import { DynamoConfigReader } from '../adapters/dynamodb/config-reader';
 import { DocumentClient, documentClientConfig } from '../adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from '../adapters/dynamodb/order-repository';
@@ -155,6 +156,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     settings: new DynamoSettingsRepository(doc, config.tables.config, clock),
     policies: new DynamoPolicyRepository(doc, config.tables.config, orders.reads.directory),
     holds: new DynamoHoldRepository(doc, config.tables.config),
+    exposure: new DynamoExposureLedger(doc, config.tables.orders),
     config: new DynamoConfigReader(doc, config.tables.config, clock),
     orders,
     reads: orders.reads,

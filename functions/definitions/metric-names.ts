@@ -22,6 +22,11 @@ export const METRIC = {
   sendLateness: { name: 'SendLatenessSeconds', unit: 'Seconds' },
   /** A stream the audit checkpoint writer refused to sign: its records no longer extend the head it signed before. */
   auditHeadRefused: { name: 'AuditHeadRefused', unit: 'Count' },
+  /**
+   * Held releases the gateway settles anyway within the settings' holdWarning (contract 6.4), counted by the sweep once
+   * an hour (reading every vendor's held releases each minute would cost a query per vendor per minute).
+   */
+  heldSettlingSoon: { name: 'HeldSettlingSoon', unit: 'Count' },
 } as const;
 
 export type MetricKey = keyof typeof METRIC;

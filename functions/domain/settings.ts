@@ -1,6 +1,7 @@
 /** Merchant settings and vendor policy input: defaults, validation with field-named errors, the calendar they imply. */
+import Decimal from 'decimal.js';
 import { DateTime, Info } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, MAX_DELAY_DAYS, dayBoundsProblem, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
+import { EARLIEST_DAY, LAST_DAY, MAX_AMOUNT, MAX_DELAY_DAYS, amountBoundsProblem, dayBoundsProblem, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
 import { BankCalendar } from './calendar';
 import { approvalRulesIssues } from './approvals';
 import { ValidationError, isRecord, type ValidationIssue } from './errors';
@@ -10,6 +11,14 @@ import type { ReleaseRule, Settings, VendorPolicy } from './types';
 /** How long "Order ID does not exist" is retried (from its first answer) when the settings name no retryBudget. */
 export const DEFAULT_RETRY_BUDGET = 'P1D';
 
+/**
+ * How long an order can still be refunded or disputed after its delivery (after its payment without one) when the
+ * settings name no riskWindow: seven days, the common return window of Indian marketplaces.
+ */
+export const DEFAULT_RISK_WINDOW = 'P7D';
+/** Held money the gateway settles anyway within this long is an alert, when the settings name no holdWarning. */
+export const DEFAULT_HOLD_WARNING = 'P2D';
+
 export const DEFAULT_SETTINGS: Settings = Object.freeze({
   deferByDays: 15,
   timezone: 'Asia/Kolkata',
@@ -18,16 +27,26 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   settlementDays: 'working',
   releaseLead: 'PT1H',
   retryBudget: DEFAULT_RETRY_BUDGET,
+  riskWindow: DEFAULT_RISK_WINDOW,
+  holdWarning: DEFAULT_HOLD_WARNING,
   approvals: {},
 }) as Settings;
 
 /** The longest retry budget: no window is longer than Defer by Days' 365 days. */
 export const MAX_RETRY_BUDGET_DAYS = 365;
 
-const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget', 'approvals'] as const;
+const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget', 'riskWindow', 'holdWarning', 'approvals'] as const;
+/** The longest risk window and hold warning: a year, as the longest window. */
+export const MAX_CONTROL_DAYS = 365;
 /** Keys a settings body (PUT /settings, its preview) may carry besides the settings: who, why, on which version, which preview. */
 export const SETTINGS_CHANGE_KEYS: readonly string[] = ['actor', 'reason', 'version', 'at', 'previewId'];
-const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason'] as const;
+const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason', 'maxExposure'] as const;
+/** A currency code as the gateway names it (ISO 4217). */
+const CURRENCY = /^[A-Z]{3}$/;
+/** An amount as decimal text with at most two decimals, never a JSON number (a float loses paise). */
+const AMOUNT_TEXT = /^\d{1,10}(\.\d{1,2})?$/;
+/** Currencies one policy may cap: far more than any marketplace settles in. */
+const MAX_CAPPED_CURRENCIES = 20;
 const RULE_KINDS = ['at_max', 'immediate', 'after_payment', 'after_delivery'] as const;
 const OPTION_IDS = `one of the gateway's schedule option ids: ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}`;
 const TEXT_LIMIT = 200;
@@ -97,6 +116,8 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
     settlementDays: base.settlementDays,
     releaseLead: base.releaseLead,
     retryBudget: base.retryBudget ?? DEFAULT_RETRY_BUDGET,
+    riskWindow: base.riskWindow ?? DEFAULT_RISK_WINDOW,
+    holdWarning: base.holdWarning ?? DEFAULT_HOLD_WARNING,
     approvals: base.approvals ?? {},
     ...(Object.fromEntries(Object.entries(input).filter(([k]) => (SETTINGS_KEYS as readonly string[]).includes(k))) as Partial<Settings>),
   };
@@ -113,6 +134,8 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
       ? null : [`is ${shown(merged.settlementDays)}`, '"working" (bank working days) or "calendar" (every day)']),
     ...durationBoundsIssues(merged.releaseLead, 'releaseLead', { positive: false, maxDays: MAX_RELEASE_LEAD_DAYS, example: '"PT1H"' }),
     ...durationBoundsIssues(merged.retryBudget, 'retryBudget', { positive: false, maxDays: MAX_RETRY_BUDGET_DAYS, example: '"P1D"' }),
+    ...durationBoundsIssues(merged.riskWindow, 'riskWindow', { positive: false, maxDays: MAX_CONTROL_DAYS, example: '"P7D" (after delivery, or after payment without one)' }),
+    ...durationBoundsIssues(merged.holdWarning, 'holdWarning', { positive: false, maxDays: MAX_CONTROL_DAYS, example: '"P2D"' }),
     ...approvalRulesIssues(merged.approvals),
   ];
   if (issues.length) throw new ValidationError(issues);
@@ -144,8 +167,26 @@ function releaseIssues(release: unknown): ValidationIssue[] {
   ];
 }
 
+/** `maxExposure`: `{"INR": "50000.00"}`, a currency code to a decimal text; every bad entry named. */
+function maxExposureIssues(value: unknown): ValidationIssue[] {
+  if (value === undefined) return [];
+  const expected = 'an object of currency codes to amounts as decimal text, e.g. {"INR": "50000.00"}, or leave it out for no cap';
+  if (!isRecord(value)) return [{ field: 'maxExposure', problem: `is ${shown(value)}, not a JSON object`, expected }];
+  const entries = Object.entries(value);
+  if (entries.length > MAX_CAPPED_CURRENCIES) return [{ field: 'maxExposure', problem: `names ${entries.length} currencies`, expected: `at most ${MAX_CAPPED_CURRENCIES}; ${expected}` }];
+  return entries.flatMap(([currency, amount]): ValidationIssue[] => {
+    if (!CURRENCY.test(currency)) return [{ field: `maxExposure.${currency.slice(0, 20)}`, problem: 'is not a currency code', expected: `three capital letters (ISO 4217), e.g. "INR"; ${expected}` }];
+    if (typeof amount !== 'string' || !AMOUNT_TEXT.test(amount)) {
+      const why = typeof amount === 'number' ? `is the JSON number ${amount}: amounts are decimal text, never numbers` : `is ${shown(amount)}, not an amount`;
+      return [{ field: `maxExposure.${currency}`, problem: why, expected: `a non-negative amount as text with at most two decimals, e.g. "50000.00"` }];
+    }
+    const bounds = amountBoundsProblem(new Decimal(amount));
+    return bounds ? [{ field: `maxExposure.${currency}`, problem: bounds, expected: `an amount up to ${MAX_AMOUNT}` }] : [];
+  });
+}
+
 /** The body of PUT /vendors/{vendorId}/policy. */
-export function validatePolicyInput(body: unknown): { scheduleOption: number; release: ReleaseRule; actor: string; reason: string } {
+export function validatePolicyInput(body: unknown): { scheduleOption: number; release: ReleaseRule; actor: string; reason: string; maxExposure?: Record<string, string> } {
   const input = objectOrThrow(body, 'body', POLICY_KEYS);
   const issues: ValidationIssue[] = [
     ...unknownKeys(input, POLICY_KEYS, ''),
@@ -154,13 +195,17 @@ export function validatePolicyInput(body: unknown): { scheduleOption: number; re
     ...releaseIssues(input.release),
     ...textIssues(input.actor, 'actor', '"finance@example.com"'),
     ...textIssues(input.reason, 'reason', '"vendor has a clean delivery record"'),
+    ...maxExposureIssues(input.maxExposure),
   ];
   if (issues.length) throw new ValidationError(issues);
   const release = input.release as Record<string, unknown>;
   const rule: ReleaseRule = release.kind === 'after_payment' || release.kind === 'after_delivery'
     ? { kind: release.kind, delay: (release.delay as string).trim() }
     : { kind: release.kind as 'at_max' | 'immediate' };
-  return { scheduleOption: input.scheduleOption as number, release: rule, actor: (input.actor as string).trim(), reason: (input.reason as string).trim() };
+  const policy = { scheduleOption: input.scheduleOption as number, release: rule, actor: (input.actor as string).trim(), reason: (input.reason as string).trim() };
+  // Kept as sent (sorted by currency) so that the same cap always reads and digests the same.
+  const caps = input.maxExposure as Record<string, string> | undefined;
+  return caps === undefined ? policy : { ...policy, maxExposure: Object.fromEntries(Object.entries(caps).sort(([a], [b]) => (a < b ? -1 : 1))) };
 }
 
 /** The policy of a vendor nobody configured: the gateway's own default (no update) with the default schedule option. */

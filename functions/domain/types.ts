@@ -31,6 +31,13 @@ export interface Settings {
   retryBudget?: IsoDuration;
   /** Which changes need a second person (contract 6.4 four eyes); absent or `{}`: none. */
   approvals?: import('./approvals').ApprovalRules;
+  /**
+   * How long after its delivery (after its payment when no delivery is known) an order can still be refunded or
+   * disputed: money released early is the vendor's exposure until then (contract 6.4); default "P7D".
+   */
+  riskWindow?: IsoDuration;
+  /** Held money that the gateway will settle anyway within this long is an alert (contract 6.4); default "P2D". */
+  holdWarning?: IsoDuration;
 }
 
 export interface VersionedSettings extends Settings {
@@ -57,6 +64,8 @@ export interface VendorPolicy {
   at: IsoInstant | null;
   /** The bulk import (`POST /policies/import`) that wrote this version; absent for a single change. */
   importId?: string;
+  /** The most early-released money that may be at risk at once, per currency (contract 6.4); absent: no cap. */
+  maxExposure?: Record<string, DecimalText>;
 }
 
 /** Vendor release states (contract section 5). */
@@ -220,10 +229,20 @@ export interface VendorRelease {
    * deadline passed asks the gateway's order recon whether that send arrived. Null or absent when nothing is in flight.
    */
   sending?: SendInFlight | null;
+  /**
+   * Why a WAITING release waits, when not for a delivery: `exposure_cap`, an early release that would pass the policy's
+   * maxExposure (contract 6.4), claimed again at `sendAt` (when a risk window closes, or at max eligibility).
+   */
+  waitReason?: WaitReason | null;
+  /** The exposure entry of an early release (contract 6.4), written when it was claimed for sending. */
+  exposure?: { currency: string; amount: DecimalText; closesAt: IsoInstant } | null;
   /** Optimistic-lock version: every write is conditional on the previous one. */
   version: number;
   updatedAt: IsoInstant;
 }
+
+/** Typed reasons of a WAITING release besides waiting for its delivery. */
+export type WaitReason = 'exposure_cap';
 
 /** One eligibility PUT about to be sent (or sent, its answer not yet recorded). */
 export interface SendInFlight {
@@ -241,7 +260,11 @@ export type ReasonCode =
   | 'at_max_rule' | 'window_closed' | 'customer_won' | 'cancelled'
   | 'applied' | 'applied_from_recon'
   | 'gateway_refused' | 'config_drift' | 'gave_up' | 'window_closes' | 'window_closed_retrying'
-  | 'settled' | 'settled_cancelled';
+  | 'settled' | 'settled_cancelled'
+  | 'exposure_cap';
+/** Who placed a hold (contract 6.4), strongest first: lifting a hold needs its own source or a stronger one. */
+export type HoldSource = 'dispute' | 'risk' | 'finance' | 'vendor_request';
+export const HOLD_SOURCES: readonly HoldSource[] = ['dispute', 'risk', 'finance', 'vendor_request'];
 
 export interface SettledFrom {
   state: ReleaseState;
@@ -262,6 +285,8 @@ export interface ManualRelease {
 export interface VendorHold {
   vendorId: string;
   held: boolean;
+  /** Who placed the hold in force (absent on holds stored before sources existed: `finance`). */
+  source?: HoldSource;
   actor: string;
   reason: string;
   at: IsoInstant;

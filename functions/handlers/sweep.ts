@@ -4,12 +4,16 @@
  */
 import middy from '@middy/core';
 import { sweep, type SweepResult } from '../application/releases/sweep';
+import { heldSettlingSoon } from '../application/reads/held-settling';
 import { maintainAuditLog } from '../application/audit/maintain-audit-log';
 import { awsRuntime, type DependencySource } from './dependencies';
 import { expireOverdue } from '../application/approvals/manage-approvals';
 import { describeError } from '../application/errors';
 import { lambdaMetrics, handlerDependencies, observeSweep, observed } from './observability';
 import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+
+/** The minute of each UTC hour at which the sweep counts held money settling within holdWarning (the HeldSettlingSoon metric). */
+export const HELD_SETTLING_MINUTE = 0;
 
 export function makeSweepHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
@@ -18,6 +22,7 @@ export function makeSweepHandler(getDeps: DependencySource, metrics?: Powertools
     try {
       const result = await sweep(built);
       if (metrics) observeSweep(metrics, result);
+      if (metrics && built.clock.now().toUTC().minute === HELD_SETTLING_MINUTE) metrics.record('heldSettlingSoon', (await heldSettlingSoon(built)).items.length);
       return result;
     } finally {
       await expireOverdue(built).catch((error: unknown) => {

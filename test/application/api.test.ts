@@ -146,6 +146,10 @@ describe('orders', () => {
         manual: null,
         settledAt: null,
         settledFrom: null,
+        // Contract 6.4: not waiting under a cap, not held, so no settle-anyway date.
+        waitReason: null,
+        holdSource: null,
+        settlesAnywayAt: null,
       }],
     });
 

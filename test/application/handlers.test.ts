@@ -12,7 +12,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { ORDER, VENDOR, paid, release, usePolicy } from './scenario';
+import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
+import { setVendorHold } from '../../functions/application/releases/manage-releases';
 
 const context = {} as Context;
 const envelope = (detailType: string, detail: unknown): EventBridgeEvent<string, unknown> => ({
@@ -127,6 +128,33 @@ test('sweep: a release whose schedule was lost is put on the release queue again
   expect(world.gateway.calls).toHaveLength(0);
   const redriven = lines.flatMap((l) => l.split('\n')).filter((l) => l.includes(METRIC.sweepRedriven.name)).map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(redriven.map((m) => m[METRIC.sweepRedriven.name])).toEqual([1]);
+});
+
+test('sweep: once an hour it counts held money the gateway settles anyway within holdWarning (HeldSettlingSoon)', async () => {
+  const world = fakeWorld('2022-12-02T16:00:00+05:30');
+  await usePolicy(world, { kind: 'immediate' });
+  await setVendorHold(world.deps, VENDOR, { actor: 'risk@example.com', reason: 'fraud review', source: 'risk' }, true);
+  await send(world, 'order.paid', paid());
+  expect((await release(world)).state).toBe('HELD');
+  const metrics = new PowertoolsReleaseMetrics(new Metrics({ namespace: 'Holdback', serviceName: 'holdback-test' }));
+  const sweepHandler = makeSweepHandler(() => world.deps, metrics);
+  const counted = async (at: string): Promise<unknown[]> => {
+    world.clock.set(at);
+    const lines: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => { lines.push(String(chunk)); return true; });
+    try {
+      await sweepHandler({}, context);
+    } finally {
+      write.mockRestore();
+    }
+    return lines.flatMap((l) => l.split('\n')).filter((l) => l.includes(METRIC.heldSettlingSoon.name)).map((l) => (JSON.parse(l) as Record<string, unknown>)[METRIC.heldSettlingSoon.name]);
+  };
+  // Max eligibility Sat 17 Dec 16:00 IST, settled anyway by option 1 (T+1 working day) on Mon 19 Dec at 11:00 IST: far beyond P2D on 10 Dec: counted, zero.
+  expect(await counted('2022-12-10T12:00:00Z')).toEqual([0]);
+  // Not on the (UTC) hour: not counted at all.
+  expect(await counted('2022-12-16T12:30:00Z')).toEqual([]);
+  // On 17 Dec at 11:30 IST it settles within two days: one alert.
+  expect(await counted('2022-12-17T06:00:00Z')).toEqual([1]);
 });
 
 test('dependencies are built once; a failed build is retried on the next invocation', async () => {

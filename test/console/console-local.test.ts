@@ -144,7 +144,7 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
     await page.getByTestId('hold-done').waitFor();
     // The rest runs as a job, whose progress shows where the hold was made, until it succeeded (1 of 1 releases).
     await page.locator('[data-testid="hold-job"][data-state="succeeded"]').getByText('Job succeeded: 1 of 1 releases done').waitFor();
-    await page.getByTestId('hold-state').getByText('HELD: compliance review of KYC documents (by finance@test, 2022-12-02 16:05 IST (+05:30))').waitFor();
+    await page.getByTestId('hold-state').getByText('HELD: compliance review of KYC documents (source finance, by finance@test, 2022-12-02 16:05 IST (+05:30))').waitFor();
     await orderPageShows(page, orderId, vendorId, 'HELD');
     expect((await releaseOf(orderId, vendorId)).state).toBe('HELD');
 

@@ -71,6 +71,17 @@ test('order, outcomes as CSV, hold and a refused manual release', async () => {
   const pastOk = await cli('release', 'order_cli_1', 'vendor_b', '--at', past, '--past-ok', '--actor', 'finance@example.com', '--reason', 'pay now', '--json');
   expect(pastOk.code).toBe(0);
   expect(JSON.parse(pastOk.out)).toMatchObject({ vendorId: 'vendor_b', manual: { actor: 'finance@example.com' } });
+  // Contract 6.4: vendor_b's share went early, so it is exposure; a held release shows the day it settles anyway.
+  const exposed = await cli('vendors');
+  expect(exposed.out).toMatch(/^vendor_b .*INR 400\.00 \(1\)\s+INR 400\.00 \(1\)$/m);
+  expect(exposed.out).toMatch(/^Exposure in all: INR 400\.00 in 1 release$/m);
+  expect(exposed.out).toMatch(/^vendor_a .*HELD \(fin/m);
+  // The hold was placed by finance (the default source): an unhold by a vendor request is refused naming what to send.
+  const weak = await cli('unhold', 'vendor_a', '--actor', 'vendor@example.com', '--reason', 'please', '--source', 'vendor_request');
+  expect(weak.code).toBe(1);
+  expect(weak.err).toMatch(/answered 409: hold_source: .*held by source "finance".*send "source": "dispute" or "risk" or "finance"/);
+  const heldOrder = await cli('order', 'order_cli_1');
+  expect(heldOrder.out).toMatch(/vendor_a\s+INR 600\.00\s+HELD .*~\d{4}-\d{2}-\d{2} \d{2}:\d{2} anyway/);
 });
 
 test('a USD and an INR order of one vendor: vendors, outcomes and forecast tables show each currency apart, with totals per currency, within 120 columns', async () => {

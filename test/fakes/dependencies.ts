@@ -10,6 +10,7 @@ import { InMemoryReleaseReads } from './release-reads';
 import { RecordingLogger, RecordingPublisher, RecordingQueue, RecordingScheduler, ScriptedGateway } from './outside-world';
 import { InMemoryExportStore, InMemoryJobRepository, RunningJobQueue } from './jobs';
 import { InMemoryApprovalRepository } from './approvals';
+import { InMemoryExposureLedger } from './exposure-ledger';
 import {
   InMemoryConfigReader, InMemoryHoldRepository, InMemoryOpenOrderPolicyRepository, InMemoryOrderRepository, InMemoryPolicyRepository, InMemoryRejectedEventRepository,
   InMemorySettingsRepository,
@@ -34,6 +35,7 @@ export interface FakeWorld {
   policyImports: InMemoryPolicyImportRepository;
   logger: RecordingLogger;
   holds: InMemoryHoldRepository;
+  exposure: InMemoryExposureLedger;
   config: InMemoryConfigReader;
   openOrderPolicies: InMemoryOpenOrderPolicyRepository;
   jobs: InMemoryJobRepository;
@@ -66,6 +68,7 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
     policyImports: new InMemoryPolicyImportRepository(),
     logger: new RecordingLogger(),
     holds: new InMemoryHoldRepository(),
+    exposure: new InMemoryExposureLedger(),
     openOrderPolicies: new InMemoryOpenOrderPolicyRepository(),
     jobs: new InMemoryJobRepository(),
     jobQueue: new RunningJobQueue(),

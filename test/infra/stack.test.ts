@@ -503,7 +503,7 @@ describe('alarms and dashboard', () => {
       expect([queue, alarms.some((a) => JSON.stringify(a.Dimensions ?? []).includes(queue))]).toEqual([queue, true]);
     }
     const metrics = alarms.map((a) => a.MetricName).filter((m) => m !== 'ApproximateNumberOfMessagesVisible').sort();
-    expect(metrics).toEqual([METRIC.drift.name, METRIC.rateLimited.name, METRIC.failed.name, METRIC.sendLateness.name, METRIC.auditHeadRefused.name].sort());
+    expect(metrics).toEqual([METRIC.drift.name, METRIC.rateLimited.name, METRIC.failed.name, METRIC.sendLateness.name, METRIC.auditHeadRefused.name, METRIC.heldSettlingSoon.name].sort());
     const topic = logicalId(stack.observability.topic);
     for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topic }]);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);

@@ -8,8 +8,25 @@ describe('settings', () => {
   it('defaults: Defer by Days 15, India time, option 1, no holidays, working days, lead PT1H', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: [], settlementDays: 'working', releaseLead: 'PT1H',
-      retryBudget: 'P1D', approvals: {},
+      retryBudget: 'P1D', riskWindow: 'P7D', holdWarning: 'P2D', approvals: {},
     });
+  });
+
+  it('riskWindow and holdWarning (contract 6.4): ISO durations PT0S to P365D, each bad one named; settings saved without them read P7D and P2D', () => {
+    expect(validateSettings({ riskWindow: 'P30D', holdWarning: 'PT12H' })).toMatchObject({ riskWindow: 'P30D', holdWarning: 'PT12H' });
+    const { riskWindow: _r, holdWarning: _h, ...older } = DEFAULT_SETTINGS;
+    expect(validateSettings({}, older)).toMatchObject({ riskWindow: 'P7D', holdWarning: 'P2D' });
+    expect(issuesOf(() => validateSettings({ riskWindow: 'P400D', holdWarning: 'two days' })).map((i) => i.field)).toEqual(['riskWindow', 'holdWarning']);
+  });
+
+  it('maxExposure on a policy: currency codes to decimal text; a number, a bad currency or a negative amount is named', () => {
+    const policy = { scheduleOption: 1, release: { kind: 'immediate' }, actor: 'a', reason: 'r' };
+    expect(validatePolicyInput({ ...policy, maxExposure: { USD: '10.5', INR: '50000.00' } }).maxExposure).toEqual({ INR: '50000.00', USD: '10.5' });
+    expect(validatePolicyInput(policy)).not.toHaveProperty('maxExposure');
+    const issues = issuesOf(() => validatePolicyInput({ ...policy, maxExposure: { INR: 50000, inr: '1.00', EUR: '-5', GBP: '99999999999.00' } }));
+    expect(issues.map((i) => i.field)).toEqual(['maxExposure.INR', 'maxExposure.inr', 'maxExposure.EUR', 'maxExposure.GBP']);
+    expect(issues[0].problem).toMatch(/JSON number 50000: amounts are decimal text/);
+    expect(issuesOf(() => validatePolicyInput({ ...policy, maxExposure: '50000' }))[0]).toMatchObject({ field: 'maxExposure', expected: expect.stringContaining('{"INR": "50000.00"}') });
   });
 
   it('retryBudget: how long "Order ID does not exist" is retried, PT0S to P365D; settings saved without it read the default', () => {
@@ -21,7 +38,7 @@ describe('settings', () => {
   });
 
   it('accepts a full body', () => {
-    const body = { deferByDays: 30, timezone: 'Europe/Berlin', defaultScheduleOption: 16, holidays: ['2022-12-26'], settlementDays: 'calendar', releaseLead: 'PT0S', retryBudget: 'PT12H' };
+    const body = { deferByDays: 30, timezone: 'Europe/Berlin', defaultScheduleOption: 16, holidays: ['2022-12-26'], settlementDays: 'calendar', releaseLead: 'PT0S', retryBudget: 'PT12H', riskWindow: 'P14D', holdWarning: 'P1D' };
     expect(validateSettings(body)).toEqual({ ...body, approvals: {} });
   });
 

@@ -2,7 +2,7 @@
 import { call, everyItem, withQuery } from '../api';
 import { StackedDaysChart } from '../chart';
 import { CurrencySums } from '../../../kit/money-format';
-import { addDays, dayStart, indiaDay, indiaTime } from '../format';
+import { addDays, dayStart, indiaDay, indiaTime, money } from '../format';
 import { Loaded, LoadedTable, Section } from '../form';
 import { useLoad } from '../load';
 import { isDrift, lastAttemptOf, ReleaseTable, holdOf, whyOf, type Release, type VendorSummary } from '../releases';
@@ -95,6 +95,40 @@ function FailuresAndDrift({ today }: { today: string }) {
   );
 }
 
+/** GET /alerts/held-settling: held money the gateway settles anyway within holdWarning. */
+interface HeldSettling {
+  holdWarning: string;
+  until: string;
+  items: Array<{ orderId: string; vendorId: string; amount: string; currency: string; holdReason: string | null; holdSource: string; settlesAnywayAt: string }>;
+  totals: Array<{ currency: string; count: number; amount: string }>;
+}
+
+/** A hold only stops an early release: at max eligibility the gateway settles whatever Holdback holds (contract 6.4). */
+function HeldSettlingAlert({ today }: { today: string }) {
+  const state = useLoad(() => call<HeldSettling>('GET', '/alerts/held-settling'), [today]);
+  return (
+    <LoadedTable
+      title="Held money the gateway settles anyway soon"
+      sectionTestId="held-settling"
+      state={state}
+      caption="ALERT: held releases whose max eligibility comes within holdWarning; the gateway settles them then, whatever Holdback holds"
+      headers={['Order', 'Vendor', 'Amount', 'Held by (source)', 'Settles anyway (IST)']}
+      empty="none — no held money settles within holdWarning."
+      rows={(alert) => alert.items.map((i) => ({
+        key: `${i.orderId}/${i.vendorId}`,
+        testId: `held-settling-${i.orderId}-${i.vendorId}`,
+        cells: [
+          <a href={`#/orders/${encodeURIComponent(i.orderId)}`}>{i.orderId}</a>,
+          <a href={`#/vendors/${encodeURIComponent(i.vendorId)}`}>{i.vendorId}</a>,
+          money(i.amount, i.currency),
+          `${i.holdReason === 'dispute' ? 'an open dispute' : 'a vendor hold'} (${i.holdSource})`,
+          indiaTime(i.settlesAnywayAt),
+        ],
+      }))}
+    />
+  );
+}
+
 function HeldVendors() {
   const state = useLoad(async () => {
     const vendors = await everyItem<VendorSummary>('/vendors');
@@ -170,10 +204,11 @@ function sumsText(sums: CurrencySums): string {
 /** The headline figures, per currency: settling today and in the next 7 days (firm and projected), held, failed. */
 function Headline({ today }: { today: string }) {
   const state = useLoad(async () => {
-    const [forecast, held, failed] = await Promise.all([
+    const [forecast, held, failed, vendors] = await Promise.all([
       call<{ days: ForecastDay[] }>('GET', withQuery('/forecast', { from: today, to: addDays(today, 6) })),
       everyItem<Release>('/outcomes', { state: 'HELD' }),
       everyItem<Release>('/outcomes', { state: 'FAILED' }),
+      everyItem<VendorSummary>('/vendors'),
     ]);
     const landing = (days: ForecastDay[]) => days.flatMap((d) => [{ currency: d.currency, ...d.firm }, { currency: d.currency, ...d.projected }].filter((x) => x.count > 0));
     return {
@@ -181,6 +216,7 @@ function Headline({ today }: { today: string }) {
       week: perCurrency(landing(forecast.days)),
       held: perCurrency(held),
       failed: perCurrency(failed),
+      exposure: perCurrency(vendors.flatMap((v) => (v.exposure ?? []).filter((e) => e.count > 0))),
     };
   }, [today]);
   return (
@@ -192,6 +228,7 @@ function Headline({ today }: { today: string }) {
             <dt>Settling in the next 7 days</dt><dd data-testid="headline-week">{sumsText(h.week)}</dd>
             <dt>Held (a dispute or a vendor hold)</dt><dd data-testid="headline-held">{sumsText(h.held)}</dd>
             <dt>Failed</dt><dd data-testid="headline-failed">{sumsText(h.failed)}</dd>
+            <dt>Exposure: released early, still refundable (count: releases)</dt><dd data-testid="headline-exposure">{sumsText(h.exposure)}</dd>
           </dl>
         )}
       </Loaded>
@@ -208,6 +245,7 @@ export function OverviewPage({ now }: { now: string | null }) {
       <Headline today={today} />
       <ReleasesSoon today={today} />
       <FailuresAndDrift today={today} />
+      <HeldSettlingAlert today={today} />
       <HeldVendors />
       <ForecastChart today={today} />
     </>

@@ -1,12 +1,12 @@
 /** One vendor: its policy and hold, the policy editor (preview first, then apply that preview), its history and releases. */
 import { useState } from 'preact/hooks';
 import { call, listOf, segment, withQuery } from '../api';
-import { indiaTime, ruleText } from '../format';
-import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, SelectField, TextField, useAction } from '../form';
+import { indiaTime, money, ruleText } from '../format';
+import { confirmSend, Loaded, LoadedTable, NOT_CONFIRMED, ProblemNote, ReasonField, requireActor, Section, SelectField, Table, TextField, useAction } from '../form';
 import { useLoad } from '../load';
 import { PreviewView, type PreviewAnswer } from '../preview';
 import { JobProgress, previewOfAnySize, type Job } from '../job';
-import { findVendor, holdOf, holdText, openText, ReleaseTable, type Release } from '../releases';
+import { exposureText, findVendor, holdOf, holdText, openText, ReleaseTable, type Release, type VendorSummary } from '../releases';
 
 interface Policy {
   vendorId: string;
@@ -25,8 +25,17 @@ const RULES: Array<[string, string]> = [
   ['after_delivery', 'after delivery + delay (a dispute holds it)'],
 ];
 
+/** Hold sources, strongest first: lifting a hold needs its own source or a stronger one (contract 6.4). */
+const HOLD_SOURCES: Array<[string, string]> = [
+  ['finance', 'finance (default)'],
+  ['risk', 'risk'],
+  ['dispute', 'dispute (strongest)'],
+  ['vendor_request', 'vendor request (weakest)'],
+];
+
 function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: boolean | null; onChanged: () => void }) {
   const [reason, setReason] = useState('');
+  const [source, setSource] = useState('finance');
   const [done, setDone] = useState<string | null>(null);
   const [job, setJob] = useState<Job | null>(null);
   const action = useAction();
@@ -36,11 +45,11 @@ function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: bo
     const summary = what === 'hold'
       ? `Hold vendor ${vendorId}: none of its unsent releases, nor those of its new orders, is sent until unhold.`
       : `Unhold vendor ${vendorId}: its releases are planned again (a passed target goes with the next gateway minute).`;
-    if (!confirmSend(summary, 'POST', path, { actor, reason })) {
+    if (!confirmSend(summary, 'POST', path, { actor, reason, source })) {
       setDone(NOT_CONFIRMED);
       return;
     }
-    const answer = await call<{ job: Job | null }>('POST', path, { actor, reason });
+    const answer = await call<{ job: Job | null }>('POST', path, { actor, reason, source });
     setJob(answer.job);
     setDone(what === 'hold' ? 'Held: nothing of this vendor is sent from now on, until unhold.' : 'Unheld: its releases are planned again.');
     setReason('');
@@ -49,9 +58,10 @@ function HoldControl({ vendorId, held, onChanged }: { vendorId: string; held: bo
   return (
     <form aria-label="Hold or unhold the vendor" onSubmit={(e) => e.preventDefault()}>
       <ReasonField problem={action.problem} value={reason} onValue={setReason} testId="hold-reason" />
+      <SelectField label="Source (lifting needs the same or a stronger one: dispute, risk, finance, vendor request)" field="source" problem={action.problem} value={source} onValue={setSource} options={HOLD_SOURCES} testId="hold-source" />
       <button type="button" disabled={action.busy || held === true} data-testid="hold" onClick={() => void send('hold')}>Hold vendor</button>
       <button type="button" disabled={action.busy || held === false} data-testid="unhold" class="secondary" onClick={() => void send('unhold')}>Unhold vendor</button>
-      <ProblemNote problem={action.problem} shownFields={['reason']} testId="hold-problem" />
+      <ProblemNote problem={action.problem} shownFields={['reason', 'source']} testId="hold-problem" />
       {done ? <p class="ok" role="status" data-testid="hold-done">{done}</p> : null}
       {job ? <JobProgress key={job.jobId} job={job} testId="hold-job" /> : null}
     </form>
@@ -119,6 +129,24 @@ function PolicyEditor({ vendorId, current, onApplied }: { vendorId: string; curr
   );
 }
 
+/** How the vendor's exposure falls day by day as risk windows close, one table per currency (never added across). */
+function ExposureForecast({ vendor }: { vendor: VendorSummary }) {
+  const open = (vendor.exposure ?? []).filter((e) => e.forecast.length > 0);
+  if (open.length === 0) return null;
+  return (
+    <div data-testid="exposure-forecast">
+      {open.map((e) => (
+        <Table
+          key={e.currency}
+          caption={`Exposure in ${e.currency} left at the end of each day (IST) as risk windows close`}
+          headers={['Day', 'Still refundable', 'Risk windows closing that day']}
+          rows={e.forecast.map((d) => ({ key: d.date, cells: [d.date, money(d.amount, e.currency), money(d.closing, e.currency)] }))}
+        />
+      ))}
+    </div>
+  );
+}
+
 function VendorReleases({ vendorId, round }: { vendorId: string; round: number }) {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
@@ -164,9 +192,11 @@ export function VendorPage({ vendorId }: { vendorId: string }) {
               <dt>Set by</dt><dd>{p.actor || '—'}{p.at ? `, ${indiaTime(p.at)}` : ''}{p.reason ? `: ${p.reason}` : ''}</dd>
               <dt>Hold</dt><dd data-testid="hold-state">{summary.data ? holdText(summary.data) : summary.problem ? `unknown (${summary.problem.message})` : 'not held'}</dd>
               <dt>Open amount</dt><dd>{summary.data ? openText(summary.data) : '—'}</dd>
+              <dt>Exposure (released early, still refundable)</dt><dd data-testid="vendor-exposure">{summary.data ? exposureText(summary.data) : '—'}</dd>
             </dl>
           )}
         </Loaded>
+        {summary.data ? <ExposureForecast vendor={summary.data} /> : null}
         <HoldControl vendorId={vendorId} held={held} onChanged={changed} />
       </Section>
       <Section title="Change the policy" testId="policy-change">

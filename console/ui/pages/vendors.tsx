@@ -4,7 +4,7 @@ import { call, listOf, segment, withQuery } from '../api';
 import { indiaTime, ruleText } from '../format';
 import { Loaded, ProblemNote, requireActor, Section, Table, useAction } from '../form';
 import { useLoad } from '../load';
-import { holdText, openText, type VendorSummary } from '../releases';
+import { exposureText, holdText, openText, type VendorSummary } from '../releases';
 
 interface ImportAnswer {
   rows: number;
@@ -124,7 +124,7 @@ export function VendorsPage() {
               <Table
                 caption={`Vendors Holdback knows, page ${cursors.length + 1}`}
                 testId="vendor-table"
-                headers={['Vendor', 'Release rule', 'Policy version', 'Schedule option', 'Hold', 'Open amount (not yet settled)']}
+                headers={['Vendor', 'Release rule', 'Policy version', 'Schedule option', 'Hold', 'Open amount (not yet settled)', 'Exposure (released early, still refundable)']}
                 empty="none yet: vendors appear with their first order or policy."
                 rows={listOf<VendorSummary>(page).map((v) => ({
                   key: v.vendorId,
@@ -136,6 +136,7 @@ export function VendorsPage() {
                     <>{String(v.scheduleOption ?? '—')} <GatewayNote gateway={v.gateway} /></>,
                     holdText(v),
                     openText(v),
+                    <span data-testid="vendor-exposure">{exposureText(v)}</span>,
                   ],
                 }))}
               />

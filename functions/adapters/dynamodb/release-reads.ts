@@ -195,7 +195,7 @@ const REQUIRED_NULLABLE: Record<Exclude<NullableField, OptionalNullableField>, t
   reason: true, settledAt: true,
 };
 const NULL_LETTERS: Record<OptionalNullableField, string> = {
-  holdReason: 'h', plannedSendAt: 'p', settledFrom: 'f', manual: 'm', orderNotFoundSince: 'o', settlementMismatch: 'x', sending: 's',
+  holdReason: 'h', plannedSendAt: 'p', settledFrom: 'f', manual: 'm', orderNotFoundSince: 'o', settlementMismatch: 'x', sending: 's', waitReason: 'w', exposure: 'e',
 };
 const NULLS = 'nulls';
 /** The times a settled release keeps of what it was; stored in `settledFrom` only where they differ from the release's own. */

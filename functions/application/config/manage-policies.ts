@@ -12,7 +12,13 @@ import { inZone } from '../response-times';
 import { requireFourEyes } from '../approvals/four-eyes';
 
 /** What the policy routes answer. */
-export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at'>;
+export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at' | 'maxExposure'>;
+
+/** Something a PUT accepted that looks wrong, named by field. */
+export interface PolicyWarning {
+  field: string;
+  message: string;
+}
 
 /** The current policy; a vendor nobody configured answers version 0 with the default. */
 export async function getPolicy(deps: Dependencies, vendorId: string): Promise<PolicyView> {
@@ -27,7 +33,7 @@ export async function getPolicy(deps: Dependencies, vendorId: string): Promise<P
  * on; with `"open_orders"` every unsent release of the vendor is planned again under it. `expectedVersion` (stale:
  * 409) and `previewId` (what the preview showed no longer holds: 409 `preview_stale`) are checked first.
  */
-export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView & { job: JobView | null }> {
+export async function putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<PolicyView & { job: JobView | null; warnings?: PolicyWarning[] }> {
   requireId(vendorId, 'vendorId');
   const change = policyChangeOf(body);
   const [current, settings] = await Promise.all([deps.policies.current(vendorId), deps.settings.get()]);
@@ -48,12 +54,29 @@ export async function putPolicy(deps: Dependencies, vendorId: string, body: unkn
     });
   }
   const saved = await saveNextPolicy(deps, vendorId, fromVersion, change.policy);
-  if (change.applyTo === 'new_orders') return { ...presented(saved, settings.timezone), job: null };
+  const warnings = await capWarnings(deps, vendorId, saved);
+  if (change.applyTo === 'new_orders') return { ...presented(saved, settings.timezone), job: null, ...warnings };
   // In force from this answer: the planner (and every release function, after its claim) reads the open orders'
   // policy consistently and plans a release pinned to an older version under it. The job moves the schedules.
   await deps.openOrderPolicies.put(saved);
   const job = await startVendorWalk(deps, { kind: 'policy_apply', vendorId, actor: saved.actor, reason: saved.reason, version: saved.version });
-  return { ...presented(saved, settings.timezone), job };
+  return { ...presented(saved, settings.timezone), job, ...warnings };
+}
+
+/**
+ * A maxExposure in a currency the vendor has no money in (no open release, no exposure) is accepted, but flagged: it
+ * is likely a typing error (USD for INR), and it caps nothing until such money comes.
+ */
+async function capWarnings(deps: Dependencies, vendorId: string, policy: VendorPolicy): Promise<{ warnings?: PolicyWarning[] }> {
+  const capped = Object.keys(policy.maxExposure ?? {});
+  if (capped.length === 0) return {};
+  const [open, entries] = await Promise.all([deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, storedInstant(deps.clock.now()))]);
+  const used = new Set([...open.map((t) => t.currency), ...entries.map((e) => e.currency)]);
+  const warnings = capped.filter((c) => !used.has(c)).map((currency) => ({
+    field: `maxExposure.${currency}`,
+    message: `accepted, but vendor ${vendorId} has no open money in ${currency}${used.size > 0 ? ` (it has ${[...used].sort().join(', ')})` : ''}: this cap stops nothing until it does; check the currency`,
+  }));
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 /**
@@ -75,7 +98,7 @@ export async function saveNextPolicy(
       at: saved.at ?? storedInstant(deps.clock.now()),
       actor: saved.actor,
       vendorId,
-      detail: { version: saved.version, fromVersion, scheduleOption: saved.scheduleOption, release: saved.release, reason: saved.reason, ...(importId ? { importId } : {}) },
+      detail: { version: saved.version, fromVersion, scheduleOption: saved.scheduleOption, release: saved.release, ...(saved.maxExposure ? { maxExposure: saved.maxExposure } : {}), reason: saved.reason, ...(importId ? { importId } : {}) },
     }]);
     return saved;
   } catch (error) {
@@ -102,5 +125,6 @@ function presented(policy: VendorPolicy, zone: string): PolicyView {
     actor: policy.actor,
     reason: policy.reason,
     at: inZone(policy.at, zone),
+    ...(policy.maxExposure ? { maxExposure: policy.maxExposure } : {}),
   };
 }

@@ -1,6 +1,6 @@
 /** Use cases: read and change the merchant settings (GET and PUT /settings), each change a new version. */
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
-import { DEFAULT_RETRY_BUDGET, SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
+import { DEFAULT_HOLD_WARNING, DEFAULT_RETRY_BUDGET, DEFAULT_RISK_WINDOW, SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
 import type { Settings, VersionedSettings } from '../../domain/types';
 import { VersionConflictError, type Dependencies } from '../ports';
 import { inZone } from '../response-times';
@@ -87,10 +87,13 @@ export async function settingsHistory(deps: Dependencies): Promise<VersionedSett
   return (await deps.settings.history()).map(presented);
 }
 
-/** The settings fields alone; settings saved before `retryBudget` existed read its default. */
+/** The settings fields alone; settings saved before `retryBudget`, `riskWindow` or `holdWarning` existed read their defaults. */
 function baseOf(current: VersionedSettings): Settings {
-  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget, approvals } = current;
-  return { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget: retryBudget ?? DEFAULT_RETRY_BUDGET, approvals: approvals ?? {} };
+  const { deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget, riskWindow, holdWarning, approvals } = current;
+  return {
+    deferByDays, timezone, defaultScheduleOption, holidays, settlementDays, releaseLead, retryBudget: retryBudget ?? DEFAULT_RETRY_BUDGET,
+    riskWindow: riskWindow ?? DEFAULT_RISK_WINDOW, holdWarning: holdWarning ?? DEFAULT_HOLD_WARNING, approvals: approvals ?? {},
+  };
 }
 
 function presented(settings: VersionedSettings): VersionedSettings {

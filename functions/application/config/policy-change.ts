@@ -6,7 +6,7 @@ import type { ReleaseRule } from '../../domain/types';
 export type ApplyTo = 'new_orders' | 'open_orders';
 
 export interface PolicyChange {
-  policy: { scheduleOption: number; release: ReleaseRule; actor: string; reason: string };
+  policy: { scheduleOption: number; release: ReleaseRule; actor: string; reason: string; maxExposure?: Record<string, string> };
   /** The version the change is based on; a stale one is a 409. */
   expectedVersion: number | null;
   /** `new_orders` (default): open orders keep their pinned version; `open_orders`: they are planned again. */

@@ -7,6 +7,8 @@ import {
 } from '../../domain/preview';
 import { vendorFacts, type VendorFacts } from '../../domain/release';
 import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
+import { INDIA_TIME, formatInstant } from '../../domain/dates';
+import { capOf, capStops, isEarly, riskClosesAtMs, type CapStop, type PlannedEarlyRelease } from '../../domain/exposure';
 import type { Settings, VendorPolicy, VendorRelease } from '../../domain/types';
 import { ConflictError } from '../errors';
 import { eachInFlight } from '../in-flight';
@@ -44,6 +46,11 @@ export interface PolicyPreviewAnswer extends PreviewAnswer {
   vendorId: string;
   fromVersion: number;
   applyTo: ApplyTo;
+  /**
+   * The candidate's early releases that the policy's maxExposure would stop (contract 6.4): they would wait
+   * (`exposure_cap`) until exposure falls or max eligibility comes, each with the figures. Empty without a cap.
+   */
+  capStopped: CapStop[];
 }
 
 export interface SettingsPreviewAnswer extends PreviewAnswer {
@@ -134,14 +141,33 @@ export async function previewPolicy(deps: Dependencies, vendorId: string, body: 
   const both = { current: settings, candidate: settings };
   const previewed = previewReleases(releases, (_, i) => facts[i], () => hold, { policy: candidate, settings: both, now: deps.clock.now() });
   const stored = await remember(deps, state.scope, state.digest);
+  const capStopped = await capStoppedOf(deps, candidate, previewed, facts, settings);
   return {
     previewId: stored.previewId,
     expiresAt: inZone(stored.expiresAt, settings.timezone),
     vendorId,
     fromVersion: state.fromVersion,
     applyTo: change.applyTo,
+    capStopped,
     ...answerOf(previewed, previewed, limit, both),
   };
+}
+
+/** The candidate's early sends, in time order against the vendor's exposure now: those the candidate's cap would stop. */
+async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, previewed: ReleasePreview[], facts: VendorFacts[], settings: Settings): Promise<CapStop[]> {
+  if (!candidate.maxExposure || Object.keys(candidate.maxExposure).length === 0) return [];
+  const now = deps.clock.now();
+  const planned: PlannedEarlyRelease[] = [];
+  previewed.forEach((p, i) => {
+    const { release } = p;
+    if (p.dropped || p.candidate.targetMs === null || release.currency === undefined) return;
+    const sendMs = Math.max(p.candidate.targetMs, now.toMillis());
+    if (!isEarly(sendMs, release.maxEligibility)) return;
+    const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts[i]?.deliveredAt ?? null, settings });
+    if (closesMs > sendMs) planned.push({ orderId: release.orderId, vendorId: release.vendorId, currency: release.currency, amount: release.amount, sendMs, closesMs });
+  });
+  const entries = await deps.exposure.open(candidate.vendorId, formatInstant(now, INDIA_TIME));
+  return capStops(planned, entries, (currency) => capOf(candidate, currency), settings.timezone);
 }
 
 /**
@@ -207,7 +233,7 @@ async function policyPreviewState(deps: Dependencies, vendorId: string, change: 
   const scope = policyScope(vendorId);
   const digest = previewDigest({
     scope, releases, versions: { policy: fromVersion, settings: settings.version },
-    change: { scheduleOption: change.policy.scheduleOption, release: change.policy.release },
+    change: { scheduleOption: change.policy.scheduleOption, release: change.policy.release, ...(change.policy.maxExposure ? { maxExposure: change.policy.maxExposure } : {}) },
   });
   return { scope, fromVersion, settings, hold, releases, digest };
 }

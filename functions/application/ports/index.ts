@@ -6,7 +6,7 @@ import type { DateTime } from 'luxon';
 import type { AuditArchive, AuditKey, AuditLog } from './audit';
 import type { ConfigReader, OpenOrderPolicyRepository, PolicyImportRepository, PolicyRepository, PreviewRepository, SettingsRepository, VendorHoldRepository } from './config';
 import type { ExportStore, JobQueue, JobRepository } from './jobs';
-import type { OrderRepository, RejectedEventRepository, ReleaseReads } from './orders';
+import type { ExposureLedger, OrderRepository, RejectedEventRepository, ReleaseReads } from './orders';
 import type { EligibilityGateway, EventPublisher, GatewayOrders, ReleaseQueue, ReleaseScheduler } from './sending';
 export * from './config';
 export * from './orders';
@@ -83,6 +83,7 @@ export interface Dependencies {
   /** The checkpoints' key; null where none is configured (no checkpoints are written, verification says so). */
   auditKey: AuditKey | null;
   holds: VendorHoldRepository;
+  exposure: ExposureLedger;
   reads: ReleaseReads;
   previews: PreviewRepository;
   policyImports: PolicyImportRepository;

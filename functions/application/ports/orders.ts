@@ -1,5 +1,6 @@
 /** The order's ports: its stored events, record and releases, the rejected events, and the read side of releases. */
 import type { IsoInstant, OrderRecord, RejectedEvent, StoredEvent, VendorRelease, DecimalText, ReleaseState } from '../../domain/types';
+import type { ExposureEntry } from '../../domain/exposure';
 
 /** Everything stored under one order, read at once. */
 export interface StoredOrder {
@@ -110,4 +111,22 @@ export interface ReleaseReads {
   vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }>;
   /** Whether a vendor was ever seen in an order or a policy. */
   knowsVendor(vendorId: string): Promise<boolean>;
+}
+
+/**
+ * Early-release exposure as it changes (contract 6.4): one entry per early release, sorted by the instant its risk
+ * window closes, and one version counter per vendor and currency, so that "exposure now", "by day" and the cap check
+ * are one small query of the open entries, and two sends cannot both pass a cap (the counter's conditional write).
+ */
+export interface ExposureLedger {
+  /** The vendor's entries whose risk window closes after `now`, in closing order; of one currency, or of every one. */
+  open(vendorId: string, now: IsoInstant, currency?: string): Promise<ExposureEntry[]>;
+  /** The vendor and currency's version (0: never written). */
+  version(vendorId: string, currency: string): Promise<number>;
+  /** Moves the version from `expected` to `expected + 1`; false when another writer moved it first. */
+  bump(vendorId: string, currency: string, expected: number): Promise<boolean>;
+  /** Writes the entry (the same order, vendor and closing instant: the same item). */
+  put(entry: ExposureEntry): Promise<void>;
+  /** Removes the entry, if there. */
+  remove(entry: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): Promise<void>;
 }

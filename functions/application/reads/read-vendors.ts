@@ -1,12 +1,14 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
-import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../../domain/dates';
-import { ValidationError } from '../../domain/errors';
+import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/window';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
-import type { ReleaseRule, Settings } from '../../domain/types';
+import type { HoldSource, ReleaseRule, Settings, VendorPolicy } from '../../domain/types';
+import { capOf, exposureAt, exposureForecast, type ExposureDay, type ExposureEntry } from '../../domain/exposure';
+import { sourceOf } from '../../domain/hold-sources';
 import { encodeCursor } from '../cursor';
 import { NotFoundError, describeError } from '../errors';
 import { requireId } from '../ids';
@@ -21,11 +23,53 @@ export interface VendorSummary {
   release: ReleaseRule;
   /** Whether a vendor hold keeps its releases unsent, and its last hold or unhold (null: never held). */
   held: boolean;
-  hold: { held: boolean; actor: string; reason: string; at: string } | null;
+  hold: { held: boolean; source: HoldSource; actor: string; reason: string; at: string } | null;
+  /**
+   * Early-release exposure per currency (contract 6.4): money released before max eligibility whose order can still
+   * be refunded or disputed, the policy's cap on it, and how it falls day by day as risk windows close.
+   */
+  exposure: VendorExposure[];
   /** Releases not yet settled or cancelled, per currency: how many and how much (decimal text). */
   open: { currency: string; count: number; amount: string }[];
   /** Only with `checkGateway=true`: the gateway's schedule option for the vendor (null: the gateway does not know it). */
   gateway?: GatewayComparison;
+}
+
+/** One currency of a vendor's exposure as GET /vendors shows it. */
+export interface VendorExposure {
+  currency: string;
+  /** Exposure now: decimal text in `currency`. */
+  amount: string;
+  /** Early releases whose risk window is still open. */
+  count: number;
+  /** The policy's maxExposure in this currency (null: no cap). */
+  maxExposure: string | null;
+  /** How much the exposure is above the cap (a cap lowered below today's exposure stops every new early release); null when within it. */
+  exceededBy: string | null;
+  /** When the next risk window closes (null: none open). */
+  nextCloseAt: string | null;
+  /** Per day (settings zone) until the last risk window closes: the exposure left at the end of the day, and what closes that day. */
+  forecast: ExposureDay[];
+}
+
+/** The exposure of each currency the vendor has open entries in or a cap for, from the open entries alone. */
+export function exposureOf(entries: readonly ExposureEntry[], policy: Pick<VendorPolicy, 'maxExposure'>, nowMs: number, zone: string): VendorExposure[] {
+  const currencies = [...new Set([...entries.map((e) => e.currency), ...Object.keys(policy.maxExposure ?? {})])].sort();
+  return currencies.map((currency) => {
+    const mine = entries.filter((e) => e.currency === currency);
+    const amount = exposureAt(mine, nowMs);
+    const cap = capOf(policy, currency);
+    const next = mine.map((e) => e.closesAt).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
+    return {
+      currency,
+      amount: amount.toFixed(2),
+      count: mine.length,
+      maxExposure: cap === null ? null : cap.toFixed(2),
+      exceededBy: cap !== null && amount.gt(cap) ? amount.minus(cap).toFixed(2) : null,
+      nextCloseAt: next === null ? null : inZone(next, zone),
+      forecast: exposureForecast(mine, nowMs, zone),
+    };
+  });
 }
 
 /**
@@ -74,7 +118,9 @@ export async function* knownVendorPages(deps: Dependencies, pageSize: number): A
 }
 
 async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {
-  const [stored, hold, open] = await Promise.all([deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId)]);
+  const [stored, hold, open, entries] = await Promise.all([
+    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, formatInstant(deps.clock.now(), INDIA_TIME)),
+  ]);
   const policy = stored ?? defaultPolicy(vendorId, settings);
   const summary: VendorSummary = {
     vendorId,
@@ -82,8 +128,9 @@ async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: s
     scheduleOption: policy.scheduleOption,
     release: policy.release,
     held: hold?.held ?? false,
-    hold: hold ? { held: hold.held, actor: hold.actor, reason: hold.reason, at: inZone(hold.at, settings.timezone) } : null,
+    hold: hold ? { held: hold.held, source: sourceOf(hold), actor: hold.actor, reason: hold.reason, at: inZone(hold.at, settings.timezone) } : null,
     open,
+    exposure: exposureOf(entries, policy, deps.clock.now().toMillis(), settings.timezone),
   };
   if (checkGateway && deps.gatewayOrders.fetchVendor) {
     try {

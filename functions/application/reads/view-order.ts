@@ -3,8 +3,9 @@ import type { BankCalendar } from '../../domain/calendar';
 import { formatEpochMs } from '../../domain/dates';
 import { landingOf } from '../../domain/projection';
 import { calendarOf } from '../../domain/settings';
+import { DEFAULT_HOLD_SOURCE, sourceOf } from '../../domain/hold-sources';
 import type {
-  Clamp, DecimalText, HoldReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
+  Clamp, DecimalText, HoldReason, HoldSource, WaitReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
 } from '../../domain/types';
 import { nextGatewayMinuteMs } from '../../domain/window';
 import { NotFoundError } from '../errors';
@@ -47,6 +48,15 @@ export interface VendorView {
    */
   projectedSettlement: string | null;
   settlementProjected: boolean;
+  /** WAITING under the policy's maxExposure (`exposure_cap`, figures in `reason`); null otherwise. */
+  waitReason: WaitReason | null;
+  /** HELD: who holds it (`dispute` for an open dispute, else the vendor hold's source); null otherwise. */
+  holdSource: HoldSource | null;
+  /**
+   * HELD or WAITING: when the gateway settles it anyway (the settlement after its max eligibility), whatever Holdback
+   * holds (contract 6.4); null otherwise.
+   */
+  settlesAnywayAt: string | null;
 }
 
 /** What the projection of a release view needs: the calendar in force and the earliest minute the gateway accepts. */
@@ -76,8 +86,9 @@ export interface OrderView {
 }
 
 /** One release as the API shows it, times in `zone`. */
-export function releaseViewOf(r: VendorRelease, zone: string, projection: ProjectionContext): VendorView {
+export function releaseViewOf(r: VendorRelease, zone: string, projection: ProjectionContext, vendorHoldSource?: HoldSource): VendorView {
   const landing = landingOf(r, projection.calendar, projection.earliestMs);
+  const unsent = r.state === 'HELD' || r.state === 'WAITING';
   return {
     vendorId: r.vendorId,
     state: r.state,
@@ -105,6 +116,9 @@ export function releaseViewOf(r: VendorRelease, zone: string, projection: Projec
       : null,
     projectedSettlement: landing === null ? null : formatEpochMs(landing.settlesMs, zone),
     settlementProjected: landing !== null && !landing.firm,
+    waitReason: r.state === 'WAITING' ? r.waitReason ?? null : null,
+    holdSource: r.state !== 'HELD' ? null : r.holdReason === 'dispute' ? 'dispute' : vendorHoldSource ?? DEFAULT_HOLD_SOURCE,
+    settlesAnywayAt: unsent && landing !== null ? formatEpochMs(landing.settlesMs, zone) : null,
   };
 }
 
@@ -116,6 +130,7 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
   requireId(orderId, 'orderId');
   // One round trip: the releases of an order that has none (not paid yet, or unknown) are an empty list.
   const [order, releases, settings] = await Promise.all([deps.orders.getOrder(orderId), deps.orders.listReleases(orderId), deps.settings.get()]);
+  const holdSources = await vendorHoldSources(deps, releases);
   const zone = settings.timezone;
   if (!order) {
     const events = await deps.orders.listEvents(orderId);
@@ -132,6 +147,13 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
     transactionTimeSource: order.transactionTimeSource ?? 'marketplace',
     maxEligibility: inZone(order.maxEligibility, zone),
     currency: order.currency,
-    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().toMillis()))),
+    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().toMillis()), holdSources.get(r.vendorId))),
   };
+}
+
+/** The source of each vendor hold that keeps one of these releases HELD (one read per such vendor). */
+export async function vendorHoldSources(deps: Pick<Dependencies, 'holds'>, releases: readonly VendorRelease[]): Promise<Map<string, HoldSource>> {
+  const vendorIds = [...new Set(releases.filter((r) => r.state === 'HELD' && r.holdReason === 'vendor_hold').map((r) => r.vendorId))];
+  const holds = await Promise.all(vendorIds.map((id) => deps.holds.get(id)));
+  return new Map(vendorIds.map((id, i) => [id, sourceOf(holds[i])]));
 }

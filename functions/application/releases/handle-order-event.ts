@@ -14,6 +14,7 @@ import { describeError } from '../errors';
 import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
 import { planOrderReleases } from './release-store';
 import { storedInstant } from './release-writes';
+import { followDelivery } from './exposure-cap';
 
 /** What the bus envelope says about an event, kept on a rejection so that an operator can find the sender. */
 export interface EventEnvelope {
@@ -67,6 +68,7 @@ export async function handleOrderEvent(
     const strays: StrayReport | undefined = stored && event.vendorIds ? { key, detailType, detail, envelope } : undefined;
     const planned = await reconcileOrder(deps, event.orderId, { kind: 'event', actor: 'marketplace', reason: event.type }, undefined, strays);
     if (planned?.rejected) return { outcome: 'rejected', rejected: planned.rejected };
+    if (planned && event.type === 'order.delivered') await followDelivery(deps, event.orderId);
     return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: planned?.releases ?? [] };
   }
   // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting

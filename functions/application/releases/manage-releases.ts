@@ -4,8 +4,9 @@ import type { DateTime } from 'luxon';
 import { formatInstant, parseEligibilityInput, parseInstant } from '../../domain/dates';
 import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
 import { manualRelease, retryFailed } from '../../domain/release';
-import type { VendorHold, VendorRelease } from '../../domain/types';
-import { NotFoundError } from '../errors';
+import { HOLD_SOURCES, type HoldSource, type VendorHold, type VendorRelease } from '../../domain/types';
+import { DEFAULT_HOLD_SOURCE, isHoldSource, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
+import { ConflictError, NotFoundError } from '../errors';
 import { requireId } from '../ids';
 import { transitionRelease } from './release-store';
 import type { Dependencies } from '../ports';
@@ -43,7 +44,7 @@ function readBody(body: unknown, extra: readonly string[], example: string): { f
   return { fields: { actor: (body.actor as string).trim(), reason: (body.reason as string).trim() }, input: body };
 }
 
-const HOLD_EXAMPLE = '{"actor": "risk@example.com", "reason": "fraud review"}';
+const HOLD_EXAMPLE = '{"actor": "risk@example.com", "reason": "fraud review", "source": "risk"}';
 
 export interface HoldView extends VendorHold {
   /** The rest of the work (each open release shown HELD or planned again, schedules moved): null when none remains. */
@@ -69,25 +70,33 @@ async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise
  * runs as a job. New orders of a held vendor are planned HELD from the hold read with their policy.
  */
 export async function setVendorHold(deps: Dependencies, vendorId: string, body: unknown, held: boolean): Promise<HoldView> {
-  const { fields } = readBody(body, [], HOLD_EXAMPLE);
-  await requireKnownVendor(deps, vendorId);
-  if (!held) {
-    const current = await deps.holds.get(vendorId);
-    if (current?.held) {
-      await requireFourEyes(deps, {
-        change: 'unhold',
-        request: { method: 'POST', path: `/vendors/${vendorId}/unhold`, params: { vendorId }, body: { actor: fields.actor, reason: fields.reason } },
-        vendorId,
-        actor: fields.actor,
-        reason: fields.reason,
-        moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
-        basis: { holdAt: current.at },
-      });
-    }
+  const { fields, input } = readBody(body, ['source'], HOLD_EXAMPLE);
+  if (input.source !== undefined && !isHoldSource(input.source)) {
+    throw new ValidationError([{ field: 'source', problem: `is ${JSON.stringify(input.source)?.slice(0, 60)}, not a hold source`, expected: `one of ${HOLD_SOURCES.join(', ')} (strongest first), or leave it out for "${DEFAULT_HOLD_SOURCE}"` }]);
   }
-  const hold: VendorHold = { vendorId, held, actor: fields.actor, reason: fields.reason, at: storedInstant(deps.clock.now()) };
+  const asked = (input.source as HoldSource | undefined) ?? DEFAULT_HOLD_SOURCE;
+  await requireKnownVendor(deps, vendorId);
+  const existing = await deps.holds.get(vendorId);
+  const placedBy = existing?.held ? sourceOf(existing) : null;
+  if (!held && placedBy !== null && !mayLift(placedBy, asked)) {
+    throw new ConflictError('hold_source', `vendor ${vendorId} is held by source "${placedBy}" (${existing!.actor} at ${existing!.at}: ${existing!.reason}); an unhold with source "${asked}" cannot lift it: send "source": ${liftersOf(placedBy).map((s) => `"${s}"`).join(' or ')} (the same source or a stronger one; strongest first: ${HOLD_SOURCES.join(', ')})`);
+  }
+  if (!held && existing?.held) {
+    await requireFourEyes(deps, {
+      change: 'unhold',
+      request: { method: 'POST', path: `/vendors/${vendorId}/unhold`, params: { vendorId }, body: { actor: fields.actor, reason: fields.reason, ...(input.source !== undefined ? { source: input.source } : {}) } },
+      vendorId,
+      actor: fields.actor,
+      reason: fields.reason,
+      moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
+      basis: { holdAt: existing.at },
+    });
+  }
+  // A hold placed again by a weaker source keeps the stronger one, so that it cannot be lifted by the weaker one.
+  const source = held && placedBy !== null ? strongerSource(placedBy, asked) : asked;
+  const hold: VendorHold = { vendorId, held, source, actor: fields.actor, reason: fields.reason, at: storedInstant(deps.clock.now()) };
   await deps.holds.put(hold);
-  await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason } }]);
+  await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason, source, ...(placedBy ? { heldBy: placedBy } : {}) } }]);
   const job = await startVendorWalk(deps, { kind: held ? 'vendor_hold' : 'vendor_unhold', vendorId, actor: hold.actor, reason: hold.reason });
   return { ...hold, job };
 }

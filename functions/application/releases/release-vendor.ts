@@ -11,6 +11,7 @@ import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../.
 import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, writeRelease } from './release-store';
 import { VersionConflictError, type Dependencies } from '../ports';
 import { storedInstant } from './release-writes';
+import { releaseExposure, reserveExposure } from './exposure-cap';
 
 export type ReleaseVendorResult =
   | { outcome: 'skipped'; reason: string }
@@ -75,7 +76,10 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
     }
     return recorded;
   }
-  return send(deps, decided, config.settings);
+  // An early release enters the vendor's exposure here, or waits under the policy's maxExposure (contract 6.4).
+  const reserved = await reserveExposure(deps, decided, { ...input, current: applying });
+  if (reserved.kind === 'wait') return record(deps, reserved.write);
+  return send(deps, reserved.send, config.settings);
 }
 
 /**
@@ -136,5 +140,6 @@ async function record(deps: Dependencies, write: Write): Promise<ReleaseVendorRe
     return { outcome: 'superseded', reason: 'another writer took this release over while it was being sent' };
   }
   await runEffects(deps, write.effects);
+  await releaseExposure(deps, write.release);
   return { outcome: OUTCOME_OF[write.release.state] ?? 'scheduled', release: write.release };
 }

@@ -1,7 +1,7 @@
 /** Use case: re-enqueue releases whose schedule, message or invocation was lost, so a loss delays a release but never drops it. */
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../../domain/dates';
-import { APPLYING_DEADLINE_MS, isPending } from '../../domain/release';
+import { APPLYING_DEADLINE_MS, isPending, waitsForExposure } from '../../domain/release';
 import type { ReleaseCommand, VendorRelease } from '../../domain/types';
 import { describeError } from '../errors';
 import type { Dependencies } from '../ports';
@@ -26,7 +26,7 @@ export interface SweepResult {
 function isOverdue(release: VendorRelease, now: DateTime): boolean {
   if (!release.sendAt || !release.releaseKey) return false;
   const sendAt = parseInstant(release.sendAt, 'sendAt').toMillis();
-  if (isPending(release.state)) return sendAt + APPLYING_DEADLINE_MS < now.toMillis();
+  if (isPending(release.state) || waitsForExposure(release)) return sendAt + APPLYING_DEADLINE_MS < now.toMillis();
   if (release.state === 'APPLYING') return sendAt < now.toMillis();
   return false;
 }

@@ -85,6 +85,7 @@ export function baseOf(current: VendorRelease | null, input: PlanInput): VendorR
     settledFrom: null,
     manual: current?.manual ?? null,
     orderNotFoundSince: current?.orderNotFoundSince ?? null,
+    ...(current?.exposure ? { exposure: current.exposure } : {}),
     version: current?.version ?? 0,
     updatedAt: stamp(now),
   };

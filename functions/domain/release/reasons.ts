@@ -20,7 +20,9 @@ export type Reason =
   | { code: 'window_closes'; max: string; why: string }
   | { code: 'window_closed_retrying'; max: string; sends: number; last: string | null }
   | { code: 'settled'; at: string; state: ReleaseState; before: string | null }
-  | { code: 'settled_cancelled'; at: string; before: string | null };
+  | { code: 'settled_cancelled'; at: string; before: string | null }
+  /** An early release that would pass the policy's maxExposure (contract 6.4): the words carry the figures. */
+  | { code: 'exposure_cap'; message: string };
 
 export function ruleText(rule: ReleaseRule): string {
   return 'delay' in rule ? `rule ${rule.kind} ${rule.delay}` : `rule ${rule.kind}`;
@@ -44,7 +46,7 @@ export function reasonText(reason: Reason): string {
     case 'applied': return `applied: eligibility ${reason.eligibility} accepted by the gateway at send ${reason.send}`;
     case 'applied_from_recon':
       return `applied: eligibility ${reason.eligibility} found at the gateway's order recon after send ${reason.send} ${reason.why}; not sent again`;
-    case 'gateway_refused': case 'config_drift': return reason.message;
+    case 'gateway_refused': case 'config_drift': case 'exposure_cap': return reason.message;
     case 'gave_up': return `gave up after ${reason.sends} sends: ${reason.why} since ${reason.since} (retry budget ${reason.budget})`;
     case 'window_closes': return `window closes at ${reason.max} before another send: ${reason.why}`;
     case 'window_closed_retrying':
@@ -65,11 +67,11 @@ export function because(reason: Reason): { reasonCode: ReasonCode; reason: strin
  * The code of a release stored before codes were kept, from its state and words. Only the item mapping calls it (old
  * items at the edge); the machine reads `reasonCode`.
  */
-export function reasonCodeOf(release: Pick<VendorRelease, 'state' | 'reason' | 'holdReason'>): ReasonCode {
+export function reasonCodeOf(release: Pick<VendorRelease, 'state' | 'reason' | 'holdReason' | 'waitReason'>): ReasonCode {
   const text = release.reason ?? '';
   switch (release.state) {
     case 'PLANNED': case 'SCHEDULED': case 'APPLYING': return text.startsWith('retrying') ? 'retrying' : 'planned';
-    case 'WAITING': return 'waiting_delivery';
+    case 'WAITING': return release.waitReason === 'exposure_cap' ? 'exposure_cap' : 'waiting_delivery';
     case 'HELD': return release.holdReason === 'vendor_hold' || text.startsWith('vendor hold by') ? 'vendor_hold' : 'dispute';
     case 'AT_MAX': return text === WINDOW_CLOSED_TEXT ? 'window_closed' : text === CUSTOMER_WON_TEXT ? 'customer_won' : 'at_max_rule';
     case 'CANCELLED': return 'cancelled';

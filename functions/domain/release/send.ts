@@ -13,7 +13,7 @@ import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, answerUnknown, outcomeUnk
 import { SYSTEM_ACTOR, audit, commit, moved, stamp, type Effect, type ReleaseKeyOf, type Transition, type Write } from './effects';
 import { auditOf, baseOf, decide, type PlanInput } from './plan';
 import { because, type Reason } from './reasons';
-import { isPending } from './states';
+import { isPending, waitsForExposure } from './states';
 
 /** Retry backoff: doubling from 30 s, capped so that a long fault is retried at least every 30 minutes. */
 const BACKOFF_BASE_SECONDS = 30;
@@ -32,7 +32,7 @@ function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTim
   if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
   if (!release.sendAt) return `nothing to send in state ${release.state}`;
   const sendAt = parseMoment(release.sendAt, 'sendAt').ms;
-  if (isPending(release.state)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
+  if (isPending(release.state) || waitsForExposure(release)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
   if (release.state === 'APPLYING') {
     return sendAt < now.toMillis() ? null : `being applied by another invocation until ${release.sendAt}`;
   }
@@ -60,6 +60,8 @@ export function claim(current: VendorRelease, command: ReleaseCommand, now: Date
       : a)),
     // What leaves is recorded by `recordSend` just before it leaves; a lost sender's is in its attempts.
     sending: null,
+    // A release claimed out of an exposure-cap wait is no longer waiting (its claim checks the cap again).
+    ...(current.waitReason ? { waitReason: null } : {}),
     sendAt: deadline(now),
     version: current.version + 1,
     updatedAt: stamp(now),
@@ -113,6 +115,27 @@ export function afterClaim(input: PlanInput & { current: VendorRelease }): SendN
   const send = prepareSend(release, input.now);
   if ('skip' in send) return windowClosed(release, input.now);
   return { kind: 'send', release: { ...release, clamp: send.clamp }, eligibility: send.eligibility, request: send.request };
+}
+
+/**
+ * A claimed early release that would pass the policy's maxExposure (contract 6.4): WAITING with reason
+ * `exposure_cap` and the figures in its message, claimed again at `untilMs` (the instant the blocking exposure falls
+ * enough, or max eligibility, where the gateway settles it anyway) under a new key.
+ */
+export function waitForExposure(input: { current: VendorRelease; message: string; untilMs: number; now: DateTime; keyOf: ReleaseKeyOf; figures: Record<string, unknown> }): Write {
+  const { current, now } = input;
+  const version = current.version + 1;
+  const releaseKey = input.keyOf(current.orderId, current.vendorId, version);
+  const untilMs = Math.max(input.untilMs, now.toMillis());
+  const release: VendorRelease = {
+    ...current, state: 'WAITING', waitReason: 'exposure_cap', ...because({ code: 'exposure_cap', message: input.message }), sending: null, exposure: null,
+    sendAt: formatEpochMs(untilMs, INDIA_TIME), releaseKey, version, updatedAt: stamp(now),
+  };
+  const command = { orderId: current.orderId, vendorId: current.vendorId, releaseKey };
+  return moved(current, 'exposure_wait', release, current.version, [
+    { kind: 'schedule', command, at: release.sendAt! },
+    audit('planned', release, now, SYSTEM_ACTOR, { cause: 'claim', from: current.state, to: 'WAITING', reason: input.message, waitReason: 'exposure_cap', sendAt: release.sendAt, ...input.figures }),
+  ]);
 }
 
 export interface RecordSendInput {

@@ -30,14 +30,18 @@ export type ReleaseEvent =
   /** The window closed before the claimed send. */
   | 'window_closed'
   /** The gateway reported the settlement. */
-  | 'settle';
+  | 'settle'
+  /** The claimed early release would pass the policy's maxExposure: it waits for exposure to fall (contract 6.4). */
+  | 'exposure_wait';
 
 /** A condition on the release beyond its state. */
 export type Guard =
   /** An AT_MAX by its rule (not by a closed window or a lost dispute): a new rule may move it. */
   | 'at_max_by_rule'
   /** The operator asked to release despite the hold. */
-  | 'override';
+  | 'override'
+  /** A WAITING release that waits under an exposure cap (not for a delivery): claimed again at its sendAt. */
+  | 'exposure_cap';
 
 export interface Move {
   to: readonly ReleaseState[];
@@ -56,7 +60,9 @@ export const TRANSITIONS: Readonly<Record<ReleaseState, Readonly<Partial<Record<
   SCHEDULED: {
     plan: { to: PLANNED_TO }, repin: { to: PLANNED_TO }, manual_release: { to: PLANNED_TO }, claim: { to: ['APPLYING'] }, settle: SETTLES,
   },
-  WAITING: { plan: { to: PLANNED_TO }, repin: { to: PLANNED_TO }, manual_release: { to: PLANNED_TO }, settle: SETTLES },
+  WAITING: {
+    plan: { to: PLANNED_TO }, repin: { to: PLANNED_TO }, manual_release: { to: PLANNED_TO }, claim: { to: ['APPLYING'], guard: 'exposure_cap' }, settle: SETTLES,
+  },
   HELD: { plan: { to: PLANNED_TO }, repin: { to: PLANNED_TO }, manual_release: { to: PLANNED_TO, guard: 'override' }, settle: SETTLES },
   APPLYING: {
     claim: { to: ['APPLYING'] },
@@ -66,6 +72,7 @@ export const TRANSITIONS: Readonly<Record<ReleaseState, Readonly<Partial<Record<
     recon_confirmed: { to: ['APPLIED'] },
     recon_unread: { to: ['SCHEDULED', 'FAILED'] },
     window_closed: { to: ['AT_MAX', 'FAILED'] },
+    exposure_wait: { to: ['WAITING'] },
     settle: SETTLES,
   },
   APPLIED: { settle: SETTLES },
@@ -78,6 +85,7 @@ export const TRANSITIONS: Readonly<Record<ReleaseState, Readonly<Partial<Record<
 function passes(guard: Guard | undefined, release: Pick<VendorRelease, 'reasonCode'> | null, override: boolean): boolean {
   if (guard === undefined) return true;
   if (guard === 'override') return override;
+  if (guard === 'exposure_cap') return release?.reasonCode === 'exposure_cap';
   return release?.reasonCode === 'at_max_rule';
 }
 
@@ -92,7 +100,7 @@ function statesWhere(test: (row: Readonly<Partial<Record<ReleaseEvent, Move>>>) 
 }
 
 /** States that wait for a send at `sendAt` under `releaseKey`: a claim takes them (not a take-over of APPLYING). */
-const PENDING = statesWhere((row) => row.claim !== undefined && row.record_send === undefined);
+const PENDING = statesWhere((row) => row.claim !== undefined && row.claim.guard === undefined && row.record_send === undefined);
 /** States a plan moves (not yet sent, not ended). */
 const PLANNABLE = statesWhere((row) => row.plan !== undefined);
 /** States after which nothing more is sent: no plan, no claim, no answer can move them any more. */
@@ -121,6 +129,11 @@ export function isSentOrFinal(state: ReleaseState): boolean {
 /** Not sent yet and still open to a plan: what a hold, an unhold and a policy replan look at. */
 export function isUnsent(release: Pick<VendorRelease, 'state' | 'reasonCode'>): boolean {
   return allows(release.state, 'repin', release);
+}
+
+/** A WAITING release under an exposure cap (contract 6.4): claimed again at its `sendAt` (a risk window closes, or max eligibility). */
+export function waitsForExposure(release: Pick<VendorRelease, 'state' | 'reasonCode' | 'sendAt'>): boolean {
+  return allows(release.state, 'claim', release) && !isPending(release.state) && release.sendAt !== null;
 }
 
 /** A write the table does not allow is a defect of the machine: it is never stored. */

@@ -26,6 +26,7 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'GET', path: '/orders/{orderId}/timeline', audience: 'read' },
   { method: 'GET', path: '/outcomes', audience: 'read' },
   { method: 'GET', path: '/forecast', audience: 'read' },
+  { method: 'GET', path: '/alerts/held-settling', audience: 'read' },
   { method: 'GET', path: '/reports/prediction-accuracy', audience: 'read' },
   { method: 'GET', path: '/rejected-events', audience: 'read' },
   { method: 'POST', path: '/predictions', audience: 'read' },

@@ -1,10 +1,12 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
 import { OUTCOME_LIMIT, outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
 import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
+import { heldSettlingSoon } from '../../application/reads/held-settling';
+import { requireId } from '../../application/ids';
 import { predictionAccuracy } from '../../application/releases/settlement-accuracy';
 import { RELEASE_STATES } from '../../domain/types';
 import { json } from '../http';
-import { ID, TOO_LARGE_ON_AWS, instant, ok, page, ref, responses } from '../schema/openapi-parts';
+import { ID, TOO_LARGE_ON_AWS, decimal, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, flag, id, text, type Param } from '../schema/params';
 import { DAY_FROM, DAY_TO, RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import { defineRoute } from '../schema/route-schema';
@@ -85,5 +87,21 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
       }),
     }, { 400: 'from or to missing or wrong.' }),
     handle: async ({ query }, deps) => json(200, await predictionAccuracy(await deps(), query)),
+  }),
+  defineRoute({
+    method: 'GET', path: '/alerts/held-settling', summary: 'Held money the gateway settles anyway within holdWarning (contract 6.4)',
+    description: 'A hold only stops an early release: at max eligibility the gateway settles whatever Holdback holds. Every HELD release whose settlement after its max eligibility falls within the settings\' holdWarning (default P2D), soonest first; the overview shows it as an alert.',
+    query: { vendorId: text('One vendor.', ID) },
+    responses: responses({
+      200: ok('The alert.', {
+        type: 'object', required: ['holdWarning', 'until', 'items', 'totals'],
+        properties: {
+          holdWarning: { type: 'string', example: 'P2D' }, until: instant('Held money settling until this instant is listed.'),
+          items: { type: 'array', items: { type: 'object', required: ['orderId', 'vendorId', 'amount', 'currency', 'holdReason', 'holdSource', 'maxEligibility', 'settlesAnywayAt'], properties: { orderId: ID, vendorId: ID, amount: decimal('Held.'), currency: { type: 'string' }, holdReason: nullable({ type: 'string', enum: ['dispute', 'vendor_hold'] }), holdSource: ref('HoldSource'), maxEligibility: instant('Its max eligibility.'), settlesAnywayAt: instant('When the gateway settles it anyway.') } } },
+          totals: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Per currency.') } } },
+        },
+      }),
+    }, { 400: 'Bad vendor id.' }),
+    handle: async ({ query }, deps) => json(200, await heldSettlingSoon(await deps(), query.vendorId === undefined ? undefined : requireId(query.vendorId, 'vendorId'))),
   }),
 ];

@@ -16,14 +16,14 @@ const RELEASE_INPUT = { allOf: [ref('ActionInput'), { type: 'object', properties
 export const RELEASE_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'POST', path: '/vendors/{vendorId}/hold', summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", params: vendorId,
-    body: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'fraud review' }),
+    body: jsonBody(ref('HoldInput'), { actor: 'risk@example.com', reason: 'fraud review', source: 'risk' }, HOLD_HINT),
     responses: responses({ 200: ok('The hold and how many releases it held.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }),
     handle: async ({ params, body }, deps) => json(200, await setVendorHold(await deps(), params.vendorId, body, true)),
   }),
   defineRoute({
     method: 'POST', path: '/vendors/{vendorId}/unhold', summary: 'Release a vendor hold; its releases are planned again', params: vendorId,
-    body: jsonBody(ref('ActionInput'), { actor: 'risk@example.com', reason: 'review cleared' }, HOLD_HINT),
-    responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.' }),
+    body: jsonBody(ref('HoldInput'), { actor: 'risk@example.com', reason: 'review cleared', source: 'risk' }, HOLD_HINT),
+    responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.', 409: 'hold_source: the hold was placed by a stronger source than the one sent (the message names it and what to send).' }),
     handle: async ({ params, body }, deps) => json(200, await setVendorHold(await deps(), params.vendorId, body, false)),
   }),
   defineRoute({

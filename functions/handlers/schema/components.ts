@@ -30,6 +30,8 @@ export const COMPONENTS: Record<string, Json> = {
       settlementDays: { type: 'string', enum: ['working', 'calendar'] },
       releaseLead: { type: 'string', example: 'PT1H', description: 'ISO 8601 duration: how long before its target a release is sent.' },
       retryBudget: { type: 'string', example: 'P1D', description: 'ISO 8601 duration (PT0S..P365D): how long "Order ID does not exist" is retried, from its first such answer.' },
+      riskWindow: { type: 'string', example: 'P7D', description: 'ISO 8601 duration (PT0S..P365D), default P7D: how long after delivery (after payment when no delivery is known) an order can still be refunded or disputed; money released early is exposure until then (contract 6.4).' },
+      holdWarning: { type: 'string', example: 'P2D', description: 'ISO 8601 duration (PT0S..P365D), default P2D: held money the gateway settles anyway within this long is an alert (contract 6.4).' },
       approvals: ref('ApprovalRules'),
       version: { type: 'integer', description: 'PUT: the version you read (409 version_conflict when stale).' },
       previewId: { type: 'string', description: 'PUT: applies only if what that settings preview showed still holds, else 409 preview_stale.' },
@@ -58,7 +60,12 @@ export const COMPONENTS: Record<string, Json> = {
       expectedVersion: { type: 'integer', description: 'Refused with 409 when the current version is another.' },
       applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], default: 'new_orders' },
       previewId: { type: 'string', description: 'Applies only if what that preview showed still holds, else 409 preview_stale.' },
+      maxExposure: ref('MaxExposure'),
     },
+  },
+  MaxExposure: {
+    type: 'object', description: 'Contract 6.4: the most early-released money at risk at once, per currency, as decimal text; an early release that would pass it waits (WAITING, exposure_cap). Absent: no cap.',
+    additionalProperties: { type: 'string', pattern: '^\\d{1,10}(\\.\\d{1,2})?$' }, example: { INR: '50000.00' },
   },
   Policy: {
     type: 'object',
@@ -67,6 +74,8 @@ export const COMPONENTS: Record<string, Json> = {
       vendorId: ID, version: { type: 'integer', description: '0: no stored policy (the default applies).' },
       scheduleOption: { type: 'integer' }, release: ref('ReleaseRule'), actor: { type: 'string' }, reason: { type: 'string' },
       at: nullable(instant('When this version was saved.')),
+      maxExposure: ref('MaxExposure'),
+      warnings: { type: 'array', description: 'PUT: what was accepted but looks wrong, e.g. a maxExposure in a currency the vendor has no money in.', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
     },
     additionalProperties: true,
   },
@@ -97,6 +106,9 @@ export const COMPONENTS: Record<string, Json> = {
       amount: decimal("The vendor's share."),
       rule: ref('ReleaseRule'),
       reason: nullable({ type: 'string', description: 'Why it is in its state.' }),
+      waitReason: nullable({ type: 'string', enum: ['exposure_cap'], description: 'WAITING under the policy\'s maxExposure (the figures are in reason); claimed again at sendAt (a risk window closes, or max eligibility).' }),
+      holdSource: nullable({ type: 'string', enum: ['dispute', 'risk', 'finance', 'vendor_request'], description: 'HELD: who holds it (dispute for an open dispute, the vendor hold\'s source otherwise).' }),
+      settlesAnywayAt: nullable(instant('HELD or WAITING: when the gateway settles it anyway (the settlement after its max eligibility), whatever Holdback holds.')),
       scheduleOption: { type: 'integer', description: "The vendor's schedule option the prediction uses." },
       holdReason: nullable({ type: 'string', enum: ['dispute', 'vendor_hold'], description: 'HELD by an open dispute or a vendor hold.' }),
       clamp: nullable({
@@ -176,6 +188,7 @@ export const COMPONENTS: Record<string, Json> = {
       fromVersion: { type: 'integer', description: 'The policy or settings version the preview starts from.' },
       applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], description: 'Policy preview: as in the body.' },
       refused: { type: 'integer', description: "Settings preview: releases whose current target the gateway would refuse under the candidate." },
+      capStopped: { type: 'array', description: "Policy preview (contract 6.4): the candidate's early releases its maxExposure would stop; they would wait (exposure_cap) until exposure falls or max eligibility comes.", items: { type: 'object', required: ['orderId', 'vendorId', 'currency', 'amount', 'message'], properties: { orderId: ID, vendorId: ID, currency: { type: 'string' }, amount: decimal('The release.'), message: { type: 'string', description: 'The figures: exposure then, the cap, this amount, the currency.' } } } },
       covered: { type: 'integer', description: 'Unsent releases the preview looked at.' },
       moved: { type: 'integer', description: 'Of those, how many the candidate moves (a dropped release is not moved).' },
       dropped: { type: 'integer', description: 'Of those, how many the candidate drops: their order was cancelled, nothing will be sent, they land on no day.' },
@@ -221,8 +234,20 @@ export const COMPONENTS: Record<string, Json> = {
     properties: {
       vendorId: ID, policyVersion: { type: 'integer', description: '0: no stored policy (the default applies).' }, scheduleOption: { type: 'integer' }, release: ref('ReleaseRule'),
       held: { type: 'boolean' },
-      hold: nullable({ type: 'object', properties: { held: { type: 'boolean' }, actor: { type: 'string' }, reason: { type: 'string' }, at: instant('Of the last hold or unhold.') } }),
+      hold: nullable({ type: 'object', properties: { held: { type: 'boolean' }, source: ref('HoldSource'), actor: { type: 'string' }, reason: { type: 'string' }, at: instant('Of the last hold or unhold.') } }),
       open: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Not yet settled or cancelled.') } } },
+      exposure: {
+        type: 'array', description: 'Contract 6.4, per currency: money released before max eligibility whose order can still be refunded or disputed (riskWindow), the cap, and how it falls day by day.',
+        items: {
+          type: 'object', required: ['currency', 'amount', 'count', 'maxExposure', 'exceededBy', 'nextCloseAt', 'forecast'],
+          properties: {
+            currency: { type: 'string' }, amount: decimal('Exposure now.'), count: { type: 'integer', description: 'Early releases still in their risk window.' },
+            maxExposure: nullable(decimal('The policy\'s cap in this currency; null: none.')), exceededBy: nullable(decimal('How far exposure is above the cap (no new early release goes until it falls).')),
+            nextCloseAt: nullable(instant('When the next risk window closes.')),
+            forecast: { type: 'array', items: { type: 'object', required: ['date', 'amount', 'closing'], properties: { date: { type: 'string', format: 'date', description: 'A day in the settings\' timezone.' }, amount: decimal('Exposure left at the end of the day.'), closing: decimal('Money whose risk window closes that day.') } } },
+          },
+        },
+      },
       gateway: {
         type: 'object', description: 'Only with checkGateway=true.', required: ['answer', 'scheduleOption', 'policyDisagrees', 'message'],
         properties: {
@@ -350,10 +375,17 @@ export const COMPONENTS: Record<string, Json> = {
       pending: { type: 'array', items: ref('AuditRecord'), description: 'Records after the signed head (chained, not yet signed).' },
     },
   },
+  HoldSource: { type: 'string', enum: ['dispute', 'risk', 'finance', 'vendor_request'], description: 'Who placed a hold, strongest first: lifting needs the same source or a stronger one.' },
+  HoldInput: {
+    type: 'object',
+    required: ['actor', 'reason'],
+    properties: { actor: { type: 'string' }, reason: { type: 'string' }, source: { ...ref('HoldSource'), description: 'Default finance. Unhold: the same source as the hold or a stronger one, else 409 hold_source.' } },
+  },
   HoldAnswer: {
     type: 'object',
     required: ['vendorId', 'held', 'actor', 'reason', 'at', 'job'],
     properties: {
+      source: ref('HoldSource'),
       vendorId: ID, held: { type: 'boolean', description: 'true after hold, false after unhold. In force from this answer: nothing of a held vendor is sent after it.' }, actor: { type: 'string' }, reason: { type: 'string' },
       at: { type: 'string', format: 'date-time', description: 'When the hold or unhold was recorded.' },
       job: nullable({ ...ref('Job'), description: 'The rest (each open release shown HELD, or planned again on unhold, schedules moved) as a job; null when the vendor has no open release.' }),

@@ -1,0 +1,82 @@
+/**
+ * Use case: held money the gateway settles anyway soon (contract 6.4). At this gateway a hold only stops an early
+ * release: at max eligibility the gateway settles whatever Holdback holds. Every HELD release whose settlement after
+ * its max eligibility falls within the settings' `holdWarning` is an alert (the overview, GET /alerts/held-settling,
+ * and the HeldSettlingSoon metric on AWS).
+ */
+import { INDIA_TIME, formatEpochMs, formatInstant, shiftMoment } from '../../domain/dates';
+import { landingOf, moneyOf, CurrencyTotals } from '../../domain/projection';
+import { DEFAULT_HOLD_WARNING, calendarOf } from '../../domain/settings';
+import type { HoldReason, HoldSource } from '../../domain/types';
+import { nextGatewayMinuteMs } from '../../domain/window';
+import type { Dependencies } from '../ports';
+import { inZone } from '../response-times';
+import { knownVendorPages } from './read-vendors';
+import { vendorHoldSources } from './view-order';
+
+/** The furthest a settlement falls after its eligibility (see read-vendors' forecast): held releases are read from this long before now. */
+const LONGEST_SETTLEMENT_DAYS = 45;
+
+export interface HeldSettling {
+  orderId: string;
+  vendorId: string;
+  amount: string;
+  currency: string;
+  holdReason: HoldReason | null;
+  holdSource: HoldSource;
+  maxEligibility: string;
+  /** When the gateway settles it anyway: the settlement after its max eligibility. */
+  settlesAnywayAt: string;
+}
+
+export interface HeldSettlingReport {
+  holdWarning: string;
+  /** Held money settling until this instant is listed. */
+  until: string;
+  items: HeldSettling[];
+  /** Per currency, never added across currencies. */
+  totals: { currency: string; count: number; amount: string }[];
+}
+
+/** Every held release that the gateway settles anyway within `holdWarning`, soonest first (one vendor's, or every vendor's). */
+export async function heldSettlingSoon(deps: Dependencies, vendorId?: string): Promise<HeldSettlingReport> {
+  const settings = await deps.settings.get();
+  const now = deps.clock.now();
+  const warning = settings.holdWarning ?? DEFAULT_HOLD_WARNING;
+  const untilMs = shiftMoment({ ms: now.toMillis(), zone: now.zone }, warning, 'holdWarning', 1).ms;
+  const calendar = calendarOf(settings);
+  const earliestMs = nextGatewayMinuteMs(now.toMillis());
+  // Open releases by max eligibility: a settlement within the warning has its max eligibility before its end.
+  const range = { from: formatInstant(now.minus({ days: LONGEST_SETTLEMENT_DAYS }), INDIA_TIME), to: formatEpochMs(untilMs, INDIA_TIME) };
+  const items: HeldSettling[] = [];
+  const totals = new CurrencyTotals<'held'>();
+  const readVendor = async (id: string): Promise<void> => {
+    const held = [];
+    for await (const row of deps.reads.openReleases(id, range)) if (row.release.state === 'HELD') held.push(row);
+    if (held.length === 0) return;
+    const sources = await vendorHoldSources(deps, held.map((r) => r.release));
+    for (const { release, order } of held) {
+      const landing = landingOf(release, calendar, earliestMs);
+      if (landing === null || landing.settlesMs > untilMs) continue;
+      const { amount, currency } = moneyOf(release, order?.currency);
+      totals.add('held', currency, amount);
+      items.push({
+        orderId: release.orderId, vendorId: release.vendorId, amount: amount.toFixed(2), currency, holdReason: release.holdReason ?? null,
+        holdSource: release.holdReason === 'dispute' ? 'dispute' : sources.get(release.vendorId) ?? 'finance',
+        maxEligibility: inZone(release.maxEligibility, settings.timezone)!, settlesAnywayAt: formatEpochMs(landing.settlesMs, settings.timezone),
+      });
+    }
+  };
+  if (vendorId !== undefined) {
+    await readVendor(vendorId);
+  } else {
+    for await (const page of knownVendorPages(deps, 100)) for (const id of page) await readVendor(id);
+  }
+  items.sort((a, b) => Date.parse(a.settlesAnywayAt) - Date.parse(b.settlesAnywayAt) || (a.orderId < b.orderId ? -1 : 1));
+  return {
+    holdWarning: warning,
+    until: formatEpochMs(untilMs, settings.timezone),
+    items,
+    totals: totals.currencies().map((currency) => ({ currency, ...totals.get('held', currency) })),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The exposure of early releases as the send path changes it (contract 6.4): an early release is entered in the
+ * vendor's exposure when it is claimed for sending, after a check against the policy's maxExposure that two concurrent
+ * sends cannot both pass (the entry is written before the vendor and currency's version is moved conditionally; a
+ * writer that loses the move reads again, the winner's entry included). One that would pass the cap waits.
+ */
+import { INDIA_TIME, formatEpochMs, formatInstant, parseMoment } from '../../domain/dates';
+import { capOf, checkCap, isEarly, riskClosesAtMs, type ExposureEntry } from '../../domain/exposure';
+import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release-machine';
+import type { VendorRelease } from '../../domain/types';
+import type { DateTime } from 'luxon';
+import type { Dependencies } from '../ports';
+import { releaseKeyOf } from './release-writes';
+
+/** Tries of the conditional move before the claim is left to the sweep (another send of the vendor kept winning). */
+const CAP_TRIES = 5;
+
+export type Reservation = { kind: 'go'; send: SendNow } | { kind: 'wait'; write: Write };
+
+/** The release's exposure entry (when its send is early and its risk window still open), or null. */
+function entryOf(send: SendNow, input: PlanInput, currency: string): ExposureEntry | null {
+  const release = send.release;
+  if (!isEarly(send.eligibility.toMillis(), release.maxEligibility)) return null;
+  const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: input.facts.deliveredAt, settings: input.settings });
+  if (closesMs <= input.now.toMillis()) return null;
+  return {
+    vendorId: release.vendorId, currency, orderId: release.orderId, amount: release.amount,
+    closesAt: formatEpochMs(closesMs, INDIA_TIME),
+    releasedAt: formatInstant(input.now, INDIA_TIME),
+  };
+}
+
+/**
+ * Enters the send's money in the vendor's exposure, or answers the WAITING write when it would pass the cap. Runs
+ * after the claim and the plan after it, just before the PUT is put on the record.
+ */
+export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clock'>, send: SendNow, input: PlanInput): Promise<Reservation> {
+  const release = send.release;
+  const currency = release.currency ?? input.order.currency;
+  const entry = entryOf(send, input, currency);
+  // A send claimed again (a retry, a wait) leaves no stale entry behind, wherever a delivery moved its close.
+  if (release.exposure) await removeOrderEntries(deps, release, release.exposure.currency, input.now);
+  if (!entry) return { kind: 'go', send: { ...send, release: { ...release, exposure: null } } };
+  const cap = capOf(input.policy, currency);
+  const now = formatInstant(input.now, INDIA_TIME);
+  const entered: VendorRelease = { ...release, exposure: { currency, amount: entry.amount, closesAt: entry.closesAt } };
+  if (cap === null) {
+    await deps.exposure.put(entry);
+    return { kind: 'go', send: { ...send, release: entered } };
+  }
+  for (let tries = 0; tries < CAP_TRIES; tries += 1) {
+    const version = await deps.exposure.version(release.vendorId, currency);
+    const others = (await deps.exposure.open(release.vendorId, now, currency)).filter((e) => e.orderId !== release.orderId);
+    const check = checkCap({ entries: others, cap, amount: release.amount, currency, nowMs: input.now.toMillis(), zone: input.settings.timezone });
+    if (!check.fits) {
+      await deps.exposure.remove(entry);
+      const maxMs = parseMoment(release.maxEligibility, 'maxEligibility').ms;
+      return {
+        kind: 'wait',
+        write: waitForExposure({
+          current: release, message: check.message, untilMs: Math.min(check.fitsAtMs ?? maxMs, maxMs), now: input.now, keyOf: releaseKeyOf,
+          figures: { exposure: check.exposure.toFixed(2), maxExposure: check.cap.toFixed(2), amount: check.amount.toFixed(2), currency, exceededBy: check.exceededBy.toFixed(2) },
+        }),
+      };
+    }
+    await deps.exposure.put(entry);
+    if (await deps.exposure.bump(release.vendorId, currency, version)) return { kind: 'go', send: { ...send, release: entered } };
+  }
+  throw new Error(`exposure of vendor ${release.vendorId} in ${currency} kept changing during ${CAP_TRIES} cap checks; the sweep tries the release again`);
+}
+
+/** A release that ended without its money leaving (refused, cancelled, left at max) leaves the exposure. */
+export async function releaseExposure(deps: Pick<Dependencies, 'exposure' | 'clock'>, release: VendorRelease): Promise<void> {
+  if (!release.exposure) return;
+  if (release.state !== 'FAILED' && release.state !== 'CANCELLED' && release.state !== 'AT_MAX') return;
+  await removeOrderEntries(deps, release, release.exposure.currency, deps.clock.now());
+}
+
+/** Removes the open entries of this order and vendor (found by the order, since a delivery may have moved their close). */
+async function removeOrderEntries(deps: Pick<Dependencies, 'exposure'>, release: Pick<VendorRelease, 'orderId' | 'vendorId'>, currency: string, now: DateTime): Promise<ExposureEntry[]> {
+  const mine = (await deps.exposure.open(release.vendorId, formatInstant(now, INDIA_TIME), currency)).filter((e) => e.orderId === release.orderId);
+  await Promise.all(mine.map((e) => deps.exposure.remove(e)));
+  return mine;
+}
+
+/**
+ * A delivery after an early release moves its risk close: the order can be refunded for `riskWindow` after the
+ * delivery, not after the payment (never past max eligibility). Each entry of the order is moved to its new close.
+ */
+export async function followDelivery(deps: Pick<Dependencies, 'exposure' | 'clock' | 'orders' | 'settings'>, orderId: string): Promise<void> {
+  const [stored, settings] = await Promise.all([deps.orders.loadOrder(orderId), deps.settings.get()]);
+  const now = deps.clock.now();
+  for (const release of stored.releases) {
+    if (!release.exposure) continue;
+    const facts = vendorFacts(stored.events.map((e) => e.event), release.vendorId);
+    const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts.deliveredAt, settings });
+    const current = (await deps.exposure.open(release.vendorId, formatInstant(now, INDIA_TIME), release.exposure.currency)).filter((e) => e.orderId === orderId);
+    const closesAt = formatEpochMs(closesMs, INDIA_TIME);
+    if (current.length === 0 || current.every((e) => parseMoment(e.closesAt, 'closesAt').ms === closesMs)) continue;
+    if (closesMs > now.toMillis()) await deps.exposure.put({ ...current[0], closesAt });
+    await Promise.all(current.filter((e) => parseMoment(e.closesAt, 'closesAt').ms !== closesMs).map((e) => deps.exposure.remove(e)));
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Early-release exposure (contract 6.4): money released before its order's max eligibility while the order can still
+ * be refunded or disputed, per vendor and currency; the cap a policy may set on it; how it falls day by day.
+ */
+import Decimal from 'decimal.js';
+import { DateTime } from 'luxon';
+import { formatEpochMs, momentOf, parseMoment, shiftMoment } from './dates';
+import { DEFAULT_RISK_WINDOW } from './settings';
+import type { DecimalText, IsoInstant, Settings, VendorPolicy } from './types';
+
+/** One early release's money at risk: from its send until its risk window closes. */
+export interface ExposureEntry {
+  vendorId: string;
+  currency: string;
+  orderId: string;
+  amount: DecimalText;
+  /** When the order can no longer come back: risk window end, never after max eligibility (see riskClosesAtMs). */
+  closesAt: IsoInstant;
+  /** When the release was claimed for its early send. */
+  releasedAt: IsoInstant;
+}
+
+/**
+ * The instant the money of an early release stops being exposure: `riskWindow` after the delivery (after the payment
+ * when no delivery is known), but never after max eligibility, since from then on the gateway would have settled the
+ * money anyway and the early release adds no risk.
+ */
+export function riskClosesAtMs(input: { transactionTime: IsoInstant; maxEligibility: IsoInstant; deliveredAt: DateTime | null; settings: Settings }): number {
+  const from = input.deliveredAt ? momentOf(input.deliveredAt) : parseMoment(input.transactionTime, 'transactionTime');
+  const closes = shiftMoment(from, input.settings.riskWindow ?? DEFAULT_RISK_WINDOW, 'riskWindow', 1).ms;
+  return Math.min(closes, parseMoment(input.maxEligibility, 'maxEligibility').ms);
+}
+
+/** Whether a send of `eligibilityMs` releases money before max eligibility: only those are exposure. */
+export function isEarly(eligibilityMs: number, maxEligibility: IsoInstant): boolean {
+  return eligibilityMs < parseMoment(maxEligibility, 'maxEligibility').ms;
+}
+
+function closesMs(entry: ExposureEntry): number {
+  return parseMoment(entry.closesAt, 'closesAt').ms;
+}
+
+/** The exposure at `nowMs` of entries of one currency: those whose risk window is still open. */
+export function exposureAt(entries: readonly ExposureEntry[], nowMs: number): Decimal {
+  return entries.reduce((sum, e) => (closesMs(e) > nowMs ? sum.plus(e.amount) : sum), new Decimal(0));
+}
+
+/** One day of the exposure forecast: what is still at risk at the end of that India-time (settings zone) day. */
+export interface ExposureDay {
+  date: string;
+  amount: DecimalText;
+  /** Money whose risk window closes that day. */
+  closing: DecimalText;
+}
+
+/** How the exposure of one currency falls day by day, from today until the last open risk window closes. */
+export function exposureForecast(entries: readonly ExposureEntry[], nowMs: number, zone: string): ExposureDay[] {
+  const open = entries.filter((e) => closesMs(e) > nowMs).sort((a, b) => closesMs(a) - closesMs(b));
+  if (open.length === 0) return [];
+  const closingByDay = new Map<string, Decimal>();
+  for (const e of open) {
+    const day = formatEpochMs(closesMs(e), zone).slice(0, 10);
+    closingByDay.set(day, (closingByDay.get(day) ?? new Decimal(0)).plus(e.amount));
+  }
+  const days: ExposureDay[] = [];
+  let remaining = exposureAt(open, nowMs);
+  const last = formatEpochMs(closesMs(open[open.length - 1]), zone).slice(0, 10);
+  for (let day = DateTime.fromMillis(nowMs, { zone }).startOf('day'); ; day = day.plus({ days: 1 })) {
+    const date = day.toISODate()!;
+    const closing = closingByDay.get(date) ?? new Decimal(0);
+    remaining = remaining.minus(closing);
+    days.push({ date, amount: remaining.toFixed(2), closing: closing.toFixed(2) });
+    if (date >= last) return days;
+  }
+}
+
+/** The cap in force for one currency, or null: a policy without `maxExposure` for it caps nothing. */
+export function capOf(policy: Pick<VendorPolicy, 'maxExposure'> | null | undefined, currency: string): Decimal | null {
+  const cap = policy?.maxExposure?.[currency];
+  return cap === undefined ? null : new Decimal(cap);
+}
+
+/** Whether one more early release fits under the cap, and if not, when it will. */
+export type CapCheck =
+  | { fits: true; exposure: Decimal }
+  | { fits: false; exposure: Decimal; cap: Decimal; amount: Decimal; exceededBy: Decimal; fitsAtMs: number | null; message: string };
+
+/**
+ * Checks `amount` against the cap, with `entries` the vendor's other open entries of `currency`. When it does not fit,
+ * `fitsAtMs` is the first instant a risk window closes that leaves room for it (null: never, the amount alone is over
+ * the cap), and the message gives the figures: exposure now, the cap, this release's amount, the currency, by how much
+ * a cap lower than today's exposure is exceeded.
+ */
+export function checkCap(input: { entries: readonly ExposureEntry[]; cap: Decimal | null; amount: DecimalText; currency: string; nowMs: number; zone: string }): CapCheck {
+  const exposure = exposureAt(input.entries, input.nowMs);
+  const amount = new Decimal(input.amount);
+  if (input.cap === null || exposure.plus(amount).lte(input.cap)) return { fits: true, exposure };
+  const cap = input.cap;
+  let fitsAtMs: number | null = null;
+  if (amount.lte(cap)) {
+    let remaining = exposure;
+    for (const e of input.entries.filter((x) => closesMs(x) > input.nowMs).sort((a, b) => closesMs(a) - closesMs(b))) {
+      remaining = remaining.minus(e.amount);
+      if (remaining.plus(amount).lte(cap)) { fitsAtMs = closesMs(e); break; }
+    }
+  }
+  const exceededBy = exposure.minus(cap);
+  const over = exceededBy.gt(0) ? `; the cap is already exceeded by ${exceededBy.toFixed(2)} ${input.currency}` : '';
+  const when = fitsAtMs !== null
+    ? `; it fits when a risk window closes at ${formatEpochMs(fitsAtMs, input.zone)}`
+    : amount.gt(cap) ? '; this release alone is over the cap: it goes at max eligibility' : '';
+  return {
+    fits: false, exposure, cap, amount, exceededBy: exceededBy.gt(0) ? exceededBy : new Decimal(0), fitsAtMs,
+    message: `exposure_cap: exposure now ${exposure.toFixed(2)} ${input.currency} plus this release's ${amount.toFixed(2)} ${input.currency} would pass the policy's maxExposure ${cap.toFixed(2)} ${input.currency}${over}${when}`,
+  };
+}
+
+/** An early release a preview would send, as the cap simulation needs it. */
+export interface PlannedEarlyRelease {
+  orderId: string;
+  vendorId: string;
+  currency: string;
+  amount: DecimalText;
+  /** When its send would claim it (its candidate target, or now when that has passed). */
+  sendMs: number;
+  /** When its risk window would close. */
+  closesMs: number;
+}
+
+/** A release a preview shows the cap would stop: it would wait (exposure_cap) instead of going early. */
+export interface CapStop {
+  orderId: string;
+  vendorId: string;
+  currency: string;
+  amount: DecimalText;
+  message: string;
+}
+
+/**
+ * Which of `planned` the cap would stop, sending them in time order against today's open `entries` and those that go
+ * before them (each leaves the exposure when its risk window closes). What previews show (contract 6.4).
+ */
+export function capStops(planned: readonly PlannedEarlyRelease[], entries: readonly ExposureEntry[], cap: (currency: string) => Decimal | null, zone: string): CapStop[] {
+  const going: ExposureEntry[] = [...entries];
+  const stops: CapStop[] = [];
+  for (const p of [...planned].sort((a, b) => a.sendMs - b.sendMs || (a.orderId < b.orderId ? -1 : 1))) {
+    const mine = going.filter((e) => e.currency === p.currency);
+    const check = checkCap({ entries: mine, cap: cap(p.currency), amount: p.amount, currency: p.currency, nowMs: p.sendMs, zone });
+    if (check.fits) {
+      going.push({ vendorId: p.vendorId, currency: p.currency, orderId: p.orderId, amount: p.amount, closesAt: formatEpochMs(p.closesMs, 'UTC'), releasedAt: formatEpochMs(p.sendMs, 'UTC') });
+    } else {
+      stops.push({ orderId: p.orderId, vendorId: p.vendorId, currency: p.currency, amount: p.amount, message: check.message });
+    }
+  }
+  return stops;
+}

@@ -1,0 +1,61 @@
+/**
+ * The contract of the ExposureLedger port (contract 6.4), run alike against the in-memory fake and the DynamoDB
+ * adapter on a real dynalite: open entries in closing order from a query (never a scan), the conditional version.
+ */
+import type { ExposureLedger } from '../../functions/application/ports';
+import { DynamoExposureLedger } from '../../functions/adapters/dynamodb/exposure-ledger';
+import type { ExposureEntry } from '../../functions/domain/exposure';
+import { startLocalDynamo } from '../adapters/local-dynamodb';
+import { InMemoryExposureLedger } from '../fakes/exposure-ledger';
+
+interface Subject {
+  ledger: ExposureLedger;
+  close(): Promise<void>;
+}
+
+const SUBJECTS: Array<[string, () => Promise<Subject>]> = [
+  ['the in-memory fake', async () => ({ ledger: new InMemoryExposureLedger(), close: async () => undefined })],
+  ['the DynamoDB adapter', async () => {
+    const local = await startLocalDynamo();
+    return { ledger: new DynamoExposureLedger(local.doc, local.tables.orders), close: () => local.close() };
+  }],
+];
+
+const entry = (orderId: string, currency: string, amount: string, closesAt: string, vendorId = 'vendor_a'): ExposureEntry => ({
+  vendorId, currency, orderId, amount, closesAt, releasedAt: '2022-12-02T16:05:00+05:30',
+});
+
+describe.each(SUBJECTS)('%s', (_name, make) => {
+  let subject: Subject;
+  beforeEach(async () => {
+    subject = await make();
+  });
+  afterEach(async () => {
+    await subject.close();
+  });
+
+  test('open entries: those closing after now, in closing order, of one currency or of every one; other vendors apart', async () => {
+    const { ledger } = subject;
+    await ledger.put(entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30'));
+    await ledger.put(entry('o1', 'INR', '10.00', '2022-12-03T10:00:00+05:30'));
+    await ledger.put(entry('o2', 'USD', '20.00', '2022-12-04T04:30:00Z'));
+    await ledger.put(entry('o9', 'INR', '99.00', '2022-12-04T10:00:00+05:30', 'vendor_b'));
+    expect((await ledger.open('vendor_a', '2022-12-02T16:05:00+05:30', 'INR')).map((e) => e.orderId)).toEqual(['o1', 'o3']);
+    expect((await ledger.open('vendor_a', '2022-12-02T16:05:00+05:30')).map((e) => e.orderId)).toEqual(['o1', 'o3', 'o2']);
+    // An entry closing exactly now is closed.
+    expect((await ledger.open('vendor_a', '2022-12-03T10:00:00+05:30', 'INR')).map((e) => e.orderId)).toEqual(['o3']);
+    expect(await ledger.open('vendor_a', '2022-12-03T10:00:00+05:30', 'INR')).toEqual([entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30')]);
+    await ledger.remove(entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30'));
+    expect(await ledger.open('vendor_a', '2022-12-03T10:00:00+05:30', 'INR')).toEqual([]);
+  });
+
+  test('the version moves only from the one expected: two writers from the same version, one wins', async () => {
+    const { ledger } = subject;
+    expect(await ledger.version('vendor_a', 'INR')).toBe(0);
+    expect(await Promise.all([ledger.bump('vendor_a', 'INR', 0), ledger.bump('vendor_a', 'INR', 0)])).toEqual(expect.arrayContaining([true, false]));
+    expect(await ledger.version('vendor_a', 'INR')).toBe(1);
+    expect(await ledger.bump('vendor_a', 'INR', 0)).toBe(false);
+    expect(await ledger.bump('vendor_a', 'INR', 1)).toBe(true);
+    expect(await ledger.version('vendor_a', 'USD')).toBe(0);
+  });
+});
