@@ -47,7 +47,7 @@ type LeftOut = 'orderId' | 'vendorId' | 'attempts' | 'settledFrom' | 'settlement
 const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
   amount: true, state: true, policyVersion: true, rule: true, scheduleOption: true, transactionTime: true, maxEligibility: true,
   targetEligibility: true, sendAt: true, releaseKey: true, appliedEligibility: true, predictedSettlement: true, clamp: true,
-  sends: true, reason: true, reasonCode: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
+  sends: true, reason: true, reasonCode: true, waitReason: true, exposure: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
   currency: true, version: true, updatedAt: true,
 };
 const PLANNING_PROJECTION = (() => {

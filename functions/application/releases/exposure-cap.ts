@@ -6,11 +6,11 @@
  */
 import { INDIA_TIME, formatEpochMs, formatInstant, parseMoment } from '../../domain/dates';
 import { capOf, checkCap, isEarly, riskClosesAtMs, type ExposureEntry } from '../../domain/exposure';
-import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release-machine';
+import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release';
 import type { VendorRelease } from '../../domain/types';
 import type { DateTime } from 'luxon';
 import type { Dependencies } from '../ports';
-import { releaseKeyOf } from './release-writes';
+import { releaseKeyOf } from './release-store';
 
 /** Tries of the conditional move before the claim is left to the sweep (another send of the vendor kept winning). */
 const CAP_TRIES = 5;
