@@ -16,7 +16,7 @@ import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/definitions/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
 import { loadClientHook } from './lambda/client-hook';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, LOCAL_FUNCTIONS_ACCESS_KEY, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -268,7 +268,9 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
       config, clock, publisher: () => getDeps().publisher, logger: opts.logger, clientHook: opts.clientHook,
-      ...(opts.bundles ? { bundles: opts.bundles, environment: definedOnly(environment) } : {}),
+      // A bundle builds its own clients from process.env, as on Lambda: it signs as Holdback's functions (the local
+      // bus policy's name for them), whatever credentials the shell holds.
+      ...(opts.bundles ? { bundles: opts.bundles, environment: { ...definedOnly(environment), AWS_ACCESS_KEY_ID: LOCAL_FUNCTIONS_ACCESS_KEY, AWS_SECRET_ACCESS_KEY: 'local' } } : {}),
     });
     started.push(() => containers.close());
     await containers.ready();
