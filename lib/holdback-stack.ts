@@ -110,7 +110,8 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
   sweep: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
     config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-    audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
+    // GetItem: the streams' signed heads and a checkpoint by number (AuditStore.signedHeads, checkpoint).
+    audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
   },
   api: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
@@ -118,8 +119,8 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     // Listing, and the signed webhooks it refuses.
     rejected: [...REJECT, 'dynamodb:Query'],
-    // Verification and export read the whole log.
-    audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+    // Verification and export read the whole log; a proof reads the stream's signed head and its checkpoint (GetItem).
+    audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
   // Each step: the vendor's open-release index page, each release planned again (orders), the job's counters
   // (config UpdateItem), the settings, policies and holds; an audit export reads the whole log.
