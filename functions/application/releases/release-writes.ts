@@ -1,13 +1,13 @@
 /** What every area stamps and appends the same way: stored times (India time) and audit appends that never throw. */
-import type { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatInstant } from '../../domain/dates';
+import { stamp } from '../../domain/release';
 import { describeError } from '../errors';
 import type { AuditEntry, Dependencies } from '../ports';
 
-/** Stored times are India time, the gateway's clock, so that text order is time order in the table. */
-export function storedInstant(dt: DateTime): string {
-  return formatInstant(dt, GATEWAY_ZONE);
-}
+/**
+ * Stored times are India time, the gateway's clock, so that text order is time order in the table: the machine's one
+ * write stamp, used by every area for what it stores.
+ */
+export const storedInstant = stamp;
 
 /** Appends to the audit log; a failure is logged and swallowed (the log keeps and retries what it could not write). */
 export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Promise<void> {
