@@ -53,6 +53,13 @@ describe('readRuntimeConfig', () => {
       .toThrow('HOLDBACK_GATEWAY_RATE_PER_MINUTE (3) is below HOLDBACK_RELEASE_MAX_CONCURRENCY (4)');
   });
 
+  test('a preview answers in one answer up to HOLDBACK_PREVIEW_INLINE_RELEASES open releases (default 20,000), a job above', () => {
+    expect(buildDependencies(readRuntimeConfig(COMPLETE)).previewInlineReleases).toBe(20_000);
+    expect(buildDependencies(readRuntimeConfig({ ...COMPLETE, HOLDBACK_PREVIEW_INLINE_RELEASES: '500' })).previewInlineReleases).toBe(500);
+    expect(() => readRuntimeConfig({ ...COMPLETE, HOLDBACK_PREVIEW_INLINE_RELEASES: 'many' }))
+      .toThrow('HOLDBACK_PREVIEW_INLINE_RELEASES is "many"; set it to an integer of at least 0 (default 20000)');
+  });
+
   test('only the release function sends: every other function is built with a gateway that refuses, naming the queue', async () => {
     const deps = buildDependencies(readRuntimeConfig(COMPLETE), { sendsToGateway: false });
     await expect(deps.gateway.updateEligibility('order_1001', 'vendor_A', '2022-12-17 16:00:00'))
@@ -91,7 +98,7 @@ describe('readRuntimeConfig', () => {
     }
     const line = JSON.parse(lines.join('').trim()) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'ERROR', message: 'gateway call failed with [redacted]', detail: 'header was [redacted]', orderId: 'order_1001' });
-    expect(Object.keys(deps).sort()).toEqual(['approvals', 'audit', 'auditArchive', 'auditKey', 'clock', 'config', 'exports', 'gateway', 'gatewayOrders', 'holds', 'jobQueue', 'jobs', 'logger', 'openOrderPolicies', 'orders', 'policies', 'policyImports', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['approvals', 'audit', 'auditArchive', 'auditKey', 'clock', 'config', 'exports', 'exposure', 'gateway', 'gatewayOrders', 'holds', 'jobQueue', 'jobs', 'logger', 'openOrderPolicies', 'orders', 'policies', 'policyImports', 'previewInlineReleases', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });
