@@ -12,42 +12,36 @@ import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy
 import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { VendorPolicy } from '../../functions/domain/types';
-import { startLocalDynamo } from '../adapters/local-dynamodb';
 import {
   InMemoryConfigReader, InMemoryHoldRepository, InMemoryOpenOrderPolicyRepository, InMemoryPolicyRepository, InMemorySettingsRepository,
 } from '../fakes/repositories';
+import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 
 const clock: Clock = { now: () => DateTime.fromISO('2022-12-02T10:35:00Z', { zone: 'utc' }) };
 
-interface Subject {
+interface Ports {
   settings: SettingsRepository;
   policies: PolicyRepository;
   holds: VendorHoldRepository;
   openOrders: OpenOrderPolicyRepository;
   reader: ConfigReader;
-  close(): Promise<void>;
 }
 
-const SUBJECTS: Array<[string, () => Promise<Subject>]> = [
-  ['the in-memory fakes', async () => {
+const SUBJECTS: Subjects<Ports> = [
+  ['the in-memory fakes', inMemory(() => {
     const settings = new InMemorySettingsRepository(clock);
     const policies = new InMemoryPolicyRepository();
     const holds = new InMemoryHoldRepository();
     const openOrders = new InMemoryOpenOrderPolicyRepository();
-    return { settings, policies, holds, openOrders, reader: new InMemoryConfigReader(settings, policies, holds, openOrders), close: async () => undefined };
-  }],
-  ['the DynamoDB adapters', async () => {
-    const local = await startLocalDynamo();
-    const table = local.tables.config;
-    return {
-      settings: new DynamoSettingsRepository(local.doc, table, clock),
-      policies: new DynamoPolicyRepository(local.doc, table),
-      holds: new DynamoHoldRepository(local.doc, table),
-      openOrders: new DynamoOpenOrderPolicyRepository(local.doc, table),
-      reader: new DynamoConfigReader(local.doc, table, clock),
-      close: () => local.close(),
-    };
-  }],
+    return { settings, policies, holds, openOrders, reader: new InMemoryConfigReader(settings, policies, holds, openOrders) };
+  })],
+  ['the DynamoDB adapters', onDynalite(({ doc, tables: { config: table } }) => ({
+    settings: new DynamoSettingsRepository(doc, table, clock),
+    policies: new DynamoPolicyRepository(doc, table),
+    holds: new DynamoHoldRepository(doc, table),
+    openOrders: new DynamoOpenOrderPolicyRepository(doc, table),
+    reader: new DynamoConfigReader(doc, table, clock),
+  }))],
 ];
 
 const policy = (vendorId: string, version: number, scheduleOption: number): VendorPolicy => ({
@@ -55,17 +49,10 @@ const policy = (vendorId: string, version: number, scheduleOption: number): Vend
   actor: 'ops@example.com', reason: `change ${version}`, at: `2022-12-0${version}T10:00:00+05:30`,
 });
 
-describe.each(SUBJECTS)('%s', (_name, make) => {
-  let subject: Subject;
-  beforeEach(async () => {
-    subject = await make();
-  });
-  afterEach(async () => {
-    await subject.close();
-  });
+describeEachSubject(SUBJECTS, (subject) => {
 
   test('nothing stored: the default settings (version 0) and, for every vendor asked for, no policy, no hold, no open orders\' policy', async () => {
-    const config = await subject.reader.forPlanning(['vendor_a', 'vendor_b']);
+    const config = await subject().reader.forPlanning(['vendor_a', 'vendor_b']);
     expect(config.settings).toMatchObject({ ...DEFAULT_SETTINGS, version: 0 });
     expect([...config.policies]).toEqual([['vendor_a', null], ['vendor_b', null]]);
     expect([...config.holds]).toEqual([['vendor_a', null], ['vendor_b', null]]);
@@ -73,15 +60,15 @@ describe.each(SUBJECTS)('%s', (_name, make) => {
   });
 
   test('what was stored is read together: settings in force, each vendor\'s current policy, hold and newest open orders\' policy', async () => {
-    await subject.settings.save({ ...DEFAULT_SETTINGS, deferByDays: 20 }, { actor: 'finance@example.com', reason: 'longer hold', at: '2022-12-02T10:00:00+05:30', expectedVersion: 0 });
-    await subject.policies.save(policy('vendor_a', 1, 1));
-    await subject.policies.save(policy('vendor_a', 2, 13));
-    await subject.holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
-    await subject.openOrders.put(policy('vendor_a', 2, 13));
+    await subject().settings.save({ ...DEFAULT_SETTINGS, deferByDays: 20 }, { actor: 'finance@example.com', reason: 'longer hold', at: '2022-12-02T10:00:00+05:30', expectedVersion: 0 });
+    await subject().policies.save(policy('vendor_a', 1, 1));
+    await subject().policies.save(policy('vendor_a', 2, 13));
+    await subject().holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
+    await subject().openOrders.put(policy('vendor_a', 2, 13));
     // An older version put later does not replace the newer one (an apply's job that lost a race).
-    await subject.openOrders.put(policy('vendor_a', 1, 1));
+    await subject().openOrders.put(policy('vendor_a', 1, 1));
     for (const eventual of [false, true]) {
-      const config = await subject.reader.forPlanning(['vendor_a', 'vendor_b'], { eventual });
+      const config = await subject().reader.forPlanning(['vendor_a', 'vendor_b'], { eventual });
       expect(config.settings).toMatchObject({ deferByDays: 20, version: 1 });
       expect(config.policies.get('vendor_a')).toEqual(policy('vendor_a', 2, 13));
       expect(config.policies.get('vendor_b')).toBeNull();

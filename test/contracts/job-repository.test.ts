@@ -5,22 +5,14 @@
 import { DynamoJobRepository } from '../../functions/adapters/dynamodb/job-repository';
 import type { JobRepository, StoredJob } from '../../functions/application/ports';
 import { newJobId } from '../../functions/application/jobs/start-job';
-import { startLocalDynamo } from '../adapters/local-dynamodb';
 import { InMemoryJobRepository } from '../fakes/jobs';
+import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 
 jest.setTimeout(60_000);
 
-interface Subject {
-  jobs: JobRepository;
-  close(): Promise<void>;
-}
-
-const SUBJECTS: Array<[string, () => Promise<Subject>]> = [
-  ['the in-memory fake', async () => ({ jobs: new InMemoryJobRepository(), close: async () => undefined })],
-  ['the DynamoDB adapter', async () => {
-    const local = await startLocalDynamo();
-    return { jobs: new DynamoJobRepository(local.doc, local.tables.config), close: () => local.close() };
-  }],
+const SUBJECTS: Subjects<{ jobs: JobRepository }> = [
+  ['the in-memory fake', inMemory(() => ({ jobs: new InMemoryJobRepository() }))],
+  ['the DynamoDB adapter', onDynalite((local) => ({ jobs: new DynamoJobRepository(local.doc, local.tables.config) }))],
 ];
 
 const jobOf = (kind: StoredJob['kind'] = 'vendor_hold'): StoredJob => ({
@@ -28,17 +20,10 @@ const jobOf = (kind: StoredJob['kind'] = 'vendor_hold'): StoredJob => ({
   finishedAt: null, error: null, result: null, params: { vendorId: 'vendor_a' }, failures: [], expected: ['vendor_a:0'], finished: [],
 });
 
-describe.each(SUBJECTS)('%s', (_name, make) => {
-  let subject: Subject;
-  beforeEach(async () => {
-    subject = await make();
-  });
-  afterEach(async () => {
-    await subject.close();
-  });
+describeEachSubject(SUBJECTS, (subject) => {
 
   test('a step read or finished twice counts once; the job is complete when finished holds every expected step; it ends once', async () => {
-    const { jobs } = subject;
+    const { jobs } = subject();
     {
       const job = jobOf();
       await jobs.create(job);
@@ -62,7 +47,7 @@ describe.each(SUBJECTS)('%s', (_name, make) => {
   });
 
   test('jobs are listed newest first, filtered by state and kind, in pages', async () => {
-    const { jobs } = subject;
+    const { jobs } = subject();
     {
       const made = [jobOf('vendor_hold'), jobOf('outcomes_export'), jobOf('vendor_hold')];
       for (const job of made) await jobs.create(job);
