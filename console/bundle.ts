@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BUILT_CONSOLE_DIR } from '../functions/definitions/console-build';
 
 export interface ConsoleAsset {
   body: Buffer;
@@ -80,8 +81,7 @@ ${names.css ? `<link rel="stylesheet" href="console/${names.css}">` : ''}
 /** The name under /console/ that answers Holdback's time instead of a file (`{"now": ISO}`). */
 export const CONSOLE_CLOCK = 'clock';
 
-/** The folder the API function's bundling writes the console to, next to the function's index.js. */
-export const BUILT_CONSOLE_DIR = 'console-app';
+export { BUILT_CONSOLE_DIR };
 const MANIFEST = 'manifest.json';
 
 /** Builds the console and writes it to `dir`: the page, its assets and a manifest of their content types. */

@@ -14,7 +14,7 @@ import { METRICS_NAMESPACE } from '../functions/definitions/metric-names';
 import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling } from './release-scheduling';
-import { BUILT_CONSOLE_DIR } from '../console/bundle';
+import { BUILT_CONSOLE_DIR } from '../functions/definitions/console-build';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
 export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive' | 'jobs';

@@ -6,25 +6,15 @@ import type { RejectedEventRepository, VendorHoldRepository } from '../../functi
 import { DynamoHoldRepository } from '../../functions/adapters/dynamodb/hold-repository';
 import { DynamoRejectedEventRepository } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import type { RejectedEvent } from '../../functions/domain/types';
-import { startLocalDynamo } from '../adapters/local-dynamodb';
 import { InMemoryHoldRepository, InMemoryRejectedEventRepository } from '../fakes/repositories';
+import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 
-interface Subject {
-  holds: VendorHoldRepository;
-  rejected: RejectedEventRepository;
-  close(): Promise<void>;
-}
-
-const SUBJECTS: Array<[string, () => Promise<Subject>]> = [
-  ['the in-memory fakes', async () => ({ holds: new InMemoryHoldRepository(), rejected: new InMemoryRejectedEventRepository(), close: async () => undefined })],
-  ['the DynamoDB adapters', async () => {
-    const local = await startLocalDynamo();
-    return {
-      holds: new DynamoHoldRepository(local.doc, local.tables.config),
-      rejected: new DynamoRejectedEventRepository(local.doc, local.tables.rejected),
-      close: () => local.close(),
-    };
-  }],
+const SUBJECTS: Subjects<{ holds: VendorHoldRepository; rejected: RejectedEventRepository }> = [
+  ['the in-memory fakes', inMemory(() => ({ holds: new InMemoryHoldRepository(), rejected: new InMemoryRejectedEventRepository() }))],
+  ['the DynamoDB adapters', onDynalite((local) => ({
+    holds: new DynamoHoldRepository(local.doc, local.tables.config),
+    rejected: new DynamoRejectedEventRepository(local.doc, local.tables.rejected),
+  }))],
 ];
 
 const rejectedEvent = (id: string, minute: number): RejectedEvent => ({
@@ -32,55 +22,48 @@ const rejectedEvent = (id: string, minute: number): RejectedEvent => ({
   reasons: [`detail.orderId: is missing; send an order id (${id})`], detail: { vendors: [{ vendorId: 'v', amount: '10.005' }], note: id },
 });
 
-describe.each(SUBJECTS)('%s', (_name, make) => {
-  let subject: Subject;
-  beforeEach(async () => {
-    subject = await make();
-  });
-  afterEach(async () => {
-    await subject.close();
-  });
+describeEachSubject(SUBJECTS, (subject) => {
 
   describe('VendorHoldRepository', () => {
     test('null for a vendor never held; the last put is what get answers, per vendor', async () => {
-      expect(await subject.holds.get('vendor_a')).toBeNull();
-      await subject.holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
-      await subject.holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'kyc', at: '2022-12-02T16:01:00+05:30' });
-      await subject.holds.put({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: '2022-12-03T10:00:00+05:30' });
-      expect(await subject.holds.get('vendor_a')).toEqual({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: '2022-12-03T10:00:00+05:30' });
-      expect(await subject.holds.get('vendor_b')).toMatchObject({ held: true, reason: 'kyc' });
+      expect(await subject().holds.get('vendor_a')).toBeNull();
+      await subject().holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
+      await subject().holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'kyc', at: '2022-12-02T16:01:00+05:30' });
+      await subject().holds.put({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: '2022-12-03T10:00:00+05:30' });
+      expect(await subject().holds.get('vendor_a')).toEqual({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: '2022-12-03T10:00:00+05:30' });
+      expect(await subject().holds.get('vendor_b')).toMatchObject({ held: true, reason: 'kyc' });
     });
 
     test('what get answers is a copy: changing it changes nothing stored', async () => {
-      await subject.holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
-      const read = (await subject.holds.get('vendor_a'))!;
+      await subject().holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
+      const read = (await subject().holds.get('vendor_a'))!;
       read.held = false;
-      expect((await subject.holds.get('vendor_a'))!.held).toBe(true);
+      expect((await subject().holds.get('vendor_a'))!.held).toBe(true);
     });
   });
 
   describe('RejectedEventRepository', () => {
     test('numbered in order of arrival, listed newest first, the detail kept as received; count of every one', async () => {
-      for (const [i, id] of ['evt-1', 'evt-2', 'evt-3'].entries()) await subject.rejected.add(rejectedEvent(id, i));
-      const page = await subject.rejected.page({ limit: 10 });
+      for (const [i, id] of ['evt-1', 'evt-2', 'evt-3'].entries()) await subject().rejected.add(rejectedEvent(id, i));
+      const page = await subject().rejected.page({ limit: 10 });
       expect(page.items.map((r) => [r.id, r.sequence])).toEqual([['evt-3', 3], ['evt-2', 2], ['evt-1', 1]]);
       expect(page.items[2]).toEqual({ ...rejectedEvent('evt-1', 0), sequence: 1 });
       expect([page.count, page.next]).toEqual([3, null]);
     });
 
     test('the same event refused again (a retry, same id) is listed once', async () => {
-      await subject.rejected.add(rejectedEvent('evt-1', 0));
-      await subject.rejected.add(rejectedEvent('evt-1', 5));
-      const page = await subject.rejected.page({ limit: 10 });
+      await subject().rejected.add(rejectedEvent('evt-1', 0));
+      await subject().rejected.add(rejectedEvent('evt-1', 5));
+      const page = await subject().rejected.page({ limit: 10 });
       expect(page.items.map((r) => r.id)).toEqual(['evt-1']);
       expect(page.count).toBe(1);
     });
 
     test('pages: limit of them, next continues after the last, the last page has no next', async () => {
-      for (let i = 1; i <= 5; i += 1) await subject.rejected.add(rejectedEvent(`evt-${i}`, i));
-      const first = await subject.rejected.page({ limit: 2 });
-      const second = await subject.rejected.page({ limit: 2, after: first.next });
-      const third = await subject.rejected.page({ limit: 2, after: second.next });
+      for (let i = 1; i <= 5; i += 1) await subject().rejected.add(rejectedEvent(`evt-${i}`, i));
+      const first = await subject().rejected.page({ limit: 2 });
+      const second = await subject().rejected.page({ limit: 2, after: first.next });
+      const third = await subject().rejected.page({ limit: 2, after: second.next });
       expect([first, second, third].map((p) => p.items.map((r) => r.sequence))).toEqual([[5, 4], [3, 2], [1]]);
       expect([first.next === null, second.next === null, third.next]).toEqual([false, false, null]);
       expect(third.count).toBe(5);

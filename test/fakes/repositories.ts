@@ -1,7 +1,7 @@
 /** In-memory repositories with the real ones' rules: conditional versions, newest-first history, copies not references. */
 import { DateTime } from 'luxon';
 import {
-  VersionConflictError, type Clock, type ConfigReader, type OrderRepository, type PlanningConfig, type PolicyRepository,
+  VersionConflictError, type Clock, type ConfigReader, type OpenOrderPolicyRepository, type OrderRepository, type PlanningConfig, type PolicyRepository,
   type RejectedEventRepository, type SettingsRepository, type StoredOrder, type VendorHoldRepository,
 } from '../../functions/application/ports';
 import { formatInstant } from '../../functions/domain/dates';
@@ -131,7 +131,7 @@ export class InMemoryConfigReader implements ConfigReader {
   }
 }
 
-export class InMemoryOpenOrderPolicyRepository {
+export class InMemoryOpenOrderPolicyRepository implements OpenOrderPolicyRepository {
   readonly policies = new Map<string, VendorPolicy>();
 
   async put(policy: VendorPolicy): Promise<void> {
