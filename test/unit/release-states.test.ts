@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { storedRelease, toRelease } from '../../functions/adapters/dynamodb/release-reads';
 import { formatInstant } from '../../functions/domain/dates';
 import {
-  MANUAL_FROM, TRANSITIONS, checkMove, checkSettlement, isFinal, isPending, isSentOrFinal, isUnsent, plan, reasonCodeOf, reasonText,
+  MANUAL_FROM, TRANSITIONS, checkMove, waitsForExposure, checkSettlement, isFinal, isPending, isSentOrFinal, isUnsent, plan, reasonCodeOf, reasonText,
   settle, type PlanInput, type Reason,
 } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
@@ -133,5 +133,24 @@ describe('the settlement against its prediction, inside the machine', () => {
     expect(checked.release.settlementMismatch).toMatchObject({ predicted: '2022-12-07T11:00:00+05:30', differenceMinutes: 1440 });
     expect(checked.release.settlementMismatch?.message).toMatch(/the gateway settles vendor vendor_a by schedule option 2, Holdback's policy says 1/);
     expect(checked.effects).toEqual([expect.objectContaining({ kind: 'publish', event: expect.objectContaining({ type: 'config.drift_detected' }) })]);
+  });
+});
+
+describe('the exposure-cap wait (contract 6.4) in the table', () => {
+  const at = '2022-12-05T16:00:00+05:30';
+  it('only a WAITING release whose reason is exposure_cap, with a send time, is claimed again', () => {
+    expect(waitsForExposure({ state: 'WAITING', reasonCode: 'exposure_cap', sendAt: at })).toBe(true);
+    expect(waitsForExposure({ state: 'WAITING', reasonCode: 'exposure_cap', sendAt: null })).toBe(false);
+    expect(waitsForExposure({ state: 'WAITING', reasonCode: 'waiting_delivery', sendAt: at })).toBe(false);
+    // A claimed release has a deadline in sendAt: it is taken over after it, never treated as a cap's wait.
+    for (const state of RELEASE_STATES.filter((s) => s !== 'WAITING')) {
+      expect(waitsForExposure({ state, reasonCode: 'exposure_cap', sendAt: at })).toBe(false);
+    }
+  });
+
+  it('the wait is not a pending send of its own (isPending stays the unguarded claims)', () => {
+    expect(isPending('WAITING')).toBe(false);
+    expect(() => checkMove('APPLYING', 'exposure_wait', 'WAITING')).not.toThrow();
+    expect(() => checkMove('WAITING', 'claim', 'APPLYING')).not.toThrow();
   });
 });

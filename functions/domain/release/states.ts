@@ -133,7 +133,7 @@ export function isUnsent(release: Pick<VendorRelease, 'state' | 'reasonCode'>): 
 
 /** A WAITING release under an exposure cap (contract 6.4): claimed again at its `sendAt` (a risk window closes, or max eligibility). */
 export function waitsForExposure(release: Pick<VendorRelease, 'state' | 'reasonCode' | 'sendAt'>): boolean {
-  return allows(release.state, 'claim', release) && !isPending(release.state) && release.sendAt !== null;
+  return TRANSITIONS[release.state].claim?.guard === 'exposure_cap' && allows(release.state, 'claim', release) && release.sendAt !== null;
 }
 
 /** A write the table does not allow is a defect of the machine: it is never stored. */
