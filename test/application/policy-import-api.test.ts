@@ -187,3 +187,13 @@ describe('the answer stays far below Lambda 6 MB whatever the file holds (issue 
     expect(JSON.stringify(badDelay.body).length).toBeLessThan(2000);
   });
 });
+
+test('an import keeps each vendor\'s maxExposure (contract 6.4): the file has no column for it', async () => {
+  await api.world.deps.policies.save({
+    vendorId: 'vendor_a', version: 1, scheduleOption: 1, release: { kind: 'at_max' }, maxExposure: { INR: '50000.00' },
+    actor: 'finance@example.com', reason: 'cap', at: '2022-12-02T16:00:00+05:30',
+  });
+  expect((await post(GOOD, 'actor=finance%40example.com&dryRun=false')).status).toBe(200);
+  expect(await current('vendor_a')).toMatchObject({ version: 2, release: { kind: 'immediate' }, maxExposure: { INR: '50000.00' } });
+  expect(await current('vendor_b')).not.toHaveProperty('maxExposure');
+});

@@ -175,6 +175,6 @@ test('in the browser: signed reads show the vendor, and a hold the role may not 
   } finally {
     await context.close();
   }
-  expect(stub.calls.filter((c) => c.method === 'POST' && c.path === '/vendors/sv-1/hold').at(-1)?.body).toBe('{"actor":"alice@example.com","reason":"fraud review"}');
+  expect(stub.calls.filter((c) => c.method === 'POST' && c.path === '/vendors/sv-1/hold').at(-1)?.body).toBe('{"actor":"alice@example.com","reason":"fraud review","source":"finance"}');
   expect(stub.badSignatures).toEqual([]);
 });

@@ -257,7 +257,9 @@ async function applyRows(deps: Dependencies, importId: string, rows: ImportRow[]
   await eachInFlight(rows, WRITES_IN_FLIGHT, async (row) => {
     const current = await deps.policies.current(row.vendorId);
     // Written by this import before an interruption: kept as it is.
-    const saved = current?.importId === importId ? current : await saveNextPolicy(deps, row.vendorId, current?.version ?? 0, row.policy, importId);
+    // The file has no maxExposure column: a vendor's exposure cap (contract 6.4) stays as it was.
+    const keptCap = current?.maxExposure ? { maxExposure: current.maxExposure } : {};
+    const saved = current?.importId === importId ? current : await saveNextPolicy(deps, row.vendorId, current?.version ?? 0, { ...row.policy, ...keptCap }, importId);
     written.push({ vendorId: row.vendorId, version: saved.version });
   });
   return written.sort((a, b) => (a.vendorId < b.vendorId ? -1 : a.vendorId > b.vendorId ? 1 : 0));
@@ -299,6 +301,7 @@ async function restore(deps: Dependencies, importId: string, vendorId: string, s
   await saveNextPolicy(deps, vendorId, current.version, {
     scheduleOption: previous.scheduleOption,
     release: previous.release,
+    ...(previous.maxExposure ? { maxExposure: previous.maxExposure } : {}),
     actor: current.actor,
     reason: `import ${importId.slice(0, 12)} rolled back, version ${previous.version} restored: ${why}`.slice(0, 200),
   });

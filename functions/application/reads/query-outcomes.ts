@@ -10,7 +10,8 @@ import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../.
 import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
 import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from '../ports';
 import { inZone } from '../response-times';
-import { projectionContext, releaseViewOf, type ProjectionContext, type ReleaseView } from './view-order';
+import { projectionContext, releaseViewOf, vendorHoldSources, type ProjectionContext, type ReleaseView } from './view-order';
+import type { HoldSource } from '../../domain/types';
 
 export const OUTCOME_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 const OUTCOME_TIMES: readonly OutcomeTime[] = ['transaction', 'applied', 'settled'];
@@ -129,11 +130,11 @@ function cursorList(filter: OutcomeFilter): string {
   return `outcomes:${digest.slice(0, 16)}`;
 }
 
-export function outcomeItem(row: ReadRelease, zone: string, projection: ProjectionContext): OutcomeItem {
+export function outcomeItem(row: ReadRelease, zone: string, projection: ProjectionContext, holdSources?: Map<string, HoldSource>): OutcomeItem {
   const { release, order } = row;
   return {
     orderId: release.orderId,
-    ...releaseViewOf(release, zone, projection),
+    ...releaseViewOf(release, zone, projection, holdSources?.get(release.vendorId)),
     currency: moneyOf(release, order?.currency).currency,
     transactionTime: inZone(release.transactionTime, zone),
     maxEligibility: inZone(release.maxEligibility, zone),
@@ -156,8 +157,10 @@ export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Pro
   }
   const page = rows.slice(0, query.limit);
   const more = rows.length > query.limit;
+  // The source of each vendor hold that keeps a release of the page HELD (one read per such vendor).
+  const holdSources = await vendorHoldSources(deps, page.map((row) => row.release));
   return {
-    items: page.map((row) => outcomeItem(row, zone, projection)),
+    items: page.map((row) => outcomeItem(row, zone, projection, holdSources)),
     nextCursor: more ? encodeCursor(cursorList(query.filter), page[page.length - 1].position) : null,
   };
 }

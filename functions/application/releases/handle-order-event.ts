@@ -68,7 +68,8 @@ export async function handleOrderEvent(
     const strays: StrayReport | undefined = stored && event.vendorIds ? { key, detailType, detail, envelope } : undefined;
     const planned = await reconcileOrder(deps, event.orderId, { kind: 'event', actor: 'marketplace', reason: event.type }, undefined, strays);
     if (planned?.rejected) return { outcome: 'rejected', rejected: planned.rejected };
-    if (planned && event.type === 'order.delivered') await followDelivery(deps, event.orderId);
+    // Only an order with money released early has exposure for a delivery to move: no read for the others.
+    if (planned && event.type === 'order.delivered' && planned.releases.some((r) => r.exposure)) await followDelivery(deps, event.orderId);
     return { outcome: 'accepted', orderId: event.orderId, duplicate: !stored, releases: planned?.releases ?? [] };
   }
   // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting
