@@ -8,13 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand,
-  ScanCommand, type AttributeValue, type CreateTableCommandInput,
+  QueryCommand, ScanCommand, type AttributeValue, type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { startLocal, type LocalRuntime } from '../../local/runtime';
 import { dataFolderPaths } from '../../local/data-folder';
 import { LocalDynamo } from '../../local/edge/dynamodb';
 import { dropOutdated, stageTable, stagingName } from '../../local/edge/table-migration';
-import { APPROVAL_INDEX, DEFAULT_TABLE_NAMES, createTableInputs } from '../../functions/definitions/tables';
+import {
+  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs,
+} from '../../functions/definitions/tables';
 
 jest.setTimeout(120_000);
 
@@ -115,14 +117,13 @@ async function oldFolder(extraItems = 0): Promise<{ dir: string; approvalId: str
   return { dir, approvalId, items };
 }
 
-async function expectMigrated(dir: string, approvalId: string, items: string[]): Promise<void> {
+async function expectMigrated(dir: string, items: string[]): Promise<void> {
   await withTables(dir, async (client) => {
     expect(canonical(await scanAll(client, CONFIG))).toEqual(items);
     const described = await client.send(new DescribeTableCommand({ TableName: CONFIG }));
     expect(described.Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual([APPROVAL_INDEX.name]);
     expect((await client.send(new ListTablesCommand({}))).TableNames).not.toContain(stagingName(CONFIG));
   });
-  void approvalId;
 }
 
 async function expectApprovals(runtime: LocalRuntime, approvalId: string): Promise<void> {
@@ -142,7 +143,7 @@ test('a config table made without the approvals index is rebuilt with it at the 
   ]);
   await expectApprovals(runtime, approvalId);
   await stop(runtime);
-  await expectMigrated(dir, approvalId, items);
+  await expectMigrated(dir, items);
 
   // The next start has nothing to migrate.
   const again: string[] = [];
@@ -164,7 +165,7 @@ test('a kill after the copy and the delete of the original: the next start copie
   ]);
   await expectApprovals(runtime, approvalId);
   await stop(runtime);
-  await expectMigrated(dir, approvalId, items);
+  await expectMigrated(dir, items);
 });
 
 test('a kill during the copy (the staging table without its marker): the next start copies again from the untouched original', async () => {
@@ -181,5 +182,46 @@ test('a kill during the copy (the staging table without its marker): the next st
   ]);
   await expectApprovals(runtime, approvalId);
   await stop(runtime);
-  await expectMigrated(dir, approvalId, items);
+  await expectMigrated(dir, items);
+});
+
+test('an orders table made before the read indexes gets them all; items carrying their keys are found through them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'holdback-migration-'));
+  folders.push(dir);
+  await stop(await start(dir));
+  const orders = createTableInputs().find((table) => table.TableName === DEFAULT_TABLE_NAMES.orders)!;
+  const due = orders.GlobalSecondaryIndexes!.filter((index) => index.IndexName === DUE_INDEX.name);
+  const items = await withTables(dir, async (client) => {
+    await client.send(new DeleteTableCommand({ TableName: orders.TableName }));
+    await waitFor(client, orders.TableName!, false);
+    await client.send(new CreateTableCommand({
+      ...orders,
+      AttributeDefinitions: orders.AttributeDefinitions!.filter((a) => ['pk', 'sk', DUE_INDEX.pk, DUE_INDEX.sk].includes(a.AttributeName!)),
+      GlobalSecondaryIndexes: due,
+    }));
+    await waitFor(client, orders.TableName!, true);
+    for (let i = 0; i < 40; i += 1) {
+      await client.send(new PutItemCommand({
+        TableName: orders.TableName,
+        Item: {
+          pk: { S: `ORDER#order_${i}` }, sk: { S: 'VENDOR#ven_a' }, amount: { S: `${i}.50` }, currency: { S: 'INR' },
+          [OPEN_INDEX.pk]: { S: `OPEN#ven_a#${i % OPEN_SHARDS}` }, [OPEN_INDEX.sk]: { S: `2022-12-${String(10 + (i % 10)).padStart(2, '0')}#order_${i}` },
+        },
+      }));
+    }
+    return canonical(await scanAll(client, orders.TableName!));
+  });
+  const lines: string[] = [];
+  await stop(await start(dir, lines));
+  expect(lines.filter((line) => line.startsWith('migrating table'))).toEqual([
+    `migrating table ${orders.TableName}: adding indexes ${[OPEN_INDEX.name, PAID_INDEX.name, APPLIED_INDEX.name, SETTLED_INDEX.name].join(', ')} (40 items)`,
+  ]);
+  await withTables(dir, async (client) => {
+    expect(canonical(await scanAll(client, orders.TableName!))).toEqual(items);
+    const open = await client.send(new QueryCommand({
+      TableName: orders.TableName, IndexName: OPEN_INDEX.name, KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk }, ExpressionAttributeValues: { ':pk': { S: 'OPEN#ven_a#3' } },
+    }));
+    expect((open.Items ?? []).map((item) => item.pk.S).sort()).toEqual(['ORDER#order_11', 'ORDER#order_19', 'ORDER#order_27', 'ORDER#order_3', 'ORDER#order_35']);
+  });
 });
