@@ -6,6 +6,7 @@ import {
   CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { pause } from './in-flight';
+import { migrateTables } from './table-migration';
 
 /** How long a clean stop waits for LevelDB to close before the thread is ended anyway (every write was synced). */
 const CLOSE_WAIT_MS = 3_000;
@@ -52,10 +53,14 @@ export class LocalDynamo {
     });
   }
 
-  /** Creates each table through the edge unless it exists, and waits until all are ACTIVE. */
-  async createTables(endpoint: string, region: string, tables: CreateTableCommandInput[]): Promise<void> {
+  /**
+   * Creates each table through the edge unless it exists, and waits until all are ACTIVE. A table made by an older
+   * version that lacks an index is first rebuilt with it (see table-migration.ts), one line logged per table.
+   */
+  async createTables(endpoint: string, region: string, tables: CreateTableCommandInput[], log: (line: string) => void = () => undefined): Promise<void> {
     const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     try {
+      await migrateTables(client, tables, log);
       for (const table of tables) {
         try {
           await client.send(new CreateTableCommand(table));

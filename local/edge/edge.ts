@@ -345,7 +345,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   }
 
   try {
-    await dynamo.createTables(url, region, opts.tables);
+    await dynamo.createTables(url, region, opts.tables, log);
     if (opts.targets[SWEEP_SCHEDULE.target]) {
       scheduler.create(SWEEP_SCHEDULE.name, {
         ScheduleExpression: SWEEP_SCHEDULE.expression,
