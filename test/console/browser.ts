@@ -2,6 +2,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startHarness, type Harness } from '../e2e/harness';
+import type { LocalRuntimeOptions } from '../../local/runtime';
 
 const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -46,4 +48,25 @@ export function screenshotPath(name: string): string {
   const folder = join(__dirname, '..', '..', '.screenshots');
   mkdirSync(folder, { recursive: true });
   return join(folder, name);
+}
+
+/** The whole local stack and a browser for one test file: started before its tests, closed after them. */
+export interface ConsoleStack {
+  h: Harness;
+  browser: Browser | null;
+  consoleUrl: string;
+}
+
+export function consoleStack(opts: LocalRuntimeOptions = {}): ConsoleStack {
+  const stack = { browser: null } as unknown as ConsoleStack;
+  beforeAll(async () => {
+    stack.h = await startHarness(opts);
+    stack.consoleUrl = `${stack.h.runtime.api.url}/console`;
+    stack.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await stack.browser?.close();
+    await stack.h?.close();
+  });
+  return stack;
 }

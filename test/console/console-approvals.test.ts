@@ -3,27 +3,15 @@
  * for open orders waits (the form says so and nothing changes), the Approvals page lists it with what it would move
  * (its amount and the live preview), the maker's own approval is refused, a checker approves it and it is applied.
  */
-import type { Browser, Page } from 'playwright-core';
-import { startHarness, vendorOf, type Harness } from '../e2e/harness';
-import { browserIt, consolePage, launchBrowser, screenshotPath } from './browser';
+import type { Page } from 'playwright-core';
+import { vendorOf } from '../e2e/harness';
+import { browserIt, consolePage, consoleStack, screenshotPath } from './browser';
 
 const test = browserIt('console-approvals.test.ts');
-let h: Harness;
-let browser: Browser | null = null;
-let consoleUrl: string;
-
-beforeAll(async () => {
-  h = await startHarness();
-  consoleUrl = `${h.runtime.api.url}/console`;
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const stack = consoleStack();
 
 async function asPerson<T>(actor: string, work: (page: Page) => Promise<T>): Promise<T> {
-  const { context, page } = await consolePage(browser!, consoleUrl, actor);
+  const { context, page } = await consolePage(stack.browser!, stack.consoleUrl, actor);
   try {
     return await work(page);
   } catch (error) {
@@ -37,15 +25,15 @@ async function asPerson<T>(actor: string, work: (page: Page) => Promise<T>): Pro
 test('a policy change for open orders waits for a second person, who sees what it would move and approves it', async () => {
   const vendorId = 'ca-vendor';
   const orderId = 'ca-order-1';
-  await h.createVendors([{ id: vendorId, scheduleOption: 1 }]);
-  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P5D' });
-  const transactionTime = await h.createPaidOrder(orderId, [{ vendorId, amount: 1000 }]);
-  await h.send('order.paid', { orderId, transactionTime, vendors: [{ vendorId, amount: 1000 }] });
-  expect((await h.api('PUT', '/settings', { approvals: { policyChange: {} }, actor: 'admin@test', reason: 'four eyes on open orders' })).status).toBe(200);
+  await stack.h.createVendors([{ id: vendorId, scheduleOption: 1 }]);
+  await stack.h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P5D' });
+  const transactionTime = await stack.h.createPaidOrder(orderId, [{ vendorId, amount: 1000 }]);
+  await stack.h.send('order.paid', { orderId, transactionTime, vendors: [{ vendorId, amount: 1000 }] });
+  expect((await stack.h.api('PUT', '/settings', { approvals: { policyChange: {} }, actor: 'admin@test', reason: 'four eyes on open orders' })).status).toBe(200);
 
   await asPerson('maker@test', async (page) => {
     expect(await page.getByTestId('who-you-are').textContent()).toMatch(/^unauthenticated/);
-    await page.goto(`${consoleUrl}#/vendors/${vendorId}`);
+    await page.goto(`${stack.consoleUrl}#/vendors/${vendorId}`);
     await page.getByTestId('policy-kind').selectOption('immediate');
     await page.getByTestId('policy-apply-to').selectOption('open_orders');
     await page.getByTestId('policy-reason').fill('trusted vendor');
@@ -56,14 +44,14 @@ test('a policy change for open orders waits for a second person, who sees what i
     await note.waitFor();
     expect(await note.textContent()).toMatch(/Nothing changed yet: this change needs a second person\. It waits as approval ap_\w+ on the Approvals page/);
   });
-  expect((await h.api('GET', `/vendors/${vendorId}/policy`)).body.version).toBe(1);
-  const pending = (await h.api('GET', '/approvals?state=pending')).body.items as Array<{ approvalId: string }>;
+  expect((await stack.h.api('GET', `/vendors/${vendorId}/policy`)).body.version).toBe(1);
+  const pending = (await stack.h.api('GET', '/approvals?state=pending')).body.items as Array<{ approvalId: string }>;
   expect(pending).toHaveLength(1);
   const id = pending[0].approvalId;
 
   // The maker cannot decide their own change.
   await asPerson('maker@test', async (page) => {
-    await page.goto(`${consoleUrl}#/approvals`);
+    await page.goto(`${stack.consoleUrl}#/approvals`);
     await page.getByTestId(`decision-reason-${id}`).fill('looks right to me');
     await page.getByTestId(`approve-${id}`).click();
     const refused = page.locator(`[data-testid="decision-problem-${id}"][data-code="own_approval"]`);
@@ -72,7 +60,7 @@ test('a policy change for open orders waits for a second person, who sees what i
   });
 
   await asPerson('checker@test', async (page) => {
-    await page.goto(`${consoleUrl}#/approvals`);
+    await page.goto(`${stack.consoleUrl}#/approvals`);
     const row = page.getByTestId(`approval-${id}`);
     await row.waitFor();
     const text = await row.textContent();
@@ -91,8 +79,8 @@ test('a policy change for open orders waits for a second person, who sees what i
     await page.getByTestId(`approval-${id}`).waitFor();
     expect(await page.getByTestId(`approval-${id}`).textContent()).toContain('approved by checker@test (unauthenticated): checked the vendor record (applied)');
   });
-  const policy = (await h.api('GET', `/vendors/${vendorId}/policy`)).body;
+  const policy = (await stack.h.api('GET', `/vendors/${vendorId}/policy`)).body;
   expect(policy).toMatchObject({ version: 2, release: { kind: 'immediate' }, actor: 'maker@test', reason: 'trusted vendor' });
-  await h.runtime.idle();
-  expect(vendorOf((await h.api('GET', `/orders/${orderId}`)).body, vendorId).policyVersion).toBe(2);
+  await stack.h.runtime.idle();
+  expect(vendorOf((await stack.h.api('GET', `/orders/${orderId}`)).body, vendorId).policyVersion).toBe(2);
 });

@@ -3,42 +3,30 @@ import { readFileSync } from 'node:fs';
 import { DeleteItemCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { parse } from 'csv-parse/sync';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
-import { startHarness, vendorOf, type Harness } from '../e2e/harness';
-import { browserIt, consolePage, screenshotPath, launchBrowser } from './browser';
+import { vendorOf } from '../e2e/harness';
+import { browserIt, consolePage, consoleStack, screenshotPath } from './browser';
 
 const test = browserIt('console-local.test.ts');
-let h: Harness;
-let browser: Browser | null = null;
-let consoleUrl: string;
-
-beforeAll(async () => {
-  h = await startHarness();
-  consoleUrl = `${h.runtime.api.url}/console`;
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const stack = consoleStack();
 
 /** A vendor at the gateway and one paid order of it, with Holdback told of the payment. */
 async function paidOrder(vendorId: string, orderId: string, amount = 1000): Promise<string> {
-  await h.createVendors([{ id: vendorId, scheduleOption: 1 }]);
-  const transactionTime = await h.createPaidOrder(orderId, [{ vendorId, amount }]);
-  await h.send('order.paid', { orderId, transactionTime, vendors: [{ vendorId, amount }] });
+  await stack.h.createVendors([{ id: vendorId, scheduleOption: 1 }]);
+  const transactionTime = await stack.h.createPaidOrder(orderId, [{ vendorId, amount }]);
+  await stack.h.send('order.paid', { orderId, transactionTime, vendors: [{ vendorId, amount }] });
   return transactionTime;
 }
 
 async function releaseOf(orderId: string, vendorId: string) {
-  const order = await h.api('GET', `/orders/${orderId}`);
+  const order = await stack.h.api('GET', `/orders/${orderId}`);
   expect(order.status).toBe(200);
   return vendorOf(order.body, vendorId);
 }
 
 async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
-  const { context, page } = await consolePage(browser!, consoleUrl);
+  const { context, page } = await consolePage(stack.browser!, stack.consoleUrl);
   try {
     await work(page);
   } catch (error) {
@@ -52,7 +40,7 @@ async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
 
 /** The state cell of one vendor on the order page, once it shows `state` (after a refresh if needed). */
 async function orderPageShows(page: Page, orderId: string, vendorId: string, state: string): Promise<void> {
-  await page.goto(`${consoleUrl}#/orders/${orderId}`);
+  await page.goto(`${stack.consoleUrl}#/orders/${orderId}`);
   // Going to the address the page already shows changes nothing: load it again to see the state as it is now.
   await page.reload();
   await page.locator(`[data-testid="order-vendor-${vendorId}"] [data-testid="state"]`, { hasText: state }).waitFor();
@@ -62,7 +50,7 @@ test('serves the page and its assets with the clock\'s time, and names the field
   await withPage(async (page) => {
     // The shared clock of the harness stands at 2022-12-02T16:05:00+05:30.
     expect(await page.getByTestId('clock').textContent()).toBe('Holdback time: 2022-12-02 16:05 IST (+05:30)');
-    await page.goto(`${consoleUrl}#/vendors/cv-badpolicy`);
+    await page.goto(`${stack.consoleUrl}#/vendors/cv-badpolicy`);
     await page.getByTestId('policy-kind').selectOption('after_payment');
     await page.getByTestId('policy-delay').fill('three days');
     await page.getByTestId('policy-reason').fill('try a bad delay');
@@ -77,7 +65,7 @@ test('serves the page and its assets with the clock\'s time, and names the field
 test('every control of every page has a label, every table column a header, and the pages are reached by keyboard', async () => {
   await withPage(async (page) => {
     for (const hash of ['#/', '#/vendors', '#/vendors/cv-badpolicy', '#/orders', '#/outcomes', '#/audit', '#/accuracy', '#/rejected', '#/approvals', '#/settings']) {
-      await page.goto(`${consoleUrl}${hash}`);
+      await page.goto(`${stack.consoleUrl}${hash}`);
       await page.locator('main h1').waitFor();
       await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
       // Run in the page (as text: the test's own TypeScript has no DOM types).
@@ -90,7 +78,7 @@ test('every control of every page has a label, every table column a header, and 
       expect({ hash, headless }).toEqual({ hash, headless: 0 });
     }
     // From the top of the page, Tab reaches the navigation; Enter on "Outcomes" opens it.
-    await page.goto(`${consoleUrl}#/`);
+    await page.goto(`${stack.consoleUrl}#/`);
     for (let i = 0; i < 12 && (await page.evaluate<string | null>('document.activeElement && document.activeElement.textContent')) !== 'Outcomes'; i++) await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Outcomes', level: 1 }).waitFor();
@@ -100,13 +88,13 @@ test('every control of every page has a label, every table column a header, and 
 test('changes a policy through its preview and the order\'s target moves', async () => {
   const vendorId = 'cv-preview';
   const orderId = 'co-preview-1';
-  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P10D' });
+  await stack.h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P10D' });
   await paidOrder(vendorId, orderId);
   const before = await releaseOf(orderId, vendorId);
   expect(before.state).toBe('SCHEDULED');
   expect(before.targetEligibility).toBe('2022-12-12T16:05:00+05:30');
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/vendors/${vendorId}`);
+    await page.goto(`${stack.consoleUrl}#/vendors/${vendorId}`);
     await page.getByTestId('policy-kind').selectOption('after_payment');
     await page.getByTestId('policy-delay').fill('P3D');
     await page.getByTestId('policy-apply-to').selectOption('open_orders');
@@ -127,18 +115,18 @@ test('changes a policy through its preview and the order\'s target moves', async
   });
   const after = await releaseOf(orderId, vendorId);
   expect(after.targetEligibility).toBe('2022-12-05T16:05:00+05:30');
-  const history = await h.api('GET', `/vendors/${vendorId}/policy/history`);
+  const history = await stack.h.api('GET', `/vendors/${vendorId}/policy/history`);
   expect(history.body.versions[0]).toMatchObject({ actor: 'finance@test', reason: 'trusted after a year of orders' });
 });
 
 test('holds a vendor (its release HELD, the overview lists it), unholds it, and after a clock advance the release is sent', async () => {
   const vendorId = 'cv-hold';
   const orderId = 'co-hold-1';
-  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P1D' });
+  await stack.h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P1D' });
   await paidOrder(vendorId, orderId);
   expect((await releaseOf(orderId, vendorId)).state).toBe('SCHEDULED');
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/vendors/${vendorId}`);
+    await page.goto(`${stack.consoleUrl}#/vendors/${vendorId}`);
     await page.getByTestId('hold-reason').fill('compliance review of KYC documents');
     await page.getByTestId('hold').click();
     await page.getByTestId('hold-done').waitFor();
@@ -148,7 +136,7 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
     await orderPageShows(page, orderId, vendorId, 'HELD');
     expect((await releaseOf(orderId, vendorId)).state).toBe('HELD');
 
-    await page.goto(`${consoleUrl}#/`);
+    await page.goto(`${stack.consoleUrl}#/`);
     await page.getByTestId('held-vendors').getByText('compliance review of KYC documents').waitFor();
     // Its release waits for tomorrow (payment + 1 day): listed under tomorrow by its target, HELD with its hold's reason.
     const tomorrowRow = page.getByTestId('releases-tomorrow').getByTestId(`release-${orderId}-${vendorId}`);
@@ -157,16 +145,16 @@ test('holds a vendor (its release HELD, the overview lists it), unholds it, and 
     await page.getByTestId('forecast-chart').waitFor();
     await page.screenshot({ path: screenshotPath('console-overview.png'), fullPage: true });
 
-    await page.goto(`${consoleUrl}#/vendors/${vendorId}`);
+    await page.goto(`${stack.consoleUrl}#/vendors/${vendorId}`);
     await page.getByTestId('hold-reason').fill('documents verified');
     await page.getByTestId('unhold').click();
     await page.getByTestId('hold-done').waitFor();
     await page.locator('[data-testid="hold-job"][data-state="succeeded"]').waitFor();
     await page.getByTestId('hold-state').getByText('not held (unheld by finance@test').waitFor();
-    await h.advance('P2D');
+    await stack.h.advance('P2D');
     await orderPageShows(page, orderId, vendorId, 'APPLIED');
   });
-  expect((await h.appliedAtGateway()).get(`${orderId}/${vendorId}`)).toBe(1);
+  expect((await stack.h.appliedAtGateway()).get(`${orderId}/${vendorId}`)).toBe(1);
 });
 
 test('releases one vendor by hand from the order page', async () => {
@@ -181,10 +169,10 @@ test('releases one vendor by hand from the order page', async () => {
     await page.getByTestId(`release-${vendorId}`).click();
     await page.getByRole('status').filter({ hasText: 'Release requested' }).waitFor();
     // "As soon as the gateway accepts": the next whole minute; a minute of the shared clock lets the send happen.
-    await h.advance('PT1M');
+    await stack.h.advance('PT1M');
     await orderPageShows(page, orderId, vendorId, 'APPLIED');
   });
-  expect((await h.appliedAtGateway()).get(`${orderId}/${vendorId}`)).toBe(1);
+  expect((await stack.h.appliedAtGateway()).get(`${orderId}/${vendorId}`)).toBe(1);
 });
 
 test('a manual release asks first, saying what will be sent and the clamp; refused, nothing is sent', async () => {
@@ -218,10 +206,10 @@ test('a manual release asks first, saying what will be sent and the clamp; refus
 test('downloads the outcomes CSV of the filter shown and parses it back', async () => {
   const vendorId = 'cv-csv';
   await paidOrder(vendorId, 'co-csv-1', 1000);
-  await h.createPaidOrder('co-csv-2', [{ vendorId, amount: 250.5 }]);
-  await h.send('order.paid', { orderId: 'co-csv-2', transactionTime: h.runtime.clock.now().setZone('Asia/Kolkata').toISO(), vendors: [{ vendorId, amount: '250.50' }] });
+  await stack.h.createPaidOrder('co-csv-2', [{ vendorId, amount: 250.5 }]);
+  await stack.h.send('order.paid', { orderId: 'co-csv-2', transactionTime: stack.h.runtime.clock.now().setZone('Asia/Kolkata').toISO(), vendors: [{ vendorId, amount: '250.50' }] });
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/outcomes`);
+    await page.goto(`${stack.consoleUrl}#/outcomes`);
     await page.getByTestId('filter-vendor').fill(vendorId);
     await page.getByTestId('outcomes-search').click();
     await page.getByTestId('release-co-csv-2-cv-csv').waitFor();
@@ -241,12 +229,12 @@ test('downloads the outcomes CSV of the filter shown and parses it back', async 
 
 test('names the first broken link after an audit record is deleted directly in DynamoDB', async () => {
   const vendorId = 'cv-audit';
-  await h.setPolicy(vendorId, { kind: 'immediate' });
-  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P2D' });
-  const dynamo = new DynamoDBClient({ endpoint: h.runtime.edge.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  await stack.h.setPolicy(vendorId, { kind: 'immediate' });
+  await stack.h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P2D' });
+  const dynamo = new DynamoDBClient({ endpoint: stack.h.runtime.edge.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   try {
     await withPage(async (page) => {
-      await page.goto(`${consoleUrl}#/audit`);
+      await page.goto(`${stack.consoleUrl}#/audit`);
       expect(await page.getByTestId('audit-result').textContent()).toContain('Intact');
       const records = Number(await page.getByTestId('audit-records').textContent());
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('audit-export-link').click()]);
@@ -261,7 +249,7 @@ test('names the first broken link after an audit record is deleted directly in D
     const victim = mine.find((r) => items.some((o) => o.stream === r.stream && o.sequence === r.sequence + 1))!;
     await dynamo.send(new DeleteItemCommand({ TableName: DEFAULT_AUDIT_TABLE_NAME, Key: { pk: { S: victim.pk } , sk: { S: victim.sk } } }));
     await withPage(async (page) => {
-      await page.goto(`${consoleUrl}#/audit`);
+      await page.goto(`${stack.consoleUrl}#/audit`);
       const broken = page.getByTestId('first-broken');
       await broken.waitFor();
       const text = await broken.textContent();
@@ -277,7 +265,7 @@ test('imports policies from CSV: the dry run shows each wrong line and field, an
   const header = 'vendorId,scheduleOption,release,delay,reason';
   const wrong = `${header}\nci-vendor-1,1,after_delivery,P2D,trusted vendor\nci-vendor-2,1,after_payment,,new terms`;
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/vendors`);
+    await page.goto(`${stack.consoleUrl}#/vendors`);
     await page.getByTestId('import-text').fill(wrong);
     await page.getByTestId('import-dry-run').click();
     const errors = page.getByTestId('import-errors');
@@ -292,7 +280,7 @@ test('imports policies from CSV: the dry run shows each wrong line and field, an
     await page.getByTestId('import-apply').click();
     await page.getByTestId('import-applied').getByText('Applied 2 policies').waitFor();
   });
-  const policy = await h.api('GET', '/vendors/ci-vendor-2/policy');
+  const policy = await stack.h.api('GET', '/vendors/ci-vendor-2/policy');
   expect(policy.body).toMatchObject({ release: { kind: 'after_payment', delay: 'P1D' }, actor: 'finance@test', reason: 'new terms' });
 });
 
@@ -300,10 +288,10 @@ test('previews a settings change over the unsent releases, then saves it with th
   // A release 12 days after its payment: a Defer by Days of 5 would put its target past the window's end.
   const vendorId = 'cv-refuse';
   const orderId = 'co-refuse-1';
-  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P12D' });
+  await stack.h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P12D' });
   await paidOrder(vendorId, orderId);
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/settings`);
+    await page.goto(`${stack.consoleUrl}#/settings`);
     await page.getByTestId('settings-defer').fill('5');
     await page.getByTestId('settings-reason').fill('dashboard Defer by Days raised to 20');
     await page.getByTestId('settings-preview').click();
@@ -326,13 +314,13 @@ test('previews a settings change over the unsent releases, then saves it with th
     expect(asked[0]).toMatch(/Save the settings: Defer by Days \d+ -> 20\. \d+ of \d+ unsent release\(s\) move/);
     expect(asked[0]).toContain('PUT /settings');
     expect(asked[0]).toContain('"deferByDays": 20');
-    expect((await h.api('GET', '/settings')).body.deferByDays).not.toBe(20);
+    expect((await stack.h.api('GET', '/settings')).body.deferByDays).not.toBe(20);
     page.on('dialog', (dialog) => void dialog.accept());
     await page.getByTestId('settings-apply').click();
     await page.getByTestId('settings-saved').waitFor();
     await page.getByTestId('settings-history').getByText('dashboard Defer by Days raised to 20').waitFor();
   });
-  const settings = await h.api('GET', '/settings');
+  const settings = await stack.h.api('GET', '/settings');
   expect(settings.body).toMatchObject({ deferByDays: 20, actor: 'finance@test', reason: 'dashboard Defer by Days raised to 20' });
 });
 
@@ -342,12 +330,12 @@ test('the overview lists a release the gateway refused as a drift alert, with th
   // the gateway settles the vendor at its own default date.
   const vendorId = 'cv-drift';
   const orderId = 'co-drift-1';
-  await h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P15DT2H' });
+  await stack.h.setPolicy(vendorId, { kind: 'after_payment', delay: 'P15DT2H' });
   await paidOrder(vendorId, orderId);
-  await h.advance('P15DT1H5M');
+  await stack.h.advance('P15DT1H5M');
   expect((await releaseOf(orderId, vendorId)).state).toBe('FAILED');
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/`);
+    await page.goto(`${stack.consoleUrl}#/`);
     const alert = page.getByTestId(`alert-${orderId}-${vendorId}`);
     await alert.waitFor();
     const cells = await alert.locator('th, td').allTextContents();
@@ -357,15 +345,15 @@ test('the overview lists a release the gateway refused as a drift alert, with th
 });
 
 test('a vendor with a USD and an INR order: the vendors page, the vendor page and its releases show each currency apart, in its own grouping', async () => {
-  await h.setPolicy('cv-fx', { kind: 'after_delivery', delay: 'P2D' });
-  await h.send('order.paid', { orderId: 'cv-fx-usd', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'cv-fx', amount: '1000' }], currency: 'USD' });
-  await h.send('order.paid', { orderId: 'cv-fx-inr', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'cv-fx', amount: '100000' }], currency: 'INR' });
+  await stack.h.setPolicy('cv-fx', { kind: 'after_delivery', delay: 'P2D' });
+  await stack.h.send('order.paid', { orderId: 'cv-fx-usd', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'cv-fx', amount: '1000' }], currency: 'USD' });
+  await stack.h.send('order.paid', { orderId: 'cv-fx-inr', transactionTime: '2022-12-02T16:05:00+05:30', vendors: [{ vendorId: 'cv-fx', amount: '100000' }], currency: 'INR' });
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/vendors`);
+    await page.goto(`${stack.consoleUrl}#/vendors`);
     const row = page.getByTestId('vendor-cv-fx');
     await row.waitFor();
     expect(await row.innerText()).toContain('INR 1,00,000.00 in 1 release; USD 1,000.00 in 1 release');
-    await page.goto(`${consoleUrl}#/vendors/cv-fx`);
+    await page.goto(`${stack.consoleUrl}#/vendors/cv-fx`);
     const releases = page.getByTestId('vendor-release-table');
     await releases.locator('[data-testid="release-cv-fx-usd-cv-fx"]').waitFor();
     expect(await releases.locator('[data-testid="release-cv-fx-usd-cv-fx"]').innerText()).toContain('USD 1,000.00');
@@ -375,10 +363,10 @@ test('a vendor with a USD and an INR order: the vendors page, the vendor page an
     expect(await page.getByTestId('unknown-vendor').count()).toBe(0);
   });
   // Held, the overview's headline counts them per currency, never added together.
-  expect((await h.api('POST', '/vendors/cv-fx/hold', { actor: 'risk@test', reason: 'headline check' })).status).toBe(200);
+  expect((await stack.h.api('POST', '/vendors/cv-fx/hold', { actor: 'risk@test', reason: 'headline check' })).status).toBe(200);
   try {
     await withPage(async (page) => {
-      await page.goto(`${consoleUrl}#/`);
+      await page.goto(`${stack.consoleUrl}#/`);
       const held = page.getByTestId('headline-held');
       await held.waitFor();
       const text = await held.innerText();
@@ -386,17 +374,17 @@ test('a vendor with a USD and an INR order: the vendors page, the vendor page an
       expect(text).toContain('USD 1,000.00 (1)');
     });
   } finally {
-    await h.api('POST', '/vendors/cv-fx/unhold', { actor: 'risk@test', reason: 'headline checked' });
+    await stack.h.api('POST', '/vendors/cv-fx/unhold', { actor: 'risk@test', reason: 'headline checked' });
   }
 });
 
 test('a vendor id nobody named opens with an "unknown vendor" notice; the gateway comparison warns about vendors it does not know', async () => {
-  await h.setPolicy('cv-nogateway', { kind: 'immediate' });
+  await stack.h.setPolicy('cv-nogateway', { kind: 'immediate' });
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/vendors/cv-never-seen`);
+    await page.goto(`${stack.consoleUrl}#/vendors/cv-never-seen`);
     await page.getByTestId('unknown-vendor').waitFor();
     expect(await page.getByTestId('unknown-vendor').innerText()).toContain('Unknown vendor: no order or policy names cv-never-seen');
-    await page.goto(`${consoleUrl}#/vendors`);
+    await page.goto(`${stack.consoleUrl}#/vendors`);
     await page.getByLabel(/Compare each schedule option/).check();
     const answer = page.locator('[data-testid="vendor-cv-nogateway"] [data-testid="gateway-answer"]');
     await answer.waitFor();
@@ -406,13 +394,13 @@ test('a vendor id nobody named opens with an "unknown vendor" notice; the gatewa
 });
 
 test('the rejected events page lists an event Holdback refused, with the field and what to send; the accuracy page reads the report', async () => {
-  await h.send('order.delivered', { orderId: 'cv-rejected-1', deliveredAt: 'yesterday' });
+  await stack.h.send('order.delivered', { orderId: 'cv-rejected-1', deliveredAt: 'yesterday' });
   await withPage(async (page) => {
-    await page.goto(`${consoleUrl}#/rejected`);
+    await page.goto(`${stack.consoleUrl}#/rejected`);
     const table = page.getByTestId('rejected-events');
     await table.getByText('order.delivered').first().waitFor();
     expect(await table.innerText()).toMatch(/deliveredAt/);
-    await page.goto(`${consoleUrl}#/accuracy`);
+    await page.goto(`${stack.consoleUrl}#/accuracy`);
     // Waits past "Loading…" for the report itself.
     await page.getByTestId('accuracy').getByText(/Only a prediction made before the settlement counts|no settlement in this range/).first().waitFor();
     expect(await page.getByTestId('accuracy').innerText()).not.toContain('Loading');
