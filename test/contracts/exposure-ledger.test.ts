@@ -5,37 +5,22 @@
 import type { ExposureLedger } from '../../functions/application/ports';
 import { DynamoExposureLedger } from '../../functions/adapters/dynamodb/exposure-ledger';
 import type { ExposureEntry } from '../../functions/domain/exposure';
-import { startLocalDynamo } from '../adapters/local-dynamodb';
+import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 import { InMemoryExposureLedger } from '../fakes/exposure-ledger';
 
-interface Subject {
-  ledger: ExposureLedger;
-  close(): Promise<void>;
-}
-
-const SUBJECTS: Array<[string, () => Promise<Subject>]> = [
-  ['the in-memory fake', async () => ({ ledger: new InMemoryExposureLedger(), close: async () => undefined })],
-  ['the DynamoDB adapter', async () => {
-    const local = await startLocalDynamo();
-    return { ledger: new DynamoExposureLedger(local.doc, local.tables.orders), close: () => local.close() };
-  }],
+const SUBJECTS: Subjects<{ ledger: ExposureLedger }> = [
+  ['the in-memory fake', inMemory(() => ({ ledger: new InMemoryExposureLedger() }))],
+  ['the DynamoDB adapter', onDynalite((local) => ({ ledger: new DynamoExposureLedger(local.doc, local.tables.orders) }))],
 ];
 
 const entry = (orderId: string, currency: string, amount: string, closesAt: string, vendorId = 'vendor_a'): ExposureEntry => ({
   vendorId, currency, orderId, amount, closesAt, releasedAt: '2022-12-02T16:05:00+05:30',
 });
 
-describe.each(SUBJECTS)('%s', (_name, make) => {
-  let subject: Subject;
-  beforeEach(async () => {
-    subject = await make();
-  });
-  afterEach(async () => {
-    await subject.close();
-  });
+describeEachSubject(SUBJECTS, (subject) => {
 
   test('open entries: those closing after now, in closing order, of one currency or of every one; other vendors apart', async () => {
-    const { ledger } = subject;
+    const { ledger } = subject();
     await ledger.put(entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30'));
     await ledger.put(entry('o1', 'INR', '10.00', '2022-12-03T10:00:00+05:30'));
     await ledger.put(entry('o2', 'USD', '20.00', '2022-12-04T04:30:00Z'));
@@ -50,7 +35,7 @@ describe.each(SUBJECTS)('%s', (_name, make) => {
   });
 
   test('the version moves only from the one expected: two writers from the same version, one wins', async () => {
-    const { ledger } = subject;
+    const { ledger } = subject();
     expect(await ledger.version('vendor_a', 'INR')).toBe(0);
     expect(await Promise.all([ledger.bump('vendor_a', 'INR', 0), ledger.bump('vendor_a', 'INR', 0)])).toEqual(expect.arrayContaining([true, false]));
     expect(await ledger.version('vendor_a', 'INR')).toBe(1);
