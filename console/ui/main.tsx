@@ -82,26 +82,32 @@ function useCaller(): Caller | null {
   return caller;
 }
 
+/** The console's name and Holdback's clock (locally the shared clock), at the top of every page. */
+function BrandAndClock({ now, clockProblem }: { now: string | null; clockProblem: string | null }) {
+  return (
+    <>
+      <p class="brand">Holdback console</p>
+      <p class="clock" data-testid="clock" aria-live="off">
+        Holdback time: <time dateTime={now ?? undefined}>{now ? indiaTime(now) : clockProblem ?? '…'}</time>
+      </p>
+    </>
+  );
+}
+
 function Header({ now, clockProblem }: { now: string | null; clockProblem: string | null }) {
   const [actor, setActor] = useState(storedActor);
   const caller = useCaller();
   if (caller?.authenticated) {
     return (
       <header>
-        <p class="brand">Holdback console</p>
-        <p class="clock" data-testid="clock" aria-live="off">
-          Holdback time: <time dateTime={now ?? undefined}>{now ? indiaTime(now) : clockProblem ?? '…'}</time>
-        </p>
+        <BrandAndClock now={now} clockProblem={clockProblem} />
         <p class="actor" data-testid="who-you-are">Signed in as <strong>{caller.name}</strong> <span class="hint">({caller.principal}, recorded with every change)</span></p>
       </header>
     );
   }
   return (
     <header>
-      <p class="brand">Holdback console</p>
-      <p class="clock" data-testid="clock" aria-live="off">
-        Holdback time: <time dateTime={now ?? undefined}>{now ? indiaTime(now) : clockProblem ?? '…'}</time>
-      </p>
+      <BrandAndClock now={now} clockProblem={clockProblem} />
       <div class="field actor">
         <label for="actor">You (recorded as actor)</label>
         <input id="actor" data-testid="actor" value={actor} placeholder="name@example.com" autoComplete="email" onInput={(e) => {
