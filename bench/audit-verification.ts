@@ -4,10 +4,10 @@
  * `npx tsx bench/run.ts audit`.
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../functions/domain/audit-checkpoints';
-import { GENESIS_HASH, recordHash, type AuditRecord, type StreamHead } from '../functions/domain/audit-records';
-import { AuditVerifier } from '../functions/domain/audit-verification';
-import { recordLine } from '../functions/domain/audit-export';
+import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../functions/domain/audit/audit-checkpoints';
+import { GENESIS_HASH, recordHash, type AuditRecord, type StreamHead } from '../functions/domain/audit/audit-records';
+import { AuditVerifier } from '../functions/domain/audit/audit-verification';
+import { recordLine } from '../functions/domain/audit/audit-export';
 
 export const AUDIT_RECORDS = 1_000_000;
 export const AUDIT_GOAL_SECONDS = 10;

@@ -1,7 +1,7 @@
 /** `holdback audit prove <orderId>`: fetches one order's proof (GET /audit/proof) and checks it here, offline. */
 import { readFileSync } from 'node:fs';
-import { publicKeyOf } from '../functions/domain/audit-checkpoints';
-import { checkStreamProof, publicKeyMap, type ProofCheck, type PublicKeyEntry, type StreamProof } from '../functions/domain/audit-proof';
+import { publicKeyOf } from '../functions/domain/audit/audit-checkpoints';
+import { checkStreamProof, publicKeyMap, type ProofCheck, type PublicKeyEntry, type StreamProof } from '../functions/domain/audit/audit-proof';
 import { apiClientFor, UsageError } from './api-commands';
 
 export interface AuditProveOptions {

@@ -2,9 +2,9 @@
 import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { KeyObject } from 'node:crypto';
-import { publicKeyOf } from '../functions/domain/audit-checkpoints';
-import { verifyExport, type ExportVerification } from '../functions/domain/audit-export';
-import { publicKeyMap, type PublicKeyEntry } from '../functions/domain/audit-proof';
+import { publicKeyOf } from '../functions/domain/audit/audit-checkpoints';
+import { verifyExport, type ExportVerification } from '../functions/domain/audit/audit-export';
+import { publicKeyMap, type PublicKeyEntry } from '../functions/domain/audit/audit-proof';
 import { UsageError } from './api-commands';
 
 export interface AuditVerifyOptions {

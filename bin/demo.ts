@@ -12,7 +12,7 @@ import { isValidWebhookSignature } from '../functions/application/releases/handl
 import type { PolicyPreviewAnswer } from '../functions/application/config/preview-changes';
 import type { ForecastDay } from '../functions/application/reads/read-vendors';
 import type { AccuracyRow } from '../functions/application/releases/settlement-accuracy';
-import type { AuditVerification } from '../functions/domain/audit-verification';
+import type { AuditVerification } from '../functions/domain/audit/audit-verification';
 import type { ReleaseRule } from '../functions/domain/types';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 

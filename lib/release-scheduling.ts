@@ -5,7 +5,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELEASE_SCHEDULE_GROUP } from '../functions/definitions/routing';
-import { DeadLetterQueue } from './dead-letter-queue';
+import { DeadLetterQueue } from './queues/dead-letter-queue';
 import { stackScopedName } from './stack-scoped-name';
 
 /**

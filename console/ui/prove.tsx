@@ -1,10 +1,10 @@
 /**
  * "Prove this order": the order's proof (GET /audit/proof) checked here in the browser, with Web Crypto and the same
- * RFC 8785 canonical JSON as `holdback audit prove` (the shared check of functions/domain/audit-proof-check.ts).
+ * RFC 8785 canonical JSON as `holdback audit prove` (the shared check of functions/domain/audit/audit-proof-check.ts).
  */
 import { useState } from 'preact/hooks';
-import type { CheckpointAlgorithm } from '../../functions/domain/audit-format';
-import { checkProof, fromBase64, toHex, type ProofCheck, type ProofCrypto, type PublicKeyEntry, type StreamProof } from '../../functions/domain/audit-proof-check';
+import type { CheckpointAlgorithm } from '../../functions/domain/audit/audit-format';
+import { checkProof, fromBase64, toHex, type ProofCheck, type ProofCrypto, type PublicKeyEntry, type StreamProof } from '../../functions/domain/audit/audit-proof-check';
 import { call, problemOf } from './api';
 import { indiaTime } from './format';
 

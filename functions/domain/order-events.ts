@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import {
   MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, amountBoundsProblem, instantBoundsIssue, nestingIssue,
 } from './bounds';
-import { canonicalJson } from './audit-records';
+import { canonicalJson } from './audit/audit-records';
 import { parseInstant } from './dates';
 import { sha256Hex } from './digest';
 import { ValidationError, isRecord, type ValidationIssue } from './errors';

@@ -8,7 +8,7 @@ import { verifyAuditLog } from '../../functions/application/audit/audit-log-view
 import { writeAuditCheckpoint, maintainAuditLog } from '../../functions/application/audit/maintain-audit-log';
 import type { AuditEntry, Dependencies } from '../../functions/application/ports';
 import { RecordingLogger } from '../fakes/outside-world';
-import { recordHash } from '../../functions/domain/audit-records';
+import { recordHash } from '../../functions/domain/audit/audit-records';
 import { withLocalDynamo } from './local-dynamodb';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;

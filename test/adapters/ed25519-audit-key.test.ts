@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ed25519AuditKey, KEY_RING_FILE } from '../../functions/adapters/audit-key/ed25519-audit-key';
-import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit-checkpoints';
-import { publicKeyMap } from '../../functions/domain/audit-proof';
+import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
+import { publicKeyMap } from '../../functions/domain/audit/audit-proof';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'holdback-audit-key-')); });

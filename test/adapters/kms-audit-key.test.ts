@@ -5,7 +5,7 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
-import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit-checkpoints';
+import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
 import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
 
 const KEY_ARN = 'arn:aws:kms:ap-south-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
@@ -80,7 +80,7 @@ test('after the key is replaced, the old key is still listed (read from KMS) and
   expect(listed.map((k) => [k.keyId, k.algorithm])).toEqual([[OLD_ARN, 'ECDSA_SHA_256'], [KEY_ARN, 'ECDSA_SHA_256']]);
   // Each key's validity from KMS: in service from its creation until the next key's; the current one has no end.
   expect(listed.map((k) => [k.keyId, k.from, k.to])).toEqual([[OLD_ARN, OLD_CREATED, KEY_CREATED], [KEY_ARN, KEY_CREATED, null]]);
-  const { publicKeyMap } = await import('../../functions/domain/audit-proof');
+  const { publicKeyMap } = await import('../../functions/domain/audit/audit-proof');
   const { keys } = publicKeyMap(listed, publicKeyOf);
   const before = sealCheckpoint(null, { at: '2022-12-01T10:30:00.000Z', coveredUntil: '2022-12-01T10:30:00.000Z', heads: [{ stream: 'order#o1', sequence: 1, hash: 'b'.repeat(64) }], algorithm: 'ECDSA_SHA_256', keyId: OLD_ARN });
   const oldSigned = { ...before, signature: sign('sha256', Buffer.from(checkpointText(before)), old.privateKey).toString('base64') };

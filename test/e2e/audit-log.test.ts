@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { checkpointText } from '../../functions/domain/audit-checkpoints';
+import { checkpointText } from '../../functions/domain/audit/audit-checkpoints';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { startHarness, type Harness } from './harness';
 

@@ -1,6 +1,6 @@
 /** An in-memory audit log for use-case tests: records sealed into chains like the DynamoDB store, and its archive side. */
-import type { AuditCheckpoint } from '../../functions/domain/audit-checkpoints';
-import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../functions/domain/audit-records';
+import type { AuditCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
+import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../functions/domain/audit/audit-records';
 import type { AuditArchive, AuditEntry, Clock, StoredAuditRecord } from '../../functions/application/ports';
 import { RecordingAuditLog } from './outside-world';
 

@@ -1,9 +1,9 @@
 /** The audit log's chain, checkpoints and verifier (contract 6.2): every kind of tampering is the first broken link. */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { checkpointText, isSignedBy, sealCheckpoint, type AuditCheckpoint } from '../../functions/domain/audit-checkpoints';
-import { canonicalJson, GENESIS_HASH, recordHash, sealRecords, streamOf, type AuditRecord } from '../../functions/domain/audit-records';
-import { AuditVerifier, CHECKPOINT_STREAM } from '../../functions/domain/audit-verification';
-import { checkpointLine, headerLine, recordLine, verifyExport } from '../../functions/domain/audit-export';
+import { checkpointText, isSignedBy, sealCheckpoint, type AuditCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
+import { canonicalJson, GENESIS_HASH, recordHash, sealRecords, streamOf, type AuditRecord } from '../../functions/domain/audit/audit-records';
+import { AuditVerifier, CHECKPOINT_STREAM } from '../../functions/domain/audit/audit-verification';
+import { checkpointLine, headerLine, recordLine, verifyExport } from '../../functions/domain/audit/audit-export';
 import { createPublicKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

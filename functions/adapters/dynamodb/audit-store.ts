@@ -4,8 +4,8 @@
  */
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { randomUUID } from 'node:crypto';
-import type { AuditCheckpoint } from '../../domain/audit-checkpoints';
-import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit-records';
+import type { AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
+import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
 import type { AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';

@@ -1,9 +1,9 @@
 /** Use cases: verify the audit log (GET /audit/verify), export it as JSON lines (GET /audit/export), its public key. */
-import { publicKeyOf, type AuditCheckpoint } from '../../domain/audit-checkpoints';
-import { inclusionPath } from '../../domain/audit-merkle';
-import { publicKeyMap, type PublicKeyEntry, type StreamProof } from '../../domain/audit-proof';
-import { checkpointLine, headerLine, recordLine } from '../../domain/audit-export';
-import { AuditVerifier, type AuditVerification } from '../../domain/audit-verification';
+import { publicKeyOf, type AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
+import { inclusionPath } from '../../domain/audit/audit-merkle';
+import { publicKeyMap, type PublicKeyEntry, type StreamProof } from '../../domain/audit/audit-proof';
+import { checkpointLine, headerLine, recordLine } from '../../domain/audit/audit-export';
+import { AuditVerifier, type AuditVerification } from '../../domain/audit/audit-verification';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { NotFoundError, describeError } from '../errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';

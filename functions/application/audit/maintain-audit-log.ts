@@ -1,7 +1,7 @@
 /** Use cases: write an audit checkpoint (the heads of the streams that moved, signed) and append the entries kept after failed appends. */
-import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../../domain/audit-checkpoints';
-import { byStreamBytes } from '../../domain/audit-merkle';
-import { GENESIS_HASH, recordHash, type AuditRecord, type StreamHead } from '../../domain/audit-records';
+import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
+import { byStreamBytes } from '../../domain/audit/audit-merkle';
+import { GENESIS_HASH, recordHash, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
 import { describeError } from '../errors';
 import type { Dependencies } from '../ports';
 

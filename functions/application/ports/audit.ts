@@ -1,7 +1,7 @@
 /** The audit log's ports: appending, the read side with its checkpoints, and the checkpoints' key. */
 import type { IsoInstant } from '../../domain/types';
-import type { AuditRecord, StreamHead } from '../../domain/audit-records';
-import type { AuditCheckpoint, CheckpointAlgorithm } from '../../domain/audit-checkpoints';
+import type { AuditRecord, StreamHead } from '../../domain/audit/audit-records';
+import type { AuditCheckpoint, CheckpointAlgorithm } from '../../domain/audit/audit-checkpoints';
 
 /**
  * One record of the tamper-evident audit log (contract 6.2). The log derives the stream from the entry: the order's
@@ -68,7 +68,7 @@ export interface AuditArchive {
 }
 
 /** One entry of GET /audit/public-keys (contract 6.2). */
-export type AuditPublicKey = import('../../domain/audit-proof').PublicKeyEntry;
+export type AuditPublicKey = import('../../domain/audit/audit-proof').PublicKeyEntry;
 
 /** The asymmetric key of the audit checkpoints (locally an Ed25519 key file, on AWS a KMS key). */
 export interface AuditKey {

@@ -1,6 +1,6 @@
 /** Use case: an order's whole story (GET /orders/{orderId}/timeline): events received and the order's audit records, in time order. */
 import { eventTime } from '../../domain/order-events';
-import { streamOf } from '../../domain/audit-records';
+import { streamOf } from '../../domain/audit/audit-records';
 import { NotFoundError } from '../errors';
 import { requireId } from '../ids';
 import type { Dependencies } from '../ports';

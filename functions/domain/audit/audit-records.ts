@@ -1,6 +1,6 @@
 /** Audit log records (contract 6.2): entries sealed into per-stream hash chains, with one canonical JSON form. */
 import { canonicalJson, GENESIS_HASH, recordText, type AuditRecord, type StreamHead } from './audit-format';
-import { sha256Hex } from './digest';
+import { sha256Hex } from '../digest';
 
 export { canonicalJson, GENESIS_HASH, recordText };
 export type { AuditRecord, StreamHead };

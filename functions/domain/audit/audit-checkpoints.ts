@@ -3,7 +3,7 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { checkpointText, type AuditCheckpoint, type CheckpointAlgorithm } from './audit-format';
 import { GENESIS_HASH, type StreamHead } from './audit-records';
 import { byStreamBytes, merkleRoot } from './audit-merkle';
-import { sha256Hex } from './digest';
+import { sha256Hex } from '../digest';
 
 /**
  * The checkpoint format this code writes. Version 2 (RFC 8785 text, heads in UTF-8 byte order, `root`) is marked by

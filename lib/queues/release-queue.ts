@@ -1,6 +1,6 @@
 /** The release queue, the one send path: due release commands in, the release function out, at a bounded concurrency. */
 import { Construct } from 'constructs';
-import { RELEASE_QUEUE } from '../functions/definitions/routing';
+import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import { FunctionQueue } from './function-queue';
 
 /**

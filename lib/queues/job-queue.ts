@@ -1,6 +1,6 @@
 /** The job queue (contract 6.3): the steps of bulk changes and exports in, the jobs function out, at a bounded concurrency. */
 import { Construct } from 'constructs';
-import { JOB_QUEUE } from '../functions/definitions/routing';
+import { JOB_QUEUE } from '../../functions/definitions/routing';
 import { FunctionQueue } from './function-queue';
 
 /** The jobs function consumes the queue (attach): a step an invocation, at most JOB_QUEUE.maximumConcurrency at once. */

@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import { CHECKPOINT_VERSION, checkpointText, isSignedBy, type AuditCheckpoint } from './audit-checkpoints';
 import { byStreamBytes, merkleRoot } from './audit-merkle';
 import { GENESIS_HASH, recordHash, type AuditRecord } from './audit-records';
-import { sha256Hex } from './digest';
+import { sha256Hex } from '../digest';
 
 /** The stream name under which a broken checkpoint is reported (its number is the `sequence`). */
 export const CHECKPOINT_STREAM = 'checkpoints';
