@@ -4,8 +4,7 @@ import httpRouter from '@middy/http-router';
 import { awsRuntime, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { ROUTES } from './routes';
-import { lambdaMetrics, handlerDependencies, observed } from './observability';
-import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
 import { collectStreamedBodies } from './streamed-body';
 import { callerOf } from './caller';
 
@@ -23,7 +22,7 @@ function routeNotFound({ method, path }: { method: string; path: string }): neve
   throw new HttpError(404, 'route_not_found', `no route ${method} ${path}; see GET /openapi.json for every route`);
 }
 
-export function makeApiHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+export function makeApiHandler(getDeps: DependencySource, metrics?: HandlerMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   const router = httpRouter<ApiEvent, ApiResult>({
     // Each request's use cases see its caller (contract 6.4): the signed IAM principal, or local:unauthenticated. A

@@ -14,7 +14,10 @@ import type { SweepResult } from '../application/releases/sweep';
 import type { HoldbackEvent } from '../domain/types';
 
 /** Metrics are flushed by the middleware; a process that never publishes (local, tests) passes none. */
-export function lambdaMetrics(): PowertoolsReleaseMetrics {
+/** The metrics a handler keeps: the release flow's counts, published by Powertools after each invocation. */
+export type HandlerMetrics = PowertoolsReleaseMetrics;
+
+export function lambdaMetrics(): HandlerMetrics {
   return new PowertoolsReleaseMetrics();
 }
 

@@ -3,8 +3,7 @@ import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/releases/handle-order-event';
 import { awsRuntime, type DependencySource } from './dependencies';
-import { lambdaMetrics, handlerDependencies, observed } from './observability';
-import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
 
 export type OrderEventsResult =
   | { outcome: 'rejected'; id: string; reasons: string[] }
@@ -14,7 +13,7 @@ export type OrderEventsResult =
  * A rejected event is an answer, not a thrown error: EventBridge retrying it would only reject it again. Errors of
  * the infrastructure (a table unreachable) are thrown so that EventBridge retries the delivery.
  */
-export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: HandlerMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   return middy<EventBridgeEvent<string, unknown>, OrderEventsResult>().use(observed(metrics)).handler(async (event) => {
     const result = await handleOrderEvent(await deps(), event['detail-type'], event.detail, {

@@ -11,8 +11,7 @@ import { releaseVendor, type ReleaseVendorResult } from '../application/releases
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
 import { awsRuntime, type DependencySource } from './dependencies';
-import { lambdaMetrics, handlerDependencies, observeRelease, observed } from './observability';
-import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+import { lambdaMetrics, handlerDependencies, observeRelease, observed, type HandlerMetrics } from './observability';
 
 const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (ids of 3 to 45 of A-Z, a-z, 0-9, "_", "-")';
 
@@ -22,7 +21,7 @@ const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (
  * what was wrong; the other records of the batch are done. A bare command (no `Records`) is run as is; a malformed
  * one is logged and answered, not thrown.
  */
-export function makeReleaseHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+export function makeReleaseHandler(getDeps: DependencySource, metrics?: HandlerMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   return middy<unknown, ReleaseVendorResult | SQSBatchResponse>().use(observed(metrics)).handler(async (event) => {
     const d = await deps();

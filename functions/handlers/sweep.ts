@@ -9,13 +9,12 @@ import { maintainAuditLog } from '../application/audit/maintain-audit-log';
 import { awsRuntime, type DependencySource } from './dependencies';
 import { expireOverdue } from '../application/approvals/manage-approvals';
 import { describeError } from '../application/errors';
-import { lambdaMetrics, handlerDependencies, observeSweep, observed } from './observability';
-import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
+import { lambdaMetrics, handlerDependencies, observeSweep, observed, type HandlerMetrics } from './observability';
 
 /** The minute of each UTC hour at which the sweep counts held money settling within holdWarning (the HeldSettlingSoon metric). */
 export const HELD_SETTLING_MINUTE = 0;
 
-export function makeSweepHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+export function makeSweepHandler(getDeps: DependencySource, metrics?: HandlerMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   return middy<unknown, SweepResult>().use(observed(metrics)).handler(async () => {
     const built = await deps();

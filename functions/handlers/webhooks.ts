@@ -1,10 +1,9 @@
 /** Flow: the gateway's webhook on a Lambda function URL (payload 2.0) → its one route; every other path refused. */
 import middy from '@middy/core';
-import type { PowertoolsReleaseMetrics } from '../adapters/metrics/powertools-metrics';
 import { GATEWAY_WEBHOOK_PATH } from '../definitions/routing';
 import { awsRuntime, type DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
-import { lambdaMetrics, handlerDependencies, observed } from './observability';
+import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
 import { GATEWAY_WEBHOOK_ROUTE } from './routes/gateway-webhook';
 
 /**
@@ -23,7 +22,7 @@ function refusedUnlessWebhook(event: ApiEvent): void {
   }
 }
 
-export function makeWebhookHandler(getDeps: DependencySource, metrics?: PowertoolsReleaseMetrics) {
+export function makeWebhookHandler(getDeps: DependencySource, metrics?: HandlerMetrics) {
   const deps = handlerDependencies(getDeps, metrics);
   return middy<ApiEvent, ApiResult>()
     .use(observed(metrics))
