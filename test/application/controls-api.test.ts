@@ -64,6 +64,12 @@ describe('honest holds', () => {
     const alert = (await call('GET', '/alerts/held-settling')).body;
     expect(alert).toMatchObject({ holdWarning: 'P2D', until: '2022-12-19T11:30:00+05:30', totals: [{ currency: 'INR', count: 2, amount: '2501.00' }] });
     expect(alert.items.map((i: { orderId: string; settlesAnywayAt: string }) => [i.orderId, i.settlesAnywayAt])).toEqual([[ORDER, '2022-12-19T11:00:00+05:30'], [ORDER_2, '2022-12-19T11:00:00+05:30']]);
+    expect(alert).toMatchObject({ count: 2, omitted: 0 });
+    // A page of one: the list is cut, the count and the totals still cover both.
+    const first = (await call('GET', '/alerts/held-settling?limit=1')).body;
+    expect(first).toMatchObject({ count: 2, omitted: 1, totals: [{ currency: 'INR', count: 2, amount: '2501.00' }] });
+    expect(first.items.map((i: { orderId: string }) => i.orderId)).toEqual([ORDER]);
+    expect((await call('GET', '/alerts/held-settling?limit=5000')).status).toBe(400);
     // A shorter warning: not yet.
     await call('PUT', '/settings', { holdWarning: 'PT12H', actor: 'finance@example.com', reason: 'shorter' });
     expect((await call('GET', `/alerts/held-settling?vendorId=${VENDOR}`)).body.items).toEqual([]);

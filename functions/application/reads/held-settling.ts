@@ -33,13 +33,21 @@ export interface HeldSettlingReport {
   holdWarning: string;
   /** Held money settling until this instant is listed. */
   until: string;
+  /** Soonest first, at most `limit` of them (the answer stays far below Lambda's 6 MB); `count` and `totals` cover all. */
   items: HeldSettling[];
+  /** Held releases settling within the warning, listed or not. */
+  count: number;
+  /** Of those, how many `limit` left out of `items`. */
+  omitted: number;
   /** Per currency, never added across currencies. */
   totals: { currency: string; count: number; amount: string }[];
 }
 
+/** Held releases listed in one answer by default and at most (`?limit=`); the count and the totals cover every one. */
+export const HELD_SETTLING_LISTED = { min: 0, default: 200, max: 1000 };
+
 /** Every held release that the gateway settles anyway within `holdWarning`, soonest first (one vendor's, or every vendor's). */
-export async function heldSettlingSoon(deps: Dependencies, vendorId?: string): Promise<HeldSettlingReport> {
+export async function heldSettlingSoon(deps: Dependencies, vendorId?: string, limit: number = HELD_SETTLING_LISTED.default): Promise<HeldSettlingReport> {
   const settings = await deps.settings.get();
   const now = deps.clock.now();
   const warning = settings.holdWarning ?? DEFAULT_HOLD_WARNING;
@@ -76,7 +84,9 @@ export async function heldSettlingSoon(deps: Dependencies, vendorId?: string): P
   return {
     holdWarning: warning,
     until: formatEpochMs(untilMs, settings.timezone),
-    items,
+    items: items.slice(0, limit),
+    count: items.length,
+    omitted: Math.max(0, items.length - limit),
     totals: totals.currencies().map((currency) => ({ currency, ...totals.get('held', currency) })),
   };
 }

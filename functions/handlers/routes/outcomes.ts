@@ -1,7 +1,7 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
 import { OUTCOME_LIMIT, outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
 import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
-import { heldSettlingSoon } from '../../application/reads/held-settling';
+import { HELD_SETTLING_LISTED, heldSettlingSoon } from '../../application/reads/held-settling';
 import { requireId } from '../../application/ids';
 import { predictionAccuracy } from '../../application/releases/settlement-accuracy';
 import { RELEASE_STATES } from '../../domain/types';
@@ -91,17 +91,19 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/alerts/held-settling', summary: 'Held money the gateway settles anyway within holdWarning (contract 6.4)',
     description: 'A hold only stops an early release: at max eligibility the gateway settles whatever Holdback holds. Every HELD release whose settlement after its max eligibility falls within the settings\' holdWarning (default P2D), soonest first; the overview shows it as an alert.',
-    query: { vendorId: text('One vendor.', ID) },
+    query: { vendorId: text('One vendor.', ID), limit: count(HELD_SETTLING_LISTED.min, HELD_SETTLING_LISTED.max, HELD_SETTLING_LISTED.default, 'Held releases listed, soonest first (count and totals always cover every one).') },
     responses: responses({
       200: ok('The alert.', {
-        type: 'object', required: ['holdWarning', 'until', 'items', 'totals'],
+        type: 'object', required: ['holdWarning', 'until', 'items', 'count', 'omitted', 'totals'],
         properties: {
           holdWarning: { type: 'string', example: 'P2D' }, until: instant('Held money settling until this instant is listed.'),
           items: { type: 'array', items: { type: 'object', required: ['orderId', 'vendorId', 'amount', 'currency', 'holdReason', 'holdSource', 'maxEligibility', 'settlesAnywayAt'], properties: { orderId: ID, vendorId: ID, amount: decimal('Held.'), currency: { type: 'string' }, holdReason: nullable({ type: 'string', enum: ['dispute', 'vendor_hold'] }), holdSource: ref('HoldSource'), maxEligibility: instant('Its max eligibility.'), settlesAnywayAt: instant('When the gateway settles it anyway.') } } },
+          count: { type: 'integer', description: 'Held releases settling within holdWarning, listed or not.' },
+          omitted: { type: 'integer', description: 'Of those, how many limit left out of items.' },
           totals: { type: 'array', items: { type: 'object', properties: { currency: { type: 'string' }, count: { type: 'integer' }, amount: decimal('Per currency.') } } },
         },
       }),
-    }, { 400: 'Bad vendor id.' }),
-    handle: async ({ query }, deps) => json(200, await heldSettlingSoon(await deps(), query.vendorId === undefined ? undefined : requireId(query.vendorId, 'vendorId'))),
+    }, { 400: 'Bad vendor id or limit.' }),
+    handle: async ({ query }, deps) => json(200, await heldSettlingSoon(await deps(), query.vendorId === undefined ? undefined : requireId(query.vendorId, 'vendorId'), query.limit)),
   }),
 ];
