@@ -2,6 +2,8 @@
  * Early-release exposure in the orders table (contract 6.4): `EXPOSURE#vid`/`E#<currency>#<UTC closesAt>#<orderId>`,
  * one item per early release sorted by the instant its risk window closes, and `EXPOSURE#vid`/`V#<currency>`, the
  * vendor and currency's version that the cap check moves conditionally. A closed entry expires by TTL a day later.
+ * A removed entry is overwritten with a tombstone (`removed`), never deleted: no role deletes from the orders table
+ * (the stack grants no DeleteItem there), and TTL takes the tombstone away as it would the entry.
  */
 import type { DocumentClient } from './document-client';
 import type { ExposureEntry } from '../../domain/exposure';
@@ -14,6 +16,9 @@ const exposurePk = (vendorId: string): string => `EXPOSURE#${vendorId}`;
 const entrySk = (e: Pick<ExposureEntry, 'currency' | 'closesAt' | 'orderId'>): string => `E#${e.currency}#${utcSortKey(e.closesAt, 'closesAt')}#${e.orderId}`;
 /** A closed entry is kept a day for readers that began before it closed, then DynamoDB removes it. */
 const KEPT_AFTER_CLOSE_S = 86_400;
+/** The attribute of a removed entry's tombstone. */
+const REMOVED = 'removed';
+const expiresAtOf = (entry: Pick<ExposureEntry, 'closesAt'>): number => Math.ceil(parseMoment(entry.closesAt, 'closesAt').ms / 1000) + KEPT_AFTER_CLOSE_S;
 
 export class DynamoExposureLedger implements ExposureLedger {
   constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
@@ -28,7 +33,8 @@ export class DynamoExposureLedger implements ExposureLedger {
       ConsistentRead: true,
     });
     const nowMs = parseMoment(now, 'now').ms;
-    return items.map((item) => withoutKeys<ExposureEntry>(item, [TTL_ATTRIBUTE]))
+    return items.filter((item) => item[REMOVED] !== true)
+      .map((item) => withoutKeys<ExposureEntry>(item, [TTL_ATTRIBUTE]))
       .filter((e) => parseMoment(e.closesAt, 'closesAt').ms > nowMs);
   }
 
@@ -53,11 +59,10 @@ export class DynamoExposureLedger implements ExposureLedger {
   }
 
   async put(entry: ExposureEntry): Promise<void> {
-    const expiresAt = Math.ceil(parseMoment(entry.closesAt, 'closesAt').ms / 1000) + KEPT_AFTER_CLOSE_S;
-    await this.doc.put({ TableName: this.tableName, Item: { pk: exposurePk(entry.vendorId), sk: entrySk(entry), ...entry, [TTL_ATTRIBUTE]: expiresAt } });
+    await this.doc.put({ TableName: this.tableName, Item: { pk: exposurePk(entry.vendorId), sk: entrySk(entry), ...entry, [TTL_ATTRIBUTE]: expiresAtOf(entry) } });
   }
 
   async remove(entry: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): Promise<void> {
-    await this.doc.delete({ TableName: this.tableName, Key: { pk: exposurePk(entry.vendorId), sk: entrySk(entry) } });
+    await this.doc.put({ TableName: this.tableName, Item: { pk: exposurePk(entry.vendorId), sk: entrySk(entry), [REMOVED]: true, [TTL_ATTRIBUTE]: expiresAtOf(entry) } });
   }
 }
