@@ -15,7 +15,13 @@ const CHECKER: IamPrincipal = {
   userArn: 'arn:aws:sts::123456789012:assumed-role/HoldbackChecker/checker@example.com',
 };
 
-const api = serveApiBehindIam([MAKER, CHECKER]);
+/** The maker herself, signed in through the checker role: still the same person. */
+const MAKER_AS_CHECKER: IamPrincipal = {
+  accessKeyId: 'AKIAMAKERASCHECKER01', secretAccessKey: 'maker-checker-secret-example-key-000000',
+  userArn: 'arn:aws:sts::123456789012:assumed-role/HoldbackChecker/maker@example.com',
+};
+
+const api = serveApiBehindIam([MAKER, CHECKER, MAKER_AS_CHECKER]);
 
 async function call(who: IamPrincipal, method: string, path: string, body?: unknown) {
   const answer = await api.as(who).request({
@@ -84,6 +90,10 @@ test('four eyes with two principals: the maker\'s unhold waits (202), the maker 
   expect(own.body.error.message).toMatch(/you \(arn:aws:sts::123456789012:assumed-role\/HoldbackFinance\/maker@example.com\) asked for this change/);
   // Naming someone else as the approver does not get around it.
   expect((await call(MAKER, 'POST', `/approvals/${id}/approve`, { reason: 'x', actor: 'checker@example.com' })).status).toBe(403);
+  // Nor does the maker signing in through the checker role: the same person (account and session name), another role.
+  const ownAsChecker = await call(MAKER_AS_CHECKER, 'POST', `/approvals/${id}/approve`, { reason: 'now as checker' });
+  expect(ownAsChecker.status).toBe(403);
+  expect(ownAsChecker.body.error).toMatchObject({ code: 'own_approval' });
 
   const approved = await call(CHECKER, 'POST', `/approvals/${id}/approve`, { reason: 'evidence checked' });
   expect(approved.status).toBe(200);

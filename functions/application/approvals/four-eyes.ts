@@ -31,10 +31,16 @@ export function newApprovalId(nowMs: number): string {
   return `ap_${nowMs.toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
 }
 
-/** Who the requester is for "another person": the principal when signed, else the actor (unauthenticated, locally). */
+/**
+ * Who the requester is for "another person". Signed: the person, not the role they wear: the account and the
+ * principal's name (an assumed role's session name, an IAM user's name), so that one person asking as a maker role
+ * and approving as a checker role is still the same person. Unsigned (locally): the actor.
+ */
 export function personKey(deps: Pick<Dependencies, 'caller'>, actor: string): string {
   const caller = deps.caller;
-  return caller?.authenticated ? caller.principal : `local:${actor.trim().toLowerCase()}`;
+  if (!caller?.authenticated) return `local:${actor.trim().toLowerCase()}`;
+  const account = caller.principal.split(':')[4] ?? '';
+  return `aws:${account}:${(caller.name ?? caller.principal).trim().toLowerCase()}`;
 }
 
 /**
