@@ -2,7 +2,7 @@
  * Use cases of four eyes (contract 6.4): list approvals by state, approve or reject one (another person, with a
  * reason), apply an approved change by replaying its stored request through the same use case, expire the overdue.
  */
-import { APPROVAL_STATES, type ApprovalState } from '../../domain/approvals';
+import { APPROVAL_LIFETIME_MS, APPROVAL_STATES, type ApprovalState } from '../../domain/approvals';
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { decodeCursor, encodeCursor } from '../cursor';
@@ -59,7 +59,7 @@ export async function listApprovals(
 /** Expires the pending approvals past their 24 hours (each written once and audited); the sweep calls it too. */
 export async function expireOverdue(deps: Dependencies): Promise<number> {
   const now = deps.clock.now();
-  const overdue = await deps.approvals.pendingCreatedBefore(new Date(now.toMillis() - 24 * 60 * 60 * 1000 + 1).toISOString(), EXPIRE_BATCH);
+  const overdue = await deps.approvals.pendingCreatedBefore(new Date(now.toMillis() - APPROVAL_LIFETIME_MS + 1).toISOString(), EXPIRE_BATCH);
   let expired = 0;
   for (const approval of overdue) {
     if (await expire(deps, approval)) expired += 1;

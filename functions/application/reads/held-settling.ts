@@ -8,14 +8,13 @@ import { INDIA_TIME, formatEpochMs, formatInstant, shiftMoment } from '../../dom
 import { landingOf, moneyOf, CurrencyTotals } from '../../domain/projection';
 import { DEFAULT_HOLD_WARNING, calendarOf } from '../../domain/settings';
 import type { HoldReason, HoldSource } from '../../domain/types';
+import { DEFAULT_HOLD_SOURCE } from '../../domain/hold-sources';
 import { nextGatewayMinuteMs } from '../../domain/window';
 import type { Dependencies } from '../ports';
 import { inZone } from '../response-times';
-import { knownVendorPages } from './read-vendors';
+import { LONGEST_SETTLEMENT_DAYS, knownVendorPages } from './read-vendors';
 import { vendorHoldSources } from './view-order';
 
-/** The furthest a settlement falls after its eligibility (see read-vendors' forecast): held releases are read from this long before now. */
-const LONGEST_SETTLEMENT_DAYS = 45;
 
 export interface HeldSettling {
   orderId: string;
@@ -70,7 +69,7 @@ export async function heldSettlingSoon(deps: Dependencies, vendorId?: string, li
       totals.add('held', currency, amount);
       items.push({
         orderId: release.orderId, vendorId: release.vendorId, amount: amount.toFixed(2), currency, holdReason: release.holdReason ?? null,
-        holdSource: release.holdReason === 'dispute' ? 'dispute' : sources.get(release.vendorId) ?? 'finance',
+        holdSource: release.holdReason === 'dispute' ? 'dispute' : sources.get(release.vendorId) ?? DEFAULT_HOLD_SOURCE,
         maxEligibility: inZone(release.maxEligibility, settings.timezone)!, settlesAnywayAt: formatEpochMs(landing.settlesMs, settings.timezone),
       });
     }

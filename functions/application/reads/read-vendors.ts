@@ -2,7 +2,7 @@
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
 import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
+import { ValidationError } from '../../domain/errors';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/window';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
@@ -176,7 +176,7 @@ const MAX_FORECAST_DAYS = 366;
  * The furthest a settlement falls after its eligibility: the monthly option settles on the first working day of the
  * next month, after holidays at most about five weeks on. Forecast reads eligibilities from this long before `from`.
  */
-const LONGEST_SETTLEMENT_DAYS = 45;
+export const LONGEST_SETTLEMENT_DAYS = 45;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_DAY} to ${LAST_DAY}, e.g. "2022-12-01"`;
 

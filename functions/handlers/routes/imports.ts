@@ -3,7 +3,7 @@ import { IMPORT_HEADER, importPolicies } from '../../application/config/import-p
 import { ValidationError } from '../../domain/errors';
 import { json, rawBodyOf, type ApiEvent } from '../http';
 import { ok, ref, responses } from '../schema/openapi-parts';
-import { requiredText, text } from '../schema/params';
+import { text } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 import { actorOfCaller, callerOf } from '../caller';
@@ -18,7 +18,7 @@ export const IMPORT_ROUTES: ApiRoute[] = [
     // Both are read by the use case, which names a bad one (an actor is required only to apply).
     query: {
       dryRun: text('false applies.', { type: 'string', enum: ['true', 'false'], default: 'true' }),
-      actor: requiredText('Who imports (recorded with every version).', 'finance@example.com'),
+      actor: { ...text('Who imports (recorded with every version); required to apply, not for a dry run (on AWS, absent: your principal\'s name).'), example: 'finance@example.com' },
     },
     otherBody: { required: true, content: { 'text/csv': { schema: { type: 'string' }, example: 'vendorId,scheduleOption,release,delay,reason\nvendor_a,1,after_delivery,P2D,trusted\n' } } },
     responses: responses({ 200: ok('A dry run: what is wrong where. An apply: the versions written (none when the same file was applied before).', ref('ImportAnswer')) }, {

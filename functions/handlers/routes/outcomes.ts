@@ -1,5 +1,5 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
-import { OUTCOME_LIMIT, outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
+import { OUTCOME_CSV_COLUMNS, OUTCOME_LIMIT, outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
 import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
 import { HELD_SETTLING_LISTED, heldSettlingSoon } from '../../application/reads/held-settling';
 import { requireId } from '../../application/ids';
@@ -45,7 +45,7 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
         description: 'JSON page, or CSV with the columns of contract 6.1.',
         content: {
           'application/json': { schema: page('items', ref('Outcome')) },
-          'text/csv': { schema: { type: 'string' }, example: 'order_id,vendor_id,amount,currency,state,policy_version,schedule_option,transaction_time,max_eligibility,target_eligibility,applied_eligibility,predicted_settlement,settled_at,attempts,last_gateway_status,last_gateway_message\r\n' },
+          'text/csv': { schema: { type: 'string' }, example: `${OUTCOME_CSV_COLUMNS.join(',')}\r\n` },
         },
       },
     }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
