@@ -2,7 +2,7 @@
  * The contract of the JobRepository port, run alike against the in-memory fake the use-case tests rely on and the
  * DynamoDB adapter on a real dynalite: each step counted once however often it is recorded, the end once, newest first.
  */
-import { DynamoJobRepository } from '../../functions/adapters/dynamodb/job-repository';
+import { DynamoJobRepository, JOB_FAILURES_KEPT } from '../../functions/adapters/dynamodb/job-repository';
 import type { JobRepository, StoredJob } from '../../functions/application/ports';
 import { newJobId } from '../../functions/application/jobs/start-job';
 import { InMemoryJobRepository } from '../fakes/jobs';
@@ -21,6 +21,20 @@ const jobOf = (kind: StoredJob['kind'] = 'vendor_hold'): StoredJob => ({
 });
 
 describeEachSubject(SUBJECTS, (subject) => {
+
+  test('the failures named are the first JOB_FAILURES_KEPT; later steps add their counts only, so the item stays small', async () => {
+    const { jobs } = subject();
+    const job = jobOf();
+    await jobs.create(job);
+    const failure = (n: number) => ({ orderId: `order_${n}`, vendorId: 'vendor_a', reason: 'ERROR 400: refused' });
+    for (let step = 0; step < 4; step += 1) {
+      await jobs.stepRead(job.jobId, `vendor_a:${step}`, 60, []);
+      await jobs.stepDone(job.jobId, `vendor_a:${step}`, { done: 0, failed: 60, failures: Array.from({ length: 60 }, (_, i) => failure(step * 60 + i)) });
+    }
+    const read = await jobs.get(job.jobId);
+    expect(read).toMatchObject({ total: 240, done: 0, failed: 240 });
+    expect(read!.failures.map((f) => f.orderId)).toEqual(Array.from({ length: JOB_FAILURES_KEPT }, (_, i) => `order_${i}`));
+  });
 
   test('a step read or finished twice counts once; the job is complete when finished holds every expected step; it ends once', async () => {
     const { jobs } = subject();

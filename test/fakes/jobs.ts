@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type {
   Dependencies, ExportDownload, ExportStore, JobFailure, JobKind, JobQueue, JobRepository, JobState, JobStep, StoredJob,
 } from '../../functions/application/ports';
+import { JOB_FAILURES_KEPT } from '../../functions/adapters/dynamodb/job-repository';
 import { runJobStep } from '../../functions/application/jobs/run-job-step';
 
 export class InMemoryJobRepository implements JobRepository {
@@ -17,7 +18,7 @@ export class InMemoryJobRepository implements JobRepository {
     const job = this.jobs.get(jobId);
     if (!job) return null;
     const { read: _read, ...rest } = structuredClone(job);
-    return rest;
+    return { ...rest, failures: rest.failures.slice(0, JOB_FAILURES_KEPT) };
   }
 
   async list(query: { state?: JobState; kind?: JobKind; limit: number; after?: string | null }): Promise<{ items: StoredJob[]; next: string | null }> {
@@ -47,7 +48,8 @@ export class InMemoryJobRepository implements JobRepository {
     job.finished.push(step);
     job.done += outcome.done;
     job.failed += outcome.failed;
-    job.failures.push(...outcome.failures);
+    // As the DynamoDB adapter: once JOB_FAILURES_KEPT are named, a step adds its counts only; the first ones are shown.
+    if (job.failures.length < JOB_FAILURES_KEPT) job.failures.push(...outcome.failures.slice(0, JOB_FAILURES_KEPT));
     return this.get(jobId);
   }
 

@@ -74,23 +74,37 @@ export class DynamoJobRepository implements JobRepository {
   }
 
   async stepDone(jobId: string, step: string, outcome: { done: number; failed: number; failures: JobFailure[] }): Promise<StoredJob | null> {
+    const failures = outcome.failures.slice(0, JOB_FAILURES_KEPT);
+    // The failures named are the first JOB_FAILURES_KEPT: once the list holds that many, a step adds only its counts,
+    // so that a job with many failing releases never grows its item towards DynamoDB's 400 KB.
+    if (failures.length > 0) {
+      const named = await this.recordStep(jobId, step, outcome, failures);
+      if (named !== undefined) return named;
+    }
+    return (await this.recordStep(jobId, step, outcome, [])) ?? null;
+  }
+
+  /** The step's counts (and failures) added once; null when the step was recorded before; undefined when the list is full. */
+  private async recordStep(jobId: string, step: string, outcome: { done: number; failed: number }, failures: JobFailure[]): Promise<StoredJob | null | undefined> {
+    const naming = failures.length > 0;
     try {
       const item = await this.doc.update({
         TableName: this.tableName,
         Key: { pk: JOBS_PK, sk: jobId },
-        UpdateExpression: 'ADD #finished :step, #done :done, #failed :failed SET #failures = list_append(if_not_exists(#failures, :none), :failures)',
-        ConditionExpression: 'attribute_exists(pk) AND NOT contains(#finished, :name)',
-        ExpressionAttributeNames: { '#finished': 'finished', '#done': 'done', '#failed': 'failed', '#failures': 'failures' },
+        UpdateExpression: `ADD #finished :step, #done :done, #failed :failed${naming ? ' SET #failures = list_append(if_not_exists(#failures, :none), :failures)' : ''}`,
+        ConditionExpression: `attribute_exists(pk) AND NOT contains(#finished, :name)${naming ? ' AND (attribute_not_exists(#failures) OR size(#failures) < :kept)' : ''}`,
+        ExpressionAttributeNames: { '#finished': 'finished', '#done': 'done', '#failed': 'failed', ...(naming ? { '#failures': 'failures' } : {}) },
         ExpressionAttributeValues: {
-          ':step': new Set([step]), ':name': step, ':done': outcome.done, ':failed': outcome.failed, ':none': [],
-          ':failures': outcome.failures.slice(0, JOB_FAILURES_KEPT),
+          ':step': new Set([step]), ':name': step, ':done': outcome.done, ':failed': outcome.failed,
+          ...(naming ? { ':none': [], ':failures': failures, ':kept': JOB_FAILURES_KEPT } : {}),
         },
         ReturnValues: 'ALL_NEW',
       });
       return item ? jobOf(item) : null;
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return null;
-      throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
+      // Naming failures: the step may be recorded already, or the list full; the counts-only write tells them apart.
+      return naming ? undefined : null;
     }
   }
 
