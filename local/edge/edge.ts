@@ -153,10 +153,18 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     });
   });
 
+  /** Whether the tables exist with every index (see the DynamoDB branch of route). */
+  let tablesReady = false;
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.headers['x-amz-target'];
     if (typeof target === 'string') {
-      if (target.startsWith('DynamoDB_20120810.')) return dynamo.handle(req, res);
+      if (target.startsWith('DynamoDB_20120810.')) {
+        // Until the tables are created (or rebuilt with a new index, table-migration.ts), a write through the edge could
+        // land in a table about to be rebuilt and be lost: it is refused as AWS refuses a busy service, and retried.
+        if (!tablesReady) return sendJson(res, 503, { __type: 'com.amazonaws.dynamodb.v20120810#ServiceUnavailable', message: 'the local DynamoDB is starting (its tables are being created or rebuilt); try again' });
+        return dynamo.handle(req, res);
+      }
       if (target.startsWith('AmazonSQS.')) return sqs(target.slice('AmazonSQS.'.length), req, res);
       return putEvents(target, req, res);
     }
@@ -345,7 +353,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   }
 
   try {
-    await dynamo.createTables(url, region, opts.tables, log);
+    // Straight to dynalite: the edge answers DynamoDB 503 until this is done.
+    await dynamo.createTables(await dynamo.url(), region, opts.tables, log);
+    tablesReady = true;
     if (opts.targets[SWEEP_SCHEDULE.target]) {
       scheduler.create(SWEEP_SCHEDULE.name, {
         ScheduleExpression: SWEEP_SCHEDULE.expression,
