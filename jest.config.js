@@ -11,7 +11,7 @@ module.exports = {
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true, module: 'commonjs', esModuleInterop: true, resolveJsonModule: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|canonicalize)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

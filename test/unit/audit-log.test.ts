@@ -47,6 +47,13 @@ describe('records', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { f: 2, e: 'x' }], c: undefined } })).toBe('{"a":{"d":[1,{"e":"x","f":2}]},"b":1}');
   });
 
+  test('canonical JSON is RFC 8785\'s own example byte for byte (numbers in ECMAScript form, string escapes), and a lone surrogate is hashed as JSON.stringify escapes it', () => {
+    // RFC 8785 section 3.2.2: the input and its canonical form, as the RFC prints them.
+    const input = JSON.parse('{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}');
+    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(canonicalJson({ z: 1, a: 'x\ud800y' })).toBe('{"a":"x\\ud800y","z":1}');
+  });
+
   test('sequences count from 1, each record links to the hash of the one before, the first to the genesis hash', () => {
     const records = stream('order_1', 3);
     expect(records.map((r) => r.sequence)).toEqual([1, 2, 3]);
