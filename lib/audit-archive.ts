@@ -27,6 +27,8 @@ export interface AuditArchiveProps {
   readonly appenders: HoldbackFunction[];
   /** The checkpoint writer (the sweep): it also writes checkpoints and its pointers, and deletes pending entries. */
   readonly writer: HoldbackFunction;
+  /** Functions that verify and export the log (the API, the jobs): they read the copy (list and get, nothing else). */
+  readonly readers: HoldbackFunction[];
 }
 
 /** The copier's stream batches: up to this many records, or what a minute brings (one S3 object each). */
@@ -35,6 +37,8 @@ export const AUDIT_ARCHIVE_BATCH = { records: 1000, windowSeconds: 60 } as const
 export class AuditArchive extends Construct {
   readonly bucket: s3.Bucket;
   readonly copier: HoldbackFunction;
+  /** The stream mapping's on-failure queue: batches the copier could not write after every retry (the stack alarms on it). */
+  readonly failures: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: AuditArchiveProps) {
     super(scope, id);
@@ -56,6 +60,17 @@ export class AuditArchive extends Construct {
     const cfnTable = props.table.table.node.defaultChild as dynamodb.CfnTable;
     cfnTable.streamSpecification = { streamViewType: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES };
 
+    // Write-once keys: any PutObject without If-None-Match: * is denied, whoever sends it, so a key once written is
+    // never given a newer version (Object Lock keeps old versions; this keeps the one readers see the first one).
+    this.bucket.addToResourcePolicy(new iam.PolicyStatement({
+      sid: 'WriteOnceKeys',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [this.bucket.arnForObjects('*')],
+      conditions: { Null: { 's3:if-none-match': 'true' } },
+    }));
+
     const failures = new sqs.Queue(this, 'CopyFailures', { enforceSSL: true, retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED });
     Validations.of(failures).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'It is the dead-letter queue of the archive copy (records the stream could not copy after its retries).' });
     Validations.of(failures).acknowledge({ id: 'Serverless-SQSRedrivePolicy', reason: 'It is itself the on-failure destination of the archive copy: what lands here is read by an operator, not redriven.' });
@@ -75,6 +90,14 @@ export class AuditArchive extends Construct {
     }));
     this.copier.role.addToPolicy(new iam.PolicyStatement({ actions: ['dynamodb:ListStreams'], resources: [props.table.table.tableArn, `${props.table.table.tableArn}/stream/*`] }));
     failures.grantSendMessages(this.copier.role);
+    this.failures = failures;
+    // Verification and export read the copy (GET /audit/verify, the audit export): list and get, nothing else.
+    for (const reader of props.readers) {
+      reader.function.addEnvironment(AUDIT_ARCHIVE_BUCKET_ENV, this.bucket.bucketName);
+      reader.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects('*')] }));
+      reader.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+      Validations.of(reader.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::<AuditArchiveBucketDB93AD31.Arn>/*]', reason: 'Every object of the audit archive: verification and export read the whole write-once copy (GetObject only).' });
+    }
     Validations.of(this.copier.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::<AuditArchiveBucketDB93AD31.Arn>/*]', reason: 'Every object of the archive bucket: the copier writes one object per stream batch of records and checkpoints (PutObject only; Object Lock keeps the first version).' });
     Validations.of(this.copier.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::<AuditTable6B25623D.Arn>/stream/*]', reason: "ListStreams on the audit table's streams (the stream's label changes if the stream is re-enabled)." });
     new lambda.CfnEventSourceMapping(this, 'FromAuditStream', {

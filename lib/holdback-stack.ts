@@ -286,6 +286,7 @@ export class HoldbackStack extends Stack {
       table: this.tables.audit,
       appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep').map((role) => this.functions[role]),
       writer: this.functions.sweep,
+      readers: [this.functions.api, this.functions.jobs],
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
@@ -328,6 +329,7 @@ export class HoldbackStack extends Stack {
         ReleaseSchedules: this.scheduling.deadLetters.queue,
         Sweep: sweepFailures.queue,
         Jobs: this.jobQueue.deadLetters.queue,
+        AuditArchiveCopy: this.auditArchive.failures,
       },
     });
 

@@ -3,8 +3,8 @@ import type { AwsAdapters } from './compose';
 import { scheduler } from './services/scheduler';
 import { publisher } from './services/eventbridge';
 import { queues } from './services/sqs';
-import { exportBucket } from './services/s3';
+import { auditArchiveCopy, exportBucket } from './services/s3';
 import { kmsAuditKey } from './services/kms';
 import { secretsManager } from './services/secrets-manager';
 
-export const adapters: AwsAdapters = { scheduler, publisher, queues, exportBucket, kmsAuditKey, secretsManager };
+export const adapters: AwsAdapters = { scheduler, publisher, queues, exportBucket, auditArchiveCopy, kmsAuditKey, secretsManager };

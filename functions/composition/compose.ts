@@ -8,7 +8,7 @@ import { DateTime } from 'luxon';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { PREVIEW_INLINE_RELEASES } from '../application/ports';
 import type {
-  AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
+  AuditCopy, AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../application/ports';
 import { DynamoAuditStore } from '../adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from '../adapters/audit-key/ed25519-audit-key';
@@ -62,6 +62,8 @@ export interface AwsAdapters {
   exportBucket?(c: ServiceContext, bucket: string): ExportStore;
   /** The audit checkpoints' KMS key. */
   kmsAuditKey?(c: ServiceContext, key: { kms: string; writer: boolean; previous: string[] }): AuditKey;
+  /** The audit log's write-once copy in S3 (verification and export read it). */
+  auditArchiveCopy?(c: ServiceContext, bucket: string): AuditCopy;
   /** The gateway credentials from Secrets Manager. */
   secretsManager?(secretId: string, scrubber: SecretScrubber): GatewayCredentialSource;
 }
@@ -183,6 +185,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     audit: auditStore,
     auditArchive: auditStore,
     auditKey: auditKeyOf(config, adapters, c, functionName),
+    auditCopy: auditCopyOf(config, adapters, c, functionName),
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
     previewInlineReleases: config.previewInlineReleases ?? PREVIEW_INLINE_RELEASES,
@@ -196,6 +199,13 @@ function exportStoreOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceC
   if (!exports) return noExports;
   if ('dir' in exports) return new FileExportStore(exports.dir, exports.baseUrl);
   return adapters.exportBucket?.(c, exports.bucket) ?? absentPort(functionName, 'S3', 'write or link an export file');
+}
+
+/** The write-once copy where its bucket is configured (AWS); null locally, where the table is the only store. */
+function auditCopyOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceContext, functionName: string): AuditCopy | null {
+  const bucket = config.audit.archiveBucket;
+  if (!bucket) return null;
+  return adapters.auditArchiveCopy?.(c, bucket) ?? absentPort<AuditCopy>(functionName, 'S3', 'read the audit log\'s write-once copy');
 }
 
 /** The audit checkpoints' key as configured; the KMS client is built only where a KMS key is. */

@@ -1,7 +1,7 @@
 /** The AWS runtime's configuration: every environment variable read once, failing fast with what to set. */
 import { PREVIEW_INLINE_RELEASES } from '../application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../definitions/routing';
-import { AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from '../definitions/tables';
+import { AUDIT_ARCHIVE_BUCKET_ENV, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from '../definitions/tables';
 import { RETENTION_KINDS, type RetentionDays } from '../definitions/retention-kinds';
 import { DEFAULT_ROLE_PROPAGATION_WAIT_MS } from '../adapters/scheduler/eventbridge-release-scheduler';
 
@@ -59,6 +59,8 @@ export const RUNTIME_ENV = {
   exportBaseUrl: 'HOLDBACK_EXPORT_BASE_URL',
   /** The audit log's table (default "holdback-audit"; the stack sets it). */
   auditTable: AUDIT_TABLE_ENV,
+  /** AWS: the write-once copy's bucket, which the API and the jobs function read to verify and export the log. */
+  auditArchiveBucket: AUDIT_ARCHIVE_BUCKET_ENV,
   /** AWS: the ARN of the audit checkpoints' KMS key (ECC_NIST_P256, SIGN_VERIFY); every function reads its public key. */
   auditKmsKeyId: 'HOLDBACK_AUDIT_KMS_KEY_ID',
   /** AWS: ARNs of audit keys that signed before the current one (comma-separated, oldest first), still listed and verified. */
@@ -112,6 +114,8 @@ export interface RuntimeConfig {
     table: string;
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
     key: { kms: string; writer: boolean; previous: string[] } | { file: string } | null;
+    /** The write-once copy's S3 bucket (AWS); absent locally, where verification and export read the table. */
+    archiveBucket?: string;
   };
   /** Days each kind of record that may expire is kept (HOLDBACK_RETENTION_DAYS); absent or empty: nothing expires. */
   retentionDays?: RetentionDays;
@@ -193,7 +197,11 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     previewInlineReleases: count(RUNTIME_ENV.previewInlineReleases, PREVIEW_INLINE_RELEASES, 0),
-    audit: { table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME), key: auditKeyConfig(env, problems) },
+    audit: {
+      table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME),
+      key: auditKeyConfig(env, problems),
+      ...(env[RUNTIME_ENV.auditArchiveBucket]?.trim() ? { archiveBucket: env[RUNTIME_ENV.auditArchiveBucket]!.trim() } : {}),
+    },
     retentionDays: retentionConfig(env, problems),
   };
   if (config.gateway.ratePerMinute < config.releaseMaxConcurrency) {

@@ -194,6 +194,8 @@ export const AUDIT_TABLE: TableDefinition = {
   billingMode: 'PAY_PER_REQUEST',
 };
 export const AUDIT_TABLE_ENV = 'HOLDBACK_AUDIT_TABLE';
+/** The write-once copy's S3 bucket (AWS; the stack sets it on the copier, the API and the jobs function). */
+export const AUDIT_ARCHIVE_BUCKET_ENV = 'HOLDBACK_AUDIT_ARCHIVE_BUCKET';
 export const DEFAULT_AUDIT_TABLE_NAME = 'holdback-audit';
 
 /** The audit table's partition of the checkpoints and of the entries waiting for a later append (no stream has these names). */

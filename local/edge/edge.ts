@@ -21,6 +21,7 @@ import { serveSqs } from './sqs';
 import type { DataFolder } from '../data-folder';
 import { RecordJournal, type RecordStore } from '../../kit/durable-file';
 import { JournaledQueueStore } from './queue-store';
+import { LocalS3, type LocalS3Bucket } from './s3';
 
 export { localFunctionArn, localSchedulerRoleArn } from './scheduler';
 
@@ -47,6 +48,8 @@ export interface EdgeOptions {
    * comma-separated); none: any principal may.
    */
   eventProducers?: readonly string[];
+  /** S3 buckets the edge serves path-style (`/<bucket>/<key>`, local/edge/s3.ts, in memory); none by default. */
+  buckets?: Record<string, LocalS3Bucket>;
 }
 
 export interface Edge {
@@ -156,6 +159,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   /** Whether the tables exist with every index (see the DynamoDB branch of route). */
   let tablesReady = false;
 
+  const s3 = opts.buckets ? new LocalS3(opts.buckets) : null;
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.headers['x-amz-target'];
     if (typeof target === 'string') {
@@ -176,6 +180,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       return sendJson(res, 200, { events });
     }
     if (url.pathname === '/_local/schedules' && req.method === 'GET') return sendJson(res, 200, { schedules: scheduler.list() });
+    if (s3?.serves(url.pathname)) return s3.handle(req, res);
     sendJson(res, 404, { error: { code: 'NotFound', message: `The local edge has no ${req.method} ${url.pathname}: send AWS SDK requests (DynamoDB, EventBridge, Scheduler, SQS), or use /_local/clock, /_local/events, /_local/schedules.` } });
   }
 

@@ -620,20 +620,49 @@ describe('audit log: write-once (issue 16)', () => {
     expect(resources[copier].Properties.Environment.Variables.HOLDBACK_AUDIT_ARCHIVE_BUCKET).toEqual({ Ref: logicalId(stack.auditArchive.bucket) });
   });
 
-  it('no role of the stack can change or delete the copy: only the copier may write to the bucket, and only PutObject', () => {
+  it('no role of the stack can change or delete the copy: only the copier may write to the bucket, only PutObject, and the bucket denies any put that could replace a key', () => {
     // Statements on the archive bucket (the exports bucket of contract 6.3 is another bucket, with its own test).
     const archive = logicalId(stack.auditArchive.bucket);
     const s3 = statements().filter(({ statement }) => statement.Effect === 'Allow' && list(statement.Action).some((a) => a.startsWith('s3:'))
       && JSON.stringify(statement.Resource).includes(archive));
+    const READS = ['s3:GetObject', 's3:ListBucket'];
+    const writes = s3.filter(({ statement }) => list(statement.Action).some((a) => !READS.includes(a)));
     const copierRole = logicalId(stack.auditArchive.copier.role);
-    for (const { where, statement } of s3) {
+    for (const { where, statement } of writes) {
       expect([where, resources[where].Properties.Roles]).toEqual([where, [{ Ref: copierRole }]]);
       expect(list(statement.Action)).toEqual(['s3:PutObject']);
     }
-    expect(s3).toHaveLength(1);
-    // Nothing may change the lock or the bucket policy (the bucket policy only enforces TLS).
+    expect(writes).toHaveLength(1);
+    // Nothing may change the lock or the bucket policy (the bucket policy enforces TLS and write-once keys).
     const bucketPolicy = ofType('AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties.Bucket).includes(archive))![1].Properties.PolicyDocument.Statement as Statement[];
     expect(bucketPolicy.every((st) => st.Effect === 'Deny')).toBe(true);
+    // A PutObject without If-None-Match: * is denied to everyone: no key is ever given a second version to read.
+    expect(bucketPolicy).toContainEqual(expect.objectContaining({
+      Sid: 'WriteOnceKeys', Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:PutObject', Condition: { Null: { 's3:if-none-match': 'true' } },
+    }));
+  });
+
+  it('verification and export read the copy: the API and the jobs function are given its bucket and may list and get it, nothing more; no other function may', () => {
+    const archive = logicalId(stack.auditArchive.bucket);
+    const readsOf = (role: FunctionRole): string[] => statementsOf(role)
+      .filter((st) => st.Effect === 'Allow' && JSON.stringify(st.Resource).includes(archive)).flatMap((st) => list(st.Action)).sort();
+    for (const role of FUNCTION_ROLES) {
+      const variables = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
+      const reader = role === 'api' || role === 'jobs';
+      expect([role, variables[RUNTIME_ENV.auditArchiveBucket]]).toEqual([role, reader ? { Ref: archive } : undefined]);
+      expect([role, readsOf(role)]).toEqual([role, reader ? ['s3:GetObject', 's3:ListBucket'] : []]);
+    }
+  });
+
+  it('a stream batch the copier could not write after every retry alarms on the stack\'s alarm topic', () => {
+    const failures = logicalId(stack.auditArchive.failures);
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions ?? []).includes(failures));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0][1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, AlarmActions: [{ Ref: logicalId(stack.observability.topic) }],
+    });
+    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => JSON.stringify(m.Properties.EventSourceArn).includes('StreamArn'))![1];
+    expect(mapping.Properties.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [failures, 'Arn'] } } });
   });
 
   it('the table is append-only for every role: no UpdateItem or batch writes, DeleteItem only of the pending entries by the writer, checkpoints and pointers put by the writer alone', () => {

@@ -3,10 +3,11 @@
  * stream batch become one S3 object (`log/<day>/<first>-<last event id>.ndjson`, one export line each:
  * `{"type": "record", ...}`) in a bucket with Object Lock in compliance mode, so that no role of the stack (the
  * checkpoint signer included) can change or delete what was written. One object per batch, not per record: a PUT costs
- * as much as 7 DynamoDB writes, and a batch holds up to a minute of records (lib/audit-archive.ts). A retried batch
- * writes the same key again (a new version; the locked first one stays) with the same lines; a split batch writes its
- * halves under their own keys, so a line can be in two objects: readers drop identical lines (`sort -u`). A record or a
- * checkpoint changed or removed in the table is kept too, as evidence, under `tampering/`, one object each.
+ * as much as 7 DynamoDB writes, and a batch holds up to a minute of records (lib/audit-archive.ts). Every PUT is
+ * conditional (`If-None-Match: *`; the bucket policy denies any other), so no key is ever written twice: a retried
+ * batch finds its key taken (412) with the same lines in it, and is done; a split batch writes its halves under their
+ * own keys, so a line can be in two objects: readers drop identical lines (`sort -u`, audit-archive-read.ts). A record
+ * or a checkpoint changed or removed in the table is kept too, as evidence, under `tampering/`, one object each.
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -69,12 +70,26 @@ export function archiveObjectsOf(records: readonly AuditStreamRecord[]): Archive
   return objects;
 }
 
-/** Writes the batch's object (and any tampering evidence); a failure throws, so Lambda retries the batch (rewriting an object adds a version, never replaces the locked one). */
+/** Whether S3 refused a conditional put because the key is taken (the same batch, written before). */
+const keyTaken = (error: unknown): boolean => (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 412;
+
+/**
+ * Writes the batch's object (and any tampering evidence), each only if its key is free; a key already taken was
+ * written by this same batch before (its key names the batch's first and last event), so it counts as written. Any
+ * other failure throws, so Lambda retries the batch.
+ */
 export async function archiveAuditRecords(s3: S3Client, bucket: string, records: readonly AuditStreamRecord[], logger: Logger): Promise<number> {
   const objects = archiveObjectsOf(records);
   for (const object of objects) {
     if (object.key.startsWith('tampering/')) logger.error('audit table: a record or checkpoint was changed or removed; kept in the write-once archive', { key: object.key });
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: object.key, Body: object.body, ContentType: 'application/x-ndjson', ChecksumAlgorithm: 'SHA256' }));
+    try {
+      await s3.send(new PutObjectCommand({
+        Bucket: bucket, Key: object.key, Body: object.body, ContentType: 'application/x-ndjson', ChecksumAlgorithm: 'SHA256', IfNoneMatch: '*',
+      }));
+    } catch (error) {
+      if (!keyTaken(error)) throw error;
+      logger.info('audit archive: the object is there already (a batch delivered again)', { key: object.key });
+    }
   }
   return objects.length;
 }

@@ -1,4 +1,4 @@
-/** Use cases: verify the audit log (GET /audit/verify), export it as JSON lines (GET /audit/export), its public key. */
+/** Use cases: verify the audit log (GET /audit/verify), export it as JSON lines (GET /audit/export; on AWS both read the write-once copy), its public key. */
 import { publicKeyOf, type AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
 import { inclusionPath } from '../../domain/audit/audit-merkle';
 import { publicKeyMap, type PublicKeyEntry, type StreamProof } from '../../domain/audit/audit-proof';
@@ -7,6 +7,7 @@ import { AuditVerifier, type AuditVerification } from '../../domain/audit/audit-
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { NotFoundError, describeError } from '../errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
+import { mergedLog, type MergedLog } from './audit-copy';
 import type { Dependencies } from '../ports';
 import { queryRange } from '../reads/query-outcomes';
 
@@ -20,14 +21,27 @@ async function checkpointFirst(deps: Dependencies): Promise<void> {
   }
 }
 
+/**
+ * GET /audit/verify. Where a write-once copy exists (AWS), the copy is verified and the table compared with it
+ * (audit-copy.ts): a record or checkpoint deleted or changed in the table is a broken link even when the table alone
+ * would verify. Locally the table is the only store.
+ */
 export async function verifyAuditLog(deps: Dependencies): Promise<AuditVerification> {
   await checkpointFirst(deps);
   // The keys come from the key store (KMS, the local key ring), never from the log: a writer cannot add its own.
   const keys = deps.auditKey ? publicKeyMap(await deps.auditKey.publicKeys(), publicKeyOf).keys : new Map();
   const verifier = new AuditVerifier({ publicKeys: keys, complete: true });
-  for (const checkpoint of await deps.auditArchive.checkpoints()) verifier.addCheckpoint(checkpoint);
-  for await (const { record, problem } of deps.auditArchive.records()) verifier.addRecord(record, problem);
+  const log = await logSource(deps);
+  for (const checkpoint of log.checkpoints) verifier.addCheckpoint(checkpoint);
+  for await (const { record, problem } of log.records()) verifier.addRecord(record, problem);
+  for (const { link, when } of log.findings) verifier.addFinding(link, when);
   return verifier.result();
+}
+
+/** What verification and export read: the write-once copy compared with the table where there is one, else the table. */
+async function logSource(deps: Dependencies, range: { from?: string; to?: string } = {}): Promise<Pick<MergedLog, 'checkpoints' | 'records' | 'findings'>> {
+  if (deps.auditCopy) return mergedLog(deps, deps.auditCopy, range);
+  return { checkpoints: await deps.auditArchive.checkpoints(range.from), records: () => deps.auditArchive.records(range), findings: [] };
 }
 
 /** The public key (PEM) that checkpoints verify with. */
@@ -130,9 +144,11 @@ export async function exportAuditLog(deps: Dependencies, query: Record<string, s
   });
   return (async function* lines(): AsyncIterable<string> {
     let chunk = `${header}\n`;
-    for (const checkpoint of await deps.auditArchive.checkpoints(range.from)) chunk += `${checkpointLine(checkpoint)}\n`;
+    // On AWS the write-once copy (with what the table holds that the copy does not yet): never the table's word alone.
+    const log = await logSource(deps, range);
+    for (const checkpoint of log.checkpoints) chunk += `${checkpointLine(checkpoint)}\n`;
     let count = 0;
-    for await (const { record } of deps.auditArchive.records(range)) {
+    for await (const { record } of log.records()) {
       chunk += `${recordLine(record)}\n`;
       if (++count % EXPORT_CHUNK_LINES === 0) {
         yield chunk;

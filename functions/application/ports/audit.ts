@@ -67,6 +67,36 @@ export interface AuditArchive {
   flushPending(): Promise<number>;
 }
 
+/** A record or checkpoint changed or removed in the table, as the write-once copy kept it (`tampering/`). */
+export interface AuditCopyEvidence {
+  /** The object's key in the copy. */
+  key: string;
+  /** `INSERT`, `MODIFY` or `REMOVE` as the table's change stream said. */
+  eventName: string;
+  /** The item's stream (`checkpoints` for a checkpoint) and its sequence (a checkpoint's number). */
+  stream: string;
+  sequence: number;
+  /** When the table changed (UTC ISO). */
+  at: string;
+}
+
+/** The write-once copy read back whole: each record and checkpoint once (identical lines dropped). */
+export interface AuditCopyContents {
+  records: AuditRecord[];
+  checkpoints: AuditCheckpoint[];
+  tampering: AuditCopyEvidence[];
+  /** Lines of the copy that are not a record or a checkpoint (`<key> line <n>: why`). */
+  unreadable: string[];
+}
+
+/**
+ * The audit log's write-once copy (AWS: S3 under Object Lock, fed by the table's change stream), which verification
+ * and export read instead of trusting the table; absent where there is none (locally the table is the only store).
+ */
+export interface AuditCopy {
+  read(): Promise<AuditCopyContents>;
+}
+
 /** One entry of GET /audit/public-keys (contract 6.2). */
 export type AuditPublicKey = import('../../domain/audit/audit-proof').PublicKeyEntry;
 

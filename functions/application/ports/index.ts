@@ -3,7 +3,7 @@
  * ports are in their own file; this index names them all, and `Dependencies` is what a composition root builds.
  */
 import type { DateTime } from 'luxon';
-import type { AuditArchive, AuditKey, AuditLog } from './audit';
+import type { AuditArchive, AuditCopy, AuditKey, AuditLog } from './audit';
 import type { ConfigReader, OpenOrderPolicyRepository, PolicyImportRepository, PolicyRepository, PreviewRepository, SettingsRepository, VendorHoldRepository } from './config';
 import type { ExportStore, JobQueue, JobRepository } from './jobs';
 import type { ExposureLedger, OrderRepository, RejectedEventRepository, ReleaseReads } from './orders';
@@ -80,6 +80,11 @@ export interface Dependencies {
   audit: AuditLog;
   /** The same store as `audit`, read: verification, export, timelines, checkpoints. */
   auditArchive: AuditArchive;
+  /**
+   * AWS: the write-once copy of the log, which verification and export read (and compare with the table); absent or
+   * null locally, where the table is the only store.
+   */
+  auditCopy?: AuditCopy | null;
   /** The checkpoints' key; null where none is configured (no checkpoints are written, verification says so). */
   auditKey: AuditKey | null;
   holds: VendorHoldRepository;

@@ -31,7 +31,8 @@ type ExportLine =
   | { kind: 'blank' }
   | { kind: 'invalid'; reason: string };
 
-function parseLine(line: string): ExportLine {
+/** One line of an export (or of the write-once copy, whose lines are export lines). */
+export function parseExportLine(line: string): ExportLine {
   if (line.trim() === '') return { kind: 'blank' };
   let value: unknown;
   try {
@@ -73,7 +74,7 @@ export async function verifyExport(lines: () => AsyncIterable<string> | Iterable
   let lineNumber = 0;
   for await (const line of lines()) {
     lineNumber += 1;
-    const parsed = parseLine(line);
+    const parsed = parseExportLine(line);
     if (parsed.kind === 'invalid') {
       return { ok: false, records: 0, streams: 0, checkpoints: 0, unsignedRecords: 0, complete: false, firstBroken: { stream: EXPORT_FILE_STREAM, sequence: lineNumber, reason: `line ${lineNumber} ${parsed.reason}` } };
     }
@@ -90,7 +91,7 @@ export async function verifyExport(lines: () => AsyncIterable<string> | Iterable
   const verifier = new AuditVerifier({ publicKey: options.publicKey, publicKeys: options.publicKeys, complete });
   for (const checkpoint of checkpoints) verifier.addCheckpoint(checkpoint);
   for await (const line of lines()) {
-    const parsed = parseLine(line);
+    const parsed = parseExportLine(line);
     if (parsed.kind === 'record') verifier.addRecord(parsed.record);
   }
   return { ...verifier.result(), complete };

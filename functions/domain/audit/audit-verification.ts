@@ -83,6 +83,8 @@ export class AuditVerifier {
   private readonly streams = new Map<string, StreamState>();
   private recordCount = 0;
   private unsigned = 0;
+  /** Broken links found outside the records and checkpoints fed (the table against the write-once copy). */
+  private readonly findings: (BrokenLink & { when: string })[] = [];
 
   constructor(private readonly options: VerifierOptions) {}
 
@@ -120,9 +122,18 @@ export class AuditVerifier {
     state.waiting.set(sequence, { prevHash: record.prevHash, hash: record.hash, recordedAt: record.recordedAt, edited });
   }
 
+  /**
+   * A broken link found by comparing stores (a record or checkpoint in the write-once copy but not in the table, or
+   * different there): `when` is its `recordedAt` (a checkpoint's `at`), so it takes its place among the breaks in time.
+   */
+  addFinding(link: BrokenLink, when: string): void {
+    this.findings.push({ ...link, when });
+  }
+
   result(): AuditVerification {
     if (!this.checkpointsDone) this.finishCheckpoints();
-    const breaks: (BrokenLink & { when: string })[] = [];
+    const breaks: (BrokenLink & { when: string })[] = [...this.findings.filter((f) => f.stream !== CHECKPOINT_STREAM)];
+    const checkpointFinding = this.findings.filter((f) => f.stream === CHECKPOINT_STREAM).sort((a, b) => a.sequence - b.sequence)[0];
     for (const [stream, state] of this.streams) {
       if (!state.broken && state.waiting?.size) {
         if (state.next === 0) {
@@ -155,7 +166,7 @@ export class AuditVerifier {
       }
     }
     breaks.sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.sequence - b.sequence));
-    const first = this.checkpointBreak ?? (breaks[0] ? { stream: breaks[0].stream, sequence: breaks[0].sequence, reason: breaks[0].reason } : null);
+    const first = this.checkpointBreak ?? (checkpointFinding ? { stream: CHECKPOINT_STREAM, sequence: checkpointFinding.sequence, reason: checkpointFinding.reason } : null) ?? (breaks[0] ? { stream: breaks[0].stream, sequence: breaks[0].sequence, reason: breaks[0].reason } : null);
     return {
       ok: first === null,
       records: this.recordCount,
