@@ -7,6 +7,7 @@
 import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config';
 import { S3ExportStore } from '../../functions/adapters/s3/s3-export-store';
+import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
 import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
 import { EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
@@ -20,6 +21,7 @@ const AWS_ENV = {
   HOLDBACK_GATEWAY_SECRET_ID: 'arn:aws:secretsmanager:ap-south-1:123456789012:secret:holdback/gateway',
   HOLDBACK_AUDIT_KMS_KEY_ID: 'arn:aws:kms:ap-south-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
   HOLDBACK_EXPORT_BUCKET: 'holdback-exports',
+  HOLDBACK_AUDIT_ARCHIVE_BUCKET: 'holdback-audit-archive',
   HOLDBACK_JOB_QUEUE_URL: 'https://sqs.ap-south-1.amazonaws.com/123456789012/holdback-jobs',
 };
 
@@ -47,6 +49,9 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
     expect(deps.publisher).toBeInstanceOf(EventBridgePublisher);
     expect(deps.queue).toBeInstanceOf(SqsReleaseQueue);
     expect(deps.exports instanceof S3ExportStore).toBe(needs.s3);
+    // Verification and export (the api, the jobs) read the audit log's write-once copy in S3.
+    expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.s3);
+    if (!needs.s3) await expect(deps.auditCopy!.read()).rejects.toThrow(`loads no S3 client, so it cannot read the audit log's write-once copy`);
     expect(deps.auditKey instanceof KmsAuditKey).toBe(needs.kms);
     expect(adapters.secretsManager !== undefined).toBe(needs.secrets);
     if (!needs.s3) {
@@ -58,6 +63,11 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
       expect(await deps.gatewayReady!()).toBe(false);
     }
   });
+});
+
+it('without the archive bucket (locally) there is no write-once copy: verification and export read the table', async () => {
+  const { HOLDBACK_AUDIT_ARCHIVE_BUCKET: _bucket, ...local } = AWS_ENV;
+  expect(composeDependencies(readRuntimeConfig(local), await composition('api'), 'api', { logger: quiet }).auditCopy).toBeNull();
 });
 
 it('a port a composition does not build says which function lacks which client, and where to add it', async () => {

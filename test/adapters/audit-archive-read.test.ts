@@ -1,0 +1,180 @@
+/**
+ * On AWS, `GET /audit/verify` and the audit export read the write-once copy and compare the table with it
+ * (functions/application/audit/audit-copy.ts): the table on a real dynalite, the copy written by the production copier
+ * handler and read by the production reader (S3AuditCopy) through the S3 SDK against the local write-once S3. The
+ * table's items reach the copier as DynamoDB Streams hands them over (INSERT, MODIFY, REMOVE with their images):
+ * dynalite has no streams, so `streamTo` plays that part.
+ */
+import { DateTime } from 'luxon';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { DynamoAuditStore, sequenceKey } from '../../functions/adapters/dynamodb/audit-store';
+import type { DocumentClient } from '../../functions/adapters/dynamodb/document-client';
+import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
+import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
+import { exportAuditLog, verifyAuditLog } from '../../functions/application/audit/audit-log-views';
+import { writeAuditCheckpoint } from '../../functions/application/audit/maintain-audit-log';
+import type { AuditEntry, AuditKey, Dependencies } from '../../functions/application/ports';
+import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
+import { recordHash } from '../../functions/domain/audit/audit-records';
+import { makeAuditArchiveHandler } from '../../functions/handlers/audit-archive';
+import { startLocalS3 } from '../../local/edge/s3';
+import { RecordingLogger } from '../fakes/outside-world';
+import { verifyExportText } from '../e2e/independent-audit-verifier';
+import { withLocalDynamo } from './local-dynamodb';
+
+const TABLE = DEFAULT_AUDIT_TABLE_NAME;
+const BUCKETS = ['archive-a', 'archive-b', 'archive-c'];
+const clock = { now: () => DateTime.fromISO('2022-12-02T16:00:00+05:30') };
+
+let s3: Awaited<ReturnType<typeof startLocalS3>>;
+let client: S3Client;
+beforeAll(async () => {
+  s3 = await startLocalS3(Object.fromEntries(BUCKETS.map((b) => [b, { writeOnce: true }])));
+  client = new S3Client({ endpoint: s3.url, region: 'ap-south-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+});
+afterAll(async () => {
+  client.destroy();
+  await s3.close();
+});
+
+const entry = (orderId: string, n: number): AuditEntry => ({
+  kind: 'gateway_attempt', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'vendor_1', detail: { request: '2022-12-05 10:00:00', status: 'OK', n },
+});
+
+/** The API's view of the key on AWS: it reads the public keys and may not sign (only the sweep may). */
+const verifyOnly = (key: Ed25519AuditKey): AuditKey => ({
+  identity: () => key.identity(), publicKeyPem: () => key.publicKeyPem(), publicKeys: () => key.publicKeys(), canSign: false,
+  sign: () => Promise.reject(new Error('only the checkpoint writer signs')),
+});
+
+/** DynamoDB Streams for a test: each call hands the copier what changed in the table since the last call, as one batch. */
+class StreamFeed {
+  private readonly seen = new Map<string, string>();
+  private events = 0;
+  constructor(private readonly doc: DocumentClient, private readonly bucket: string, readonly logger = new RecordingLogger()) {}
+
+  async deliver(): Promise<void> {
+    const now = new Map<string, Record<string, unknown>>();
+    for (let page = await this.doc.scan({ TableName: TABLE }); ; page = await this.doc.scan({ TableName: TABLE, ExclusiveStartKey: page.lastEvaluatedKey })) {
+      for (const item of page.items) now.set(`${item.pk}\u0000${item.sk}`, item);
+      if (!page.lastEvaluatedKey) break;
+    }
+    const records: unknown[] = [];
+    const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true });
+    const at = Math.floor(Date.parse('2022-12-02T10:40:00Z') / 1000) + this.events;
+    for (const [key, item] of now) {
+      const before = this.seen.get(key);
+      const text = JSON.stringify(item);
+      if (before === text) continue;
+      const eventName = before === undefined ? 'INSERT' : 'MODIFY';
+      records.push({ eventID: `ev${String(++this.events).padStart(4, '0')}`, eventName, dynamodb: { ApproximateCreationDateTime: at, NewImage: image(item), ...(before ? { OldImage: image(JSON.parse(before)) } : {}) } });
+      this.seen.set(key, text);
+    }
+    for (const [key, before] of this.seen) {
+      if (now.has(key)) continue;
+      records.push({ eventID: `ev${String(++this.events).padStart(4, '0')}`, eventName: 'REMOVE', dynamodb: { ApproximateCreationDateTime: at, OldImage: image(JSON.parse(before)) } });
+      this.seen.delete(key);
+    }
+    if (records.length > 0) await makeAuditArchiveHandler(client, this.bucket, this.logger)({ Records: records } as DynamoDBStreamEvent);
+  }
+}
+
+/** A table with two checkpoints, all of it copied: order_1 1-3 and order_2 1 (checkpoint 1), order_1 4 and order_3 1 (checkpoint 2). */
+async function signedLog(doc: DocumentClient, bucket: string) {
+  const key = Ed25519AuditKey.inMemory();
+  const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+  const writer = { clock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: key } as unknown as Dependencies;
+  await store.append([entry('order_1', 1), entry('order_1', 2), entry('order_1', 3), entry('order_2', 1)]);
+  expect(await writeAuditCheckpoint(writer)).toMatchObject({ written: [1] });
+  await store.append([entry('order_1', 4), entry('order_3', 1)]);
+  expect(await writeAuditCheckpoint(writer)).toMatchObject({ written: [2] });
+  const feed = new StreamFeed(doc, bucket);
+  await feed.deliver();
+  // The API on AWS: the copy, and a key it cannot sign with; the table alone as the API read it before.
+  const aws = { clock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: verifyOnly(key), auditCopy: new S3AuditCopy(client, bucket) } as unknown as Dependencies;
+  const tableOnly = { ...aws, auditCopy: null } as Dependencies;
+  const keys = (await key.publicKeys()).map(({ keyId, algorithm, publicKeyPem }) => ({ keyId, algorithm, publicKeyPem }));
+  return { store, writer, feed, aws, tableOnly, keys };
+}
+
+const del = (doc: DocumentClient, pk: string, n: number) => doc.delete({ TableName: TABLE, Key: { pk, sk: sequenceKey(n) } });
+const exportText = async (deps: Dependencies): Promise<string> => {
+  let text = '';
+  for await (const chunk of await exportAuditLog(deps, {})) text += chunk;
+  return text;
+};
+
+test('the newest checkpoint and the records after the one before deleted from the table: the table alone verifies, the API on AWS reports the deleted checkpoint', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const log = await signedLog(doc, 'archive-a');
+    expect(await verifyAuditLog(log.aws)).toEqual({ ok: true, records: 6, streams: 3, checkpoints: 2, firstBroken: null, unsignedRecords: 0 });
+    // The attack: checkpoint 2, and order_1 4 and order_3 1 that only it signed, gone from the table.
+    await doc.delete({ TableName: TABLE, Key: { pk: 'checkpoints', sk: sequenceKey(2) } });
+    await del(doc, 'order#order_1', 4);
+    await del(doc, 'order#order_3', 1);
+    expect(await verifyAuditLog(log.tableOnly)).toMatchObject({ ok: true, records: 4, checkpoints: 1 });
+    const caught = await verifyAuditLog(log.aws);
+    expect(caught).toEqual({
+      ok: false, records: 6, streams: 3, checkpoints: 2, unsignedRecords: 0,
+      firstBroken: { stream: 'checkpoints', sequence: 2, reason: 'deleted from the table: the write-once copy holds checkpoint 2' },
+    });
+    // The stream also reported the deletions: the copy keeps them under tampering/, and they stay reported.
+    await log.feed.deliver();
+    expect(s3.s3.keys('archive-a').filter((k) => k.startsWith('tampering/'))).toHaveLength(3);
+    expect((await verifyAuditLog(log.aws)).firstBroken).toEqual({
+      stream: 'checkpoints', sequence: 2, reason: expect.stringMatching(/^deleted from the table at 2022-12-02T10:40:\d\d\.000Z: the write-once copy kept the item as it was \(tampering\/.+\.json\)$/),
+    });
+    // The export on AWS is the copy: the deleted checkpoint and records are in it, and it verifies by the public format.
+    const text = await exportText(log.aws);
+    expect(verifyExportText(text, log.keys)).toMatchObject({ ok: true, records: 6, checkpoints: 2 });
+    expect(verifyExportText(await exportText(log.tableOnly), log.keys)).toMatchObject({ ok: true, records: 4, checkpoints: 1 });
+  });
+});
+
+test('records deleted from the table, or changed and re-hashed after the newest checkpoint, are the first broken link on AWS', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const log = await signedLog(doc, 'archive-b');
+    // A record after the newest checkpoint (unsigned), copied, then rewritten in the table with its hash recomputed:
+    // the table alone can only call it unsigned.
+    await log.store.append([entry('order_2', 2)]);
+    await log.feed.deliver();
+    const [, two] = await log.store.streamRecords('order#order_2');
+    const forged = { ...two, actor: 'mallory' };
+    forged.hash = recordHash(forged);
+    await doc.put({ TableName: TABLE, Item: { pk: forged.stream, sk: sequenceKey(2), ...forged } });
+    expect(await verifyAuditLog(log.tableOnly)).toMatchObject({ ok: true, unsignedRecords: 1 });
+    expect((await verifyAuditLog(log.aws)).firstBroken).toEqual({ stream: 'order#order_2', sequence: 2, reason: 'changed in the table: the write-once copy holds the record as it was written' });
+    await doc.put({ TableName: TABLE, Item: { pk: two.stream, sk: sequenceKey(2), ...two } });
+    expect((await verifyAuditLog(log.aws)).ok).toBe(true);
+    // A whole stream removed from the table (its records, never signed alone).
+    await log.store.append([entry('order_9', 1)]);
+    await log.feed.deliver();
+    await del(doc, 'order#order_9', 1);
+    expect((await verifyAuditLog(log.aws)).firstBroken).toEqual({ stream: 'order#order_9', sequence: 1, reason: 'deleted from the table: the write-once copy holds this record' });
+  });
+});
+
+test('the copy lags the table (stream batching): what the table holds and the copy does not yet is verified from the table; a line in the copy that is not a record or checkpoint is named', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const log = await signedLog(doc, 'archive-c');
+    await log.store.append([entry('order_1', 5), entry('order_4', 1)]);
+    expect(await writeAuditCheckpoint(log.writer)).toMatchObject({ written: [3] });
+    // Not delivered yet: checkpoint 3 and its records are in the table only.
+    expect(await verifyAuditLog(log.aws)).toEqual({ ok: true, records: 8, streams: 4, checkpoints: 3, firstBroken: null, unsignedRecords: 0 });
+    const text = await exportText(log.aws);
+    expect(verifyExportText(text, log.keys)).toMatchObject({ ok: true, records: 8, checkpoints: 3 });
+    // A record not yet copied and edited in the table is still checked against its chain and checkpoint.
+    const [, , , , five] = await log.store.streamRecords('order#order_1');
+    await doc.put({ TableName: TABLE, Item: { pk: five.stream, sk: sequenceKey(5), ...five, actor: 'mallory' } });
+    expect((await verifyAuditLog(log.aws)).firstBroken).toMatchObject({ stream: 'order#order_1', sequence: 5, reason: expect.stringMatching(/^edited/) });
+    await doc.put({ TableName: TABLE, Item: { pk: five.stream, sk: sequenceKey(5), ...five } });
+    await log.feed.deliver();
+    expect((await verifyAuditLog(log.aws)).ok).toBe(true);
+    await client.send(new PutObjectCommand({ Bucket: 'archive-c', Key: 'log/2022-12-02/zz-junk.ndjson', Body: 'not json\n', IfNoneMatch: '*' }));
+    expect((await verifyAuditLog(log.aws)).firstBroken).toEqual({
+      stream: 'archive', sequence: 0, reason: 'the write-once copy holds a line that is not a record or a checkpoint: log/2022-12-02/zz-junk.ndjson line 1: is not JSON',
+    });
+  });
+});
