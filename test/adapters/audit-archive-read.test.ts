@@ -10,7 +10,6 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { DynamoAuditStore, sequenceKey } from '../../functions/adapters/dynamodb/audit-store';
-import type { DocumentClient } from '../../functions/adapters/dynamodb/document-client';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
 import { exportAuditLog, verifyAuditLog } from '../../functions/application/audit/audit-log-views';
@@ -23,6 +22,13 @@ import { startLocalS3 } from '../../local/edge/s3';
 import { RecordingLogger } from '../fakes/outside-world';
 import { verifyExportText } from '../e2e/independent-audit-verifier';
 import { withLocalDynamo } from './local-dynamodb';
+import { awsEnvironment } from './aws-environment';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DocumentClient, documentClientConfig } from '../../functions/adapters/dynamodb/document-client';
+import { buildDependencies, readRuntimeConfig } from '../../functions/composition-root';
+import { createTableInputs, tableNamesFromEnv } from '../../functions/definitions/tables';
+import { SharedClock } from '../../local/clock';
+import { createEdge } from '../../local/edge/edge';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;
 const BUCKETS = ['archive-a', 'archive-b', 'archive-c'];
@@ -177,4 +183,30 @@ test('the copy lags the table (stream batching): what the table holds and the co
       stream: 'archive', sequence: 0, reason: 'the write-once copy holds a line that is not a record or a checkpoint: log/2022-12-02/zz-junk.ndjson line 1: is not JSON',
     });
   });
+});
+
+test('the composition reads the copy where the stack names its bucket: through the local edge, which serves S3 beside DynamoDB', async () => {
+  const edgeClock = new SharedClock({ start: new Date('2022-12-02T16:05:00+05:30'), frozen: true });
+  const names = tableNamesFromEnv(awsEnvironment('edge_secret_value_31f'));
+  const edge = await createEdge({ port: 0, clock: edgeClock, tables: createTableInputs(names, 'edge-audit'), targets: {}, log: () => undefined, buckets: { 'edge-archive': { writeOnce: true } } });
+  const viaEdge = new S3Client({ endpoint: edge.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  try {
+    const config = readRuntimeConfig({ ...awsEnvironment('edge_secret_value_31f'), AWS_ENDPOINT_URL: edge.url, HOLDBACK_AUDIT_TABLE: 'edge-audit', HOLDBACK_AUDIT_ARCHIVE_BUCKET: 'edge-archive' });
+    const deps = buildDependencies(config, { clock: edgeClock, logger: new RecordingLogger() });
+    expect(deps.auditCopy).toBeInstanceOf(S3AuditCopy);
+    await deps.audit.append([entry('order_e', 1), entry('order_e', 2)]);
+    expect((await verifyAuditLog(deps)).ok).toBe(true);
+    // The copier writes the first record to the edge's bucket (as the stream would); the table then loses it.
+    const [first] = await deps.auditArchive.streamRecords('order#order_e');
+    await makeAuditArchiveHandler(viaEdge, 'edge-archive', new RecordingLogger())({ Records: [
+      { eventID: 'x1', eventName: 'INSERT', dynamodb: { NewImage: marshall({ pk: first.stream, sk: sequenceKey(1), ...first }) } },
+    ] } as unknown as DynamoDBStreamEvent);
+    expect((await deps.auditCopy!.read()).records).toEqual([first]);
+    const edgeDoc = new DocumentClient(new DynamoDBClient(documentClientConfig({ region: 'ap-south-1', endpoint: edge.url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })));
+    await edgeDoc.delete({ TableName: 'edge-audit', Key: { pk: first.stream, sk: sequenceKey(1) } });
+    expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_e', sequence: 1, reason: 'deleted from the table: the write-once copy holds this record' });
+  } finally {
+    viaEdge.destroy();
+    await edge.close();
+  }
 });
