@@ -101,6 +101,16 @@ test('a record changed or removed in the table is kept under tampering/ with bot
   ]);
 });
 
+test('a record given its time index keys by the upgrade\'s backfill is not tampering: the log itself did not change', async () => {
+  const [record] = sealRecords('vendor#v2', null, [{ kind: 'hold', at: '2022-12-02T16:00:00+05:30', vendorId: 'v2', detail: {} }], '2022-12-02T10:30:00.000Z');
+  const before = s3.s3.keys(BUCKET);
+  const logger = new RecordingLogger();
+  const indexed = { Records: [{ eventID: 'b1', eventName: 'MODIFY', dynamodb: { ApproximateCreationDateTime: 1_670_000_000, OldImage: item('vendor#v2', sequenceKey(1), record), NewImage: item('vendor#v2', sequenceKey(1), record, { timePk: '2022-12-02#1', timeSk: 'x' }) } }] } as unknown as DynamoDBStreamEvent;
+  expect(await makeAuditArchiveHandler(client, BUCKET, logger)(indexed)).toEqual({ written: 0 });
+  expect(s3.s3.keys(BUCKET)).toEqual(before);
+  expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+});
+
 test('a write S3 refuses fails the batch, so Lambda delivers it again', async () => {
   const [record] = sealRecords('config', null, [{ kind: 'settings_changed', at: '2022-12-02T16:00:00+05:30', detail: {} }], '2022-12-02T10:30:00.000Z');
   const event = { Records: [{ eventID: 'f1', eventName: 'INSERT', dynamodb: { NewImage: item('config', sequenceKey(1), record) } }] } as unknown as DynamoDBStreamEvent;

@@ -6,9 +6,18 @@
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { DocumentClient, documentClientConfig } from '../../functions/adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
-import { APPLIED_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs, DEFAULT_TABLE_NAMES } from '../../functions/definitions/tables';
+import { APPLIED_INDEX, AUDIT_TIME_INDEX, DEFAULT_AUDIT_TABLE_NAME, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs, DEFAULT_TABLE_NAMES } from '../../functions/definitions/tables';
 import { order, release } from '../adapters/release-fixtures';
 import { runBackfill } from '../../bin/backfill-indexes';
+import { DateTime } from 'luxon';
+import { DynamoAuditStore, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
+import { backfillAuditTimeIndex } from '../../functions/adapters/dynamodb/audit-index-backfill';
+import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
+import { verifyAuditLog } from '../../functions/application/audit/audit-log-views';
+import { writeAuditCheckpoint } from '../../functions/application/audit/maintain-audit-log';
+import type { AuditEntry, Dependencies } from '../../functions/application/ports';
+import { sealRecords } from '../../functions/domain/audit/audit-records';
+import { RecordingLogger } from '../fakes/outside-world';
 import { credentials, startEdge, type TestEdge } from './local-edge';
 
 const TABLE = DEFAULT_TABLE_NAMES.orders;
@@ -104,4 +113,55 @@ test('a dry run counts without writing; wrong arguments are refused naming them 
   await expect(runBackfill(['--table', TABLE])).rejects.toThrow('--region is missing');
   await expect(runBackfill(['--region', 'ap-south-1'])).rejects.toThrow(/--table is missing: the orders table \(the stack's OrdersTableName output\)/);
   await expect(runBackfill(['--region', 'ap-south-1', '--table', TABLE, '--segments', '0'])).rejects.toThrow('--segments is "0"; send a whole number from 1 to 64');
+});
+
+test('an audit log written before the time index: the script gives each stream\'s head its index keys, the checkpoint writer then signs every stream; conditional and re-runnable', async () => {
+  const auditClock = { now: () => DateTime.fromISO('2022-12-02T16:00:00+05:30') };
+  const store = new DynamoAuditStore(doc, DEFAULT_AUDIT_TABLE_NAME, auditClock, new RecordingLogger());
+  const deps = { clock: auditClock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: Ed25519AuditKey.inMemory() } as unknown as Dependencies;
+  const entry = (orderId: string, n: number): AuditEntry => ({ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'ven_a', detail: { n } });
+  await store.append([entry('order_signed', 1)]);
+  expect(await writeAuditCheckpoint(deps)).toMatchObject({ written: [1] });
+  // Appended by a version without the time index: the same records, no index keys.
+  await store.append([entry('order_a', 1), entry('order_a', 2), entry('order_a', 3)]);
+  await store.append([entry('order_b', 1)]);
+  await store.append([entry('order_b', 2)]);
+  const audit = await doc.scan({ TableName: DEFAULT_AUDIT_TABLE_NAME });
+  for (const item of audit.items.filter((i) => String(i.pk).startsWith('order#order_') && i.pk !== 'order#order_signed')) {
+    await doc.update({ TableName: DEFAULT_AUDIT_TABLE_NAME, Key: { pk: item.pk, sk: item.sk }, UpdateExpression: `REMOVE ${AUDIT_TIME_INDEX.pk}, ${AUDIT_TIME_INDEX.sk}` });
+  }
+  // The writer asks the index which streams moved: it sees none of them.
+  expect(await writeAuditCheckpoint(deps)).toMatchObject({ written: [] });
+
+  const dry = await runBackfill(['--region', 'ap-south-1', '--audit-table', DEFAULT_AUDIT_TABLE_NAME, '--endpoint', local.edge.url, '--dry-run'], () => undefined);
+  expect(dry.audit).toMatchObject({ updated: 2, current: 1, other: 2 });
+  expect(await writeAuditCheckpoint(deps)).toMatchObject({ written: [] });
+  const lines: string[] = [];
+  const result = await runBackfill(['--region', 'ap-south-1', '--audit-table', DEFAULT_AUDIT_TABLE_NAME, '--endpoint', local.edge.url], (line) => lines.push(line));
+  // The heads (order_a 3, order_b 2) indexed; order_signed's head already was; the checkpoint and the writer's pointer are not records.
+  expect(result.audit).toEqual({ scanned: 8, updated: 2, current: 1, changedMeanwhile: 0, other: 2, unreadable: [] });
+  expect(result).toMatchObject({ scanned: 0, updated: 0 });
+  expect(JSON.parse(lines.at(-1)!)).toMatchObject({ done: true, audit: { updated: 2 } });
+  const signed = await writeAuditCheckpoint(deps);
+  expect(signed).toMatchObject({ written: [2], heads: 2, refused: [] });
+  expect((await store.latestCheckpoints(1))[0].heads.map((h) => [h.stream, h.sequence])).toEqual([['order#order_a', 3], ['order#order_b', 2]]);
+  // The records are untouched: the log verifies, the keys are the record's own.
+  expect(await verifyAuditLog(deps)).toMatchObject({ ok: true, records: 6, checkpoints: 2, unsignedRecords: 0 });
+  const again = await runBackfill(['--region', 'ap-south-1', '--audit-table', DEFAULT_AUDIT_TABLE_NAME, '--endpoint', local.edge.url], () => undefined);
+  expect(again.audit).toMatchObject({ updated: 0, current: 3, changedMeanwhile: 0 });
+});
+
+test('the audit backfill is conditional: a head appended to or indexed meanwhile is left to its writer', async () => {
+  const table = DEFAULT_AUDIT_TABLE_NAME;
+  const [record] = sealRecords('order#order_race', null, [{ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId: 'order_race', detail: {} }], '2022-12-02T10:30:00.000Z');
+  await doc.put({ TableName: table, Item: { pk: record.stream, sk: sequenceKey(1), ...record } });
+  // Between the scan and the update, a writer indexed the head (as an append does): the update's condition fails.
+  const racing = new DocumentClient(client);
+  const update = racing.update.bind(racing);
+  racing.update = async (input) => {
+    if (input.Key.pk === record.stream) await doc.update({ TableName: table, Key: input.Key, UpdateExpression: 'SET timePk = :p, timeSk = :s', ExpressionAttributeValues: { ':p': timeIndexKeys(record).timePk, ':s': timeIndexKeys(record).timeSk } });
+    return update(input);
+  };
+  const result = await backfillAuditTimeIndex(racing, table);
+  expect(result).toMatchObject({ changedMeanwhile: 1, unreadable: [] });
 });

@@ -15,6 +15,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from '../../application/ports';
 import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK } from './../dynamodb/audit-store';
 import { AUDIT_TIME_INDEX, KEY } from '../../definitions/tables';
+import { canonicalJson } from '../../domain/audit/audit-records';
 
 /** One DynamoDB Streams record, as Lambda hands it over (images in the low-level attribute form). */
 export interface AuditStreamRecord {
@@ -31,10 +32,15 @@ export interface ArchiveObject {
 const image = (value: Record<string, unknown> | undefined): Record<string, unknown> | null =>
   value ? unmarshall(value as Record<string, AttributeValue>) : null;
 
-/** The item without the table's own keys: the record or checkpoint exactly as an export line holds it. */
-function exportLine(item: Record<string, unknown>, type: 'record' | 'checkpoint'): string {
+/** The item without the table's own keys (its key and its time index keys): the record or checkpoint itself. */
+function logMembers(item: Record<string, unknown>): Record<string, unknown> {
   const { [KEY.pk]: _pk, [KEY.sk]: _sk, [AUDIT_TIME_INDEX.pk]: _tpk, [AUDIT_TIME_INDEX.sk]: _tsk, ...member } = item;
-  return `${JSON.stringify({ type, ...member })}\n`;
+  return member;
+}
+
+/** The record or checkpoint exactly as an export line holds it. */
+function exportLine(item: Record<string, unknown>, type: 'record' | 'checkpoint'): string {
+  return `${JSON.stringify({ type, ...logMembers(item) })}\n`;
 }
 
 /** The objects to write for a batch of stream records (the writer's pointers and pending entries are not the log). */
@@ -56,6 +62,8 @@ export function archiveObjectsOf(records: readonly AuditStreamRecord[]): Archive
       if (firstAt === null) firstAt = record.dynamodb?.ApproximateCreationDateTime ?? null;
       continue;
     }
+    // Only the time index keys changed (the upgrade's backfill, audit-index-backfill.ts): the log itself did not.
+    if (record.eventName === 'MODIFY' && next && previous && canonicalJson(logMembers(next)) === canonicalJson(logMembers(previous))) continue;
     // A MODIFY or REMOVE of a record or a checkpoint: the log is append-only, so this is tampering (or a restore).
     const when = new Date((record.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000).toISOString();
     objects.push({
