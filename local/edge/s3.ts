@@ -153,14 +153,18 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** The local S3 on its own loopback port (port 0: a free one), for tests that need S3 without the whole edge. */
-export async function startLocalS3(buckets: Record<string, LocalS3Bucket>, port = 0): Promise<{ url: string; s3: LocalS3; close(): Promise<void> }> {
+export async function startLocalS3(buckets: Record<string, LocalS3Bucket>, port = 0): Promise<{ url: string; s3: LocalS3; connections(): number; close(): Promise<void> }> {
   const s3 = new LocalS3(buckets);
   const server = createServer((req, res) => void s3.handle(req, res));
+  let connections = 0;
+  server.on('connection', () => { connections += 1; });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port: actual } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${actual}`,
     s3,
+    /** TCP connections opened so far (a client kept for many calls opens one). */
+    connections: () => connections,
     close: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections();
       server.close((error) => (error ? reject(error) : resolve()));

@@ -136,3 +136,28 @@ test('the reader pages through the listing (1,000 keys a page) and names a line 
     await local.close();
   }
 });
+
+test('the deployed handler builds its S3 client once per container: batch after batch travels one kept connection', async () => {
+  const local = await startLocalS3({ 'container-archive': { writeOnce: true } });
+  const variables = { HOLDBACK_AUDIT_ARCHIVE_BUCKET: 'container-archive', AWS_ENDPOINT_URL_S3: local.url, AWS_REGION: 'ap-south-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+  const saved = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, variables);
+  try {
+    let handler: ((event: DynamoDBStreamEvent) => Promise<{ written: number }>) | undefined;
+    jest.isolateModules(() => {
+      handler = (require('../../functions/handlers/audit-archive') as { handler: typeof handler }).handler;
+    });
+    for (const n of [1, 2, 3]) {
+      const [record] = sealRecords(`order#c${n}`, null, [{ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId: `c${n}`, detail: {} }], '2022-12-02T10:30:00.000Z');
+      await handler!({ Records: [{ eventID: `c${n}`, eventName: 'INSERT', dynamodb: { NewImage: item(record.stream, sequenceKey(1), record) } }] } as unknown as DynamoDBStreamEvent);
+    }
+    expect(local.s3.keys('container-archive')).toEqual(['log/undated/c1-c1.ndjson', 'log/undated/c2-c2.ndjson', 'log/undated/c3-c3.ndjson']);
+    expect(local.connections()).toBe(1);
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await local.close();
+  }
+});
