@@ -12,11 +12,13 @@ import type { ApiRoute } from './route';
 export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/verify', summary: 'Verify the hash-chained, signed audit log',
+    description: 'On AWS it verifies the write-once copy (S3, Object Lock) and compares the table with it: a record or checkpoint in the copy but deleted or changed in the table is a broken link; what the copy does not hold yet (it follows within about a minute) is read from the table. Locally the table is the log.',
     responses: responses({ 200: ok('The first broken link (null: none), and what was checked.', ref('AuditVerification')) }),
     handle: async (_r, deps) => json(200, await verifyAuditLog(await deps())),
   }),
   defineRoute({
     method: 'GET', path: '/audit/export', summary: 'Audit records and signed checkpoints as JSON lines',
+    description: 'On AWS the lines come from the write-once copy (S3, Object Lock), with what the table holds that the copy does not yet; locally from the table.',
     query: { from: RANGE_FROM, to: RANGE_TO },
     responses: responses({ 200: { description: 'A header line, the checkpoints, then the records: one JSON object per line.', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } }, { 400: 'Bad range.', 413: TOO_LARGE_ON_AWS }),
     handle: async ({ query }, deps) => streamedResult(200, {
