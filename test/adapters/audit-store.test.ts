@@ -140,3 +140,42 @@ test('signed heads only grow: a stream rewritten below its signed head (re-hashe
     expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_5', sequence: 2, reason: 'edited: checkpoint 1 signed another hash for this record' });
   });
 });
+
+/** A document client that notes every put it sends (the writes still go to dynalite). */
+class RecordingPuts extends FlakyDocumentClient {
+  readonly puts: PutInput[] = [];
+  override async put(input: PutInput) {
+    this.puts.push(input);
+    return super.put(input);
+  }
+}
+
+test('every put on the audit table is conditional: a taken checkpoint number or record is never overwritten, a pointer never moves back', async () => {
+  await withLocalDynamo(async ({ doc, client }) => {
+    const recording = new RecordingPuts(client);
+    const store = new DynamoAuditStore(recording, TABLE, clock, new RecordingLogger());
+    await store.append([entry('order_c', 1), entry('order_c', 2)]); // failing: kept as pending
+    recording.failing = false;
+    const deps = auditDeps(store);
+    expect(await maintainAuditLog(deps)).toMatchObject({ appended: 2, checkpoint: { written: [1] } });
+    await new DynamoAuditStore(recording, TABLE, clock, new RecordingLogger()).append([entry('order_c', 3)]);
+    expect(await writeAuditCheckpoint(deps)).toMatchObject({ written: [2] });
+    // Every put the store sent (records, pending entries, checkpoints, pointers) carried a condition.
+    expect(recording.puts.length).toBeGreaterThanOrEqual(6);
+    expect(recording.puts.filter((p) => !p.ConditionExpression).map((p) => p.Item.pk)).toEqual([]);
+
+    // A second writer's checkpoint 2 is refused: the stored one stays.
+    const [stored] = await store.latestCheckpoints(1);
+    expect(await store.putCheckpoint({ ...stored, at: '2030-01-01T00:00:00.000Z' })).toBe(false);
+    expect((await store.checkpoint(2))!.at).toBe(stored.at);
+    // A slower writer's pointer (sequence 2, checkpoint 1) never moves the one at sequence 3 back.
+    const [two] = (await store.streamRecords('order#order_c')).slice(1, 2);
+    await store.putSignedHeads([{ stream: 'order#order_c', sequence: 2, hash: two.hash }], 1);
+    expect((await store.signedHeads(['order#order_c'])).get('order#order_c')).toMatchObject({ sequence: 3, checkpoint: 2 });
+    // A record put again at a taken sequence is refused by the condition, as a writer with a stale head finds.
+    const [first] = await store.streamRecords('order#order_c');
+    const again = recording.puts.find((p) => p.Item.pk === 'order#order_c' && p.Item.sk === sequenceKey(1))!;
+    await expect(doc.put({ ...again, Item: { ...again.Item, actor: 'mallory' } })).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+    expect((await store.streamRecords('order#order_c'))[0]).toEqual(first);
+  });
+});
