@@ -12,6 +12,7 @@ import { AUDIT_TIME_INDEX, CHECKPOINT_PK, KEY, PENDING_PK, SIGNED_PK } from '../
 import type { DocumentClient } from './document-client';
 import { isConditionalCheckFailed } from './item-keys';
 import { timeIndexKeys } from './audit-store';
+import type { BackfillResult } from './index-backfill';
 
 export interface AuditBackfillOptions {
   /** Items per scan page. */
@@ -21,19 +22,13 @@ export interface AuditBackfillOptions {
   onPage?: (progress: AuditBackfillResult) => void;
 }
 
-export interface AuditBackfillResult {
-  scanned: number;
-  /** Streams whose head was given its time index keys. */
-  updated: number;
-  /** Streams whose head carries them already. */
-  current: number;
-  /** Heads changed or indexed by a writer between the scan and the update (a new head carries its keys). */
-  changedMeanwhile: number;
-  /** Items that are not records (checkpoints, the writer's pointers, pending entries). */
-  other: number;
-  /** Items that cannot be read as a record, with why (left as they are: verification reports them). */
-  unreadable: Array<{ pk: string; sk: string; reason: string }>;
-}
+/**
+ * The counts of the orders table's backfill, read for the audit log: `updated`/`current` count streams (their heads
+ * given the keys, or carrying them already), `changedMeanwhile` heads a writer changed or indexed between the scan and
+ * the update, `other` items that are not records (checkpoints, the writer's pointers, pending entries), `unreadable`
+ * items that cannot be read as a record (left as they are: verification reports them).
+ */
+export type AuditBackfillResult = BackfillResult;
 
 interface Head {
   sk: string;
