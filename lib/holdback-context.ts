@@ -42,7 +42,25 @@ export const MIN_UNRESERVED_CONCURRENCY = 100;
 
 type Settings = Omit<HoldbackStackProps, keyof import('aws-cdk-lib').StackProps>;
 
-export function holdbackPropsFromContext(node: Node): Settings & { stackName: string; region: string } {
+/** The account's Lambda concurrency limit as read from the account at synth (bin/app.ts, lib/deploy-preflight.ts). */
+export interface AccountConcurrencyLimit {
+  readonly value: number;
+  /** Where it was read, for a refusal: e.g. `read from the account (Lambda GetAccountSettings in ap-south-1)`. */
+  readonly from: string;
+}
+
+/** The deploy's region from context (the default ap-south-1), checked; what the preflight asks the account in. */
+export function regionFromContext(node: Node): string {
+  const value: unknown = node.tryGetContext(CONTEXT_KEYS.region);
+  return regionOf(typeof value === 'string' && value.trim() !== '' ? value.trim() : DEFAULT_REGION);
+}
+
+/**
+ * `accountLimit`: the account's own concurrency limit when the synth could read it (it then outweighs
+ * `holdback:accountConcurrencyLimit`, which stays for an offline synth or a deployer who may not call
+ * GetAccountSettings; unset, 1,000).
+ */
+export function holdbackPropsFromContext(node: Node, accountLimit?: AccountConcurrencyLimit): Settings & { stackName: string; region: string } {
   const text = (key: string): string | undefined => {
     const value: unknown = node.tryGetContext(key);
     if (value === undefined || value === null) return undefined;
@@ -58,7 +76,13 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
       '(a deploy can no longer pause them); remove it. To pause releases on purpose, put the placeholder back in the secret (README, runbook)',
     );
   }
-  const accountLimit = wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.accountConcurrencyLimit), CONTEXT_KEYS.accountConcurrencyLimit, 1) ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT;
+  const givenLimit = wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.accountConcurrencyLimit), CONTEXT_KEYS.accountConcurrencyLimit, 1);
+  const limit: AccountConcurrencyLimit = accountLimit ?? {
+    value: givenLimit ?? DEFAULT_ACCOUNT_CONCURRENCY_LIMIT,
+    from: givenLimit === undefined
+      ? `the default: the account was not asked; pass -c ${CONTEXT_KEYS.accountConcurrencyLimit}=<its limit>, read with \`aws lambda get-account-settings\``
+      : `${CONTEXT_KEYS.accountConcurrencyLimit}; read it with \`aws lambda get-account-settings\``,
+  };
   const alarmEmail = text(CONTEXT_KEYS.alarmEmail);
   const dueIndexProjection = text(CONTEXT_KEYS.dueIndexProjection);
   if (dueIndexProjection !== undefined && dueIndexProjection !== 'KEYS_ONLY' && dueIndexProjection !== 'ALL') {
@@ -76,7 +100,7 @@ export function holdbackPropsFromContext(node: Node): Settings & { stackName: st
     gatewayBaseUrl: text(CONTEXT_KEYS.gatewayBaseUrl),
     gatewaySecretName: text(CONTEXT_KEYS.gatewaySecretName),
     releaseConcurrency: wholeNumberOf(node.tryGetContext(CONTEXT_KEYS.releaseConcurrency), CONTEXT_KEYS.releaseConcurrency, 2) ?? RELEASE_QUEUE.maximumConcurrency,
-    concurrencyBudget: concurrencyBudgetOf(node.tryGetContext(CONTEXT_KEYS.concurrencyBudget), accountLimit),
+    concurrencyBudget: concurrencyBudgetOf(node.tryGetContext(CONTEXT_KEYS.concurrencyBudget), limit),
     retentionDays: retentionOf(node.tryGetContext(CONTEXT_KEYS.retentionDays)),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(dueIndexProjection ? { dueIndexProjection } : {}),
@@ -149,7 +173,7 @@ function jsonObjectOf(value: unknown, key: string, example: string): Record<stri
  * and the sweep. Lambda refuses reservations that leave less than 100 unreserved, so the budget is checked against
  * the account's limit here (a new account's limit of 10 fits no budget: deploy with `none` or raise the quota).
  */
-function concurrencyBudgetOf(value: unknown, accountLimit: number): ConcurrencyBudget | null {
+function concurrencyBudgetOf(value: unknown, accountLimit: AccountConcurrencyLimit): ConcurrencyBudget | null {
   const key = CONTEXT_KEYS.concurrencyBudget;
   const example = JSON.stringify(DEFAULT_CONCURRENCY_BUDGET);
   const budget: ConcurrencyBudget = { ...DEFAULT_CONCURRENCY_BUDGET };
@@ -161,12 +185,13 @@ function concurrencyBudgetOf(value: unknown, accountLimit: number): ConcurrencyB
     budget[name as keyof ConcurrencyBudget] = count as number;
   }
   const reserved = Object.values(budget).reduce((a, b) => a + b, 0);
-  if (reserved + MIN_UNRESERVED_CONCURRENCY > accountLimit) {
+  if (reserved + MIN_UNRESERVED_CONCURRENCY > accountLimit.value) {
+    const room = accountLimit.value - MIN_UNRESERVED_CONCURRENCY;
     throw new Error(
       `context ${key} reserves ${reserved} concurrent executions, and Lambda keeps ${MIN_UNRESERVED_CONCURRENCY} unreserved, ` +
-      `but the account's limit is ${accountLimit} (${CONTEXT_KEYS.accountConcurrencyLimit}; read it with ` +
-      '`aws lambda get-account-settings`). Ask AWS to raise the quota, send a smaller budget, or deploy with ' +
-      `-c ${key}=none (no reservations: a flood on the open webhook URL is then bounded only by the account's limit)`,
+      `but the account's limit is ${accountLimit.value} (${accountLimit.from}). Ask AWS to raise the quota, ` +
+      (room > 0 ? `send a budget reserving at most ${room} in all (-c ${key}='{...}'), ` : '') +
+      `or deploy with -c ${key}=none (no reservations: a flood on the open webhook URL is then bounded only by the account's limit)`,
     );
   }
   return budget;

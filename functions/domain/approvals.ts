@@ -11,7 +11,7 @@ import { isRecord, type ValidationIssue } from './errors';
  * - `overrideRelease`: the same with `"override": true` on a HELD release (a dispute or vendor hold released);
  * - `unhold`: POST /vendors/{vendorId}/unhold (amount: the vendor's open releases, per currency);
  * - `policyChange`: PUT /vendors/{vendorId}/policy with `applyTo: "open_orders"` (amount: the vendor's open releases);
- * - `settingsChange`: PUT /settings (it applies to every open release at once; no amount).
+ * - `settingsChange`: PUT /settings (it applies to every open release at once; amount: every vendor's open releases).
  */
 export const APPROVAL_CHANGES = ['manualRelease', 'overrideRelease', 'unhold', 'policyChange', 'settingsChange'] as const;
 export type ApprovalChange = typeof APPROVAL_CHANGES[number];
@@ -68,10 +68,6 @@ export function approvalRulesIssues(value: unknown): ValidationIssue[] {
       issues.push({ field: `${field}.${key}`, problem: 'is not a known field', expected: 'only above' });
     }
     if (rule.above === undefined) continue;
-    if (change === 'settingsChange') {
-      issues.push({ field: `${field}.above`, problem: 'is set, but a settings change moves every open release at once and has no amount of its own', expected: 'leave "above" out: {} makes every settings change need a second person' });
-      continue;
-    }
     if (!isRecord(rule.above) || Object.keys(rule.above).length === 0) {
       issues.push({ field: `${field}.above`, problem: `is ${shown(rule.above)}, not an object of amounts per currency`, expected: 'e.g. {"INR": "50000.00"}, or leave "above" out' });
       continue;
@@ -88,8 +84,7 @@ export function approvalRulesIssues(value: unknown): ValidationIssue[] {
 }
 
 /**
- * Whether `change` needs a second person under `rules`, given what it moves (null: no amount, e.g. a settings
- * change). A rule without `above` always does. With `above`, a change does when any amount it moves is greater than
+ * Whether `change` needs a second person under `rules`, given what it moves (null: no amount). A rule without `above` always does. With `above`, a change does when any amount it moves is greater than
  * the threshold of its currency, or is in a currency the rule does not name (a control fails closed).
  */
 export function needsApproval(rules: ApprovalRules | undefined, change: ApprovalChange, moves: readonly MovedAmount[] | null): boolean {

@@ -2,6 +2,7 @@
 import middy from '@middy/core';
 import httpRouter from '@middy/http-router';
 import { awsRuntime, type DependencySource } from './dependencies';
+import * as composition from '../composition/api';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { ROUTES } from './routes';
 import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
@@ -44,4 +45,4 @@ export function makeApiHandler(getDeps: DependencySource, metrics?: HandlerMetri
 }
 
 /** On AWS a streamed body (the outcomes CSV) is collected, up to Lambda's response limit (see streamed-body.ts). */
-export const handler = collectStreamedBodies(makeApiHandler(awsRuntime('api', () => import('../composition/api')), lambdaMetrics()) as Parameters<typeof collectStreamedBodies>[0]);
+export const handler = collectStreamedBodies(makeApiHandler(awsRuntime('api', composition), lambdaMetrics()) as Parameters<typeof collectStreamedBodies>[0]);

@@ -10,6 +10,7 @@ import { runJobStep } from '../application/jobs/run-job-step';
 import type { JobStep } from '../application/ports';
 import { JOB_QUEUE } from '../definitions/routing';
 import { awsRuntime, type DependencySource } from './dependencies';
+import * as composition from '../composition/jobs';
 import { handlerDependencies, observed } from './observability';
 
 export function makeJobsHandler(getDeps: DependencySource) {
@@ -51,4 +52,4 @@ function jobStepOf(body: string): JobStep | string {
   return { jobId, step, ...(vendorId !== undefined ? { vendorId } : {}), ...(after !== undefined ? { after } : {}) };
 }
 
-export const handler = makeJobsHandler(awsRuntime('jobs', () => import('../composition/jobs'), true));
+export const handler = makeJobsHandler(awsRuntime('jobs', composition, true));

@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/releases/handle-order-event';
 import { awsRuntime, type DependencySource } from './dependencies';
+import * as composition from '../composition/order-events';
 import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
 
 export type OrderEventsResult =
@@ -31,4 +32,4 @@ export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: Hand
   });
 }
 
-export const handler = makeOrderEventsHandler(awsRuntime('order-events', () => import('../composition/order-events')), lambdaMetrics());
+export const handler = makeOrderEventsHandler(awsRuntime('order-events', composition), lambdaMetrics());

@@ -11,6 +11,7 @@ import { releaseVendor, type ReleaseVendorResult } from '../application/releases
 import { isValidId } from '../domain/order-events';
 import type { ReleaseCommand } from '../domain/types';
 import { awsRuntime, type DependencySource } from './dependencies';
+import * as composition from '../composition/release';
 import { lambdaMetrics, handlerDependencies, observeRelease, observed, type HandlerMetrics } from './observability';
 
 const COMMAND_SHAPE = 'a release command {"orderId", "vendorId", "releaseKey"} (ids of 3 to 45 of A-Z, a-z, 0-9, "_", "-")';
@@ -96,4 +97,4 @@ function releaseCommandOf(event: unknown): ReleaseCommand | string {
   return { orderId: orderId as string, vendorId: vendorId as string, releaseKey };
 }
 
-export const handler = makeReleaseHandler(awsRuntime('release', () => import('../composition/release'), true), lambdaMetrics());
+export const handler = makeReleaseHandler(awsRuntime('release', composition, true), lambdaMetrics());

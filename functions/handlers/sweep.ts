@@ -7,6 +7,7 @@ import { sweep, type SweepResult } from '../application/releases/sweep';
 import { heldSettlingSoon } from '../application/reads/held-settling';
 import { maintainAuditLog } from '../application/audit/maintain-audit-log';
 import { awsRuntime, type DependencySource } from './dependencies';
+import * as composition from '../composition/sweep';
 import { expireOverdue } from '../application/approvals/manage-approvals';
 import { describeError } from '../application/errors';
 import { lambdaMetrics, handlerDependencies, observeSweep, observed, type HandlerMetrics } from './observability';
@@ -35,4 +36,4 @@ export function makeSweepHandler(getDeps: DependencySource, metrics?: HandlerMet
   });
 }
 
-export const handler = makeSweepHandler(awsRuntime('sweep', () => import('../composition/sweep')), lambdaMetrics());
+export const handler = makeSweepHandler(awsRuntime('sweep', composition), lambdaMetrics());

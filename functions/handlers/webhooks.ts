@@ -2,6 +2,7 @@
 import middy from '@middy/core';
 import { GATEWAY_WEBHOOK_PATH } from '../definitions/routing';
 import { awsRuntime, type DependencySource } from './dependencies';
+import * as composition from '../composition/webhooks';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
 import { GATEWAY_WEBHOOK_ROUTE } from './routes/gateway-webhook';
@@ -34,4 +35,4 @@ export function makeWebhookHandler(getDeps: DependencySource, metrics?: HandlerM
 }
 
 /** Never sends to the gateway (the release queue's consumer is the one sender); reads the secret to verify signatures. */
-export const handler = makeWebhookHandler(awsRuntime('webhooks', () => import('../composition/webhooks')), lambdaMetrics());
+export const handler = makeWebhookHandler(awsRuntime('webhooks', composition), lambdaMetrics());

@@ -107,6 +107,20 @@ describe('exposure of early releases and the maxExposure cap', () => {
     expect(world.gateway.calls.map((c) => c.orderId)).toEqual([ORDER]);
   });
 
+  test('a PUT of the policy without maxExposure removes the cap (the PUT is the whole policy)', async () => {
+    const world = fakeWorld();
+    expect((await capped(world, { INR: '1000.00' })).maxExposure).toEqual({ INR: '1000.00' });
+    await send(world, 'order.paid', paid());
+    expect(await release(world)).toMatchObject({ state: 'WAITING', waitReason: 'exposure_cap' });
+    const uncapped = await putPolicy(world.deps, VENDOR, { scheduleOption: 1, release: { kind: 'immediate' }, actor: 'finance@example.com', reason: 'no cap' });
+    expect(uncapped).not.toHaveProperty('maxExposure');
+    expect(await world.policies.current(VENDOR)).not.toHaveProperty('maxExposure');
+    // The next early release of the vendor goes at once: nothing caps it any more.
+    await send(world, 'order.paid', paid(ORDER_2));
+    expect((await release(world, ORDER_2)).state).toBe('APPLIED');
+    expect(world.gateway.calls.map((c) => c.orderId)).toEqual([ORDER_2]);
+  });
+
   test('a send the gateway refuses for good leaves the exposure', async () => {
     const world = fakeWorld();
     await capped(world, { INR: '5000.00' });

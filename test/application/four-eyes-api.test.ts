@@ -38,10 +38,10 @@ describe('the approvals setting', () => {
   });
 
   test('bad rules: 400 naming each field, what was wrong and what to send', async () => {
-    const answer = await requireApprovals({ manualRelease: { above: { INR: 50000, rupees: '1' } }, payout: {}, settingsChange: { above: { INR: '1' } }, unhold: true });
+    const answer = await requireApprovals({ manualRelease: { above: { INR: 50000, rupees: '1' } }, payout: {}, settingsChange: { above: { INR: 1 } }, unhold: true });
     expect(answer.status).toBe(400);
     const issues = answer.body.error.issues.map((i: { field: string }) => i.field).sort();
-    expect(issues).toEqual(['approvals.manualRelease.above.INR', 'approvals.manualRelease.above.rupees', 'approvals.payout', 'approvals.settingsChange.above', 'approvals.unhold']);
+    expect(issues).toEqual(['approvals.manualRelease.above.INR', 'approvals.manualRelease.above.rupees', 'approvals.payout', 'approvals.settingsChange.above.INR', 'approvals.unhold']);
     expect(answer.body.error.message).toMatch(/approvals\.manualRelease\.above\.INR: is 50000, not a decimal text; send a non-negative amount as a string \(money is never a float\), e.g. "50000.00"/);
     expect(answer.body.error.message).toMatch(/approvals\.payout: is not a change that can need approval; send only manualRelease, overrideRelease, unhold, policyChange, settingsChange/);
     expect((await call('GET', '/settings')).body.version).toBe(0);
@@ -49,6 +49,20 @@ describe('the approvals setting', () => {
 });
 
 describe('manual release with a second person', () => {
+  test("a request the release's state refuses anyway is its 409, and no approval is kept for it", async () => {
+    await usePolicy(api.world, { kind: 'after_payment', delay: 'P3D' });
+    await send(api.world, 'order.paid', paid());
+    await requireApprovals({ manualRelease: {} });
+    await call('POST', `/vendors/${VENDOR}/hold`, { actor: 'risk@example.com', reason: 'fraud review' });
+    await api.world.runJobs();
+    expect((await release(api.world)).state).toBe('HELD');
+    // HELD without override: the use case refuses it, whatever a second person would say.
+    const refused = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { actor: MAKER, reason: 'vendor in hardship' });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'invalid_state']);
+    expect((await call('GET', '/approvals?state=pending')).body.items).toEqual([]);
+    expect(records().filter((r) => r.kind === 'approval_requested')).toEqual([]);
+  });
+
   test('above the amount: 202 {approval} and nothing changes; another person approves it and exactly what was asked is applied', async () => {
     await atMaxOrder();
     await requireApprovals({ manualRelease: { above: { INR: '1000' } } });
@@ -202,6 +216,26 @@ describe('policy and settings changes applied to open orders', () => {
     expect(approved.status).toBe(200);
     expect((await call('GET', '/settings')).body).toMatchObject({ approvals: {}, version: 2, actor: MAKER, reason: 'too slow' });
   });
+});
+
+test("a settings change above an amount (contract 6.4): what it moves is every vendor's open money, per currency", async () => {
+  await atMaxOrder();
+  await usePolicy(api.world, { kind: 'at_max' }, 'vendor_b');
+  await send(api.world, 'order.paid', paid('order_1002', [{ vendorId: 'vendor_b', amount: '800.00' }]));
+  expect((await requireApprovals({ settingsChange: { above: { INR: '2000.00' } } })).status).toBe(200);
+  // 1250.50 + 800.00 open: under 2000.00 is not, so it waits, naming what it moves.
+  const asked = await call('PUT', '/settings', { holdWarning: 'P3D', actor: MAKER, reason: 'earlier alerts' });
+  expect(asked.status).toBe(202);
+  expect(asked.body.approval).toMatchObject({ change: 'settingsChange', moves: [{ currency: 'INR', amount: '2050.50', count: 2 }] });
+  await call('POST', `/approvals/${asked.body.approval.approvalId}/reject`, { actor: CHECKER, reason: 'not now' });
+  expect((await call('GET', '/settings')).body.holdWarning).not.toBe('P3D');
+  // Raising the amount is itself a settings change under the rule in force: approved by the other person.
+  const raise = await call('PUT', '/settings', { approvals: { settingsChange: { above: { INR: '2050.50' } } }, actor: MAKER, reason: 'raise' });
+  expect(raise.status).toBe(202);
+  expect((await call('POST', `/approvals/${raise.body.approval.approvalId}/approve`, { actor: CHECKER, reason: 'ok' })).status).toBe(200);
+  // At the amount (not greater): applied at once.
+  const atAmount = await call('PUT', '/settings', { holdWarning: 'P3D', actor: MAKER, reason: 'earlier alerts' });
+  expect([atAmount.status, atAmount.body.holdWarning]).toEqual([200, 'P3D']);
 });
 
 test('the sweep function expires an approval past its 24 hours (written and audited), without anyone reading it', async () => {

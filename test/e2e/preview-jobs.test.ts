@@ -73,6 +73,13 @@ test('a settings preview over every vendor answers 202 {job} as well; a bad body
   expect(job.result).toMatchObject({ covered: 15, previewId: expect.any(String) });
   expect(job.result.releases.length).toBeLessThanOrEqual(4);
   expect((await h.api('GET', '/jobs?kind=settings_preview')).body.items.map((j: { jobId: string }) => j.jobId)).toEqual([job.jobId]);
+
+  // The job's result is kept on its item (at most 400 KB): it lists at most 500 releases, whatever limit was asked.
+  const wide = await h.api('POST', `/vendors/${BIG}/policy/preview?limit=10000`, CANDIDATE);
+  expect([wide.status, wide.body.job.params.limit]).toEqual([202, 500]);
+  const listed = await jobEnded(h, wide.body.job.jobId);
+  expect(listed.result).toMatchObject({ covered: 12, omitted: 0 });
+  expect(listed.result.releases).toHaveLength(12);
 });
 
 test('POST /jobs/{jobId}/cancel: an ended job is a 409; a bad id a 400; an unknown one a 404', async () => {

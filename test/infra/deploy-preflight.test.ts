@@ -1,12 +1,15 @@
 /**
- * A secret name that does not exist is refused at synth (bin/app.ts runs the preflight before building the stack),
- * naming the value and what to pass. Secrets Manager is a loopback HTTP server answering its JSON protocol as the
- * service does; the production SDK client talks to it.
+ * A secret name that does not exist, or a concurrency budget above the account's Lambda limit, is refused at synth
+ * (bin/app.ts runs the preflight before building the stack), naming the value and what to pass. Secrets Manager and
+ * Lambda are loopback HTTP servers answering their protocols as the services do; the production SDK clients talk to them.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { checkGatewaySecret } from '../../lib/deploy-preflight';
+import { App } from 'aws-cdk-lib';
+import { checkGatewaySecret, readAccountConcurrencyLimit } from '../../lib/deploy-preflight';
+import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
 
 const existing = new Set(['holdback/gateway']);
 const calls: string[] = [];
@@ -35,6 +38,31 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+/** Lambda's GetAccountSettings (REST JSON, GET /2016-08-19/account-settings): the account's limit by access key. */
+const limits: Record<string, number> = { newAccount: 10, standard: 1000, raised: 150 };
+const lambdaCalls: string[] = [];
+let lambdaServer: Server;
+let lambdaEndpoint: string;
+beforeAll(async () => {
+  lambdaServer = createServer((req, res) => {
+    lambdaCalls.push(`${req.method} ${req.url}`);
+    const accessKey = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    res.setHeader('content-type', 'application/json');
+    if (req.method !== 'GET' || req.url !== '/2016-08-19/account-settings' || !(accessKey in limits)) {
+      res.statusCode = 403;
+      res.setHeader('x-amzn-errortype', 'AccessDeniedException');
+      return res.end(JSON.stringify({ Message: 'not authorized to perform: lambda:GetAccountSettings' }));
+    }
+    res.end(JSON.stringify({
+      AccountLimit: { TotalCodeSize: 80530636800, CodeSizeUnzipped: 262144000, CodeSizeZipped: 52428800, ConcurrentExecutions: limits[accessKey], UnreservedConcurrentExecutions: limits[accessKey] },
+      AccountUsage: { TotalCodeSize: 0, FunctionCount: 0 },
+    }));
+  });
+  await new Promise<void>((resolve) => lambdaServer.listen(0, '127.0.0.1', resolve));
+  lambdaEndpoint = `http://127.0.0.1:${(lambdaServer.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => lambdaServer.close(() => resolve())));
+
 const client = (accessKeyId = 'deployer') => new SecretsManagerClient({ endpoint, region: 'ap-south-1', credentials: { accessKeyId, secretAccessKey: 'x' }, maxAttempts: 1 });
 
 test('an existing secret passes', async () => {
@@ -51,4 +79,50 @@ test('a secret name that does not exist is refused, naming it, the region and wh
 test('credentials that may not ask are told, not taken for a missing secret', async () => {
   const outcome = await checkGatewaySecret('holdback/gateway', 'ap-south-1', client('denied'));
   expect(outcome).toEqual({ checked: false, why: expect.stringContaining('could not check that secret "holdback/gateway" exists in ap-south-1 (AccessDeniedException)') });
+});
+
+describe("the account's Lambda concurrency limit, read at synth", () => {
+  const lambda = (accessKeyId: string) => new LambdaClient({ endpoint: lambdaEndpoint, region: 'ap-south-1', credentials: { accessKeyId, secretAccessKey: 'x' }, maxAttempts: 1 });
+  const nodeWith = (context: Record<string, unknown>) => new App({ context }).node;
+  /** What bin/app.ts does: read the limit, then build the stack's settings against it. */
+  const synth = async (accessKey: string, context: Record<string, unknown> = {}) => {
+    const node = nodeWith(context);
+    const outcome = await readAccountConcurrencyLimit(node, 'ap-south-1', lambda(accessKey));
+    return { outcome, props: () => holdbackPropsFromContext(node, outcome.limit) };
+  };
+
+  test("a new account's limit of 10 refuses the default budget, naming the limit, where it was read and what to pass", async () => {
+    const { outcome, props } = await synth('newAccount');
+    expect(lambdaCalls.at(-1)).toBe('GET /2016-08-19/account-settings');
+    expect(outcome).toEqual({ limit: { value: 10, from: 'read from the account: Lambda GetAccountSettings in ap-south-1' } });
+    expect(props).toThrow(/reserves 96 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 \(read from the account: Lambda GetAccountSettings in ap-south-1\)\. Ask AWS to raise the quota, or deploy with -c holdback:concurrencyBudget=none/);
+  });
+
+  test('the account answers over the flag: a flag of 1000 on an account of 10 is noted and still refused', async () => {
+    const { outcome, props } = await synth('newAccount', { [CONTEXT_KEYS.accountConcurrencyLimit]: '1000' });
+    expect(outcome.note).toBe("holdback:accountConcurrencyLimit=1000 is not used: the account's Lambda concurrency limit in ap-south-1 is 10");
+    expect(props).toThrow(/the account's limit is 10 /);
+  });
+
+  test('a limit with some room names the most a budget may reserve; a budget that fits passes', async () => {
+    await expect(synth('raised').then(({ props }) => props())).rejects.toThrow(/limit is 150 .*send a budget reserving at most 50 in all/);
+    const fitting = await synth('raised', { [CONTEXT_KEYS.concurrencyBudget]: '{"orderEvents":10,"release":10,"sweep":2,"api":10,"webhooks":10}' });
+    expect(fitting.props().concurrencyBudget).toEqual({ orderEvents: 10, release: 10, sweep: 2, api: 10, webhooks: 10, jobs: 4 });
+    expect((await synth('standard')).props().concurrencyBudget).toEqual(expect.objectContaining({ orderEvents: 50, webhooks: 10 }));
+  });
+
+  test('a budget of none reserves nothing, so the account is not asked', async () => {
+    const before = lambdaCalls.length;
+    const { outcome, props } = await synth('newAccount', { [CONTEXT_KEYS.concurrencyBudget]: 'none' });
+    expect([outcome, lambdaCalls.length, props().concurrencyBudget]).toEqual([{}, before, null]);
+  });
+
+  test('credentials that may not ask fall back to the documented flag (an offline synth), and say so', async () => {
+    const { outcome, props } = await synth('denied', { [CONTEXT_KEYS.accountConcurrencyLimit]: '10' });
+    expect(outcome).toEqual({ note: "could not read the account's Lambda concurrency limit in ap-south-1 (AccessDeniedException); the budget is checked against holdback:accountConcurrencyLimit=10" });
+    expect(props).toThrow(/the account's limit is 10 \(holdback:accountConcurrencyLimit; read it with `aws lambda get-account-settings`\)/);
+    const unflagged = await synth('denied');
+    expect(unflagged.outcome.note).toMatch(/checked against 1000, the standard quota \(pass -c holdback:accountConcurrencyLimit=<limit> for another\)/);
+    expect(unflagged.props().concurrencyBudget).not.toBeNull();
+  });
 });

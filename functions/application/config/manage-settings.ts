@@ -7,6 +7,9 @@ import { inZone } from '../response-times';
 import { appendAudit, storedInstant } from '../releases/release-writes';
 import { requireSettingsPreview } from './preview-changes';
 import { requireFourEyes } from '../approvals/four-eyes';
+import { knownVendorPages } from '../reads/read-vendors';
+import type { MovedAmount } from '../../domain/approvals';
+import Decimal from 'decimal.js';
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
   return presented(await deps.settings.get());
@@ -45,7 +48,8 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
   }
   // With a previewId, the change applies only if what that preview showed (POST /settings/preview) still holds.
   if (input.previewId !== undefined) await requireSettingsPreview(deps, String(input.previewId), body);
-  // Four eyes (contract 6.4): every settings change applies to the open releases at once, so the rule has no amount.
+  // Four eyes (contract 6.4): every settings change applies to the open releases at once, so what it moves is every
+  // vendor's open money, read only when the rule has an amount (`above`; a rule `{}` needs no amount: null).
   if (Object.keys(settingsChanges(baseOf(current), settings)).length > 0) {
     const actor = (input.actor as string | undefined)?.trim() ?? 'api';
     await requireFourEyes(deps, {
@@ -53,7 +57,7 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
       request: { method: 'PUT', path: '/settings', params: {}, body: { ...input, actor } },
       actor,
       reason: (input.reason as string | undefined)?.trim() ?? 'settings updated',
-      moves: async () => null,
+      moves: async () => (current.approvals?.settingsChange?.above ? everyVendorsOpenMoney(deps) : null),
       basis: { settingsVersion: current.version },
     });
   }
@@ -73,6 +77,23 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
   // claim (consistently), so nothing is sent under the settings this change replaced; no per-release work remains.
   return { ...presented(saved), job: null };
 }
+
+/** What a settings change moves: the open releases of every vendor Holdback knows, per currency (from the open index). */
+async function everyVendorsOpenMoney(deps: Dependencies): Promise<MovedAmount[]> {
+  const sums = new Map<string, { amount: Decimal; count: number }>();
+  for await (const vendorIds of knownVendorPages(deps, VENDOR_PAGE)) {
+    for (const totals of await Promise.all(vendorIds.map((vendorId) => deps.reads.openTotals(vendorId)))) {
+      for (const { currency, amount, count } of totals) {
+        const sum = sums.get(currency) ?? { amount: new Decimal(0), count: 0 };
+        sums.set(currency, { amount: sum.amount.plus(amount), count: sum.count + count });
+      }
+    }
+  }
+  return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([currency, sum]) => ({ currency, amount: sum.amount.toFixed(2), count: sum.count }));
+}
+
+/** Vendors whose open totals are read at once when a settings change's amount is needed. */
+const VENDOR_PAGE = 25;
 
 /** Each setting that changed, with its value before and after (what an auditor reads first). */
 function settingsChanges(before: Settings, after: Settings): Record<string, { from: unknown; to: unknown }> {

@@ -11,7 +11,7 @@ const rule: Json = {
   properties: {
     above: {
       type: 'object',
-      description: 'Per ISO 4217 currency, a decimal text: only a change moving more than this needs a second person. A currency not named here always needs one (the control fails closed). Not allowed on settingsChange.',
+      description: 'Per ISO 4217 currency, a decimal text: only a change moving more than this needs a second person. A currency not named here always needs one (the control fails closed).',
       additionalProperties: { type: 'string', pattern: '^\\d{1,15}(\\.\\d{1,4})?$' },
       propertyNames: { pattern: '^[A-Z]{3}$' },
       example: { INR: '50000.00' },
@@ -23,7 +23,7 @@ export const APPROVAL_SCHEMAS: Record<string, Json> = {
   ApprovalRules: {
     type: 'object',
     additionalProperties: false,
-    description: 'Which changes need a second person (contract 6.4). `{}` for a change: always; `{"above": {...}}`: above an amount per currency; a change not named: never. manualRelease: a manual release (its release amount); overrideRelease: a manual release of a HELD release with override (else manualRelease covers it); unhold: the vendor\'s open releases; policyChange: a policy PUT with applyTo "open_orders" (the vendor\'s open releases); settingsChange: any settings PUT that changes something (no amount).',
+    description: 'Which changes need a second person (contract 6.4). `{}` for a change: always; `{"above": {...}}`: above an amount per currency; a change not named: never. manualRelease: a manual release (its release amount); overrideRelease: a manual release of a HELD release with override (else manualRelease covers it); unhold: the vendor\'s open releases; policyChange: a policy PUT with applyTo "open_orders" (the vendor\'s open releases); settingsChange: any settings PUT that changes something (every vendor\'s open releases).',
     properties: Object.fromEntries(CHANGES.map((c) => [c, rule])),
     example: { manualRelease: { above: { INR: '50000.00' } }, overrideRelease: {}, unhold: {}, policyChange: {}, settingsChange: {} },
   },
