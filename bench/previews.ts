@@ -2,7 +2,7 @@
 import { DateTime } from 'luxon';
 import { startLocal } from '../local/runtime';
 import { checkPolicyFile, MAX_IMPORT_ROWS } from '../functions/application/config/import-policies';
-import { openReleasesOfVendor } from '../functions/application/releases/replan-vendor-releases';
+import { openReleasesOfVendor } from '../functions/application/replan-vendor-releases';
 import { formatInstant } from '../functions/domain/dates';
 import { factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay } from '../functions/domain/preview';
 import { planRelease } from '../functions/domain/release';

@@ -5,7 +5,7 @@
  */
 import { cancelJob } from '../../functions/application/jobs/cancel-job';
 import { runJobStep } from '../../functions/application/jobs/run-job-step';
-import { WALK_PAGE } from '../../functions/application/jobs/release-walk';
+import { WALK_PAGE } from '../../functions/application/release-walk';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { fakeWorld } from '../fakes/dependencies';
 import { VENDOR, paid, send, usePolicy } from './scenario';

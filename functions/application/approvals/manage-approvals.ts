@@ -12,8 +12,8 @@ import { releaseManually, setVendorHold } from '../releases/manage-releases';
 import { putPolicy } from '../config/manage-policies';
 import { updateSettings } from '../config/manage-settings';
 import { approvalView, type ApprovalView } from './approval-views';
-import type { ApprovalParty, StoredApproval } from './approval-repository';
-import { approvalAuditEntry, personKey } from './four-eyes';
+import type { ApprovalParty, StoredApproval } from '../ports/approvals';
+import { approvalAuditEntry, personKey } from '../four-eyes';
 
 const APPROVAL_ID = /^ap_[0-9a-z]{9}[0-9a-f]{12}$/;
 const TEXT_LIMIT = 500;

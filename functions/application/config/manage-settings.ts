@@ -6,7 +6,7 @@ import { VersionConflictError, type Dependencies } from '../ports';
 import { inZone } from '../response-times';
 import { appendAudit, storedInstant } from '../releases/release-writes';
 import { requireSettingsPreview } from './preview-changes';
-import { requireFourEyes } from '../approvals/four-eyes';
+import { requireFourEyes } from '../four-eyes';
 
 export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
   return presented(await deps.settings.get());

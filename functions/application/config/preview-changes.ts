@@ -16,8 +16,8 @@ import { requireId } from '../ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
 import { knownVendorPages } from '../reads/read-vendors';
 import { PREVIEW_INLINE_RELEASES, type Dependencies, type StoredJob, type StoredPreview } from '../ports';
-import { startJob } from '../jobs/start-job';
-import { openReleasesOfVendor } from '../releases/replan-vendor-releases';
+import { startJob } from '../start-job';
+import { openReleasesOfVendor } from '../replan-vendor-releases';
 import { storedInstant } from '../releases/release-writes';
 import { inZone } from '../response-times';
 

@@ -11,8 +11,8 @@ import { describeError } from '../errors';
 import type { Dependencies, JobStep, StoredJob } from '../ports';
 import { storedInstant } from '../releases/release-writes';
 import { exportStep } from './export-job';
-import { previewStep } from './preview-job';
-import { walkPage, type StepWork } from './release-walk';
+import { previewStep } from '../config/preview-job';
+import { walkPage, type StepWork } from '../release-walk';
 
 export type JobStepResult = { outcome: 'done' | 'skipped'; reason?: string };
 

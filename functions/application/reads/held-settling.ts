@@ -13,7 +13,7 @@ import { nextGatewayMinuteMs } from '../../domain/window';
 import type { Dependencies } from '../ports';
 import { inZone } from '../response-times';
 import { LONGEST_SETTLEMENT_DAYS, knownVendorPages } from './read-vendors';
-import { vendorHoldSources } from './view-order';
+import { vendorHoldSources } from '../release-views';
 
 
 export interface HeldSettling {

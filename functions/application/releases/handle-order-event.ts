@@ -12,7 +12,7 @@ import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../.
 import { maxEligibility } from '../../domain/window';
 import { describeError } from '../errors';
 import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
-import { planOrderReleases } from './release-store';
+import { planOrderReleases } from '../release-store';
 import { storedInstant } from './release-writes';
 import { followDelivery } from './exposure-cap';
 

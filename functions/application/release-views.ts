@@ -1,17 +1,17 @@
 /** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone, every state with its reason. */
-import type { BankCalendar } from '../../domain/calendar';
-import { formatEpochMs } from '../../domain/dates';
-import { landingOf } from '../../domain/projection';
-import { calendarOf } from '../../domain/settings';
-import { DEFAULT_HOLD_SOURCE, sourceOf } from '../../domain/hold-sources';
+import type { BankCalendar } from '../domain/calendar';
+import { formatEpochMs } from '../domain/dates';
+import { landingOf } from '../domain/projection';
+import { calendarOf } from '../domain/settings';
+import { DEFAULT_HOLD_SOURCE, sourceOf } from '../domain/hold-sources';
 import type {
   Clamp, DecimalText, HoldReason, HoldSource, WaitReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
-} from '../../domain/types';
-import { nextGatewayMinuteMs } from '../../domain/window';
-import { NotFoundError } from '../errors';
-import { requireId } from '../ids';
-import type { Dependencies } from '../ports';
-import { inZone } from '../response-times';
+} from '../domain/types';
+import { nextGatewayMinuteMs } from '../domain/window';
+import { NotFoundError } from './errors';
+import { requireId } from './ids';
+import type { Dependencies } from './ports';
+import { inZone } from './response-times';
 
 /** One vendor's release: the contract's fields, then why it is in its state and what it was before it settled. */
 export interface VendorView {

@@ -4,7 +4,7 @@
  */
 import { previewOfJob } from '../config/preview-changes';
 import type { Dependencies, StoredJob } from '../ports';
-import type { StepWork } from './release-walk';
+import type { StepWork } from '../release-walk';
 
 export async function previewStep(deps: Dependencies, job: StoredJob): Promise<StepWork> {
   const preview = await previewOfJob(deps, job);

@@ -1,17 +1,17 @@
 /** Use case: outcomes for auditors (GET /outcomes, contract 6.1): filters, cursor pages in JSON, or every row as streamed CSV. */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../../domain/bounds';
-import { GATEWAY_ZONE, parseInstant } from '../../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
-import { requireId } from '../../domain/order-events';
-import { moneyOf, unpredictedBecause } from '../../domain/projection';
-import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
-import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from '../ports';
-import { inZone } from '../response-times';
-import { projectionContext, releaseViewOf, vendorHoldSources, type ProjectionContext, type ReleaseView } from './view-order';
-import type { HoldSource } from '../../domain/types';
+import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../domain/bounds';
+import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
+import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
+import { requireId } from '../domain/order-events';
+import { moneyOf, unpredictedBecause } from '../domain/projection';
+import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
+import { boundedCount, decodeCursor, encodeCursor } from './cursor';
+import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from './ports';
+import { inZone } from './response-times';
+import { projectionContext, releaseViewOf, vendorHoldSources, type ProjectionContext, type ReleaseView } from './release-views';
+import type { HoldSource } from '../domain/types';
 
 export const OUTCOME_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 const OUTCOME_TIMES: readonly OutcomeTime[] = ['transaction', 'applied', 'settled'];

@@ -5,15 +5,15 @@
  */
 import {
   plan, vendorFacts, type Cause, type Effect, type PlanInput, type Refusal, type Transition, type Write,
-} from '../../domain/release';
-import { parseInstant } from '../../domain/dates';
-import { vendorsOutsideOrder } from '../../domain/order-events';
-import { defaultPolicy } from '../../domain/settings';
-import type { OrderRecord, VendorRelease } from '../../domain/types';
-import { releaseScheduleName } from '../../definitions/routing';
-import { ConflictError, NotFoundError, describeError } from '../errors';
-import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from '../ports';
-import { appendAudit } from './release-writes';
+} from '../domain/release';
+import { parseInstant } from '../domain/dates';
+import { vendorsOutsideOrder } from '../domain/order-events';
+import { defaultPolicy } from '../domain/settings';
+import type { OrderRecord, VendorRelease } from '../domain/types';
+import { releaseScheduleName } from '../definitions/routing';
+import { ConflictError, NotFoundError, describeError } from './errors';
+import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
+import { appendAudit } from './releases/release-writes';
 
 /** How often a use case re-reads and recomputes after a conditional write lost a race. */
 export const MAX_WRITE_ATTEMPTS = 5;
