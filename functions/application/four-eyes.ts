@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { APPROVAL_LIFETIME_MS, isControlled, needsApproval, type ApprovalChange, type MovedAmount } from '../domain/approvals';
 import { ApprovalRequired } from './errors';
 import type { Dependencies } from './ports';
-import { appendAudit, storedInstant } from './releases/release-writes';
+import { appendAudit, storedInstant } from './release-store';
 import { approvalView } from './approvals/approval-views';
 import type { StoredApproval } from './ports/approvals';
 

@@ -7,7 +7,7 @@ import { ValidationError, isRecord, type ValidationIssue } from '../../domain/er
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { appendAudit, storedInstant } from '../releases/release-writes';
+import { appendAudit, storedInstant } from '../release-store';
 import { releaseManually, setVendorHold } from '../releases/manage-releases';
 import { putPolicy } from '../config/manage-policies';
 import { updateSettings } from '../config/manage-settings';

@@ -11,7 +11,7 @@ import { saveNextPolicy } from './manage-policies';
 import { FORMULA_START } from '../outcome-rows';
 import type { PolicyChange } from './policy-change';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { storedInstant } from '../releases/release-writes';
+import { storedInstant } from '../release-store';
 import { inZone } from '../response-times';
 
 export const IMPORT_HEADER = ['vendorId', 'scheduleOption', 'release', 'delay', 'reason'] as const;

@@ -7,7 +7,7 @@ import { requirePolicyPreview } from './preview-changes';
 import { startVendorWalk } from '../replan-vendor-releases';
 import type { JobView } from '../job-views';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { appendAudit, storedInstant } from '../releases/release-writes';
+import { appendAudit, storedInstant } from '../release-store';
 import { inZone } from '../response-times';
 import { requireFourEyes } from '../four-eyes';
 

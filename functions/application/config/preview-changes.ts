@@ -18,7 +18,7 @@ import { knownVendorPages } from '../reads/read-vendors';
 import { PREVIEW_INLINE_RELEASES, type Dependencies, type StoredJob, type StoredPreview } from '../ports';
 import { startJob } from '../start-job';
 import { openReleasesOfVendor } from '../replan-vendor-releases';
-import { storedInstant } from '../releases/release-writes';
+import { storedInstant } from '../release-store';
 import { inZone } from '../response-times';
 
 /** How long a previewId can be required by a PUT. */

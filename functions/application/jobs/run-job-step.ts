@@ -9,7 +9,7 @@
  */
 import { describeError } from '../errors';
 import type { Dependencies, JobStep, StoredJob } from '../ports';
-import { storedInstant } from '../releases/release-writes';
+import { storedInstant } from '../release-store';
 import { exportStep } from './export-job';
 import { previewStep } from '../config/preview-job';
 import { walkPage, type StepWork } from '../release-walk';

@@ -12,8 +12,7 @@ import {
 import { UnauthorizedError, describeError } from '../errors';
 import type { VendorRelease } from '../../domain/types';
 import type { AuditEntry, Dependencies } from '../ports';
-import { readDecideWrite, runEffects } from '../release-store';
-import { appendAudit, storedInstant } from './release-writes';
+import { appendAudit, readDecideWrite, runEffects, storedInstant } from '../release-store';
 
 export interface WebhookRequest {
   /** Header names lower-cased. */

@@ -12,8 +12,7 @@ import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../.
 import { maxEligibility } from '../../domain/window';
 import { describeError } from '../errors';
 import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
-import { planOrderReleases } from '../release-store';
-import { storedInstant } from './release-writes';
+import { planOrderReleases, storedInstant } from '../release-store';
 import { followDelivery } from './exposure-cap';
 
 /** What the bus envelope says about an event, kept on a rejection so that an operator can find the sender. */

@@ -8,11 +8,10 @@ import { HOLD_SOURCES, type HoldSource, type VendorHold, type VendorRelease } fr
 import { DEFAULT_HOLD_SOURCE, isHoldSource, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
 import { ConflictError, NotFoundError } from '../errors';
 import { requireId } from '../ids';
-import { transitionRelease } from '../release-store';
+import { appendAudit, storedInstant, transitionRelease } from '../release-store';
 import type { Dependencies } from '../ports';
 import { startVendorWalk } from '../replan-vendor-releases';
 import type { JobView } from '../job-views';
-import { appendAudit, storedInstant } from './release-writes';
 import { projectionContext, releaseViewOf, type ReleaseView } from '../release-views';
 import { requireFourEyes } from '../four-eyes';
 import { isControlled, type ApprovalRules } from '../../domain/approvals';
