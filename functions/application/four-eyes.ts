@@ -9,7 +9,7 @@ import { APPROVAL_LIFETIME_MS, isControlled, needsApproval, type ApprovalChange,
 import { ApprovalRequired } from './errors';
 import type { Dependencies } from './ports';
 import { appendAudit, storedInstant } from './release-store';
-import { approvalView } from './approvals/approval-views';
+import { approvalView } from './approval-views';
 import type { StoredApproval } from './ports/approvals';
 
 /** What a use case tells the gate about its change. */

@@ -4,14 +4,12 @@
  * vendor releases with it. Every use case writes a release through here, and stamps and appends to the audit log the
  * same way (storedInstant, appendAudit).
  */
-import {
-  plan, stamp, vendorFacts, type Cause, type Effect, type PlanInput, type Refusal, type Transition, type Write,
-} from '../domain/release';
+import { plan, vendorFacts, type PlanInput } from '../domain/release/plan';
+import { releaseKeyOf, stamp, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
 import { parseInstant } from '../domain/dates';
 import { vendorsOutsideOrder } from '../domain/order-events';
 import { defaultPolicy } from '../domain/settings';
 import type { OrderRecord, VendorRelease } from '../domain/types';
-import { releaseScheduleName } from '../definitions/routing';
 import { ConflictError, NotFoundError, describeError } from './errors';
 import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
 
@@ -34,11 +32,11 @@ export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Pr
   }
 }
 
+/** Release keys are the Scheduler schedule names (the machine's releaseKeyOf). */
+export { releaseKeyOf };
+
 /** How often a use case re-reads and recomputes after a conditional write lost a race. */
 export const MAX_WRITE_ATTEMPTS = 5;
-
-/** Release keys are the Scheduler schedule names (routing.ts defines them once for the stack and the edge). */
-export const releaseKeyOf = releaseScheduleName;
 
 /** Writes the release conditionally (VersionConflictError when another writer came first); effects are not run. */
 export async function writeRelease(deps: Dependencies, write: Write): Promise<VendorRelease> {

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { updateSettings } from '../../functions/application/config/manage-settings';
-import { viewOrder } from '../../functions/application/release-views';
+import { viewOrder } from '../../functions/application/reads/show-order';
 import {
   EARLIEST_INSTANT_MS, MAX_AHEAD_OF_CLOCK_MS, MAX_AMOUNT, MAX_DELAY_DAYS, MAX_RELEASE_LEAD_DAYS,
 } from '../../functions/domain/bounds';

@@ -14,7 +14,7 @@ import { ConflictError } from '../errors';
 import { eachInFlight } from '../in-flight';
 import { requireId } from '../ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
-import { knownVendorPages } from '../reads/read-vendors';
+import { knownVendorPages } from '../known-vendors';
 import { PREVIEW_INLINE_RELEASES, type Dependencies, type StoredJob, type StoredPreview } from '../ports';
 import { startJob } from '../start-job';
 import { openReleasesOfVendor } from '../replan-vendor-releases';

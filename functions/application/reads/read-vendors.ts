@@ -14,6 +14,9 @@ import { NotFoundError, describeError } from '../errors';
 import { requireId } from '../ids';
 import type { Dependencies, ReadRelease } from '../ports';
 import { inZone } from '../response-times';
+import { knownVendorPages } from '../known-vendors';
+
+export { knownVendorPages };
 
 export interface VendorSummary {
   vendorId: string;
@@ -105,16 +108,6 @@ export async function listVendors(
   }
   const last = page.vendorIds[page.vendorIds.length - 1];
   return { items, nextCursor: page.more && last ? encodeCursor(VENDOR_CURSOR_LIST, last) : null };
-}
-
-/** Every vendor Holdback knows, a page of ids at a time (in id order). */
-export async function* knownVendorPages(deps: Dependencies, pageSize: number): AsyncIterable<string[]> {
-  for (let after: string | null = null; ;) {
-    const page = await deps.reads.vendors(after, pageSize);
-    if (page.vendorIds.length > 0) yield page.vendorIds;
-    if (!page.more || page.vendorIds.length === 0) return;
-    after = page.vendorIds[page.vendorIds.length - 1];
-  }
 }
 
 async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {

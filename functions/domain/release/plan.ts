@@ -1,17 +1,21 @@
 /**
- * Planning a release (contract sections 4 and 5): the release as it should be now, from the facts, the hold and the
- * rule it is pinned to; an operator's manual release and retry; and the what-if plan of previews.
+ * Planning a release (contract sections 4 and 5): the release as it should be now, from the facts (folded from the
+ * order's events, below), the hold and the rule it is pinned to; an operator's manual release and retry; and the
+ * what-if plan of previews.
  */
-import type { DateTime } from 'luxon';
+import { DateTime } from 'luxon';
 import { formatEpochMs, formatInstant, momentOf, parseMoment, shiftMoment, type Moment } from '../dates';
+import { eventKey, eventTime } from '../order-events';
 import { settlementOfMoment } from '../schedule-options';
 import { calendarOf } from '../settings';
-import type { Clamp, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease } from '../types';
+import type {
+  Clamp, DisputeResolution, OrderEvent, OrderEventType, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease,
+} from '../types';
 import { clampMomentIntoWindow, nextGatewayMinuteMs, type MomentWindow } from '../window';
-import { audit, commit, sameRelease, stamp, type Cause, type Effect, type Refusal, type ReleaseKeyOf, type Transition } from './effects';
-import type { VendorFacts } from './facts';
-import { reasonText, ruleText, type Reason } from './reasons';
-import { MANUAL_FROM, allows, isPending, isSentOrFinal, isUnsent, type ReleaseEvent } from './states';
+import {
+  MANUAL_FROM, allows, audit, commit, isPending, isSentOrFinal, isUnsent, reasonText, ruleText, sameRelease, stamp, type Cause, type Effect, type Reason,
+  type Refusal, type ReleaseEvent, type ReleaseKeyOf, type Transition,
+} from './states';
 
 export interface PlanInput {
   order: OrderRecord;
@@ -271,4 +275,55 @@ export function planRelease(input: Omit<PlanInput, 'keyOf' | 'cause' | 'hold'> &
   if (current && staysAsIs(current, input.repin)) return current;
   const next = decide(baseOf(current, full), full, current, 0);
   return current && sameRelease(current, next) ? current : { ...next, releaseKey: current?.releaseKey ?? null };
+}
+
+// The facts about one vendor's share of an order, folded from the order's events in the order of their own times.
+
+export interface VendorFacts {
+  /** The latest delivery (by its own time). */
+  deliveredAt: DateTime | null;
+  disputeOpen: boolean;
+  /** Once a customer won a dispute it stays customer_won: a later dispute cannot restore an early release. */
+  lastResolution: DisputeResolution | null;
+  /** The earliest cancellation. */
+  cancelledAt: DateTime | null;
+}
+
+// Events at the same instant fold in this order, so a dispute opened and closed in one instant ends closed.
+const SAME_TIME_RANK: Record<OrderEventType, number> = {
+  'order.paid': 0, 'order.delivered': 1, 'order.dispute_opened': 2, 'order.dispute_closed': 3, 'order.cancelled': 4,
+};
+
+/** Whether a follow-up event (delivery, dispute, cancellation) is about this vendor; the payment itself adds no fact. */
+function concerns(event: OrderEvent, vendorId: string): boolean {
+  if (event.type === 'order.paid') return false;
+  return !event.vendorIds || event.vendorIds.includes(vendorId);
+}
+
+/**
+ * The facts about one vendor, folded in the order of the events' own times (not arrival order), so out-of-order and
+ * duplicated deliveries of the same events give the same facts.
+ */
+export function vendorFacts(events: OrderEvent[], vendorId: string): VendorFacts {
+  const unique = new Map<string, { event: OrderEvent; at: DateTime }>();
+  for (const event of events) {
+    if (!concerns(event, vendorId)) continue;
+    unique.set(eventKey(event), { event, at: DateTime.fromISO(eventTime(event), { setZone: true }) });
+  }
+  const ordered = [...unique.entries()].sort(([keyA, a], [keyB, b]) =>
+    +a.at - +b.at || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+  const facts: VendorFacts = { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null };
+  for (const [, { event, at }] of ordered) {
+    switch (event.type) {
+      case 'order.delivered': facts.deliveredAt = at; break;
+      case 'order.dispute_opened': facts.disputeOpen = true; break;
+      case 'order.dispute_closed':
+        facts.disputeOpen = false;
+        if (facts.lastResolution !== 'customer_won') facts.lastResolution = event.resolution;
+        break;
+      case 'order.cancelled': facts.cancelledAt ??= at; break;
+      default: break;
+    }
+  }
+  return facts;
 }

@@ -3,7 +3,7 @@ import { listRejectedEvents, MAX_REJECTED_LIMIT, REJECTED_CURSOR_LIST } from '..
 import { getPolicy, policyHistory, putPolicy } from '../../application/config/manage-policies';
 import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
 import { predictSettlementAt } from '../../application/reads/predict-settlement';
-import { viewOrder } from '../../application/release-views';
+import { viewOrder } from '../../application/reads/show-order';
 import { json } from '../http';
 import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';

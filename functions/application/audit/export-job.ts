@@ -5,7 +5,7 @@
  * its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS.
  */
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
-import { auditRangeOf, exportAuditLog } from '../audit/audit-log-views';
+import { auditRangeOf, exportAuditLog } from './audit-log-views';
 import type { Dependencies, ReleaseReads, StoredJob } from '../ports';
 import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
 import { projectionContext } from '../release-views';
