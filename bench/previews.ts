@@ -8,7 +8,7 @@ import { factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, t
 import { planRelease } from '../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../functions/domain/settings';
 import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../functions/domain/types';
-import { maxEligibility } from '../functions/domain/window';
+import { maxEligibility } from '../functions/domain/release/plan';
 
 const IST = 'Asia/Kolkata';
 const VENDOR = 'bench-preview-vendor';

@@ -1,9 +1,10 @@
 /** Outcomes for auditors (contract 6.1), read alike by the API, the exports and the audit reads: the query and its ranges, the rows, the streamed CSV. */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../domain/bounds';
+import {
+  EARLIEST_DAY, LAST_DAY, ValidationError, collectIssues, dayBoundsProblem, instantBoundsIssue, type ValidationIssue,
+} from '../domain/errors';
 import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../domain/errors';
 import { requireId } from '../domain/order-events';
 import { moneyOf, unpredictedBecause } from '../domain/projection';
 import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';

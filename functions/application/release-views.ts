@@ -7,7 +7,7 @@ import { DEFAULT_HOLD_SOURCE, sourceOf } from '../domain/hold-sources';
 import type {
   Clamp, DecimalText, HoldReason, HoldSource, WaitReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
 } from '../domain/types';
-import { nextGatewayMinuteMs } from '../domain/window';
+import { nextGatewayMinuteMs } from '../domain/release/plan';
 import type { Dependencies } from './ports';
 import { inZone } from './response-times';
 

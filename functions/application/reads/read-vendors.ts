@@ -1,10 +1,9 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import { DateTime } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
+import { EARLIEST_DAY, LAST_DAY, ValidationError, dayBoundsProblem } from '../../domain/errors';
 import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
-import { ValidationError } from '../../domain/errors';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
-import { nextGatewayMinuteMs } from '../../domain/window';
+import { nextGatewayMinuteMs } from '../../domain/release/plan';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
 import type { HoldSource, ReleaseRule, Settings, VendorPolicy } from '../../domain/types';
 import { capOf, exposureAt, exposureForecast, type ExposureDay, type ExposureEntry } from '../../domain/exposure';

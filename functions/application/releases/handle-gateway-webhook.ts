@@ -3,8 +3,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../../domain/dates';
-import { ValidationError, isRecord, issueText, type ValidationIssue } from '../../domain/errors';
-import { assertNesting, pruneNesting, storableDetail } from '../../domain/bounds';
+import { ValidationError, assertNesting, isRecord, issueText, pruneNesting, storableDetail, type ValidationIssue } from '../../domain/errors';
 import { gatewaySplitIssues, isValidId } from '../../domain/order-events';
 import {
   checkSettlement, settle, settledOffPrediction, unresolvedRequests, type SettleRecon, type Transition,

@@ -2,15 +2,13 @@
 import { createHash } from 'node:crypto';
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../../domain/dates';
-import { ValidationError, issueText, type ValidationIssue } from '../../domain/errors';
-import { jsonText, pruneNesting, storableDetail } from '../../domain/bounds';
+import { ValidationError, issueText, jsonText, pruneNesting, storableDetail, type ValidationIssue } from '../../domain/errors';
 import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../../domain/order-events';
-import { planRelease, vendorFacts } from '../../domain/release/plan';
+import { maxEligibility, planRelease, vendorFacts } from '../../domain/release/plan';
 import type { Cause } from '../../domain/release/states';
 import { compareSecondPayment } from '../../domain/same-payment';
 import { defaultPolicy } from '../../domain/settings';
 import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../../domain/types';
-import { maxEligibility } from '../../domain/window';
 import { describeError } from '../errors';
 import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
 import { planOrderReleases, storedInstant } from '../release-store';

@@ -1,8 +1,7 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
-import { instantBoundsIssue } from '../../domain/bounds';
+import { ValidationError, collectIssues, instantBoundsIssue, isRecord, type ValidationIssue } from '../../domain/errors';
 import type { DateTime } from 'luxon';
 import { formatInstant, parseEligibilityInput, parseInstant } from '../../domain/dates';
-import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
 import { manualRelease, retryFailed } from '../../domain/release';
 import { HOLD_SOURCES, type HoldSource, type VendorHold, type VendorRelease } from '../../domain/types';
 import { DEFAULT_HOLD_SOURCE, isHoldSource, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
