@@ -25,6 +25,7 @@ export const BASIC_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'GET', path: '/settings', summary: 'Settings in force',
+    description: 'The settings every plan reads now, with their version (a PUT names it as `version`), and who saved them, when and why (`actor`, `at`, `reason`).',
     responses: responses({ 200: ok('Current settings.', ref('Settings')) }),
     handle: async (_r, deps) => json(200, await getSettings(await deps())),
   }),
