@@ -2,13 +2,13 @@
 import { DateTime } from 'luxon';
 import { startLocal } from '../local/runtime';
 import { checkPolicyFile, MAX_IMPORT_ROWS } from '../functions/application/config/import-policies';
-import { openReleasesOfVendor } from '../functions/application/releases/replan-vendor-releases';
+import { openReleasesOfVendor } from '../functions/application/replan-vendor-releases';
 import { formatInstant } from '../functions/domain/dates';
 import { factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay } from '../functions/domain/preview';
 import { planRelease } from '../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../functions/domain/settings';
 import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../functions/domain/types';
-import { maxEligibility } from '../functions/domain/window';
+import { maxEligibility } from '../functions/domain/release/plan';
 
 const IST = 'Asia/Kolkata';
 const VENDOR = 'bench-preview-vendor';

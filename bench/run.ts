@@ -19,7 +19,7 @@ import { parseInstant } from '../functions/domain/dates';
 import { planRelease, vendorFacts } from '../functions/domain/release';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';
 import { DEFAULT_SETTINGS, calendarOf, defaultPolicy } from '../functions/domain/settings';
-import { maxEligibility } from '../functions/domain/window';
+import { maxEligibility } from '../functions/domain/release/plan';
 import type { HoldbackEvent, OrderEvent, OrderRecord, ReleaseRule, VendorPolicy } from '../functions/domain/types';
 
 const VENDORS = ['bench-v1', 'bench-v2', 'bench-v3'];

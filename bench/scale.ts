@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { documentClientConfig } from '../functions/adapters/dynamodb/document-client';
 import { orderItem, releaseItem } from '../functions/adapters/dynamodb/order-repository';
 import type { OrderRecord, VendorRelease } from '../functions/domain/types';
-import { openReleasesOfVendor } from '../functions/application/releases/replan-vendor-releases';
+import { openReleasesOfVendor } from '../functions/application/replan-vendor-releases';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { writeInBatches } from './outcomes-csv';
 

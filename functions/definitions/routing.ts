@@ -1,5 +1,4 @@
 /** Event rules and schedule names, defined once: read by the CDK stack and by the local edge. */
-import { createHash } from 'node:crypto';
 
 /** The Lambda handlers a rule or schedule can target. */
 export type HandlerName = 'orderEvents' | 'release' | 'sweep' | 'jobs';
@@ -122,16 +121,6 @@ export function patternMatches(pattern: EventPattern, event: { source?: unknown;
   if (!valueMatches(pattern.source, event.source)) return false;
   if (pattern['detail-type'] && !valueMatches(pattern['detail-type'], event['detail-type'])) return false;
   return true;
-}
-
-/**
- * The deterministic name of one release send: 1 to 64 of [0-9a-zA-Z-_.] as Scheduler requires.
- * The same order, vendor and send number always give the same name, so a duplicate create is a conflict, not a
- * second schedule.
- */
-export function releaseScheduleName(orderId: string, vendorId: string, sendNumber: number): string {
-  const digest = createHash('sha256').update(`${orderId}\u0000${vendorId}`).digest('hex').slice(0, 40);
-  return `rel-${digest}-${sendNumber}`;
 }
 
 /** The route the gateway posts its webhooks to, verified by its signature: the API's locally, the webhooks function URL's on AWS (open, no IAM). */

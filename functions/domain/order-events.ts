@@ -2,12 +2,11 @@
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import {
-  MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, amountBoundsProblem, instantBoundsIssue, nestingIssue,
-} from './bounds';
+  MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, ValidationError, amountBoundsProblem, instantBoundsIssue, isRecord, nestingIssue, type ValidationIssue,
+} from './errors';
 import { canonicalJson } from './audit/audit-records';
 import { parseInstant } from './dates';
 import { sha256Hex } from './digest';
-import { ValidationError, isRecord, type ValidationIssue } from './errors';
 import type { DisputeResolution, OrderEvent, OrderEventType, TransactionTimeSource } from './types';
 
 /** The gateway's order id rule, used for vendor ids too. */

@@ -11,7 +11,7 @@ import { calendarOf } from './settings';
 import type {
   DecimalText, IsoInstant, OrderRecord, ReleaseState, Settings, VendorHold, VendorPolicy, VendorRelease,
 } from './types';
-import { nextGatewayMinuteMs } from './window';
+import { nextGatewayMinuteMs } from './release/plan';
 
 /** Where a release aims and when its vendor is then paid; both null while it waits for an event (a delivery). */
 export interface PreviewSide {

@@ -1,10 +1,14 @@
 /** Merchant settings and vendor policy input: defaults, validation with field-named errors, the calendar they imply. */
 import Decimal from 'decimal.js';
-import { DateTime, Info } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, MAX_AMOUNT, MAX_DELAY_DAYS, amountBoundsProblem, dayBoundsProblem, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, durationBoundsIssues } from './bounds';
+import { DateTime, Info, type Duration } from 'luxon';
 import { BankCalendar } from './calendar';
 import { approvalRulesIssues } from './approvals';
-import { ValidationError, isRecord, type ValidationIssue } from './errors';
+import { DAY_MS } from '../../kit/civil-days';
+import { parseDuration } from './dates';
+import {
+  EARLIEST_DAY, LAST_DAY, MAX_AMOUNT, MAX_DELAY_DAYS, MAX_HOLIDAYS, MAX_RELEASE_LEAD_DAYS, ValidationError, amountBoundsProblem, dayBoundsProblem, isRecord,
+  type ValidationIssue,
+} from './errors';
 import { SCHEDULE_OPTIONS, isScheduleOption } from './schedule-options';
 import type { ReleaseRule, Settings, VendorPolicy } from './types';
 
@@ -223,4 +227,25 @@ export function defaultPolicy(vendorId: string, settings: Settings): VendorPolic
 
 export function calendarOf(settings: Settings): BankCalendar {
   return new BankCalendar(settings.holidays, settings.settlementDays);
+}
+
+/**
+ * The issues of an ISO 8601 duration that is not one or that lies outside [0 or more than 0, maxDays days] (months
+ * count 30 days and years 365, as luxon converts them), each naming the field and the range.
+ */
+export function durationBoundsIssues(value: unknown, field: string, range: { positive: boolean; maxDays: number; example: string }): ValidationIssue[] {
+  let duration: Duration;
+  try {
+    duration = parseDuration(value, field);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
+  const ms = duration.toMillis();
+  const expected = `an ISO 8601 duration ${range.positive ? 'longer than zero' : 'from PT0S'} up to P${range.maxDays}D, e.g. ${range.example}`;
+  if (!Number.isFinite(ms) || ms > range.maxDays * DAY_MS) {
+    return [{ field, problem: `is ${JSON.stringify(value)}, longer than ${range.maxDays} days`, expected }];
+  }
+  if (range.positive && !(ms > 0)) return [{ field, problem: `is ${JSON.stringify(value)}, a zero duration`, expected }];
+  return [];
 }

@@ -151,8 +151,8 @@ export type AnswerClass =
 /** The gateway's answer to one eligibility PUT, as data (the adapter produces it, the domain classifies it). */
 export type GatewayAnswer =
   | { kind: 'response'; httpStatus: number; status: string; subCode: string; message: string; retryAfterSeconds?: number }
-  | { kind: 'timeout'; message: string }
-  | { kind: 'network'; message: string }
+  /** No answer in time, or none at all (the connection failed): what happened, in words. */
+  | { kind: 'timeout' | 'network'; message: string }
   /** The client-side rate limit had no room within the caller's patience; nothing was sent. */
   | { kind: 'throttled'; retryAfterSeconds: number };
 

@@ -4,8 +4,7 @@ import type middy from '@middy/core';
 import { ApprovalRequired, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, describeError } from '../application/errors';
 import { actorChecked, callerOf } from './caller';
 import { VersionConflictError, type Logger } from '../application/ports';
-import { assertNesting } from '../domain/bounds';
-import { StoredDataDefect, ValidationError } from '../domain/errors';
+import { StoredDataDefect, ValidationError, assertNesting } from '../domain/errors';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;

@@ -6,7 +6,7 @@ import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError } from '../application/errors';
-import { runJobStep } from '../application/jobs/run-job-step';
+import { runJobStep } from './job-steps';
 import type { JobStep } from '../application/ports';
 import { JOB_QUEUE } from '../definitions/routing';
 import { awsRuntime, type DependencySource } from './dependencies';

@@ -1,7 +1,7 @@
 /** The local EventBridge bus: PutEvents with the real service's validation, then asynchronous delivery by the shared rules. */
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../../functions/domain/bounds';
+import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../../functions/domain/errors';
 import { eventRules, patternMatches, type EventRule, type HandlerName } from '../../functions/definitions/routing';
 import type { SharedClock } from '../clock';
 import { InFlight, Waiting, backoffMs, isTargetNotReady, pause } from './in-flight';

@@ -3,7 +3,7 @@ import { DynamoOpenOrderPolicyRepository } from '../../functions/adapters/dynamo
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
 import { FakeClock } from '../fakes/clock';
 import { DynamoJobRepository, JOB_FAILURES_KEPT } from '../../functions/adapters/dynamodb/job-repository';
-import { newJobId } from '../../functions/application/jobs/start-job';
+import { newJobId } from '../../functions/application/start-job';
 import type { StoredJob } from '../../functions/application/ports';
 import { withLocalDynamo } from './local-dynamodb';
 

@@ -2,11 +2,10 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { updateSettings } from '../../functions/application/config/manage-settings';
-import { viewOrder } from '../../functions/application/reads/view-order';
+import { viewOrder } from '../../functions/application/reads/show-order';
 import {
-  EARLIEST_INSTANT_MS, MAX_AHEAD_OF_CLOCK_MS, MAX_AMOUNT, MAX_DELAY_DAYS, MAX_RELEASE_LEAD_DAYS,
-} from '../../functions/domain/bounds';
-import { ValidationError } from '../../functions/domain/errors';
+  EARLIEST_INSTANT_MS, MAX_AHEAD_OF_CLOCK_MS, MAX_AMOUNT, MAX_DELAY_DAYS, MAX_RELEASE_LEAD_DAYS, ValidationError,
+} from '../../functions/domain/errors';
 import { RELEASE_STATES } from '../../functions/domain/types';
 import { fakeWorld } from '../fakes/dependencies';
 import { send, usePolicy } from './scenario';

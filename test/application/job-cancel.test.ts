@@ -4,8 +4,8 @@
  * they were; the hold itself stays in force from its own answer. A job that has ended cannot be cancelled.
  */
 import { cancelJob } from '../../functions/application/jobs/cancel-job';
-import { runJobStep } from '../../functions/application/jobs/run-job-step';
-import { WALK_PAGE } from '../../functions/application/jobs/release-walk';
+import { runJobStep } from '../../functions/handlers/job-steps';
+import { WALK_PAGE } from '../../functions/application/release-walk';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { fakeWorld } from '../fakes/dependencies';
 import { VENDOR, paid, send, usePolicy } from './scenario';

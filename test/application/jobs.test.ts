@@ -5,7 +5,7 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
-import { runJobStep } from '../../functions/application/jobs/run-job-step';
+import { runJobStep } from '../../functions/handlers/job-steps';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
 import { JOB_QUEUE } from '../../functions/definitions/routing';
 import { fakeWorld } from '../fakes/dependencies';

@@ -4,7 +4,7 @@
  * Jobs page lists jobs newest first with their state and progress, filtered, and cancels one that has not ended.
  */
 import type { Browser } from 'playwright-core';
-import { newJobId } from '../../functions/application/jobs/start-job';
+import { newJobId } from '../../functions/application/start-job';
 import { seedOrders } from '../e2e/job-helpers';
 import { startHarness, type Harness } from '../e2e/harness';
 import { browserIt, consolePage, launchBrowser } from './browser';

@@ -3,7 +3,7 @@
  * DynamoDB adapter on a real dynalite: one decision wins, decisions respect the expiry, lists come from the state
  * index newest first with pages, and the overdue pending ones are found oldest first.
  */
-import type { ApprovalRepository, StoredApproval } from '../../functions/application/approvals/approval-repository';
+import type { ApprovalRepository, StoredApproval } from '../../functions/application/ports/approvals';
 import { DynamoApprovalRepository } from '../../functions/adapters/dynamodb/approval-repository';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 import { InMemoryApprovalRepository } from '../fakes/approvals';

@@ -4,7 +4,7 @@
  */
 import { DynamoJobRepository, JOB_FAILURES_KEPT } from '../../functions/adapters/dynamodb/job-repository';
 import type { JobRepository, StoredJob } from '../../functions/application/ports';
-import { newJobId } from '../../functions/application/jobs/start-job';
+import { newJobId } from '../../functions/application/start-job';
 import { InMemoryJobRepository } from '../fakes/jobs';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 

@@ -1,6 +1,6 @@
 /** Issue 10 (1, 4, 9): bad input through the real interfaces is refused naming its field and listed, never stored half-planned. */
 import { createHmac } from 'node:crypto';
-import { MAX_HOLIDAYS } from '../../functions/domain/bounds';
+import { MAX_HOLIDAYS } from '../../functions/domain/errors';
 import { START, startHarness, type Harness } from './harness';
 
 let h: Harness;

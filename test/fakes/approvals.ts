@@ -1,5 +1,5 @@
 /** In-memory four-eyes approvals: the same rules as the DynamoDB adapter (one decision wins, lists by state, newest first). */
-import type { ApprovalDecision, ApprovalRepository, StoredApproval } from '../../functions/application/approvals/approval-repository';
+import type { ApprovalDecision, ApprovalRepository, StoredApproval } from '../../functions/application/ports/approvals';
 import type { ApprovalState } from '../../functions/domain/approvals';
 
 const sortKey = (a: StoredApproval): string => `${new Date(a.createdAt).toISOString()}#${a.approvalId}`;

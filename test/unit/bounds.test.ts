@@ -1,10 +1,10 @@
 /** Issue 10.1 and 10.4 in the domain: every bound names its field and range; nesting is measured and cut without recursion. */
 import { DateTime } from 'luxon';
 import {
-  MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, NESTED_TOO_DEEP, durationBoundsIssues, instantBoundsIssue, nestingDepth, pruneNesting,
-} from '../../functions/domain/bounds';
+  MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, NESTED_TOO_DEEP, instantBoundsIssue, nestingDepth, pruneNesting,
+} from '../../functions/domain/errors';
 import { gatewaySplitIssues, parseOrderEvent, vendorsOutsideOrderIssues } from '../../functions/domain/order-events';
-import { validatePolicyInput, validateSettings } from '../../functions/domain/settings';
+import { durationBoundsIssues, validatePolicyInput, validateSettings } from '../../functions/domain/settings';
 import { issuesOf } from './validation-issues';
 
 const NOW = DateTime.fromISO('2022-12-02T16:05:00+05:30');

@@ -1,6 +1,6 @@
 /** CSV cells of the outcomes export (RFC 4180, formula injection) and the Lambda form of a streamed body. */
 import type { Context } from 'aws-lambda';
-import { OUTCOME_CSV_COLUMNS, quoted, text } from '../../functions/application/reads/query-outcomes';
+import { OUTCOME_CSV_COLUMNS, quoted, text } from '../../functions/application/outcome-rows';
 import { collectStreamedBodies, streamedResult } from '../../functions/handlers/streamed-body';
 import type { ApiEvent } from '../../functions/handlers/http';
 

@@ -8,7 +8,7 @@ import {
 } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import { FINAL_STATES, RELEASE_STATES, type OrderRecord, type ReleaseState, type VendorRelease } from '../../functions/domain/types';
-import { maxEligibility } from '../../functions/domain/window';
+import { maxEligibility } from '../../functions/domain/release/plan';
 
 const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
 const paidAt = ist('2022-12-02T16:00:00');

@@ -9,7 +9,7 @@ import {
 } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings';
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
-import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/window';
+import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/release/plan';
 
 const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
 const settings: Settings = DEFAULT_SETTINGS;

@@ -1,6 +1,6 @@
 /** Specification of the eligibility window and clamps (gateway-facts section 1's numbers). */
 import { DateTime } from 'luxon';
-import { clampEligibility, maxEligibility, nextGatewayMinute } from '../../functions/domain/window';
+import { clampEligibility, maxEligibility, nextGatewayMinute } from '../../functions/domain/release/plan';
 
 const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
 const transactionTime = ist('2022-12-02T16:00:00');

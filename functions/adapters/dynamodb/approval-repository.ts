@@ -4,7 +4,7 @@
  * deciders wins and the lists never scan.
  */
 import type { DocumentClient, Plain } from './document-client';
-import type { ApprovalDecision, ApprovalRepository, StoredApproval } from '../../application/approvals/approval-repository';
+import type { ApprovalDecision, ApprovalRepository, StoredApproval } from '../../application/ports/approvals';
 import type { ApprovalState } from '../../domain/approvals';
 import { APPROVAL_INDEX } from '../../definitions/tables';
 import { isConditionalCheckFailed, withoutKeys } from './item-keys';

@@ -1,6 +1,6 @@
 /** The read side of releases (outcomes, forecasts, vendors) over the orders table's sparse indexes: queries, never a scan. */
 import { createHash } from 'node:crypto';
-import { MAX_DELAY_DAYS } from '../../domain/bounds';
+import { MAX_DELAY_DAYS } from '../../domain/errors';
 import { parseMoment } from '../../domain/dates';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
 import { reasonCodeOf } from '../../domain/release';

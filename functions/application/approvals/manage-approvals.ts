@@ -7,13 +7,10 @@ import { ValidationError, isRecord, type ValidationIssue } from '../../domain/er
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { appendAudit, storedInstant } from '../releases/release-writes';
-import { releaseManually, setVendorHold } from '../releases/manage-releases';
-import { putPolicy } from '../config/manage-policies';
-import { updateSettings } from '../config/manage-settings';
-import { approvalView, type ApprovalView } from './approval-views';
-import type { ApprovalParty, StoredApproval } from './approval-repository';
-import { approvalAuditEntry, personKey } from './four-eyes';
+import { appendAudit, storedInstant } from '../release-store';
+import { approvalView, type ApprovalView } from '../approval-views';
+import type { ApprovalParty, StoredApproval } from '../ports/approvals';
+import { approvalAuditEntry, personKey } from '../four-eyes';
 
 const APPROVAL_ID = /^ap_[0-9a-z]{9}[0-9a-f]{12}$/;
 const TEXT_LIMIT = 500;
@@ -120,6 +117,7 @@ export async function decideApproval(
   approvalId: string,
   body: unknown,
   decision: 'approved' | 'rejected',
+  replays: ApprovalReplays,
 ): Promise<{ approval: ApprovalView; result: unknown }> {
   const fields = decisionBody(body);
   const settings = await deps.settings.get();
@@ -141,11 +139,13 @@ export async function decideApproval(
     reason: fields.reason, requestedBy: approval.requestedBy,
   }, at)]);
   if (decision === 'rejected') return { approval: await present(deps, decided), result: null };
-  return applyApproved(deps, decided, decidedBy);
+  return applyApproved(deps, decided, decidedBy, replays);
 }
 
 /** Replays the approved request as its requester asked it; a change that no longer applies is `409 preview_stale`. */
-async function applyApproved(deps: Dependencies, approval: StoredApproval, approver: ApprovalParty): Promise<{ approval: ApprovalView; result: unknown }> {
+async function applyApproved(
+  deps: Dependencies, approval: StoredApproval, approver: ApprovalParty, replays: ApprovalReplays,
+): Promise<{ approval: ApprovalView; result: unknown }> {
   const replayDeps: Dependencies = {
     ...deps,
     caller: {
@@ -158,7 +158,7 @@ async function applyApproved(deps: Dependencies, approval: StoredApproval, appro
   };
   let result: unknown;
   try {
-    result = await replay(replayDeps, approval);
+    result = await replay(replayDeps, approval, replays);
   } catch (error) {
     if (!(error instanceof ConflictError || error instanceof VersionConflictError || error instanceof NotFoundError || error instanceof ValidationError)) throw error;
     const at = storedInstant(deps.clock.now());
@@ -173,19 +173,30 @@ async function applyApproved(deps: Dependencies, approval: StoredApproval, appro
   return { approval: await present(deps, stored), result };
 }
 
+/**
+ * The use cases an approved change is replayed through, handed over by the routes (handlers/routes/approvals.ts), so
+ * that approvals/ imports no other area's use case.
+ */
+export interface ApprovalReplays {
+  releaseManually(deps: Dependencies, orderId: string, vendorId: string, body: unknown): Promise<unknown>;
+  setVendorHold(deps: Dependencies, vendorId: string, body: unknown, held: boolean): Promise<unknown>;
+  putPolicy(deps: Dependencies, vendorId: string, body: unknown): Promise<unknown>;
+  updateSettings(deps: Dependencies, body: unknown): Promise<unknown>;
+}
+
 /** The same use case the request would have run, with what it was based on pinned (a moved version is a conflict). */
-async function replay(deps: Dependencies, approval: StoredApproval): Promise<unknown> {
+async function replay(deps: Dependencies, approval: StoredApproval, replays: ApprovalReplays): Promise<unknown> {
   const { params, body } = approval.request;
   switch (approval.change) {
     case 'manualRelease':
     case 'overrideRelease':
-      return releaseManually(deps, params.orderId, params.vendorId, body);
+      return replays.releaseManually(deps, params.orderId, params.vendorId, body);
     case 'unhold':
-      return setVendorHold(deps, params.vendorId, body, false);
+      return replays.setVendorHold(deps, params.vendorId, body, false);
     case 'policyChange':
-      return putPolicy(deps, params.vendorId, { ...body, expectedVersion: approval.basis.policyVersion });
+      return replays.putPolicy(deps, params.vendorId, { ...body, expectedVersion: approval.basis.policyVersion });
     case 'settingsChange':
-      return updateSettings(deps, { ...body, version: approval.basis.settingsVersion });
+      return replays.updateSettings(deps, { ...body, version: approval.basis.settingsVersion });
   }
 }
 

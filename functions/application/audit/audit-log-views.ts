@@ -9,7 +9,7 @@ import { NotFoundError, describeError } from '../errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
 import { mergedLog, type MergedLog } from './audit-copy';
 import type { Dependencies } from '../ports';
-import { queryRange } from '../reads/query-outcomes';
+import { queryRange } from '../outcome-rows';
 
 /** Signs what moved first (where this runtime may), so that the answer covers every record up to now. */
 async function checkpointFirst(deps: Dependencies): Promise<void> {

@@ -8,10 +8,10 @@ import type { VendorPolicy } from '../../domain/types';
 import { ConflictError, describeError } from '../errors';
 import { eachInFlight } from '../in-flight';
 import { saveNextPolicy } from './manage-policies';
-import { FORMULA_START } from '../reads/query-outcomes';
+import { FORMULA_START } from '../outcome-rows';
 import type { PolicyChange } from './policy-change';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { storedInstant } from '../releases/release-writes';
+import { storedInstant } from '../release-store';
 import { inZone } from '../response-times';
 
 export const IMPORT_HEADER = ['vendorId', 'scheduleOption', 'release', 'delay', 'reason'] as const;

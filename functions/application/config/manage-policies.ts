@@ -4,12 +4,12 @@ import type { VendorPolicy } from '../../domain/types';
 import { requireId } from '../ids';
 import { policyChangeOf, type PolicyChange } from './policy-change';
 import { requirePolicyPreview } from './preview-changes';
-import { startVendorWalk } from '../releases/replan-vendor-releases';
-import type { JobView } from '../jobs/job-views';
+import { startVendorWalk } from '../replan-vendor-releases';
+import type { JobView } from '../job-views';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { appendAudit, storedInstant } from '../releases/release-writes';
+import { appendAudit, storedInstant } from '../release-store';
 import { inZone } from '../response-times';
-import { requireFourEyes } from '../approvals/four-eyes';
+import { requireFourEyes } from '../four-eyes';
 
 /** What the policy routes answer. */
 export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at' | 'maxExposure'>;

@@ -4,10 +4,10 @@ import { DEFAULT_HOLD_WARNING, DEFAULT_RETRY_BUDGET, DEFAULT_RISK_WINDOW, SETTIN
 import type { Settings, VersionedSettings } from '../../domain/types';
 import { VersionConflictError, type Dependencies } from '../ports';
 import { inZone } from '../response-times';
-import { appendAudit, storedInstant } from '../releases/release-writes';
+import { appendAudit, storedInstant } from '../release-store';
 import { requireSettingsPreview } from './preview-changes';
-import { requireFourEyes } from '../approvals/four-eyes';
-import { knownVendorPages } from '../reads/read-vendors';
+import { requireFourEyes } from '../four-eyes';
+import { knownVendorPages } from '../known-vendors';
 import type { MovedAmount } from '../../domain/approvals';
 import Decimal from 'decimal.js';
 

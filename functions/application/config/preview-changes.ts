@@ -14,11 +14,11 @@ import { ConflictError } from '../errors';
 import { eachInFlight } from '../in-flight';
 import { requireId } from '../ids';
 import { policyChangeOf, type ApplyTo, type PolicyChange } from './policy-change';
-import { knownVendorPages } from '../reads/read-vendors';
+import { knownVendorPages } from '../known-vendors';
 import { PREVIEW_INLINE_RELEASES, type Dependencies, type StoredJob, type StoredPreview } from '../ports';
-import { startJob } from '../jobs/start-job';
-import { openReleasesOfVendor } from '../releases/replan-vendor-releases';
-import { storedInstant } from '../releases/release-writes';
+import { startJob } from '../start-job';
+import { openReleasesOfVendor } from '../replan-vendor-releases';
+import { storedInstant } from '../release-store';
 import { inZone } from '../response-times';
 
 /** How long a previewId can be required by a PUT. */

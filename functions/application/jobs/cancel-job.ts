@@ -7,8 +7,8 @@
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Dependencies } from '../ports';
-import { storedInstant } from '../releases/release-writes';
-import { getJob, requireJobId, type JobView } from './job-views';
+import { storedInstant } from '../release-store';
+import { getJob, requireJobId, type JobView } from '../job-views';
 
 const TEXT_MAX = 200;
 

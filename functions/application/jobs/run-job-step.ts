@@ -8,24 +8,33 @@
  *   4. record once that the step finished; the step that makes `finished` equal `expected` ends the job.
  */
 import { describeError } from '../errors';
-import type { Dependencies, JobStep, StoredJob } from '../ports';
-import { storedInstant } from '../releases/release-writes';
-import { exportStep } from './export-job';
-import { previewStep } from './preview-job';
-import { walkPage, type StepWork } from './release-walk';
+import type { Dependencies, JobKind, JobStep, StoredJob } from '../ports';
+import { storedInstant } from '../release-store';
+import type { StepWork } from '../release-walk';
 
 export type JobStepResult = { outcome: 'done' | 'skipped'; reason?: string };
 
 const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
 
+/**
+ * The work of one step, by the job's kind: each area's own (the release walk, config's preview, audit's export),
+ * handed to the runner by the jobs function (handlers/job-steps.ts), so that the runner imports no other area.
+ */
+export type JobSteps = Record<JobKind, (deps: Dependencies, job: StoredJob, step: JobStep) => Promise<StepWork>>;
+
+/** The runner of one step with the steps of every kind. */
+export function jobStepRunner(steps: JobSteps) {
+  return (deps: Dependencies, step: JobStep, attempt: { last: boolean } = { last: false }): Promise<JobStepResult> => runJobStep(deps, step, steps, attempt);
+}
+
 /** Runs one step; throws to have the queue deliver it again, except on its last attempt, when the job ends `failed`. */
-export async function runJobStep(deps: Dependencies, step: JobStep, attempt: { last: boolean } = { last: false }): Promise<JobStepResult> {
+async function runJobStep(deps: Dependencies, step: JobStep, steps: JobSteps, attempt: { last: boolean }): Promise<JobStepResult> {
   const job = await deps.jobs.get(step.jobId);
   if (!job) return { outcome: 'skipped', reason: `no job ${step.jobId}` };
   if (ENDED.has(job.state)) return { outcome: 'skipped', reason: `job ${job.jobId} is ${job.state}` };
   if (job.finished.includes(step.step)) return { outcome: 'skipped', reason: `step ${step.step} finished already` };
   try {
-    const work = await workOf(deps, job, step);
+    const work = await steps[job.kind](deps, job, step);
     await deps.jobs.stepRead(job.jobId, step.step, work.count, work.opened.map((s) => s.step));
     if (work.opened.length > 0) await deps.jobQueue.enqueue(work.opened.map((s) => ({ jobId: job.jobId, ...s })));
     const outcome = await work.run();
@@ -47,19 +56,4 @@ export async function runJobStep(deps: Dependencies, step: JobStep, attempt: { l
 function isComplete(job: StoredJob): boolean {
   const finished = new Set(job.finished);
   return job.expected.length > 0 && job.expected.every((s) => finished.has(s));
-}
-
-async function workOf(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
-  switch (job.kind) {
-    case 'vendor_hold':
-    case 'vendor_unhold':
-    case 'policy_apply':
-      return walkPage(deps, job, step);
-    case 'outcomes_export':
-    case 'audit_export':
-      return exportStep(deps, job);
-    case 'policy_preview':
-    case 'settings_preview':
-      return previewStep(deps, job);
-  }
 }

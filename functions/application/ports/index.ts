@@ -62,7 +62,7 @@ export interface Caller {
   approval?: { approvalId: string };
 }
 
-export type { ApprovalRepository } from '../approvals/approval-repository';
+export type { ApprovalRepository } from './approvals';
 
 /** Everything a use case may need, built once per runtime by a composition root. */
 export interface Dependencies {
@@ -99,7 +99,7 @@ export interface Dependencies {
   logger: Logger;
   secrets: RuntimeSecrets;
   /** Four-eyes approvals (contract 6.4). */
-  approvals: import('../approvals/approval-repository').ApprovalRepository;
+  approvals: import('./approvals').ApprovalRepository;
   /** The caller of the API request being served (contract 6.4); absent outside the API. */
   caller?: Caller;
   /**

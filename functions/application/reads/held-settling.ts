@@ -9,11 +9,11 @@ import { landingOf, moneyOf, CurrencyTotals } from '../../domain/projection';
 import { DEFAULT_HOLD_WARNING, calendarOf } from '../../domain/settings';
 import type { HoldReason, HoldSource } from '../../domain/types';
 import { DEFAULT_HOLD_SOURCE } from '../../domain/hold-sources';
-import { nextGatewayMinuteMs } from '../../domain/window';
+import { nextGatewayMinuteMs } from '../../domain/release/plan';
 import type { Dependencies } from '../ports';
 import { inZone } from '../response-times';
 import { LONGEST_SETTLEMENT_DAYS, knownVendorPages } from './read-vendors';
-import { vendorHoldSources } from './view-order';
+import { vendorHoldSources } from '../release-views';
 
 
 export interface HeldSettling {

@@ -1,10 +1,9 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import { DateTime } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
+import { EARLIEST_DAY, LAST_DAY, ValidationError, dayBoundsProblem } from '../../domain/errors';
 import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
-import { ValidationError } from '../../domain/errors';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
-import { nextGatewayMinuteMs } from '../../domain/window';
+import { nextGatewayMinuteMs } from '../../domain/release/plan';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
 import type { HoldSource, ReleaseRule, Settings, VendorPolicy } from '../../domain/types';
 import { capOf, exposureAt, exposureForecast, type ExposureDay, type ExposureEntry } from '../../domain/exposure';
@@ -14,6 +13,9 @@ import { NotFoundError, describeError } from '../errors';
 import { requireId } from '../ids';
 import type { Dependencies, ReadRelease } from '../ports';
 import { inZone } from '../response-times';
+import { knownVendorPages } from '../known-vendors';
+
+export { knownVendorPages };
 
 export interface VendorSummary {
   vendorId: string;
@@ -105,16 +107,6 @@ export async function listVendors(
   }
   const last = page.vendorIds[page.vendorIds.length - 1];
   return { items, nextCursor: page.more && last ? encodeCursor(VENDOR_CURSOR_LIST, last) : null };
-}
-
-/** Every vendor Holdback knows, a page of ids at a time (in id order). */
-export async function* knownVendorPages(deps: Dependencies, pageSize: number): AsyncIterable<string[]> {
-  for (let after: string | null = null; ;) {
-    const page = await deps.reads.vendors(after, pageSize);
-    if (page.vendorIds.length > 0) yield page.vendorIds;
-    if (!page.more || page.vendorIds.length === 0) return;
-    after = page.vendorIds[page.vendorIds.length - 1];
-  }
 }
 
 async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {

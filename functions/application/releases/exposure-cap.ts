@@ -10,7 +10,7 @@ import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write 
 import type { VendorRelease } from '../../domain/types';
 import type { DateTime } from 'luxon';
 import type { Dependencies } from '../ports';
-import { releaseKeyOf } from './release-store';
+import { releaseKeyOf } from '../release-store';
 
 /** Tries of the conditional move before the claim is left to the sweep (another send of the vendor kept winning). */
 const CAP_TRIES = 5;

@@ -3,8 +3,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../../domain/dates';
-import { ValidationError, isRecord, issueText, type ValidationIssue } from '../../domain/errors';
-import { assertNesting, pruneNesting, storableDetail } from '../../domain/bounds';
+import { ValidationError, assertNesting, isRecord, issueText, pruneNesting, storableDetail, type ValidationIssue } from '../../domain/errors';
 import { gatewaySplitIssues, isValidId } from '../../domain/order-events';
 import {
   checkSettlement, settle, settledOffPrediction, unresolvedRequests, type SettleRecon, type Transition,
@@ -12,8 +11,7 @@ import {
 import { UnauthorizedError, describeError } from '../errors';
 import type { VendorRelease } from '../../domain/types';
 import type { AuditEntry, Dependencies } from '../ports';
-import { readDecideWrite, runEffects } from './release-store';
-import { appendAudit, storedInstant } from './release-writes';
+import { appendAudit, readDecideWrite, runEffects, storedInstant } from '../release-store';
 
 export interface WebhookRequest {
   /** Header names lower-cased. */

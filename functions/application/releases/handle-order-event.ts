@@ -2,18 +2,16 @@
 import { createHash } from 'node:crypto';
 import type { DateTime } from 'luxon';
 import { parseInstant } from '../../domain/dates';
-import { ValidationError, issueText, type ValidationIssue } from '../../domain/errors';
-import { jsonText, pruneNesting, storableDetail } from '../../domain/bounds';
+import { ValidationError, issueText, jsonText, pruneNesting, storableDetail, type ValidationIssue } from '../../domain/errors';
 import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../../domain/order-events';
-import { planRelease, vendorFacts, type Cause } from '../../domain/release';
+import { maxEligibility, planRelease, vendorFacts } from '../../domain/release/plan';
+import type { Cause } from '../../domain/release/states';
 import { compareSecondPayment } from '../../domain/same-payment';
 import { defaultPolicy } from '../../domain/settings';
 import type { OrderEvent, OrderRecord, RejectedEvent, VendorRelease } from '../../domain/types';
-import { maxEligibility } from '../../domain/window';
 import { describeError } from '../errors';
 import type { Dependencies, PlanningConfig, StoredOrder } from '../ports';
-import { planOrderReleases } from './release-store';
-import { storedInstant } from './release-writes';
+import { planOrderReleases, storedInstant } from '../release-store';
 import { followDelivery } from './exposure-cap';
 
 /** What the bus envelope says about an event, kept on a rejection so that an operator can find the sender. */

@@ -1,20 +1,18 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
-import { instantBoundsIssue } from '../../domain/bounds';
+import { ValidationError, collectIssues, instantBoundsIssue, isRecord, type ValidationIssue } from '../../domain/errors';
 import type { DateTime } from 'luxon';
 import { formatInstant, parseEligibilityInput, parseInstant } from '../../domain/dates';
-import { ValidationError, collectIssues, isRecord, type ValidationIssue } from '../../domain/errors';
 import { manualRelease, retryFailed } from '../../domain/release';
 import { HOLD_SOURCES, type HoldSource, type VendorHold, type VendorRelease } from '../../domain/types';
 import { DEFAULT_HOLD_SOURCE, isHoldSource, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
 import { ConflictError, NotFoundError } from '../errors';
 import { requireId } from '../ids';
-import { transitionRelease } from './release-store';
+import { appendAudit, storedInstant, transitionRelease } from '../release-store';
 import type { Dependencies } from '../ports';
-import { startVendorWalk } from './replan-vendor-releases';
-import type { JobView } from '../jobs/job-views';
-import { appendAudit, storedInstant } from './release-writes';
-import { projectionContext, releaseViewOf, type ReleaseView } from '../reads/view-order';
-import { requireFourEyes } from '../approvals/four-eyes';
+import { startVendorWalk } from '../replan-vendor-releases';
+import type { JobView } from '../job-views';
+import { projectionContext, releaseViewOf, type ReleaseView } from '../release-views';
+import { requireFourEyes } from '../four-eyes';
 import { isControlled, type ApprovalRules } from '../../domain/approvals';
 
 const TEXT_LIMIT = 500;

@@ -8,9 +8,8 @@ import {
   unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
 } from '../../domain/release';
 import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
-import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, writeRelease } from './release-store';
+import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, storedInstant, writeRelease } from '../release-store';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { storedInstant } from './release-writes';
 import { releaseExposure, reserveExposure } from './exposure-cap';
 
 export type ReleaseVendorResult =

@@ -4,7 +4,7 @@ import { minutesBetween, predictedSettlementOf } from '../../domain/release';
 import { unpredictedBecause } from '../../domain/projection';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import type { Dependencies } from '../ports';
-import { queryRange } from '../reads/query-outcomes';
+import { queryRange } from '../outcome-rows';
 import { inZone } from '../response-times';
 
 const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });

@@ -5,7 +5,7 @@ import { APPLYING_DEADLINE_MS, isPending, waitsForExposure } from '../../domain/
 import type { ReleaseCommand, VendorRelease } from '../../domain/types';
 import { describeError } from '../errors';
 import type { Dependencies } from '../ports';
-import { storedInstant } from './release-writes';
+import { storedInstant } from '../release-store';
 
 export interface SweepOptions {
   /** Releases looked at per run; the next run takes the rest. */

@@ -5,9 +5,6 @@
  * conditionally and run the effects.
  */
 export * from './states';
-export * from './reasons';
-export * from './facts';
-export * from './effects';
 export * from './attempts';
 export * from './plan';
 export * from './send';

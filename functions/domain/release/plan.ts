@@ -1,17 +1,20 @@
 /**
- * Planning a release (contract sections 4 and 5): the release as it should be now, from the facts, the hold and the
- * rule it is pinned to; an operator's manual release and retry; and the what-if plan of previews.
+ * Planning a release (contract sections 4 and 5): the release as it should be now, from the facts (folded from the
+ * order's events, below), the hold and the rule it is pinned to, inside its eligibility window (below); an operator's
+ * manual release and retry; and the what-if plan of previews.
  */
-import type { DateTime } from 'luxon';
-import { formatEpochMs, formatInstant, momentOf, parseMoment, shiftMoment, type Moment } from '../dates';
+import { DateTime, type Zone } from 'luxon';
+import { INDIA_TIME, formatEpochMs, formatInstant, momentOf, parseMoment, shiftMoment, type Moment } from '../dates';
+import { eventKey, eventTime } from '../order-events';
 import { settlementOfMoment } from '../schedule-options';
 import { calendarOf } from '../settings';
-import type { Clamp, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease } from '../types';
-import { clampMomentIntoWindow, nextGatewayMinuteMs, type MomentWindow } from '../window';
-import { audit, commit, sameRelease, stamp, type Cause, type Effect, type Refusal, type ReleaseKeyOf, type Transition } from './effects';
-import type { VendorFacts } from './facts';
-import { reasonText, ruleText, type Reason } from './reasons';
-import { MANUAL_FROM, allows, isPending, isSentOrFinal, isUnsent, type ReleaseEvent } from './states';
+import type {
+  Clamp, DisputeResolution, OrderEvent, OrderEventType, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease,
+} from '../types';
+import {
+  MANUAL_FROM, allows, audit, commit, isPending, isSentOrFinal, isUnsent, reasonText, ruleText, sameRelease, stamp, type Cause, type Effect, type Reason,
+  type Refusal, type ReleaseEvent, type ReleaseKeyOf, type Transition,
+} from './states';
 
 export interface PlanInput {
   order: OrderRecord;
@@ -271,4 +274,149 @@ export function planRelease(input: Omit<PlanInput, 'keyOf' | 'cause' | 'hold'> &
   if (current && staysAsIs(current, input.repin)) return current;
   const next = decide(baseOf(current, full), full, current, 0);
   return current && sameRelease(current, next) ? current : { ...next, releaseKey: current?.releaseKey ?? null };
+}
+
+// The facts about one vendor's share of an order, folded from the order's events in the order of their own times.
+
+export interface VendorFacts {
+  /** The latest delivery (by its own time). */
+  deliveredAt: DateTime | null;
+  disputeOpen: boolean;
+  /** Once a customer won a dispute it stays customer_won: a later dispute cannot restore an early release. */
+  lastResolution: DisputeResolution | null;
+  /** The earliest cancellation. */
+  cancelledAt: DateTime | null;
+}
+
+// Events at the same instant fold in this order, so a dispute opened and closed in one instant ends closed.
+const SAME_TIME_RANK: Record<OrderEventType, number> = {
+  'order.paid': 0, 'order.delivered': 1, 'order.dispute_opened': 2, 'order.dispute_closed': 3, 'order.cancelled': 4,
+};
+
+/** Whether a follow-up event (delivery, dispute, cancellation) is about this vendor; the payment itself adds no fact. */
+function concerns(event: OrderEvent, vendorId: string): boolean {
+  if (event.type === 'order.paid') return false;
+  return !event.vendorIds || event.vendorIds.includes(vendorId);
+}
+
+/**
+ * The facts about one vendor, folded in the order of the events' own times (not arrival order), so out-of-order and
+ * duplicated deliveries of the same events give the same facts.
+ */
+export function vendorFacts(events: OrderEvent[], vendorId: string): VendorFacts {
+  const unique = new Map<string, { event: OrderEvent; at: DateTime }>();
+  for (const event of events) {
+    if (!concerns(event, vendorId)) continue;
+    unique.set(eventKey(event), { event, at: DateTime.fromISO(eventTime(event), { setZone: true }) });
+  }
+  const ordered = [...unique.entries()].sort(([keyA, a], [keyB, b]) =>
+    +a.at - +b.at || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+  const facts: VendorFacts = { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null };
+  for (const [, { event, at }] of ordered) {
+    switch (event.type) {
+      case 'order.delivered': facts.deliveredAt = at; break;
+      case 'order.dispute_opened': facts.disputeOpen = true; break;
+      case 'order.dispute_closed':
+        facts.disputeOpen = false;
+        if (facts.lastResolution !== 'customer_won') facts.lastResolution = event.resolution;
+        break;
+      case 'order.cancelled': facts.cancelledAt ??= at; break;
+      default: break;
+    }
+  }
+  return facts;
+}
+
+// The eligibility window [transaction time, transaction time + Defer by Days] and the gateway's "not in the past".
+
+const MINUTE_MS = 60_000;
+
+/** Transaction time plus Defer by Days, counted in India days (the gateway's clock). */
+export function maxEligibility(transactionTime: DateTime, deferByDays: number): DateTime {
+  return transactionTime.setZone(INDIA_TIME).plus({ days: deferByDays });
+}
+
+/**
+ * How far ahead of now an eligibility sent "at the next minute" must lie: the gateway refuses a time in the past, and
+ * a minute that is due a second after it was chosen has often passed by the time the PUT is processed (the client
+ * may wait for its rate limit and retry). Sent at 10:00:50, "the next minute" is therefore 10:02, not 10:01.
+ */
+export const SEND_MARGIN_MS = 30_000;
+
+/** The earliest time the gateway will still accept when the PUT arrives: the first whole minute after now + the margin. */
+export function nextGatewayMinute(now: DateTime): DateTime {
+  return DateTime.fromMillis(nextGatewayMinuteMs(now.toMillis()), { zone: INDIA_TIME });
+}
+
+/** nextGatewayMinute in epoch milliseconds: India's offset is whole minutes, so its minutes start where UTC's do. */
+export function nextGatewayMinuteMs(nowMs: number): number {
+  return Math.floor((nowMs + SEND_MARGIN_MS) / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+}
+
+export interface EligibilityWindow {
+  transactionTime: DateTime;
+  maxEligibility: DateTime;
+}
+
+/** The window as Moments, for decisions computed in epoch milliseconds. */
+export interface MomentWindow {
+  transactionTime: Moment;
+  maxEligibility: Moment;
+}
+
+export type ClampResult =
+  | { eligibility: DateTime; clamp: Clamp | null }
+  | { eligibility: null; reason: 'window_closed' };
+
+/** How the window reads an instant of either form: its epoch milliseconds, and the zone its clamp texts are written in. */
+interface InstantForm<T> {
+  ms(instant: T): number;
+  zone(instant: T): string | Zone;
+}
+
+const DATE_TIME: InstantForm<DateTime> = { ms: (dt) => dt.toMillis(), zone: (dt) => dt.zoneName ?? INDIA_TIME };
+// A named zone is passed by its name, as a DateTime's zoneName is (formatInstant reads "Asia/Kolkata" as fixed +05:30).
+const MOMENT: InstantForm<Moment> = { ms: (m) => m.ms, zone: (m) => (m.zone.isUniversal ? m.zone : m.zone.name) };
+
+function intoWindow<T>(form: InstantForm<T>, target: T, window: { transactionTime: T; maxEligibility: T }): { eligibility: T; clamp: Clamp | null } {
+  const at = form.ms(target);
+  if (at < form.ms(window.transactionTime)) return clamped(form, target, window.transactionTime, 'before_transaction');
+  if (at > form.ms(window.maxEligibility)) return clamped(form, target, window.maxEligibility, 'after_max_eligibility');
+  return { eligibility: target, clamp: null };
+}
+
+function clamped<T>(form: InstantForm<T>, target: T, to: T, reason: Clamp['reason']): { eligibility: T; clamp: Clamp } {
+  const zone = form.zone(target);
+  return { eligibility: to, clamp: { requested: formatEpochMs(form.ms(target), zone), clampedTo: formatEpochMs(form.ms(to), zone), reason } };
+}
+
+/** Moves a target into [transaction time, max eligibility]; the clamp says from where and why. */
+export function clampIntoWindow(target: DateTime, window: EligibilityWindow): { eligibility: DateTime; clamp: Clamp | null } {
+  return intoWindow(DATE_TIME, target, window);
+}
+
+/** clampIntoWindow on Moments. */
+export function clampMomentIntoWindow(target: Moment, window: MomentWindow): { eligibility: Moment; clamp: Clamp | null } {
+  return intoWindow(MOMENT, target, window);
+}
+
+/**
+ * Moves a target into the window, then into the future. The gateway takes whole seconds, so the result is a whole
+ * second inside the window (rounded up, or down at the window's end).
+ */
+export function clampEligibility(target: DateTime, window: EligibilityWindow, now: DateTime): ClampResult {
+  const earliest = nextGatewayMinute(now);
+  if (earliest > window.maxEligibility) return { eligibility: null, reason: 'window_closed' };
+  const inWindow = clampIntoWindow(target, window);
+  if (inWindow.eligibility < earliest) return clamped(DATE_TIME, target, earliest, 'in_the_past');
+  const eligibility = wholeSecondWithin(inWindow.eligibility, window.maxEligibility);
+  if (+eligibility === +inWindow.eligibility) return inWindow;
+  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: formatInstant(eligibility, target.zoneName ?? INDIA_TIME) } };
+}
+
+function wholeSecondWithin(dt: DateTime, max: DateTime): DateTime {
+  const floor = dt.startOf('second');
+  if (+floor === +dt) return dt;
+  const ceil = floor.plus({ seconds: 1 });
+  return ceil <= max ? ceil : floor;
 }

@@ -6,7 +6,7 @@ import type { DateTime } from 'luxon';
 import { INDIA_TIME, formatGatewayDate, formatInstant, parseInstant } from '../dates';
 import type { Attempt, IsoInstant, SendInFlight, Settings, VendorRelease } from '../types';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, outcomeUnknown, unresolvedRequests } from './attempts';
-import { SYSTEM_ACTOR, audit, moved, stamp, type Effect, type ReleaseKeyOf, type Write } from './effects';
+import { SYSTEM_ACTOR, audit, moved, stamp, type Effect, type ReleaseKeyOf, type Write } from './states';
 import { appliedAt, failing, retry, type Finish } from './send';
 
 /** What the gateway's order recon said of one vendor: the eligibility it holds (null: none), or why it was not read. */

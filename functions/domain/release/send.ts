@@ -8,12 +8,9 @@ import { classifyAnswer } from '../gateway-answer';
 import { predictSettlement } from '../schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from '../settings';
 import type { AnswerClass, Attempt, Clamp, GatewayAnswer, IsoInstant, ReleaseCommand, Settings, VendorRelease } from '../types';
-import { clampEligibility, nextGatewayMinuteMs, type EligibilityWindow } from '../window';
+import { auditOf, baseOf, clampEligibility, decide, nextGatewayMinuteMs, type EligibilityWindow, type PlanInput } from './plan';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, answerUnknown, outcomeUnknown, withAnswers } from './attempts';
-import { SYSTEM_ACTOR, audit, commit, moved, stamp, type Effect, type ReleaseKeyOf, type Transition, type Write } from './effects';
-import { auditOf, baseOf, decide, type PlanInput } from './plan';
-import { because, type Reason } from './reasons';
-import { isPending, waitsForExposure } from './states';
+import { SYSTEM_ACTOR, audit, because, commit, isPending, moved, stamp, waitsForExposure, type Effect, type Reason, type ReleaseKeyOf, type Transition, type Write } from './states';
 
 /** Retry backoff: doubling from 30 s, capped so that a long fault is retried at least every 30 minutes. */
 const BACKOFF_BASE_SECONDS = 30;

@@ -7,9 +7,8 @@ import { GATEWAY_ZONE, formatInstant } from '../dates';
 import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
 import type { IsoInstant, Settings, SettlementMismatch, VendorRelease } from '../types';
-import { moved, stamp, type Effect, type Transition } from './effects';
+import { because, moved, stamp, type Effect, type Reason, type Transition } from './states';
 import { confirmHeld, reconHolds } from './recon';
-import { because, type Reason } from './reasons';
 
 const MINUTE_MS = 60_000;
 const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });

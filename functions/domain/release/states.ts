@@ -1,9 +1,15 @@
 /**
- * The release states' one table (contract section 5): which event moves a release in which state to which states.
- * The predicates the use cases ask (pending, unsent, final, manual release from) are read off the table, and every
- * write the machine makes is checked against it.
+ * The release machine's states and moves (contract section 5): the one table of which event moves a release in which
+ * state to which states, with the predicates read off it (pending, unsent, final, manual release from); why a release
+ * is in its state (a typed reason and its words); and what a transition returns (the release to write, with the
+ * version it must replace, and the effects to run after the write), every move checked against the table.
  */
-import { RELEASE_STATES, type ReleaseState, type VendorRelease } from '../types';
+import { createHash } from 'node:crypto';
+import type { DateTime } from 'luxon';
+import { INDIA_TIME, formatInstant } from '../dates';
+import {
+  RELEASE_STATES, type HoldbackEvent, type IsoInstant, type ReasonCode, type ReleaseCommand, type ReleaseRule, type ReleaseState, type VendorRelease,
+} from '../types';
 
 /** What happens to a release. */
 export type ReleaseEvent =
@@ -140,4 +146,239 @@ export function waitsForExposure(release: Pick<VendorRelease, 'state' | 'reasonC
 export function checkMove(from: ReleaseState | null, event: ReleaseEvent, to: ReleaseState): void {
   if (from === null ? PLANNED_TO.includes(to) : TRANSITIONS[from][event]?.to.includes(to)) return;
   throw new Error(`release transition ${from ?? 'new'} --${event}--> ${to} is not in the TRANSITIONS table`);
+}
+
+// Why a release is in its state: a typed reason (the code behaviour is keyed on) and the words made from it.
+
+/** A reason with the details its words need. */
+export type Reason =
+  | { code: 'planned'; why: string; target: string; clamp: string; timing: string }
+  | { code: 'retrying'; why: string; send: number; at: string }
+  | { code: 'waiting_delivery'; why: string }
+  | { code: 'vendor_hold'; actor: string; at: string; why: string }
+  | { code: 'dispute' }
+  | { code: 'at_max_rule'; rule: ReleaseRule; max: string }
+  | { code: 'window_closed' }
+  | { code: 'customer_won' }
+  | { code: 'cancelled'; at: string }
+  | { code: 'applied'; eligibility: string; send: number }
+  | { code: 'applied_from_recon'; eligibility: string; send: number; why: string }
+  | { code: 'gateway_refused'; message: string }
+  | { code: 'config_drift'; message: string }
+  | { code: 'gave_up'; sends: number; why: string; since: string; budget: string }
+  | { code: 'window_closes'; max: string; why: string }
+  | { code: 'window_closed_retrying'; max: string; sends: number; last: string | null }
+  | { code: 'settled'; at: string; state: ReleaseState; before: string | null }
+  | { code: 'settled_cancelled'; at: string; before: string | null }
+  /** An early release that would pass the policy's maxExposure (contract 6.4): the words carry the figures. */
+  | { code: 'exposure_cap'; message: string };
+
+export function ruleText(rule: ReleaseRule): string {
+  return 'delay' in rule ? `rule ${rule.kind} ${rule.delay}` : `rule ${rule.kind}`;
+}
+
+const CUSTOMER_WON_TEXT = 'dispute closed customer_won: no early release';
+const WINDOW_CLOSED_TEXT = 'window closed';
+
+/** The words of a reason, as the outcome shows them. */
+export function reasonText(reason: Reason): string {
+  switch (reason.code) {
+    case 'planned': return `${reason.why}: target ${reason.target}${reason.clamp}; ${reason.timing}`;
+    case 'retrying': return `retrying: ${reason.why}; send ${reason.send} at ${reason.at}`;
+    case 'waiting_delivery': return `waiting for the delivery (${reason.why})`;
+    case 'vendor_hold': return `vendor hold by ${reason.actor} at ${reason.at}: ${reason.why}`;
+    case 'dispute': return 'dispute open';
+    case 'at_max_rule': return `${ruleText(reason.rule)}: no update, the gateway settles from max eligibility ${reason.max}`;
+    case 'window_closed': return WINDOW_CLOSED_TEXT;
+    case 'customer_won': return CUSTOMER_WON_TEXT;
+    case 'cancelled': return `order cancelled before the release was sent (cancelled at ${reason.at})`;
+    case 'applied': return `applied: eligibility ${reason.eligibility} accepted by the gateway at send ${reason.send}`;
+    case 'applied_from_recon':
+      return `applied: eligibility ${reason.eligibility} found at the gateway's order recon after send ${reason.send} ${reason.why}; not sent again`;
+    case 'gateway_refused': case 'config_drift': case 'exposure_cap': return reason.message;
+    case 'gave_up': return `gave up after ${reason.sends} sends: ${reason.why} since ${reason.since} (retry budget ${reason.budget})`;
+    case 'window_closes': return `window closes at ${reason.max} before another send: ${reason.why}`;
+    case 'window_closed_retrying':
+      return `window closed at ${reason.max} while retrying (${reason.sends} sends): ${reason.last ?? 'no answer'}`;
+    case 'settled': return `settled by the gateway at ${reason.at} (was ${reason.state}${reason.before ? `: ${reason.before}` : ''})`;
+    case 'settled_cancelled':
+      return `settled by the gateway at ${reason.at} although the order was cancelled (was CANCELLED${reason.before ? `: ${reason.before}` : ''}): `
+        + 'the money moved at the gateway\'s default date; recover it from the vendor or refund it';
+  }
+}
+
+/** The release's reason fields for a reason: the code and its words. */
+export function because(reason: Reason): { reasonCode: ReasonCode; reason: string } {
+  return { reasonCode: reason.code, reason: reasonText(reason) };
+}
+
+/**
+ * The code of a release stored before codes were kept, from its state and words. Only the item mapping calls it (old
+ * items at the edge); the machine reads `reasonCode`.
+ */
+export function reasonCodeOf(release: Pick<VendorRelease, 'state' | 'reason' | 'holdReason' | 'waitReason'>): ReasonCode {
+  const text = release.reason ?? '';
+  switch (release.state) {
+    case 'PLANNED': case 'SCHEDULED': case 'APPLYING': return text.startsWith('retrying') ? 'retrying' : 'planned';
+    case 'WAITING': return release.waitReason === 'exposure_cap' ? 'exposure_cap' : 'waiting_delivery';
+    case 'HELD': return release.holdReason === 'vendor_hold' || text.startsWith('vendor hold by') ? 'vendor_hold' : 'dispute';
+    case 'AT_MAX': return text === WINDOW_CLOSED_TEXT ? 'window_closed' : text === CUSTOMER_WON_TEXT ? 'customer_won' : 'at_max_rule';
+    case 'CANCELLED': return 'cancelled';
+    case 'APPLIED': return text.includes('found at the gateway\'s order recon') ? 'applied_from_recon' : 'applied';
+    case 'FAILED':
+      if (text.startsWith('gave up after')) return 'gave_up';
+      if (text.startsWith('window closes at')) return 'window_closes';
+      return text.startsWith('window closed at') ? 'window_closed_retrying' : 'gateway_refused';
+    case 'SETTLED': return text.includes('although the order was cancelled') ? 'settled_cancelled' : 'settled';
+  }
+}
+
+// What a transition returns: the release to write and the effects to run after the write; the audit records, the
+// write stamps, and the commit of a planned release.
+
+/** The actor of decisions Holdback takes by itself (events, schedules, answers). */
+export const SYSTEM_ACTOR = 'holdback';
+
+/** Deterministic name of one pending send (also the Scheduler schedule name): releaseKeyOf, passed in with the plan's input. */
+export type ReleaseKeyOf = (orderId: string, vendorId: string, version: number) => string;
+
+/**
+ * The deterministic key of one release send, its Scheduler schedule's name: 1 to 64 of [0-9a-zA-Z-_.] as Scheduler requires.
+ * The same order, vendor and send number always give the same name, so a duplicate create is a conflict, not a
+ * second schedule.
+ */
+export function releaseKeyOf(orderId: string, vendorId: string, sendNumber: number): string {
+  const digest = createHash('sha256').update(`${orderId}\u0000${vendorId}`).digest('hex').slice(0, 40);
+  return `rel-${digest}-${sendNumber}`;
+}
+
+/** An audit record about one release (the audit log's entry shape, contract 6.2). */
+export interface ReleaseAuditRecord {
+  kind: string;
+  at: IsoInstant;
+  actor: string | null;
+  orderId: string;
+  vendorId: string;
+  detail: Record<string, unknown>;
+}
+
+/** What a use case runs after the write, in this order. */
+export type Effect =
+  | { kind: 'cancel_schedule'; releaseKey: string }
+  | { kind: 'schedule'; command: ReleaseCommand; at: IsoInstant }
+  | { kind: 'enqueue'; command: ReleaseCommand }
+  | { kind: 'publish'; event: HoldbackEvent }
+  | { kind: 'audit'; entry: ReleaseAuditRecord };
+
+/** The release to write, conditional on `expectedVersion` (null: must not exist yet), then the effects. */
+export interface Write {
+  kind: 'write';
+  release: VendorRelease;
+  expectedVersion: number | null;
+  effects: Effect[];
+}
+
+export interface Unchanged {
+  kind: 'unchanged';
+  release: VendorRelease;
+}
+
+/** A transition the state does not allow (the API answers 409 `invalid_state`). */
+export interface Refusal {
+  kind: 'refused';
+  state: ReleaseState;
+  message: string;
+}
+
+export type Transition = Write | Unchanged;
+
+/** Why a plan was made: the audit's account of it. */
+export interface Cause {
+  kind: 'event' | 'payment' | 'hold' | 'unhold' | 'policy_replan' | 'manual_release' | 'retry' | 'claim';
+  actor: string | null;
+  reason?: string;
+}
+
+/**
+ * The one zone of write stamps (`updatedAt`, audit `at`, claim deadlines, `settledAt`, `requestedAt`...): India time,
+ * the zone every stored time is kept in. Answers show them in the settings' timezone (contract 6) at the edge.
+ */
+export function stamp(now: DateTime): IsoInstant {
+  return formatInstant(now, INDIA_TIME);
+}
+
+export function audit(kind: string, release: VendorRelease, now: DateTime, actor: string | null, detail: Record<string, unknown>): Effect {
+  return {
+    kind: 'audit',
+    entry: { kind, at: stamp(now), actor, orderId: release.orderId, vendorId: release.vendorId, detail },
+  };
+}
+
+/** The release written by `event`, its move checked against the table (a move outside it is a defect, never stored). */
+export function moved(from: VendorRelease | null, event: ReleaseEvent, release: VendorRelease, expectedVersion: number | null, effects: Effect[]): Write {
+  checkMove(from?.state ?? null, event, release.state);
+  return { kind: 'write', release, expectedVersion, effects };
+}
+
+// Bookkeeping that is not the release's content.
+const BOOKKEEPING = new Set(['version', 'releaseKey', 'updatedAt']);
+
+/** Whether two releases say the same thing, ignoring the bookkeeping (version, key, time of the write). */
+export function sameRelease(a: VendorRelease, b: VendorRelease): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !BOOKKEEPING.has(k)));
+  for (const key of keys) {
+    if (!sameValue((a as unknown as Record<string, unknown>)[key], (b as unknown as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // An absent optional field, an undefined one and a null one say the same (releases stored before a field existed).
+  if (a === undefined || b === undefined || a === null || b === null) return (a ?? null) === (b ?? null);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  }
+  if (typeof a === 'object' && typeof b === 'object') {
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+    for (const key of keys) if (!sameValue(ra[key], rb[key])) return false;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `next` as the version after `stored`, with a release key that is new whenever a different send is pending (so an
+ * old schedule or message arriving late finds a key that no longer matches and does nothing), and the effects the
+ * change needs: cancel the old schedule, create the new one, or enqueue a send that is due now.
+ */
+export function commit(
+  stored: VendorRelease | null, next: VendorRelease, event: ReleaseEvent, now: DateTime, keyOf: ReleaseKeyOf, audits: Effect[],
+): Transition {
+  if (stored && sameRelease(stored, next)) return { kind: 'unchanged', release: stored };
+  const version = (stored?.version ?? 0) + 1;
+  let releaseKey: string | null = null;
+  if (isPending(next.state)) {
+    const sameSend = stored !== null && stored.state === next.state && stored.sendAt === next.sendAt && stored.releaseKey;
+    releaseKey = sameSend ? stored.releaseKey : keyOf(next.orderId, next.vendorId, version);
+  }
+  const release: VendorRelease = {
+    ...next,
+    version,
+    releaseKey,
+    sendAt: isPending(next.state) || next.state === 'APPLYING' ? next.sendAt : null,
+    updatedAt: stamp(now),
+  };
+  const effects: Effect[] = [];
+  if (stored?.state === 'SCHEDULED' && stored.releaseKey && stored.releaseKey !== releaseKey) {
+    effects.push({ kind: 'cancel_schedule', releaseKey: stored.releaseKey });
+  }
+  if (releaseKey && releaseKey !== stored?.releaseKey && release.sendAt) {
+    const command = { orderId: release.orderId, vendorId: release.vendorId, releaseKey };
+    effects.push(release.state === 'SCHEDULED' ? { kind: 'schedule', command, at: release.sendAt } : { kind: 'enqueue', command });
+  }
+  effects.push(...audits);
+  return moved(stored, event, release, stored?.version ?? null, effects);
 }

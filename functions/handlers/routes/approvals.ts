@@ -3,7 +3,10 @@
  * (another person, with a reason).
  */
 import { APPROVAL_STATES } from '../../domain/approvals';
-import { decideApproval, getApproval, listApprovals } from '../../application/approvals/manage-approvals';
+import { decideApproval, getApproval, listApprovals, type ApprovalReplays } from '../../application/approvals/manage-approvals';
+import { putPolicy } from '../../application/config/manage-policies';
+import { updateSettings } from '../../application/config/manage-settings';
+import { releaseManually, setVendorHold } from '../../application/releases/manage-releases';
 import { json } from '../http';
 import { callerOf } from '../caller';
 import { nullable, ok, page, ref, responses } from '../schema/openapi-parts';
@@ -13,6 +16,9 @@ import type { ApiRoute } from './route';
 
 const DECISION_EXAMPLE = { reason: 'checked the delivery proof', actor: 'checker@example.com' };
 const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }), example: 'ap_0lq2x8k9ab1c2d3e4f5a6' };
+
+/** An approved change is applied through the use case its request would have run. */
+const REPLAYS: ApprovalReplays = { releaseManually, setVendorHold, putPolicy, updateSettings };
 
 function decision(verb: 'approve' | 'reject'): ApiRoute {
   return defineRoute({
@@ -32,7 +38,7 @@ function decision(verb: 'approve' | 'reject'): ApiRoute {
           : 'invalid_state: the approval is expired, approved or rejected (named in the message).',
       },
     ),
-    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId ?? '', body, verb === 'approve' ? 'approved' : 'rejected')),
+    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId ?? '', body, verb === 'approve' ? 'approved' : 'rejected', REPLAYS)),
   });
 }
 

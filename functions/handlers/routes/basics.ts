@@ -3,7 +3,7 @@ import { listRejectedEvents, MAX_REJECTED_LIMIT, REJECTED_CURSOR_LIST } from '..
 import { getPolicy, policyHistory, putPolicy } from '../../application/config/manage-policies';
 import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
 import { predictSettlementAt } from '../../application/reads/predict-settlement';
-import { viewOrder } from '../../application/reads/view-order';
+import { viewOrder } from '../../application/reads/show-order';
 import { json } from '../http';
 import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';
@@ -25,6 +25,7 @@ export const BASIC_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'GET', path: '/settings', summary: 'Settings in force',
+    description: 'The settings every plan reads now, with their version (a PUT names it as `version`), and who saved them, when and why (`actor`, `at`, `reason`).',
     responses: responses({ 200: ok('Current settings.', ref('Settings')) }),
     handle: async (_r, deps) => json(200, await getSettings(await deps())),
   }),

@@ -1,8 +1,8 @@
 /** Bulk work and exports (contract 6.3): the jobs, POST /exports, and the local download of an export file. */
 import { EXPORT_FILE_PATH } from '../../adapters/files/file-export-store';
 import { cancelJob } from '../../application/jobs/cancel-job';
-import { startExport } from '../../application/jobs/export-job';
-import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs } from '../../application/jobs/job-views';
+import { startExport } from '../../application/audit/export-job';
+import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs } from '../../application/job-views';
 import { JOB_KINDS, JOB_STATES } from '../../application/ports';
 import { json, jsonBodyOf, rawBodyOf } from '../http';
 import { ok, page, ref, responses } from '../schema/openapi-parts';

@@ -1,5 +1,6 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
-import { OUTCOME_CSV_COLUMNS, OUTCOME_LIMIT, outcomesCsv, outcomesPage, parseOutcomeQuery } from '../../application/reads/query-outcomes';
+import { OUTCOME_CSV_COLUMNS, OUTCOME_LIMIT, outcomesCsv, parseOutcomeQuery } from '../../application/outcome-rows';
+import { outcomesPage } from '../../application/reads/list-outcomes';
 import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
 import { HELD_SETTLING_LISTED, heldSettlingSoon } from '../../application/reads/held-settling';
 import { requireId } from '../../application/ids';

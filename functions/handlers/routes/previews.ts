@@ -1,6 +1,6 @@
 /** Routes of contract section 6 that show a change before it is made: the policy preview and the settings preview. */
 import { LISTED_RELEASES, previewPolicyOrJob, previewSettingsOrJob, type PreviewOrJob } from '../../application/config/preview-changes';
-import { jobView } from '../../application/jobs/job-views';
+import { jobView } from '../../application/job-views';
 import { PREVIEW_INLINE_RELEASES, type Dependencies } from '../../application/ports';
 import { json } from '../http';
 import { ok, ref, responses } from '../schema/openapi-parts';

@@ -1,6 +1,6 @@
 /** The OpenAPI components: every answer and body shape the routes name by `$ref` (contract section 6). */
 import { JOB_KINDS } from '../../application/ports';
-import { HEX64, ID, decimal, instant, nullable, ref, type Json } from './openapi-parts';
+import { HEX64, ID, decimal, instant, nullable, object, ref, type Json } from './openapi-parts';
 import { APPROVAL_SCHEMAS } from './approval-components';
 
 export const COMPONENTS: Record<string, Json> = {
@@ -269,11 +269,10 @@ export const COMPONENTS: Record<string, Json> = {
       sequence: { type: 'integer', description: "The audit record's place in the order's stream (absent for a received event)." },
     },
   },
-  Job: {
-    type: 'object',
-    description: 'Bulk work in progress or done (contract 6.3). It survives a restart, a crash or a function timeout and carries on; work done twice changes nothing twice.',
-    required: ['jobId', 'kind', 'state', 'total', 'done', 'failed', 'actor', 'createdAt', 'finishedAt', 'error', 'result'],
-    properties: {
+  Job: object(
+    'Bulk work in progress or done (contract 6.3). It survives a restart, a crash or a function timeout and carries on; work done twice changes nothing twice.',
+    ['jobId', 'kind', 'state', 'total', 'done', 'failed', 'actor', 'createdAt', 'finishedAt', 'error', 'result'],
+    {
       jobId: { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$', example: 'job_1669975200000_k3v9x0q2m1' },
       kind: { type: 'string', enum: [...JOB_KINDS] },
       state: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
@@ -285,8 +284,8 @@ export const COMPONENTS: Record<string, Json> = {
       params: { type: 'object', description: 'What the job works on, e.g. {vendorId, reason}, or an export\'s filters.' },
       failures: { type: 'array', items: { type: 'object', required: ['orderId', 'vendorId', 'reason'], properties: { orderId: ID, vendorId: ID, reason: { type: 'string' } } } },
     },
-    additionalProperties: false,
-  },
+    { additionalProperties: false },
+  ),
   ExportResult: {
     type: 'object',
     required: ['url', 'expiresAt', 'rows', 'bytes', 'sha256'],
@@ -332,16 +331,15 @@ export const COMPONENTS: Record<string, Json> = {
       unsignedRecords: { type: 'integer', description: 'Chained records after the last checkpoint of their stream (not yet signed).' },
     },
   },
-  AuditRecord: {
-    type: 'object',
-    description: 'One audit record exactly as stored (docs/audit-log.md): `hash` is the SHA-256 of the RFC 8785 form of every other member.',
-    required: ['stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash'],
-    properties: {
+  AuditRecord: object(
+    'One audit record exactly as stored (docs/audit-log.md): `hash` is the SHA-256 of the RFC 8785 form of every other member.',
+    ['stream', 'sequence', 'prevHash', 'kind', 'at', 'actor', 'orderId', 'vendorId', 'detail', 'recordedAt', 'hash'],
+    {
       stream: { type: 'string', example: 'order#order_1' }, sequence: { type: 'integer', minimum: 1 }, prevHash: HEX64, kind: { type: 'string' },
       at: { type: 'string' }, actor: nullable({ type: 'string' }), orderId: nullable({ type: 'string' }), vendorId: nullable({ type: 'string' }),
       detail: { type: 'object', additionalProperties: true }, recordedAt: { type: 'string', format: 'date-time' }, hash: HEX64,
     },
-  },
+  ),
   AuditCheckpoint: {
     type: 'object',
     description: 'A signed checkpoint (docs/audit-log.md): `hash` covers the RFC 8785 form of every member but `hash` and `signature`; a checkpoint without `version` was written before roots (version 1).',

@@ -5,6 +5,8 @@ export type Json = Record<string, unknown>;
 export const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 /** A lowercase hex SHA-256. */
 export const HEX64: Json = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+/** An object schema: what it is, the members it always has, and each member's schema. */
+export const object = (description: string, required: string[], properties: Json, extra: Json = {}): Json => ({ type: 'object', description, required, properties, ...extra });
 export const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] });
 export const instant = (description: string): Json => ({ type: 'string', format: 'date-time', description: `${description} ISO 8601 with the settings' timezone offset.`, example: '2022-12-02T16:00:00+05:30' });
 export const decimal = (description: string): Json => ({ type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: `${description} Decimal text in the currency given beside it (never added across currencies), never a float.`, example: '600.00' });

@@ -1,7 +1,7 @@
 /** What the API shows of an approval: its state as of now (a pending one past its expiry reads `expired`), times in the settings' zone. */
-import { approvalStateAt, type ApprovalState } from '../../domain/approvals';
-import { inZone } from '../response-times';
-import type { StoredApproval } from './approval-repository';
+import { approvalStateAt, type ApprovalState } from '../domain/approvals';
+import { inZone } from './response-times';
+import type { StoredApproval } from './ports/approvals';
 
 export type ApprovalView = Omit<StoredApproval, 'requesterKey'> & { state: ApprovalState };
 

@@ -5,12 +5,12 @@
  * through the same use case, with `caller.approval` set so that the gate lets it through.
  */
 import { randomBytes } from 'node:crypto';
-import { APPROVAL_LIFETIME_MS, isControlled, needsApproval, type ApprovalChange, type MovedAmount } from '../../domain/approvals';
-import { ApprovalRequired } from '../errors';
-import type { Dependencies } from '../ports';
-import { appendAudit, storedInstant } from '../releases/release-writes';
+import { APPROVAL_LIFETIME_MS, isControlled, needsApproval, type ApprovalChange, type MovedAmount } from '../domain/approvals';
+import { ApprovalRequired } from './errors';
+import type { Dependencies } from './ports';
+import { appendAudit, storedInstant } from './release-store';
 import { approvalView } from './approval-views';
-import type { StoredApproval } from './approval-repository';
+import type { StoredApproval } from './ports/approvals';
 
 /** What a use case tells the gate about its change. */
 export interface GatedChange {

@@ -4,10 +4,10 @@
  * orders follow, its events). Planning is idempotent: a release planned twice is written once, so a step delivered
  * again after a crash or a timeout changes nothing twice.
  */
-import type { Cause } from '../../domain/release';
-import { describeError } from '../errors';
-import { planOrderReleases } from '../releases/release-store';
-import type { Dependencies, JobFailure, JobStep, StoredJob } from '../ports';
+import type { Cause } from '../domain/release';
+import { describeError } from './errors';
+import { planOrderReleases } from './release-store';
+import type { Dependencies, JobFailure, JobStep, StoredJob } from './ports';
 
 /** Releases per step: a page of the index, planned a few at a time, well inside the jobs function's timeout. */
 export const WALK_PAGE = 100;

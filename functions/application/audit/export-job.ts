@@ -5,12 +5,12 @@
  * its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS.
  */
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
-import { auditRangeOf, exportAuditLog } from '../audit/audit-log-views';
+import { auditRangeOf, exportAuditLog } from './audit-log-views';
 import type { Dependencies, ReleaseReads, StoredJob } from '../ports';
-import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../reads/query-outcomes';
-import { projectionContext } from '../reads/view-order';
-import type { StepWork } from './release-walk';
-import { startJob } from './start-job';
+import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
+import { projectionContext } from '../release-views';
+import type { StepWork } from '../release-walk';
+import { startJob } from '../start-job';
 
 /** How long an export's link works: the contract's hour, with room for a slow download to start. */
 export const EXPORT_LINK_HOURS = 2;

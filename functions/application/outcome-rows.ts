@@ -1,17 +1,18 @@
-/** Use case: outcomes for auditors (GET /outcomes, contract 6.1): filters, cursor pages in JSON, or every row as streamed CSV. */
+/** Outcomes for auditors (contract 6.1), read alike by the API, the exports and the audit reads: the query and its ranges, the rows, the streamed CSV. */
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../../domain/bounds';
-import { GATEWAY_ZONE, parseInstant } from '../../domain/dates';
-import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
-import { requireId } from '../../domain/order-events';
-import { moneyOf, unpredictedBecause } from '../../domain/projection';
-import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from '../cursor';
-import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from '../ports';
-import { inZone } from '../response-times';
-import { projectionContext, releaseViewOf, vendorHoldSources, type ProjectionContext, type ReleaseView } from './view-order';
-import type { HoldSource } from '../../domain/types';
+import {
+  EARLIEST_DAY, LAST_DAY, ValidationError, collectIssues, dayBoundsProblem, instantBoundsIssue, type ValidationIssue,
+} from '../domain/errors';
+import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
+import { requireId } from '../domain/order-events';
+import { moneyOf, unpredictedBecause } from '../domain/projection';
+import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
+import { boundedCount, decodeCursor, encodeCursor } from './cursor';
+import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from './ports';
+import { inZone } from './response-times';
+import { projectionContext, releaseViewOf, vendorHoldSources, type ProjectionContext, type ReleaseView } from './release-views';
+import type { HoldSource } from '../domain/types';
 
 export const OUTCOME_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 const OUTCOME_TIMES: readonly OutcomeTime[] = ['transaction', 'applied', 'settled'];
@@ -125,7 +126,7 @@ export function parseOutcomeQuery(params: Record<string, string | undefined>): O
 }
 
 /** A cursor belongs to one query: a cursor of other filters is refused instead of resuming at a wrong place. */
-function cursorList(filter: OutcomeFilter): string {
+export function cursorList(filter: OutcomeFilter): string {
   const digest = createHash('sha256').update(JSON.stringify([filter.by, filter.from, filter.to, filter.vendorId, filter.orderId, filter.state])).digest('base64url');
   return `outcomes:${digest.slice(0, 16)}`;
 }
@@ -141,27 +142,6 @@ export function outcomeItem(row: ReadRelease, zone: string, projection: Projecti
     settlementMismatch: release.settlementMismatch
       ? { ...release.settlementMismatch, predicted: inZone(release.settlementMismatch.predicted, zone), settledAt: inZone(release.settlementMismatch.settledAt, zone) }
       : null,
-  };
-}
-
-/** One page of outcomes: `limit` items and the cursor of the next page (null on the last). */
-export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Promise<{ items: OutcomeItem[]; nextCursor: string | null }> {
-  const settings = await deps.settings.get();
-  const zone = settings.timezone;
-  const projection = projectionContext(settings, deps.clock.now().toMillis());
-  const rows: ReadRelease[] = [];
-  // One row more than the page: whether a next page exists is then known.
-  for await (const row of deps.reads.outcomes(query.filter, query.after)) {
-    rows.push(row);
-    if (rows.length > query.limit) break;
-  }
-  const page = rows.slice(0, query.limit);
-  const more = rows.length > query.limit;
-  // The source of each vendor hold that keeps a release of the page HELD (one read per such vendor).
-  const holdSources = await vendorHoldSources(deps, page.map((row) => row.release));
-  return {
-    items: page.map((row) => outcomeItem(row, zone, projection, holdSources)),
-    nextCursor: more ? encodeCursor(cursorList(query.filter), page[page.length - 1].position) : null,
   };
 }
 

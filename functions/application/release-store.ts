@@ -1,25 +1,42 @@
 /**
  * The release store of the use cases: the one read-decide-write loop (a conditional write on the release's version, read
  * and decided again when another writer came first), the effects run after a write, and the planning of an order's
- * vendor releases with it. Every use case of releases/ writes a release through here.
+ * vendor releases with it. Every use case writes a release through here, and stamps and appends to the audit log the
+ * same way (storedInstant, appendAudit).
  */
-import {
-  plan, vendorFacts, type Cause, type Effect, type PlanInput, type Refusal, type Transition, type Write,
-} from '../../domain/release';
-import { parseInstant } from '../../domain/dates';
-import { vendorsOutsideOrder } from '../../domain/order-events';
-import { defaultPolicy } from '../../domain/settings';
-import type { OrderRecord, VendorRelease } from '../../domain/types';
-import { releaseScheduleName } from '../../definitions/routing';
-import { ConflictError, NotFoundError, describeError } from '../errors';
-import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from '../ports';
-import { appendAudit } from './release-writes';
+import { plan, vendorFacts, type PlanInput } from '../domain/release/plan';
+import { releaseKeyOf, stamp, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
+import { parseInstant } from '../domain/dates';
+import { vendorsOutsideOrder } from '../domain/order-events';
+import { defaultPolicy } from '../domain/settings';
+import type { OrderRecord, VendorRelease } from '../domain/types';
+import { ConflictError, NotFoundError, describeError } from './errors';
+import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
+
+/**
+ * Stored times are India time, the gateway's clock, so that text order is time order in the table: the machine's one
+ * write stamp, used by every area for what it stores.
+ */
+export const storedInstant = stamp;
+
+/** Appends to the audit log; a failure is logged and swallowed (the log keeps and retries what it could not write). */
+export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  // A change made through the API carries its caller's proven principal beside the free-text actor (contract 6.4).
+  const principal = deps.caller?.principal;
+  const stamped = principal ? entries.map((e) => (e.principal === undefined ? { ...e, principal } : e)) : entries;
+  try {
+    await deps.audit.append(stamped);
+  } catch (error) {
+    deps.logger.error('audit entries not appended', { kinds: entries.map((e) => e.kind), error: describeError(error) });
+  }
+}
+
+/** Release keys are the Scheduler schedule names (the machine's releaseKeyOf). */
+export { releaseKeyOf };
 
 /** How often a use case re-reads and recomputes after a conditional write lost a race. */
 export const MAX_WRITE_ATTEMPTS = 5;
-
-/** Release keys are the Scheduler schedule names (routing.ts defines them once for the stack and the edge). */
-export const releaseKeyOf = releaseScheduleName;
 
 /** Writes the release conditionally (VersionConflictError when another writer came first); effects are not run. */
 export async function writeRelease(deps: Dependencies, write: Write): Promise<VendorRelease> {

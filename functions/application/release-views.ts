@@ -1,17 +1,15 @@
-/** Use case: one order as finance sees it (GET /orders/{orderId}), every time in the settings' timezone, every state with its reason. */
-import type { BankCalendar } from '../../domain/calendar';
-import { formatEpochMs } from '../../domain/dates';
-import { landingOf } from '../../domain/projection';
-import { calendarOf } from '../../domain/settings';
-import { DEFAULT_HOLD_SOURCE, sourceOf } from '../../domain/hold-sources';
+/** A release as the API shows it (orders, outcomes, manual releases, exports): every time in the settings' timezone, every state with its reason. */
+import type { BankCalendar } from '../domain/calendar';
+import { formatEpochMs } from '../domain/dates';
+import { landingOf } from '../domain/projection';
+import { calendarOf } from '../domain/settings';
+import { DEFAULT_HOLD_SOURCE, sourceOf } from '../domain/hold-sources';
 import type {
   Clamp, DecimalText, HoldReason, HoldSource, WaitReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
-} from '../../domain/types';
-import { nextGatewayMinuteMs } from '../../domain/window';
-import { NotFoundError } from '../errors';
-import { requireId } from '../ids';
-import type { Dependencies } from '../ports';
-import { inZone } from '../response-times';
+} from '../domain/types';
+import { nextGatewayMinuteMs } from '../domain/release/plan';
+import type { Dependencies } from './ports';
+import { inZone } from './response-times';
 
 /** One vendor's release: the contract's fields, then why it is in its state and what it was before it settled. */
 export interface VendorView {
@@ -74,17 +72,6 @@ export interface ReleaseView extends VendorView {
   orderId: string;
 }
 
-export interface OrderView {
-  orderId: string;
-  /** null for an order known only from events that came before its payment. */
-  transactionTime: string | null;
-  /** Whose payment time the window counts from: the gateway's payment webhook (trusted) or the marketplace's event. */
-  transactionTimeSource: TransactionTimeSource | null;
-  maxEligibility: string | null;
-  currency: string | null;
-  vendors: VendorView[];
-}
-
 /** One release as the API shows it, times in `zone`. */
 export function releaseViewOf(r: VendorRelease, zone: string, projection: ProjectionContext, vendorHoldSource?: HoldSource): VendorView {
   const landing = landingOf(r, projection.calendar, projection.earliestMs);
@@ -119,35 +106,6 @@ export function releaseViewOf(r: VendorRelease, zone: string, projection: Projec
     waitReason: r.state === 'WAITING' ? r.waitReason ?? null : null,
     holdSource: r.state !== 'HELD' ? null : r.holdReason === 'dispute' ? 'dispute' : vendorHoldSource ?? DEFAULT_HOLD_SOURCE,
     settlesAnywayAt: unsent && landing !== null ? formatEpochMs(landing.settlesMs, zone) : null,
-  };
-}
-
-/**
- * An order whose events came before its payment is shown with transactionTime null and no vendors (it is known, and
- * waits for order.paid); an order nobody sent any event for is a 404.
- */
-export async function viewOrder(deps: Dependencies, orderId: string): Promise<OrderView> {
-  requireId(orderId, 'orderId');
-  // One round trip: the releases of an order that has none (not paid yet, or unknown) are an empty list.
-  const [order, releases, settings] = await Promise.all([deps.orders.getOrder(orderId), deps.orders.listReleases(orderId), deps.settings.get()]);
-  const holdSources = await vendorHoldSources(deps, releases);
-  const zone = settings.timezone;
-  if (!order) {
-    const events = await deps.orders.listEvents(orderId);
-    if (events.length === 0) {
-      throw new NotFoundError(`order ${orderId} is unknown: no order event was received for it`);
-    }
-    return { orderId, transactionTime: null, transactionTimeSource: null, maxEligibility: null, currency: null, vendors: [] };
-  }
-  const position = new Map(order.vendors.map((v, i) => [v.vendorId, i]));
-  releases.sort((a, b) => (position.get(a.vendorId) ?? Infinity) - (position.get(b.vendorId) ?? Infinity));
-  return {
-    orderId,
-    transactionTime: inZone(order.transactionTime, zone),
-    transactionTimeSource: order.transactionTimeSource ?? 'marketplace',
-    maxEligibility: inZone(order.maxEligibility, zone),
-    currency: order.currency,
-    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().toMillis()), holdSources.get(r.vendorId))),
   };
 }
 

@@ -1,10 +1,10 @@
 /** Use case family: a vendor's unsent releases, listed, and planned again as a job (hold, unhold, a policy applied to open orders). */
-import { isUnsent } from '../../domain/release';
-import type { VendorRelease } from '../../domain/types';
-import { jobView, type JobView } from '../jobs/job-views';
-import { walkStep } from '../jobs/release-walk';
-import { startJob } from '../jobs/start-job';
-import type { Dependencies, JobKind } from '../ports';
+import { isUnsent } from '../domain/release';
+import type { VendorRelease } from '../domain/types';
+import { jobView, type JobView } from './job-views';
+import { walkStep } from './release-walk';
+import { startJob } from './start-job';
+import type { Dependencies, JobKind } from './ports';
 
 /**
  * The vendor's releases that are not sent yet (PLANNED, SCHEDULED, WAITING, HELD, and AT_MAX by its rule), read from

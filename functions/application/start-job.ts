@@ -1,7 +1,7 @@
 /** Starting a job (contract 6.3): one item written and one message sent, whatever the size of the work behind it. */
 import { randomBytes } from 'node:crypto';
-import type { Dependencies, JobKind, JobStep, StoredJob } from '../ports';
-import { storedInstant } from '../releases/release-writes';
+import type { Dependencies, JobKind, JobStep, StoredJob } from './ports';
+import { storedInstant } from './release-store';
 
 /** `job_<13-digit epoch ms>_<10 base-36 characters>`: unguessable, and text order is creation order. */
 export const JOB_ID_PATTERN = /^job_\d{13}_[0-9a-z]{10}$/;

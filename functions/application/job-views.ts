@@ -1,9 +1,9 @@
 /** Use cases: one job (GET /jobs/{jobId}) and the jobs newest first (GET /jobs?state=&kind=&limit=&cursor=), contract 6.3. */
-import { ValidationError } from '../../domain/errors';
-import { encodeCursor } from '../cursor';
-import { NotFoundError } from '../errors';
-import { type Dependencies, type JobKind, type JobState, type StoredJob } from '../ports';
-import { inZone } from '../response-times';
+import { ValidationError } from '../domain/errors';
+import { encodeCursor } from './cursor';
+import { NotFoundError } from './errors';
+import { type Dependencies, type JobKind, type JobState, type StoredJob } from './ports';
+import { inZone } from './response-times';
 import { JOB_ID_PATTERN } from './start-job';
 
 /** A job as the API shows it: the contract's fields (times in the settings' zone) and the releases that failed by name. */
