@@ -30,6 +30,16 @@ async function atMaxOrder() {
   expect((await release(api.world)).state).toBe('AT_MAX');
 }
 
+/** The same order under a scheduled policy, its vendor held (the release HELD), with these approval rules. */
+async function heldOrder(rules: unknown) {
+  await usePolicy(api.world, { kind: 'after_payment', delay: 'P3D' });
+  await send(api.world, 'order.paid', paid());
+  await requireApprovals(rules);
+  await call('POST', `/vendors/${VENDOR}/hold`, { actor: 'risk@example.com', reason: 'fraud review' });
+  await api.world.runJobs();
+  expect((await release(api.world)).state).toBe('HELD');
+}
+
 describe('the approvals setting', () => {
   test('GET /settings answers approvals ({} by default); a valid one is kept', async () => {
     expect((await call('GET', '/settings')).body.approvals).toEqual({});
@@ -50,12 +60,7 @@ describe('the approvals setting', () => {
 
 describe('manual release with a second person', () => {
   test("a request the release's state refuses anyway is its 409, and no approval is kept for it", async () => {
-    await usePolicy(api.world, { kind: 'after_payment', delay: 'P3D' });
-    await send(api.world, 'order.paid', paid());
-    await requireApprovals({ manualRelease: {} });
-    await call('POST', `/vendors/${VENDOR}/hold`, { actor: 'risk@example.com', reason: 'fraud review' });
-    await api.world.runJobs();
-    expect((await release(api.world)).state).toBe('HELD');
+    await heldOrder({ manualRelease: {} });
     // HELD without override: the use case refuses it, whatever a second person would say.
     const refused = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { actor: MAKER, reason: 'vendor in hardship' });
     expect([refused.status, refused.body.error.code]).toEqual([409, 'invalid_state']);
@@ -160,12 +165,7 @@ describe('manual release with a second person', () => {
   });
 
   test('an override of a HELD release needs the override rule; the release moved meanwhile: 409 preview_stale and it stays pending', async () => {
-    await usePolicy(api.world, { kind: 'after_payment', delay: 'P3D' });
-    await send(api.world, 'order.paid', paid());
-    await requireApprovals({ overrideRelease: {} });
-    await call('POST', `/vendors/${VENDOR}/hold`, { actor: 'risk@example.com', reason: 'fraud review' });
-    await api.world.runJobs();
-    expect((await release(api.world)).state).toBe('HELD');
+    await heldOrder({ overrideRelease: {} });
     const asked = await call('POST', `/orders/${ORDER}/vendors/${VENDOR}/release`, { actor: MAKER, reason: 'vendor in hardship', override: true });
     expect(asked.body.approval).toMatchObject({ change: 'overrideRelease', basis: { state: 'HELD' } });
     await call('POST', `/vendors/${VENDOR}/unhold`, { actor: 'risk@example.com', reason: 'cleared' });
