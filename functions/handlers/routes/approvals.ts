@@ -4,17 +4,50 @@
  */
 import { APPROVAL_STATES } from '../../domain/approvals';
 import { decideApproval, getApproval, listApprovals, type ApprovalReplays } from '../../application/approvals/manage-approvals';
+import { ValidationError } from '../../domain/errors';
 import { putPolicy } from '../../application/config/manage-policies';
 import { updateSettings } from '../../application/config/manage-settings';
 import { releaseManually, setVendorHold } from '../../application/releases/manage-releases';
 import { json } from '../http';
 import { callerOf } from '../caller';
-import { nullable, ok, page, ref, responses } from '../schema/openapi-parts';
+import { nullable, ok, page, ref, responses, type Json } from '../schema/openapi-parts';
 import { oneOf, text } from '../schema/params';
-import { defineRoute, jsonBody } from '../schema/route-schema';
+import { objectBody, type Field } from '../schema/body';
+import { defineRoute, exampleText } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 
 const DECISION_EXAMPLE = { reason: 'checked the delivery proof', actor: 'checker@example.com' };
+/** The longest reason or actor a decision keeps. */
+const DECISION_TEXT_LIMIT = 500;
+const DECISION_HINT = exampleText(DECISION_EXAMPLE);
+
+/** A text of 1 to DECISION_TEXT_LIMIT characters, trimmed; `expected` says what it is for. */
+function decisionText(expected: string, schema: Json, required: boolean): Field<string> {
+  return {
+    schema: { type: 'string', maxLength: DECISION_TEXT_LIMIT, ...schema },
+    required,
+    read: (value, field) => {
+      if (typeof value !== 'string' || value.trim() === '' || value.length > DECISION_TEXT_LIMIT) {
+        const problem = value === undefined ? 'is missing' : `is ${JSON.stringify(value)?.slice(0, 60)}, not a text of 1 to ${DECISION_TEXT_LIMIT} characters`;
+        throw new ValidationError([{ field, problem, expected }]);
+      }
+      return value.trim();
+    },
+  };
+}
+
+/** The body of approve and reject: who decides (locally; on AWS the signed principal, filled in before) and why. */
+const DECISION_BODY = objectBody({
+  fields: {
+    actor: decisionText(`who decides, e.g. ${DECISION_HINT}`, {
+      description: 'Locally required (who decides, unauthenticated); on AWS optional and, if sent, must name the signed principal.',
+    }, false),
+    reason: decisionText(`why you decide so, e.g. ${DECISION_HINT}`, {}, true),
+  },
+  example: DECISION_EXAMPLE,
+  notObject: `a JSON object, e.g. ${DECISION_HINT}`,
+  unknownMember: 'only reason (and actor, which on AWS is your signed principal)',
+});
 const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }), example: 'ap_0lq2x8k9ab1c2d3e4f5a6' };
 
 /** An approved change is applied through the use case its request would have run. */
@@ -26,7 +59,7 @@ function decision(verb: 'approve' | 'reject'): ApiRoute {
     path: `/approvals/{approvalId}/${verb}`,
     summary: verb === 'approve' ? 'Approve another person\'s pending change: it is applied exactly as asked' : 'Reject another person\'s pending change: nothing changes',
     params: { approvalId: APPROVAL_ID },
-    body: jsonBody(ref('DecisionInput'), DECISION_EXAMPLE),
+    body: DECISION_BODY,
     responses: responses(
       { 200: ok(verb === 'approve' ? 'The approval (approved, applied) and what the change answered.' : 'The approval (rejected).', { type: 'object', required: ['approval'], properties: { approval: ref('Approval'), result: {} } }) },
       {

@@ -4,9 +4,13 @@ import { getPolicy, policyHistory, putPolicy } from '../../application/config/ma
 import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
 import { predictSettlementAt } from '../../application/reads/predict-settlement';
 import { viewOrder } from '../../application/reads/show-order';
+import { ValidationError, instantBoundsIssue } from '../../domain/errors';
+import { parseEligibilityInput } from '../../domain/dates';
+import { SCHEDULE_OPTIONS, isScheduleOption } from '../../domain/schedule-options';
 import { json } from '../http';
 import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';
+import { objectBody } from '../schema/body';
 import { defineRoute, jsonBody } from '../schema/route-schema';
 import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import { APPROVAL_REQUIRED } from '../schema/approval-components';
@@ -15,6 +19,31 @@ import type { ApiRoute } from './route';
 export const POLICY_EXAMPLE = { scheduleOption: 1, release: { kind: 'after_delivery', delay: 'P2D' }, actor: 'finance@example.com', reason: 'trusted vendor' };
 const SETTINGS_EXAMPLE = { deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: ['2022-12-25'], settlementDays: 'working', releaseLead: 'PT1H', actor: 'finance@example.com', reason: 'mirror the dashboard' };
 const vendorId = { vendorId: id('vendor_a') };
+
+/** POST /predictions: an eligibility in either of the gateway's forms, and a schedule option (default: the settings'). */
+const PREDICTION_BODY = objectBody({
+  fields: {
+    eligibility: {
+      schema: { type: 'string', description: 'Gateway form (India time) or ISO 8601 with an offset from -12:00 to +14:00; from 2000-01-01 to before 2100-01-01.' },
+      required: true,
+      read: (value, field) => {
+        const eligibility = parseEligibilityInput(value, field);
+        const outOfBounds = instantBoundsIssue(eligibility, field, null);
+        if (outOfBounds) throw new ValidationError([outOfBounds]);
+        return eligibility;
+      },
+    },
+    scheduleOption: {
+      schema: { type: 'integer', description: "The gateway's schedule option id; absent: the settings' default option." },
+      read: (value, field): number | undefined => {
+        if (value === undefined || isScheduleOption(value)) return value as number | undefined;
+        throw new ValidationError([{ field, problem: `is ${JSON.stringify(value)}, not a schedule option of the gateway`, expected: `one of ${SCHEDULE_OPTIONS.map((o) => o.id).join(', ')}` }]);
+      },
+    },
+  },
+  example: { eligibility: '2022-12-06 09:00:00', scheduleOption: 1 },
+  unknownMember: 'only eligibility, scheduleOption',
+});
 
 /** Health, settings, policies, one order, predictions, rejected events and the gateway webhook. */
 export const BASIC_ROUTES: ApiRoute[] = [
@@ -63,7 +92,7 @@ export const BASIC_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'POST', path: '/predictions', summary: 'When an eligibility settles under a schedule option',
-    body: jsonBody({ type: 'object', required: ['eligibility', 'scheduleOption'], properties: { eligibility: { type: 'string', description: 'Gateway form (India time) or ISO 8601 with an offset from -12:00 to +14:00; from 2000-01-01 to before 2100-01-01.' }, scheduleOption: { type: 'integer' } } }, { eligibility: '2022-12-06 09:00:00', scheduleOption: 1 }),
+    body: PREDICTION_BODY,
     responses: responses({ 200: ok('The settlement slot.', { type: 'object', required: ['settlementAt'], properties: { settlementAt: instant('First slot after the eligibility.') }, additionalProperties: false }) }, { 400: 'A field is wrong.' }),
     handle: async ({ body }, deps) => json(200, await predictSettlementAt(await deps(), body)),
   }),

@@ -50,12 +50,6 @@ export const APPROVAL_SCHEMAS: Record<string, Json> = {
       applied: nullable({ type: 'object', properties: { at: instant('When it was applied.'), ok: { type: 'boolean' }, error: nullable({ type: 'string' }) } }),
     },
   },
-  DecisionInput: {
-    type: 'object',
-    required: ['reason'],
-    additionalProperties: false,
-    properties: { reason: { type: 'string', maxLength: 500 }, actor: { type: 'string', description: 'Locally required (who decides, unauthenticated); on AWS optional and, if sent, must name the signed principal.' } },
-  },
 };
 
 /** The 202 every change that may need a second person answers. */

@@ -13,12 +13,14 @@ type Params = Record<string, Param<unknown>>;
 /** The values a set of parameter schemas reads. */
 export type ValuesOf<S extends Params> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
 
-/** A JSON body: its schema and example for the document, and the example a refusal quotes. */
-export interface BodySchema {
+/** A JSON body: its schema and example for the document, the example a refusal quotes, and (body.ts) its reading. */
+export interface BodySchema<B = unknown> {
   schema: Json;
   example: unknown;
   /** What "send a JSON object, e.g. ..." quotes when the body is empty or not JSON. */
   hint: string;
+  /** Reads the parsed JSON into what the use case takes, every bad member named at once; absent: the use case reads it. */
+  read?(body: unknown): B;
 }
 
 /** `example` written as a refusal quotes it: `{"deferByDays": 15}`. */
@@ -35,7 +37,7 @@ export function jsonBody(schema: Json, example: unknown, hint: string = exampleT
   return { schema, example, hint };
 }
 
-export interface RouteSchema<P extends Params, Q extends Params> {
+export interface RouteSchema<P extends Params, Q extends Params, B = unknown> {
   method: ApiRoute['method'];
   path: string;
   summary: string;
@@ -46,15 +48,15 @@ export interface RouteSchema<P extends Params, Q extends Params> {
   query?: Q;
   /** Refuse query parameters the route does not declare, naming them. */
   strictQuery?: boolean;
-  body?: BodySchema;
+  body?: BodySchema<B>;
   /** A body that is not JSON (CSV, a signed webhook): documented here, read by the route itself. */
   otherBody?: Json;
   responses: Json;
-  handle(request: { params: ValuesOf<P>; query: ValuesOf<Q>; body: unknown; event: ApiEvent }, deps: () => Promise<Dependencies>): Promise<ApiResult>;
+  handle(request: { params: ValuesOf<P>; query: ValuesOf<Q>; body: B; event: ApiEvent }, deps: () => Promise<Dependencies>): Promise<ApiResult>;
 }
 
 /** The route the router runs and the document lists, from its one schema. */
-export function defineRoute<P extends Params = Record<never, never>, Q extends Params = Record<never, never>>(schema: RouteSchema<P, Q>): ApiRoute {
+export function defineRoute<P extends Params = Record<never, never>, Q extends Params = Record<never, never>, B = unknown>(schema: RouteSchema<P, Q, B>): ApiRoute {
   const params = (schema.params ?? {}) as P;
   const query = (schema.query ?? {}) as Q;
   const operation: Json = { summary: schema.summary };
@@ -85,7 +87,8 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
       }
       const queryValues = readAll(query, issues, (name) => sent[name]);
       if (issues.length > 0) throw new ValidationError(issues);
-      const body = schema.body ? jsonBodyOf(event, schema.body.hint) : undefined;
+      const sentBody = schema.body ? jsonBodyOf(event, schema.body.hint) : undefined;
+      const body = (schema.body?.read ? schema.body.read(sentBody) : sentBody) as B;
       return schema.handle({ params: pathValues, query: queryValues, body, event }, deps);
     },
   };
