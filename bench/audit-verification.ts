@@ -3,11 +3,13 @@
  * hands them (GET /audit/verify), and over JSON lines as the offline CLI reads an export. Runnable on its own:
  * `npx tsx bench/run.ts audit`.
  */
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { checkpointText, sealCheckpoint, type AuditCheckpoint } from '../functions/domain/audit/audit-checkpoints';
 import { GENESIS_HASH, recordHash, type AuditRecord, type StreamHead } from '../functions/domain/audit/audit-records';
 import { AuditVerifier } from '../functions/domain/audit/audit-verification';
 import { recordLine } from '../functions/domain/audit/audit-export';
+import { mergedLog } from '../functions/application/audit/audit-copy';
+import type { AuditCopy, Dependencies, StoredAuditRecord } from '../functions/application/ports';
 
 export const AUDIT_RECORDS = 1_000_000;
 export const AUDIT_GOAL_SECONDS = 10;
@@ -106,13 +108,58 @@ export async function benchAuditVerification() {
   };
   const store = run(false);
   const offline = run(true);
-  return { records: AUDIT_RECORDS, streams, checkpoints: checkpoints.length, store, offlineJsonLines: offline };
+  const copyCompared = await runCopyCompared(checkpoints, publicKey);
+  return { records: AUDIT_RECORDS, streams, checkpoints: checkpoints.length, store, offlineJsonLines: offline, copyCompared };
+}
+
+/** Records of the AWS path's run (GET /audit/verify over the write-once copy, compared with the table), held in memory as the copy's reader holds them. */
+export const COPY_COMPARED_RECORDS = 200_000;
+
+/**
+ * GET /audit/verify on AWS (audit-copy.ts): the copy's records verified and the table's compared with them, with the
+ * copy already read (S3's GETs are not in it) and the table's records handed over as the store hands them. The
+ * checkpoints sign 1,000,000 heads; the records are the first COPY_COMPARED_RECORDS of them.
+ */
+async function runCopyCompared(checkpoints: AuditCheckpoint[], publicKey: KeyObject) {
+  const records: AuditRecord[] = [];
+  for (let first = 0; records.length < COPY_COMPARED_RECORDS; first += CHUNK_STREAMS) records.push(...chunkOf(first));
+  records.length = COPY_COMPARED_RECORDS;
+  const copy: AuditCopy = { read: async () => ({ records: records.map((r) => ({ ...r })), checkpoints, tampering: [], unreadable: [] }) };
+  const table = {
+    checkpoints: async () => checkpoints,
+    records: async function* (): AsyncIterable<StoredAuditRecord> { for (const record of records) yield { record }; },
+  };
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  // Signed heads beyond these records: verified as a partial log, so that only the work per record is counted.
+  const verifier = new AuditVerifier({ publicKey, complete: false });
+  const log = await mergedLog({ auditArchive: table } as unknown as Dependencies, copy);
+  const heapRead = process.memoryUsage().heapUsed - heapBefore;
+  for (const c of log.checkpoints) verifier.addCheckpoint(c);
+  for await (const { record, problem } of log.records()) verifier.addRecord(record, problem);
+  for (const { link, when } of log.findings) verifier.addFinding(link, when);
+  const result = verifier.result();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  if (!result.ok || result.records !== COPY_COMPARED_RECORDS) throw new Error(`the bench copy did not verify: ${JSON.stringify(result)}`);
+  const cpuSeconds = (used.user + used.system) / 1e6;
+  return {
+    records: COPY_COMPARED_RECORDS,
+    seconds: Math.round(seconds * 100) / 100,
+    cpuSeconds: Math.round(cpuSeconds * 100) / 100,
+    recordsPerCpuSecond: Math.round(COPY_COMPARED_RECORDS / cpuSeconds),
+    /** Heap taken by the copy read whole and its index, per record (bytes). */
+    heapBytesPerRecord: Math.round(heapRead / COPY_COMPARED_RECORDS),
+  };
 }
 
 export function auditVerificationLine(r: Awaited<ReturnType<typeof benchAuditVerification>>): string {
   return `audit verification: ${r.records.toLocaleString('en')} records in ${r.streams.toLocaleString('en')} streams and ${r.checkpoints} signed checkpoints in ${r.store.seconds} s `
     + `(${r.store.cpuSeconds} s of CPU) = ${r.store.recordsPerSecond}/s (goal ${AUDIT_GOAL_SECONDS} s); `
-    + `offline from JSON lines ${r.offlineJsonLines.seconds} s (${r.offlineJsonLines.cpuSeconds} s of CPU) = ${r.offlineJsonLines.recordsPerSecond}/s`;
+    + `offline from JSON lines ${r.offlineJsonLines.seconds} s (${r.offlineJsonLines.cpuSeconds} s of CPU) = ${r.offlineJsonLines.recordsPerSecond}/s; `
+    + `on AWS, the copy compared with the table: ${r.copyCompared.records.toLocaleString('en')} records in ${r.copyCompared.seconds} s (${r.copyCompared.cpuSeconds} s of CPU, `
+    + `${r.copyCompared.recordsPerCpuSecond}/CPU s), ${r.copyCompared.heapBytesPerRecord} bytes of heap a record read`;
 }
 
 export function auditVerificationTargets(r: Awaited<ReturnType<typeof benchAuditVerification>>) {

@@ -154,6 +154,10 @@ test('records deleted from the table, or changed and re-hashed after the newest 
     expect((await verifyAuditLog(log.aws)).firstBroken).toEqual({ stream: 'order#order_2', sequence: 2, reason: 'changed in the table: the write-once copy holds the record as it was written' });
     await doc.put({ TableName: TABLE, Item: { pk: two.stream, sk: sequenceKey(2), ...two } });
     expect((await verifyAuditLog(log.aws)).ok).toBe(true);
+    // Changed without its hash recomputed: the hash is the copy's, the record no longer is.
+    await doc.put({ TableName: TABLE, Item: { pk: two.stream, sk: sequenceKey(2), ...two, actor: 'mallory' } });
+    expect((await verifyAuditLog(log.aws)).firstBroken).toEqual({ stream: 'order#order_2', sequence: 2, reason: 'changed in the table: the write-once copy holds the record as it was written' });
+    await doc.put({ TableName: TABLE, Item: { pk: two.stream, sk: sequenceKey(2), ...two } });
     // A whole stream removed from the table (its records, never signed alone).
     await log.store.append([entry('order_9', 1)]);
     await log.feed.deliver();

@@ -6,7 +6,7 @@
  * the table, so that the newest records and checkpoints are verified too and a checkpoint whose records are still on
  * their way does not look like a deletion. Locally there is no copy: the table alone is read.
  */
-import { canonicalJson, type AuditRecord } from '../../domain/audit/audit-records';
+import { canonicalJson, recordHash, type AuditRecord } from '../../domain/audit/audit-records';
 import type { AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
 import { CHECKPOINT_STREAM, type BrokenLink } from '../../domain/audit/audit-verification';
 import { sha256Hex } from '../../domain/digest';
@@ -69,12 +69,14 @@ export async function mergedLog(deps: Dependencies, copy: AuditCopy, range: { fr
   checkpoints.sort((a, b) => a.number - b.number);
 
   const copyRecords = contents.records.filter((r) => inRange(r.recordedAt, range)).sort(byStreamThenSequence);
-  const index = new Map<string, { digests: string[]; inTable: boolean; recordedAt: string }>();
+  // The copy's records by place, with their hashes (the verifier checks each against its record): a table record is the
+  // copy's when it carries one of those hashes and still matches it (one hash computed per table record).
+  const index = new Map<string, { hashes: string[]; inTable: boolean; recordedAt: string }>();
   for (const record of copyRecords) {
     const key = recordKey(record.stream, record.sequence);
     const known = index.get(key);
-    if (known) known.digests.push(digestOf(record));
-    else index.set(key, { digests: [digestOf(record)], inTable: false, recordedAt: record.recordedAt });
+    if (known) known.hashes.push(record.hash);
+    else index.set(key, { hashes: [record.hash], inTable: false, recordedAt: record.recordedAt });
   }
 
   async function* records(): AsyncIterable<StoredAuditRecord> {
@@ -88,7 +90,8 @@ export async function mergedLog(deps: Dependencies, copy: AuditCopy, range: { fr
         continue;
       }
       known.inTable = true;
-      const problem = stored.problem ?? (known.digests.includes(digestOf(record)) ? null : 'changed in the table: the write-once copy holds the record as it was written');
+      const same = known.hashes.includes(record.hash) && recordHash(record) === record.hash;
+      const problem = stored.problem ?? (same ? null : 'changed in the table: the write-once copy holds the record as it was written');
       if (problem) findings.push({ link: { stream: record.stream, sequence: record.sequence, reason: problem }, when: record.recordedAt });
     }
     for (const [key, { inTable, recordedAt }] of index) {
