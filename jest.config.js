@@ -14,4 +14,13 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   testTimeout: 60000,
   maxWorkers: 2,
+  // "A worker process has failed to exit gracefully" came from no open handle: at the end of the whole suite each
+  // worker held only its stdout and stderr (checked for every test file, timers, sockets, child processes and worker
+  // threads included). It came from the workers' size: a worker's heap grows file by file (each file loads its own
+  // SDK, CDK and luxon) to 300 MB and more (about 1 GB resident), and a process that size takes 0.2 to 0.6 s to end at
+  // a load of about 29, past jest's 500 ms, after which jest kills it and warns. So a worker above 300 MB of heap is
+  // recycled between files (a fresh one ends in about 10 ms), and the last ones get 2 s to end: a worker that truly
+  // leaks a handle never ends, and is still killed and reported.
+  workerIdleMemoryLimit: '300MB',
+  workerGracefulExitTimeout: 2000,
 };
