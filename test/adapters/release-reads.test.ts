@@ -206,6 +206,12 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     }
     expect(paged).toEqual(expected);
     expect(await orders.reads.openTotals(vendorId)).toEqual([{ currency: 'INR', count, amount: '4020.00' }]);
+    // Counted up to a bound (a preview's inline threshold), exactly while at most the bound, as bound + 1 above it.
+    expect(await orders.reads.openCountUpTo(vendorId, 1000)).toBe(count);
+    expect(await orders.reads.openCountUpTo(vendorId, count)).toBe(count);
+    expect(await orders.reads.openCountUpTo(vendorId, count - 1)).toBe(count);
+    expect(await orders.reads.openCountUpTo(vendorId, 5)).toBe(6);
+    expect(await orders.reads.openCountUpTo('ven_nobody', 5)).toBe(0);
 
     // The planning read: the same releases, in the same order, without the gateway's answers (the rest as stored).
     const planned = await orders.reads.openReleasesToPlan(vendorId);

@@ -134,6 +134,31 @@ describe('PUT /vendors/{vendorId}/policy with previewId, expectedVersion and app
     expect((await call('GET', `/vendors/${VENDOR}/policy`)).body.version).toBe(0);
   });
 
+  test('a PUT with previewId checks it in a few reads, never reading the releases again; a hold placed since makes it stale', async () => {
+    await payOrders(ORDERS.slice(0, 2));
+    const preview = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
+    const reads = api.world.deps.reads;
+    const planningRead = reads.openReleasesToPlan.bind(reads);
+    let releaseReads = 0;
+    reads.openReleasesToPlan = async (vendorId: string) => {
+      releaseReads += 1;
+      return planningRead(vendorId);
+    };
+    try {
+      await call('POST', `/vendors/${VENDOR}/hold`, { actor: 'risk@example.com', reason: 'review' });
+      const held = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, previewId: preview.previewId });
+      expect(held).toMatchObject({ status: 409, body: { error: { code: 'preview_stale' } } });
+      await call('POST', `/vendors/${VENDOR}/unhold`, { actor: 'risk@example.com', reason: 'cleared' });
+      const fresh = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
+      releaseReads = 0;
+      const put = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, previewId: fresh.previewId });
+      expect(put.status).toBe(200);
+      expect(releaseReads).toBe(0);
+    } finally {
+      reads.openReleasesToPlan = planningRead;
+    }
+  });
+
   test('a stale expectedVersion is 409', async () => {
     await usePolicy(api.world, { kind: 'immediate' }, VENDOR);
     const stale = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, expectedVersion: 0 });
