@@ -90,18 +90,24 @@ export const JOB_PREVIEW_LISTED = 500;
 
 /**
  * Whether the vendors' open releases are more than `max`: each vendor counted by the index at a cost bounded by what
- * is left of `max` (openCountUpTo), until they pass it; never a read of every release.
+ * is left of `max` (openCountUpTo), its partitions at once, VENDOR_PAGE vendors at once; never a read of every
+ * release. More vendors than INLINE_VENDORS count as more (a job), so that the request stays O(1) whatever the number
+ * of vendors too.
  */
 async function coversMoreThan(deps: Dependencies, vendorIds: AsyncIterable<string[]> | string[][], max: number): Promise<boolean> {
   let left = max;
+  let vendors = 0;
   for await (const page of vendorIds) {
-    for (const vendorId of page) {
-      left -= await deps.reads.openCountUpTo(vendorId, left);
-      if (left < 0) return true;
-    }
+    vendors += page.length;
+    if (vendors > INLINE_VENDORS) return true;
+    for (const count of await Promise.all(page.map((vendorId) => deps.reads.openCountUpTo(vendorId, left)))) left -= count;
+    if (left < 0) return true;
   }
   return false;
 }
+
+/** Vendors a settings preview covers in its answer at most; with more it is a job. */
+const INLINE_VENDORS = 200;
 
 const inlineMax = (deps: Dependencies): number => deps.previewInlineReleases ?? PREVIEW_INLINE_RELEASES;
 const actorOf = (body: unknown): string => (isRecord(body) && typeof body.actor === 'string' && body.actor.trim() ? body.actor.trim().slice(0, 200) : 'preview');
