@@ -201,6 +201,28 @@ describe('POST /settings/preview and PUT /settings with previewId', () => {
     expect((await call('POST', '/settings/preview', { deferByDays: 400 })).body.error.issues[0].field).toBe('deferByDays');
   });
 
+  test('over more vendors than an answer counts (200), a settings preview is a job at once: its request does not count each', async () => {
+    for (let o = 0; o < 3; o += 1) {
+      const vendors = Array.from({ length: 67 }, (_, v) => ({ vendorId: `vendor_${o}_${String(v).padStart(2, '0')}`, amount: '10.00' }));
+      await send(api.world, 'order.paid', paid(`order_many${o}`, vendors));
+    }
+    const reads = api.world.deps.reads;
+    const counted = reads.openCountUpTo.bind(reads);
+    let counts = 0;
+    reads.openCountUpTo = async (vendorId: string, max: number) => {
+      counts += 1;
+      return counted(vendorId, max);
+    };
+    try {
+      const started = await call('POST', '/settings/preview', { deferByDays: 10 });
+      expect(started.status).toBe(202);
+      expect(started.body.job).toMatchObject({ kind: 'settings_preview' });
+      expect(counts).toBeLessThanOrEqual(200);
+    } finally {
+      reads.openCountUpTo = counted;
+    }
+  });
+
   test('PUT /settings applies a preview that holds and refuses a stale one', async () => {
     await usePolicy(api.world, { kind: 'after_payment', delay: 'P10D' }, VENDOR);
     await payOrders(ORDERS.slice(0, 1));
