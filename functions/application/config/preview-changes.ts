@@ -159,24 +159,24 @@ export async function previewPolicy(deps: Dependencies, vendorId: string, body: 
   const both = { current: settings, candidate: settings };
   const previewed = previewReleases(releases, (_, i) => facts[i], () => hold, { policy: candidate, settings: both, now: deps.clock.now() });
   const stored = await remember(deps, state.scope, state.digest);
-  const capStopped = await capStoppedOf(deps, candidate, previewed, facts, settings);
   const capListed = Math.min(limit, capStopsListed);
+  const capStopped = await capStoppedOf(deps, candidate, previewed, facts, settings, capListed);
   return {
     previewId: stored.previewId,
     expiresAt: inZone(stored.expiresAt, settings.timezone),
     vendorId,
     fromVersion: state.fromVersion,
     applyTo: change.applyTo,
-    capStopped: capStopped.slice(0, capListed),
-    capStoppedCount: capStopped.length,
-    capStoppedOmitted: Math.max(0, capStopped.length - capListed),
+    capStopped: capStopped.stops,
+    capStoppedCount: capStopped.count,
+    capStoppedOmitted: capStopped.count - capStopped.stops.length,
     ...answerOf(previewed, previewed, limit, both),
   };
 }
 
 /** The candidate's early sends, in time order against the vendor's exposure now: those the candidate's cap would stop. */
-async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, previewed: ReleasePreview[], facts: VendorFacts[], settings: Settings): Promise<CapStop[]> {
-  if (!candidate.maxExposure || Object.keys(candidate.maxExposure).length === 0) return [];
+async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, previewed: ReleasePreview[], facts: VendorFacts[], settings: Settings, listed: number): Promise<{ stops: CapStop[]; count: number }> {
+  if (!candidate.maxExposure || Object.keys(candidate.maxExposure).length === 0) return { stops: [], count: 0 };
   const now = deps.clock.now();
   const planned: PlannedEarlyRelease[] = [];
   previewed.forEach((p, i) => {
@@ -188,7 +188,7 @@ async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, preview
     if (closesMs > sendMs) planned.push({ orderId: release.orderId, vendorId: release.vendorId, currency: release.currency, amount: release.amount, sendMs, closesMs });
   });
   const entries = await deps.exposure.open(candidate.vendorId, formatInstant(now, INDIA_TIME));
-  return capStops(planned, entries, (currency) => capOf(candidate, currency), settings.timezone);
+  return capStops(planned, entries, (currency) => capOf(candidate, currency), settings.timezone, listed);
 }
 
 /**
