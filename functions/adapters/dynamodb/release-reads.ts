@@ -373,15 +373,7 @@ export class DynamoReleaseReads implements ReleaseReads {
       let count = 0;
       let start: Record<string, unknown> | undefined;
       do {
-        const page = await this.doc.count({
-          TableName: this.tableName,
-          IndexName: OPEN_INDEX.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk },
-          ExpressionAttributeValues: { ':pk': pk },
-          ExclusiveStartKey: start,
-          Limit: bound - count,
-        });
+        const page = await this.doc.count({ ...this.openPartition(pk), ExclusiveStartKey: start, Limit: bound - count });
         count += page.count;
         start = page.lastEvaluatedKey;
       } while (start && count < bound);
@@ -391,18 +383,21 @@ export class DynamoReleaseReads implements ReleaseReads {
     return counts.some((c) => c.full) ? max + 1 : Math.min(sum, max + 1);
   }
 
+  /** A query of one whole open-index partition. */
+  private openPartition(pk: string) {
+    return {
+      TableName: this.tableName,
+      IndexName: OPEN_INDEX.name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk },
+      ExpressionAttributeValues: { ':pk': pk },
+    };
+  }
+
   /** Two queries of one entry per partition (its first and its last key), all at once. */
   async openEnds(vendorId: string): Promise<string> {
     const ends = await Promise.all(openPartitions(vendorId).flatMap((pk) => [true, false].map(async (forward) => {
-      const page = await this.doc.query({
-        TableName: this.tableName,
-        IndexName: OPEN_INDEX.name,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk },
-        ExpressionAttributeValues: { ':pk': pk },
-        ScanIndexForward: forward,
-        Limit: 1,
-      });
+      const page = await this.doc.query({ ...this.openPartition(pk), ScanIndexForward: forward, Limit: 1 });
       return (page.items[0]?.[OPEN_INDEX.sk] as string | undefined) ?? '';
     })));
     return ends.join('|');
