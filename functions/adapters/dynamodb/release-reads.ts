@@ -8,6 +8,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { batchGetItems, queryItems, withoutKeys } from './item-keys';
+import { openCountUpTo, openEnds } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -79,7 +80,7 @@ export function openShardPk(vendorId: string, orderId: string): string {
 }
 
 /** Every open-index partition of a vendor: the shards, and the one key of releases written before the shards. */
-const openPartitions = (vendorId: string): string[] =>
+export const openPartitions = (vendorId: string): string[] =>
   [`OPEN#${vendorId}`, ...Array.from({ length: OPEN_SHARDS }, (_, shard) => `OPEN#${vendorId}#${shard}`)];
 
 /**
@@ -356,51 +357,14 @@ export class DynamoReleaseReads implements ReleaseReads {
     return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
   }
 
-  /**
-   * Counted, not read: each partition queried at once with `Select: COUNT` (the store sends back a number, no entry),
-   * up to a bound per partition. Shards are filled by a hash of the order id, so each holds about an eighth of the
-   * vendor; a shard is counted up to a quarter more than its share of `max` (plus 64, so that a small `max` is counted
-   * exactly), and the unsharded partition of older entries up to `max + 1`. When no partition reaches its bound the
-   * sum is exact; a shard that reaches it means a vendor of about `max` releases or more, which is answered as more
-   * (`max + 1`).
-   * So a decision reads at most about 1.25 x `max` index entries, 9 queries in parallel (one 1 MB page each at the
-   * default 20,000), whether the vendor has 20,001 open releases or a million.
-   */
-  async openCountUpTo(vendorId: string, max: number): Promise<number> {
-    const shardBound = Math.min(max + 1, Math.ceil(((max + 1) * 1.25) / OPEN_SHARDS) + 64);
-    const counts = await Promise.all(openPartitions(vendorId).map(async (pk, i) => {
-      const bound = i === 0 ? max + 1 : shardBound;
-      let count = 0;
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await this.doc.count({ ...this.openPartition(pk), ExclusiveStartKey: start, Limit: bound - count });
-        count += page.count;
-        start = page.lastEvaluatedKey;
-      } while (start && count < bound);
-      return { count, full: count >= bound };
-    }));
-    const sum = counts.reduce((total, c) => total + c.count, 0);
-    return counts.some((c) => c.full) ? max + 1 : Math.min(sum, max + 1);
+  /** Counted, not read, at a cost bounded by `max` (see open-index-counts.ts). */
+  openCountUpTo(vendorId: string, max: number): Promise<number> {
+    return openCountUpTo(this.doc, this.tableName, openPartitions(vendorId), max);
   }
 
-  /** A query of one whole open-index partition. */
-  private openPartition(pk: string) {
-    return {
-      TableName: this.tableName,
-      IndexName: OPEN_INDEX.name,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk },
-      ExpressionAttributeValues: { ':pk': pk },
-    };
-  }
-
-  /** Two queries of one entry per partition (its first and its last key), all at once. */
-  async openEnds(vendorId: string): Promise<string> {
-    const ends = await Promise.all(openPartitions(vendorId).flatMap((pk) => [true, false].map(async (forward) => {
-      const page = await this.doc.query({ ...this.openPartition(pk), ScanIndexForward: forward, Limit: 1 });
-      return (page.items[0]?.[OPEN_INDEX.sk] as string | undefined) ?? '';
-    })));
-    return ends.join('|');
+  /** Two queries of one entry per partition (see open-index-counts.ts). */
+  openEnds(vendorId: string): Promise<string> {
+    return openEnds(this.doc, this.tableName, openPartitions(vendorId));
   }
 
   /** A page over every open partition: each read after `after` at once, merged in key order. */
