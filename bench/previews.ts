@@ -48,7 +48,7 @@ function computePreview(releases: VendorRelease[]) {
   const settings = { current: { ...DEFAULT_SETTINGS }, candidate: { ...DEFAULT_SETTINGS } };
   const previewed = previewReleases(releases, factsOfUnsentRelease, () => null, { policy: CANDIDATE, settings, now: NOW });
   const perDay = totalsPerDay(previewed);
-  const digest = previewDigest({ scope: `policy:${VENDOR}`, releases, versions: { policy: 1, settings: 0 }, change: { scheduleOption: 1, release: CANDIDATE.release } });
+  const digest = previewDigest({ scope: `policy:${VENDOR}`, releases: 'ends', versions: { policy: 1, settings: 0 }, change: { scheduleOption: 1, release: CANDIDATE.release } });
   return JSON.stringify({ digest, releases: previewed.slice(0, 1000).map((p) => presentPreview(p, settings)), perDay }).length;
 }
 

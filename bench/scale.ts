@@ -2,10 +2,11 @@
  * Bench section `scale` (issue 17 item 8): one vendor with many open releases among other vendors' orders, on the
  * embedded default (memory mode). Seeds orders and releases through the production item mappers (orderItem,
  * releaseItem: the index keys, shards included, are the repository's own) in BatchWriteItem batches of 25 straight
- * into the edge's DynamoDB, 20,000 items a round, then measures over the API: a policy preview (its answer, or its job
+ * into dynalite's thread, 20,000 items a round (see seed), then measures over the API: a policy preview (its answer, or its job
  * when it covers more than HOLDBACK_PREVIEW_INLINE_RELEASES, and the narrow planning read alone); the hold's answer
  * and the time until nothing of the vendor can be sent (the hold read back as the sender's claim reads it), and its
- * job; the unhold; an apply to open orders (answer, job); an outcomes export of every release of the vendor (rows a
+ * job; the unhold; an apply to open orders (answer, job; each walk job followed BENCH_SCALE_JOB_SECONDS, default 120,
+ * then cancelled and its duration projected from its rate, unless it ended); an outcomes export of every release of the vendor (rows a
  * second, the resident memory's growth while it runs: the process holds the edge, the API and the containers); the API's p95 answer time (GET /vendors/{id}/policy) while the jobs run.
  * Alone: `npx tsx --expose-gc bench/run.ts scale` (BENCH_SCALE_RELEASES, default 100,000; BENCH_SCALE_OTHERS,
  * default twice that).
@@ -22,17 +23,24 @@ const RELEASES = Number(process.env.BENCH_SCALE_RELEASES ?? 100_000);
 const OTHERS = Number(process.env.BENCH_SCALE_OTHERS ?? RELEASES * 2);
 const VENDOR = 'scale-hot';
 const START = '2022-12-02T16:05:00+05:30';
-/** Goals of issue 17: each bulk change answers within a second; p95 of other requests while jobs run. */
-export const SCALE_TARGETS = { answerMs: 1_000, apiP95Ms: 500, previewSeconds: 2 };
+/**
+ * Goals of issue 17: each bulk change answers within a second; a preview of 100,000 in 2 s; p95 of other requests while
+ * jobs run; an export's memory flat (growth bounded whatever the rows: one part of 5,000 rows at a time).
+ */
+export const SCALE_TARGETS = { answerMs: 1_000, apiP95Ms: 500, previewSeconds: 2, exportRssGrowthMb: 200 };
+
+/** A walk job's figures: followed for `followedSeconds`, `done` releases then; `jobSeconds` projected when `projected`. */
+interface WalkFigures { answerMs: number; jobSeconds: number; projected: boolean; followedSeconds: number; done: number; releasesPerSecond: number }
 
 export interface ScaleResult {
   releases: number;
   otherOrders: number;
   seedSeconds: number;
+  seedItemsPerSecond: number;
   preview: { status: number; answerMs: number; jobSeconds: number | null; covered: number; planningReadSeconds: number };
-  hold: { answerMs: number; inForceMs: number; jobSeconds: number; releasesPerSecond: number };
-  unhold: { answerMs: number; jobSeconds: number; releasesPerSecond: number };
-  apply: { answerMs: number; jobSeconds: number; releasesPerSecond: number };
+  hold: WalkFigures & { inForceMs: number };
+  unhold: WalkFigures;
+  apply: WalkFigures;
   export: { answerMs: number; jobSeconds: number; rows: number; rowsPerSecond: number; bytes: number; rssGrowthMb: number };
   apiP95MsWhileJobsRun: number;
 }
@@ -56,28 +64,38 @@ function orderAt(i: number, vendorId: string): { order: OrderRecord; release: Ve
   return { order, release };
 }
 
-export async function seed(runtime: LocalRuntime, releases = RELEASES, others = OTHERS): Promise<number> {
+/**
+ * Seeds the orders and releases: each item built by the order repository's own mapping (orderItem, releaseItem: the
+ * item, its index keys and the open index's shard exactly as a paid order writes them), written with BatchWriteItem
+ * (25 items a call, 16 calls in flight) straight into dynalite's thread, 20,000 items built at a time; the directory
+ * entries (vendors, months) as the repository notes them. On this machine dynalite's own thread bounds it (building
+ * and marshalling the items takes the main thread about a tenth of the time), so the rate is reported.
+ */
+export async function seed(runtime: LocalRuntime, releases = RELEASES, others = OTHERS, progress: (line: string) => void = () => undefined): Promise<{ seconds: number; items: number }> {
   const began = performance.now();
   const client = new DynamoDBClient(documentClientConfig({ endpoint: runtime.edge.dynamodbUrl, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
   const reads = runtime.deps.reads as unknown as { directory: { noteMonth(m: string): Promise<void>; noteVendor(v: string): Promise<void> } };
   const months = new Set<string>();
-  const chunk = 20_000;
+  const chunk = 10_000;
+  let items = 0;
   for (const [vendorId, count] of [[VENDOR, releases], ['scale-other', others]] as const) {
     await reads.directory.noteVendor(vendorId);
     for (let from = 0; from < count; from += chunk) {
-      const items: Record<string, unknown>[] = [];
+      const batch: Record<string, unknown>[] = [];
       for (let i = from; i < Math.min(count, from + chunk); i += 1) {
         const { order, release } = orderAt(i, vendorId);
         const paid = orderItem(order);
         months.add(paid.month);
-        items.push(paid.item, releaseItem(release).item);
+        batch.push(paid.item, releaseItem(release).item);
       }
-      await writeInBatches(client, items);
+      await writeInBatches(client, batch);
+      items += batch.length;
+      if ((from / chunk) % 5 === 4) progress(`scale: seeded ${items} items (${Math.round(items / ((performance.now() - began) / 1000))} a second)`);
     }
   }
   for (const month of months) await reads.directory.noteMonth(month);
   client.destroy();
-  return (performance.now() - began) / 1000;
+  return { seconds: (performance.now() - began) / 1000, items };
 }
 
 async function api<T = any>(runtime: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ ms: number; status: number; body: T }> {
@@ -87,24 +105,55 @@ async function api<T = any>(runtime: LocalRuntime, method: string, path: string,
   return { ms: performance.now() - began, status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-/** Starts a change, then polls its job to the end, sampling the API's answer time (and the resident memory) meanwhile. */
-async function timed(runtime: LocalRuntime, samples: number[], method: string, path: string, body: unknown, expected = 200, heap: number[] = [], afterAnswer: () => Promise<void> = async () => undefined) {
+/**
+ * How long a walk job (hold, unhold, apply) is followed before it is cancelled and its duration projected from its
+ * rate (BENCH_SCALE_JOB_SECONDS; 0: follow it to the end). A walk plans every release again at the pipeline's rate,
+ * which is issue 17 item 7's business: at 100,000 releases a walk takes hours on this machine, the answers and the
+ * in-force time the minutes this part is about.
+ */
+const JOB_WINDOW_SECONDS = Number(process.env.BENCH_SCALE_JOB_SECONDS ?? 120);
+
+interface Timed {
+  answerMs: number;
+  /** The job's duration: measured when it ended inside the window, else projected from its rate (`projected`). */
+  jobSeconds: number;
+  projected: boolean;
+  /** Items done when it ended or was cancelled, and the seconds until then. */
+  done: number;
+  seconds: number;
+  total: number;
+  result: { rows: number; bytes: number } | null;
+}
+
+/**
+ * Starts a change, then polls its job to the end (or to the window's end: then cancelled, its duration projected
+ * over `expected` items), sampling the API's answer time (and the resident memory) meanwhile.
+ */
+async function timed(runtime: LocalRuntime, samples: number[], method: string, path: string, body: unknown, opts: { expected?: number; status?: number; heap?: number[]; windowSeconds?: number; afterAnswer?: () => Promise<void> } = {}): Promise<Timed> {
+  const { expected = RELEASES, status = 200, heap = [], windowSeconds = 0, afterAnswer = async () => undefined } = opts;
   const answer = await api<{ job: { jobId: string } }>(runtime, method, path, body);
-  if (answer.status !== expected || !answer.body.job) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== status || !answer.body.job) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
   await afterAnswer();
   const began = performance.now();
+  const jobPath = `/jobs/${answer.body.job.jobId}`;
   for (;;) {
-    const job = await api<{ state: string; total: number; result: { rows: number; bytes: number } | null }>(runtime, 'GET', `/jobs/${answer.body.job.jobId}`);
+    const job = await api<{ state: string; total: number; done: number; result: { rows: number; bytes: number } | null }>(runtime, 'GET', jobPath);
     heap.push(process.memoryUsage().rss);
+    const seconds = (performance.now() - began) / 1000;
     if (['succeeded', 'failed', 'cancelled'].includes(job.body.state)) {
       if (job.body.state !== 'succeeded') throw new Error(`job ${answer.body.job.jobId}: ${JSON.stringify(job.body)}`);
-      const seconds = (performance.now() - began) / 1000;
-      return { answerMs: Math.round(answer.ms), jobSeconds: Math.round(seconds * 10) / 10, total: job.body.total, result: job.body.result };
+      return { answerMs: Math.round(answer.ms), jobSeconds: round1(seconds), projected: false, done: job.body.done, seconds: round1(seconds), total: job.body.total, result: job.body.result };
+    }
+    if (windowSeconds > 0 && seconds >= windowSeconds && job.body.done > 0) {
+      await api(runtime, 'POST', `${jobPath}/cancel`, { actor: 'bench', reason: `followed ${windowSeconds} s; the rest projected` });
+      return { answerMs: Math.round(answer.ms), jobSeconds: round1((expected * seconds) / job.body.done), projected: true, done: job.body.done, seconds: round1(seconds), total: expected, result: null };
     }
     samples.push((await api(runtime, 'GET', `/vendors/${VENDOR}/policy`)).ms);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 const CANDIDATE = { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P2D' } };
 
@@ -138,7 +187,7 @@ export async function benchScale(progress: (line: string) => void = () => undefi
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, clockStart: new Date(START), frozen: true });
   try {
     progress(`scale: seeding ${RELEASES} open releases of ${VENDOR} and ${OTHERS} orders of another vendor`);
-    const seedSeconds = await seed(runtime);
+    const seeded = await seed(runtime, RELEASES, OTHERS, progress);
     const samples: number[] = [];
     const perSecond = (r: { total: number; jobSeconds: number }) => Math.round(r.total / Math.max(r.jobSeconds, 0.1));
     progress('scale: preview');
@@ -148,27 +197,29 @@ export async function benchScale(progress: (line: string) => void = () => undefi
     // of the vendor is sent, whatever the job has done.
     let inForceMs = 0;
     const holdBegan = performance.now();
-    const hold = await timed(runtime, samples, 'POST', `/vendors/${VENDOR}/hold`, { actor: 'bench', reason: 'scale' }, 200, [], async () => {
+    const walk = { windowSeconds: JOB_WINDOW_SECONDS };
+    const hold = await timed(runtime, samples, 'POST', `/vendors/${VENDOR}/hold`, { actor: 'bench', reason: 'scale' }, { ...walk, afterAnswer: async () => {
       const { holds } = await runtime.deps.config.forPlanning([VENDOR]);
       if (!holds.get(VENDOR)) throw new Error('the hold was not in force after its answer');
       inForceMs = Math.round(performance.now() - holdBegan);
-    });
+    } });
     progress('scale: unhold');
-    const unhold = await timed(runtime, samples, 'POST', `/vendors/${VENDOR}/unhold`, { actor: 'bench', reason: 'scale' });
+    const unhold = await timed(runtime, samples, 'POST', `/vendors/${VENDOR}/unhold`, { actor: 'bench', reason: 'scale' }, walk);
     progress('scale: apply to open orders');
-    const apply = await timed(runtime, samples, 'PUT', `/vendors/${VENDOR}/policy`, { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P2D' }, actor: 'bench', reason: 'scale', applyTo: 'open_orders' });
+    const apply = await timed(runtime, samples, 'PUT', `/vendors/${VENDOR}/policy`, { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P2D' }, actor: 'bench', reason: 'scale', applyTo: 'open_orders' }, walk);
     progress('scale: export');
     (globalThis as { gc?: () => void }).gc?.();
     const heapBefore = process.memoryUsage().rss;
     const heap: number[] = [];
-    const exported = await timed(runtime, samples, 'POST', '/exports', { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } }, 202, heap);
+    const exported = await timed(runtime, samples, 'POST', '/exports', { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } }, { status: 202, heap });
+    const walkOf = (t: Timed) => ({ answerMs: t.answerMs, jobSeconds: t.jobSeconds, projected: t.projected, followedSeconds: t.seconds, done: t.done, releasesPerSecond: Math.round(t.done / Math.max(t.seconds, 0.1)) });
     return {
-      releases: RELEASES, otherOrders: OTHERS, seedSeconds: Math.round(seedSeconds),
+      releases: RELEASES, otherOrders: OTHERS, seedSeconds: Math.round(seeded.seconds), seedItemsPerSecond: Math.round(seeded.items / seeded.seconds),
       preview: previewed,
-      hold: { answerMs: hold.answerMs, inForceMs, jobSeconds: hold.jobSeconds, releasesPerSecond: perSecond(hold) },
-      unhold: { answerMs: unhold.answerMs, jobSeconds: unhold.jobSeconds, releasesPerSecond: perSecond(unhold) },
-      apply: { answerMs: apply.answerMs, jobSeconds: apply.jobSeconds, releasesPerSecond: perSecond(apply) },
-      export: { answerMs: exported.answerMs, jobSeconds: exported.jobSeconds, rows: exported.result!.rows, rowsPerSecond: perSecond({ total: exported.result!.rows, jobSeconds: exported.jobSeconds }), bytes: exported.result!.bytes, rssGrowthMb: Math.round((Math.max(heapBefore, ...heap) - heapBefore) / 1e5) / 10 },
+      hold: { ...walkOf(hold), inForceMs },
+      unhold: walkOf(unhold),
+      apply: walkOf(apply),
+      export: { answerMs: exported.answerMs, jobSeconds: exported.jobSeconds, rows: exported.result!.rows, rowsPerSecond: Math.round(exported.result!.rows / Math.max(exported.jobSeconds, 0.1)), bytes: exported.result!.bytes, rssGrowthMb: Math.round((Math.max(heapBefore, ...heap) - heapBefore) / 1e5) / 10 },
       apiP95MsWhileJobsRun: p95(samples),
     };
   } finally {
@@ -177,9 +228,12 @@ export async function benchScale(progress: (line: string) => void = () => undefi
 }
 
 export function scaleTargets(r: ScaleResult): Record<string, unknown> {
+  const answerMs = Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs);
   return {
-    scaleBulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs), met: Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs) <= SCALE_TARGETS.answerMs },
+    scaleBulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: answerMs, met: answerMs <= SCALE_TARGETS.answerMs },
+    scaleHoldInForceMs: { goal: `the hold in force (read as the sender reads it) at most ${SCALE_TARGETS.answerMs} ms after the request`, measured: r.hold.inForceMs, met: r.hold.inForceMs <= SCALE_TARGETS.answerMs },
     scalePreviewSeconds: { goal: `at most ${SCALE_TARGETS.previewSeconds} s over ${r.preview.covered} open releases`, measured: previewSeconds(r), met: previewSeconds(r) <= SCALE_TARGETS.previewSeconds },
+    scaleExportMemoryFlat: { goal: `resident memory grows at most ${SCALE_TARGETS.exportRssGrowthMb} MB while ${r.export.rows} rows are exported`, measured: r.export.rssGrowthMb, met: r.export.rssGrowthMb <= SCALE_TARGETS.exportRssGrowthMb },
     scaleApiP95Ms: { goal: `at most ${SCALE_TARGETS.apiP95Ms} ms while jobs run`, measured: r.apiP95MsWhileJobsRun, met: r.apiP95MsWhileJobsRun <= SCALE_TARGETS.apiP95Ms },
   };
 }
@@ -187,14 +241,18 @@ export function scaleTargets(r: ScaleResult): Record<string, unknown> {
 /** The preview's whole time: its answer, or its answer and its job. */
 const previewSeconds = (r: ScaleResult): number => Math.round((r.preview.answerMs / 1000 + (r.preview.jobSeconds ?? 0)) * 10) / 10;
 
+const walkLine = (name: string, w: WalkFigures): string =>
+  `  ${name} answered in ${w.answerMs} ms (target ${SCALE_TARGETS.answerMs} ms); job ${w.projected ? `followed ${w.followedSeconds} s (${w.done} releases, ${w.releasesPerSecond}/s), then cancelled: ${w.jobSeconds} s projected for all` : `${w.jobSeconds} s (${w.releasesPerSecond}/s)`}`;
+
 export function scaleLine(r: ScaleResult): string {
   return [
-    `scale (${r.releases} open releases of one vendor, ${r.otherOrders} other orders, seeded in ${r.seedSeconds} s):`,
+    `scale (${r.releases} open releases of one vendor, ${r.otherOrders} other orders, seeded in ${r.seedSeconds} s, ${r.seedItemsPerSecond} items/s):`,
     `  preview over ${r.preview.covered} releases: ${r.preview.status === 202 ? `202 {job} in ${r.preview.answerMs} ms, job ${r.preview.jobSeconds} s` : `answered in ${r.preview.answerMs} ms`} (target ${SCALE_TARGETS.previewSeconds} s); the narrow planning read alone ${r.preview.planningReadSeconds} s`,
-    `  hold answered in ${r.hold.answerMs} ms (target ${SCALE_TARGETS.answerMs} ms), in force (nothing of the vendor can be sent) ${r.hold.inForceMs} ms after the request; job ${r.hold.jobSeconds} s (${r.hold.releasesPerSecond} releases/s)`,
-    `  unhold answered in ${r.unhold.answerMs} ms, job ${r.unhold.jobSeconds} s (${r.unhold.releasesPerSecond}/s)`,
-    `  apply to open orders answered in ${r.apply.answerMs} ms, job ${r.apply.jobSeconds} s (${r.apply.releasesPerSecond}/s)`,
-    `  export: ${r.export.rows} rows, ${r.export.bytes} bytes in ${r.export.jobSeconds} s (${r.export.rowsPerSecond} rows/s; resident memory grew ${r.export.rssGrowthMb} MB while it ran)`,
+    walkLine('hold', r.hold),
+    `    the hold in force (nothing of the vendor can be sent) ${r.hold.inForceMs} ms after the request (target ${SCALE_TARGETS.answerMs} ms)`,
+    walkLine('unhold', r.unhold),
+    walkLine('apply to open orders', r.apply),
+    `  export: ${r.export.rows} rows, ${r.export.bytes} bytes in ${r.export.jobSeconds} s (${r.export.rowsPerSecond} rows/s); answered in ${r.export.answerMs} ms; resident memory grew ${r.export.rssGrowthMb} MB while it ran (target at most ${SCALE_TARGETS.exportRssGrowthMb} MB)`,
     `  API p95 while jobs run: ${r.apiP95MsWhileJobsRun} ms (target ${SCALE_TARGETS.apiP95Ms} ms)`,
   ].join('\n');
 }

@@ -180,7 +180,8 @@ function shownTime(stored: string, zone: string): string {
 }
 const STORED_INDIA_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30$/;
 
-function csvLine(row: ReadRelease, zone: string): string {
+/** One row of 6.1's CSV, with its line end (an export written in parts writes the same lines). */
+export function csvLine(row: ReadRelease, zone: string): string {
   const r = row.release;
   const last = r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : null;
   const time = (value: string | null): string => (value === null ? '' : shownTime(value, zone));

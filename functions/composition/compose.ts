@@ -6,7 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { PREVIEW_INLINE_RELEASES } from '../application/ports';
+import { EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 import type {
   AuditCopy, AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../application/ports';
@@ -104,6 +104,8 @@ const noJobQueue: JobQueue = { enqueue: async () => { throw unconfigured(RUNTIME
 const noExports: ExportStore = {
   write: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
   link: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
+  writePart: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
+  combine: async () => { throw unconfigured(`${RUNTIME_ENV.exportBucket} (or ${RUNTIME_ENV.exportDir})`); },
 };
 
 /** A use of a port whose SDK client the function's composition does not load: names both, and where to add it. */
@@ -189,6 +191,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     // The gateway signs its webhooks with the client secret.
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
     previewInlineReleases: config.previewInlineReleases ?? PREVIEW_INLINE_RELEASES,
+    exportPartRows: config.exportPartRows ?? EXPORT_PART_ROWS,
     ...('secretId' in source ? { gatewayReady: () => credentials().then(() => true, () => false) } : {}),
   };
 }

@@ -1,5 +1,5 @@
 /** The AWS runtime's configuration: every environment variable read once, failing fast with what to set. */
-import { PREVIEW_INLINE_RELEASES } from '../application/ports';
+import { EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../definitions/routing';
 import { AUDIT_ARCHIVE_BUCKET_ENV, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from '../definitions/tables';
 import { RETENTION_KINDS, type RetentionDays } from '../definitions/retention-kinds';
@@ -50,6 +50,8 @@ export const RUNTIME_ENV = {
    * runs as a job (contract 6.3).
    */
   previewInlineReleases: 'HOLDBACK_PREVIEW_INLINE_RELEASES',
+  /** Optional: rows an outcomes export writes a step, one part each (default 5,000; contract 6.3). */
+  exportPartRows: 'HOLDBACK_EXPORT_PART_ROWS',
   /** The URL of the job queue (SQS): the steps of bulk changes and exports (contract 6.3). Unset: no job can start. */
   jobQueueUrl: 'HOLDBACK_JOB_QUEUE_URL',
   /** AWS: the S3 bucket of export files (pre-signed links). */
@@ -110,6 +112,8 @@ export interface RuntimeConfig {
   releaseMaxConcurrency: number;
   /** Open releases a preview covers in its own answer at most (HOLDBACK_PREVIEW_INLINE_RELEASES). */
   previewInlineReleases?: number;
+  /** Rows an outcomes export writes a step (HOLDBACK_EXPORT_PART_ROWS). */
+  exportPartRows?: number;
   audit: {
     table: string;
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
@@ -197,6 +201,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     previewInlineReleases: count(RUNTIME_ENV.previewInlineReleases, PREVIEW_INLINE_RELEASES, 0),
+    exportPartRows: count(RUNTIME_ENV.exportPartRows, EXPORT_PART_ROWS, 1),
     audit: {
       table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME),
       key: auditKeyConfig(env, problems),

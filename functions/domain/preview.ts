@@ -205,18 +205,19 @@ export function totalsPerDay(previews: readonly ReleasePreview[]): DayTotals[] {
 }
 
 /**
- * What a preview showed, as one digest: the releases it covered (each at its stored version), the policy and
- * settings versions it started from, and the change it previewed. A later apply recomputes it; any difference
- * means the preview no longer holds.
+ * What a preview showed, as one digest that a later PUT can compute again in a few reads whatever the number of
+ * releases: the policy and settings versions it started from (and the vendor's hold), the change it previewed, and
+ * what marks the set of releases it covered (`releases`: the ends of the vendor's open index, see
+ * ReleaseReads.openEnds; empty for settings, whose PUT moves no stored release). Any difference means the preview no
+ * longer holds.
  */
 export function previewDigest(input: {
   scope: string;
-  releases: readonly Pick<VendorRelease, 'orderId' | 'vendorId' | 'version'>[];
-  versions: Record<string, number>;
+  releases: string;
+  versions: Record<string, number | string>;
   change: unknown;
 }): string {
-  const lines = input.releases.map((r) => `${r.orderId}/${r.vendorId}@${r.version}`).sort();
   const versions = Object.keys(input.versions).sort().map((k) => `${k}=${input.versions[k]}`).join(',');
   // The change is validated input, built with its keys in a fixed order, so its JSON is stable.
-  return sha256Hex(`${input.scope}\n${versions}\n${JSON.stringify(input.change)}\n${lines.join('\n')}`);
+  return sha256Hex(`${input.scope}\n${versions}\n${JSON.stringify(input.change)}\n${input.releases}`);
 }

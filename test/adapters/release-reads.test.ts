@@ -206,6 +206,17 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     }
     expect(paged).toEqual(expected);
     expect(await orders.reads.openTotals(vendorId)).toEqual([{ currency: 'INR', count, amount: '4020.00' }]);
+    // Counted up to a bound (a preview's inline threshold), exactly while at most the bound, as bound + 1 above it.
+    expect(await orders.reads.openCountUpTo(vendorId, 1000)).toBe(count);
+    expect(await orders.reads.openCountUpTo(vendorId, count)).toBe(count);
+    expect(await orders.reads.openCountUpTo(vendorId, count - 1)).toBe(count);
+    expect(await orders.reads.openCountUpTo(vendorId, 5)).toBe(6);
+    expect(await orders.reads.openCountUpTo('ven_nobody', 5)).toBe(0);
+    // The ends of the open index (what a previewId checks): the same until an order of the vendor comes.
+    const ends = await orders.reads.openEnds(vendorId);
+    expect(ends.split('|')).toHaveLength(2 * (OPEN_SHARDS + 1));
+    expect(await orders.reads.openEnds(vendorId)).toBe(ends);
+    expect(await orders.reads.openEnds('ven_nobody')).toBe('|'.repeat(2 * (OPEN_SHARDS + 1) - 1));
 
     // The planning read: the same releases, in the same order, without the gateway's answers (the rest as stored).
     const planned = await orders.reads.openReleasesToPlan(vendorId);
@@ -213,5 +224,8 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     const full = (await orders.getRelease('order_hot000', vendorId))!;
     expect(full.attempts).toHaveLength(1);
     expect(planned[0]).toEqual({ ...full, attempts: [] });
+
+    await paid(order('order_hot900', '2022-12-02T10:00:00+05:30', [vendorId]), { [vendorId]: { currency: 'INR', attempts: [] } });
+    expect(await orders.reads.openEnds(vendorId)).not.toBe(ends);
   });
 });

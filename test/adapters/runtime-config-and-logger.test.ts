@@ -98,7 +98,7 @@ describe('readRuntimeConfig', () => {
     }
     const line = JSON.parse(lines.join('').trim()) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'ERROR', message: 'gateway call failed with [redacted]', detail: 'header was [redacted]', orderId: 'order_1001' });
-    expect(Object.keys(deps).sort()).toEqual(['approvals', 'audit', 'auditArchive', 'auditCopy', 'auditKey', 'clock', 'config', 'exports', 'exposure', 'gateway', 'gatewayOrders', 'holds', 'jobQueue', 'jobs', 'logger', 'openOrderPolicies', 'orders', 'policies', 'policyImports', 'previewInlineReleases', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['approvals', 'audit', 'auditArchive', 'auditCopy', 'auditKey', 'clock', 'config', 'exportPartRows', 'exports', 'exposure', 'gateway', 'gatewayOrders', 'holds', 'jobQueue', 'jobs', 'logger', 'openOrderPolicies', 'orders', 'policies', 'policyImports', 'previewInlineReleases', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });

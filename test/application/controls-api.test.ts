@@ -123,6 +123,10 @@ describe('previews show the releases a cap would stop', () => {
       orderId: ORDER_2, vendorId: VENDOR, currency: 'INR', amount: '800.00',
       message: expect.stringContaining("exposure_cap: exposure now 1250.50 INR plus this release's 800.00 INR would pass the policy's maxExposure 1500.00 INR"),
     }]);
+    expect(preview).toMatchObject({ capStoppedCount: 1, capStoppedOmitted: 0 });
+    // The list is bounded by the answer's limit; the count covers every stop.
+    const none = (await call('POST', `/vendors/${VENDOR}/policy/preview?limit=0`, body)).body;
+    expect(none).toMatchObject({ capStopped: [], capStoppedCount: 1, capStoppedOmitted: 1, releases: [], omitted: 2 });
     expect((await call('POST', `/vendors/${VENDOR}/policy/preview`, { ...body, maxExposure: { INR: '5000.00' } })).body.capStopped).toEqual([]);
     expect((await call('POST', `/vendors/${VENDOR}/policy/preview`, { scheduleOption: 1, release: { kind: 'immediate' } })).body.capStopped).toEqual([]);
   });

@@ -3,7 +3,10 @@
  * carries on; a step that keeps failing ends its job `failed` on its last delivery (the jobs function reads SQS's
  * receive count), never before; a message that is not a step is refused.
  */
+import { createHash } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
+import { startExport } from '../../functions/application/jobs/export-job';
+import { outcomesCsv } from '../../functions/application/reads/query-outcomes';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { runJobStep } from '../../functions/handlers/job-steps';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
@@ -55,4 +58,58 @@ test('a step that keeps failing is delivered again until its last receive, which
   // A message that is not a step goes back to the queue (and to its dead-letter queue after its receives).
   expect(await handler({ Records: [{ messageId: 'bad', body: '{"nope": 1}', attributes: {} } as never] }, lambdaContext('holdback-jobs')))
     .toEqual({ batchItemFailures: [{ itemIdentifier: 'bad' }] });
+});
+
+test('an outcomes export runs a part a step from a stored cursor: a step cut by a timeout is delivered again and carries on from its part, and the file is the whole CSV', async () => {
+  const world = fakeWorld();
+  world.deps.exportPartRows = 2;
+  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+  const orderIds = Array.from({ length: 7 }, (_, i) => `order_20${String(i).padStart(2, '0')}`);
+  for (const orderId of orderIds) await send(world, 'order.paid', paid(orderId));
+  const job = await startExport(world.deps, { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } });
+
+  // Where each read of the outcomes starts; the third part's first read is cut short (a function timeout).
+  const reads = world.deps.reads;
+  const outcomes = reads.outcomes.bind(reads);
+  const starts: (string | null)[] = [];
+  let cut = false;
+  reads.outcomes = (filter, after) => {
+    starts.push(after);
+    if (starts.length === 3 && !cut) {
+      cut = true;
+      return (async function* timedOut() { throw new Error('Task timed out after 900.00 seconds'); })();
+    }
+    return outcomes(filter, after);
+  };
+  const steps: string[] = [];
+  for (let round = 0; round < 20 && world.jobQueue.waiting.length > 0; round += 1) {
+    const step = world.jobQueue.waiting[0];
+    steps.push(step.step);
+    try {
+      await runJobStep(world.deps, step);
+      world.jobQueue.waiting.shift();
+    } catch (error) {
+      // SQS delivers the same message again; nothing of it was recorded.
+      expect(String(error)).toMatch(/timed out/);
+    }
+  }
+  reads.outcomes = outcomes;
+  expect(steps).toEqual(['part:0', 'part:1', 'part:2', 'part:2', 'part:3', 'file']);
+  // Each part read once from where the one before stopped (the cut part twice from the same place), never from the start again.
+  expect(starts[0]).toBeNull();
+  expect(starts.filter((s) => s === null)).toHaveLength(1);
+  expect(starts[2]).toBe(starts[3]);
+
+  const done = (await world.jobs.get(job.jobId))!;
+  expect(done).toMatchObject({ state: 'succeeded', total: 7, done: 7, failed: 0, result: { rows: 7 } });
+  const file = world.exports.files.get(`${job.jobId}.csv`)!.text;
+  let whole = '';
+  for await (const chunk of outcomesCsv(world.deps, { by: 'transaction', vendorId: VENDOR })) whole += chunk;
+  expect(file).toBe(whole);
+  expect(file.trim().split('\r\n')).toHaveLength(8);
+  const result = done.result as { bytes: number; sha256: string };
+  expect(result).toMatchObject({ bytes: Buffer.byteLength(whole), sha256: createHash('sha256').update(whole).digest('hex') });
+  // The parts are gone once the file is written; the last step delivered again answers the same file.
+  expect(world.exports.parts.size).toBe(0);
+  expect(await world.exports.combine(`${job.jobId}.csv`, 'text/csv', 4)).toEqual({ bytes: result.bytes, sha256: result.sha256 });
 });

@@ -134,6 +134,31 @@ describe('PUT /vendors/{vendorId}/policy with previewId, expectedVersion and app
     expect((await call('GET', `/vendors/${VENDOR}/policy`)).body.version).toBe(0);
   });
 
+  test('a PUT with previewId checks it in a few reads, never reading the releases again; a hold placed since makes it stale', async () => {
+    await payOrders(ORDERS.slice(0, 2));
+    const preview = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
+    const reads = api.world.deps.reads;
+    const planningRead = reads.openReleasesToPlan.bind(reads);
+    let releaseReads = 0;
+    reads.openReleasesToPlan = async (vendorId: string) => {
+      releaseReads += 1;
+      return planningRead(vendorId);
+    };
+    try {
+      await call('POST', `/vendors/${VENDOR}/hold`, { actor: 'risk@example.com', reason: 'review' });
+      const held = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, previewId: preview.previewId });
+      expect(held).toMatchObject({ status: 409, body: { error: { code: 'preview_stale' } } });
+      await call('POST', `/vendors/${VENDOR}/unhold`, { actor: 'risk@example.com', reason: 'cleared' });
+      const fresh = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
+      releaseReads = 0;
+      const put = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, previewId: fresh.previewId });
+      expect(put.status).toBe(200);
+      expect(releaseReads).toBe(0);
+    } finally {
+      reads.openReleasesToPlan = planningRead;
+    }
+  });
+
   test('a stale expectedVersion is 409', async () => {
     await usePolicy(api.world, { kind: 'immediate' }, VENDOR);
     const stale = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, expectedVersion: 0 });
@@ -174,6 +199,28 @@ describe('POST /settings/preview and PUT /settings with previewId', () => {
     const nothing = (await call('POST', '/settings/preview', { releaseLead: 'PT2H' })).body;
     expect(nothing).toMatchObject({ covered: 1, moved: 0, refused: 0, releases: [], perDay: [] });
     expect((await call('POST', '/settings/preview', { deferByDays: 400 })).body.error.issues[0].field).toBe('deferByDays');
+  });
+
+  test('over more vendors than an answer counts (200), a settings preview is a job at once: its request does not count each', async () => {
+    for (let o = 0; o < 3; o += 1) {
+      const vendors = Array.from({ length: 67 }, (_, v) => ({ vendorId: `vendor_${o}_${String(v).padStart(2, '0')}`, amount: '10.00' }));
+      await send(api.world, 'order.paid', paid(`order_many${o}`, vendors));
+    }
+    const reads = api.world.deps.reads;
+    const counted = reads.openCountUpTo.bind(reads);
+    let counts = 0;
+    reads.openCountUpTo = async (vendorId: string, max: number) => {
+      counts += 1;
+      return counted(vendorId, max);
+    };
+    try {
+      const started = await call('POST', '/settings/preview', { deferByDays: 10 });
+      expect(started.status).toBe(202);
+      expect(started.body.job).toMatchObject({ kind: 'settings_preview' });
+      expect(counts).toBeLessThanOrEqual(200);
+    } finally {
+      reads.openCountUpTo = counted;
+    }
   });
 
   test('PUT /settings applies a preview that holds and refuses a stale one', async () => {

@@ -47,6 +47,18 @@ export class InMemoryReleaseReads implements ReleaseReads {
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
 
+  async openCountUpTo(vendorId: string, max: number): Promise<number> {
+    let count = 0;
+    for await (const _ of this.openReleases(vendorId)) count += 1;
+    return Math.min(count, max + 1);
+  }
+
+  async openEnds(vendorId: string): Promise<string> {
+    const positions: string[] = [];
+    for await (const row of this.openReleases(vendorId)) positions.push(row.position);
+    return positions.length === 0 ? '' : `${positions[0]}|${positions[positions.length - 1]}`;
+  }
+
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
     const releases: VendorRelease[] = [];
     for await (const { release, order } of this.openReleases(vendorId)) {

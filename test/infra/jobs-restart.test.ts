@@ -1,7 +1,8 @@
 /**
  * Contract 6.3: a job survives a kill of the embedded default and carries on. `holdback start --data` as a child
  * process is killed hard (SIGKILL of its whole process group) while a hold's job, an apply's job and an export's job
- * run; started again on the same folder, each job ends `succeeded`, every release done exactly once.
+ * run; started again on the same folder, each job ends `succeeded`, every release done exactly once. The export writes
+ * parts of 20 rows (HOLDBACK_EXPORT_PART_ROWS), so the kill lands after some of its parts and the file is still whole.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,8 +30,11 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+/** Rows an export writes a step here: twenty parts for the 400 orders. */
+const EXPORT_PART_ROWS = '20';
+
 async function start(args: string[]): Promise<HoldbackProcess> {
-  const holdback = await startHoldback(args);
+  const holdback = await startHoldback(args, { HOLDBACK_EXPORT_PART_ROWS: EXPORT_PART_ROWS });
   running.push(holdback);
   return holdback;
 }
@@ -94,9 +98,12 @@ test('a hold, an apply and an export each survive a kill in the middle and carry
     .toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
   expect(new Set((await releases(holdback)).map((r) => `${r.state} v${r.policyVersion}`))).toEqual(new Set(['HELD v2']));
 
-  // The export: killed right after its answer; the file is written whole after the restart.
+  // The export: killed once some of its parts are written; after the restart it carries on from its cursor, and the
+  // file is written whole, once.
   const exported = await call<{ job: Job }>(`${holdback.api}/exports`, { method: 'POST', body: JSON.stringify({ kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } }) }, 202);
+  const exportAtKill = await until('a part of the export', () => job(holdback, exported.job.jobId), (j) => j.done > 0 || j.state !== 'queued');
   await holdback.killHard();
+  expect(exportAtKill.done).toBeLessThan(ORDERS);
   holdback = await start(['--data', folder]);
   const done = await until('the export job', () => job(holdback, exported.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running');
   expect(done).toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, result: { rows: ORDERS } });

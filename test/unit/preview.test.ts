@@ -88,12 +88,11 @@ test('a release stored without its currency is reported naming it, never totalle
   expect(() => totalsPerDay([row])).toThrow(`release ${release.orderId}/vendor_a has no currency stored, nor has its order`);
 });
 
-test('the digest covers every release at its version, not the order they were read in', () => {
-  const a = { orderId: 'o1', vendorId: 'v', version: 1 };
-  const b = { orderId: 'o2', vendorId: 'v', version: 3 };
-  const digest = (releases: typeof a[], version = 1) => previewDigest({ scope: 'policy:v', releases, versions: { policy: version }, change: { scheduleOption: 1 } });
-  expect(digest([a, b])).toBe(digest([b, a]));
-  expect(digest([a, { ...b, version: 4 }])).not.toBe(digest([a, b]));
-  expect(digest([a])).not.toBe(digest([a, b]));
-  expect(digest([a, b], 2)).not.toBe(digest([a, b]));
+test('the digest covers the versions, the change and the mark of the releases (the ends of the open index)', () => {
+  const digest = (releases: string, version: number | string = 1, change: unknown = { scheduleOption: 1 }) =>
+    previewDigest({ scope: 'policy:v', releases, versions: { policy: version, hold: 'none' }, change });
+  expect(digest('a|b')).toBe(digest('a|b'));
+  expect(digest('a|c')).not.toBe(digest('a|b'));
+  expect(digest('a|b', 2)).not.toBe(digest('a|b'));
+  expect(digest('a|b', 1, { scheduleOption: 2 })).not.toBe(digest('a|b'));
 });

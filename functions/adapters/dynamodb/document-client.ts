@@ -102,6 +102,17 @@ export class DocumentClient {
     })));
   }
 
+  /** One page of a query that counts (`Select: COUNT`): how many items matched, nothing else sent back. */
+  async count(input: Omit<QueryInput, 'Select' | 'ProjectionExpression'>): Promise<{ count: number; lastEvaluatedKey?: Plain }> {
+    const answer = await this.client.send(new QueryCommand({
+      ...input,
+      Select: 'COUNT',
+      ExpressionAttributeValues: wireOrNothing(input.ExpressionAttributeValues),
+      ExclusiveStartKey: wireOrNothing(input.ExclusiveStartKey),
+    }));
+    return { count: answer.Count ?? 0, ...(answer.LastEvaluatedKey ? { lastEvaluatedKey: fromWire(answer.LastEvaluatedKey) } : {}) };
+  }
+
   /** One BatchGetItem round of one table (at most 100 keys): the items found, and the keys left unprocessed. */
   async batchGet(tableName: string, keys: Plain[], consistentRead: boolean, projection?: Projection): Promise<{ items: Plain[]; unprocessed: Plain[] }> {
     const answer = await this.client.send(new BatchGetItemCommand({

@@ -8,6 +8,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { batchGetItems, queryItems, withoutKeys } from './item-keys';
+import { openCountUpTo, openEnds } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -79,7 +80,7 @@ export function openShardPk(vendorId: string, orderId: string): string {
 }
 
 /** Every open-index partition of a vendor: the shards, and the one key of releases written before the shards. */
-const openPartitions = (vendorId: string): string[] =>
+export const openPartitions = (vendorId: string): string[] =>
   [`OPEN#${vendorId}`, ...Array.from({ length: OPEN_SHARDS }, (_, shard) => `OPEN#${vendorId}#${shard}`)];
 
 /**
@@ -354,6 +355,16 @@ export class DynamoReleaseReads implements ReleaseReads {
     }));
     const sk = (entry: Record<string, unknown>) => entry[OPEN_INDEX.sk] as string;
     return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+  }
+
+  /** Counted, not read, at a cost bounded by `max` (see open-index-counts.ts). */
+  openCountUpTo(vendorId: string, max: number): Promise<number> {
+    return openCountUpTo(this.doc, this.tableName, openPartitions(vendorId), max);
+  }
+
+  /** Two queries of one entry per partition (see open-index-counts.ts). */
+  openEnds(vendorId: string): Promise<string> {
+    return openEnds(this.doc, this.tableName, openPartitions(vendorId));
   }
 
   /** A page over every open partition: each read after `after` at once, merged in key order. */

@@ -1,11 +1,12 @@
 /**
  * Export files of the embedded default in a folder (the data folder's `exports/`, or a temporary one in memory mode),
  * served by the API at `GET /exports/{file}?token=`: each file has a sidecar with its unguessable token and expiry.
- * A file is written under a temporary name and renamed whole, so a reader never sees part of one.
+ * A file is written under a temporary name and renamed whole, so a reader never sees part of one; a file written in
+ * steps has its parts beside it (`<file>.part<n>`, never served) until it is written from them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { ExportDownload, ExportStore } from '../../application/ports';
@@ -26,29 +27,67 @@ export class FileExportStore implements ExportStore {
   /** `baseUrl`: the API's address, e.g. "http://127.0.0.1:4000". */
   constructor(private readonly folder: string, private readonly baseUrl: string) {}
 
-  async write(key: string, contentType: string, lines: AsyncIterable<string>): Promise<{ bytes: number; sha256: string }> {
+  async write(key: string, contentType: string, lines: AsyncIterable<string | Buffer>): Promise<{ bytes: number; sha256: string }> {
     if (!FILE_NAME.test(key)) throw new Error(`export file name ${key} is not a job id and an extension`);
     await mkdir(this.folder, { recursive: true });
-    const partial = join(this.folder, `${key}.partial`);
-    const out = createWriteStream(partial);
+    const written = await this.writeWhole(join(this.folder, key), lines);
+    await writeFile(join(this.folder, `${key}.json`), JSON.stringify({ contentType }));
+    return written;
+  }
+
+  private partFile(key: string, part: number): string {
+    return join(this.folder, `${key}.part${String(part).padStart(6, '0')}`);
+  }
+
+  /**
+   * Writes the chunks to `file` under a temporary name, renamed whole once written, with their size and SHA-256 (null:
+   * only hashed).
+   */
+  private async writeWhole(file: string | null, lines: AsyncIterable<string | Buffer>): Promise<{ bytes: number; sha256: string }> {
+    const partial = file === null ? null : `${file}.partial`;
+    const out = partial === null ? null : createWriteStream(partial);
     const hash = createHash('sha256');
     let bytes = 0;
     try {
       for await (const chunk of lines) {
-        const buffer = Buffer.from(chunk, 'utf8');
+        const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
         hash.update(buffer);
         bytes += buffer.length;
-        if (!out.write(buffer)) await once(out, 'drain');
+        if (out && !out.write(buffer)) await once(out, 'drain');
       }
-      out.end();
-      await once(out, 'finish');
+      if (out) {
+        out.end();
+        await once(out, 'finish');
+      }
     } catch (error) {
-      out.destroy();
+      out?.destroy();
       throw error;
     }
-    await rename(partial, join(this.folder, key));
-    await writeFile(join(this.folder, `${key}.json`), JSON.stringify({ contentType }));
+    if (file !== null && partial !== null) await rename(partial, file);
     return { bytes, sha256: hash.digest('hex') };
+  }
+
+  async writePart(key: string, part: number, lines: AsyncIterable<string>): Promise<{ bytes: number }> {
+    if (!FILE_NAME.test(key)) throw new Error(`export file name ${key} is not a job id and an extension`);
+    await mkdir(this.folder, { recursive: true });
+    const { bytes } = await this.writeWhole(this.partFile(key, part), lines);
+    return { bytes };
+  }
+
+  async combine(key: string, contentType: string, parts: number): Promise<{ bytes: number; sha256: string }> {
+    if (!FILE_NAME.test(key)) throw new Error(`export file name ${key} is not a job id and an extension`);
+    const partFiles = Array.from({ length: parts }, (_, n) => this.partFile(key, n));
+    const whole = await Promise.all(partFiles.map((file) => access(file).then(() => true, () => false)));
+    if (!whole.every(Boolean)) {
+      // An earlier try wrote the file and removed its parts: answer that file.
+      if (await access(join(this.folder, key)).then(() => true, () => false)) return this.writeWhole(null, createReadStream(join(this.folder, key)));
+      throw new Error(`export ${key}: part ${whole.indexOf(false)} of ${parts} is missing`);
+    }
+    const written = await this.write(key, contentType, (async function* concatenated() {
+      for (const file of partFiles) yield* createReadStream(file) as AsyncIterable<Buffer>;
+    })());
+    await Promise.all(partFiles.map((file) => unlink(file).catch(() => undefined)));
+    return written;
   }
 
   async link(key: string, expiresAt: Date, fileName: string): Promise<string> {

@@ -1,13 +1,15 @@
 /**
  * POST /exports (contract 6.3): outcomes as CSV (exactly 6.1's) or JSON lines with GET /outcomes' filters, or the audit
- * log as GET /audit/export writes it, as a file of any size. The request is checked whole before any job starts; the
- * job writes the file once (a delivery again writes it again from the start and replaces it, never appends), with
- * its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS.
+ * log as GET /audit/export writes it, as a file of any size. The request is checked whole before any job starts.
+ * An outcomes export runs in steps: each writes one part of EXPORT_PART_ROWS rows after the position the step before
+ * stopped at (the cursor travels in the next step's message, recorded before it is sent), and the last step writes the
+ * file once from its parts, with its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS. A kill or a
+ * function timeout repeats one part at most (written again whole, replacing the earlier try), never the export.
  */
 import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
 import { auditRangeOf, exportAuditLog } from './audit-log-views';
-import type { Dependencies, ReleaseReads, StoredJob } from '../ports';
-import { outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
+import { EXPORT_PART_ROWS, type Dependencies, type JobStep, type ReadRelease, type ReleaseReads, type StoredJob } from '../ports';
+import { OUTCOME_CSV_COLUMNS, csvLine, outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
 import { projectionContext } from '../release-views';
 import type { StepWork } from '../release-walk';
 import { startJob } from '../start-job';
@@ -15,6 +17,11 @@ import { startJob } from '../start-job';
 /** How long an export's link works: the contract's hour, with room for a slow download to start. */
 export const EXPORT_LINK_HOURS = 2;
 const OUTCOME_FORMATS = ['csv', 'jsonl'] as const;
+
+/** The step that writes part `n`, continuing after the outcome position `after`. */
+const partStep = (n: number, after: string | null): Omit<JobStep, 'jobId'> => ({ step: `part:${n}`, after });
+/** The last step: the file from its `parts` parts. */
+const fileStep = (parts: number): Omit<JobStep, 'jobId'> => ({ step: 'file', after: String(parts) });
 const EXAMPLE = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a", "from": "2022-12-01", "to": "2022-12-31"}} or {"kind": "audit", "from": "2022-12-01"}';
 
 /** Checks the body (every bad field named, `filters.<name>` for a filter) and starts the export job. */
@@ -62,7 +69,7 @@ export async function startExport(deps: Dependencies, body: unknown): Promise<St
   }
   collect(issues, () => parseOutcomeQuery({ ...filters, format: 'csv' }), 'filters.');
   if (issues.length) throw new ValidationError(issues);
-  return startJob(deps, { kind: 'outcomes_export', actor: actor!, params: { format: body.format, filters }, first: { step: 'file' } });
+  return startJob(deps, { kind: 'outcomes_export', actor: actor!, params: { format: body.format, filters }, first: partStep(0, null) });
 }
 
 function collect(issues: ValidationIssue[], check: () => unknown, prefix = ''): void {
@@ -74,24 +81,78 @@ function collect(issues: ValidationIssue[], check: () => unknown, prefix = ''): 
   }
 }
 
+/** A step of an export: a part of an outcomes export, the file from its parts, or (the audit export) the whole file. */
+export async function exportStep(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
+  if (job.kind === 'outcomes_export' && step.step.startsWith('part:')) return outcomesPart(deps, job, step);
+  if (job.kind === 'outcomes_export' && step.step === 'file' && typeof step.after === 'string') return fromParts(deps, job, Number(step.after));
+  // The audit export, and an outcomes export started before exports were written in parts.
+  return wholeFile(deps, job);
+}
+
+const fileKey = (job: StoredJob): string => `${job.jobId}.${job.kind === 'outcomes_export' && job.params.format === 'csv' ? 'csv' : 'jsonl'}`;
+
+/** Reads the part's rows after the step's position and writes them as part `n`; opens the next part, or the file. */
+async function outcomesPart(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
+  const n = Number(step.step.slice('part:'.length));
+  const { filter } = parseOutcomeQuery({ ...(job.params.filters as Record<string, string>), format: 'csv' });
+  const limit = deps.exportPartRows ?? EXPORT_PART_ROWS;
+  const rows: ReadRelease[] = [];
+  for await (const row of deps.reads.outcomes(filter, step.after ?? null)) {
+    rows.push(row);
+    if (rows.length >= limit) break;
+  }
+  const settings = await deps.settings.get();
+  // Projected settlements as of the export's start (its job's creation), the same in every part and every try.
+  const projection = projectionContext(settings, Date.parse(job.createdAt));
+  const lines = job.params.format === 'csv'
+    ? [...(n === 0 ? [`${OUTCOME_CSV_COLUMNS.join(',')}\r\n`] : []), ...rows.map((row) => csvLine(row, settings.timezone))]
+    : rows.map((row) => `${JSON.stringify(outcomeItem(row, settings.timezone, projection))}\n`);
+  await deps.exports.writePart(fileKey(job), n, (async function* chunks() {
+    for (let i = 0; i < lines.length; i += 500) yield lines.slice(i, i + 500).join('');
+  })());
+  const more = rows.length >= limit;
+  return {
+    count: rows.length,
+    opened: [more ? partStep(n + 1, rows[rows.length - 1].position) : fileStep(n + 1)],
+    run: async () => ({ done: rows.length, failed: 0, failures: [] }),
+  };
+}
+
+/** The file from its parts, once; its rows are the job's total (every part was recorded before this step was sent). */
+async function fromParts(deps: Dependencies, job: StoredJob, parts: number): Promise<StepWork> {
+  const key = fileKey(job);
+  const written = await deps.exports.combine(key, job.params.format === 'csv' ? CSV_TYPE : JSONL_TYPE, parts);
+  return linked(deps, job, key, written, job.total);
+}
+
 /** The export's one step: write the whole file, then answer its link. */
-export async function exportStep(deps: Dependencies, job: StoredJob): Promise<StepWork> {
+async function wholeFile(deps: Dependencies, job: StoredJob): Promise<StepWork> {
   const { lines, contentType, extension, rows } = await exportLines(deps, job);
   const key = `${job.jobId}.${extension}`;
   const written = await deps.exports.write(key, contentType, lines);
-  const expiresAt = new Date(deps.clock.now().toMillis() + EXPORT_LINK_HOURS * 3_600_000);
-  const url = await deps.exports.link(key, expiresAt, `holdback-${job.kind === 'audit_export' ? 'audit' : 'outcomes'}-${job.jobId}.${extension}`);
   const count = rows();
-  const result = { url, expiresAt: expiresAt.toISOString(), rows: count, bytes: written.bytes, sha256: written.sha256 };
-  return { count, opened: [], run: async () => ({ done: count, failed: 0, failures: [] }), result: () => result };
+  const work = await linked(deps, job, key, written, count);
+  return { ...work, count, run: async () => ({ done: count, failed: 0, failures: [] }) };
 }
+
+/** The link of a written file, and the job's result (a step that adds no rows of its own). */
+async function linked(deps: Dependencies, job: StoredJob, key: string, written: { bytes: number; sha256: string }, rows: number): Promise<StepWork> {
+  const expiresAt = new Date(deps.clock.now().toMillis() + EXPORT_LINK_HOURS * 3_600_000);
+  const extension = key.slice(key.lastIndexOf('.') + 1);
+  const url = await deps.exports.link(key, expiresAt, `holdback-${job.kind === 'audit_export' ? 'audit' : 'outcomes'}-${job.jobId}.${extension}`);
+  const result = { url, expiresAt: expiresAt.toISOString(), rows, bytes: written.bytes, sha256: written.sha256 };
+  return { count: 0, opened: [], run: async () => ({ done: 0, failed: 0, failures: [] }), result: () => result };
+}
+
+const CSV_TYPE = 'text/csv; charset=utf-8';
+const JSONL_TYPE = 'application/x-ndjson';
 
 async function exportLines(deps: Dependencies, job: StoredJob): Promise<{ lines: AsyncIterable<string>; contentType: string; extension: string; rows: () => number }> {
   if (job.kind === 'audit_export') {
     let rows = 0;
     const lines = await exportAuditLog(deps, (job.params.range ?? {}) as Record<string, string>);
     return {
-      contentType: 'application/x-ndjson', extension: 'jsonl', rows: () => rows,
+      contentType: JSONL_TYPE, extension: 'jsonl', rows: () => rows,
       lines: (async function* counted() {
         for await (const chunk of lines) {
           rows += chunk.split('\n').length - 1;
@@ -112,9 +173,9 @@ async function exportLines(deps: Dependencies, job: StoredJob): Promise<{ lines:
     },
   });
   const counting: Dependencies = { ...deps, reads };
-  if (job.params.format === 'csv') return { contentType: 'text/csv; charset=utf-8', extension: 'csv', rows: () => rows, lines: outcomesCsv(counting, filter) };
+  if (job.params.format === 'csv') return { contentType: CSV_TYPE, extension: 'csv', rows: () => rows, lines: outcomesCsv(counting, filter) };
   return {
-    contentType: 'application/x-ndjson', extension: 'jsonl', rows: () => rows,
+    contentType: JSONL_TYPE, extension: 'jsonl', rows: () => rows,
     lines: (async function* jsonLines() {
       const settings = await deps.settings.get();
       // Projected settlements as of the export's start, as GET /outcomes shows them.

@@ -9,7 +9,7 @@ import { vendorFacts, type VendorFacts } from '../../domain/release';
 import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
 import { INDIA_TIME, formatInstant } from '../../domain/dates';
 import { capOf, capStops, isEarly, riskClosesAtMs, type CapStop, type PlannedEarlyRelease } from '../../domain/exposure';
-import type { Settings, VendorPolicy, VendorRelease } from '../../domain/types';
+import type { Settings, VendorPolicy, VendorRelease, VersionedSettings } from '../../domain/types';
 import { ConflictError } from '../errors';
 import { eachInFlight } from '../in-flight';
 import { requireId } from '../ids';
@@ -23,8 +23,16 @@ import { inZone } from '../response-times';
 
 /** How long a previewId can be required by a PUT. */
 export const PREVIEW_LIFETIME_MINUTES = 60;
-/** Releases listed in an answer by default and at most (`?limit=`); the day totals always cover every release. */
-export const LISTED_RELEASES = { default: 1000, max: 10_000 };
+/**
+ * Releases listed in an answer by default and at most (`?limit=`); the day totals always cover every release. At
+ * most 5,000 of up to about 600 bytes each (ids of 64 characters): 3 MB, half of Lambda's 6 MB answer.
+ */
+export const LISTED_RELEASES = { default: 1000, max: 5_000 };
+/**
+ * Cap stops listed in an answer at most (no more than its `limit` either), and in a job's result (kept on the job's
+ * item, DynamoDB's 400 KB with the 500 releases listed); `capStoppedCount` counts every one.
+ */
+export const CAP_STOPS_LISTED = { answer: 1000, job: 100 };
 /** Orders whose events are read at once when a candidate needs delivery times. */
 const EVENT_READS_IN_FLIGHT = 16;
 
@@ -48,9 +56,13 @@ export interface PolicyPreviewAnswer extends PreviewAnswer {
   applyTo: ApplyTo;
   /**
    * The candidate's early releases that the policy's maxExposure would stop (contract 6.4): they would wait
-   * (`exposure_cap`) until exposure falls or max eligibility comes, each with the figures. Empty without a cap.
+   * (`exposure_cap`) until exposure falls or max eligibility comes, each with the figures. Empty without a cap. The
+   * first of them in send order (at most the answer's limit and CAP_STOPS_LISTED); the count covers every one.
    */
   capStopped: CapStop[];
+  capStoppedCount: number;
+  /** Cap stops left out of `capStopped` by the bound. */
+  capStoppedOmitted: number;
 }
 
 export interface SettingsPreviewAnswer extends PreviewAnswer {
@@ -77,19 +89,25 @@ export type PreviewOrJob<T> = { preview: T; job: null } | { preview: null; job: 
 export const JOB_PREVIEW_LISTED = 500;
 
 /**
- * Whether the vendors' open releases are more than `max`: one index page of at most `max + 1` entries a vendor, until
- * the count passes `max` (never a read of every release).
+ * Whether the vendors' open releases are more than `max`: each vendor counted by the index at a cost bounded by what
+ * is left of `max` (openCountUpTo), its partitions at once, VENDOR_PAGE vendors at once; never a read of every
+ * release. More vendors than INLINE_VENDORS count as more (a job), so that the request stays O(1) whatever the number
+ * of vendors too.
  */
 async function coversMoreThan(deps: Dependencies, vendorIds: AsyncIterable<string[]> | string[][], max: number): Promise<boolean> {
-  let count = 0;
+  let left = max;
+  let vendors = 0;
   for await (const page of vendorIds) {
-    for (const vendorId of page) {
-      count += (await deps.reads.openOrderIds(vendorId, null, max + 1 - count)).orderIds.length;
-      if (count > max) return true;
-    }
+    vendors += page.length;
+    if (vendors > INLINE_VENDORS) return true;
+    for (const count of await Promise.all(page.map((vendorId) => deps.reads.openCountUpTo(vendorId, left)))) left -= count;
+    if (left < 0) return true;
   }
   return false;
 }
+
+/** Vendors a settings preview covers in its answer at most; with more it is a job. */
+const INLINE_VENDORS = 200;
 
 const inlineMax = (deps: Dependencies): number => deps.previewInlineReleases ?? PREVIEW_INLINE_RELEASES;
 const actorOf = (body: unknown): string => (isRecord(body) && typeof body.actor === 'string' && body.actor.trim() ? body.actor.trim().slice(0, 200) : 'preview');
@@ -119,7 +137,7 @@ export async function previewSettingsOrJob(deps: Dependencies, body: unknown, li
 /** The job of a preview too large for one answer: the same preview (stored alike, so its previewId works with the PUT). */
 export async function previewOfJob(deps: Dependencies, job: StoredJob): Promise<PreviewAnswer> {
   const limit = Number(job.params.limit ?? JOB_PREVIEW_LISTED);
-  if (job.kind === 'policy_preview') return previewPolicy(deps, String(job.params.vendorId), job.params.body, limit);
+  if (job.kind === 'policy_preview') return previewPolicy(deps, String(job.params.vendorId), job.params.body, limit, CAP_STOPS_LISTED.job);
   return previewSettings(deps, job.params.body, limit);
 }
 
@@ -128,7 +146,7 @@ export async function previewOfJob(deps: Dependencies, job: StoredJob): Promise<
  * under the candidate policy (what `applyTo: "open_orders"` does; with `new_orders` they keep their version and only
  * new orders take the candidate). Changes nothing but the stored preview.
  */
-export async function previewPolicy(deps: Dependencies, vendorId: string, body: unknown, limit: number = LISTED_RELEASES.default): Promise<PolicyPreviewAnswer> {
+export async function previewPolicy(deps: Dependencies, vendorId: string, body: unknown, limit: number = LISTED_RELEASES.default, capStopsListed = CAP_STOPS_LISTED.answer): Promise<PolicyPreviewAnswer> {
   requireId(vendorId, 'vendorId');
   // The body of the PUT it previews; who and why may wait for the PUT (a preview records no change).
   const change = policyChangeOf(isRecord(body) ? { actor: 'preview', reason: 'preview', ...body } : body);
@@ -141,21 +159,24 @@ export async function previewPolicy(deps: Dependencies, vendorId: string, body: 
   const both = { current: settings, candidate: settings };
   const previewed = previewReleases(releases, (_, i) => facts[i], () => hold, { policy: candidate, settings: both, now: deps.clock.now() });
   const stored = await remember(deps, state.scope, state.digest);
-  const capStopped = await capStoppedOf(deps, candidate, previewed, facts, settings);
+  const capListed = Math.min(limit, capStopsListed);
+  const capStopped = await capStoppedOf(deps, candidate, previewed, facts, settings, capListed);
   return {
     previewId: stored.previewId,
     expiresAt: inZone(stored.expiresAt, settings.timezone),
     vendorId,
     fromVersion: state.fromVersion,
     applyTo: change.applyTo,
-    capStopped,
+    capStopped: capStopped.stops,
+    capStoppedCount: capStopped.count,
+    capStoppedOmitted: capStopped.count - capStopped.stops.length,
     ...answerOf(previewed, previewed, limit, both),
   };
 }
 
 /** The candidate's early sends, in time order against the vendor's exposure now: those the candidate's cap would stop. */
-async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, previewed: ReleasePreview[], facts: VendorFacts[], settings: Settings): Promise<CapStop[]> {
-  if (!candidate.maxExposure || Object.keys(candidate.maxExposure).length === 0) return [];
+async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, previewed: ReleasePreview[], facts: VendorFacts[], settings: Settings, listed: number): Promise<{ stops: CapStop[]; count: number }> {
+  if (!candidate.maxExposure || Object.keys(candidate.maxExposure).length === 0) return { stops: [], count: 0 };
   const now = deps.clock.now();
   const planned: PlannedEarlyRelease[] = [];
   previewed.forEach((p, i) => {
@@ -167,7 +188,7 @@ async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, preview
     if (closesMs > sendMs) planned.push({ orderId: release.orderId, vendorId: release.vendorId, currency: release.currency, amount: release.amount, sendMs, closesMs });
   });
   const entries = await deps.exposure.open(candidate.vendorId, formatInstant(now, INDIA_TIME));
-  return capStops(planned, entries, (currency) => capOf(candidate, currency), settings.timezone);
+  return capStops(planned, entries, (currency) => capOf(candidate, currency), settings.timezone, listed);
 }
 
 /**
@@ -197,7 +218,9 @@ export async function previewSettings(deps: Dependencies, body: unknown, limit: 
 
 /**
  * Throws 409 `preview_stale` unless the preview exists, is unexpired, was made for this change's scope, and what it
- * showed still holds (the digest of the releases and versions it covered, computed again now).
+ * showed still holds: its digest (versions, hold, change, and the ends of the vendor's open index) computed again now,
+ * in a few reads whatever the number of releases (the PUT stays O(1); the apply job plans each release from what is
+ * stored when it gets there, as it would without a previewId).
  */
 async function requirePreviewHolds(deps: Dependencies, previewId: string, scope: string, digestNow: () => Promise<string>): Promise<void> {
   const preview = await deps.previews.get(previewId);
@@ -206,7 +229,7 @@ async function requirePreviewHolds(deps: Dependencies, previewId: string, scope:
   if (preview.scope !== scope) throw stale(`it previewed ${preview.scope}, not ${scope}`);
   if (Date.parse(preview.expiresAt) < deps.clock.now().toMillis()) throw stale(`it expired at ${preview.expiresAt}`);
   if (preview.digest !== await digestNow()) {
-    throw stale('what it showed no longer holds (a release it covered changed, the policy or settings changed, or this body differs from the previewed one)');
+    throw stale('what it showed no longer holds (an order of the vendor came or settled, the policy, hold or settings changed, or this body differs from the previewed one)');
   }
 }
 
@@ -214,28 +237,49 @@ async function requirePreviewHolds(deps: Dependencies, previewId: string, scope:
 export async function requirePolicyPreview(deps: Dependencies, vendorId: string, change: PolicyChange): Promise<void> {
   if (change.previewId === null) return;
   const scope = policyScope(vendorId);
-  await requirePreviewHolds(deps, change.previewId, scope, async () => (await policyPreviewState(deps, vendorId, change)).digest);
+  await requirePreviewHolds(deps, change.previewId, scope, async () => {
+    const [ends, config] = await Promise.all([deps.reads.openEnds(vendorId), deps.config.forPlanning([vendorId])]);
+    return policyDigest(vendorId, change, config, ends);
+  });
 }
 
 /** For PUT /settings with `previewId`: the body (with its change keys) is the candidate the preview must have shown. */
 export async function requireSettingsPreview(deps: Dependencies, previewId: string, body: unknown): Promise<void> {
-  await requirePreviewHolds(deps, previewId, 'settings', async () => (await settingsPreviewState(deps, body)).digest);
+  await requirePreviewHolds(deps, previewId, 'settings', async () => {
+    const current = await deps.settings.get();
+    return settingsDigest(current, settingsCandidate(current, body));
+  });
 }
 
 const policyScope = (vendorId: string): string => `policy:${vendorId}`;
 
-/** What a policy preview covers, read once for the preview and again for a PUT that requires it. */
+type PlanningConfig = Awaited<ReturnType<Dependencies['config']['forPlanning']>>;
+
+function policyDigest(vendorId: string, change: PolicyChange, config: PlanningConfig, ends: string): string {
+  const hold = config.holds.get(vendorId) ?? null;
+  return previewDigest({
+    scope: policyScope(vendorId),
+    releases: ends,
+    versions: { policy: config.policies.get(vendorId)?.version ?? 0, settings: config.settings.version, hold: hold ? `${hold.source ?? 'finance'}@${hold.at}` : 'none' },
+    change: { scheduleOption: change.policy.scheduleOption, release: change.policy.release, ...(change.policy.maxExposure ? { maxExposure: change.policy.maxExposure } : {}) },
+  });
+}
+
+const settingsDigest = (current: VersionedSettings, candidate: Settings): string =>
+  previewDigest({ scope: 'settings', releases: '', versions: { settings: current.version }, change: candidate });
+
+/**
+ * What a policy preview covers. The ends of the open index are read before the releases: an order that comes between
+ * the two reads makes the preview stale at once (the PUT reads other ends), never one that holds without it.
+ */
 async function policyPreviewState(deps: Dependencies, vendorId: string, change: PolicyChange) {
+  const ends = await deps.reads.openEnds(vendorId);
   const [config, releases] = await Promise.all([deps.config.forPlanning([vendorId]), openReleasesOfVendor(deps, vendorId)]);
   const { settings } = config;
   const hold = config.holds.get(vendorId) ?? null;
   const fromVersion = config.policies.get(vendorId)?.version ?? 0;
   const scope = policyScope(vendorId);
-  const digest = previewDigest({
-    scope, releases, versions: { policy: fromVersion, settings: settings.version },
-    change: { scheduleOption: change.policy.scheduleOption, release: change.policy.release, ...(change.policy.maxExposure ? { maxExposure: change.policy.maxExposure } : {}) },
-  });
-  return { scope, fromVersion, settings, hold, releases, digest };
+  return { scope, fromVersion, settings, hold, releases, digest: policyDigest(vendorId, change, config, ends) };
 }
 
 /** The candidate settings of a preview's body over the settings in force (a ValidationError naming each bad field). */
@@ -251,8 +295,7 @@ async function settingsPreviewState(deps: Dependencies, body: unknown) {
   const current = await deps.settings.get();
   const candidate = settingsCandidate(current, body);
   const releases = await unsentReleasesOfAll(deps);
-  const digest = previewDigest({ scope: 'settings', releases, versions: { settings: current.version }, change: candidate });
-  return { current, candidate, releases, digest };
+  return { current, candidate, releases, digest: settingsDigest(current, candidate) };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Use case of the jobs function: one step of one job, as the job queue delivers it (at least once, in any order).
  * Order of writes, so that a crash or a timeout anywhere loses nothing and repeats nothing:
- *   1. read the step's items (a page of the index, or the whole export) and record once that it was read: its count
+ *   1. read the step's items (a page of the index, or a part of an export, written) and record once that it was read: its count
  *      and the steps it opens become part of the job before those steps exist;
  *   2. enqueue the steps it opens (again on a delivery again: a step is recorded once, and its work is idempotent);
  *   3. do the items, each failure named with its release and reason, the others carrying on;

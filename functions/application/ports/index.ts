@@ -109,4 +109,6 @@ export interface Dependencies {
   gatewayReady?: () => Promise<boolean>;
   /** Open releases a preview covers in its own answer at most; above, it is a job (absent: PREVIEW_INLINE_RELEASES). */
   previewInlineReleases?: number;
+  /** Rows an outcomes export writes a step (absent: EXPORT_PART_ROWS); HOLDBACK_EXPORT_PART_ROWS sets another. */
+  exportPartRows?: number;
 }

@@ -9,6 +9,12 @@ import type { IsoInstant } from '../../domain/types';
  * 10,000 of about 450 bytes). HOLDBACK_PREVIEW_INLINE_RELEASES sets another.
  */
 export const PREVIEW_INLINE_RELEASES = 20_000;
+/**
+ * Rows of an outcomes export a step writes (one part): about 1.5 MB of CSV, read and written in seconds, far inside
+ * the jobs function's timeout; held in memory one part at a time, so memory stays flat whatever the export's size.
+ * HOLDBACK_EXPORT_PART_ROWS sets another.
+ */
+export const EXPORT_PART_ROWS = 5_000;
 
 /** What a job does (contract 6.3): the bulk work of a change, or an export. */
 export type JobKind = 'vendor_hold' | 'vendor_unhold' | 'policy_apply' | 'outcomes_export' | 'audit_export' | 'policy_preview' | 'settings_preview';
@@ -50,7 +56,10 @@ export interface StoredJob {
 export interface JobStep {
   jobId: string;
   step: string;
-  /** The vendor whose open releases the step walks, and the index position it continues after. */
+  /**
+   * The vendor whose open releases the step walks, and the index position it continues after (an export's part: the
+   * outcome position it continues after; its last step: the number of parts, as text).
+   */
   vendorId?: string;
   after?: string | null;
 }
@@ -83,6 +92,16 @@ export interface ExportStore {
    * SHA-256 (lowercase hex); the file is only visible once whole.
    */
   write(key: string, contentType: string, lines: AsyncIterable<string>): Promise<{ bytes: number; sha256: string }>;
+  /**
+   * Writes part `part` of a file written in steps (an export's part of EXPORT_PART_ROWS rows), whole, replacing any
+   * earlier try of the same part: a step delivered again after a kill or a timeout writes its part again, never twice.
+   */
+  writePart(key: string, part: number, lines: AsyncIterable<string>): Promise<{ bytes: number }>;
+  /**
+   * Writes the file `key` once from its parts 0 to `parts - 1` in order (visible only once whole, as `write`), answers
+   * its size and SHA-256, then removes the parts. Called again once the parts are gone, it answers the file written.
+   */
+  combine(key: string, contentType: string, parts: number): Promise<{ bytes: number; sha256: string }>;
   /** A download link of the file valid until `expiresAt`. */
   link(key: string, expiresAt: Date, fileName: string): Promise<string>;
   /**

@@ -101,6 +101,18 @@ export interface ReleaseReads {
    */
   openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }>;
   /**
+   * The vendor's open releases counted up to `max`: the exact number when there are at most `max`, else `max + 1`; at
+   * a cost bounded by `max` whatever the vendor's size (a preview decides by it whether it fits its answer or becomes a
+   * job), never a read of every release.
+   */
+  openCountUpTo(vendorId: string, max: number): Promise<number>;
+  /**
+   * The ends of the vendor's open index (the first and the last entry of each partition), read in a few queries of one
+   * entry whatever the vendor's size: a new order of the vendor (its maximum eligibility the latest) or a settled one
+   * (the earliest) moves them. What a previewId checks its releases by, instead of reading them again.
+   */
+  openEnds(vendorId: string): Promise<string>;
+  /**
    * Every open release of the vendor as planning reads it (previews), read at once over the index's partitions,
    * without its orders and without `attempts` (empty): a narrow read, in the order of openReleases.
    */
