@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { startExport } from '../../functions/application/jobs/export-job';
-import { outcomesCsv } from '../../functions/application/reads/query-outcomes';
+import { startExport } from '../../functions/application/audit/export-job';
+import { outcomesCsv } from '../../functions/application/outcome-rows';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { runJobStep } from '../../functions/handlers/job-steps';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
