@@ -12,7 +12,8 @@ import { defaultPolicy } from '../../domain/settings';
 import type { OrderRecord, VendorRelease } from '../../domain/types';
 import { releaseScheduleName } from '../../definitions/routing';
 import { ConflictError, NotFoundError, describeError } from '../errors';
-import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from '../ports';
+import { streamOf } from '../../domain/audit/audit-records';
+import { VersionConflictError, type AppendOptions, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from '../ports';
 import { appendAudit } from './release-writes';
 
 /** How often a use case re-reads and recomputes after a conditional write lost a race. */
@@ -54,7 +55,7 @@ export async function readDecideWrite<T>(deps: Dependencies, decide: (attempt: n
  * schedule or enqueue is re-driven by the sweep (the release is stored with its `sendAt`), a failed publish or audit
  * append is logged, never thrown, so that an outside failure never makes a release fail or send twice.
  */
-export async function runEffects(deps: Dependencies, effects: Effect[]): Promise<void> {
+export async function runEffects(deps: Dependencies, effects: Effect[], audit?: AppendOptions): Promise<void> {
   const audits: AuditEntry[] = [];
   const enqueue = effects.flatMap((e) => (e.kind === 'enqueue' ? [e.command] : []));
   const publish = effects.flatMap((e) => (e.kind === 'publish' ? [e.event] : []));
@@ -78,7 +79,7 @@ export async function runEffects(deps: Dependencies, effects: Effect[]): Promise
       deps.logger.error('publishing release events failed', { events: publish.map((e) => e.type), error: describeError(error) });
     });
   }
-  await appendAudit(deps, audits);
+  await appendAudit(deps, audits, audit);
 }
 
 type PaidOrder = StoredOrder & { order: OrderRecord };
@@ -129,12 +130,17 @@ export interface PlanOrderOptions {
    * are read consistently all the same. See DynamoConfigReader.
    */
   eventualConfig?: boolean;
+  /**
+   * The order was created by this call: its audit stream holds no record yet, so the first pass's append does not
+   * read the stream's head (AppendOptions.newStreams; a wrong guess only costs a refused put and the read).
+   */
+  newOrder?: boolean;
 }
 
 /** One planning pass over some vendors of the order, and what is done after it. */
 type Task =
   /** Plan `vendorIds` (all: undefined) from `stored` (read here when absent); `merge`: its releases are the answer's. */
-  | { kind: 'plan'; vendorIds?: readonly string[]; stored?: PaidOrder; config?: PlanningConfig; recheck: boolean; merge: boolean }
+  | { kind: 'plan'; vendorIds?: readonly string[]; stored?: PaidOrder; config?: PlanningConfig; recheck: boolean; merge: boolean; newOrder?: boolean }
   /** Read the order again after a pass's writes, and plan again the vendors whose writes missed an event. */
   | { kind: 'recheck'; written: Planned[]; merge: boolean };
 
@@ -155,7 +161,7 @@ export async function planOrderReleases(deps: Dependencies, orderId: string, opt
   const stored = options.stored ?? await loadPaid(deps, orderId);
   if (!stored) return null;
   let result: VendorRelease[] | null = null;
-  const tasks: Task[] = [{ kind: 'plan', vendorIds: options.vendorIds, stored, config: options.config, recheck: options.recheck !== false, merge: true }];
+  const tasks: Task[] = [{ kind: 'plan', vendorIds: options.vendorIds, stored, config: options.config, recheck: options.recheck !== false, merge: true, newOrder: options.newOrder }];
   while (tasks.length > 0) {
     const task = tasks.shift()!;
     if (task.kind === 'recheck') {
@@ -209,7 +215,7 @@ async function planPass(
     if (decision.write) written.push({ transition: decision.write, held: decision.value.held, events: decision.value.events });
   }
   // In one call: the order's audit entries become records of one append (one time index write), its sends one batch.
-  await runEffects(deps, written.flatMap(({ transition }) => transition.effects));
+  await runEffects(deps, written.flatMap(({ transition }) => transition.effects), task.newOrder ? { newStreams: [streamOf({ orderId })] } : undefined);
   return { releases, written };
 }
 
