@@ -89,7 +89,7 @@ function price(t: AwsCallTally, s: { before: Snapshot; after: Snapshot }, per: n
     const u = tableUnits(t, table);
     const premium = EXTRA_PRICES.dynamodb.infrequentAccessRequestFactor - 1;
     const usd = premium * (((u.wru + u.iwru) / 1e6) * PRICES.dynamodb.perMillionWriteUnits + (u.rru / 1e6) * PRICES.dynamodb.perMillionReadUnits);
-    add('DynamoDB', `Standard-IA class of ${table}: +${Math.round(premium * 100)}% on its ${round(u.wru + u.iwru, 0)} WRU and ${round(u.rru, 0)} RRU`, u.wru + u.iwru + u.rru, 'units', usd);
+    add('DynamoDB', `Standard-IA class of ${table}: +${Math.round(premium * 100)}% on its ${round((u.wru + u.iwru) * per, 2)} WRU and ${round(u.rru * per, 2)} RRU an order`, u.wru + u.iwru + u.rru, 'units', usd);
   }
   for (const name of handlers) {
     const a = s.after.lambda.get(name) ?? { invocations: 0, billedMilliseconds: 0 };

@@ -16,7 +16,7 @@ export async function appendAudit(deps: Dependencies, entries: AuditEntry[], opt
   const principal = deps.caller?.principal;
   const stamped = principal ? entries.map((e) => (e.principal === undefined ? { ...e, principal } : e)) : entries;
   try {
-    await (options ? deps.audit.append(stamped, options) : deps.audit.append(stamped));
+    await deps.audit.append(stamped, options);
   } catch (error) {
     deps.logger.error('audit entries not appended', { kinds: entries.map((e) => e.kind), error: describeError(error) });
   }
