@@ -58,6 +58,13 @@ export const EXTRA_PRICES = {
     storagePerGbMonth: 0.285,
     /** Point-in-time recovery (continuous backups), per GB-month of table size (ap-south-1 list; us-east-1 $0.20). */
     pitrPerGbMonth: 0.228,
+    /**
+     * Standard-Infrequent Access table class (aws.amazon.com/dynamodb/pricing, read 2026-11-26): storage 60% below
+     * Standard's ($0.285 x 0.4 in ap-south-1), every request unit (writes, index writes, reads) 25% above it.
+     * Point-in-time recovery is priced per GB of table size alike for both classes.
+     */
+    infrequentAccessStoragePerGbMonth: 0.114,
+    infrequentAccessRequestFactor: 1.25,
   },
   s3: {
     /** S3 Standard, first 50 TB, per GB-month (ap-south-1 list $0.025; Object Lock adds no charge). */

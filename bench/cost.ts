@@ -10,7 +10,7 @@ import { AwsCallTally } from './aws-call-meter';
 import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/definitions/routing';
 import { EXTRA_PRICES, EXTRA_PRICES_AS_OF, PRICES, PRICES_AS_OF, PRICE_REGION } from './aws-prices';
 import { LogMeter, PLATFORM_LOG_BYTES_PER_INVOCATION, bytesToGb, measureTable, modelledGbSeconds, releaseMetricsLineBytes, sampledTraces } from './whole-bill';
-import { DEFAULT_AUDIT_TABLE_NAME, DEFAULT_TABLE_NAMES } from '../functions/definitions/tables';
+import { AUDIT_TABLE, DEFAULT_AUDIT_TABLE_NAME, DEFAULT_TABLE_NAMES, TABLES, type TableDefinition } from '../functions/definitions/tables';
 import { AUDIT_ARCHIVE_BATCH } from '../lib/audit-archive';
 import { startHarness, type Harness } from '../test/e2e/harness';
 
@@ -60,6 +60,20 @@ function snapshot(harness: Harness): Snapshot {
 
 type Line = { service: string; what: string; quantity: number; unit: string; usd: number };
 
+/** The bench's tables by physical name, with their definitions (the table class prices their requests and storage). */
+const BENCH_TABLES: Record<string, TableDefinition> = {
+  [DEFAULT_TABLE_NAMES.orders]: TABLES.orders, [DEFAULT_TABLE_NAMES.config]: TABLES.config,
+  [DEFAULT_TABLE_NAMES.rejected]: TABLES.rejected, [DEFAULT_AUDIT_TABLE_NAME]: AUDIT_TABLE,
+};
+const infrequentAccess = (table: string): boolean => BENCH_TABLES[table]?.tableClass === 'STANDARD_INFREQUENT_ACCESS';
+
+/** A table's units as the meter counted them: table writes, index writes and reads. */
+function tableUnits(t: AwsCallTally, table: string): { wru: number; iwru: number; rru: number } {
+  const units = t.breakdown('DynamoDB');
+  const total = (prefix: string) => Object.entries(units).filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0);
+  return { wru: total(`write:${table}:`), iwru: total(`indexWrite:${table}/`), rru: units[`read:${table}`] ?? 0 };
+}
+
 /** Prices counted quantities; `per` scales them to one million orders. */
 function price(t: AwsCallTally, s: { before: Snapshot; after: Snapshot }, per: number, handlers: HandlerName[], wallDurations = true): Line[] {
   const lines: Line[] = [];
@@ -70,6 +84,13 @@ function price(t: AwsCallTally, s: { before: Snapshot; after: Snapshot }, per: n
   add('DynamoDB', 'table writes', wru, 'WRU', (wru / 1e6) * PRICES.dynamodb.perMillionWriteUnits);
   add('DynamoDB', 'index writes (GSIs)', iwru, 'WRU', (iwru / 1e6) * PRICES.dynamodb.perMillionWriteUnits);
   add('DynamoDB', 'reads', rru, 'RRU', (rru / 1e6) * PRICES.dynamodb.perMillionReadUnits);
+  // Tables of the Standard-IA class (the audit log) pay 25% more for each of their request units.
+  for (const table of Object.keys(BENCH_TABLES).filter(infrequentAccess)) {
+    const u = tableUnits(t, table);
+    const premium = EXTRA_PRICES.dynamodb.infrequentAccessRequestFactor - 1;
+    const usd = premium * (((u.wru + u.iwru) / 1e6) * PRICES.dynamodb.perMillionWriteUnits + (u.rru / 1e6) * PRICES.dynamodb.perMillionReadUnits);
+    add('DynamoDB', `Standard-IA class of ${table}: +${Math.round(premium * 100)}% on its ${round((u.wru + u.iwru) * per, 2)} WRU and ${round(u.rru * per, 2)} RRU an order`, u.wru + u.iwru + u.rru, 'units', usd);
+  }
   for (const name of handlers) {
     const a = s.after.lambda.get(name) ?? { invocations: 0, billedMilliseconds: 0 };
     const b = s.before.lambda.get(name) ?? { invocations: 0, billedMilliseconds: 0 };
@@ -305,8 +326,11 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
   const traces = sampledTraces(batchesPerMonth) * (1e6 / ORDERS_PER_MONTH);
   add('X-Ray', 'traces recorded (per-order functions pass through; the copier samples 1 a second + 5%)', traces, 'traces', (traces / 1e6) * EXTRA_PRICES.xray.perMillionTracesRecorded);
   const activeTracingEverywhereUsd = (sampledTraces((invocations / orders) * ORDERS_PER_MONTH + batchesPerMonth) * (1e6 / ORDERS_PER_MONTH) / 1e6) * EXTRA_PRICES.xray.perMillionTracesRecorded;
-  // Keeping them: a month of a million orders' items, indexes, continuous backups and the S3 copy.
+  // Keeping them: a month of a million orders' items, indexes, continuous backups and the S3 copy; each table's
+  // storage at its class's price (the audit log's Standard-IA).
   const tableGb = bytesToGb((ordersTable.bytes + auditTable.bytes) * per);
+  const storagePrice = (table: string) => (infrequentAccess(table) ? EXTRA_PRICES.dynamodb.infrequentAccessStoragePerGbMonth : EXTRA_PRICES.dynamodb.storagePerGbMonth);
+  const storageUsd = bytesToGb(ordersTable.bytes * per) * storagePrice(DEFAULT_TABLE_NAMES.orders) + bytesToGb(auditTable.bytes * per) * storagePrice(DEFAULT_AUDIT_TABLE_NAME);
   // Continuous backups are billed on the table's size, which leaves its global secondary indexes out.
   const backedUpGb = bytesToGb((ordersTable.bytes - ordersTable.indexBytes + auditTable.bytes - auditTable.indexBytes) * per);
   const s3Gb = bytesToGb((auditTable.bytes - auditTable.indexBytes) * per);
@@ -316,7 +340,7 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
     kinds: { orders: ordersTable.kinds, audit: auditTable.kinds },
     usdPerMillionKeptMonthly: 0,
     lines: [
-      { what: 'DynamoDB storage (items, 100 B overhead each, index entries)', gbMonths: round(tableGb, 3), usd: round(tableGb * EXTRA_PRICES.dynamodb.storagePerGbMonth, 3) },
+      { what: `DynamoDB storage (items, 100 B overhead each, index entries; the orders table ${round(bytesToGb(ordersTable.bytes * per), 2)} GB at $${storagePrice(DEFAULT_TABLE_NAMES.orders)}, the audit log ${round(bytesToGb(auditTable.bytes * per), 2)} GB at $${storagePrice(DEFAULT_AUDIT_TABLE_NAME)} a GB-month)`, gbMonths: round(tableGb, 3), usd: round(storageUsd, 3) },
       { what: 'DynamoDB point-in-time recovery (continuous backups, on the tables without their indexes)', gbMonths: round(backedUpGb, 3), usd: round(backedUpGb * EXTRA_PRICES.dynamodb.pitrPerGbMonth, 3) },
       { what: 'S3 write-once copy of the audit log (Object Lock, never deleted)', gbMonths: round(s3Gb, 3), usd: round(s3Gb * EXTRA_PRICES.s3.storagePerGbMonth, 3) },
     ],

@@ -1,7 +1,7 @@
 /** `npm run bench`: Holdback's throughput, latency and gateway-limit use on this machine, written to bench/results.json. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { DateTime } from 'luxon';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { benchConsoleBundle, consoleBundleLine, CONSOLE_BUNDLE_GOAL_GZIP_BYTES } from './console-bundle';
@@ -488,9 +488,12 @@ function writeResults(sections: Record<string, unknown> & { targets: Record<stri
 /** One part run alone: measured, written to results.json under `section` with its targets, and its line printed. */
 function part<R>(section: string, measure: () => R | Promise<R>, targets: (r: R) => Record<string, unknown>, line: (r: R) => string) {
   return async () => {
+    // The machine's load average (1 minute) before and after: on a shared machine it says what a rate is worth.
+    const before = round(loadavg()[0], 2);
     const measured = await measure();
-    const { file } = writeResults({ [section]: measured, targets: targets(measured) });
-    console.log(`${line(measured)} -> ${file}`);
+    const loadAverage = { before, after: round(loadavg()[0], 2) };
+    const { file } = writeResults({ [section]: { ...measured, loadAverage }, targets: targets(measured) });
+    console.log(`${line(measured)} (load average ${loadAverage.before} -> ${loadAverage.after}) -> ${file}`);
   };
 }
 

@@ -83,6 +83,7 @@ export class HoldbackTable extends Construct {
     this.table = new dynamodb.Table(this, 'Table', {
       ...keys,
       billingMode: billingModeOf(definition.billingMode),
+      tableClass: definition.tableClass === 'STANDARD_INFREQUENT_ACCESS' ? dynamodb.TableClass.STANDARD_INFREQUENT_ACCESS : dynamodb.TableClass.STANDARD,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,

@@ -11,7 +11,8 @@ import { vendorsOutsideOrder } from '../domain/order-events';
 import { defaultPolicy } from '../domain/settings';
 import type { OrderRecord, VendorRelease } from '../domain/types';
 import { ConflictError, NotFoundError, describeError } from './errors';
-import { VersionConflictError, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
+import { streamOf } from '../domain/audit/audit-records';
+import { VersionConflictError, type AppendOptions, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
 
 /**
  * Stored times are India time, the gateway's clock, so that text order is time order in the table: the machine's one
@@ -20,13 +21,13 @@ import { VersionConflictError, type AuditEntry, type Dependencies, type Planning
 export const storedInstant = stamp;
 
 /** Appends to the audit log; a failure is logged and swallowed (the log keeps and retries what it could not write). */
-export async function appendAudit(deps: Dependencies, entries: AuditEntry[]): Promise<void> {
+export async function appendAudit(deps: Dependencies, entries: AuditEntry[], options?: AppendOptions): Promise<void> {
   if (entries.length === 0) return;
   // A change made through the API carries its caller's proven principal beside the free-text actor (contract 6.4).
   const principal = deps.caller?.principal;
   const stamped = principal ? entries.map((e) => (e.principal === undefined ? { ...e, principal } : e)) : entries;
   try {
-    await deps.audit.append(stamped);
+    await deps.audit.append(stamped, options);
   } catch (error) {
     deps.logger.error('audit entries not appended', { kinds: entries.map((e) => e.kind), error: describeError(error) });
   }
@@ -71,7 +72,7 @@ export async function readDecideWrite<T>(deps: Dependencies, decide: (attempt: n
  * schedule or enqueue is re-driven by the sweep (the release is stored with its `sendAt`), a failed publish or audit
  * append is logged, never thrown, so that an outside failure never makes a release fail or send twice.
  */
-export async function runEffects(deps: Dependencies, effects: Effect[]): Promise<void> {
+export async function runEffects(deps: Dependencies, effects: Effect[], audit?: AppendOptions): Promise<void> {
   const audits: AuditEntry[] = [];
   const enqueue = effects.flatMap((e) => (e.kind === 'enqueue' ? [e.command] : []));
   const publish = effects.flatMap((e) => (e.kind === 'publish' ? [e.event] : []));
@@ -95,7 +96,7 @@ export async function runEffects(deps: Dependencies, effects: Effect[]): Promise
       deps.logger.error('publishing release events failed', { events: publish.map((e) => e.type), error: describeError(error) });
     });
   }
-  await appendAudit(deps, audits);
+  await appendAudit(deps, audits, audit);
 }
 
 type PaidOrder = StoredOrder & { order: OrderRecord };
@@ -146,12 +147,17 @@ export interface PlanOrderOptions {
    * are read consistently all the same. See DynamoConfigReader.
    */
   eventualConfig?: boolean;
+  /**
+   * The order was created by this call: its audit stream holds no record yet, so the first pass's append does not
+   * read the stream's head (AppendOptions.newStreams; a wrong guess only costs a refused put and the read).
+   */
+  newOrder?: boolean;
 }
 
 /** One planning pass over some vendors of the order, and what is done after it. */
 type Task =
   /** Plan `vendorIds` (all: undefined) from `stored` (read here when absent); `merge`: its releases are the answer's. */
-  | { kind: 'plan'; vendorIds?: readonly string[]; stored?: PaidOrder; config?: PlanningConfig; recheck: boolean; merge: boolean }
+  | { kind: 'plan'; vendorIds?: readonly string[]; stored?: PaidOrder; config?: PlanningConfig; recheck: boolean; merge: boolean; newOrder?: boolean }
   /** Read the order again after a pass's writes, and plan again the vendors whose writes missed an event. */
   | { kind: 'recheck'; written: Planned[]; merge: boolean };
 
@@ -172,7 +178,7 @@ export async function planOrderReleases(deps: Dependencies, orderId: string, opt
   const stored = options.stored ?? await loadPaid(deps, orderId);
   if (!stored) return null;
   let result: VendorRelease[] | null = null;
-  const tasks: Task[] = [{ kind: 'plan', vendorIds: options.vendorIds, stored, config: options.config, recheck: options.recheck !== false, merge: true }];
+  const tasks: Task[] = [{ kind: 'plan', vendorIds: options.vendorIds, stored, config: options.config, recheck: options.recheck !== false, merge: true, newOrder: options.newOrder }];
   while (tasks.length > 0) {
     const task = tasks.shift()!;
     if (task.kind === 'recheck') {
@@ -226,7 +232,7 @@ async function planPass(
     if (decision.write) written.push({ transition: decision.write, held: decision.value.held, events: decision.value.events });
   }
   // In one call: the order's audit entries become records of one append (one time index write), its sends one batch.
-  await runEffects(deps, written.flatMap(({ transition }) => transition.effects));
+  await runEffects(deps, written.flatMap(({ transition }) => transition.effects), task.newOrder ? { newStreams: [streamOf({ orderId })] } : undefined);
   return { releases, written };
 }
 

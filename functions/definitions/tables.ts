@@ -14,6 +14,11 @@ export interface TableDefinition {
   billingMode: 'PAY_PER_REQUEST';
   /** The attribute DynamoDB's TTL reads (epoch seconds); absent on tables whose items never expire. */
   timeToLiveAttribute?: string;
+  /**
+   * DynamoDB's table class on AWS (the local edge has none): Standard unless named. Standard-IA stores for 60% less and
+   * charges 25% more per request, so it pays for a table that is kept long and read little (README "The bill").
+   */
+  tableClass?: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
 }
 
 /**
@@ -181,7 +186,9 @@ export const AUDIT_TIME_SHARDS = 8;
 
 /**
  * The audit log (contract 6.2); the stack builds it beside TABLES' (lib/holdback-table.ts). Never a TTL on it: an
- * audit record is kept until someone deletes it, and a deletion shows.
+ * audit record is kept until someone deletes it, and a deletion shows. Standard-IA: each record is written once and
+ * read rarely (a stream's head, checkpoints, verify and export) but kept for ever, so its storage outweighs its requests
+ * after about two months (README "The bill").
  * - records: pk the stream (`order#<id>`, `vendor#<id>`, `config`), sk the sequence zero-padded to 12 digits;
  * - checkpoints: pk `checkpoints`, sk the number zero-padded; entries waiting after a failed append: pk `pending`.
  */
@@ -192,6 +199,7 @@ export const AUDIT_TABLE: TableDefinition = {
     { IndexName: AUDIT_TIME_INDEX.name, KeySchema: hashRange(AUDIT_TIME_INDEX.pk, AUDIT_TIME_INDEX.sk), Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['sequence', 'hash'] } },
   ],
   billingMode: 'PAY_PER_REQUEST',
+  tableClass: 'STANDARD_INFREQUENT_ACCESS',
 };
 export const AUDIT_TABLE_ENV = 'HOLDBACK_AUDIT_TABLE';
 /** The write-once copy's S3 bucket (AWS; the stack sets it on the copier, the API and the jobs function). */

@@ -1,7 +1,7 @@
 /** The audit log on a real dynalite: conditional appends, lost races, entries kept when appends fail, checkpoints, verification. */
 import { DateTime } from 'luxon';
 import { DynamoAuditStore, PENDING_PK, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
-import { DocumentClient, type PutInput } from '../../functions/adapters/dynamodb/document-client';
+import { DocumentClient, type PutInput, type QueryInput } from '../../functions/adapters/dynamodb/document-client';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { verifyAuditLog } from '../../functions/application/audit/audit-log-views';
@@ -46,6 +46,37 @@ test('appends chain each stream; a writer with a stale head loses the race, re-r
     expect(records[3].prevHash).toBe(records[2].hash);
     expect((await first.streamRecords('config'))[0]).toMatchObject({ kind: 'settings_changed', actor: 'finance', sequence: 1 });
     expect(await verifyAuditLog(auditDeps(first))).toEqual({ ok: true, records: 7, streams: 3, checkpoints: 1, firstBroken: null, unsignedRecords: 0 });
+  });
+});
+
+/** A document client that counts the queries (a stream's head is read by one). */
+class CountingDocumentClient extends DocumentClient {
+  queries = 0;
+  override async query(input: QueryInput) {
+    this.queries += 1;
+    return super.query(input);
+  }
+}
+
+test('a stream the caller names as new is appended without reading its head; a wrong guess still chains after the real head', async () => {
+  await withLocalDynamo(async ({ client }) => {
+    const doc = new CountingDocumentClient(client);
+    const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    await store.append([entry('order_new', 1), entry('order_new', 2)], { newStreams: ['order#order_new'] });
+    expect(doc.queries).toBe(0);
+    // Another container (no head remembered) wrongly names a stream that has records: the put of sequence 1 is refused,
+    // the head is read, and the records follow it.
+    const other = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    await other.append([entry('order_new', 3)], { newStreams: ['order#order_new'] });
+    expect(doc.queries).toBeGreaterThan(0);
+    const records = await store.streamRecords('order#order_new');
+    expect(records.map((r) => [r.sequence, r.detail.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
+    expect(records[2].prevHash).toBe(records[1].hash);
+    // Without the hint, an unknown head is read first.
+    const before = doc.queries;
+    await new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger()).append([entry('order_other', 1)]);
+    expect(doc.queries).toBe(before + 1);
+    expect((await verifyAuditLog(auditDeps(store))).ok).toBe(true);
   });
 });
 

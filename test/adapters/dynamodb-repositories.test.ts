@@ -331,6 +331,28 @@ describe('DynamoOrderRepository', () => {
     expect((await repo.listReleases('order_1003')).map((r) => r.vendorId)).toEqual(['vendor_A', 'vendor_B']);
   });
 
+  test('releases read at once (an SQS batch of the release function) are read by one consistent BatchGetItem, one alone by GetItem', async () => {
+    const calls: string[] = [];
+    const counting = Object.create(dynamo.doc) as typeof dynamo.doc;
+    counting.get = async (input) => { calls.push(`get ${String(input.ConsistentRead)}`); return dynamo.doc.get(input); };
+    counting.batchGet = async (table, keys, consistent) => { calls.push(`batchGet ${keys.length} ${String(consistent)}`); return dynamo.doc.batchGet(table, keys, consistent); };
+    const repo = new DynamoOrderRepository(counting, dynamo.tables.orders);
+    const vendors = Array.from({ length: 10 }, (_, i) => `vendor_${i}`);
+    for (const vendorId of vendors) await repo.putRelease(release({ orderId: 'order_1009', vendorId }), null);
+    // Written just before: each read goes out after it was asked, so it sees the write.
+    await repo.putRelease(release({ orderId: 'order_1009', vendorId: 'vendor_0', state: 'APPLYING', sendAt: null, version: 2 }), 1);
+    const read = await Promise.all([...vendors, 'vendor_none', 'vendor_3'].map((vendorId) => repo.getRelease('order_1009', vendorId)));
+    expect(calls).toEqual(['batchGet 11 true']);
+    expect(read.map((r) => r && [r.vendorId, r.state])).toEqual([
+      ['vendor_0', 'APPLYING'], ...vendors.slice(1).map((v) => [v, 'SCHEDULED']), null, ['vendor_3', 'SCHEDULED'],
+    ]);
+    // Each caller has its own release (one may change what it got without touching another's).
+    expect(read[3]).not.toBe(read[11]);
+    calls.length = 0;
+    expect((await repo.getRelease('order_1009', 'vendor_5'))?.vendorId).toBe('vendor_5');
+    expect(calls).toEqual(['get true']);
+  });
+
   test('listDue merges every shard, oldest send first, up to the limit, and leaves releases without sendAt out', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);

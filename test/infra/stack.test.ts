@@ -81,6 +81,8 @@ describe('DynamoDB tables', () => {
     expect(audit.Properties.TimeToLiveSpecification).toBeUndefined();
     expect([audit.DeletionPolicy, audit.Properties.DeletionProtectionEnabled, audit.Properties.PointInTimeRecoverySpecification])
       .toEqual(['Retain', true, { PointInTimeRecoveryEnabled: true }]);
+    // Written once, read rarely, kept for ever: Standard-IA (README "The bill" shows the arithmetic).
+    expect(audit.Properties.TableClass).toBe('STANDARD_INFREQUENT_ACCESS');
     for (const [id, fn] of holdbackFunctions()) {
       expect([id, fn.Properties.Environment.Variables[AUDIT_TABLE_ENV]]).toEqual([id, { Ref: logicalId(stack.tables.audit.table) }]);
     }
@@ -95,6 +97,8 @@ describe('DynamoDB tables', () => {
     expect(table.Properties.GlobalSecondaryIndexes ?? []).toEqual(definition.globalSecondaryIndexes);
     expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
     expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    // Read and rewritten through a release's life: the Standard class (its requests cost 25% less than Standard-IA's).
+    expect(table.Properties.TableClass).toBe('STANDARD');
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.UpdateReplacePolicy).toBe('Retain');
   });

@@ -6,7 +6,7 @@ import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { randomUUID } from 'node:crypto';
 import type { AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
 import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
-import type { AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
+import type { AppendOptions, AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';
 import { isConditionalCheckFailed, queryItems } from './item-keys';
@@ -131,9 +131,9 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   ) {}
 
   /** Never throws: what cannot be appended is kept as a pending item; what cannot even be kept is logged whole. */
-  async append(entries: AuditEntry[]): Promise<void> {
+  async append(entries: AuditEntry[], options: AppendOptions = {}): Promise<void> {
     if (entries.length === 0) return;
-    const failed = await this.appendEach(entries);
+    const failed = await this.appendEach(entries, options.newStreams);
     if (failed.entries.length === 0) return;
     try {
       await this.keepPending(failed.entries, failed.reason);
@@ -298,12 +298,12 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   /** Appends each stream's entries (streams in parallel); answers the entries that could not be appended. */
-  private async appendEach(entries: AuditEntry[]): Promise<{ entries: AuditEntry[]; reason: string }> {
+  private async appendEach(entries: AuditEntry[], newStreams: readonly string[] = []): Promise<{ entries: AuditEntry[]; reason: string }> {
     const recordedAt = new Date(this.clock.now().toMillis()).toISOString();
     const failed: AuditEntry[] = [];
     let reason = '';
     await Promise.all([...entriesByStream(entries)].map(async ([stream, list]) => {
-      const left = await this.inTurn(stream, () => this.appendToStream(stream, list, recordedAt));
+      const left = await this.inTurn(stream, () => this.appendToStream(stream, list, recordedAt, newStreams.includes(stream)));
       if (left.entries.length > 0) {
         failed.push(...left.entries);
         reason = left.reason;
@@ -312,16 +312,21 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     return { entries: failed, reason };
   }
 
-  /** Seals after the stream's head and puts each record only if its sequence is free; a lost race seals again. */
-  private async appendToStream(stream: string, entries: AuditEntry[], recordedAt: string): Promise<{ entries: AuditEntry[]; reason: string }> {
+  /**
+   * Seals after the stream's head and puts each record only if its sequence is free; a lost race seals again. `fresh`:
+   * the caller knows the stream is empty, so an unknown head is taken as none instead of read (first try only).
+   */
+  private async appendToStream(stream: string, entries: AuditEntry[], recordedAt: string, fresh = false): Promise<{ entries: AuditEntry[]; reason: string }> {
     let left = entries;
     let reason = '';
     let races = 0;
     let faults = 0;
+    let assumeEmpty = fresh;
     while (left.length > 0 && races < RACE_ATTEMPTS && faults < FAULT_ATTEMPTS) {
       try {
         let head = this.heads.get(stream);
-        if (head === undefined) head = await this.readHead(stream) ?? undefined;
+        if (head === undefined && !assumeEmpty) head = await this.readHead(stream) ?? undefined;
+        assumeEmpty = false;
         const sealed = sealRecords(stream, head ?? null, left, recordedAt);
         for (const [i, record] of sealed.entries()) {
           await this.doc.put({

@@ -28,7 +28,16 @@ export interface AuditLog {
    * Appends the entries in order. Retries on its own; it never makes a release fail or repeat: a record it could not
    * write after its retries is kept for a later append (the sweep), and the failure is logged.
    */
-  append(entries: AuditEntry[]): Promise<void>;
+  append(entries: AuditEntry[], options?: AppendOptions): Promise<void>;
+}
+
+/** What the caller of an append knows that spares the log a read. */
+export interface AppendOptions {
+  /**
+   * Streams that hold no record yet (the stream of an order created by this very call): their head is not read
+   * before the first record is put. The put stays conditional, so a wrong guess only costs a refused put and the read.
+   */
+  newStreams?: readonly string[];
 }
 
 /** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */

@@ -94,7 +94,7 @@ export async function handleOrderEvent(
   // A new order has nothing else stored under it: an event racing the payment finds the order paid when it tries to
   // mark it, and plans it itself. Otherwise the order is read with what came before.
   const releases = created === 'new'
-    ? (await planOrderReleases(deps, order.orderId, { cause: PAYMENT, stored: { order, events: [], releases: [] }, config, recheck: false })) ?? []
+    ? (await planOrderReleases(deps, order.orderId, { cause: PAYMENT, stored: { order, events: [], releases: [] }, config, recheck: false, newOrder: true })) ?? []
     : (await reconcileOrder(deps, event.orderId, PAYMENT, config, created === 'awaited' ? 'all' : undefined))?.releases ?? [];
   return { outcome: 'accepted', orderId: event.orderId, duplicate: created === 'exists', releases };
 }
