@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runApiCommand } from '../../bin/api-commands';
+import { pollUntil } from '../infra/holdback-process';
 import { startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -71,8 +72,13 @@ test('order, outcomes as CSV, hold and a refused manual release', async () => {
   const pastOk = await cli('release', 'order_cli_1', 'vendor_b', '--at', past, '--past-ok', '--actor', 'finance@example.com', '--reason', 'pay now', '--json');
   expect(pastOk.code).toBe(0);
   expect(JSON.parse(pastOk.out)).toMatchObject({ vendorId: 'vendor_b', manual: { actor: 'finance@example.com' } });
-  // Contract 6.4: vendor_b's share went early, so it is exposure; a held release shows the day it settles anyway.
-  const exposed = await cli('vendors');
+  // Contract 6.4: vendor_b's share went early, so it is exposure once sent (the release answers before its send, which
+  // the release queue does next); a held release shows the day it settles anyway.
+  let exposed = await cli('vendors');
+  await pollUntil('vendor_b\'s early release counted as exposure', async () => {
+    exposed = await cli('vendors');
+    return /^Exposure in all: /m.test(exposed.out);
+  }, 60_000, 100);
   expect(exposed.out).toMatch(/^vendor_b .*INR 400\.00 \(1\)\s+INR 400\.00 \(1\)$/m);
   expect(exposed.out).toMatch(/^Exposure in all: INR 400\.00 in 1 release$/m);
   expect(exposed.out).toMatch(/^vendor_a .*HELD \(fin/m);
