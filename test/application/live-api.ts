@@ -9,6 +9,8 @@ export interface LiveApi {
   world: FakeWorld;
   /** Base URL of the server, e.g. "http://127.0.0.1:41234". */
   url: string;
+  /** The dependencies the handler built (the world's, copied in before each test): what a test changes for the API. */
+  deps: Dependencies;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface LiveApi {
  */
 export function serveApiOverFakes(start = '2022-12-02T16:05:00+05:30'): LiveApi {
   const live = {} as Dependencies;
-  const api = {} as LiveApi;
+  const api = { deps: live } as LiveApi;
   let server: ApiServer;
   beforeAll(async () => {
     server = await createApiServer({ port: 0, handler: makeApiHandler(() => live) });
@@ -26,6 +28,7 @@ export function serveApiOverFakes(start = '2022-12-02T16:05:00+05:30'): LiveApi 
   afterAll(() => server.close());
   beforeEach(() => {
     api.world = fakeWorld(start);
+    for (const key of Object.keys(live)) delete (live as unknown as Record<string, unknown>)[key];
     Object.assign(live, api.world.deps);
   });
   return api;

@@ -134,7 +134,22 @@ describe('PUT /vendors/{vendorId}/policy with previewId, expectedVersion and app
     expect((await call('GET', `/vendors/${VENDOR}/policy`)).body.version).toBe(0);
   });
 
-  test('a PUT with previewId checks it in a few reads, never reading the releases again; a hold placed since makes it stale', async () => {
+  test('a preview of at most the strict bound is checked release by release: a delivery since it makes it stale', async () => {
+    await usePolicy(api.world, { kind: 'after_delivery', delay: 'P1D' }, VENDOR);
+    await payOrders(ORDERS.slice(0, 2));
+    const preview = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
+    const before = await api.world.orders.getRelease(ORDERS[0], VENDOR);
+    await send(api.world, 'order.delivered', { orderId: ORDERS[0], deliveredAt: '2022-12-03T10:00:00+05:30' });
+    // The delivery planned the release again (a new version): the preview listed it as it was before.
+    expect((await api.world.orders.getRelease(ORDERS[0], VENDOR))!.version).toBeGreaterThan(before!.version);
+    const stale = await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, previewId: preview.previewId });
+    expect(stale).toMatchObject({ status: 409, body: { error: { code: 'preview_stale', message: expect.stringMatching(/no longer holds/) } } });
+    const fresh = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
+    expect((await call('PUT', `/vendors/${VENDOR}/policy`, { ...CANDIDATE, previewId: fresh.previewId })).status).toBe(200);
+  });
+
+  test('above the strict bound a PUT with previewId checks it in a few reads, never reading the releases again; a hold placed since makes it stale', async () => {
+    api.deps.previewStrictReleases = 1;
     await payOrders(ORDERS.slice(0, 2));
     const preview = (await call('POST', `/vendors/${VENDOR}/policy/preview`, CANDIDATE)).body;
     const reads = api.world.deps.reads;
@@ -156,6 +171,7 @@ describe('PUT /vendors/{vendorId}/policy with previewId, expectedVersion and app
       expect(releaseReads).toBe(0);
     } finally {
       reads.openReleasesToPlan = planningRead;
+      delete api.deps.previewStrictReleases;
     }
   });
 

@@ -218,9 +218,11 @@ export async function previewSettings(deps: Dependencies, body: unknown, limit: 
 
 /**
  * Throws 409 `preview_stale` unless the preview exists, is unexpired, was made for this change's scope, and what it
- * showed still holds: its digest (versions, hold, change, and the ends of the vendor's open index) computed again now,
- * in a few reads whatever the number of releases (the PUT stays O(1); the apply job plans each release from what is
- * stored when it gets there, as it would without a previewId).
+ * showed still holds: its digest computed again now. The digest always covers the versions, the hold, the change and
+ * the ends of the vendor's open index; when the preview covered at most STRICT_PREVIEW_RELEASES releases it covers each
+ * of them too (id and version), so a delivery, dispute, send or new order since the preview makes it stale. Above
+ * that the PUT checks the ends only, in a few reads whatever the number of releases (the PUT stays bounded; the apply
+ * job plans each release from what is stored when it gets there, as it would without a previewId).
  */
 async function requirePreviewHolds(deps: Dependencies, previewId: string, scope: string, digestNow: () => Promise<string>): Promise<void> {
   const preview = await deps.previews.get(previewId);
@@ -238,16 +240,16 @@ export async function requirePolicyPreview(deps: Dependencies, vendorId: string,
   if (change.previewId === null) return;
   const scope = policyScope(vendorId);
   await requirePreviewHolds(deps, change.previewId, scope, async () => {
-    const [ends, config] = await Promise.all([deps.reads.openEnds(vendorId), deps.config.forPlanning([vendorId])]);
-    return policyDigest(vendorId, change, config, ends);
+    const [ends, config, covered] = await Promise.all([deps.reads.openEnds(vendorId), deps.config.forPlanning([vendorId]), strictlyCovered(deps, [[vendorId]])]);
+    return policyDigest(vendorId, change, config, ends, covered);
   });
 }
 
 /** For PUT /settings with `previewId`: the body (with its change keys) is the candidate the preview must have shown. */
 export async function requireSettingsPreview(deps: Dependencies, previewId: string, body: unknown): Promise<void> {
   await requirePreviewHolds(deps, previewId, 'settings', async () => {
-    const current = await deps.settings.get();
-    return settingsDigest(current, settingsCandidate(current, body));
+    const [current, covered] = await Promise.all([deps.settings.get(), strictlyCovered(deps, knownVendorPages(deps, VENDOR_PAGE))]);
+    return settingsDigest(current, settingsCandidate(current, body), covered);
   });
 }
 
@@ -255,18 +257,49 @@ const policyScope = (vendorId: string): string => `policy:${vendorId}`;
 
 type PlanningConfig = Awaited<ReturnType<Dependencies['config']['forPlanning']>>;
 
-function policyDigest(vendorId: string, change: PolicyChange, config: PlanningConfig, ends: string): string {
+/**
+ * A preview over at most this many releases is checked release by release by the PUT that names it; above, by the
+ * versions and the ends of the open index only (README "Previews at size").
+ */
+export const STRICT_PREVIEW_RELEASES = 1000;
+
+/**
+ * The releases a preview (or the PUT checking it) covers, when there are at most STRICT_PREVIEW_RELEASES of them
+ * (counted first, in bounded reads); null above.
+ */
+async function strictlyCovered(deps: Dependencies, vendorIds: AsyncIterable<string[]> | string[][]): Promise<VendorRelease[] | null> {
+  const pages: string[][] = [];
+  for await (const page of vendorIds) pages.push(page);
+  if (!(await coversAtMostStrict(deps, pages))) return null;
+  const releases: VendorRelease[] = [];
+  for (const page of pages) for (const open of await Promise.all(page.map((vendorId) => openReleasesOfVendor(deps, vendorId)))) releases.push(...open);
+  return releases;
+}
+
+/** Whether the vendors' open releases are few enough to be checked one by one (the same count on both sides). */
+const coversAtMostStrict = async (deps: Dependencies, vendorIds: AsyncIterable<string[]> | string[][]): Promise<boolean> =>
+  !(await coversMoreThan(deps, vendorIds, strictMax(deps)));
+
+const strictMax = (deps: Dependencies): number => deps.previewStrictReleases ?? STRICT_PREVIEW_RELEASES;
+
+/** The covered releases' mark in a digest: each release's id and version, or "more than" when not covered one by one. */
+function releasesMark(ends: string, covered: readonly VendorRelease[] | null): string {
+  if (covered === null) return `${ends}\nmore than the strict bound`;
+  return `${ends}\n${covered.map((r) => `${r.orderId}/${r.vendorId}@${r.version}`).sort().join('\n')}`;
+}
+
+function policyDigest(vendorId: string, change: PolicyChange, config: PlanningConfig, ends: string, covered: readonly VendorRelease[] | null): string {
   const hold = config.holds.get(vendorId) ?? null;
   return previewDigest({
     scope: policyScope(vendorId),
-    releases: ends,
+    releases: releasesMark(ends, covered),
     versions: { policy: config.policies.get(vendorId)?.version ?? 0, settings: config.settings.version, hold: hold ? `${hold.source ?? 'finance'}@${hold.at}` : 'none' },
     change: { scheduleOption: change.policy.scheduleOption, release: change.policy.release, ...(change.policy.maxExposure ? { maxExposure: change.policy.maxExposure } : {}) },
   });
 }
 
-const settingsDigest = (current: VersionedSettings, candidate: Settings): string =>
-  previewDigest({ scope: 'settings', releases: '', versions: { settings: current.version }, change: candidate });
+const settingsDigest = (current: VersionedSettings, candidate: Settings, covered: readonly VendorRelease[] | null): string =>
+  previewDigest({ scope: 'settings', releases: releasesMark('', covered), versions: { settings: current.version }, change: candidate });
 
 /**
  * What a policy preview covers. The ends of the open index are read before the releases: an order that comes between
@@ -274,12 +307,15 @@ const settingsDigest = (current: VersionedSettings, candidate: Settings): string
  */
 async function policyPreviewState(deps: Dependencies, vendorId: string, change: PolicyChange) {
   const ends = await deps.reads.openEnds(vendorId);
-  const [config, releases] = await Promise.all([deps.config.forPlanning([vendorId]), openReleasesOfVendor(deps, vendorId)]);
+  const [config, releases, strict] = await Promise.all([
+    deps.config.forPlanning([vendorId]), openReleasesOfVendor(deps, vendorId), coversAtMostStrict(deps, [[vendorId]]),
+  ]);
+  const covered = strict ? releases : null;
   const { settings } = config;
   const hold = config.holds.get(vendorId) ?? null;
   const fromVersion = config.policies.get(vendorId)?.version ?? 0;
   const scope = policyScope(vendorId);
-  return { scope, fromVersion, settings, hold, releases, digest: policyDigest(vendorId, change, config, ends) };
+  return { scope, fromVersion, settings, hold, releases, digest: policyDigest(vendorId, change, config, ends, covered) };
 }
 
 /** The candidate settings of a preview's body over the settings in force (a ValidationError naming each bad field). */
@@ -294,8 +330,9 @@ function settingsCandidate(current: Settings, body: unknown): Settings {
 async function settingsPreviewState(deps: Dependencies, body: unknown) {
   const current = await deps.settings.get();
   const candidate = settingsCandidate(current, body);
-  const releases = await unsentReleasesOfAll(deps);
-  return { current, candidate, releases, digest: settingsDigest(current, candidate) };
+  const [releases, strict] = await Promise.all([unsentReleasesOfAll(deps), coversAtMostStrict(deps, knownVendorPages(deps, VENDOR_PAGE))]);
+  const covered = strict ? releases : null;
+  return { current, candidate, releases, digest: settingsDigest(current, candidate, covered) };
 }
 
 /**

@@ -109,6 +109,11 @@ export interface Dependencies {
   gatewayReady?: () => Promise<boolean>;
   /** Open releases a preview covers in its own answer at most; above, it is a job (absent: PREVIEW_INLINE_RELEASES). */
   previewInlineReleases?: number;
+  /**
+   * Releases a preview covers at most for the PUT naming its previewId to check them one by one; above, it checks the
+   * versions and the ends of the open index only (absent: STRICT_PREVIEW_RELEASES, config/preview-changes.ts).
+   */
+  previewStrictReleases?: number;
   /** Rows an outcomes export writes a step (absent: EXPORT_PART_ROWS); HOLDBACK_EXPORT_PART_ROWS sets another. */
   exportPartRows?: number;
 }
