@@ -3,7 +3,8 @@ import Decimal from 'decimal.js';
 import type { DateTime } from 'luxon';
 import type { BankCalendar } from './calendar';
 import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
-import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
+import { INDIA_TIME, formatEpochMs } from './dates';
+import { Instant } from './instant';
 import { landingOf, moneyOf, type ProjectedRelease } from './projection';
 import { sha256Hex } from './digest';
 import { planRelease, type VendorFacts } from './release';
@@ -106,7 +107,7 @@ function pinnedPolicyOf(release: VendorRelease): VendorPolicy {
  */
 function sideOf(release: ProjectedRelease, calendar: BankCalendar, earliestMs: number): Side {
   const landing = landingOf(release, calendar, earliestMs);
-  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : parseMoment(release.targetEligibility, 'targetEligibility').ms;
+  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : Instant.parse(release.targetEligibility, 'targetEligibility').ms;
   return { targetMs, settlesMs: landing?.settlesMs ?? null };
 }
 
@@ -126,7 +127,7 @@ export function previewReleases(
   const earliestMs = nextGatewayMinuteMs(now.toMillis());
   const sameWindow = settings.candidate.deferByDays === settings.current.deferByDays;
   return releases.map((release, index) => {
-    const maxMs = parseMoment(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;
+    const maxMs = Instant.parse(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;
     const candidateMax = sameWindow ? release.maxEligibility : formatEpochMs(maxMs, INDIA_TIME);
     const planned = planRelease({
       order: orderOf(release, candidateMax), vendorId: release.vendorId, amount: release.amount,

@@ -2,7 +2,8 @@
 import { DateTime } from 'luxon';
 import { BankCalendar, firstDayOfPeriod } from './calendar';
 import { MINUTE_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
-import { INDIA_TIME, dateTimeOf, type Moment } from './dates';
+import { INDIA_TIME } from './dates';
+import type { Instant } from './instant';
 import { ValidationError } from './errors';
 
 export interface ScheduleOption {
@@ -105,10 +106,10 @@ export function predictSettlement(eligibility: DateTime, scheduleOption: number,
   return DateTime.fromMillis(settles, { zone: INDIA_TIME });
 }
 
-/** predictSettlement of a Moment, in epoch milliseconds. */
-export function settlementOfMoment(eligibility: Moment, scheduleOption: number, calendar: BankCalendar): number {
+/** predictSettlement of an Instant, in epoch milliseconds. */
+export function settlementOfInstant(eligibility: Instant, scheduleOption: number, calendar: BankCalendar): number {
   const settles = settlementAfter(eligibility.ms, scheduleOption, calendar);
-  if (settles === null) throw noSlotWithin(scheduleOption, `${dateTimeOf(eligibility).toISO()}`);
+  if (settles === null) throw noSlotWithin(scheduleOption, `${eligibility.toDateTime().toISO()}`);
   return settles;
 }
 

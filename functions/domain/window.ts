@@ -1,7 +1,8 @@
 /** The eligibility window [transaction time, transaction time + Defer by Days] and the gateway's "not in the past". */
 import { DateTime, type Zone } from 'luxon';
 import type { Clamp } from './types';
-import { INDIA_TIME, formatEpochMs, formatInstant, type Moment } from './dates';
+import { INDIA_TIME, formatEpochMs, formatInstant } from './dates';
+import { fixedZone, type Instant } from './instant';
 
 const MINUTE_MS = 60_000;
 
@@ -32,10 +33,10 @@ export interface EligibilityWindow {
   maxEligibility: DateTime;
 }
 
-/** The window as Moments, for decisions computed in epoch milliseconds. */
-export interface MomentWindow {
-  transactionTime: Moment;
-  maxEligibility: Moment;
+/** The window as Instants, for decisions computed in epoch milliseconds. */
+export interface InstantWindow {
+  transactionTime: Instant;
+  maxEligibility: Instant;
 }
 
 export type ClampResult =
@@ -49,8 +50,7 @@ interface InstantForm<T> {
 }
 
 const DATE_TIME: InstantForm<DateTime> = { ms: (dt) => dt.toMillis(), zone: (dt) => dt.zoneName ?? INDIA_TIME };
-// A named zone is passed by its name, as a DateTime's zoneName is (formatInstant reads "Asia/Kolkata" as fixed +05:30).
-const MOMENT: InstantForm<Moment> = { ms: (m) => m.ms, zone: (m) => (m.zone.isUniversal ? m.zone : m.zone.name) };
+const INSTANT: InstantForm<Instant> = { ms: (i) => i.ms, zone: (i) => fixedZone(i.offset) };
 
 function intoWindow<T>(form: InstantForm<T>, target: T, window: { transactionTime: T; maxEligibility: T }): { eligibility: T; clamp: Clamp | null } {
   const at = form.ms(target);
@@ -69,9 +69,9 @@ export function clampIntoWindow(target: DateTime, window: EligibilityWindow): { 
   return intoWindow(DATE_TIME, target, window);
 }
 
-/** clampIntoWindow on Moments. */
-export function clampMomentIntoWindow(target: Moment, window: MomentWindow): { eligibility: Moment; clamp: Clamp | null } {
-  return intoWindow(MOMENT, target, window);
+/** clampIntoWindow on Instants. */
+export function clampInstantIntoWindow(target: Instant, window: InstantWindow): { eligibility: Instant; clamp: Clamp | null } {
+  return intoWindow(INSTANT, target, window);
 }
 
 /**

@@ -4,7 +4,8 @@
  * its max eligibility falls within the settings' `holdWarning` is an alert (the overview, GET /alerts/held-settling,
  * and the HeldSettlingSoon metric on AWS).
  */
-import { INDIA_TIME, formatEpochMs, formatInstant, shiftMoment } from '../../domain/dates';
+import { INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { landingOf, moneyOf, CurrencyTotals } from '../../domain/projection';
 import { DEFAULT_HOLD_WARNING, calendarOf } from '../../domain/settings';
 import type { HoldReason, HoldSource } from '../../domain/types';
@@ -50,7 +51,7 @@ export async function heldSettlingSoon(deps: Dependencies, vendorId?: string, li
   const settings = await deps.settings.get();
   const now = deps.clock.now();
   const warning = settings.holdWarning ?? DEFAULT_HOLD_WARNING;
-  const untilMs = shiftMoment({ ms: now.toMillis(), zone: now.zone }, warning, 'holdWarning', 1).ms;
+  const untilMs = Instant.fromDateTime(now).plus(warning, 'holdWarning').ms;
   const calendar = calendarOf(settings);
   const earliestMs = nextGatewayMinuteMs(now.toMillis());
   // Open releases by max eligibility: a settlement within the warning has its max eligibility before its end.

@@ -4,7 +4,8 @@
  * sends cannot both pass (the entry is written before the vendor and currency's version is moved conditionally; a
  * writer that loses the move reads again, the winner's entry included). One that would pass the cap waits.
  */
-import { INDIA_TIME, formatEpochMs, formatInstant, parseMoment } from '../../domain/dates';
+import { INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { capOf, checkCap, isEarly, riskClosesAtMs, type ExposureEntry } from '../../domain/exposure';
 import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release';
 import type { VendorRelease } from '../../domain/types';
@@ -54,7 +55,7 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
     const check = checkCap({ entries: others, cap, amount: release.amount, currency, nowMs: input.now.toMillis(), zone: input.settings.timezone });
     if (!check.fits) {
       await deps.exposure.remove(entry);
-      const maxMs = parseMoment(release.maxEligibility, 'maxEligibility').ms;
+      const maxMs = Instant.parse(release.maxEligibility, 'maxEligibility').ms;
       return {
         kind: 'wait',
         write: waitForExposure({
@@ -96,8 +97,8 @@ export async function followDelivery(deps: Pick<Dependencies, 'exposure' | 'cloc
     const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts.deliveredAt, settings });
     const current = (await deps.exposure.open(release.vendorId, formatInstant(now, INDIA_TIME), release.exposure.currency)).filter((e) => e.orderId === orderId);
     const closesAt = formatEpochMs(closesMs, INDIA_TIME);
-    if (current.length === 0 || current.every((e) => parseMoment(e.closesAt, 'closesAt').ms === closesMs)) continue;
+    if (current.length === 0 || current.every((e) => Instant.parse(e.closesAt, 'closesAt').ms === closesMs)) continue;
     if (closesMs > now.toMillis()) await deps.exposure.put({ ...current[0], closesAt });
-    await Promise.all(current.filter((e) => parseMoment(e.closesAt, 'closesAt').ms !== closesMs).map((e) => deps.exposure.remove(e)));
+    await Promise.all(current.filter((e) => Instant.parse(e.closesAt, 'closesAt').ms !== closesMs).map((e) => deps.exposure.remove(e)));
   }
 }

@@ -3,11 +3,12 @@
  * rule it is pinned to; an operator's manual release and retry; and the what-if plan of previews.
  */
 import type { DateTime } from 'luxon';
-import { formatEpochMs, formatInstant, momentOf, parseMoment, shiftMoment, type Moment } from '../dates';
-import { settlementOfMoment } from '../schedule-options';
+import { formatEpochMs, formatInstant } from '../dates';
+import { Instant } from '../instant';
+import { settlementOfInstant } from '../schedule-options';
 import { calendarOf } from '../settings';
 import type { Clamp, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease } from '../types';
-import { clampMomentIntoWindow, nextGatewayMinuteMs, type MomentWindow } from '../window';
+import { clampInstantIntoWindow, nextGatewayMinuteMs, type InstantWindow } from '../window';
 import { audit, commit, sameRelease, stamp, type Cause, type Effect, type Refusal, type ReleaseKeyOf, type Transition } from './effects';
 import type { VendorFacts } from './facts';
 import { reasonText, ruleText, type Reason } from './reasons';
@@ -92,24 +93,24 @@ export function baseOf(current: VendorRelease | null, input: PlanInput): VendorR
 }
 
 /** The rule's target before clamping; null while it waits for an event (a delivery). */
-function ruleTarget(rule: ReleaseRule, transactionTime: Moment, facts: VendorFacts): Moment | null {
+function ruleTarget(rule: ReleaseRule, transactionTime: Instant, facts: VendorFacts): Instant | null {
   switch (rule.kind) {
     case 'at_max': return null;
     case 'immediate': return transactionTime;
-    case 'after_payment': return shiftMoment(transactionTime, rule.delay, 'release.delay', 1);
-    case 'after_delivery': return facts.deliveredAt ? shiftMoment(momentOf(facts.deliveredAt), rule.delay, 'release.delay', 1) : null;
+    case 'after_payment': return transactionTime.plus(rule.delay, 'release.delay');
+    case 'after_delivery': return facts.deliveredAt ? Instant.fromDateTime(facts.deliveredAt).plus(rule.delay, 'release.delay') : null;
   }
 }
 
 /** The release left at max eligibility, the gateway's default. */
-function atMax(base: VendorRelease, max: Moment, settings: Settings, reason: Reason): VendorRelease {
+function atMax(base: VendorRelease, max: Instant, settings: Settings, reason: Reason): VendorRelease {
   const zone = settings.timezone;
   return {
     ...base,
     state: 'AT_MAX',
     targetEligibility: formatEpochMs(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
-    predictedSettlement: formatEpochMs(settlementOfMoment(max, base.scheduleOption, calendarOf(settings)), zone),
+    predictedSettlement: formatEpochMs(settlementOfInstant(max, base.scheduleOption, calendarOf(settings)), zone),
     reasonCode: reason.code,
     reason: reasonText(reason),
   };
@@ -127,7 +128,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   const { settings, facts, hold } = input;
   const zone = settings.timezone;
   const now = input.now.toMillis();
-  const window: MomentWindow = { transactionTime: parseMoment(base.transactionTime, 'transactionTime'), maxEligibility: parseMoment(base.maxEligibility, 'maxEligibility') };
+  const window: InstantWindow = { transactionTime: Instant.parse(base.transactionTime, 'transactionTime'), maxEligibility: Instant.parse(base.maxEligibility, 'maxEligibility') };
   const max = window.maxEligibility;
   const manual = base.manual ?? null;
 
@@ -141,9 +142,9 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, { code: 'window_closed' });
 
   const requested = manual
-    ? parseMoment(manual.at ?? manual.requestedAt, 'manual.at')
+    ? Instant.parse(manual.at ?? manual.requestedAt, 'manual.at')
     : ruleTarget(base.rule, window.transactionTime, facts);
-  const target = requested ? clampMomentIntoWindow(requested, window) : null;
+  const target = requested ? clampInstantIntoWindow(requested, window) : null;
   const targetText = target ? formatEpochMs(target.eligibility.ms, zone) : null;
   const why = manual ? `manual release by ${manual.actor} (${manual.reason})` : ruleText(base.rule);
   const overridden = manual?.override === true;
@@ -158,10 +159,10 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   }
   if (!target) return { ...base, state: 'WAITING', reasonCode: 'waiting_delivery', reason: reasonText({ code: 'waiting_delivery', why }) };
 
-  const planned = shiftMoment(target.eligibility, settings.releaseLead, 'releaseLead', -1).ms;
+  const planned = target.eligibility.minus(settings.releaseLead, 'releaseLead').ms;
   let sendAt = planned;
   const pending = current && isPending(current.state) && current.sendAt ? current : null;
-  const pendingAt = pending ? parseMoment(pending.sendAt, 'sendAt').ms : null;
+  const pendingAt = pending ? Instant.parse(pending.sendAt, 'sendAt').ms : null;
   const retrying = pending !== null && (pending.sends ?? 0) > 0 && pending.reasonCode === 'retrying';
   // Replanning must not hurry a retry's backoff, nor move a send that is already due.
   if (retrying && pendingAt !== null && pendingAt > sendAt) sendAt = pendingAt;
@@ -214,7 +215,7 @@ export interface ManualRequest {
 }
 
 function windowClosedRefusal(current: VendorRelease, now: DateTime): Refusal | null {
-  if (nextGatewayMinuteMs(now.toMillis()) <= parseMoment(current.maxEligibility, 'maxEligibility').ms) return null;
+  if (nextGatewayMinuteMs(now.toMillis()) <= Instant.parse(current.maxEligibility, 'maxEligibility').ms) return null;
   return { kind: 'refused', state: current.state, message: `the release is ${current.state} and its window closed at ${current.maxEligibility}: the gateway accepts no date any more` };
 }
 

@@ -3,7 +3,8 @@
  * the release after the gateway's answer (applied, failed, or retried with backoff while the window is open).
  */
 import type { DateTime } from 'luxon';
-import { INDIA_TIME, formatEpochMs, formatGatewayDate, formatInstant, parseInstant, parseMoment, shiftMoment, type Moment } from '../dates';
+import { INDIA_TIME, formatEpochMs, formatGatewayDate, formatInstant, parseInstant } from '../dates';
+import { Instant } from '../instant';
 import { classifyAnswer } from '../gateway-answer';
 import { predictSettlement } from '../schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from '../settings';
@@ -31,7 +32,7 @@ const UNKNOWN_AT_ONCE = 3;
 function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTime): string | null {
   if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
   if (!release.sendAt) return `nothing to send in state ${release.state}`;
-  const sendAt = parseMoment(release.sendAt, 'sendAt').ms;
+  const sendAt = Instant.parse(release.sendAt, 'sendAt').ms;
   if (isPending(release.state) || waitsForExposure(release)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
   if (release.state === 'APPLYING') {
     return sendAt < now.toMillis() ? null : `being applied by another invocation until ${release.sendAt}`;
@@ -221,8 +222,8 @@ function classifyUncertain(classified: AnswerClass, final: GatewayAnswer, attemp
   };
 }
 
-function budgetMs(settings: Settings, from: Moment): number {
-  return shiftMoment(from, settings.retryBudget ?? DEFAULT_RETRY_BUDGET, 'retryBudget', 1).ms - from.ms;
+function budgetMs(settings: Settings, from: Instant): number {
+  return from.plus(settings.retryBudget ?? DEFAULT_RETRY_BUDGET, 'retryBudget').ms - from.ms;
 }
 
 /** Writes a release after an answer (or an unread recon), with the outcome's audit and effects. */
@@ -324,15 +325,15 @@ export function retry(
   if (classified.budgeted) {
     notFoundSince = updated.orderNotFoundSince ?? stamp(now);
     // Counted in the settings' zone (a budget of days is days there), and said so.
-    const sinceText = formatEpochMs(parseMoment(notFoundSince, 'orderNotFoundSince').ms, settings.timezone);
-    const since = parseMoment(sinceText, 'orderNotFoundSince');
+    const sinceText = formatEpochMs(Instant.parse(notFoundSince, 'orderNotFoundSince').ms, settings.timezone);
+    const since = Instant.parse(sinceText, 'orderNotFoundSince');
     if (now.toMillis() - since.ms >= budgetMs(settings, since)) {
       return failed({ code: 'gave_up', sends, why: classified.reason, since: sinceText, budget: settings.retryBudget ?? DEFAULT_RETRY_BUDGET });
     }
   }
   // "In the past" is retried at once with a later time (prepareSend recomputes it); other transient answers back off.
   let retryAt = classified.recompute ? now.toMillis() : now.toMillis() + retryDelaySeconds(sends, classified.retryAfterSeconds) * 1000;
-  const max = parseMoment(updated.maxEligibility, 'maxEligibility').ms;
+  const max = Instant.parse(updated.maxEligibility, 'maxEligibility').ms;
   const lastChance = max - LAST_CHANCE_MS;
   if (nextGatewayMinuteMs(retryAt) > max) {
     // The backoff would pass the window's end: one last send just before it, if there is still time for one.
