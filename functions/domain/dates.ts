@@ -1,7 +1,7 @@
 /** The gateway's India-time date forms, and ISO instants as luxon DateTimes for the edges that still hold them. */
 import { DateTime } from 'luxon';
 import { ValidationError } from './errors';
-import { INDIA_TIME, Instant, describe, isoAt, isoOfDateTime, looksLikeInstant, type ZoneLike } from './instant';
+import { INDIA_TIME, Instant, describe, gatewayDateText, isoAt, isoOfDateTime, looksLikeInstant, type ZoneLike } from './instant';
 
 export { GATEWAY_ZONE, INDIA_TIME, MAX_OFFSET_MINUTES, MIN_OFFSET_MINUTES, parseDuration } from './instant';
 
@@ -24,7 +24,7 @@ export function formatEpochMs(ms: number, zone: ZoneLike): string {
 
 /** The gateway's form "YYYY-MM-DD HH:MM:SS" in India time (seconds precision: sub-seconds are dropped). */
 export function formatGatewayDate(dt: DateTime): string {
-  return dt.setZone(INDIA_TIME).toFormat('yyyy-MM-dd HH:mm:ss');
+  return gatewayDateText(Instant.fromDateTime(dt));
 }
 
 /** "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DD hh:mm:ss AM|PM", read as India time; null when it is neither. */
@@ -47,11 +47,11 @@ export function parseGatewayDate(text: string): DateTime | null {
 }
 
 /** An eligibility as a person types it: either gateway form (India time) or ISO 8601 with an offset. */
-export function parseEligibilityInput(text: unknown, field: string): DateTime {
+export function parseEligibilityInput(text: unknown, field: string): Instant {
   if (typeof text === 'string') {
     const gateway = parseGatewayDate(text);
-    if (gateway) return gateway;
-    if (looksLikeInstant(text)) return parseInstant(text, field);
+    if (gateway) return Instant.fromDateTime(gateway);
+    if (looksLikeInstant(text)) return Instant.parse(text, field);
   }
   throw new ValidationError([{
     field,

@@ -26,8 +26,8 @@ export interface ExposureEntry {
  * when no delivery is known), but never after max eligibility, since from then on the gateway would have settled the
  * money anyway and the early release adds no risk.
  */
-export function riskClosesAtMs(input: { transactionTime: IsoInstant; maxEligibility: IsoInstant; deliveredAt: DateTime | null; settings: Settings }): number {
-  const from = input.deliveredAt ? Instant.fromDateTime(input.deliveredAt) : Instant.parse(input.transactionTime, 'transactionTime');
+export function riskClosesAtMs(input: { transactionTime: IsoInstant; maxEligibility: IsoInstant; deliveredAt: Instant | null; settings: Settings }): number {
+  const from = input.deliveredAt ?? Instant.parse(input.transactionTime, 'transactionTime');
   const closes = from.plus(input.settings.riskWindow ?? DEFAULT_RISK_WINDOW, 'riskWindow').ms;
   return Math.min(closes, Instant.parse(input.maxEligibility, 'maxEligibility').ms);
 }

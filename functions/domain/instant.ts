@@ -10,6 +10,7 @@ import { ValidationError } from './errors';
 
 /** The gateway's wall clock (UTC+05:30, no daylight saving). */
 export const GATEWAY_ZONE = 'Asia/Kolkata';
+export { DAY_MS, MINUTE_MS };
 /** India time's offset in minutes: one offset since 1945, no daylight saving. */
 export const INDIA_OFFSET_MINUTES = 330;
 /**
@@ -64,6 +65,11 @@ export class Instant {
     return new Instant(ms, offset ?? zoneObject(zone).offset(ms));
   }
 
+  /** The system clock's instant, in UTC. */
+  static now(): Instant {
+    return new Instant(Date.now(), 0);
+  }
+
   /** The instant `ms` with the offset `offset` (minutes east of UTC). */
   static withOffset(ms: number, offset: number): Instant {
     return new Instant(ms, offset);
@@ -77,6 +83,11 @@ export class Instant {
   /** The same instant written in `zone`. */
   in(zone: ZoneLike): Instant {
     return Instant.at(this.ms, zone);
+  }
+
+  /** The same instant written with `offset` (minutes east of UTC). */
+  inOffset(offset: number): Instant {
+    return offset === this.offset ? this : new Instant(this.ms, offset);
   }
 
   /** This instant plus `ms` milliseconds, in the same offset. */
@@ -100,6 +111,15 @@ export class Instant {
     const parsed = parseDuration(duration, field);
     const dt = this.toDateTime();
     return Instant.fromDateTime(direction === 1 ? dt.plus(parsed) : dt.minus(parsed));
+  }
+
+  /** Text read leniently (a stored value): null when it is no instant with an offset, instead of an error. */
+  static tryParse(text: string): Instant | null {
+    try {
+      return Instant.parse(text, 'instant');
+    } catch {
+      return null;
+    }
   }
 
   /** The instant India midnight began this instant's India day, in this offset. */
@@ -138,6 +158,11 @@ export class Instant {
   toDateTime(): DateTime {
     return DateTime.fromMillis(this.ms, { zone: fixedZone(this.offset) });
   }
+}
+
+/** The gateway's form "YYYY-MM-DD HH:MM:SS" in India time (seconds precision: sub-seconds are dropped). */
+export function gatewayDateText(at: Instant): string {
+  return at.inOffset(INDIA_OFFSET_MINUTES).toISO().slice(0, 19).replace('T', ' ');
 }
 
 /** ISO 8601 text of `ms` in `zone`, whole seconds: what Instant.at(ms, zone).toISO() gives. */

@@ -1,6 +1,5 @@
 /** Previews of a policy or settings change: each unsent release as it stands and as it would be planned, with day totals. */
 import Decimal from 'decimal.js';
-import type { DateTime } from 'luxon';
 import type { BankCalendar } from './calendar';
 import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, formatEpochMs } from './dates';
@@ -70,7 +69,7 @@ export interface PreviewContext {
   /** A policy preview: the candidate policy every release is planned again under (as `applyTo: "open_orders"` does). */
   policy: VendorPolicy | null;
   settings: { current: Settings; candidate: Settings };
-  now: DateTime;
+  now: Instant;
 }
 
 /**
@@ -124,7 +123,7 @@ export function previewReleases(
 ): ReleasePreview[] {
   const { policy, settings, now } = context;
   const calendars = { current: calendarOf(settings.current), candidate: calendarOf(settings.candidate) };
-  const earliestMs = nextGatewayMinuteMs(now.toMillis());
+  const earliestMs = nextGatewayMinuteMs(now.ms);
   const sameWindow = settings.candidate.deferByDays === settings.current.deferByDays;
   return releases.map((release, index) => {
     const maxMs = Instant.parse(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;

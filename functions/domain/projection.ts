@@ -6,7 +6,7 @@ import Decimal from 'decimal.js';
 import type { BankCalendar } from './calendar';
 import { Instant } from './instant';
 import { StoredDataDefect } from './errors';
-import { settlementOfInstant } from './schedule-options';
+import { predictSettlement } from './schedule-options';
 import type { DecimalText, ReleaseState, VendorRelease } from './types';
 
 /** Where a release's money lands, in epoch milliseconds; `firm` when the gateway was asked (APPLIED), else projected. */
@@ -40,7 +40,7 @@ export function landingOf(release: ProjectedRelease, calendar: BankCalendar, ear
     const applied = release.appliedEligibility === null ? maxMs : Instant.parse(release.appliedEligibility, 'appliedEligibility').ms;
     const settlesMs = release.predictedSettlement !== null
       ? Instant.parse(release.predictedSettlement, 'predictedSettlement').ms
-      : settlementOfInstant(Instant.at(applied), release.scheduleOption, calendar);
+      : predictSettlement(Instant.at(applied), release.scheduleOption, calendar).ms;
     return { eligibilityMs: applied, settlesMs, firm: true };
   }
   let eligibilityMs = maxMs;
@@ -48,7 +48,7 @@ export function landingOf(release: ProjectedRelease, calendar: BankCalendar, ear
     const targetMs = Instant.parse(release.targetEligibility, 'targetEligibility').ms;
     eligibilityMs = Math.min(Math.max(targetMs, earliestMs), maxMs);
   }
-  return { eligibilityMs, settlesMs: settlementOfInstant(Instant.at(eligibilityMs), release.scheduleOption, calendar), firm: false };
+  return { eligibilityMs, settlesMs: predictSettlement(Instant.at(eligibilityMs), release.scheduleOption, calendar).ms, firm: false };
 }
 
 /**

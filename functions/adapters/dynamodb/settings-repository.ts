@@ -13,7 +13,7 @@ export function unsavedSettings(clock: Clock): VersionedSettings {
     version: 0,
     actor: 'system',
     reason: 'default settings',
-    at: formatInstant(clock.now(), DEFAULT_SETTINGS.timezone),
+    at: clock.now().in(DEFAULT_SETTINGS.timezone).toISO(),
   };
 }
 

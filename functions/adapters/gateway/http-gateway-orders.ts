@@ -148,7 +148,7 @@ function eligibilityOf(body: Record<string, unknown>, orderId: string, vendorId:
   const date = vendor?.settlement_eligibility_date;
   if (date === undefined || date === null) return { kind: 'found', value: null };
   try {
-    return { kind: 'found', value: formatInstant(parseEligibilityInput(date, 'settlement_eligibility_date'), INDIA_TIME) };
+    return { kind: 'found', value: parseEligibilityInput(date, 'settlement_eligibility_date').in(INDIA_TIME).toISO() };
   } catch {
     return { kind: 'failed', reason: `vendor ${vendorId}'s settlement_eligibility_date ${JSON.stringify(scrub(String(date)).slice(0, 60))} is not a date and time` };
   }

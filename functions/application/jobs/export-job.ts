@@ -79,7 +79,7 @@ export async function exportStep(deps: Dependencies, job: StoredJob): Promise<St
   const { lines, contentType, extension, rows } = await exportLines(deps, job);
   const key = `${job.jobId}.${extension}`;
   const written = await deps.exports.write(key, contentType, lines);
-  const expiresAt = new Date(deps.clock.now().toMillis() + EXPORT_LINK_HOURS * 3_600_000);
+  const expiresAt = new Date(deps.clock.now().ms + EXPORT_LINK_HOURS * 3_600_000);
   const url = await deps.exports.link(key, expiresAt, `holdback-${job.kind === 'audit_export' ? 'audit' : 'outcomes'}-${job.jobId}.${extension}`);
   const count = rows();
   const result = { url, expiresAt: expiresAt.toISOString(), rows: count, bytes: written.bytes, sha256: written.sha256 };
@@ -118,7 +118,7 @@ async function exportLines(deps: Dependencies, job: StoredJob): Promise<{ lines:
     lines: (async function* jsonLines() {
       const settings = await deps.settings.get();
       // Projected settlements as of the export's start, as GET /outcomes shows them.
-      const projection = projectionContext(settings, deps.clock.now().toMillis());
+      const projection = projectionContext(settings, deps.clock.now().ms);
       let chunk = '';
       for await (const row of counting.reads.outcomes(filter, null)) {
         chunk += `${JSON.stringify(outcomeItem(row, settings.timezone, projection))}\n`;

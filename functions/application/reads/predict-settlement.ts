@@ -36,5 +36,5 @@ export async function predictSettlementAt(deps: Dependencies, body: unknown): Pr
   }
   if (issues.length || !eligibility) throw new ValidationError(issues);
   const settlement = predictSettlement(eligibility, scheduleOption as number, calendarOf(settings));
-  return { settlementAt: formatInstant(settlement, settings.timezone) };
+  return { settlementAt: settlement.in(settings.timezone).toISO() };
 }

@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem, instantBoundsIssue } from '../../domain/bounds';
-import { GATEWAY_ZONE, parseInstant } from '../../domain/dates';
+import { GATEWAY_ZONE } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
 import { requireId } from '../../domain/order-events';
 import { moneyOf, unpredictedBecause } from '../../domain/projection';
@@ -54,10 +55,10 @@ export function rangeBound(text: string, field: string, end: 'start' | 'end'): s
     if (problem) throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${problem}`, expected: RANGE_EXPECTED }]);
     return (end === 'start' ? day : day.endOf('day')).toISO()!;
   }
-  const at = parseInstant(text, field);
+  const at = Instant.parse(text, field);
   const outside = instantBoundsIssue(at, field, null);
   if (outside) throw new ValidationError([{ ...outside, expected: RANGE_EXPECTED }]);
-  return at.toISO()!;
+  return at.toDateTime().toISO()!;
 }
 
 /**
@@ -148,7 +149,7 @@ export function outcomeItem(row: ReadRelease, zone: string, projection: Projecti
 export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Promise<{ items: OutcomeItem[]; nextCursor: string | null }> {
   const settings = await deps.settings.get();
   const zone = settings.timezone;
-  const projection = projectionContext(settings, deps.clock.now().toMillis());
+  const projection = projectionContext(settings, deps.clock.now().ms);
   const rows: ReadRelease[] = [];
   // One row more than the page: whether a next page exists is then known.
   for await (const row of deps.reads.outcomes(query.filter, query.after)) {

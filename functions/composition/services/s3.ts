@@ -4,4 +4,4 @@ import { S3ExportStore } from '../../adapters/s3/s3-export-store';
 import type { AwsAdapters } from '../compose';
 
 export const exportBucket: NonNullable<AwsAdapters['exportBucket']> = (c, bucket) =>
-  new S3ExportStore(c.hooked(new S3Client(c.aws), 'S3'), bucket, () => c.clock.now().toJSDate());
+  new S3ExportStore(c.hooked(new S3Client(c.aws), 'S3'), bucket, () => new Date(c.clock.now().ms));

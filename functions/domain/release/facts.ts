@@ -1,16 +1,16 @@
 /** The facts about one vendor's share of an order, folded from the order's events in the order of their own times. */
-import { DateTime } from 'luxon';
+import { Instant } from '../instant';
 import { eventKey, eventTime } from '../order-events';
 import type { DisputeResolution, OrderEvent, OrderEventType } from '../types';
 
 export interface VendorFacts {
   /** The latest delivery (by its own time). */
-  deliveredAt: DateTime | null;
+  deliveredAt: Instant | null;
   disputeOpen: boolean;
   /** Once a customer won a dispute it stays customer_won: a later dispute cannot restore an early release. */
   lastResolution: DisputeResolution | null;
   /** The earliest cancellation. */
-  cancelledAt: DateTime | null;
+  cancelledAt: Instant | null;
 }
 
 // Events at the same instant fold in this order, so a dispute opened and closed in one instant ends closed.
@@ -29,13 +29,13 @@ function concerns(event: OrderEvent, vendorId: string): boolean {
  * duplicated deliveries of the same events give the same facts.
  */
 export function vendorFacts(events: OrderEvent[], vendorId: string): VendorFacts {
-  const unique = new Map<string, { event: OrderEvent; at: DateTime }>();
+  const unique = new Map<string, { event: OrderEvent; at: Instant }>();
   for (const event of events) {
     if (!concerns(event, vendorId)) continue;
-    unique.set(eventKey(event), { event, at: DateTime.fromISO(eventTime(event), { setZone: true }) });
+    unique.set(eventKey(event), { event, at: Instant.parse(eventTime(event), 'eventTime') });
   }
   const ordered = [...unique.entries()].sort(([keyA, a], [keyB, b]) =>
-    +a.at - +b.at || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+    a.at.ms - b.at.ms || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
   const facts: VendorFacts = { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null };
   for (const [, { event, at }] of ordered) {
     switch (event.type) {

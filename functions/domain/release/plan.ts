@@ -2,13 +2,12 @@
  * Planning a release (contract sections 4 and 5): the release as it should be now, from the facts, the hold and the
  * rule it is pinned to; an operator's manual release and retry; and the what-if plan of previews.
  */
-import type { DateTime } from 'luxon';
-import { formatEpochMs, formatInstant } from '../dates';
+import { formatEpochMs } from '../dates';
 import { Instant } from '../instant';
-import { settlementOfInstant } from '../schedule-options';
+import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
 import type { Clamp, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease } from '../types';
-import { clampInstantIntoWindow, nextGatewayMinuteMs, type InstantWindow } from '../window';
+import { clampIntoWindow, nextGatewayMinuteMs, type EligibilityWindow } from '../window';
 import { audit, commit, sameRelease, stamp, type Cause, type Effect, type Refusal, type ReleaseKeyOf, type Transition } from './effects';
 import type { VendorFacts } from './facts';
 import { reasonText, ruleText, type Reason } from './reasons';
@@ -24,7 +23,7 @@ export interface PlanInput {
   facts: VendorFacts;
   /** The vendor's hold as last stored (null: never held). */
   hold: VendorHold | null;
-  now: DateTime;
+  now: Instant;
   current: VendorRelease | null;
   keyOf: ReleaseKeyOf;
   cause: Cause;
@@ -98,7 +97,7 @@ function ruleTarget(rule: ReleaseRule, transactionTime: Instant, facts: VendorFa
     case 'at_max': return null;
     case 'immediate': return transactionTime;
     case 'after_payment': return transactionTime.plus(rule.delay, 'release.delay');
-    case 'after_delivery': return facts.deliveredAt ? Instant.fromDateTime(facts.deliveredAt).plus(rule.delay, 'release.delay') : null;
+    case 'after_delivery': return facts.deliveredAt ? facts.deliveredAt.plus(rule.delay, 'release.delay') : null;
   }
 }
 
@@ -110,7 +109,7 @@ function atMax(base: VendorRelease, max: Instant, settings: Settings, reason: Re
     state: 'AT_MAX',
     targetEligibility: formatEpochMs(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
-    predictedSettlement: formatEpochMs(settlementOfInstant(max, base.scheduleOption, calendarOf(settings)), zone),
+    predictedSettlement: formatEpochMs(predictSettlement(max, base.scheduleOption, calendarOf(settings)).ms, zone),
     reasonCode: reason.code,
     reason: reasonText(reason),
   };
@@ -127,8 +126,8 @@ function clampText(clamp: Clamp | null): string {
 export function decide(base: VendorRelease, input: PlanInput, current: VendorRelease | null, dueWithinMs: number): VendorRelease {
   const { settings, facts, hold } = input;
   const zone = settings.timezone;
-  const now = input.now.toMillis();
-  const window: InstantWindow = { transactionTime: Instant.parse(base.transactionTime, 'transactionTime'), maxEligibility: Instant.parse(base.maxEligibility, 'maxEligibility') };
+  const now = input.now.ms;
+  const window: EligibilityWindow = { transactionTime: Instant.parse(base.transactionTime, 'transactionTime'), maxEligibility: Instant.parse(base.maxEligibility, 'maxEligibility') };
   const max = window.maxEligibility;
   const manual = base.manual ?? null;
 
@@ -136,7 +135,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   // arriving before or after the payment gives the same AT_MAX. A manual release overrides the rule.
   if (!manual && base.rule.kind === 'at_max') return atMax(base, max, settings, { code: 'at_max_rule', rule: base.rule, max: formatEpochMs(max.ms, zone) });
   if (facts.cancelledAt) {
-    return { ...base, state: 'CANCELLED', manual: null, reasonCode: 'cancelled', reason: reasonText({ code: 'cancelled', at: formatInstant(facts.cancelledAt, zone) }) };
+    return { ...base, state: 'CANCELLED', manual: null, reasonCode: 'cancelled', reason: reasonText({ code: 'cancelled', at: facts.cancelledAt.in(zone).toISO() }) };
   }
   if (!manual && facts.lastResolution === 'customer_won') return atMax(base, max, settings, { code: 'customer_won' });
   if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, { code: 'window_closed' });
@@ -144,7 +143,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   const requested = manual
     ? Instant.parse(manual.at ?? manual.requestedAt, 'manual.at')
     : ruleTarget(base.rule, window.transactionTime, facts);
-  const target = requested ? clampInstantIntoWindow(requested, window) : null;
+  const target = requested ? clampIntoWindow(requested, window) : null;
   const targetText = target ? formatEpochMs(target.eligibility.ms, zone) : null;
   const why = manual ? `manual release by ${manual.actor} (${manual.reason})` : ruleText(base.rule);
   const overridden = manual?.override === true;
@@ -210,12 +209,12 @@ export interface ManualRequest {
   actor: string;
   reason: string;
   /** The eligibility asked for; null: as soon as the gateway accepts. */
-  at: DateTime | null;
+  at: Instant | null;
   override: boolean;
 }
 
-function windowClosedRefusal(current: VendorRelease, now: DateTime): Refusal | null {
-  if (nextGatewayMinuteMs(now.toMillis()) <= Instant.parse(current.maxEligibility, 'maxEligibility').ms) return null;
+function windowClosedRefusal(current: VendorRelease, now: Instant): Refusal | null {
+  if (nextGatewayMinuteMs(now.ms) <= Instant.parse(current.maxEligibility, 'maxEligibility').ms) return null;
   return { kind: 'refused', state: current.state, message: `the release is ${current.state} and its window closed at ${current.maxEligibility}: the gateway accepts no date any more` };
 }
 
@@ -233,7 +232,7 @@ export function manualRelease(input: PlanInput & { current: VendorRelease }, req
   if (closed) return closed;
   const manual = {
     actor: request.actor, reason: request.reason, override: request.override, requestedAt: stamp(now),
-    at: request.at ? formatInstant(request.at, settings.timezone) : null,
+    at: request.at ? request.at.in(settings.timezone).toISO() : null,
   };
   const reopened: VendorRelease = { ...current, state: 'PLANNED', sendAt: null, manual, orderNotFoundSince: null, reason: null };
   return planFrom(current, reopened, { ...input, cause: { kind: 'manual_release', actor: request.actor, reason: request.reason } }, 'manual_release');
