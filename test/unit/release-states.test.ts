@@ -1,7 +1,6 @@
 /** The release machine's one table, its typed reasons and its write stamps (issue 21 item 2). */
 import { DateTime } from 'luxon';
 import { storedRelease, toRelease } from '../../functions/adapters/dynamodb/release-reads';
-import { formatInstant } from '../../functions/domain/dates';
 import {
   MANUAL_FROM, TRANSITIONS, checkMove, waitsForExposure, checkSettlement, isFinal, isPending, isSentOrFinal, isUnsent, plan, reasonCodeOf, reasonText,
   settle, type PlanInput, type Reason,

@@ -1,7 +1,7 @@
 /** Specification of the release state machine (contract sections 4 and 5) with the gateway documents' numbers. */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { formatInstant, parseGatewayDate } from '../../functions/domain/dates';
+import { parseGatewayDate } from '../../functions/domain/dates';
 import { parseOrderEvent } from '../../functions/domain/order-events';
 import {
   BACKOFF_CAP_SECONDS, answer as answerOf, manualRelease, planRelease, prepareSend, retryDelaySeconds, retryFailed, settle, vendorFacts,

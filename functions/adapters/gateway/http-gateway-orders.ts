@@ -2,7 +2,7 @@
  * The gateway's order lookups over HTTP: the order (`GET /pg/orders/{order_id}`, the split a payment webhook does not
  * carry), the vendor, and the order recon (`GET /pg/easy-split/orders/{order_id}`, what eligibility the gateway holds).
  */
-import { INDIA_TIME, formatInstant, parseEligibilityInput } from '../../domain/dates';
+import { INDIA_TIME, parseEligibilityInput } from '../../domain/dates';
 import type { GatewayOrder, GatewayOrderSplit, GatewayOrders } from '../../application/ports';
 import { requireId } from '../../domain/order-events';
 import { GatewayTransport, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';

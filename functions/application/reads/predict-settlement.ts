@@ -1,6 +1,6 @@
 /** Use case: when a vendor on a schedule option settles for a given eligibility (POST /predictions). */
 import { instantBoundsIssue } from '../../domain/bounds';
-import { formatInstant, parseEligibilityInput } from '../../domain/dates';
+import { parseEligibilityInput } from '../../domain/dates';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { SCHEDULE_OPTIONS, isScheduleOption, predictSettlement } from '../../domain/schedule-options';
 import { calendarOf } from '../../domain/settings';

@@ -1,7 +1,7 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, dayBoundsProblem } from '../../domain/bounds';
-import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
+import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../../domain/dates';
 import { ValidationError } from '../../domain/errors';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/window';
