@@ -6,7 +6,7 @@
 import { get } from 'node:http';
 import { BatchWriteItemCommand, DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { DateTime } from 'luxon';
+import { Instant } from '../functions/domain/instant';
 import { DocumentClient, documentClientConfig } from '../functions/adapters/dynamodb/document-client';
 import { orderItem, releaseItem } from '../functions/adapters/dynamodb/order-repository';
 import { DynamoReleaseReads } from '../functions/adapters/dynamodb/release-reads';
@@ -124,7 +124,7 @@ export async function benchOutcomesCsv(progress: (line: string) => void = () => 
   const client = new DynamoDBClient(documentClientConfig({ endpoint, region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
   const doc = new DocumentClient(client);
   const reads = new DynamoReleaseReads(doc, DEFAULT_TABLE_NAMES.orders);
-  const clock = { now: () => DateTime.utc() };
+  const clock = { now: () => Instant.now() };
   // The CSV route needs the settings (for the timezone) and the read side; nothing else is reached.
   const deps = { settings: new DynamoSettingsRepository(doc, DEFAULT_TABLE_NAMES.config, clock), reads } as unknown as Dependencies;
   const handler = makeApiHandler(() => deps);

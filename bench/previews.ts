@@ -1,9 +1,8 @@
 /** Bench sections of issue 7: a policy preview over 100,000 unsent releases, and a 20,000-row import dry run (`npx tsx bench/run.ts previews`). */
-import { DateTime } from 'luxon';
 import { startLocal } from '../local/runtime';
 import { checkPolicyFile, MAX_IMPORT_ROWS } from '../functions/application/config/import-policies';
 import { openReleasesOfVendor } from '../functions/application/replan-vendor-releases';
-import { formatInstant } from '../functions/domain/dates';
+import { Instant } from '../functions/domain/instant';
 import { factsOfUnsentRelease, presentPreview, previewDigest, previewReleases, totalsPerDay } from '../functions/domain/preview';
 import { planRelease } from '../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../functions/domain/settings';
@@ -14,18 +13,18 @@ const IST = 'Asia/Kolkata';
 const VENDOR = 'bench-preview-vendor';
 export const PREVIEW_RELEASES = 100_000;
 export const IMPORT_ROWS = 20_000;
-const START = DateTime.fromISO('2022-12-02T16:00:00+05:30', { setZone: true });
-const NOW = START.plus({ minutes: 5 });
+const START = Instant.parse('2022-12-02T16:00:00+05:30', 'START');
+const NOW = START.plusMs(5 * 60_000);
 
 /** `count` orders of one vendor with their unsent releases as the planner makes them: half at max eligibility, half scheduled. */
 function unsentOrders(count: number): { order: OrderRecord; release: VendorRelease }[] {
   const rules: ReleaseRule[] = [{ kind: 'at_max' }, { kind: 'after_payment', delay: 'P5D' }];
   return Array.from({ length: count }, (_, i) => {
-    const transactionTime = START.plus({ seconds: i * 7 });
+    const transactionTime = START.plusMs(i * 7_000);
     const order: OrderRecord = {
-      orderId: `bench-preview-${i}`, transactionTime: formatInstant(transactionTime, IST), deferByDays: 15,
-      maxEligibility: formatInstant(maxEligibility(transactionTime, 15), IST), currency: 'INR',
-      vendors: [{ vendorId: VENDOR, amount: `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}` }], recordedAt: formatInstant(transactionTime, IST),
+      orderId: `bench-preview-${i}`, transactionTime: transactionTime.in(IST).toISO(), deferByDays: 15,
+      maxEligibility: maxEligibility(transactionTime, 15).in(IST).toISO(), currency: 'INR',
+      vendors: [{ vendorId: VENDOR, amount: `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}` }], recordedAt: transactionTime.in(IST).toISO(),
     };
     const policy: VendorPolicy = {
       vendorId: VENDOR, version: 1, scheduleOption: 1 + (i % 9), release: rules[i % rules.length], actor: 'bench', reason: 'bench', at: null,
@@ -86,7 +85,7 @@ export async function benchPreview(progress: (line: string) => void = () => unde
   const { computeSeconds, computeCpuSeconds, runs } = benchPreviewComputation();
   progress(`bench: storing ${STORED_RELEASES} orders and releases of one vendor in the local DynamoDB (set-up, not measured)...`);
   const stored = unsentOrders(STORED_RELEASES);
-  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, clockStart: NOW.toJSDate(), frozen: true });
+  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, clockStart: new Date(NOW.ms), frozen: true });
   try {
     let next = 0;
     await Promise.all(Array.from({ length: 64 }, async () => {

@@ -15,7 +15,7 @@ import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
 import { benchScale, scaleLine, scaleTargets } from './scale';
 import { RELEASE_QUEUE } from '../functions/definitions/routing';
-import { parseInstant } from '../functions/domain/dates';
+import { Instant } from '../functions/domain/instant';
 import { planRelease, vendorFacts } from '../functions/domain/release';
 import { predictSettlement, SCHEDULE_OPTIONS } from '../functions/domain/schedule-options';
 import { DEFAULT_SETTINGS, calendarOf, defaultPolicy } from '../functions/domain/settings';
@@ -229,7 +229,7 @@ export function benchDomain() {
     const transactionTime = start.plus({ minutes: i * 37 });
     const order: OrderRecord = {
       orderId: `order-${i}`, transactionTime: transactionTime.toISO()!, deferByDays: 15,
-      maxEligibility: maxEligibility(transactionTime, 15).toISO()!, currency: 'INR',
+      maxEligibility: maxEligibility(Instant.fromDateTime(transactionTime), 15).toDateTime().toISO()!, currency: 'INR',
       vendors: [{ vendorId: 'v', amount: '100.00' }], recordedAt: transactionTime.toISO()!,
     };
     const policy: VendorPolicy = { ...defaultPolicy('v', settings), version: 1, release: rules[i % rules.length], scheduleOption: options[i % options.length] };
@@ -237,7 +237,7 @@ export function benchDomain() {
       { type: 'order.paid', orderId: order.orderId, transactionTime: order.transactionTime, vendors: order.vendors, currency: 'INR' },
       ...(i % 2 ? [{ type: 'order.delivered' as const, orderId: order.orderId, deliveredAt: transactionTime.plus({ hours: 20 }).toISO()! }] : []),
     ];
-    return { order, policy, facts: vendorFacts(events, 'v'), now: transactionTime.plus({ minutes: 5 }) };
+    return { order, policy, facts: vendorFacts(events, 'v'), now: Instant.fromDateTime(transactionTime.plus({ minutes: 5 })) };
   });
   const iterations = 100_000;
   const began = performance.now();
@@ -249,8 +249,8 @@ export function benchDomain() {
     const release = planRelease({
       order: input.order, vendorId: 'v', amount: '100.00', policy: input.policy, settings, facts: input.facts, now: input.now, current: null,
     });
-    const eligibility = parseInstant(release.targetEligibility ?? release.maxEligibility, 'eligibility');
-    if (predictSettlement(eligibility, input.policy.scheduleOption, calendar).isValid) predicted += 1;
+    const eligibility = Instant.parse(release.targetEligibility ?? release.maxEligibility, 'eligibility');
+    if (Number.isFinite(predictSettlement(eligibility, input.policy.scheduleOption, calendar).ms)) predicted += 1;
   }
   const seconds = (performance.now() - began) / 1000;
   return { decisionsPlusPredictions: iterations, predicted, seconds: round(seconds, 2), perSecond: round(iterations / seconds, 0) };

@@ -7,7 +7,8 @@ import { refuseFetchBlockedPort } from './ports';
 import { createEdge, localSchedulerRoleArn, type Edge } from './edge/edge';
 import type { DeliveryPolicy, UndeliverableEvent } from './edge/bus';
 import { TargetNotReady } from './edge/in-flight';
-import { formatInstant, GATEWAY_ZONE } from '../functions/domain/dates';
+import { GATEWAY_ZONE } from '../functions/domain/dates';
+import { Instant } from '../functions/domain/instant';
 import { LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './edge/scheduler';
 import { lambdaContext } from './lambda/lambda-context';
 import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './lambda/lambda-pool';
@@ -265,7 +266,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
     deps = buildDependencies(config, {
-      clock: { now: () => clock.now() }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
+      clock: { now: () => Instant.fromDateTime(clock.now()) }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
       wrapClient: opts.clientHook ? loadClientHook(opts.clientHook) : undefined,
     });
     const containers = new LambdaPool({
@@ -349,7 +350,7 @@ async function listUndeliverable(deps: Dependencies, event: UndeliverableEvent):
   const hours = (event.triedForMs / 3_600_000).toFixed(1);
   await deps.rejected.add({
     id: event.envelope.id,
-    at: formatInstant(deps.clock.now(), GATEWAY_ZONE),
+    at: deps.clock.now().in(GATEWAY_ZONE).toISO(),
     source: event.envelope.source,
     detailType: event.envelope['detail-type'],
     reasons: [

@@ -55,7 +55,7 @@ export async function requireFourEyes(deps: Dependencies, gated: GatedChange): P
   if (!needsApproval(rules, gated.change, moves)) return;
   const now = deps.clock.now();
   const approval: StoredApproval = {
-    approvalId: newApprovalId(now.toMillis()),
+    approvalId: newApprovalId(now.ms),
     change: gated.change,
     state: 'pending',
     request: gated.request,
@@ -67,7 +67,7 @@ export async function requireFourEyes(deps: Dependencies, gated: GatedChange): P
     moves,
     basis: gated.basis,
     createdAt: storedInstant(now),
-    expiresAt: storedInstant(now.plus({ milliseconds: APPROVAL_LIFETIME_MS })),
+    expiresAt: storedInstant(now.plusMs(APPROVAL_LIFETIME_MS)),
     decidedBy: null,
     decidedAt: null,
     decisionReason: null,
@@ -78,7 +78,7 @@ export async function requireFourEyes(deps: Dependencies, gated: GatedChange): P
   await appendAudit(deps, [approvalAuditEntry(approval, 'approval_requested', gated.actor, {
     request: approval.request, moves: approval.moves, expiresAt: approval.expiresAt, reason: approval.reason,
   }, storedInstant(now))]);
-  throw new ApprovalRequired(approvalView(approval, (await deps.settings.get()).timezone, now.toMillis()));
+  throw new ApprovalRequired(approvalView(approval, (await deps.settings.get()).timezone, now.ms));
 }
 
 /**

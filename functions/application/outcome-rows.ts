@@ -4,7 +4,8 @@ import { DateTime } from 'luxon';
 import {
   EARLIEST_DAY, LAST_DAY, ValidationError, collectIssues, dayBoundsProblem, instantBoundsIssue, type ValidationIssue,
 } from '../domain/errors';
-import { GATEWAY_ZONE, parseInstant } from '../domain/dates';
+import { GATEWAY_ZONE } from '../domain/dates';
+import { Instant } from '../domain/instant';
 import { requireId } from '../domain/order-events';
 import { moneyOf, unpredictedBecause } from '../domain/projection';
 import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
@@ -55,10 +56,10 @@ export function rangeBound(text: string, field: string, end: 'start' | 'end'): s
     if (problem) throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${problem}`, expected: RANGE_EXPECTED }]);
     return (end === 'start' ? day : day.endOf('day')).toISO()!;
   }
-  const at = parseInstant(text, field);
+  const at = Instant.parse(text, field);
   const outside = instantBoundsIssue(at, field, null);
   if (outside) throw new ValidationError([{ ...outside, expected: RANGE_EXPECTED }]);
-  return at.toISO()!;
+  return at.toDateTime().toISO()!;
 }
 
 /**

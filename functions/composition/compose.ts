@@ -4,7 +4,7 @@
  * function's bundle carries only the SDK clients of its composition; a port whose client it lacks is a stand-in that
  * says so when used.
  */
-import { DateTime } from 'luxon';
+import { Instant } from '../domain/instant';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 import type {
@@ -121,7 +121,7 @@ function absentPort<T extends object>(functionName: string, client: string, what
 }
 
 /** The system clock (AWS); the embedded default passes its shared clock instead. */
-export const systemClock: Clock = { now: () => DateTime.utc() };
+export const systemClock: Clock = { now: () => Instant.now() };
 
 /** Builds every adapter of `functionName` once, with one SDK client per service its `adapters` load. */
 export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters, functionName: string, overrides: BuildOptions = {}): Dependencies {
@@ -171,7 +171,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     scheduler: adapters.scheduler?.(c) ?? absentPort(functionName, 'Scheduler', 'schedule or cancel a release'),
     gateway: overrides.sendsToGateway === false
       ? noGatewaySends
-      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now() }),
+      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now().toDateTime() }),
     gatewayOrders: new HttpGatewayOrders({
       pgBaseUrl: config.gateway.pgBaseUrl,
       credentials,

@@ -1,7 +1,7 @@
 /** India's bank settlement days: not Sundays, not the 2nd and 4th Saturdays, not the merchant's listed holidays. */
-import type { DateTime } from 'luxon';
 import type { SettlementDays } from './types';
 import { DAY_MS, dateOfDayNumber, indiaDayOf, isoWeekdayOf } from '../../kit/civil-days';
+import type { Instant } from './instant';
 
 /** The day number of the first day of the ISO week (Monday first) or of the month that contains day number `day`. */
 export function firstDayOfPeriod(unit: 'week' | 'month', day: number): number {
@@ -32,8 +32,8 @@ export class BankCalendar {
   }
 
   /** Whether settlements happen on the India-time date of `day`. */
-  isSettlementDay(day: DateTime): boolean {
-    return this.isSettlementDayNumber(indiaDayOf(day.toMillis()));
+  isSettlementDay(day: Instant): boolean {
+    return this.isSettlementDayNumber(indiaDayOf(day.ms));
   }
 
   /** The first settlement day number strictly after day number `day`. */

@@ -121,18 +121,27 @@ export function assertNesting(value: unknown, field: string, example: string): v
 }
 
 /**
+ * An instant as the bounds read it: an Instant of ./instant, named here by its shape because instant.ts imports this
+ * file (its errors), so this file imports nothing back.
+ */
+interface BoundedInstant {
+  readonly ms: number;
+  toDateTime(): DateTime;
+}
+
+/**
  * The issue of an instant outside [2000-01-01, now + 1 day] (`nowMs` null: [2000-01-01, 2100-01-01), for times that
  * are not about something that happened, such as a prediction's eligibility), or null.
  */
-export function instantBoundsIssue(at: DateTime, field: string, nowMs: number | null): ValidationIssue | null {
-  const ms = at.toMillis();
+export function instantBoundsIssue(at: BoundedInstant, field: string, nowMs: number | null): ValidationIssue | null {
+  const ms = at.ms;
   const latest = nowMs === null ? LATEST_INSTANT_MS - 1 : nowMs + MAX_AHEAD_OF_CLOCK_MS;
   if (ms >= EARLIEST_INSTANT_MS && ms <= latest) return null;
   const range = nowMs === null
     ? `from ${EARLIEST_INSTANT} to before ${LATEST_INSTANT}`
     : `from ${EARLIEST_INSTANT} to one day (${MAX_AHEAD_OF_CLOCK}) after Holdback's clock, now ${new Date(latest).toISOString()}: the time the event happened`;
   const beyond = nowMs === null ? `${LATEST_INSTANT} or later` : 'more than a day after Holdback\'s clock';
-  return { field, problem: `is ${at.toISO() ?? 'a time'}, ${ms < EARLIEST_INSTANT_MS ? 'before 2000' : beyond}`, expected: `a time ${range}` };
+  return { field, problem: `is ${at.toDateTime().toISO() ?? 'a time'}, ${ms < EARLIEST_INSTANT_MS ? 'before 2000' : beyond}`, expected: `a time ${range}` };
 }
 
 /** The issue of an amount above MAX_AMOUNT, or null. */

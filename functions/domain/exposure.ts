@@ -4,7 +4,8 @@
  */
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
-import { formatEpochMs, momentOf, parseMoment, shiftMoment } from './dates';
+import { formatEpochMs } from './dates';
+import { Instant } from './instant';
 import { DEFAULT_RISK_WINDOW } from './settings';
 import type { DecimalText, IsoInstant, Settings, VendorPolicy } from './types';
 
@@ -25,19 +26,19 @@ export interface ExposureEntry {
  * when no delivery is known), but never after max eligibility, since from then on the gateway would have settled the
  * money anyway and the early release adds no risk.
  */
-export function riskClosesAtMs(input: { transactionTime: IsoInstant; maxEligibility: IsoInstant; deliveredAt: DateTime | null; settings: Settings }): number {
-  const from = input.deliveredAt ? momentOf(input.deliveredAt) : parseMoment(input.transactionTime, 'transactionTime');
-  const closes = shiftMoment(from, input.settings.riskWindow ?? DEFAULT_RISK_WINDOW, 'riskWindow', 1).ms;
-  return Math.min(closes, parseMoment(input.maxEligibility, 'maxEligibility').ms);
+export function riskClosesAtMs(input: { transactionTime: IsoInstant; maxEligibility: IsoInstant; deliveredAt: Instant | null; settings: Settings }): number {
+  const from = input.deliveredAt ?? Instant.parse(input.transactionTime, 'transactionTime');
+  const closes = from.plus(input.settings.riskWindow ?? DEFAULT_RISK_WINDOW, 'riskWindow').ms;
+  return Math.min(closes, Instant.parse(input.maxEligibility, 'maxEligibility').ms);
 }
 
 /** Whether a send of `eligibilityMs` releases money before max eligibility: only those are exposure. */
 export function isEarly(eligibilityMs: number, maxEligibility: IsoInstant): boolean {
-  return eligibilityMs < parseMoment(maxEligibility, 'maxEligibility').ms;
+  return eligibilityMs < Instant.parse(maxEligibility, 'maxEligibility').ms;
 }
 
 function closesMs(entry: ExposureEntry): number {
-  return parseMoment(entry.closesAt, 'closesAt').ms;
+  return Instant.parse(entry.closesAt, 'closesAt').ms;
 }
 
 /** The exposure at `nowMs` of entries of one currency: those whose risk window is still open. */

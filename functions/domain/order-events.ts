@@ -5,7 +5,7 @@ import {
   MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, ValidationError, amountBoundsProblem, instantBoundsIssue, isRecord, nestingIssue, type ValidationIssue,
 } from './errors';
 import { canonicalJson } from './audit/audit-records';
-import { parseInstant } from './dates';
+import { Instant } from './instant';
 import { sha256Hex } from './digest';
 import type { DisputeResolution, OrderEvent, OrderEventType, TransactionTimeSource } from './types';
 
@@ -64,13 +64,13 @@ class DetailReader {
   /** The instant as given (its own offset), normalised to whole-or-fractional seconds without a trailing ".000". */
   instant(field: string): string | null {
     try {
-      const dt = parseInstant(this.detail[field], `detail.${field}`);
-      const outOfBounds = instantBoundsIssue(dt, `detail.${field}`, this.nowMs);
+      const at = Instant.parse(this.detail[field], `detail.${field}`);
+      const outOfBounds = instantBoundsIssue(at, `detail.${field}`, this.nowMs);
       if (outOfBounds) {
         this.issues.push(outOfBounds);
         return null;
       }
-      return dt.toISO({ suppressMilliseconds: true }) as string;
+      return at.toDateTime().toISO({ suppressMilliseconds: true }) as string;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       this.issues.push(...error.issues);
@@ -150,7 +150,7 @@ class DetailReader {
  * Fields the contract does not define are ignored (a marketplace may send more than Holdback reads). With `now`
  * (Holdback's clock), the event's own time must also lie at most a day after it (README "Bounds").
  */
-export function parseOrderEvent(detailType: unknown, detail: unknown, now?: DateTime | null): OrderEvent {
+export function parseOrderEvent(detailType: unknown, detail: unknown, now?: Instant | null): OrderEvent {
   // Depth first: nothing below may walk a detail nested deeper than this (see MAX_NESTING_DEPTH).
   const tooDeep = nestingIssue(detail, 'detail', `{"orderId": "order_1001", ...} (an order event needs 3 levels, at most ${MAX_NESTING_DEPTH})`);
   if (tooDeep) throw new ValidationError([tooDeep]);
@@ -161,7 +161,7 @@ export function parseOrderEvent(detailType: unknown, detail: unknown, now?: Date
     throw new ValidationError([{ field: 'detail', problem: `is ${shown(detail)}, not a JSON object`, expected: `the detail of ${detailType} (contract section 2)` }]);
   }
   const type = detailType as OrderEventType;
-  const read = new DetailReader(detail, now ? now.toMillis() : null);
+  const read = new DetailReader(detail, now ? now.ms : null);
   const orderId = read.id(detail.orderId, 'orderId');
   const time = read.instant(TIME_FIELD[type]);
   let event: OrderEvent | null = null;

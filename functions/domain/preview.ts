@@ -1,9 +1,9 @@
 /** Previews of a policy or settings change: each unsent release as it stands and as it would be planned, with day totals. */
 import Decimal from 'decimal.js';
-import type { DateTime } from 'luxon';
 import type { BankCalendar } from './calendar';
 import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
-import { INDIA_TIME, formatEpochMs, parseMoment } from './dates';
+import { INDIA_TIME, formatEpochMs } from './dates';
+import { Instant } from './instant';
 import { landingOf, moneyOf, type ProjectedRelease } from './projection';
 import { sha256Hex } from './digest';
 import { planRelease, type VendorFacts } from './release';
@@ -69,7 +69,7 @@ export interface PreviewContext {
   /** A policy preview: the candidate policy every release is planned again under (as `applyTo: "open_orders"` does). */
   policy: VendorPolicy | null;
   settings: { current: Settings; candidate: Settings };
-  now: DateTime;
+  now: Instant;
 }
 
 /**
@@ -106,7 +106,7 @@ function pinnedPolicyOf(release: VendorRelease): VendorPolicy {
  */
 function sideOf(release: ProjectedRelease, calendar: BankCalendar, earliestMs: number): Side {
   const landing = landingOf(release, calendar, earliestMs);
-  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : parseMoment(release.targetEligibility, 'targetEligibility').ms;
+  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : Instant.parse(release.targetEligibility, 'targetEligibility').ms;
   return { targetMs, settlesMs: landing?.settlesMs ?? null };
 }
 
@@ -123,10 +123,10 @@ export function previewReleases(
 ): ReleasePreview[] {
   const { policy, settings, now } = context;
   const calendars = { current: calendarOf(settings.current), candidate: calendarOf(settings.candidate) };
-  const earliestMs = nextGatewayMinuteMs(now.toMillis());
+  const earliestMs = nextGatewayMinuteMs(now.ms);
   const sameWindow = settings.candidate.deferByDays === settings.current.deferByDays;
   return releases.map((release, index) => {
-    const maxMs = parseMoment(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;
+    const maxMs = Instant.parse(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;
     const candidateMax = sameWindow ? release.maxEligibility : formatEpochMs(maxMs, INDIA_TIME);
     const planned = planRelease({
       order: orderOf(release, candidateMax), vendorId: release.vendorId, amount: release.amount,

@@ -4,9 +4,9 @@
  */
 import Decimal from 'decimal.js';
 import type { BankCalendar } from './calendar';
-import { INDIA_TIME, parseMoment } from './dates';
+import { Instant } from './instant';
 import { StoredDataDefect } from './errors';
-import { settlementOfMoment } from './schedule-options';
+import { predictSettlement } from './schedule-options';
 import type { DecimalText, ReleaseState, VendorRelease } from './types';
 
 /** Where a release's money lands, in epoch milliseconds; `firm` when the gateway was asked (APPLIED), else projected. */
@@ -35,20 +35,20 @@ export type ProjectedRelease = Pick<
  */
 export function landingOf(release: ProjectedRelease, calendar: BankCalendar, earliestMs: number): Landing | null {
   if (release.state === 'CANCELLED' || release.state === 'SETTLED') return null;
-  const maxMs = parseMoment(release.maxEligibility, 'maxEligibility').ms;
+  const maxMs = Instant.parse(release.maxEligibility, 'maxEligibility').ms;
   if (release.state === 'APPLIED') {
-    const applied = release.appliedEligibility === null ? maxMs : parseMoment(release.appliedEligibility, 'appliedEligibility').ms;
+    const applied = release.appliedEligibility === null ? maxMs : Instant.parse(release.appliedEligibility, 'appliedEligibility').ms;
     const settlesMs = release.predictedSettlement !== null
-      ? parseMoment(release.predictedSettlement, 'predictedSettlement').ms
-      : settlementOfMoment({ ms: applied, zone: INDIA_TIME }, release.scheduleOption, calendar);
+      ? Instant.parse(release.predictedSettlement, 'predictedSettlement').ms
+      : predictSettlement(Instant.at(applied), release.scheduleOption, calendar).ms;
     return { eligibilityMs: applied, settlesMs, firm: true };
   }
   let eligibilityMs = maxMs;
   if (SENT_AT_TARGET.includes(release.state) && release.targetEligibility !== null) {
-    const targetMs = parseMoment(release.targetEligibility, 'targetEligibility').ms;
+    const targetMs = Instant.parse(release.targetEligibility, 'targetEligibility').ms;
     eligibilityMs = Math.min(Math.max(targetMs, earliestMs), maxMs);
   }
-  return { eligibilityMs, settlesMs: settlementOfMoment({ ms: eligibilityMs, zone: INDIA_TIME }, release.scheduleOption, calendar), firm: false };
+  return { eligibilityMs, settlesMs: predictSettlement(Instant.at(eligibilityMs), release.scheduleOption, calendar).ms, firm: false };
 }
 
 /**

@@ -1,8 +1,7 @@
 /** The gateway's vendor settlement schedule options, and the settlement slot an eligibility falls into. */
-import { DateTime } from 'luxon';
 import { BankCalendar, firstDayOfPeriod } from './calendar';
 import { MINUTE_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
-import { INDIA_TIME, dateTimeOf, type Moment } from './dates';
+import { INDIA_OFFSET_MINUTES, Instant } from './instant';
 import { ValidationError } from './errors';
 
 export interface ScheduleOption {
@@ -98,18 +97,11 @@ const RULES: Record<number, SettlementRule> = {
 /** Plenty for a monthly option even with a long holiday list; reaching it means the calendar has no settlement day. */
 const SEARCH_DAYS = 800;
 
-/** When a vendor on `scheduleOption` settles after `eligibility`: the option's first slot strictly after it (India time). */
-export function predictSettlement(eligibility: DateTime, scheduleOption: number, calendar: BankCalendar): DateTime {
-  const settles = settlementAfter(eligibility.toMillis(), scheduleOption, calendar);
-  if (settles === null) throw noSlotWithin(scheduleOption, `${eligibility.toISO()}`);
-  return DateTime.fromMillis(settles, { zone: INDIA_TIME });
-}
-
-/** predictSettlement of a Moment, in epoch milliseconds. */
-export function settlementOfMoment(eligibility: Moment, scheduleOption: number, calendar: BankCalendar): number {
+/** When a vendor on `scheduleOption` settles after `eligibility`: the option's first slot strictly after it, in India time. */
+export function predictSettlement(eligibility: Instant, scheduleOption: number, calendar: BankCalendar): Instant {
   const settles = settlementAfter(eligibility.ms, scheduleOption, calendar);
-  if (settles === null) throw noSlotWithin(scheduleOption, `${dateTimeOf(eligibility).toISO()}`);
-  return settles;
+  if (settles === null) throw noSlotWithin(scheduleOption, `${eligibility.toDateTime().toISO()}`);
+  return Instant.withOffset(settles, INDIA_OFFSET_MINUTES);
 }
 
 function noSlotWithin(scheduleOption: number, eligibility: string): RangeError {

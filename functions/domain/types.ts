@@ -1,6 +1,9 @@
 /** The vocabulary of Holdback's domain: settings, vendor policies, release states and outcomes. Pure types only. */
 
-/** An instant as ISO 8601 text with an offset, e.g. "2022-12-02T16:00:00+05:30". Every stored time has this form. */
+/**
+ * An instant as ISO 8601 text with an offset, e.g. "2022-12-02T16:00:00+05:30": the form every stored time has. Decisions
+ * compute on `Instant` (instant.ts), read from this text with `Instant.parse` and written back with `toISO()`.
+ */
 export type IsoInstant = string;
 /** An ISO 8601 duration, e.g. "P3D", "PT1H". */
 export type IsoDuration = string;

@@ -38,7 +38,7 @@ export function makeReleaseHandler(getDeps: DependencySource, metrics?: HandlerM
 
 /** One command through the use case, its result counted when metrics are kept. */
 async function observedRelease(deps: Dependencies, command: ReleaseCommand, metrics?: ReleaseMetrics): Promise<ReleaseVendorResult> {
-  const startedAtMs = deps.clock.now().toMillis();
+  const startedAtMs = deps.clock.now().ms;
   const result = await releaseVendor(deps, command);
   if (metrics) observeRelease(metrics, result, startedAtMs);
   return result;

@@ -22,7 +22,7 @@ export function makeSweepHandler(getDeps: DependencySource, metrics?: HandlerMet
     try {
       const result = await sweep(built);
       if (metrics) observeSweep(metrics, result);
-      if (metrics && built.clock.now().toUTC().minute === HELD_SETTLING_MINUTE) metrics.record('heldSettlingSoon', (await heldSettlingSoon(built, undefined, 0)).count);
+      if (metrics && new Date(built.clock.now().ms).getUTCMinutes() === HELD_SETTLING_MINUTE) metrics.record('heldSettlingSoon', (await heldSettlingSoon(built, undefined, 0)).count);
       return result;
     } finally {
       await expireOverdue(built).catch((error: unknown) => {

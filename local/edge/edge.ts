@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
-import { parseDuration, parseInstant } from '../../functions/domain/dates';
+import { parseDuration } from '../../functions/domain/dates';
+import { Instant } from '../../functions/domain/instant';
 import { ValidationError, instantBoundsIssue } from '../../functions/domain/errors';
 import type { SharedClock } from '../clock';
 import { BusValidationError, LocalBus, type DeliveryPolicy, type EventEnvelope, type KeptEvent, type LambdaTarget, type UndeliverableEvent } from './bus';
@@ -293,15 +294,15 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     try {
       // The clock stays where dates are plain four-digit years (README "Bounds"): [2000-01-01, 2100-01-01).
       if (to !== undefined) {
-        const at = parseInstant(to, 'now');
+        const at = Instant.parse(to, 'now');
         const outOfBounds = instantBoundsIssue(at, 'now', null);
         if (outOfBounds) throw new ValidationError([outOfBounds]);
-        moving = clock.set(at.toJSDate());
+        moving = clock.set(new Date(at.ms));
       } else {
         // Calendar-aware: "P1M" is a month from the clock's now, as the domain reads durations.
         const duration = parseDuration(advance, 'advance');
         const at = clock.now().plus(duration);
-        const outOfBounds = at.isValid ? instantBoundsIssue(at, 'advance', null) : null;
+        const outOfBounds = at.isValid ? instantBoundsIssue(Instant.fromDateTime(at), 'advance', null) : null;
         if (!at.isValid || outOfBounds) {
           throw new ValidationError([{ field: 'advance', problem: `is ${JSON.stringify(advance)}, which moves the clock to ${at.isValid ? at.toISO() : 'no valid time'}`, expected: outOfBounds?.expected ?? 'a shorter duration' }]);
         }

@@ -3,7 +3,7 @@
  * HTTP as on AWS, invoked by the runtime for the bus's and the scheduler's targets.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { DateTime } from 'luxon';
+import { Instant } from '../../functions/domain/instant';
 import type { Context } from 'aws-lambda';
 import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
 import { adapters as orderEventsAdapters } from '../../functions/composition/order-events';
@@ -64,7 +64,7 @@ const wrapClient = data.clientHook ? loadClientHook(data.clientHook) : undefined
  * the gateway. Its events are relayed to the runtime's publisher, where its composition publishes at all.
  */
 function dependencies(functionName: string, adapters: AwsAdapters, sendsToGateway: boolean): Dependencies {
-  const clock = { now: () => DateTime.fromMillis(nowMs(), { zone: 'utc' }) };
+  const clock = { now: () => Instant.withOffset(nowMs(), 0) };
   const built = composeDependencies(data.config, adapters, functionName, { clock, logger, sendsToGateway, wrapClient });
   return adapters.publisher ? { ...built, publisher } : built;
 }

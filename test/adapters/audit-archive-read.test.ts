@@ -5,7 +5,6 @@
  * table's items reach the copier as DynamoDB Streams hands them over (INSERT, MODIFY, REMOVE with their images):
  * dynalite has no streams, so `streamTo` plays that part.
  */
-import { DateTime } from 'luxon';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -29,10 +28,11 @@ import { buildDependencies, readRuntimeConfig } from '../../functions/compositio
 import { createTableInputs, tableNamesFromEnv } from '../../functions/definitions/tables';
 import { SharedClock } from '../../local/clock';
 import { createEdge } from '../../local/edge/edge';
+import { Instant } from '../../functions/domain/instant';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;
 const BUCKETS = ['archive-a', 'archive-b', 'archive-c'];
-const clock = { now: () => DateTime.fromISO('2022-12-02T16:00:00+05:30') };
+const clock = { now: () => Instant.parse('2022-12-02T16:00:00+05:30', 'now') };
 
 let s3: Awaited<ReturnType<typeof startLocalS3>>;
 let client: S3Client;
@@ -196,7 +196,7 @@ test('the composition reads the copy where the stack names its bucket: through t
   const viaEdge = new S3Client({ endpoint: edge.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
   try {
     const config = readRuntimeConfig({ ...awsEnvironment('edge_secret_value_31f'), AWS_ENDPOINT_URL: edge.url, HOLDBACK_AUDIT_TABLE: 'edge-audit', HOLDBACK_AUDIT_ARCHIVE_BUCKET: 'edge-archive' });
-    const deps = buildDependencies(config, { clock: edgeClock, logger: new RecordingLogger() });
+    const deps = buildDependencies(config, { clock: { now: () => Instant.fromDateTime(edgeClock.now()) }, logger: new RecordingLogger() });
     expect(deps.auditCopy).toBeInstanceOf(S3AuditCopy);
     await deps.audit.append([entry('order_e', 1), entry('order_e', 2)]);
     expect((await verifyAuditLog(deps)).ok).toBe(true);

@@ -1,5 +1,4 @@
 /** The audit log on a real dynalite: conditional appends, lost races, entries kept when appends fail, checkpoints, verification. */
-import { DateTime } from 'luxon';
 import { DynamoAuditStore, PENDING_PK, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
 import { DocumentClient, type PutInput, type QueryInput } from '../../functions/adapters/dynamodb/document-client';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
@@ -10,9 +9,10 @@ import type { AuditEntry, Dependencies } from '../../functions/application/ports
 import { RecordingLogger } from '../fakes/outside-world';
 import { recordHash } from '../../functions/domain/audit/audit-records';
 import { withLocalDynamo } from './local-dynamodb';
+import { Instant } from '../../functions/domain/instant';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;
-const clock = { now: () => DateTime.fromISO('2022-12-02T16:00:00+05:30') };
+const clock = { now: () => Instant.parse('2022-12-02T16:00:00+05:30', 'now') };
 
 const entry = (orderId: string, n: number): AuditEntry => ({
   kind: 'gateway_attempt', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'vendor_1',

@@ -4,6 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { SharedClock } from '../../local/clock';
+import { Instant } from '../../functions/domain/instant';
 import { createEdge, localSchedulerRoleArn, type Edge } from '../../local/edge/edge';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../../functions/definitions/routing';
@@ -50,7 +51,7 @@ beforeAll(async () => {
     HOLDBACK_RELEASE_QUEUE_URL: edge.queues.queueUrl(RELEASE_QUEUE.name), HOLDBACK_RELEASE_QUEUE_ARN: edge.queues.arn(RELEASE_QUEUE.name),
   });
   const logger = { info: (m: string) => logLines.push(m), warn: (m: string) => logLines.push(m), error: (m: string) => logLines.push(m) };
-  deps = buildDependencies(config, { clock, logger });
+  deps = buildDependencies(config, { clock: { now: () => Instant.fromDateTime(clock.now()) }, logger });
 });
 afterAll(async () => {
   await edge.close();
@@ -123,7 +124,7 @@ test("every release schedule the composition root creates names the schedules' d
     HOLDBACK_RELEASE_QUEUE_URL: edge.queues.queueUrl(RELEASE_QUEUE.name), HOLDBACK_RELEASE_QUEUE_ARN: edge.queues.arn(RELEASE_QUEUE.name),
     HOLDBACK_SCHEDULE_DEAD_LETTER_ARN: deadLetterArn,
   });
-  const withDeadLetters = buildDependencies(config, { clock, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+  const withDeadLetters = buildDependencies(config, { clock: { now: () => Instant.fromDateTime(clock.now()) }, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
   await withDeadLetters.scheduler.schedule({ orderId: 'order_1002', vendorId: 'vendor_A', releaseKey: 'rel-dlq-1' }, DateTime.fromISO('2022-12-18T15:00:00+05:30'));
   const client = new SchedulerClient({ endpoint: edge.url, region: ENV.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   try {

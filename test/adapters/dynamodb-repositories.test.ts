@@ -10,9 +10,10 @@ import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-rea
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/definitions/tables';
 import { startLocalDynamo, withLocalDynamo, type LocalDynamo } from './local-dynamodb';
+import { Instant } from '../../functions/domain/instant';
 
 let dynamo: LocalDynamo;
-const clock = { now: () => DateTime.fromISO('2022-12-02T10:35:00Z', { zone: 'utc' }) };
+const clock = { now: () => Instant.parse('2022-12-02T10:35:00Z', 'now') };
 
 beforeAll(async () => {
   dynamo = await startLocalDynamo();

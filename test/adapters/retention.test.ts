@@ -1,7 +1,6 @@
 /** Retention (issue 11): HOLDBACK_RETENTION_DAYS read by the composition root, and `expiresAt` stamped only on what may expire. */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DateTime } from 'luxon';
 import { buildDependencies, readRuntimeConfig, RuntimeConfigError } from '../../functions/composition-root';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { VendorRelease } from '../../functions/domain/types';
@@ -9,10 +8,11 @@ import { DEFAULT_AUDIT_TABLE_NAME, TTL_ATTRIBUTE } from '../../functions/definit
 import { RecordingLogger } from '../fakes/outside-world';
 import { awsEnvironment } from './aws-environment';
 import { withLocalDynamo, type LocalDynamo } from './local-dynamodb';
+import { Instant } from '../../functions/domain/instant';
 
 const RETENTION = '{"orders": 2922, "events": 400, "rejected": 90}';
 const ENV = awsEnvironment('gw_secret_retention');
-const clock = { now: () => DateTime.fromISO('2022-12-05T10:00:00+05:30') };
+const clock = { now: () => Instant.parse('2022-12-05T10:00:00+05:30', 'now') };
 
 /** The tables' environment for a dynalite, with the retention variable as given (undefined: unset). */
 async function envFor(local: LocalDynamo, retention: string | undefined): Promise<Record<string, string | undefined>> {

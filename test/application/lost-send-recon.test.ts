@@ -37,7 +37,7 @@ function dyingSender(world: FakeWorld, gatewayApplies: boolean): Dependencies {
           const applied = parseGatewayDate(eligibility);
           world.gatewayOrders.eligibilities.set(`${orderId}/${vendorId}`, formatInstant(applied!, INDIA_TIME));
         } else {
-          await beforePut?.(1, formatInstant(world.clock.now(), INDIA_TIME));
+          await beforePut?.(1, world.clock.now().in(INDIA_TIME).toISO());
         }
         throw new Error('process killed during the PUT');
       },

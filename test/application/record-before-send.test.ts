@@ -130,7 +130,7 @@ function settlementWebhook(world: FakeWorld, settledAt: string) {
     event_time: settledAt,
     data: { settlement: { order_id: ORDER, vendor_id: VENDOR, settlement_id: 7, settlement_amount: 1250.5, settled_at: settledAt } },
   }));
-  const timestamp = String(world.clock.now().toMillis());
+  const timestamp = String(world.clock.now().ms);
   return { headers: { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': webhookSignature(TEST_WEBHOOK_SECRET, timestamp, rawBody) }, rawBody };
 }
 

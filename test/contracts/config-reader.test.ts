@@ -3,7 +3,6 @@
  * fakes the use-case tests rely on and the DynamoDB adapters on a real dynalite: what planning reads for an order's
  * vendors, in one read, is what the repositories stored.
  */
-import { DateTime } from 'luxon';
 import type { Clock, ConfigReader, OpenOrderPolicyRepository, PolicyRepository, SettingsRepository, VendorHoldRepository } from '../../functions/application/ports';
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
 import { DynamoHoldRepository } from '../../functions/adapters/dynamodb/hold-repository';
@@ -16,8 +15,9 @@ import {
   InMemoryConfigReader, InMemoryHoldRepository, InMemoryOpenOrderPolicyRepository, InMemoryPolicyRepository, InMemorySettingsRepository,
 } from '../fakes/repositories';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
+import { Instant } from '../../functions/domain/instant';
 
-const clock: Clock = { now: () => DateTime.fromISO('2022-12-02T10:35:00Z', { zone: 'utc' }) };
+const clock: Clock = { now: () => Instant.parse('2022-12-02T10:35:00Z', 'now') };
 
 interface Ports {
   settings: SettingsRepository;

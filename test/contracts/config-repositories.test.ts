@@ -2,7 +2,6 @@
  * The contracts of the SettingsRepository and PolicyRepository ports, run alike against the in-memory fakes the
  * use-case tests rely on and the DynamoDB adapters on a real dynalite: a fake that drifts from its adapter fails here.
  */
-import { DateTime } from 'luxon';
 import { VersionConflictError, type Clock, type PolicyRepository, type SettingsRepository } from '../../functions/application/ports';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
@@ -10,8 +9,9 @@ import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { VendorPolicy } from '../../functions/domain/types';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 import { InMemoryPolicyRepository, InMemorySettingsRepository } from '../fakes/repositories';
+import { Instant } from '../../functions/domain/instant';
 
-const clock: Clock = { now: () => DateTime.fromISO('2022-12-02T10:35:00Z', { zone: 'utc' }) };
+const clock: Clock = { now: () => Instant.parse('2022-12-02T10:35:00Z', 'now') };
 
 const SUBJECTS: Subjects<{ settings: SettingsRepository; policies: PolicyRepository }> = [
   ['the in-memory fakes', inMemory(() => ({ settings: new InMemorySettingsRepository(clock), policies: new InMemoryPolicyRepository() }))],

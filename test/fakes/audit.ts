@@ -17,7 +17,7 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
 
   override async append(entries: AuditEntry[]): Promise<void> {
     await super.append(entries);
-    const recordedAt = new Date(this.clock.now().toMillis()).toISOString();
+    const recordedAt = new Date(this.clock.now().ms).toISOString();
     for (const [stream, list] of entriesByStream(entries)) {
       const records = this.streams.get(stream) ?? [];
       const head = records[records.length - 1] ?? null;

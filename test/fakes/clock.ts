@@ -1,6 +1,7 @@
 /** A clock the test moves by hand. */
 import { DateTime, Duration } from 'luxon';
 import type { Clock } from '../../functions/application/ports';
+import { Instant } from '../../functions/domain/instant';
 
 export class FakeClock implements Clock {
   private current: DateTime;
@@ -9,8 +10,8 @@ export class FakeClock implements Clock {
     this.current = FakeClock.parse(start);
   }
 
-  now(): DateTime {
-    return this.current;
+  now(): Instant {
+    return Instant.fromDateTime(this.current);
   }
 
   set(to: string): void {

@@ -1,9 +1,9 @@
 /** The exposure ledger in memory, with the DynamoDB one's rules: entries sorted by closing instant, a conditional version. */
 import type { ExposureLedger } from '../../functions/application/ports';
 import type { ExposureEntry } from '../../functions/domain/exposure';
-import { parseMoment } from '../../functions/domain/dates';
+import { Instant } from '../../functions/domain/instant';
 
-const ms = (iso: string): number => parseMoment(iso, 'instant').ms;
+const ms = (iso: string): number => Instant.parse(iso, 'instant').ms;
 const keyOf = (e: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): string => `${e.vendorId}|${e.currency}|${ms(e.closesAt)}|${e.orderId}`;
 
 export class InMemoryExposureLedger implements ExposureLedger {

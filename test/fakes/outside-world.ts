@@ -4,6 +4,7 @@ import type {
   AuditEntry, AuditLog, BeforePut, EligibilityGateway, EventPublisher, GatewayCallResult, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../../functions/application/ports';
 import { formatInstant, parseGatewayDate } from '../../functions/domain/dates';
+import type { Instant } from '../../functions/domain/instant';
 import { attemptOf } from '../../functions/domain/gateway-answer';
 import type { GatewayAnswer, HoldbackEvent, ReleaseCommand } from '../../functions/domain/types';
 import type { FakeClock } from './clock';
@@ -31,8 +32,8 @@ export class RecordingScheduler implements ReleaseScheduler {
   }
 
   /** Removes and returns the schedules due at `now`, oldest first (a one-time schedule deletes itself after firing). */
-  takeDue(now: DateTime): ScheduledRelease[] {
-    const due = [...this.pending.values()].filter((s) => s.at <= now).sort((a, b) => +a.at - +b.at);
+  takeDue(now: Instant): ScheduledRelease[] {
+    const due = [...this.pending.values()].filter((s) => s.at.toMillis() <= now.ms).sort((a, b) => +a.at - +b.at);
     for (const s of due) this.pending.delete(s.command.releaseKey);
     return due;
   }
@@ -73,7 +74,7 @@ export class ScriptedGateway implements EligibilityGateway {
   beforeStep: ((step: string, subject: { orderId?: string; vendorId?: string }) => Promise<void>) | null = null;
 
   async updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult> {
-    const at = formatInstant(this.clock.now(), 'Asia/Kolkata');
+    const at = this.clock.now().in('Asia/Kolkata').toISO();
     await beforePut?.(1, at);
     // The step is the PUT arriving at the gateway, after the caller recorded it.
     await this.beforeStep?.('gateway.updateEligibility', { orderId, vendorId });

@@ -4,7 +4,6 @@ import {
   VersionConflictError, type Clock, type ConfigReader, type OpenOrderPolicyRepository, type OrderRepository, type PlanningConfig, type PolicyRepository,
   type RejectedEventRepository, type SettingsRepository, type StoredOrder, type VendorHoldRepository,
 } from '../../functions/application/ports';
-import { formatInstant } from '../../functions/domain/dates';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type {
   OrderRecord, RejectedEvent, Settings, StoredEvent, VendorHold, VendorPolicy, VendorRelease, VersionedSettings,
@@ -27,7 +26,7 @@ export class InMemorySettingsRepository implements SettingsRepository {
   inForce(): VersionedSettings {
     const latest = this.versions.at(-1);
     if (latest) return copy(latest);
-    return { ...copy(DEFAULT_SETTINGS), version: 0, actor: 'system', reason: 'default settings', at: formatInstant(this.clock.now(), DEFAULT_SETTINGS.timezone) };
+    return { ...copy(DEFAULT_SETTINGS), version: 0, actor: 'system', reason: 'default settings', at: this.clock.now().in(DEFAULT_SETTINGS.timezone).toISO() };
   }
 
   async save(settings: Settings, meta: { actor: string; reason: string; at: string; expectedVersion: number }): Promise<VersionedSettings> {

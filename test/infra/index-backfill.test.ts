@@ -9,7 +9,7 @@ import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-r
 import { APPLIED_INDEX, AUDIT_TIME_INDEX, DEFAULT_AUDIT_TABLE_NAME, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs, DEFAULT_TABLE_NAMES } from '../../functions/definitions/tables';
 import { order, release } from '../adapters/release-fixtures';
 import { runBackfill } from '../../bin/backfill-indexes';
-import { DateTime } from 'luxon';
+import { Instant } from '../../functions/domain/instant';
 import { DynamoAuditStore, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
 import { backfillAuditTimeIndex } from '../../functions/adapters/dynamodb/audit-index-backfill';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
@@ -116,7 +116,7 @@ test('a dry run counts without writing; wrong arguments are refused naming them 
 });
 
 test('an audit log written before the time index: the script gives each stream\'s head its index keys, the checkpoint writer then signs every stream; conditional and re-runnable', async () => {
-  const auditClock = { now: () => DateTime.fromISO('2022-12-02T16:00:00+05:30') };
+  const auditClock = { now: () => Instant.parse('2022-12-02T16:00:00+05:30', 'now') };
   const store = new DynamoAuditStore(doc, DEFAULT_AUDIT_TABLE_NAME, auditClock, new RecordingLogger());
   const deps = { clock: auditClock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: Ed25519AuditKey.inMemory() } as unknown as Dependencies;
   const entry = (orderId: string, n: number): AuditEntry => ({ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'ven_a', detail: { n } });

@@ -6,8 +6,9 @@ import {
 import { gatewaySplitIssues, parseOrderEvent, vendorsOutsideOrderIssues } from '../../functions/domain/order-events';
 import { durationBoundsIssues, validatePolicyInput, validateSettings } from '../../functions/domain/settings';
 import { issuesOf } from './validation-issues';
+import { Instant } from '../../functions/domain/instant';
 
-const NOW = DateTime.fromISO('2022-12-02T16:05:00+05:30');
+const NOW = Instant.fromDateTime(DateTime.fromISO('2022-12-02T16:05:00+05:30'));
 
 function nested(levels: number): unknown {
   let value: unknown = 1;
@@ -30,8 +31,8 @@ describe('times', () => {
   });
 
   it('without a clock, bound to [2000, 2100)', () => {
-    expect(instantBoundsIssue(DateTime.fromISO('2099-12-31T23:59:59Z'), 'eligibility', null)).toBeNull();
-    expect(instantBoundsIssue(DateTime.fromISO('2100-01-01T00:00:00Z'), 'eligibility', null)?.expected).toBe('a time from 2000-01-01T00:00:00Z to before 2100-01-01T00:00:00Z');
+    expect(instantBoundsIssue(Instant.fromDateTime(DateTime.fromISO('2099-12-31T23:59:59Z')), 'eligibility', null)).toBeNull();
+    expect(instantBoundsIssue(Instant.fromDateTime(DateTime.fromISO('2100-01-01T00:00:00Z')), 'eligibility', null)?.expected).toBe('a time from 2000-01-01T00:00:00Z to before 2100-01-01T00:00:00Z');
   });
 });
 

@@ -130,9 +130,9 @@ describe('instants', () => {
 
   it('takes an eligibility in either gateway form or ISO 8601', () => {
     const expected = DateTime.fromISO('2022-12-06T09:00:00+05:30').toMillis();
-    expect(parseEligibilityInput('2022-12-06 09:00:00', 'eligibility').toMillis()).toBe(expected);
-    expect(parseEligibilityInput('2022-12-06 09:00:00 AM', 'eligibility').toMillis()).toBe(expected);
-    expect(parseEligibilityInput('2022-12-06T03:30:00Z', 'eligibility').toMillis()).toBe(expected);
+    expect(parseEligibilityInput('2022-12-06 09:00:00', 'eligibility').ms).toBe(expected);
+    expect(parseEligibilityInput('2022-12-06 09:00:00 AM', 'eligibility').ms).toBe(expected);
+    expect(parseEligibilityInput('2022-12-06T03:30:00Z', 'eligibility').ms).toBe(expected);
     const [issue] = issuesOf(() => parseEligibilityInput('tomorrow', 'eligibility'));
     expect(issue).toMatchObject({ field: 'eligibility', problem: 'is "tomorrow", not a date and time' });
     expect(issue.expected).toContain('YYYY-MM-DD HH:MM:SS');

@@ -7,13 +7,14 @@ import { DateTime } from 'luxon';
 import { breakingChanges } from '../../functions/contracts/compatibility';
 import { parseOrderEvent } from '../../functions/domain/order-events';
 import { ORDER_DETAIL_TYPES } from '../../functions/definitions/routing';
+import { Instant } from '../../functions/domain/instant';
 
 const DIR = path.join(__dirname, '../../functions/contracts');
 const load = (folder: string, name: string) => JSON.parse(fs.readFileSync(path.join(DIR, folder, `${name}.schema.json`), 'utf8')) as Record<string, unknown>;
 const EMITTED = ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'];
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
 const validators = Object.fromEntries([...ORDER_DETAIL_TYPES, ...EMITTED].map((n) => [n, ajv.compile(load('events', n))]));
-const NOW = DateTime.fromISO('2022-12-02T16:00:00+05:30', { setZone: true });
+const NOW = Instant.fromDateTime(DateTime.fromISO('2022-12-02T16:00:00+05:30', { setZone: true }));
 
 /** The gateway interface's own example: order_1001 paid 2022-12-02 16:00 IST, split between two vendors. */
 const VALID: [string, Record<string, unknown>][] = [

@@ -6,8 +6,9 @@ import {
 import { planRelease } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../../functions/domain/types';
+import { Instant } from '../../functions/domain/instant';
 
-const NOW = DateTime.fromISO('2022-12-02T16:05:00+05:30', { setZone: true });
+const NOW = Instant.fromDateTime(DateTime.fromISO('2022-12-02T16:05:00+05:30', { setZone: true }));
 // The gateway's documented example: paid 2 Dec 2022 16:00, Defer by Days 15.
 const ORDER: OrderRecord = {
   orderId: 'order_1001', transactionTime: '2022-12-02T16:00:00+05:30', maxEligibility: '2022-12-17T16:00:00+05:30', deferByDays: 15,

@@ -1,7 +1,6 @@
 /** The release machine's one table, its typed reasons and its write stamps (issue 21 item 2). */
 import { DateTime } from 'luxon';
 import { storedRelease, toRelease } from '../../functions/adapters/dynamodb/release-reads';
-import { formatInstant } from '../../functions/domain/dates';
 import {
   MANUAL_FROM, TRANSITIONS, checkMove, waitsForExposure, checkSettlement, isFinal, isPending, isSentOrFinal, isUnsent, plan, reasonCodeOf, reasonText,
   settle, type PlanInput, type Reason,
@@ -9,13 +8,14 @@ import {
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import { FINAL_STATES, RELEASE_STATES, type OrderRecord, type ReleaseState, type VendorRelease } from '../../functions/domain/types';
 import { maxEligibility } from '../../functions/domain/release/plan';
+import { Instant } from '../../functions/domain/instant';
 
-const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
+const ist = (text: string) => Instant.fromDateTime(DateTime.fromISO(text, { zone: 'Asia/Kolkata' }));
 const paidAt = ist('2022-12-02T16:00:00');
 const order: OrderRecord = {
-  orderId: 'order_1001', transactionTime: formatInstant(paidAt, 'Asia/Kolkata'),
-  maxEligibility: formatInstant(maxEligibility(paidAt, 15), 'Asia/Kolkata'), deferByDays: 15, currency: 'INR',
-  vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: formatInstant(paidAt, 'Asia/Kolkata'),
+  orderId: 'order_1001', transactionTime: paidAt.in('Asia/Kolkata').toISO(),
+  maxEligibility: maxEligibility(paidAt, 15).in('Asia/Kolkata').toISO(), deferByDays: 15, currency: 'INR',
+  vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: paidAt.in('Asia/Kolkata').toISO(),
 };
 
 function input(now: string, current: VendorRelease | null, extra: Partial<PlanInput> = {}): PlanInput {
@@ -110,7 +110,7 @@ describe('one zone for write stamps', () => {
     expect(release.sendAt).toBe('2022-12-05T09:30:00Z');
     const audits = transition.kind === 'write' ? transition.effects.filter((e) => e.kind === 'audit') : [];
     expect(audits.map((e) => e.kind === 'audit' && e.entry.at)).toEqual(['2022-12-02T16:05:00+05:30']);
-    const settled = written(settle(release, DateTime.fromISO('2022-12-06T05:30:00Z', { setZone: true }), ist('2022-12-06T11:01:00')));
+    const settled = written(settle(release, Instant.fromDateTime(DateTime.fromISO('2022-12-06T05:30:00Z', { setZone: true })), ist('2022-12-06T11:01:00')));
     expect(settled).toMatchObject({ settledAt: '2022-12-06T11:00:00+05:30', updatedAt: '2022-12-06T11:01:00+05:30' });
   });
 });

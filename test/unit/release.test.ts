@@ -1,7 +1,7 @@
 /** Specification of the release state machine (contract sections 4 and 5) with the gateway documents' numbers. */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
-import { formatInstant, parseGatewayDate } from '../../functions/domain/dates';
+import { parseGatewayDate } from '../../functions/domain/dates';
 import { parseOrderEvent } from '../../functions/domain/order-events';
 import {
   BACKOFF_CAP_SECONDS, answer as answerOf, manualRelease, planRelease, prepareSend, retryDelaySeconds, retryFailed, settle, vendorFacts,
@@ -10,20 +10,21 @@ import {
 import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings';
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
 import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/release/plan';
+import { Instant } from '../../functions/domain/instant';
 
-const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
+const ist = (text: string) => Instant.fromDateTime(DateTime.fromISO(text, { zone: 'Asia/Kolkata' }));
 const settings: Settings = DEFAULT_SETTINGS;
 const NO_FACTS: VendorFacts = { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null };
 
-function orderAt(transactionTime: DateTime, deferByDays = 15): OrderRecord {
+function orderAt(transactionTime: Instant, deferByDays = 15): OrderRecord {
   return {
     orderId: 'order_1001',
-    transactionTime: formatInstant(transactionTime, 'Asia/Kolkata'),
-    maxEligibility: formatInstant(maxEligibility(transactionTime, deferByDays), 'Asia/Kolkata'),
+    transactionTime: transactionTime.in('Asia/Kolkata').toISO(),
+    maxEligibility: maxEligibility(transactionTime, deferByDays).in('Asia/Kolkata').toISO(),
     deferByDays,
     currency: 'INR',
     vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }, { vendorId: 'vendor_b', amount: '300.00' }],
-    recordedAt: formatInstant(transactionTime, 'Asia/Kolkata'),
+    recordedAt: transactionTime.in('Asia/Kolkata').toISO(),
   };
 }
 // The documented example: 2 Dec 2022 4:00 PM, Defer by Days 15, max eligibility 17 Dec 4:00 PM.
@@ -73,7 +74,7 @@ describe('planRelease: the four rules', () => {
     const release = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-02T16:05:00');
     expect(release).toMatchObject({ state: 'SCHEDULED', targetEligibility: '2022-12-05T16:00:00+05:30', sendAt: '2022-12-05T15:00:00+05:30', clamp: null });
     const send = prepareSend(release, ist('2022-12-05T15:00:00'));
-    expect('eligibility' in send && { ...send, eligibility: send.eligibility.toISO() })
+    expect('eligibility' in send && { ...send, eligibility: send.eligibility.toDateTime().toISO() })
       .toEqual({ eligibility: '2022-12-05T16:00:00.000+05:30', request: '2022-12-05 16:00:00', clamp: null });
   });
 
@@ -205,7 +206,7 @@ describe('vendorFacts: events folded by their own times', () => {
   ];
 
   it('the latest delivery counts, and the last dispute is open', () => {
-    expect(facts(...events)).toEqual({ deliveredAt: DateTime.fromISO('2022-12-03T18:00:00+05:30', { setZone: true }), disputeOpen: true, lastResolution: 'merchant_won', cancelledAt: null });
+    expect(facts(...events)).toEqual({ deliveredAt: Instant.fromDateTime(DateTime.fromISO('2022-12-03T18:00:00+05:30', { setZone: true })), disputeOpen: true, lastResolution: 'merchant_won', cancelledAt: null });
   });
 
   it('any arrival order and any duplicates give the same facts and the same plan', () => {
@@ -238,7 +239,7 @@ describe('answer', () => {
   const due = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-05T15:00:00');
   const applying: VendorRelease = { ...due, state: 'APPLYING', releaseKey: 'rel-1', version: 4 };
   const keyOf = (_o: string, _v: string, version: number) => `rel-${version}`;
-  const sent = parseGatewayDate('2022-12-06 09:00:00')!;
+  const sent = Instant.fromDateTime(parseGatewayDate('2022-12-06 09:00:00')!);
   const attempt = (message: string, status = 'ERROR'): Attempt => ({
     at: '2022-12-05T15:00:00+05:30', request: '2022-12-06 09:00:00', httpStatus: 400, status, subCode: status === 'OK' ? '200' : '400', message,
   });
@@ -251,7 +252,7 @@ describe('answer', () => {
     const write = answerOf({ release, sent, request: '2022-12-06 09:00:00', result, settings: { ...settings, ...extra }, now: ist(now), keyOf });
     const events = write.effects.flatMap((e) => (e.kind === 'publish' ? [e.event] : []));
     const next = write.effects.find((e) => e.kind === 'schedule' || e.kind === 'enqueue');
-    const retryAt = !next ? null : next.kind === 'schedule' ? DateTime.fromISO(next.at, { setZone: true }) : ist(now);
+    const retryAt = !next ? null : next.kind === 'schedule' ? Instant.fromDateTime(DateTime.fromISO(next.at, { setZone: true })) : ist(now);
     // The next send goes on with the written release, as the store would hand it back.
     return { release: { ...write.release, state: write.release.state === 'SCHEDULED' ? 'APPLYING' as const : write.release.state }, written: write.release, events, retryAt, write };
   };
@@ -293,7 +294,7 @@ describe('answer', () => {
       state: 'SCHEDULED', sendAt: '2022-12-05T15:01:00+05:30', sends: 1, releaseKey: 'rel-5',
       reason: 'retrying: Settlement for the order is in progress; send 2 at 2022-12-05T15:01:00+05:30',
     });
-    expect(retryAt?.toMillis()).toBe(ist('2022-12-05T15:01:00').toMillis());
+    expect(retryAt?.ms).toBe(ist('2022-12-05T15:01:00').ms);
     expect(events).toEqual([]);
     const second = apply(release, answer('Settlement for the order is in progress'));
     expect(second.release).toMatchObject({ sends: 2, sendAt: '2022-12-05T15:02:00+05:30' });
@@ -329,11 +330,11 @@ describe('answer', () => {
     const timeout = { attempts: [], final: { kind: 'response' as const, httpStatus: 400, status: 'ERROR', subCode: '400', message: 'Settlement for the order is in progress' } };
     let release = applying;
     let now = ist('2022-12-05T15:00:00');
-    const end = now.plus({ hours: 3, minutes: 30 });
-    while (now < end) {
-      const { written, retryAt } = apply(release, timeout, now.toISO()!);
+    const end = now.plusMs(3.5 * 3_600_000);
+    while (now.ms < end.ms) {
+      const { written, retryAt } = apply(release, timeout, now.toDateTime().toISO()!);
       expect(written.state).toBe('SCHEDULED');
-      expect(retryAt!.toMillis() - now.toMillis()).toBeLessThanOrEqual(BACKOFF_CAP_SECONDS * 1000);
+      expect(retryAt!.ms - now.ms).toBeLessThanOrEqual(BACKOFF_CAP_SECONDS * 1000);
       release = { ...written, state: 'APPLYING' };
       now = retryAt!;
     }
@@ -368,7 +369,7 @@ describe('answer', () => {
   it('"in the past" is retried at once (no backoff), and the next send recomputes a future time', () => {
     const { written: release, retryAt, write } = apply(applying, answer('Eligibility time specified is in the past. Specify a new time'), '2022-12-06T09:00:30');
     expect(release.state).toBe('SCHEDULED');
-    expect(retryAt?.toMillis()).toBe(ist('2022-12-06T09:00:30').toMillis());
+    expect(retryAt?.ms).toBe(ist('2022-12-06T09:00:30').ms);
     expect(release.sendAt).toBe('2022-12-06T09:00:30+05:30');
     // Due at once: enqueued, not scheduled.
     expect(write.effects.filter((e) => e.kind === 'enqueue')).toHaveLength(1);
@@ -419,28 +420,28 @@ describe('property: a send is inside the window and strictly in the future', () 
       fc.integer({ min: 0, max: 48 * 60 }),
       (txSeconds, deferByDays, release, deliveryOffset, nowOffset, leadMinutes) => {
         const tx = DateTime.fromMillis(txSeconds * 1000, { zone: 'Asia/Kolkata' });
-        const record = orderAt(tx, deferByDays);
-        const now = tx.plus({ milliseconds: nowOffset });
-        const f: VendorFacts = { ...NO_FACTS, deliveredAt: deliveryOffset === null ? null : tx.plus({ milliseconds: deliveryOffset }) };
+        const record = orderAt(Instant.fromDateTime(tx), deferByDays);
+        const now = Instant.fromDateTime(tx.plus({ milliseconds: nowOffset }));
+        const f: VendorFacts = { ...NO_FACTS, deliveredAt: deliveryOffset === null ? null : Instant.fromDateTime(tx.plus({ milliseconds: deliveryOffset })) };
         const planned = planRelease({
           order: record, vendorId: 'vendor_a', amount: '1.00', policy: policyOf(release), settings: { ...settings, releaseLead: `PT${leadMinutes}M` },
           facts: f, now, current: null,
         });
         if (planned.state !== 'PLANNED' && planned.state !== 'SCHEDULED') return;
-        const max = maxEligibility(tx, deferByDays);
-        for (const at of [now, DateTime.fromISO(planned.sendAt!)]) {
+        const max = maxEligibility(Instant.fromDateTime(tx), deferByDays);
+        for (const at of [now, Instant.fromDateTime(DateTime.fromISO(planned.sendAt!))]) {
           const send = prepareSend(planned, at);
           if ('skip' in send) {
             // Skipped only when the earliest time the gateway will still accept (margin included) is past max.
-            expect(at.plus({ milliseconds: SEND_MARGIN_MS }).startOf('minute').plus({ minutes: 1 }) > max).toBe(true);
+            expect(at.toDateTime().plus({ milliseconds: SEND_MARGIN_MS }).startOf('minute').plus({ minutes: 1 }).toMillis() > max.ms).toBe(true);
             continue;
           }
           const sentAt = parseGatewayDate(send.request)!;
-          expect(sentAt.toMillis()).toBe(send.eligibility.toMillis());
-          expect(sentAt >= tx && sentAt <= max).toBe(true);
-          expect(sentAt > at).toBe(true);
+          expect(sentAt.toMillis()).toBe(send.eligibility.ms);
+          expect(sentAt >= tx && sentAt.toMillis() <= max.ms).toBe(true);
+          expect(sentAt.toMillis() > at.ms).toBe(true);
           // ... and far enough ahead to still be in the future when the gateway processes the PUT.
-          expect(sentAt.toMillis() - at.toMillis()).toBeGreaterThanOrEqual(SEND_MARGIN_MS);
+          expect(sentAt.toMillis() - at.ms).toBeGreaterThanOrEqual(SEND_MARGIN_MS);
         }
       },
     ), { numRuns: 500 });

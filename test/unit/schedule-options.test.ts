@@ -3,12 +3,13 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { BankCalendar } from '../../functions/domain/calendar';
 import { SCHEDULE_OPTIONS, isScheduleOption, predictSettlement } from '../../functions/domain/schedule-options';
+import { Instant } from '../../functions/domain/instant';
 
-const ist = (text: string) => DateTime.fromISO(text, { zone: 'Asia/Kolkata' });
+const ist = (text: string) => Instant.fromDateTime(DateTime.fromISO(text, { zone: 'Asia/Kolkata' }));
 const working = new BankCalendar([], 'working');
 const everyDay = new BankCalendar([], 'calendar');
 const settles = (eligibility: string, option: number, calendar = working) =>
-  predictSettlement(ist(eligibility), option, calendar).toFormat("yyyy-MM-dd HH:mm ccc");
+  predictSettlement(ist(eligibility), option, calendar).toDateTime().toFormat("yyyy-MM-dd HH:mm ccc");
 
 describe('BankCalendar (December 2022: Saturdays 3, 10, 17, 24, 31; Sundays 4, 11, 18, 25)', () => {
   it('working days exclude Sundays and the 2nd and 4th Saturdays, not the 1st, 3rd and 5th', () => {
@@ -22,7 +23,7 @@ describe('BankCalendar (December 2022: Saturdays 3, 10, 17, 24, 31; Sundays 4, 1
     const calendar = new BankCalendar(['2022-12-26'], 'working');
     expect(calendar.isSettlementDay(ist('2022-12-26T00:30'))).toBe(false);
     // 2022-12-25T19:00Z is already 26 Dec 00:30 in India.
-    expect(calendar.isSettlementDay(DateTime.fromISO('2022-12-25T19:00:00Z'))).toBe(false);
+    expect(calendar.isSettlementDay(Instant.fromDateTime(DateTime.fromISO('2022-12-25T19:00:00Z')))).toBe(false);
     expect(calendar.isSettlementDay(ist('2022-12-27T00:30'))).toBe(true);
   });
 
@@ -152,8 +153,8 @@ describe('schedule options', () => {
     });
   });
   it('answers in India time whatever the zone of the eligibility', () => {
-    const result = predictSettlement(DateTime.fromISO('2022-12-06T03:30:00Z'), 1, working);
-    expect(result.toISO()).toBe('2022-12-07T11:00:00.000+05:30');
+    const result = predictSettlement(Instant.fromDateTime(DateTime.fromISO('2022-12-06T03:30:00Z')), 1, working);
+    expect(result.toDateTime().toISO()).toBe('2022-12-07T11:00:00.000+05:30');
   });
 
   it('refuses an unknown option', () => {
@@ -232,7 +233,7 @@ describe('property: a predicted settlement is after the eligibility and on a slo
       eligibility, fc.constantFrom(...SCHEDULE_OPTIONS.map((o) => o.id)), fc.constantFrom('working' as const, 'calendar' as const), holidayDays,
       (eligibilityMs, option, mode, holidayIndexes) => {
         const holidays = new Set(holidayIndexes.map(isoDate));
-        const result = predictSettlement(DateTime.fromMillis(eligibilityMs), option, new BankCalendar([...holidays], mode)).toMillis();
+        const result = predictSettlement(Instant.fromDateTime(DateTime.fromMillis(eligibilityMs)), option, new BankCalendar([...holidays], mode)).ms;
         expect(result).toBeGreaterThan(eligibilityMs);
         expect(isSlot(option, wall(result), holidays, mode)).toBe(true);
         const start = wall(eligibilityMs);

@@ -212,7 +212,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       if (!known || sequence > known.sequence) heads.set(stream, { stream, sequence, hash });
     };
     const firstDay = since === null ? Number.NaN : Date.parse(`${since.slice(0, 10)}T00:00:00Z`);
-    const lastDay = Date.parse(`${new Date(this.clock.now().toMillis() + 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`);
+    const lastDay = Date.parse(`${new Date(this.clock.now().ms + 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`);
     // After a long quiet spell one scan costs less than a query per day and shard.
     if (since === null || !((lastDay - firstDay) / 86_400_000 <= MAX_INDEX_DAYS)) {
       for await (const item of this.scanAll()) {
@@ -299,7 +299,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
 
   /** Appends each stream's entries (streams in parallel); answers the entries that could not be appended. */
   private async appendEach(entries: AuditEntry[], newStreams: readonly string[] = []): Promise<{ entries: AuditEntry[]; reason: string }> {
-    const recordedAt = new Date(this.clock.now().toMillis()).toISOString();
+    const recordedAt = new Date(this.clock.now().ms).toISOString();
     const failed: AuditEntry[] = [];
     let reason = '';
     await Promise.all([...entriesByStream(entries)].map(async ([stream, list]) => {
@@ -385,7 +385,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   private async keepPending(entries: AuditEntry[], reason: string): Promise<void> {
-    const failedAt = new Date(this.clock.now().toMillis()).toISOString();
+    const failedAt = new Date(this.clock.now().ms).toISOString();
     await this.doc.put({
       TableName: this.tableName,
       Item: { [KEY.pk]: PENDING_PK, [KEY.sk]: `${failedAt}#${randomUUID()}`, entries, failedAt, reason },

@@ -10,7 +10,7 @@ import type { ExposureEntry } from '../../domain/exposure';
 import type { ExposureLedger } from '../../application/ports';
 import { TTL_ATTRIBUTE } from '../../definitions/tables';
 import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
-import { parseMoment } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 
 const exposurePk = (vendorId: string): string => `EXPOSURE#${vendorId}`;
 const entrySk = (e: Pick<ExposureEntry, 'currency' | 'closesAt' | 'orderId'>): string => `E#${e.currency}#${utcSortKey(e.closesAt, 'closesAt')}#${e.orderId}`;
@@ -18,7 +18,7 @@ const entrySk = (e: Pick<ExposureEntry, 'currency' | 'closesAt' | 'orderId'>): s
 const KEPT_AFTER_CLOSE_S = 86_400;
 /** The attribute of a removed entry's tombstone. */
 const REMOVED = 'removed';
-const expiresAtOf = (entry: Pick<ExposureEntry, 'closesAt'>): number => Math.ceil(parseMoment(entry.closesAt, 'closesAt').ms / 1000) + KEPT_AFTER_CLOSE_S;
+const expiresAtOf = (entry: Pick<ExposureEntry, 'closesAt'>): number => Math.ceil(Instant.parse(entry.closesAt, 'closesAt').ms / 1000) + KEPT_AFTER_CLOSE_S;
 
 export class DynamoExposureLedger implements ExposureLedger {
   constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
@@ -32,10 +32,10 @@ export class DynamoExposureLedger implements ExposureLedger {
       ExpressionAttributeValues: { ':pk': exposurePk(vendorId), ':from': currency ? `${prefix}${utcSortKey(now, 'now')}~` : prefix, ':to': `${prefix}\uffff` },
       ConsistentRead: true,
     });
-    const nowMs = parseMoment(now, 'now').ms;
+    const nowMs = Instant.parse(now, 'now').ms;
     return items.filter((item) => item[REMOVED] !== true)
       .map((item) => withoutKeys<ExposureEntry>(item, [TTL_ATTRIBUTE]))
-      .filter((e) => parseMoment(e.closesAt, 'closesAt').ms > nowMs);
+      .filter((e) => Instant.parse(e.closesAt, 'closesAt').ms > nowMs);
   }
 
   async version(vendorId: string, currency: string): Promise<number> {

@@ -1,6 +1,6 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
-import { parseMoment } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import type { DocumentClient, Projection, QueryInput } from './document-client';
 import { KEY } from '../../definitions/tables';
 
@@ -9,8 +9,8 @@ import { KEY } from '../../definitions/tables';
  * Items keep their offset form; only index keys are normalised.
  */
 export function utcSortKey(instant: string, field: string): string {
-  // parseMoment refuses a time without an offset (a ValidationError naming the field) instead of guessing a zone.
-  return new Date(parseMoment(instant, field).ms).toISOString();
+  // Instant.parse refuses a time without an offset (a ValidationError naming the field) instead of guessing a zone.
+  return new Date(Instant.parse(instant, field).ms).toISOString();
 }
 
 /** Version sort key: zero-padded so that text order is numeric order. */

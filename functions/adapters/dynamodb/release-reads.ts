@@ -1,7 +1,7 @@
 /** The read side of releases (outcomes, forecasts, vendors) over the orders table's sparse indexes: queries, never a scan. */
 import { createHash } from 'node:crypto';
 import { MAX_DELAY_DAYS } from '../../domain/errors';
-import { parseMoment } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
 import { reasonCodeOf } from '../../domain/release';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
@@ -68,7 +68,7 @@ type IndexKind = 'PAID' | 'APPLIED' | 'SETTLED';
 
 /** `{utc, month}` of an instant: the fixed-width UTC text that sorts as time, and its India month ("2022-12"). */
 export function timeKey(instant: string, field: string): { utc: string; month: string } {
-  const ms = parseMoment(instant, field).ms;
+  const ms = Instant.parse(instant, field).ms;
   return { utc: new Date(ms).toISOString(), month: new Date(ms + INDIA_OFFSET_MS).toISOString().slice(0, 7) };
 }
 
@@ -291,7 +291,7 @@ export class DynamoReleaseReads implements ReleaseReads {
     const from = range ? timeKey(range.from, 'from').utc : BEFORE_ANY;
     const to = range ? timeKey(range.to, 'to').utc : AFTER_ANY;
     if (from > to) return;
-    const upper = range ? `${new Date(parseMoment(range.to, 'to').ms + LONGEST_WINDOW_MS).toISOString()}#${AFTER_ANY}` : AFTER_ANY;
+    const upper = range ? `${new Date(Instant.parse(range.to, 'to').ms + LONGEST_WINDOW_MS).toISOString()}#${AFTER_ANY}` : AFTER_ANY;
     // Kept when its window [transaction time, max eligibility] meets the range: wherever the release's money lands
     // (its applied eligibility, its target, or its max eligibility for a held or waiting one) lies in that window.
     const inRange = (release: VendorRelease): boolean => !range || timeKey(release.transactionTime, 'transactionTime').utc <= to;

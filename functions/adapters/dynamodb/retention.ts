@@ -1,5 +1,5 @@
 /** How long each kind of record that may expire is kept, and the TTL stamp (`expiresAt`, epoch seconds) it gets. */
-import { parseMoment } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { TTL_ATTRIBUTE } from '../../definitions/tables';
 import type { RetentionDays } from '../../definitions/retention-kinds';
 
@@ -10,5 +10,5 @@ const SECONDS_A_DAY = 86_400;
 /** `{expiresAt}` (whole epoch seconds) `days` after `at`; nothing when the kind is kept for ever. */
 export function expiryStamp(at: string, days: number | undefined, field: string): Record<string, number> {
   if (days === undefined) return {};
-  return { [TTL_ATTRIBUTE]: Math.floor(parseMoment(at, field).ms / 1000) + days * SECONDS_A_DAY };
+  return { [TTL_ATTRIBUTE]: Math.floor(Instant.parse(at, field).ms / 1000) + days * SECONDS_A_DAY };
 }

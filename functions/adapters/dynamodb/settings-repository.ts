@@ -1,7 +1,6 @@
 /** Versioned merchant settings in the config table: the version in force, and every version as history. */
 import type { DocumentClient } from './document-client';
 import { DEFAULT_SETTINGS } from '../../domain/settings';
-import { formatInstant } from '../../domain/dates';
 import type { Settings, VersionedSettings } from '../../domain/types';
 import type { Clock, SettingsRepository } from '../../application/ports';
 import { SETTINGS_PK, VersionedItems } from './versioned-items';
@@ -13,7 +12,7 @@ export function unsavedSettings(clock: Clock): VersionedSettings {
     version: 0,
     actor: 'system',
     reason: 'default settings',
-    at: formatInstant(clock.now(), DEFAULT_SETTINGS.timezone),
+    at: clock.now().in(DEFAULT_SETTINGS.timezone).toISO(),
   };
 }
 

@@ -2,7 +2,7 @@
  * The gateway's order lookups over HTTP: the order (`GET /pg/orders/{order_id}`, the split a payment webhook does not
  * carry), the vendor, and the order recon (`GET /pg/easy-split/orders/{order_id}`, what eligibility the gateway holds).
  */
-import { INDIA_TIME, formatInstant, parseEligibilityInput } from '../../domain/dates';
+import { INDIA_TIME, parseEligibilityInput } from '../../domain/dates';
 import type { GatewayOrder, GatewayOrderSplit, GatewayOrders } from '../../application/ports';
 import { requireId } from '../../domain/order-events';
 import { GatewayTransport, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
@@ -148,7 +148,7 @@ function eligibilityOf(body: Record<string, unknown>, orderId: string, vendorId:
   const date = vendor?.settlement_eligibility_date;
   if (date === undefined || date === null) return { kind: 'found', value: null };
   try {
-    return { kind: 'found', value: formatInstant(parseEligibilityInput(date, 'settlement_eligibility_date'), INDIA_TIME) };
+    return { kind: 'found', value: parseEligibilityInput(date, 'settlement_eligibility_date').in(INDIA_TIME).toISO() };
   } catch {
     return { kind: 'failed', reason: `vendor ${vendorId}'s settlement_eligibility_date ${JSON.stringify(scrub(String(date)).slice(0, 60))} is not a date and time` };
   }

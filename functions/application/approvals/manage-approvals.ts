@@ -48,14 +48,14 @@ export async function listApprovals(
   await expireOverdue(deps);
   const page = await deps.approvals.list({ state, limit, after });
   const settings = await deps.settings.get();
-  const now = deps.clock.now().toMillis();
+  const now = deps.clock.now().ms;
   return { items: page.items.map((a) => approvalView(a, settings.timezone, now)), nextCursor: page.next ? encodeCursor(`approvals:${state}`, page.next) : null };
 }
 
 /** Expires the pending approvals past their 24 hours (each written once and audited); the sweep calls it too. */
 export async function expireOverdue(deps: Dependencies): Promise<number> {
   const now = deps.clock.now();
-  const overdue = await deps.approvals.pendingCreatedBefore(new Date(now.toMillis() - APPROVAL_LIFETIME_MS + 1).toISOString(), EXPIRE_BATCH);
+  const overdue = await deps.approvals.pendingCreatedBefore(new Date(now.ms - APPROVAL_LIFETIME_MS + 1).toISOString(), EXPIRE_BATCH);
   let expired = 0;
   for (const approval of overdue) {
     if (await expire(deps, approval)) expired += 1;
@@ -66,7 +66,7 @@ export async function expireOverdue(deps: Dependencies): Promise<number> {
 async function expire(deps: Dependencies, approval: StoredApproval): Promise<boolean> {
   const now = deps.clock.now();
   const at = storedInstant(now);
-  const decided = await deps.approvals.decide(approval.approvalId, { state: 'expired', decidedBy: null, decidedAt: at, decisionReason: 'nobody decided within 24 hours' }, now.toUTC().toISO()!);
+  const decided = await deps.approvals.decide(approval.approvalId, { state: 'expired', decidedBy: null, decidedAt: at, decisionReason: 'nobody decided within 24 hours' }, new Date(now.ms).toISOString());
   if (!decided) return false;
   await appendAudit({ ...deps, caller: undefined }, [approvalAuditEntry(decided, 'approval_expired', null, { expiresAt: decided.expiresAt }, at)]);
   return true;
@@ -76,7 +76,7 @@ async function expire(deps: Dependencies, approval: StoredApproval): Promise<boo
 async function loadCurrent(deps: Dependencies, approvalId: string): Promise<StoredApproval> {
   const approval = await deps.approvals.get(requireApprovalId(approvalId));
   if (!approval) throw new NotFoundError(`approval ${approvalId} is unknown; GET /approvals?state=pending lists the pending ones`);
-  if (approval.state === 'pending' && Date.parse(approval.expiresAt) <= deps.clock.now().toMillis()) {
+  if (approval.state === 'pending' && Date.parse(approval.expiresAt) <= deps.clock.now().ms) {
     await expire(deps, approval);
     return (await deps.approvals.get(approvalId)) ?? approval;
   }
@@ -122,7 +122,7 @@ export async function decideApproval(
   const now = deps.clock.now();
   const at = storedInstant(now);
   const decidedBy: ApprovalParty = { actor: fields.actor, principal: deps.caller?.principal ?? 'local:unauthenticated' };
-  const decided = await deps.approvals.decide(approval.approvalId, { state: decision, decidedBy, decidedAt: at, decisionReason: fields.reason }, now.toUTC().toISO()!);
+  const decided = await deps.approvals.decide(approval.approvalId, { state: decision, decidedBy, decidedAt: at, decisionReason: fields.reason }, new Date(now.ms).toISOString());
   if (!decided) throw notPending((await deps.approvals.get(approval.approvalId)) ?? approval, settings.timezone);
   await appendAudit(deps, [approvalAuditEntry(decided, decision === 'approved' ? 'approval_approved' : 'approval_rejected', fields.actor, {
     reason: fields.reason, requestedBy: approval.requestedBy,
@@ -215,6 +215,6 @@ async function staleBasis(deps: Dependencies, approval: StoredApproval): Promise
 }
 
 async function present(deps: Dependencies, approval: StoredApproval): Promise<ApprovalView> {
-  return approvalView(approval, (await deps.settings.get()).timezone, deps.clock.now().toMillis());
+  return approvalView(approval, (await deps.settings.get()).timezone, deps.clock.now().ms);
 }
 

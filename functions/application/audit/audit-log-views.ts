@@ -135,7 +135,7 @@ export async function exportAuditLog(deps: Dependencies, query: Record<string, s
   const identity = deps.auditKey ? await deps.auditKey.identity() : null;
   const complete = range.from === undefined && range.to === undefined;
   const header = headerLine({
-    exportedAt: new Date(deps.clock.now().toMillis()).toISOString(),
+    exportedAt: new Date(deps.clock.now().ms).toISOString(),
     from: range.from ?? null,
     to: range.to ?? null,
     complete,

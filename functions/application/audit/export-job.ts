@@ -137,7 +137,7 @@ async function wholeFile(deps: Dependencies, job: StoredJob): Promise<StepWork> 
 
 /** The link of a written file, and the job's result (a step that adds no rows of its own). */
 async function linked(deps: Dependencies, job: StoredJob, key: string, written: { bytes: number; sha256: string }, rows: number): Promise<StepWork> {
-  const expiresAt = new Date(deps.clock.now().toMillis() + EXPORT_LINK_HOURS * 3_600_000);
+  const expiresAt = new Date(deps.clock.now().ms + EXPORT_LINK_HOURS * 3_600_000);
   const extension = key.slice(key.lastIndexOf('.') + 1);
   const url = await deps.exports.link(key, expiresAt, `holdback-${job.kind === 'audit_export' ? 'audit' : 'outcomes'}-${job.jobId}.${extension}`);
   const result = { url, expiresAt: expiresAt.toISOString(), rows, bytes: written.bytes, sha256: written.sha256 };
@@ -179,7 +179,7 @@ async function exportLines(deps: Dependencies, job: StoredJob): Promise<{ lines:
     lines: (async function* jsonLines() {
       const settings = await deps.settings.get();
       // Projected settlements as of the export's start, as GET /outcomes shows them.
-      const projection = projectionContext(settings, deps.clock.now().toMillis());
+      const projection = projectionContext(settings, deps.clock.now().ms);
       let chunk = '';
       for await (const row of counting.reads.outcomes(filter, null)) {
         chunk += `${JSON.stringify(outcomeItem(row, settings.timezone, projection))}\n`;

@@ -57,7 +57,7 @@ export async function writeAuditCheckpoint(deps: Dependencies): Promise<Checkpoi
   const identity = await key.identity();
   for (let attempt = 1; ; attempt++) {
     const recent = await deps.auditArchive.latestCheckpoints(RECENT_CHECKPOINTS);
-    const now = new Date(deps.clock.now().toMillis()).toISOString();
+    const now = new Date(deps.clock.now().ms).toISOString();
     const last = recent[0] ?? null;
     const since = last ? new Date(Date.parse(last.coveredUntil) - LOOK_BACK_MS).toISOString() : null;
     const signed = new Map<string, StreamHead>();

@@ -7,7 +7,7 @@ import {
 } from '../../domain/preview';
 import { vendorFacts, type VendorFacts } from '../../domain/release';
 import { SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
-import { INDIA_TIME, formatInstant } from '../../domain/dates';
+import { MINUTE_MS } from '../../domain/instant';
 import { capOf, capStops, isEarly, riskClosesAtMs, type CapStop, type PlannedEarlyRelease } from '../../domain/exposure';
 import type { Settings, VendorPolicy, VendorRelease, VersionedSettings } from '../../domain/types';
 import { ConflictError } from '../errors';
@@ -182,12 +182,12 @@ async function capStoppedOf(deps: Dependencies, candidate: VendorPolicy, preview
   previewed.forEach((p, i) => {
     const { release } = p;
     if (p.dropped || p.candidate.targetMs === null || release.currency === undefined) return;
-    const sendMs = Math.max(p.candidate.targetMs, now.toMillis());
+    const sendMs = Math.max(p.candidate.targetMs, now.ms);
     if (!isEarly(sendMs, release.maxEligibility)) return;
     const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts[i]?.deliveredAt ?? null, settings });
     if (closesMs > sendMs) planned.push({ orderId: release.orderId, vendorId: release.vendorId, currency: release.currency, amount: release.amount, sendMs, closesMs });
   });
-  const entries = await deps.exposure.open(candidate.vendorId, formatInstant(now, INDIA_TIME));
+  const entries = await deps.exposure.open(candidate.vendorId, storedInstant(now));
   return capStops(planned, entries, (currency) => capOf(candidate, currency), settings.timezone, listed);
 }
 
@@ -229,7 +229,7 @@ async function requirePreviewHolds(deps: Dependencies, previewId: string, scope:
   const stale = (why: string) => new ConflictError('preview_stale', `previewId ${previewId}: ${why}; preview the change again and send its new previewId`);
   if (!preview) throw stale('no such preview (never made, or expired and cleared)');
   if (preview.scope !== scope) throw stale(`it previewed ${preview.scope}, not ${scope}`);
-  if (Date.parse(preview.expiresAt) < deps.clock.now().toMillis()) throw stale(`it expired at ${preview.expiresAt}`);
+  if (Date.parse(preview.expiresAt) < deps.clock.now().ms) throw stale(`it expired at ${preview.expiresAt}`);
   if (preview.digest !== await digestNow()) {
     throw stale('what it showed no longer holds (an order of the vendor came or settled, the policy, hold or settings changed, or this body differs from the previewed one)');
   }
@@ -357,7 +357,7 @@ async function remember(deps: Dependencies, scope: string, digest: string): Prom
     scope,
     digest,
     createdAt: storedInstant(now),
-    expiresAt: storedInstant(now.plus({ minutes: PREVIEW_LIFETIME_MINUTES })),
+    expiresAt: storedInstant(now.plusMs(PREVIEW_LIFETIME_MINUTES * MINUTE_MS)),
   };
   await deps.previews.save(preview);
   return preview;

@@ -2,7 +2,7 @@
  * The interfaces the use cases need from the outside world; adapters implement them, tests use fakes. Each area's
  * ports are in their own file; this index names them all, and `Dependencies` is what a composition root builds.
  */
-import type { DateTime } from 'luxon';
+import type { Instant } from '../../domain/instant';
 import type { AuditArchive, AuditCopy, AuditKey, AuditLog } from './audit';
 import type { ConfigReader, OpenOrderPolicyRepository, PolicyImportRepository, PolicyRepository, PreviewRepository, SettingsRepository, VendorHoldRepository } from './config';
 import type { ExportStore, JobQueue, JobRepository } from './jobs';
@@ -16,7 +16,7 @@ export * from './jobs';
 
 /** Time as the runtime sees it (the local edge's shared clock, or the system clock on AWS). */
 export interface Clock {
-  now(): DateTime;
+  now(): Instant;
 }
 
 /** Thrown by a conditional write whose expected version no longer holds. */

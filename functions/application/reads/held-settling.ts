@@ -4,7 +4,8 @@
  * its max eligibility falls within the settings' `holdWarning` is an alert (the overview, GET /alerts/held-settling,
  * and the HeldSettlingSoon metric on AWS).
  */
-import { INDIA_TIME, formatEpochMs, formatInstant, shiftMoment } from '../../domain/dates';
+import { INDIA_TIME, formatEpochMs } from '../../domain/dates';
+import { DAY_MS } from '../../domain/instant';
 import { landingOf, moneyOf, CurrencyTotals } from '../../domain/projection';
 import { DEFAULT_HOLD_WARNING, calendarOf } from '../../domain/settings';
 import type { HoldReason, HoldSource } from '../../domain/types';
@@ -50,11 +51,11 @@ export async function heldSettlingSoon(deps: Dependencies, vendorId?: string, li
   const settings = await deps.settings.get();
   const now = deps.clock.now();
   const warning = settings.holdWarning ?? DEFAULT_HOLD_WARNING;
-  const untilMs = shiftMoment({ ms: now.toMillis(), zone: now.zone }, warning, 'holdWarning', 1).ms;
+  const untilMs = now.plus(warning, 'holdWarning').ms;
   const calendar = calendarOf(settings);
-  const earliestMs = nextGatewayMinuteMs(now.toMillis());
+  const earliestMs = nextGatewayMinuteMs(now.ms);
   // Open releases by max eligibility: a settlement within the warning has its max eligibility before its end.
-  const range = { from: formatInstant(now.minus({ days: LONGEST_SETTLEMENT_DAYS }), INDIA_TIME), to: formatEpochMs(untilMs, INDIA_TIME) };
+  const range = { from: now.plusMs(-LONGEST_SETTLEMENT_DAYS * DAY_MS).in(INDIA_TIME).toISO(), to: formatEpochMs(untilMs, INDIA_TIME) };
   const items: HeldSettling[] = [];
   const totals = new CurrencyTotals<'held'>();
   const readVendor = async (id: string): Promise<void> => {

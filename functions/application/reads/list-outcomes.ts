@@ -8,7 +8,7 @@ import { projectionContext, vendorHoldSources } from '../release-views';
 export async function outcomesPage(deps: Dependencies, query: OutcomeQuery): Promise<{ items: OutcomeItem[]; nextCursor: string | null }> {
   const settings = await deps.settings.get();
   const zone = settings.timezone;
-  const projection = projectionContext(settings, deps.clock.now().toMillis());
+  const projection = projectionContext(settings, deps.clock.now().ms);
   const rows: ReadRelease[] = [];
   // One row more than the page: whether a next page exists is then known.
   for await (const row of deps.reads.outcomes(query.filter, query.after)) {

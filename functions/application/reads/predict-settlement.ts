@@ -1,5 +1,5 @@
 /** Use case: when a vendor on a schedule option settles for a given eligibility (POST /predictions). */
-import { formatInstant, type parseEligibilityInput } from '../../domain/dates';
+import type { parseEligibilityInput } from '../../domain/dates';
 import { predictSettlement } from '../../domain/schedule-options';
 import { calendarOf } from '../../domain/settings';
 import type { Dependencies } from '../ports';
@@ -14,5 +14,5 @@ export interface PredictionInput {
 export async function predictSettlementAt(deps: Dependencies, input: PredictionInput): Promise<{ settlementAt: string }> {
   const settings = await deps.settings.get();
   const settlement = predictSettlement(input.eligibility, input.scheduleOption ?? settings.defaultScheduleOption, calendarOf(settings));
-  return { settlementAt: formatInstant(settlement, settings.timezone) };
+  return { settlementAt: settlement.in(settings.timezone).toISO() };
 }

@@ -1,7 +1,7 @@
 /** Use cases: the vendors Holdback knows (GET /vendors) and the per-day forecast of their settlements (GET /forecast). */
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, ValidationError, dayBoundsProblem } from '../../domain/errors';
-import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs, formatInstant } from '../../domain/dates';
+import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../../domain/dates';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/release/plan';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
@@ -111,7 +111,7 @@ export async function listVendors(
 
 async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {
   const [stored, hold, open, entries] = await Promise.all([
-    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, formatInstant(deps.clock.now(), INDIA_TIME)),
+    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, deps.clock.now().in(INDIA_TIME).toISO()),
   ]);
   const policy = stored ?? defaultPolicy(vendorId, settings);
   const summary: VendorSummary = {
@@ -122,7 +122,7 @@ async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: s
     held: hold?.held ?? false,
     hold: hold ? { held: hold.held, source: sourceOf(hold), actor: hold.actor, reason: hold.reason, at: inZone(hold.at, settings.timezone) } : null,
     open,
-    exposure: exposureOf(entries, policy, deps.clock.now().toMillis(), settings.timezone),
+    exposure: exposureOf(entries, policy, deps.clock.now().ms, settings.timezone),
   };
   if (checkGateway && deps.gatewayOrders.fetchVendor) {
     try {
@@ -191,7 +191,7 @@ function forecastDate(text: string | undefined, field: string, fallback: DateTim
 export async function forecast(deps: Dependencies, query: { from?: string; to?: string; vendorId?: string }): Promise<{
   from: string; to: string; vendorId: string | null; days: ForecastDay[];
 }> {
-  const today = deps.clock.now().setZone(GATEWAY_ZONE).startOf('day');
+  const today = DateTime.fromMillis(deps.clock.now().ms, { zone: GATEWAY_ZONE }).startOf('day');
   const from = forecastDate(query.from, 'from', today);
   const to = forecastDate(query.to, 'to', from.plus({ days: 30 }));
   const span = Math.round(to.diff(from, 'days').days) + 1;
@@ -204,7 +204,7 @@ export async function forecast(deps: Dependencies, query: { from?: string; to?: 
   const vendorId = query.vendorId === undefined ? null : requireId(query.vendorId, 'vendorId');
   const settings = await deps.settings.get();
   const calendar = calendarOf(settings);
-  const earliestMs = nextGatewayMinuteMs(deps.clock.now().toMillis());
+  const earliestMs = nextGatewayMinuteMs(deps.clock.now().ms);
   const range = { from: from.minus({ days: LONGEST_SETTLEMENT_DAYS }).toISO()!, to: to.endOf('day').toISO()! };
   const totals = new CurrencyTotals<string>();
   const first = from.toISODate()!;

@@ -42,6 +42,6 @@ export async function viewOrder(deps: Dependencies, orderId: string): Promise<Or
     transactionTimeSource: order.transactionTimeSource ?? 'marketplace',
     maxEligibility: inZone(order.maxEligibility, zone),
     currency: order.currency,
-    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().toMillis()), holdSources.get(r.vendorId))),
+    vendors: releases.map((r) => releaseViewOf(r, zone, projectionContext(settings, deps.clock.now().ms), holdSources.get(r.vendorId))),
   };
 }

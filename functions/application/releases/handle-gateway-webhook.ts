@@ -3,6 +3,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { ValidationError, assertNesting, isRecord, issueText, pruneNesting, storableDetail, type ValidationIssue } from '../../domain/errors';
 import { gatewaySplitIssues, isValidId } from '../../domain/order-events';
 import {
@@ -60,7 +61,7 @@ export async function handleGatewayWebhook(deps: Dependencies, request: WebhookR
   if (!isValidWebhookSignature(await deps.secrets.webhookSecret(), request)) {
     throw new UnauthorizedError('x-webhook-signature is missing or does not match the body; the gateway signs base64(HMAC-SHA256(client secret, x-webhook-timestamp + raw body))');
   }
-  const staleness = webhookStaleness(request.headers['x-webhook-timestamp'], deps.clock.now().toMillis());
+  const staleness = webhookStaleness(request.headers['x-webhook-timestamp'], deps.clock.now().ms);
   if (staleness) throw new UnauthorizedError(staleness);
   try {
     return await actOnSignedWebhook(deps, request);
@@ -346,8 +347,8 @@ function decimalOf(value: unknown): Decimal | null {
 }
 
 /** The gateway's times carry +05:30; one without an offset is read as India time, the gateway's clock. */
-function gatewayTime(value: unknown): DateTime | null {
+function gatewayTime(value: unknown): Instant | null {
   if (typeof value !== 'string' || value === '' || value === 'null') return null;
   const dt = DateTime.fromISO(value.replace(' ', 'T'), { zone: GATEWAY_ZONE, setZone: true });
-  return dt.isValid ? dt : null;
+  return dt.isValid ? Instant.fromDateTime(dt) : null;
 }

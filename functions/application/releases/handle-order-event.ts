@@ -1,7 +1,6 @@
 /** Use case: take one marketplace order event, keep it, and bring every vendor release of its order up to date. */
 import { createHash } from 'node:crypto';
-import type { DateTime } from 'luxon';
-import { parseInstant } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { ValidationError, issueText, jsonText, pruneNesting, storableDetail, type ValidationIssue } from '../../domain/errors';
 import { eventKey, parseOrderEvent, vendorsOutsideOrderIssues } from '../../domain/order-events';
 import { maxEligibility, planRelease, vendorFacts } from '../../domain/release/plan';
@@ -144,7 +143,7 @@ async function rejectEventsOutsideOrder(
 }
 
 /** Why the payment's order cannot be planned (a dry run of every vendor's first plan), or nothing. */
-function planningIssues(order: OrderRecord, { settings, policies }: PlanningConfig, now: DateTime): ValidationIssue[] {
+function planningIssues(order: OrderRecord, { settings, policies }: PlanningConfig, now: Instant): ValidationIssue[] {
   try {
     for (const vendor of order.vendors) {
       const policy = policies.get(vendor.vendorId) ?? defaultPolicy(vendor.vendorId, settings);
@@ -161,7 +160,7 @@ function planningIssues(order: OrderRecord, { settings, policies }: PlanningConf
 }
 
 function orderRecordOf(event: PaidEvent, deferByDays: number, recordedAt: string): OrderRecord {
-  const transactionTime = parseInstant(event.transactionTime, 'transactionTime');
+  const transactionTime = Instant.parse(event.transactionTime, 'transactionTime');
   return {
     orderId: event.orderId,
     transactionTime: storedInstant(transactionTime),

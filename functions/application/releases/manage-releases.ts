@@ -1,7 +1,7 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
 import { ValidationError, collectIssues, instantBoundsIssue, isRecord, type ValidationIssue } from '../../domain/errors';
-import type { DateTime } from 'luxon';
-import { formatInstant, parseEligibilityInput, parseInstant } from '../../domain/dates';
+import { parseEligibilityInput } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { manualRelease, retryFailed } from '../../domain/release';
 import { HOLD_SOURCES, type HoldSource, type VendorHold, type VendorRelease } from '../../domain/types';
 import { DEFAULT_HOLD_SOURCE, isHoldSource, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
@@ -115,15 +115,15 @@ function flagOf(input: Record<string, unknown>, field: string, meaning: string, 
  * Holdback sends, and refuses a later date) or before the transaction time. A past `at` the caller confirmed is not
  * checked against the transaction time: it means "now", and goes with the next gateway minute.
  */
-function manualWindowIssue(at: DateTime, release: VendorRelease, zone: string, confirmedPast: boolean): ValidationIssue | null {
-  const max = parseInstant(release.maxEligibility, 'maxEligibility');
-  const transaction = parseInstant(release.transactionTime, 'transactionTime');
-  const range = `a time from ${formatInstant(transaction, zone)} (the transaction time) to ${formatInstant(max, zone)} (max eligibility), or leave "at" out for the next minute the gateway accepts`;
-  if (at.toMillis() > max.toMillis()) {
-    return { field: 'at', problem: `is ${formatInstant(at, zone)}, after this release's max eligibility ${formatInstant(max, zone)}: the gateway settles at max eligibility anyway and refuses a later date`, expected: range };
+function manualWindowIssue(at: Instant, release: VendorRelease, zone: string, confirmedPast: boolean): ValidationIssue | null {
+  const max = Instant.parse(release.maxEligibility, 'maxEligibility');
+  const transaction = Instant.parse(release.transactionTime, 'transactionTime');
+  const range = `a time from ${transaction.in(zone).toISO()} (the transaction time) to ${max.in(zone).toISO()} (max eligibility), or leave "at" out for the next minute the gateway accepts`;
+  if (at.ms > max.ms) {
+    return { field: 'at', problem: `is ${at.in(zone).toISO()}, after this release's max eligibility ${max.in(zone).toISO()}: the gateway settles at max eligibility anyway and refuses a later date`, expected: range };
   }
-  if (!confirmedPast && at.toMillis() < transaction.toMillis()) {
-    return { field: 'at', problem: `is ${formatInstant(at, zone)}, before the order's transaction time ${formatInstant(transaction, zone)}`, expected: range };
+  if (!confirmedPast && at.ms < transaction.ms) {
+    return { field: 'at', problem: `is ${at.in(zone).toISO()}, before the order's transaction time ${transaction.in(zone).toISO()}`, expected: range };
   }
   return null;
 }
@@ -147,10 +147,10 @@ export async function releaseManually(deps: Dependencies, orderId: string, vendo
   const bounds = at ? instantBoundsIssue(at, 'at', null) : null;
   if (bounds) {
     issues.push(bounds);
-  } else if (at && at.toMillis() < now.toMillis() && !confirmPast) {
+  } else if (at && at.ms < now.ms && !confirmPast) {
     issues.push({
       field: 'at',
-      problem: `is ${formatInstant(at, zone)}, in the past (Holdback's clock is ${formatInstant(now, zone)}): it would be sent at once with the next minute the gateway accepts`,
+      problem: `is ${at.in(zone).toISO()}, in the past (Holdback's clock is ${now.in(zone).toISO()}): it would be sent at once with the next minute the gateway accepts`,
       expected: 'a future time, or leave "at" out for the next minute the gateway accepts, or add "confirmPast": true to send it so',
     });
   }
@@ -213,5 +213,5 @@ export async function retryRelease(deps: Dependencies, orderId: string, vendorId
 
 async function presented(deps: Dependencies, release: VendorRelease): Promise<ReleaseView> {
   const settings = await deps.settings.get();
-  return { orderId: release.orderId, ...releaseViewOf(release, settings.timezone, projectionContext(settings, deps.clock.now().toMillis())) };
+  return { orderId: release.orderId, ...releaseViewOf(release, settings.timezone, projectionContext(settings, deps.clock.now().ms)) };
 }

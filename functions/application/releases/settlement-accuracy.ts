@@ -1,5 +1,5 @@
 /** Use case: the accuracy report of settlements against their predictions (the mismatch itself is the machine's, settle.ts). */
-import { DateTime } from 'luxon';
+import { Instant } from '../../domain/instant';
 import { minutesBetween, predictedSettlementOf } from '../../domain/release';
 import { unpredictedBecause } from '../../domain/projection';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
@@ -7,7 +7,7 @@ import type { Dependencies } from '../ports';
 import { queryRange } from '../outcome-rows';
 import { inZone } from '../response-times';
 
-const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });
+const instant = (text: string): Instant => Instant.parse(text, 'settledAt');
 
 export interface AccuracyRow {
   scheduleOption: number;

@@ -1,6 +1,5 @@
 /** Use case: re-enqueue releases whose schedule, message or invocation was lost, so a loss delays a release but never drops it. */
-import type { DateTime } from 'luxon';
-import { parseInstant } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { APPLYING_DEADLINE_MS, isPending, waitsForExposure } from '../../domain/release';
 import type { ReleaseCommand, VendorRelease } from '../../domain/types';
 import { describeError } from '../errors';
@@ -23,11 +22,11 @@ export interface SweepResult {
  * A PLANNED or SCHEDULED release is overdue once its schedule or message had its chance (sendAt plus the grace an
  * APPLYING release gets); an APPLYING one once its deadline passed.
  */
-function isOverdue(release: VendorRelease, now: DateTime): boolean {
+function isOverdue(release: VendorRelease, now: Instant): boolean {
   if (!release.sendAt || !release.releaseKey) return false;
-  const sendAt = parseInstant(release.sendAt, 'sendAt').toMillis();
-  if (isPending(release.state) || waitsForExposure(release)) return sendAt + APPLYING_DEADLINE_MS < now.toMillis();
-  if (release.state === 'APPLYING') return sendAt < now.toMillis();
+  const sendAt = Instant.parse(release.sendAt, 'sendAt').ms;
+  if (isPending(release.state) || waitsForExposure(release)) return sendAt + APPLYING_DEADLINE_MS < now.ms;
+  if (release.state === 'APPLYING') return sendAt < now.ms;
   return false;
 }
 

@@ -16,6 +16,6 @@ const clientOf = (c: ServiceContext): S3Client => {
 };
 
 export const exportBucket: NonNullable<AwsAdapters['exportBucket']> = (c, bucket) =>
-  new S3ExportStore(clientOf(c), bucket, () => c.clock.now().toJSDate());
+  new S3ExportStore(clientOf(c), bucket, () => new Date(c.clock.now().ms));
 
 export const auditArchiveCopy: NonNullable<AwsAdapters['auditArchiveCopy']> = (c, bucket) => new S3AuditCopy(clientOf(c), bucket);

@@ -3,10 +3,11 @@
  * order's events, below), the hold and the rule it is pinned to, inside its eligibility window (below); an operator's
  * manual release and retry; and the what-if plan of previews.
  */
-import { DateTime, type Zone } from 'luxon';
-import { INDIA_TIME, formatEpochMs, formatInstant, momentOf, parseMoment, shiftMoment, type Moment } from '../dates';
+import { DAY_MS } from '../../../kit/civil-days';
+import { formatEpochMs } from '../dates';
+import { INDIA_OFFSET_MINUTES, Instant } from '../instant';
 import { eventKey, eventTime } from '../order-events';
-import { settlementOfMoment } from '../schedule-options';
+import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
 import type {
   Clamp, DisputeResolution, OrderEvent, OrderEventType, OrderRecord, ReleaseRule, Settings, VendorHold, VendorPolicy, VendorRelease,
@@ -26,7 +27,7 @@ export interface PlanInput {
   facts: VendorFacts;
   /** The vendor's hold as last stored (null: never held). */
   hold: VendorHold | null;
-  now: DateTime;
+  now: Instant;
   current: VendorRelease | null;
   keyOf: ReleaseKeyOf;
   cause: Cause;
@@ -95,24 +96,24 @@ export function baseOf(current: VendorRelease | null, input: PlanInput): VendorR
 }
 
 /** The rule's target before clamping; null while it waits for an event (a delivery). */
-function ruleTarget(rule: ReleaseRule, transactionTime: Moment, facts: VendorFacts): Moment | null {
+function ruleTarget(rule: ReleaseRule, transactionTime: Instant, facts: VendorFacts): Instant | null {
   switch (rule.kind) {
     case 'at_max': return null;
     case 'immediate': return transactionTime;
-    case 'after_payment': return shiftMoment(transactionTime, rule.delay, 'release.delay', 1);
-    case 'after_delivery': return facts.deliveredAt ? shiftMoment(momentOf(facts.deliveredAt), rule.delay, 'release.delay', 1) : null;
+    case 'after_payment': return transactionTime.plus(rule.delay, 'release.delay');
+    case 'after_delivery': return facts.deliveredAt ? facts.deliveredAt.plus(rule.delay, 'release.delay') : null;
   }
 }
 
 /** The release left at max eligibility, the gateway's default. */
-function atMax(base: VendorRelease, max: Moment, settings: Settings, reason: Reason): VendorRelease {
+function atMax(base: VendorRelease, max: Instant, settings: Settings, reason: Reason): VendorRelease {
   const zone = settings.timezone;
   return {
     ...base,
     state: 'AT_MAX',
     targetEligibility: formatEpochMs(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
-    predictedSettlement: formatEpochMs(settlementOfMoment(max, base.scheduleOption, calendarOf(settings)), zone),
+    predictedSettlement: formatEpochMs(predictSettlement(max, base.scheduleOption, calendarOf(settings)).ms, zone),
     reasonCode: reason.code,
     reason: reasonText(reason),
   };
@@ -129,8 +130,8 @@ function clampText(clamp: Clamp | null): string {
 export function decide(base: VendorRelease, input: PlanInput, current: VendorRelease | null, dueWithinMs: number): VendorRelease {
   const { settings, facts, hold } = input;
   const zone = settings.timezone;
-  const now = input.now.toMillis();
-  const window: MomentWindow = { transactionTime: parseMoment(base.transactionTime, 'transactionTime'), maxEligibility: parseMoment(base.maxEligibility, 'maxEligibility') };
+  const now = input.now.ms;
+  const window: EligibilityWindow = { transactionTime: Instant.parse(base.transactionTime, 'transactionTime'), maxEligibility: Instant.parse(base.maxEligibility, 'maxEligibility') };
   const max = window.maxEligibility;
   const manual = base.manual ?? null;
 
@@ -138,15 +139,15 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   // arriving before or after the payment gives the same AT_MAX. A manual release overrides the rule.
   if (!manual && base.rule.kind === 'at_max') return atMax(base, max, settings, { code: 'at_max_rule', rule: base.rule, max: formatEpochMs(max.ms, zone) });
   if (facts.cancelledAt) {
-    return { ...base, state: 'CANCELLED', manual: null, reasonCode: 'cancelled', reason: reasonText({ code: 'cancelled', at: formatInstant(facts.cancelledAt, zone) }) };
+    return { ...base, state: 'CANCELLED', manual: null, reasonCode: 'cancelled', reason: reasonText({ code: 'cancelled', at: facts.cancelledAt.in(zone).toISO() }) };
   }
   if (!manual && facts.lastResolution === 'customer_won') return atMax(base, max, settings, { code: 'customer_won' });
   if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, { code: 'window_closed' });
 
   const requested = manual
-    ? parseMoment(manual.at ?? manual.requestedAt, 'manual.at')
+    ? Instant.parse(manual.at ?? manual.requestedAt, 'manual.at')
     : ruleTarget(base.rule, window.transactionTime, facts);
-  const target = requested ? clampMomentIntoWindow(requested, window) : null;
+  const target = requested ? clampIntoWindow(requested, window) : null;
   const targetText = target ? formatEpochMs(target.eligibility.ms, zone) : null;
   const why = manual ? `manual release by ${manual.actor} (${manual.reason})` : ruleText(base.rule);
   const overridden = manual?.override === true;
@@ -161,10 +162,10 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   }
   if (!target) return { ...base, state: 'WAITING', reasonCode: 'waiting_delivery', reason: reasonText({ code: 'waiting_delivery', why }) };
 
-  const planned = shiftMoment(target.eligibility, settings.releaseLead, 'releaseLead', -1).ms;
+  const planned = target.eligibility.minus(settings.releaseLead, 'releaseLead').ms;
   let sendAt = planned;
   const pending = current && isPending(current.state) && current.sendAt ? current : null;
-  const pendingAt = pending ? parseMoment(pending.sendAt, 'sendAt').ms : null;
+  const pendingAt = pending ? Instant.parse(pending.sendAt, 'sendAt').ms : null;
   const retrying = pending !== null && (pending.sends ?? 0) > 0 && pending.reasonCode === 'retrying';
   // Replanning must not hurry a retry's backoff, nor move a send that is already due.
   if (retrying && pendingAt !== null && pendingAt > sendAt) sendAt = pendingAt;
@@ -212,12 +213,12 @@ export interface ManualRequest {
   actor: string;
   reason: string;
   /** The eligibility asked for; null: as soon as the gateway accepts. */
-  at: DateTime | null;
+  at: Instant | null;
   override: boolean;
 }
 
-function windowClosedRefusal(current: VendorRelease, now: DateTime): Refusal | null {
-  if (nextGatewayMinuteMs(now.toMillis()) <= parseMoment(current.maxEligibility, 'maxEligibility').ms) return null;
+function windowClosedRefusal(current: VendorRelease, now: Instant): Refusal | null {
+  if (nextGatewayMinuteMs(now.ms) <= Instant.parse(current.maxEligibility, 'maxEligibility').ms) return null;
   return { kind: 'refused', state: current.state, message: `the release is ${current.state} and its window closed at ${current.maxEligibility}: the gateway accepts no date any more` };
 }
 
@@ -235,7 +236,7 @@ export function manualRelease(input: PlanInput & { current: VendorRelease }, req
   if (closed) return closed;
   const manual = {
     actor: request.actor, reason: request.reason, override: request.override, requestedAt: stamp(now),
-    at: request.at ? formatInstant(request.at, settings.timezone) : null,
+    at: request.at ? request.at.in(settings.timezone).toISO() : null,
   };
   const reopened: VendorRelease = { ...current, state: 'PLANNED', sendAt: null, manual, orderNotFoundSince: null, reason: null };
   return planFrom(current, reopened, { ...input, cause: { kind: 'manual_release', actor: request.actor, reason: request.reason } }, 'manual_release');
@@ -280,12 +281,12 @@ export function planRelease(input: Omit<PlanInput, 'keyOf' | 'cause' | 'hold'> &
 
 export interface VendorFacts {
   /** The latest delivery (by its own time). */
-  deliveredAt: DateTime | null;
+  deliveredAt: Instant | null;
   disputeOpen: boolean;
   /** Once a customer won a dispute it stays customer_won: a later dispute cannot restore an early release. */
   lastResolution: DisputeResolution | null;
   /** The earliest cancellation. */
-  cancelledAt: DateTime | null;
+  cancelledAt: Instant | null;
 }
 
 // Events at the same instant fold in this order, so a dispute opened and closed in one instant ends closed.
@@ -304,13 +305,13 @@ function concerns(event: OrderEvent, vendorId: string): boolean {
  * duplicated deliveries of the same events give the same facts.
  */
 export function vendorFacts(events: OrderEvent[], vendorId: string): VendorFacts {
-  const unique = new Map<string, { event: OrderEvent; at: DateTime }>();
+  const unique = new Map<string, { event: OrderEvent; at: Instant }>();
   for (const event of events) {
     if (!concerns(event, vendorId)) continue;
-    unique.set(eventKey(event), { event, at: DateTime.fromISO(eventTime(event), { setZone: true }) });
+    unique.set(eventKey(event), { event, at: Instant.parse(eventTime(event), 'eventTime') });
   }
   const ordered = [...unique.entries()].sort(([keyA, a], [keyB, b]) =>
-    +a.at - +b.at || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
+    a.at.ms - b.at.ms || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
   const facts: VendorFacts = { deliveredAt: null, disputeOpen: false, lastResolution: null, cancelledAt: null };
   for (const [, { event, at }] of ordered) {
     switch (event.type) {
@@ -331,9 +332,9 @@ export function vendorFacts(events: OrderEvent[], vendorId: string): VendorFacts
 
 const MINUTE_MS = 60_000;
 
-/** Transaction time plus Defer by Days, counted in India days (the gateway's clock). */
-export function maxEligibility(transactionTime: DateTime, deferByDays: number): DateTime {
-  return transactionTime.setZone(INDIA_TIME).plus({ days: deferByDays });
+/** Transaction time plus Defer by Days, counted in India days (the gateway's clock, 24 hours each), in India time. */
+export function maxEligibility(transactionTime: Instant, deferByDays: number): Instant {
+  return Instant.withOffset(transactionTime.ms + deferByDays * DAY_MS, INDIA_OFFSET_MINUTES);
 }
 
 /**
@@ -344,8 +345,8 @@ export function maxEligibility(transactionTime: DateTime, deferByDays: number): 
 export const SEND_MARGIN_MS = 30_000;
 
 /** The earliest time the gateway will still accept when the PUT arrives: the first whole minute after now + the margin. */
-export function nextGatewayMinute(now: DateTime): DateTime {
-  return DateTime.fromMillis(nextGatewayMinuteMs(now.toMillis()), { zone: INDIA_TIME });
+export function nextGatewayMinute(now: Instant): Instant {
+  return Instant.withOffset(nextGatewayMinuteMs(now.ms), INDIA_OFFSET_MINUTES);
 }
 
 /** nextGatewayMinute in epoch milliseconds: India's offset is whole minutes, so its minutes start where UTC's do. */
@@ -354,69 +355,42 @@ export function nextGatewayMinuteMs(nowMs: number): number {
 }
 
 export interface EligibilityWindow {
-  transactionTime: DateTime;
-  maxEligibility: DateTime;
-}
-
-/** The window as Moments, for decisions computed in epoch milliseconds. */
-export interface MomentWindow {
-  transactionTime: Moment;
-  maxEligibility: Moment;
+  transactionTime: Instant;
+  maxEligibility: Instant;
 }
 
 export type ClampResult =
-  | { eligibility: DateTime; clamp: Clamp | null }
+  | { eligibility: Instant; clamp: Clamp | null }
   | { eligibility: null; reason: 'window_closed' };
 
-/** How the window reads an instant of either form: its epoch milliseconds, and the zone its clamp texts are written in. */
-interface InstantForm<T> {
-  ms(instant: T): number;
-  zone(instant: T): string | Zone;
-}
-
-const DATE_TIME: InstantForm<DateTime> = { ms: (dt) => dt.toMillis(), zone: (dt) => dt.zoneName ?? INDIA_TIME };
-// A named zone is passed by its name, as a DateTime's zoneName is (formatInstant reads "Asia/Kolkata" as fixed +05:30).
-const MOMENT: InstantForm<Moment> = { ms: (m) => m.ms, zone: (m) => (m.zone.isUniversal ? m.zone : m.zone.name) };
-
-function intoWindow<T>(form: InstantForm<T>, target: T, window: { transactionTime: T; maxEligibility: T }): { eligibility: T; clamp: Clamp | null } {
-  const at = form.ms(target);
-  if (at < form.ms(window.transactionTime)) return clamped(form, target, window.transactionTime, 'before_transaction');
-  if (at > form.ms(window.maxEligibility)) return clamped(form, target, window.maxEligibility, 'after_max_eligibility');
-  return { eligibility: target, clamp: null };
-}
-
-function clamped<T>(form: InstantForm<T>, target: T, to: T, reason: Clamp['reason']): { eligibility: T; clamp: Clamp } {
-  const zone = form.zone(target);
-  return { eligibility: to, clamp: { requested: formatEpochMs(form.ms(target), zone), clampedTo: formatEpochMs(form.ms(to), zone), reason } };
+/** The clamp of `target` to `to`; its texts are written in the target's offset. */
+function clamped(target: Instant, to: Instant, reason: Clamp['reason']): { eligibility: Instant; clamp: Clamp } {
+  return { eligibility: to, clamp: { requested: target.toISO(), clampedTo: to.inOffset(target.offset).toISO(), reason } };
 }
 
 /** Moves a target into [transaction time, max eligibility]; the clamp says from where and why. */
-export function clampIntoWindow(target: DateTime, window: EligibilityWindow): { eligibility: DateTime; clamp: Clamp | null } {
-  return intoWindow(DATE_TIME, target, window);
-}
-
-/** clampIntoWindow on Moments. */
-export function clampMomentIntoWindow(target: Moment, window: MomentWindow): { eligibility: Moment; clamp: Clamp | null } {
-  return intoWindow(MOMENT, target, window);
+export function clampIntoWindow(target: Instant, window: EligibilityWindow): { eligibility: Instant; clamp: Clamp | null } {
+  if (target.ms < window.transactionTime.ms) return clamped(target, window.transactionTime, 'before_transaction');
+  if (target.ms > window.maxEligibility.ms) return clamped(target, window.maxEligibility, 'after_max_eligibility');
+  return { eligibility: target, clamp: null };
 }
 
 /**
  * Moves a target into the window, then into the future. The gateway takes whole seconds, so the result is a whole
  * second inside the window (rounded up, or down at the window's end).
  */
-export function clampEligibility(target: DateTime, window: EligibilityWindow, now: DateTime): ClampResult {
+export function clampEligibility(target: Instant, window: EligibilityWindow, now: Instant): ClampResult {
   const earliest = nextGatewayMinute(now);
-  if (earliest > window.maxEligibility) return { eligibility: null, reason: 'window_closed' };
+  if (earliest.ms > window.maxEligibility.ms) return { eligibility: null, reason: 'window_closed' };
   const inWindow = clampIntoWindow(target, window);
-  if (inWindow.eligibility < earliest) return clamped(DATE_TIME, target, earliest, 'in_the_past');
+  if (inWindow.eligibility.ms < earliest.ms) return clamped(target, earliest, 'in_the_past');
   const eligibility = wholeSecondWithin(inWindow.eligibility, window.maxEligibility);
-  if (+eligibility === +inWindow.eligibility) return inWindow;
-  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: formatInstant(eligibility, target.zoneName ?? INDIA_TIME) } };
+  if (eligibility.ms === inWindow.eligibility.ms) return inWindow;
+  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: eligibility.inOffset(target.offset).toISO() } };
 }
 
-function wholeSecondWithin(dt: DateTime, max: DateTime): DateTime {
-  const floor = dt.startOf('second');
-  if (+floor === +dt) return dt;
-  const ceil = floor.plus({ seconds: 1 });
-  return ceil <= max ? ceil : floor;
+function wholeSecondWithin(at: Instant, max: Instant): Instant {
+  const floor = Math.floor(at.ms / 1000) * 1000;
+  if (floor === at.ms) return at;
+  return floor + 1000 <= max.ms ? at.plusMs(floor + 1000 - at.ms) : at.plusMs(floor - at.ms);
 }

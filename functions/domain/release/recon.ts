@@ -2,8 +2,7 @@
  * The gateway's order recon read before a send of unknown outcome is repeated: a date it holds was applied (APPLIED
  * without a second PUT); a recon that cannot be read sends nothing and retries later.
  */
-import type { DateTime } from 'luxon';
-import { INDIA_TIME, formatGatewayDate, formatInstant, parseInstant } from '../dates';
+import { INDIA_OFFSET_MINUTES, Instant, gatewayDateText } from '../instant';
 import type { Attempt, IsoInstant, SendInFlight, Settings, VendorRelease } from '../types';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, outcomeUnknown, unresolvedRequests } from './attempts';
 import { SYSTEM_ACTOR, audit, moved, stamp, type Effect, type ReleaseKeyOf, type Write } from './states';
@@ -17,7 +16,7 @@ export type ReconRead =
 /** The unresolved date the recon holds (see unresolvedRequests), or null. */
 export function reconHolds(release: VendorRelease, gatewayEligibility: IsoInstant | null, also: string[] = []): string | null {
   if (gatewayEligibility === null) return null;
-  const held = formatGatewayDate(parseInstant(gatewayEligibility, 'settlement_eligibility_date'));
+  const held = gatewayDateText(Instant.parse(gatewayEligibility, 'settlement_eligibility_date'));
   return [...unresolvedRequests(release), ...also].includes(held) ? held : null;
 }
 
@@ -28,7 +27,7 @@ export function reconHolds(release: VendorRelease, gatewayEligibility: IsoInstan
  */
 export function confirmHeld(
   release: VendorRelease, held: string, recon: { gatewayEligibility: IsoInstant; at: IsoInstant },
-  lost: SendInFlight | null, settings: Settings, now: DateTime, why: string,
+  lost: SendInFlight | null, settings: Settings, now: Instant, why: string,
 ): { release: VendorRelease; effects: Effect[] } {
   const confirmation = { at: recon.at, eligibility: recon.gatewayEligibility };
   const said = `confirmed from the gateway's order recon at ${recon.at}: eligibility ${recon.gatewayEligibility} held`;
@@ -44,7 +43,7 @@ export function confirmHeld(
   if (index >= 0) attempts[index] = confirmed;
   else attempts.push(confirmed);
   const updated: VendorRelease = { ...release, attempts: attempts.slice(-ATTEMPTS_KEPT), sends };
-  const applied = appliedAt(updated, parseInstant(recon.gatewayEligibility, 'settlement_eligibility_date').setZone(INDIA_TIME), settings,
+  const applied = appliedAt(updated, Instant.parse(recon.gatewayEligibility, 'settlement_eligibility_date').inOffset(INDIA_OFFSET_MINUTES), settings,
     (eligibility) => ({ code: 'applied_from_recon', eligibility, send: sends, why }));
   return {
     release: applied.release,
@@ -66,7 +65,7 @@ export interface ReconInput {
   /** When the recon was read. */
   at?: IsoInstant;
   settings: Settings;
-  now: DateTime;
+  now: Instant;
 }
 
 /**
@@ -79,7 +78,7 @@ export function confirmFromRecon(input: ReconInput): Write | null {
   const held = reconHolds(release, gatewayEligibility, lost ? [lost.request] : []);
   if (held === null || gatewayEligibility === null) return null;
   const why = lost ? `(claimed at ${lost.claimedAt}) lost its answer` : 'had no clear answer';
-  const recon = { gatewayEligibility, at: input.at ?? formatInstant(now, INDIA_TIME) };
+  const recon = { gatewayEligibility, at: input.at ?? stamp(now) };
   const confirmed = confirmHeld(release, held, recon, lost, settings, now, why);
   return moved(release, 'recon_confirmed', { ...confirmed.release, version: release.version + 1, updatedAt: stamp(now) }, release.version, confirmed.effects);
 }
@@ -90,7 +89,7 @@ export interface ReconUnreadInput {
   /** Why the recon could not be read. */
   reason: string;
   settings: Settings;
-  now: DateTime;
+  now: Instant;
   keyOf: ReleaseKeyOf;
 }
 

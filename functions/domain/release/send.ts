@@ -2,8 +2,8 @@
  * Sending a release: the claim, the plan brought up to date after it, the attempt recorded before the PUT leaves, and
  * the release after the gateway's answer (applied, failed, or retried with backoff while the window is open).
  */
-import type { DateTime } from 'luxon';
-import { INDIA_TIME, formatEpochMs, formatGatewayDate, formatInstant, parseInstant, parseMoment, shiftMoment, type Moment } from '../dates';
+import { formatEpochMs } from '../dates';
+import { INDIA_OFFSET_MINUTES, INDIA_TIME, Instant, gatewayDateText } from '../instant';
 import { classifyAnswer } from '../gateway-answer';
 import { predictSettlement } from '../schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from '../settings';
@@ -25,27 +25,27 @@ const LAST_CHANCE_MS = 2 * 60_000;
 const UNKNOWN_AT_ONCE = 3;
 
 /** Why this command must not send now, or null when it must. */
-function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: DateTime): string | null {
+function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: Instant): string | null {
   if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
   if (!release.sendAt) return `nothing to send in state ${release.state}`;
-  const sendAt = parseMoment(release.sendAt, 'sendAt').ms;
-  if (isPending(release.state) || waitsForExposure(release)) return sendAt <= now.toMillis() + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
+  const sendAt = Instant.parse(release.sendAt, 'sendAt').ms;
+  if (isPending(release.state) || waitsForExposure(release)) return sendAt <= now.ms + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
   if (release.state === 'APPLYING') {
-    return sendAt < now.toMillis() ? null : `being applied by another invocation until ${release.sendAt}`;
+    return sendAt < now.ms ? null : `being applied by another invocation until ${release.sendAt}`;
   }
   return `nothing to send in state ${release.state}`;
 }
 
 /** The claim's deadline, renewed while the claimant works. */
-function deadline(now: DateTime): IsoInstant {
-  return stamp(now.plus({ milliseconds: APPLYING_DEADLINE_MS }));
+function deadline(now: Instant): IsoInstant {
+  return stamp(now.plusMs(APPLYING_DEADLINE_MS));
 }
 
 /**
  * Claims a due release for sending: APPLYING with a deadline after which the sweep assumes the sender was lost. Only
  * the claimant may send, and it reads the order and the hold only after this write (see `afterClaim`).
  */
-export function claim(current: VendorRelease, command: ReleaseCommand, now: DateTime): Write | { kind: 'skip'; reason: string } {
+export function claim(current: VendorRelease, command: ReleaseCommand, now: Instant): Write | { kind: 'skip'; reason: string } {
   const notDue = whyNotDue(current, command, now);
   if (notDue) return { kind: 'skip', reason: notDue };
   const release: VendorRelease = {
@@ -67,30 +67,30 @@ export function claim(current: VendorRelease, command: ReleaseCommand, now: Date
 }
 
 export type PreparedSend =
-  | { eligibility: DateTime; request: string; clamp: Clamp | null }
+  | { eligibility: Instant; request: string; clamp: Clamp | null }
   | { skip: 'window_closed' };
 
 /** The eligibility to send now: the target while it is still ahead, else the next gateway minute, never past max. */
-export function prepareSend(release: VendorRelease, now: DateTime): PreparedSend {
+export function prepareSend(release: VendorRelease, now: Instant): PreparedSend {
   const window: EligibilityWindow = {
-    transactionTime: parseInstant(release.transactionTime, 'transactionTime'),
-    maxEligibility: parseInstant(release.maxEligibility, 'maxEligibility'),
+    transactionTime: Instant.parse(release.transactionTime, 'transactionTime'),
+    maxEligibility: Instant.parse(release.maxEligibility, 'maxEligibility'),
   };
-  const target = release.targetEligibility ? parseInstant(release.targetEligibility, 'targetEligibility') : window.transactionTime;
+  const target = release.targetEligibility ? Instant.parse(release.targetEligibility, 'targetEligibility') : window.transactionTime;
   const result = clampEligibility(target, window, now);
   if (result.eligibility === null) return { skip: 'window_closed' };
   // A target already clamped into the window keeps its original request on the record.
   const clamp = result.clamp
     ? { ...result.clamp, requested: release.clamp?.requested ?? result.clamp.requested }
     : release.clamp;
-  return { eligibility: result.eligibility.setZone(INDIA_TIME), request: formatGatewayDate(result.eligibility), clamp };
+  return { eligibility: result.eligibility.inOffset(INDIA_OFFSET_MINUTES), request: gatewayDateText(result.eligibility), clamp };
 }
 
 /** The claimed release, its plan brought up to date, and what to send (`recordSend` writes it before the PUT leaves). */
 export interface SendNow {
   kind: 'send';
   release: VendorRelease;
-  eligibility: DateTime;
+  eligibility: Instant;
   request: string;
 }
 
@@ -119,11 +119,11 @@ export function afterClaim(input: PlanInput & { current: VendorRelease }): SendN
  * `exposure_cap` and the figures in its message, claimed again at `untilMs` (the instant the blocking exposure falls
  * enough, or max eligibility, where the gateway settles it anyway) under a new key.
  */
-export function waitForExposure(input: { current: VendorRelease; message: string; untilMs: number; now: DateTime; keyOf: ReleaseKeyOf; figures: Record<string, unknown> }): Write {
+export function waitForExposure(input: { current: VendorRelease; message: string; untilMs: number; now: Instant; keyOf: ReleaseKeyOf; figures: Record<string, unknown> }): Write {
   const { current, now } = input;
   const version = current.version + 1;
   const releaseKey = input.keyOf(current.orderId, current.vendorId, version);
-  const untilMs = Math.max(input.untilMs, now.toMillis());
+  const untilMs = Math.max(input.untilMs, now.ms);
   const release: VendorRelease = {
     ...current, state: 'WAITING', waitReason: 'exposure_cap', ...because({ code: 'exposure_cap', message: input.message }), sending: null, exposure: null,
     sendAt: formatEpochMs(untilMs, INDIA_TIME), releaseKey, version, updatedAt: stamp(now),
@@ -142,7 +142,7 @@ export interface RecordSendInput {
   /** The try within this send (a 429 is tried again within the send), and when the gateway client stamps it. */
   attempt: number;
   at: IsoInstant;
-  now: DateTime;
+  now: Instant;
 }
 
 /**
@@ -170,7 +170,7 @@ export function recordSend(input: RecordSendInput): Write {
  * The window closed before the send: nothing can move any more. A release that was never sent stays with the
  * gateway's default (AT_MAX); one that was retrying is FAILED (it did not move, and now never will).
  */
-function windowClosed(applying: VendorRelease, now: DateTime): Write {
+function windowClosed(applying: VendorRelease, now: Instant): Write {
   const ids = { orderId: applying.orderId, vendorId: applying.vendorId };
   const retried = (applying.sends ?? 0) > 0;
   const why = because(retried
@@ -195,11 +195,11 @@ export interface AnswerInput {
   /** The claimed release as sent (from `afterClaim`). */
   release: VendorRelease;
   /** The eligibility that was sent, and its gateway form. */
-  sent: DateTime;
+  sent: Instant;
   request: string;
   result: { attempts: Attempt[]; final: GatewayAnswer };
   settings: Settings;
-  now: DateTime;
+  now: Instant;
   keyOf: ReleaseKeyOf;
 }
 
@@ -218,8 +218,8 @@ function classifyUncertain(classified: AnswerClass, final: GatewayAnswer, attemp
   };
 }
 
-function budgetMs(settings: Settings, from: Moment): number {
-  return shiftMoment(from, settings.retryBudget ?? DEFAULT_RETRY_BUDGET, 'retryBudget', 1).ms - from.ms;
+function budgetMs(settings: Settings, from: Instant): number {
+  return from.plus(settings.retryBudget ?? DEFAULT_RETRY_BUDGET, 'retryBudget').ms - from.ms;
 }
 
 /** Writes a release after an answer (or an unread recon), with the outcome's audit and effects. */
@@ -267,10 +267,10 @@ export function answer(input: AnswerInput): Write {
 }
 
 /** The release APPLIED at `sent`, with its predicted settlement, and the event that says so. */
-export function appliedAt(updated: VendorRelease, sent: DateTime, settings: Settings, reasonOf: (eligibility: IsoInstant) => Reason): { release: VendorRelease; event: Effect } {
+export function appliedAt(updated: VendorRelease, sent: Instant, settings: Settings, reasonOf: (eligibility: IsoInstant) => Reason): { release: VendorRelease; event: Effect } {
   const zone = settings.timezone;
-  const eligibility = formatInstant(sent, zone);
-  const predicted = formatInstant(predictSettlement(sent, updated.scheduleOption, calendarOf(settings)), zone);
+  const eligibility = sent.in(zone).toISO();
+  const predicted = predictSettlement(sent, updated.scheduleOption, calendarOf(settings)).in(zone).toISO();
   return {
     release: {
       ...updated, state: 'APPLIED', appliedEligibility: eligibility, predictedSettlement: predicted, sendAt: null, releaseKey: null,
@@ -284,7 +284,7 @@ export function appliedAt(updated: VendorRelease, sent: DateTime, settings: Sett
  * One `gateway_attempt` record per answered attempt (phase "answered"); the last also carries `last`, what the answer
  * made of the release (one record where an attempt and a separate planning record cost two writes).
  */
-function answerAudits(release: VendorRelease, attempts: Attempt[], send: number, now: DateTime, last: Record<string, unknown>): Effect[] {
+function answerAudits(release: VendorRelease, attempts: Attempt[], send: number, now: Instant, last: Record<string, unknown>): Effect[] {
   return attempts.map((a, i) => audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
     phase: 'answered',
     send,
@@ -321,19 +321,19 @@ export function retry(
   if (classified.budgeted) {
     notFoundSince = updated.orderNotFoundSince ?? stamp(now);
     // Counted in the settings' zone (a budget of days is days there), and said so.
-    const sinceText = formatEpochMs(parseMoment(notFoundSince, 'orderNotFoundSince').ms, settings.timezone);
-    const since = parseMoment(sinceText, 'orderNotFoundSince');
-    if (now.toMillis() - since.ms >= budgetMs(settings, since)) {
+    const sinceText = formatEpochMs(Instant.parse(notFoundSince, 'orderNotFoundSince').ms, settings.timezone);
+    const since = Instant.parse(sinceText, 'orderNotFoundSince');
+    if (now.ms - since.ms >= budgetMs(settings, since)) {
       return failed({ code: 'gave_up', sends, why: classified.reason, since: sinceText, budget: settings.retryBudget ?? DEFAULT_RETRY_BUDGET });
     }
   }
   // "In the past" is retried at once with a later time (prepareSend recomputes it); other transient answers back off.
-  let retryAt = classified.recompute ? now.toMillis() : now.toMillis() + retryDelaySeconds(sends, classified.retryAfterSeconds) * 1000;
-  const max = parseMoment(updated.maxEligibility, 'maxEligibility').ms;
+  let retryAt = classified.recompute ? now.ms : now.ms + retryDelaySeconds(sends, classified.retryAfterSeconds) * 1000;
+  const max = Instant.parse(updated.maxEligibility, 'maxEligibility').ms;
   const lastChance = max - LAST_CHANCE_MS;
   if (nextGatewayMinuteMs(retryAt) > max) {
     // The backoff would pass the window's end: one last send just before it, if there is still time for one.
-    if (lastChance <= now.toMillis() || nextGatewayMinuteMs(lastChance) > max) {
+    if (lastChance <= now.ms || nextGatewayMinuteMs(lastChance) > max) {
       return failed({ code: 'window_closes', max: updated.maxEligibility, why: classified.reason });
     }
     retryAt = lastChance;
@@ -346,5 +346,5 @@ export function retry(
   };
   const command = { orderId: next.orderId, vendorId: next.vendorId, releaseKey };
   // No event for a retry: subscribers hear about a release once it is applied or has failed for good.
-  return finish(next, [retryAt <= now.toMillis() ? { kind: 'enqueue', command } : { kind: 'schedule', command, at: retryText }]);
+  return finish(next, [retryAt <= now.ms ? { kind: 'enqueue', command } : { kind: 'schedule', command, at: retryText }]);
 }

@@ -2,8 +2,7 @@
  * The gateway reported a vendor's settlement: SETTLED, keeping what the release was; and the settlement checked
  * against its prediction (the mismatch kept on the release, with `config.drift_detected` saying what likely disagrees).
  */
-import { DateTime } from 'luxon';
-import { GATEWAY_ZONE, formatInstant } from '../dates';
+import { GATEWAY_ZONE, Instant } from '../instant';
 import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
 import type { IsoInstant, Settings, SettlementMismatch, VendorRelease } from '../types';
@@ -11,7 +10,7 @@ import { because, moved, stamp, type Effect, type Reason, type Transition } from
 import { confirmHeld, reconHolds } from './recon';
 
 const MINUTE_MS = 60_000;
-const instant = (text: string): DateTime => DateTime.fromISO(text, { setZone: true });
+const instant = (text: string, field: string): Instant => Instant.parse(text, field);
 
 /** The order recon read when a settlement comes for a release with a send of unknown outcome, and the settings. */
 export interface SettleRecon {
@@ -37,7 +36,7 @@ function settledReason(current: VendorRelease, at: string): Reason {
  * its sender was lost, or retrying after a timeout) whose date the order recon holds was applied: it settles from
  * APPLIED, with its eligibility, its attempt confirmed from the recon and `vendor.release_applied`.
  */
-export function settle(current: VendorRelease, settledAt: DateTime, now: DateTime, recon?: SettleRecon): Transition {
+export function settle(current: VendorRelease, settledAt: Instant, now: Instant, recon?: SettleRecon): Transition {
   if (current.state === 'SETTLED') return { kind: 'unchanged', release: current };
   const effects: Effect[] = [];
   let before = current;
@@ -74,29 +73,28 @@ export function settle(current: VendorRelease, settledAt: DateTime, now: DateTim
  * When the gateway settles a release, by Holdback's own reckoning: the predicted slot after the applied eligibility,
  * or, for a release Holdback never moved, the slot after its max eligibility (the gateway's default).
  */
-export function predictedSettlementOf(release: VendorRelease, settings: Settings, scheduleOption = release.scheduleOption): DateTime {
+export function predictedSettlementOf(release: VendorRelease, settings: Settings, scheduleOption = release.scheduleOption): Instant {
   const before = release.settledFrom ?? release;
   if (before.appliedEligibility !== null) {
-    if (before.predictedSettlement !== null && scheduleOption === release.scheduleOption) return instant(before.predictedSettlement);
-    return predictSettlement(instant(before.appliedEligibility), scheduleOption, calendarOf(settings));
+    if (before.predictedSettlement !== null && scheduleOption === release.scheduleOption) return instant(before.predictedSettlement, 'predictedSettlement');
+    return predictSettlement(instant(before.appliedEligibility, 'appliedEligibility'), scheduleOption, calendarOf(settings));
   }
-  return predictSettlement(instant(release.maxEligibility), scheduleOption, calendarOf(settings));
+  return predictSettlement(instant(release.maxEligibility, 'maxEligibility'), scheduleOption, calendarOf(settings));
 }
 
 /** Whole minutes from `predicted` to `settled` (negative: the gateway settled earlier). */
-export function minutesBetween(predicted: DateTime, settled: DateTime): number {
-  return Math.round((settled.toMillis() - predicted.toMillis()) / MINUTE_MS);
+export function minutesBetween(predicted: Instant, settled: Instant): number {
+  return Math.round((settled.ms - predicted.ms) / MINUTE_MS);
 }
 
 /** Whether a settle write settled at another minute than predicted (then the gateway's schedule option is worth asking). */
 export function settledOffPrediction(transition: Transition, settings: Settings): boolean {
   if (transition.kind !== 'write' || transition.release.settledAt === null) return false;
-  return minutesBetween(predictedSettlementOf(transition.release, settings), instant(transition.release.settledAt)) !== 0;
+  return minutesBetween(predictedSettlementOf(transition.release, settings), instant(transition.release.settledAt, 'settledAt')) !== 0;
 }
 
 function inGatewayZone(text: string): string {
-  const dt = instant(text);
-  return dt.isValid ? formatInstant(dt, GATEWAY_ZONE) : text;
+  return Instant.tryParse(text)?.in(GATEWAY_ZONE).toISO() ?? text;
 }
 
 /**
@@ -108,7 +106,7 @@ export function checkSettlement(transition: Transition, settings: Settings, gate
   if (transition.kind !== 'write' || transition.release.settledAt === null) return transition;
   const release = transition.release;
   const predicted = predictedSettlementOf(release, settings);
-  const settled = instant(release.settledAt!);
+  const settled = instant(release.settledAt!, 'settledAt');
   const difference = minutesBetween(predicted, settled);
   if (difference === 0) return { ...transition, release: { ...release, settlementMismatch: null } };
 
@@ -126,10 +124,10 @@ export function checkSettlement(transition: Transition, settings: Settings, gate
   }
   if (causes.length === 0) causes.push('check settings.holidays and settings.settlementDays against the gateway\'s calendar');
   const mismatch: SettlementMismatch = {
-    predicted: formatInstant(predicted, GATEWAY_ZONE),
+    predicted: predicted.in(GATEWAY_ZONE).toISO(),
     settledAt: release.settledAt!,
     differenceMinutes: difference,
-    message: `settled at ${release.settledAt}, ${Math.abs(difference)} minutes ${difference < 0 ? 'before' : 'after'} the predicted ${formatInstant(predicted, GATEWAY_ZONE)}: ${causes.join('; ')}`,
+    message: `settled at ${release.settledAt}, ${Math.abs(difference)} minutes ${difference < 0 ? 'before' : 'after'} the predicted ${predicted.in(GATEWAY_ZONE).toISO()}: ${causes.join('; ')}`,
   };
   return {
     ...transition,

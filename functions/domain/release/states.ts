@@ -5,8 +5,7 @@
  * version it must replace, and the effects to run after the write), every move checked against the table.
  */
 import { createHash } from 'node:crypto';
-import type { DateTime } from 'luxon';
-import { INDIA_TIME, formatInstant } from '../dates';
+import { INDIA_TIME, type Instant } from '../instant';
 import {
   RELEASE_STATES, type HoldbackEvent, type IsoInstant, type ReasonCode, type ReleaseCommand, type ReleaseRule, type ReleaseState, type VendorRelease,
 } from '../types';
@@ -303,11 +302,11 @@ export interface Cause {
  * The one zone of write stamps (`updatedAt`, audit `at`, claim deadlines, `settledAt`, `requestedAt`...): India time,
  * the zone every stored time is kept in. Answers show them in the settings' timezone (contract 6) at the edge.
  */
-export function stamp(now: DateTime): IsoInstant {
-  return formatInstant(now, INDIA_TIME);
+export function stamp(now: Instant): IsoInstant {
+  return now.in(INDIA_TIME).toISO();
 }
 
-export function audit(kind: string, release: VendorRelease, now: DateTime, actor: string | null, detail: Record<string, unknown>): Effect {
+export function audit(kind: string, release: VendorRelease, now: Instant, actor: string | null, detail: Record<string, unknown>): Effect {
   return {
     kind: 'audit',
     entry: { kind, at: stamp(now), actor, orderId: release.orderId, vendorId: release.vendorId, detail },
@@ -355,7 +354,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * change needs: cancel the old schedule, create the new one, or enqueue a send that is due now.
  */
 export function commit(
-  stored: VendorRelease | null, next: VendorRelease, event: ReleaseEvent, now: DateTime, keyOf: ReleaseKeyOf, audits: Effect[],
+  stored: VendorRelease | null, next: VendorRelease, event: ReleaseEvent, now: Instant, keyOf: ReleaseKeyOf, audits: Effect[],
 ): Transition {
   if (stored && sameRelease(stored, next)) return { kind: 'unchanged', release: stored };
   const version = (stored?.version ?? 0) + 1;

@@ -44,7 +44,7 @@ export const CONSOLE_ROUTES: ApiRoute[] = [
     handle: async ({ params }, deps): Promise<ApiResult> => {
       const name = params.asset ?? '';
       if (name === CONSOLE_CLOCK) {
-        return json(200, { now: (await deps()).clock.now().setZone(GATEWAY_ZONE).toISO() }, { 'cache-control': 'no-store' });
+        return json(200, { now: (await deps()).clock.now().toDateTime().setZone(GATEWAY_ZONE).toISO() }, { 'cache-control': 'no-store' });
       }
       const asset = (await bundleOrExplain()).assets.get(name);
       if (!asset) throw new HttpError(404, 'not_found', `console asset ${JSON.stringify(name)} does not exist; reload /console for the current ones`);

@@ -66,7 +66,7 @@ export const JOB_ROUTES: ApiRoute[] = [
       if (!d.exports.open) {
         return json(404, { error: { code: 'not_found', message: 'export files are served by their pre-signed link here (the job\'s result.url), not by the API' } });
       }
-      const found = await d.exports.open(file, query.token ?? '', d.clock.now().toJSDate());
+      const found = await d.exports.open(file, query.token ?? '', new Date(d.clock.now().ms));
       if (found.kind === 'not_found') {
         return json(404, { error: { code: 'not_found', message: `no export ${file.slice(0, 60)} with this token; use the url of the export job's result (GET /jobs/{jobId})` } });
       }
