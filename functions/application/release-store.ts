@@ -5,13 +5,12 @@
  * same way (storedInstant, appendAudit).
  */
 import { plan, vendorFacts, type PlanInput } from '../domain/release/plan';
-import { releaseKeyOf, stamp, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
-import { parseInstant } from '../domain/dates';
+import { releaseKeyOf, stamp, streamOf, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
+import { Instant } from '../domain/instant';
 import { vendorsOutsideOrder } from '../domain/order-events';
 import { defaultPolicy } from '../domain/settings';
 import type { OrderRecord, VendorRelease } from '../domain/types';
 import { ConflictError, NotFoundError, describeError } from './errors';
-import { streamOf } from '../domain/audit/audit-records';
 import { VersionConflictError, type AppendOptions, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
 
 /**
@@ -80,7 +79,7 @@ export async function runEffects(deps: Dependencies, effects: Effect[], audit?: 
     const ids = 'command' in effect ? { orderId: effect.command.orderId, vendorId: effect.command.vendorId } : {};
     try {
       if (effect.kind === 'cancel_schedule') await deps.scheduler.cancel(effect.releaseKey);
-      else if (effect.kind === 'schedule') await deps.scheduler.schedule(effect.command, parseInstant(effect.at, 'sendAt'));
+      else if (effect.kind === 'schedule') await deps.scheduler.schedule(effect.command, Instant.parse(effect.at, 'sendAt').toDateTime());
       else if (effect.kind === 'audit') audits.push(effect.entry);
     } catch (error) {
       deps.logger.error(`release effect ${effect.kind} failed; the sweep re-drives the release`, { ...ids, error: describeError(error) });

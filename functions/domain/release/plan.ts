@@ -4,8 +4,7 @@
  * manual release and retry; and the what-if plan of previews.
  */
 import { DAY_MS } from '../../../kit/civil-days';
-import { formatEpochMs } from '../dates';
-import { INDIA_OFFSET_MINUTES, Instant } from '../instant';
+import { INDIA_OFFSET_MINUTES, Instant, isoAt } from '../instant';
 import { eventKey, eventTime } from '../order-events';
 import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
@@ -111,9 +110,9 @@ function atMax(base: VendorRelease, max: Instant, settings: Settings, reason: Re
   return {
     ...base,
     state: 'AT_MAX',
-    targetEligibility: formatEpochMs(max.ms, zone),
+    targetEligibility: isoAt(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
-    predictedSettlement: formatEpochMs(predictSettlement(max, base.scheduleOption, calendarOf(settings)).ms, zone),
+    predictedSettlement: isoAt(predictSettlement(max, base.scheduleOption, calendarOf(settings)).ms, zone),
     reasonCode: reason.code,
     reason: reasonText(reason),
   };
@@ -137,7 +136,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
 
   // at_max sends nothing, so neither a dispute nor a cancellation changes it; checked first so that a cancellation
   // arriving before or after the payment gives the same AT_MAX. A manual release overrides the rule.
-  if (!manual && base.rule.kind === 'at_max') return atMax(base, max, settings, { code: 'at_max_rule', rule: base.rule, max: formatEpochMs(max.ms, zone) });
+  if (!manual && base.rule.kind === 'at_max') return atMax(base, max, settings, { code: 'at_max_rule', rule: base.rule, max: isoAt(max.ms, zone) });
   if (facts.cancelledAt) {
     return { ...base, state: 'CANCELLED', manual: null, reasonCode: 'cancelled', reason: reasonText({ code: 'cancelled', at: facts.cancelledAt.in(zone).toISO() }) };
   }
@@ -148,7 +147,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
     ? Instant.parse(manual.at ?? manual.requestedAt, 'manual.at')
     : ruleTarget(base.rule, window.transactionTime, facts);
   const target = requested ? clampIntoWindow(requested, window) : null;
-  const targetText = target ? formatEpochMs(target.eligibility.ms, zone) : null;
+  const targetText = target ? isoAt(target.eligibility.ms, zone) : null;
   const why = manual ? `manual release by ${manual.actor} (${manual.reason})` : ruleText(base.rule);
   const overridden = manual?.override === true;
   if (hold?.held && !overridden) {
@@ -171,8 +170,8 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   if (retrying && pendingAt !== null && pendingAt > sendAt) sendAt = pendingAt;
   const due = sendAt <= now + dueWithinMs;
   if (due) sendAt = pendingAt !== null && pendingAt <= now ? pendingAt : now;
-  const plannedText = formatEpochMs(planned, zone);
-  const timing = due ? 'due now' : `sent at ${formatEpochMs(sendAt, zone)} (releaseLead ${settings.releaseLead} before the target)`;
+  const plannedText = isoAt(planned, zone);
+  const timing = due ? 'due now' : `sent at ${isoAt(sendAt, zone)} (releaseLead ${settings.releaseLead} before the target)`;
   // A retry keeps its own reason while it waits; anything else says what the plan is.
   const keepRetry = retrying && pending.reason !== null;
   return {
@@ -180,7 +179,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
     state: due ? 'PLANNED' : 'SCHEDULED',
     targetEligibility: targetText,
     clamp: target.clamp,
-    sendAt: formatEpochMs(sendAt, zone),
+    sendAt: isoAt(sendAt, zone),
     plannedSendAt: plannedText,
     reasonCode: keepRetry ? 'retrying' : 'planned',
     reason: keepRetry ? pending.reason : reasonText({ code: 'planned', why, target: targetText!, clamp: clampText(target.clamp), timing }),
