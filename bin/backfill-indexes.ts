@@ -1,17 +1,17 @@
 /**
  * `npx tsx bin/backfill-indexes.ts --region ap-south-1 --table <OrdersTableName output>`: the upgrade's backfill (see
- * functions/adapters/dynamodb/index-backfill.ts and README, runbook "Upgrade"). Gives items written by an older version
+ * functions/adapters/dynamodb/backfill/index-backfill.ts and README, runbook "Upgrade"). Gives items written by an older version
  * the read indexes' key attributes; idempotent, safe beside live traffic, and resumable by running it again.
  * `--segments N` runs N parallel scan segments; `--dry-run` counts without writing; `--endpoint URL` for the local edge.
  * `--audit-table <AuditTableName output>` also gives each audit stream's newest record its time index keys
- * (functions/adapters/dynamodb/audit-index-backfill.ts), so that the checkpoint writer sees every stream; alone, without
+ * (functions/adapters/dynamodb/backfill/audit-index-backfill.ts), so that the checkpoint writer sees every stream; alone, without
  * `--table`, it backfills only the audit table.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
 import { DocumentClient, documentClientConfig } from '../functions/adapters/dynamodb/document-client';
-import { backfillIndexKeys, type BackfillResult } from '../functions/adapters/dynamodb/index-backfill';
-import { backfillAuditTimeIndex, type AuditBackfillResult } from '../functions/adapters/dynamodb/audit-index-backfill';
+import { backfillIndexKeys, type BackfillResult } from '../functions/adapters/dynamodb/backfill/index-backfill';
+import { backfillAuditTimeIndex, type AuditBackfillResult } from '../functions/adapters/dynamodb/backfill/audit-index-backfill';
 
 export async function runBackfill(argv: string[], print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<BackfillResult & { audit?: AuditBackfillResult }> {
   const { values } = parseArgs({
