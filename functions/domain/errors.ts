@@ -3,7 +3,7 @@
  * send instead), and the ranges Holdback accepts (README "Bounds"): times, amounts, list lengths and nesting.
  */
 import Decimal from 'decimal.js';
-import type { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone } from 'luxon';
 import { MAX_NESTING_DEPTH, nestingDepth } from '../../kit/nesting-depth';
 
 export { MAX_NESTING_DEPTH, NESTED_TOO_DEEP, nestingDepth, pruneNesting } from '../../kit/nesting-depth';
@@ -121,12 +121,12 @@ export function assertNesting(value: unknown, field: string, example: string): v
 }
 
 /**
- * An instant as the bounds read it: an Instant of ./instant, named here by its shape because instant.ts imports this
- * file (its errors), so this file imports nothing back.
+ * An instant as the bounds read it: an Instant of ./instant (epoch milliseconds, the offset it is written in), named
+ * here by its shape because instant.ts imports this file (its errors), so this file imports nothing back.
  */
 interface BoundedInstant {
   readonly ms: number;
-  toDateTime(): DateTime;
+  readonly offset: number;
 }
 
 /**
@@ -141,7 +141,7 @@ export function instantBoundsIssue(at: BoundedInstant, field: string, nowMs: num
     ? `from ${EARLIEST_INSTANT} to before ${LATEST_INSTANT}`
     : `from ${EARLIEST_INSTANT} to one day (${MAX_AHEAD_OF_CLOCK}) after Holdback's clock, now ${new Date(latest).toISOString()}: the time the event happened`;
   const beyond = nowMs === null ? `${LATEST_INSTANT} or later` : 'more than a day after Holdback\'s clock';
-  return { field, problem: `is ${at.toDateTime().toISO() ?? 'a time'}, ${ms < EARLIEST_INSTANT_MS ? 'before 2000' : beyond}`, expected: `a time ${range}` };
+  return { field, problem: `is ${DateTime.fromMillis(ms, { zone: FixedOffsetZone.instance(at.offset) }).toISO() ?? 'a time'}, ${ms < EARLIEST_INSTANT_MS ? 'before 2000' : beyond}`, expected: `a time ${range}` };
 }
 
 /** The issue of an amount above MAX_AMOUNT, or null. */
