@@ -10,8 +10,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
 import { DocumentClient, documentClientConfig } from '../functions/adapters/dynamodb/document-client';
-import { backfillIndexKeys, type BackfillResult } from '../functions/adapters/dynamodb/index-backfill';
-import { backfillAuditTimeIndex, type AuditBackfillResult } from '../functions/adapters/dynamodb/audit-index-backfill';
+import { backfillIndexKeys, type BackfillResult } from '../functions/adapters/dynamodb/backfill/index-backfill';
+import { backfillAuditTimeIndex, type AuditBackfillResult } from '../functions/adapters/dynamodb/backfill/audit-index-backfill';
 
 export async function runBackfill(argv: string[], print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<BackfillResult & { audit?: AuditBackfillResult }> {
   const { values } = parseArgs({

@@ -11,7 +11,6 @@ import { vendorsOutsideOrder } from '../domain/order-events';
 import { defaultPolicy } from '../domain/settings';
 import type { OrderRecord, VendorRelease } from '../domain/types';
 import { ConflictError, NotFoundError, describeError } from './errors';
-import { streamOf } from '../domain/audit/audit-records';
 import { VersionConflictError, type AppendOptions, type AuditEntry, type Dependencies, type PlanningConfig, type StoredOrder } from './ports';
 
 /**
@@ -149,7 +148,7 @@ export interface PlanOrderOptions {
   eventualConfig?: boolean;
   /**
    * The order was created by this call: its audit stream holds no record yet, so the first pass's append does not
-   * read the stream's head (AppendOptions.newStreams; a wrong guess only costs a refused put and the read).
+   * read the stream's head (AppendOptions.newOrders; a wrong guess only costs a refused put and the read).
    */
   newOrder?: boolean;
 }
@@ -232,7 +231,7 @@ async function planPass(
     if (decision.write) written.push({ transition: decision.write, held: decision.value.held, events: decision.value.events });
   }
   // In one call: the order's audit entries become records of one append (one time index write), its sends one batch.
-  await runEffects(deps, written.flatMap(({ transition }) => transition.effects), task.newOrder ? { newStreams: [streamOf({ orderId })] } : undefined);
+  await runEffects(deps, written.flatMap(({ transition }) => transition.effects), task.newOrder ? { newOrders: [orderId] } : undefined);
   return { releases, written };
 }
 

@@ -62,12 +62,12 @@ test('a stream the caller names as new is appended without reading its head; a w
   await withLocalDynamo(async ({ client }) => {
     const doc = new CountingDocumentClient(client);
     const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
-    await store.append([entry('order_new', 1), entry('order_new', 2)], { newStreams: ['order#order_new'] });
+    await store.append([entry('order_new', 1), entry('order_new', 2)], { newOrders: ['order_new'] });
     expect(doc.queries).toBe(0);
     // Another container (no head remembered) wrongly names a stream that has records: the put of sequence 1 is refused,
     // the head is read, and the records follow it.
     const other = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
-    await other.append([entry('order_new', 3)], { newStreams: ['order#order_new'] });
+    await other.append([entry('order_new', 3)], { newOrders: ['order_new'] });
     expect(doc.queries).toBeGreaterThan(0);
     const records = await store.streamRecords('order#order_new');
     expect(records.map((r) => [r.sequence, r.detail.n])).toEqual([[1, 1], [2, 2], [3, 3]]);

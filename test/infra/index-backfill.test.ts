@@ -11,7 +11,7 @@ import { order, release } from '../adapters/release-fixtures';
 import { runBackfill } from '../../bin/backfill-indexes';
 import { DateTime } from 'luxon';
 import { DynamoAuditStore, sequenceKey, timeIndexKeys } from '../../functions/adapters/dynamodb/audit-store';
-import { backfillAuditTimeIndex } from '../../functions/adapters/dynamodb/audit-index-backfill';
+import { backfillAuditTimeIndex } from '../../functions/adapters/dynamodb/backfill/audit-index-backfill';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { verifyAuditLog } from '../../functions/application/audit/audit-log-views';
 import { writeAuditCheckpoint } from '../../functions/application/audit/maintain-audit-log';

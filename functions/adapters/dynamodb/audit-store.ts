@@ -5,7 +5,7 @@
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { randomUUID } from 'node:crypto';
 import type { AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
-import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
+import { entriesByStream, sealRecords, streamOf, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
 import type { AppendOptions, AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';
@@ -133,7 +133,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   /** Never throws: what cannot be appended is kept as a pending item; what cannot even be kept is logged whole. */
   async append(entries: AuditEntry[], options: AppendOptions = {}): Promise<void> {
     if (entries.length === 0) return;
-    const failed = await this.appendEach(entries, options.newStreams);
+    const failed = await this.appendEach(entries, (options.newOrders ?? []).map((orderId) => streamOf({ orderId })));
     if (failed.entries.length === 0) return;
     try {
       await this.keepPending(failed.entries, failed.reason);

@@ -34,10 +34,10 @@ export interface AuditLog {
 /** What the caller of an append knows that spares the log a read. */
 export interface AppendOptions {
   /**
-   * Streams that hold no record yet (the stream of an order created by this very call): their head is not read
-   * before the first record is put. The put stays conditional, so a wrong guess only costs a refused put and the read.
+   * Orders created by this very call, whose streams hold no record yet: their head is not read before the first record
+   * is put. The put stays conditional, so a wrong guess only costs a refused put and the read.
    */
-  newStreams?: readonly string[];
+  newOrders?: readonly string[];
 }
 
 /** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */

@@ -6,11 +6,11 @@
  * update is conditional on the item's version (releases) or on the item being unchanged (orders), and an item written
  * meanwhile by this version already carries its keys. Run by bin/backfill-indexes.ts (README, runbook "Upgrade").
  */
-import type { OrderRecord } from '../../domain/types';
-import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX } from '../../definitions/tables';
-import type { DocumentClient } from './document-client';
-import { isConditionalCheckFailed } from './item-keys';
-import { META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, releaseIndexKeys, toRelease } from './release-reads';
+import type { OrderRecord } from '../../../domain/types';
+import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX } from '../../../definitions/tables';
+import type { DocumentClient } from '../document-client';
+import { isConditionalCheckFailed } from '../item-keys';
+import { META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, releaseIndexKeys, toRelease } from '../release-reads';
 
 /** The key attributes of the indexes this backfill fills (the due index is older and kept by every write). */
 const FILLED = [OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk, APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk];

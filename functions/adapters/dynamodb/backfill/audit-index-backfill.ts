@@ -8,10 +8,10 @@
  * (its hash) and not yet indexed, so it is safe beside live appends, idempotent, and resumable by running it again.
  * Run by bin/backfill-indexes.ts --audit-table (README, runbook "Upgrade").
  */
-import { AUDIT_TIME_INDEX, CHECKPOINT_PK, KEY, PENDING_PK, SIGNED_PK } from '../../definitions/tables';
-import type { DocumentClient } from './document-client';
-import { isConditionalCheckFailed } from './item-keys';
-import { timeIndexKeys } from './audit-store';
+import { AUDIT_TIME_INDEX, CHECKPOINT_PK, KEY, PENDING_PK, SIGNED_PK } from '../../../definitions/tables';
+import type { DocumentClient } from '../document-client';
+import { isConditionalCheckFailed } from '../item-keys';
+import { timeIndexKeys } from '../audit-store';
 import type { BackfillResult } from './index-backfill';
 
 export interface AuditBackfillOptions {
