@@ -10,7 +10,7 @@ import type { AuditVerification } from '../../domain/audit/audit-verification';
 import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../ports';
 import type { StepWork } from '../release-walk';
 import { startJob } from '../start-job';
-import { verifyAuditLog } from './audit-log-views';
+import { checkpointFirst, verifyAuditLog } from './audit-log-views';
 
 export type VerificationOrJob = { verification: AuditVerification; job: null } | { verification: null; job: StoredJob };
 
@@ -19,7 +19,9 @@ const inlineMax = (deps: Dependencies): number => deps.auditVerifyInlineRecords 
 /** GET /audit/verify: the verification itself when the log fits one answer, else the job that verifies it. */
 export async function verifyAuditLogOrJob(deps: Dependencies): Promise<VerificationOrJob> {
   const max = inlineMax(deps);
-  if ((await deps.auditArchive.signedRecordsUpTo(max)) <= max) return { verification: await verifyAuditLog(deps), job: null };
+  // Signed first (where this runtime may; on AWS the sweep signs every minute), so the pointers count what moved too.
+  await checkpointFirst(deps);
+  if ((await deps.auditArchive.signedRecordsUpTo(max)) <= max) return { verification: await verifyAuditLog(deps, { signed: true }), job: null };
   return { verification: null, job: await startVerification(deps, 'api') };
 }
 
