@@ -210,3 +210,17 @@ test('every put on the audit table is conditional: a taken checkpoint number or 
     expect((await store.streamRecords('order#order_c'))[0]).toEqual(first);
   });
 });
+
+test('the signed records GET /audit/verify weighs are the sum of the writer\'s pointers; past the bound, a number above it', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    expect(await store.signedRecordsUpTo(10)).toBe(0);
+    await store.append([entry('order_s1', 1), entry('order_s1', 2), entry('order_s1', 3)]);
+    await store.append([entry('order_s2', 1), entry('order_s2', 2)]);
+    // Not signed yet: no pointer counts them.
+    expect(await store.signedRecordsUpTo(10)).toBe(0);
+    expect(await writeAuditCheckpoint(auditDeps(store))).toMatchObject({ written: [1] });
+    expect(await store.signedRecordsUpTo(10)).toBe(5);
+    expect(await store.signedRecordsUpTo(4)).toBeGreaterThan(4);
+  });
+});

@@ -265,6 +265,22 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     return heads;
   }
 
+  async signedRecordsUpTo(max: number): Promise<number> {
+    const partition = this.partition(SIGNED_PK);
+    let sum = 0;
+    let start: Plain | undefined;
+    // Only each pointer's sequence is read (about 16,000 a page); every stream has one record at least, so the default
+    // bound of 5,000 records is one page.
+    do {
+      const page = await this.doc.query({
+        ...partition, ConsistentRead: false, ProjectionExpression: '#seq', ExpressionAttributeNames: { ...partition.ExpressionAttributeNames, '#seq': 'sequence' }, ExclusiveStartKey: start,
+      });
+      for (const item of page.items) sum += Number(item.sequence) || 0;
+      start = page.lastEvaluatedKey;
+    } while (start && sum <= max);
+    return sum;
+  }
+
   async putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void> {
     await inBatches(heads, 16, async ({ stream, sequence, hash }) => {
       try {

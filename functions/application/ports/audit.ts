@@ -68,6 +68,11 @@ export interface AuditArchive {
   signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>>;
   /** One checkpoint by number, or null. */
   checkpoint(number: number): Promise<AuditCheckpoint | null>;
+  /**
+   * Records the writer's signed-head pointers account for (the sum of their sequences), read only until the sum passes
+   * `max`: a bounded read whatever the log's size (then some number above `max`). Whether verification fits one answer.
+   */
+  signedRecordsUpTo(max: number): Promise<number>;
   /** Remembers the heads a checkpoint signed (a pointer per stream that only moves forward). */
   putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void>;
   /** Stores a checkpoint unless its number is taken; false then (another writer was first). */
