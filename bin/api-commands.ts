@@ -235,6 +235,7 @@ function callOf(words: string[], options: Options): Call {
     }
     case 'accuracy': return { method: 'GET', path: `/reports/prediction-accuracy${queryOf({ from: options.from as string, to: options.to as string })}`, view: accuracyView };
     case 'audit':
+      // A long log answers 202 {job} (kind audit_verify): waited for with a progress bar, its result printed as the answer.
       if (sub === 'verify') return { method: 'GET', path: '/audit/verify' };
       if (sub === 'export') return { method: 'GET', raw: true, path: `/audit/export${queryOf({ from: options.from as string, to: options.to as string })}` };
       break;
@@ -378,8 +379,9 @@ export async function runApiCommand(argv: string[], io: ApiCommandIo): Promise<n
   }
   // A change or an export that started a job: wait for it with a progress bar (and download an export), unless --no-wait.
   const started = body ? jobOfAnswer(call, body, options.wait === true) : null;
-  // A preview too large for one answer (202 {job}): the job's result is the preview, shown as the answer would have been.
-  const previewJob = Boolean(body?.job && /_preview$/.test(String((body.job as JobAnswer).kind)));
+  // A preview or an audit verification too large for one answer (202 {job}): the job's result is the answer, shown as
+  // the answer would have been.
+  const previewJob = Boolean(body?.job && /_preview$|^audit_verify$/.test(String((body.job as JobAnswer).kind)));
   if (started && !options['no-wait']) {
     // Printed at the end: the answer with its job as it ended (or the job itself, for `job <id> --wait`).
     const print = (ended: string) => {

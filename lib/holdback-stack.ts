@@ -123,11 +123,12 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
   // Each step: the vendor's open-release index page, each release planned again (orders), the job's counters
-  // (config UpdateItem), the settings, policies and holds; an audit export reads the whole log.
+  // (config UpdateItem), the settings, policies and holds; an audit export or verification reads the whole log (a
+  // verification also the streams' signed heads: GetItem).
   jobs: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     config: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-    audit: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+    audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
   // A settlement reads and rewrites its one release and reads the settings to check it against its prediction; a
   // refused signed webhook is listed; every signed webhook is audited. A payment only republishes order.paid.

@@ -38,6 +38,8 @@ export interface LocalRuntimeOptions {
   gatewayTimeoutMs?: number;
   /** Open releases a preview covers in its answer at most, above which it is a job (HOLDBACK_PREVIEW_INLINE_RELEASES). */
   previewInlineReleases?: number;
+  /** Signed audit records GET /audit/verify checks in its answer at most, above which it is a job (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS). */
+  auditVerifyInlineRecords?: number;
   /** Rows an outcomes export writes a step (HOLDBACK_EXPORT_PART_ROWS). */
   exportPartRows?: number;
   /** Holdback's structured log (default: none, so tests and demos stay quiet). */
@@ -252,6 +254,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       [RUNTIME_ENV.gatewayMaxWaitMs]: opts.gatewayMaxWaitMs === undefined ? undefined : String(opts.gatewayMaxWaitMs),
       [RUNTIME_ENV.gatewayTimeoutMs]: opts.gatewayTimeoutMs === undefined ? undefined : String(opts.gatewayTimeoutMs),
       [RUNTIME_ENV.previewInlineReleases]: opts.previewInlineReleases === undefined ? process.env[RUNTIME_ENV.previewInlineReleases] : String(opts.previewInlineReleases),
+      [RUNTIME_ENV.auditVerifyInlineRecords]: opts.auditVerifyInlineRecords === undefined ? process.env[RUNTIME_ENV.auditVerifyInlineRecords] : String(opts.auditVerifyInlineRecords),
       [RUNTIME_ENV.exportPartRows]: opts.exportPartRows === undefined ? process.env[RUNTIME_ENV.exportPartRows] : String(opts.exportPartRows),
       [RUNTIME_ENV.releaseQueueArn]: edge.queues.arn(RELEASE_QUEUE.name),
       [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),

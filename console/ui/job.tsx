@@ -36,10 +36,18 @@ export async function jobToEnd(jobId: string, onJob: (job: Job) => void = () => 
  * carries (202 `{job}`), the result of its job once it has run.
  */
 export async function previewOfAnySize<T>(path: string, body: unknown, onJob?: (job: Job) => void): Promise<T> {
-  const answer = await call<T | { job: Job }>('POST', path, body);
+  return answerOfAnySize<T>('POST', path, body, 'The preview', 'it covers many releases', onJob);
+}
+
+/**
+ * An answer of any size (contract 6.3): the answer itself, or, when the API answered 202 `{job}` instead (a preview of
+ * many releases, the verification of a long audit log), the result of its job once it has run.
+ */
+export async function answerOfAnySize<T>(method: string, path: string, body: unknown, what: string, why: string, onJob?: (job: Job) => void): Promise<T> {
+  const answer = await call<T | { job: Job }>(method, path, body);
   if (!answer || typeof answer !== 'object' || !('job' in answer) || 'previewId' in answer) return answer as T;
   const ended = await jobToEnd(answer.job.jobId, onJob);
-  if (ended.state !== 'succeeded') throw new Error(`The preview ran as job ${ended.jobId} (it covers many releases), which ${ended.state}${ended.error ? `: ${ended.error}` : ''}`);
+  if (ended.state !== 'succeeded') throw new Error(`${what} ran as job ${ended.jobId} (${why}), which ${ended.state}${ended.error ? `: ${ended.error}` : ''}`);
   return ended.result as T;
 }
 

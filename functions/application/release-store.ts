@@ -148,7 +148,7 @@ export interface PlanOrderOptions {
   eventualConfig?: boolean;
   /**
    * The order was created by this call: its audit stream holds no record yet, so the first pass's append does not
-   * read the stream's head (AppendOptions.newStreams; a wrong guess only costs a refused put and the read).
+   * read the stream's head (AppendOptions.newOrders; a wrong guess only costs a refused put and the read).
    */
   newOrder?: boolean;
 }
@@ -231,7 +231,7 @@ async function planPass(
     if (decision.write) written.push({ transition: decision.write, held: decision.value.held, events: decision.value.events });
   }
   // In one call: the order's audit entries become records of one append (one time index write), its sends one batch.
-  await runEffects(deps, written.flatMap(({ transition }) => transition.effects), task.newOrder ? { newStreams: [streamOf({ orderId })] } : undefined);
+  await runEffects(deps, written.flatMap(({ transition }) => transition.effects), task.newOrder ? { newOrders: [orderId] } : undefined);
   return { releases, written };
 }
 

@@ -6,7 +6,7 @@
  */
 import { Instant } from '../domain/instant';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
+import { AUDIT_VERIFY_INLINE_RECORDS, EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 import type {
   AuditCopy, AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
 } from '../application/ports';
@@ -192,6 +192,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     secrets: { webhookSecret: async () => (await credentials()).clientSecret },
     previewInlineReleases: config.previewInlineReleases ?? PREVIEW_INLINE_RELEASES,
     exportPartRows: config.exportPartRows ?? EXPORT_PART_ROWS,
+    auditVerifyInlineRecords: config.auditVerifyInlineRecords ?? AUDIT_VERIFY_INLINE_RECORDS,
     ...('secretId' in source ? { gatewayReady: () => credentials().then(() => true, () => false) } : {}),
   };
 }

@@ -1,5 +1,5 @@
 /** The AWS runtime's configuration: every environment variable read once, failing fast with what to set. */
-import { EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
+import { AUDIT_VERIFY_INLINE_RECORDS, EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 import { DEFAULT_EVENT_SOURCE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../definitions/routing';
 import { AUDIT_ARCHIVE_BUCKET_ENV, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME, TABLE_ENV, type TableNames } from '../definitions/tables';
 import { RETENTION_KINDS, type RetentionDays } from '../definitions/retention-kinds';
@@ -52,6 +52,8 @@ export const RUNTIME_ENV = {
   previewInlineReleases: 'HOLDBACK_PREVIEW_INLINE_RELEASES',
   /** Optional: rows an outcomes export writes a step, one part each (default 5,000; contract 6.3). */
   exportPartRows: 'HOLDBACK_EXPORT_PART_ROWS',
+  /** Optional: signed audit records GET /audit/verify checks in its own answer at most (default 5,000); above, a job. */
+  auditVerifyInlineRecords: 'HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS',
   /** The URL of the job queue (SQS): the steps of bulk changes and exports (contract 6.3). Unset: no job can start. */
   jobQueueUrl: 'HOLDBACK_JOB_QUEUE_URL',
   /** AWS: the S3 bucket of export files (pre-signed links). */
@@ -114,6 +116,8 @@ export interface RuntimeConfig {
   previewInlineReleases?: number;
   /** Rows an outcomes export writes a step (HOLDBACK_EXPORT_PART_ROWS). */
   exportPartRows?: number;
+  /** Signed audit records GET /audit/verify checks in its own answer at most (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS). */
+  auditVerifyInlineRecords?: number;
   audit: {
     table: string;
     /** Where checkpoints are signed: a KMS key (AWS), a local key file, or nowhere (no checkpoints are written). */
@@ -202,6 +206,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),
     previewInlineReleases: count(RUNTIME_ENV.previewInlineReleases, PREVIEW_INLINE_RELEASES, 0),
     exportPartRows: count(RUNTIME_ENV.exportPartRows, EXPORT_PART_ROWS, 1),
+    auditVerifyInlineRecords: count(RUNTIME_ENV.auditVerifyInlineRecords, AUDIT_VERIFY_INLINE_RECORDS, 0),
     audit: {
       table: optional(RUNTIME_ENV.auditTable, DEFAULT_AUDIT_TABLE_NAME),
       key: auditKeyConfig(env, problems),

@@ -1,5 +1,6 @@
-/** The jobs function's runner with every kind's step: the release walk, config's previews, audit's exports. */
+/** The jobs function's runner with every kind's step: the release walk, config's previews, audit's exports and verification. */
 import { exportStep } from '../application/audit/export-job';
+import { verifyStep } from '../application/audit/verify-job';
 import { previewStep } from '../application/config/preview-job';
 import { jobStepRunner } from '../application/jobs/run-job-step';
 import { walkPage } from '../application/release-walk';
@@ -13,4 +14,5 @@ export const runJobStep = jobStepRunner({
   audit_export: exportStep,
   policy_preview: previewStep,
   settings_preview: previewStep,
+  audit_verify: verifyStep,
 });

@@ -62,12 +62,12 @@ test('a stream the caller names as new is appended without reading its head; a w
   await withLocalDynamo(async ({ client }) => {
     const doc = new CountingDocumentClient(client);
     const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
-    await store.append([entry('order_new', 1), entry('order_new', 2)], { newStreams: ['order#order_new'] });
+    await store.append([entry('order_new', 1), entry('order_new', 2)], { newOrders: ['order_new'] });
     expect(doc.queries).toBe(0);
     // Another container (no head remembered) wrongly names a stream that has records: the put of sequence 1 is refused,
     // the head is read, and the records follow it.
     const other = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
-    await other.append([entry('order_new', 3)], { newStreams: ['order#order_new'] });
+    await other.append([entry('order_new', 3)], { newOrders: ['order_new'] });
     expect(doc.queries).toBeGreaterThan(0);
     const records = await store.streamRecords('order#order_new');
     expect(records.map((r) => [r.sequence, r.detail.n])).toEqual([[1, 1], [2, 2], [3, 3]]);
@@ -208,5 +208,19 @@ test('every put on the audit table is conditional: a taken checkpoint number or 
     const again = recording.puts.find((p) => p.Item.pk === 'order#order_c' && p.Item.sk === sequenceKey(1))!;
     await expect(doc.put({ ...again, Item: { ...again.Item, actor: 'mallory' } })).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
     expect((await store.streamRecords('order#order_c'))[0]).toEqual(first);
+  });
+});
+
+test('the signed records GET /audit/verify weighs are the sum of the writer\'s pointers; past the bound, a number above it', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    expect(await store.signedRecordsUpTo(10)).toBe(0);
+    await store.append([entry('order_s1', 1), entry('order_s1', 2), entry('order_s1', 3)]);
+    await store.append([entry('order_s2', 1), entry('order_s2', 2)]);
+    // Not signed yet: no pointer counts them.
+    expect(await store.signedRecordsUpTo(10)).toBe(0);
+    expect(await writeAuditCheckpoint(auditDeps(store))).toMatchObject({ written: [1] });
+    expect(await store.signedRecordsUpTo(10)).toBe(5);
+    expect(await store.signedRecordsUpTo(4)).toBeGreaterThan(4);
   });
 });

@@ -60,6 +60,13 @@ describe('readRuntimeConfig', () => {
       .toThrow('HOLDBACK_PREVIEW_INLINE_RELEASES is "many"; set it to an integer of at least 0 (default 20000)');
   });
 
+  test('GET /audit/verify answers in one answer up to HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS signed records (default 5,000), a job above', () => {
+    expect(buildDependencies(readRuntimeConfig(COMPLETE)).auditVerifyInlineRecords).toBe(5_000);
+    expect(buildDependencies(readRuntimeConfig({ ...COMPLETE, HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS: '100' })).auditVerifyInlineRecords).toBe(100);
+    expect(() => readRuntimeConfig({ ...COMPLETE, HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS: 'lots' }))
+      .toThrow('HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS is "lots"; set it to an integer of at least 0 (default 5000)');
+  });
+
   test('only the release function sends: every other function is built with a gateway that refuses, naming the queue', async () => {
     const deps = buildDependencies(readRuntimeConfig(COMPLETE), { sendsToGateway: false });
     await expect(deps.gateway.updateEligibility('order_1001', 'vendor_A', '2022-12-17 16:00:00'))
@@ -98,7 +105,7 @@ describe('readRuntimeConfig', () => {
     }
     const line = JSON.parse(lines.join('').trim()) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'ERROR', message: 'gateway call failed with [redacted]', detail: 'header was [redacted]', orderId: 'order_1001' });
-    expect(Object.keys(deps).sort()).toEqual(['approvals', 'audit', 'auditArchive', 'auditCopy', 'auditKey', 'clock', 'config', 'exportPartRows', 'exports', 'exposure', 'gateway', 'gatewayOrders', 'holds', 'jobQueue', 'jobs', 'logger', 'openOrderPolicies', 'orders', 'policies', 'policyImports', 'previewInlineReleases', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
+    expect(Object.keys(deps).sort()).toEqual(['approvals', 'audit', 'auditArchive', 'auditCopy', 'auditKey', 'auditVerifyInlineRecords', 'clock', 'config', 'exportPartRows', 'exports', 'exposure', 'gateway', 'gatewayOrders', 'holds', 'jobQueue', 'jobs', 'logger', 'openOrderPolicies', 'orders', 'policies', 'policyImports', 'previewInlineReleases', 'previews', 'publisher', 'queue', 'reads', 'rejected', 'scheduler', 'secrets', 'settings']);
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(SECRET);
   });

@@ -33,11 +33,11 @@ test('order.paid of a new order, three vendors, one due at once: one config read
   const counts = countReads(world);
   const appends: (readonly string[] | undefined)[] = [];
   const append = world.deps.audit.append.bind(world.deps.audit);
-  world.deps.audit.append = (entries, options) => { appends.push(options?.newStreams); return append(entries, options); };
+  world.deps.audit.append = (entries, options) => { appends.push(options?.newOrders); return append(entries, options); };
 
   const result = await handleOrderEvent(world.deps, 'order.paid', paid(ORDER, vendors));
   // The order is new, so is its audit stream: the log is told so, and does not read the stream's head.
-  expect(appends).toEqual([[`order#${ORDER}`]]);
+  expect(appends).toEqual([[ORDER]]);
 
   // The payment sends nothing itself: vendor_a is PLANNED and its command is on the release queue.
   expect(result.outcome === 'accepted' && result.releases.map((r) => r.state)).toEqual(['PLANNED', 'SCHEDULED', 'AT_MAX']);
@@ -56,7 +56,7 @@ test('order.paid of a new order, three vendors, one due at once: one config read
   // before the PUT leaves, the answer.
   expect(counts).toEqual({ 'orders.getRelease': 1, 'orders.putRelease': 3, 'orders.loadOrder': 1, 'config.forPlanning': 1 });
   // The release function's appends name no new stream: the order's has records.
-  expect(appends.slice(1).every((newStreams) => newStreams === undefined)).toBe(true);
+  expect(appends.slice(1).every((newOrders) => newOrders === undefined)).toBe(true);
   expect(appends.length).toBeGreaterThan(1);
   expect(world.gateway.calls.map((c) => c.vendorId)).toEqual(['vendor_a']);
   expect([...world.orders.releases.values()].map((r) => [r.vendorId, r.state])).toEqual([['vendor_a', 'APPLIED'], ['vendor_b', 'SCHEDULED'], ['vendor_c', 'AT_MAX']]);

@@ -1,7 +1,8 @@
 /**
  * The console's side of contract 6.3 in headless Chromium against the whole local stack: a preview over more releases
  * than one answer carries (threshold set low by configuration) is waited for as a job and shown as any preview; the
- * Jobs page lists jobs newest first with their state and progress, filtered, and cancels one that has not ended.
+ * Jobs page lists jobs newest first with their state and progress, filtered, and cancels one that has not ended. The
+ * Audit page waits for the verification job of a log longer than one answer verifies, and shows its result.
  */
 import type { Browser } from 'playwright-core';
 import { newJobId } from '../../functions/application/start-job';
@@ -16,8 +17,9 @@ let consoleUrl: string;
 const VENDOR = 'cv-jobs';
 
 beforeAll(async () => {
-  // Two open releases are more than one answer carries here: every preview of this vendor is a job.
-  h = await startHarness({ previewInlineReleases: 1 });
+  // Two open releases are more than one answer carries here: every preview of this vendor is a job; and so is the
+  // verification of an audit log of more than one signed record.
+  h = await startHarness({ previewInlineReleases: 1, auditVerifyInlineRecords: 1 });
   consoleUrl = `${h.runtime.api.url}/console`;
   browser = await launchBrowser();
   await h.setPolicy(VENDOR, { kind: 'after_payment', delay: 'P10D' });
@@ -63,6 +65,23 @@ test('a policy preview that became a job is shown once its job has run; the Jobs
     expect((await h.api('GET', `/jobs/${waiting}`)).body).toMatchObject({ state: 'cancelled', error: 'cancelled by finance@test: cancelled in the console' });
     // Ended: no cancel button any more.
     expect(await page.getByTestId(`cancel-${waiting}`).count()).toBe(0);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the Audit page waits for the verification job of a long log and shows its result as the answer', async () => {
+  const before = (await h.api('GET', '/jobs?kind=audit_verify&limit=100')).body.items.length;
+  const { context, page } = await consolePage(browser!, consoleUrl);
+  try {
+    await page.goto(`${consoleUrl}#/audit`);
+    const result = page.getByTestId('audit-result');
+    await result.waitFor({ timeout: 60_000 });
+    expect(await result.textContent()).toContain('Intact');
+    const jobs = (await h.api('GET', '/jobs?kind=audit_verify&limit=100')).body.items;
+    expect(jobs.length).toBeGreaterThan(before);
+    expect(jobs[0]).toMatchObject({ state: 'succeeded', result: { ok: true, firstBroken: null } });
+    expect(await page.getByTestId('audit-records').textContent()).toBe(String(jobs[0].result.records));
   } finally {
     await context.close();
   }

@@ -69,6 +69,10 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
     return new Map(streams.flatMap((stream) => (this.signed.has(stream) ? [[stream, { ...this.signed.get(stream)! }] as const] : [])));
   }
 
+  async signedRecordsUpTo(): Promise<number> {
+    return [...this.signed.values()].reduce((sum, head) => sum + head.sequence, 0);
+  }
+
   async putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void> {
     for (const head of heads) if ((this.signed.get(head.stream)?.sequence ?? 0) < head.sequence) this.signed.set(head.stream, { ...head, checkpoint });
   }

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { apiHref, call, listOf } from '../api';
 import { INDIA_TIME_EXAMPLE, INDIA_TIME_HINT, fromIndiaLocal, indiaTime, INDIA_OFFSET } from '../format';
 import { Loaded, LoadedTable, Section, TextField } from '../form';
+import { answerOfAnySize, ENDED, type Job } from '../job';
 import { useLoad } from '../load';
 
 interface Verification {
@@ -55,7 +56,9 @@ function Checkpoints({ round }: { round: number }) {
 
 export function AuditPage() {
   const [round, setRound] = useState(0);
-  const verify = useLoad(() => call<Verification>('GET', '/audit/verify'), [round]);
+  // A long log is verified by a job (202 {job}, kind audit_verify): its progress is shown until its result is the answer.
+  const [job, setJob] = useState<Job | null>(null);
+  const verify = useLoad(() => answerOfAnySize<Verification>('GET', '/audit/verify', undefined, 'The verification', 'the log is long', setJob), [round]);
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   return (
@@ -63,6 +66,12 @@ export function AuditPage() {
       <h1>Audit</h1>
       <Section title="Verification of the audit log" testId="audit-verify">
         <button type="button" onClick={() => setRound((r) => r + 1)} data-testid="audit-verify-again">Verify again</button>
+        {job && verify.loading ? (
+          <div class="job" data-testid="audit-verify-job" data-state={job.state}>
+            <progress max={Math.max(job.total, 1)} value={job.done} aria-label={`job ${job.jobId}`} />
+            {' '}The log is long, so it is verified by job {job.jobId}: {ENDED.includes(job.state) ? job.state : `${job.state}, ${job.done} of ${job.total} records checked`}.
+          </div>
+        ) : null}
         <Loaded state={verify}>
           {(v) => (
             <>

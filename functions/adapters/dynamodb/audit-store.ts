@@ -5,7 +5,7 @@
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { randomUUID } from 'node:crypto';
 import type { AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
-import { entriesByStream, sealRecords, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
+import { entriesByStream, sealRecords, streamOf, type AuditRecord, type StreamHead } from '../../domain/audit/audit-records';
 import type { AppendOptions, AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';
@@ -133,7 +133,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   /** Never throws: what cannot be appended is kept as a pending item; what cannot even be kept is logged whole. */
   async append(entries: AuditEntry[], options: AppendOptions = {}): Promise<void> {
     if (entries.length === 0) return;
-    const failed = await this.appendEach(entries, options.newStreams);
+    const failed = await this.appendEach(entries, (options.newOrders ?? []).map((orderId) => streamOf({ orderId })));
     if (failed.entries.length === 0) return;
     try {
       await this.keepPending(failed.entries, failed.reason);
@@ -263,6 +263,22 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
       if (item) heads.set(stream, { stream, sequence: item.sequence as number, hash: item.hash as string, checkpoint: item.checkpoint as number });
     });
     return heads;
+  }
+
+  async signedRecordsUpTo(max: number): Promise<number> {
+    const partition = this.partition(SIGNED_PK);
+    let sum = 0;
+    let start: Plain | undefined;
+    // Only each pointer's sequence is read (about 16,000 a page); every stream has one record at least, so the default
+    // bound of 5,000 records is one page.
+    do {
+      const page = await this.doc.query({
+        ...partition, ConsistentRead: false, ProjectionExpression: '#seq', ExpressionAttributeNames: { ...partition.ExpressionAttributeNames, '#seq': 'sequence' }, ExclusiveStartKey: start,
+      });
+      for (const item of page.items) sum += Number(item.sequence) || 0;
+      start = page.lastEvaluatedKey;
+    } while (start && sum <= max);
+    return sum;
   }
 
   async putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void> {

@@ -34,10 +34,10 @@ export interface AuditLog {
 /** What the caller of an append knows that spares the log a read. */
 export interface AppendOptions {
   /**
-   * Streams that hold no record yet (the stream of an order created by this very call): their head is not read
-   * before the first record is put. The put stays conditional, so a wrong guess only costs a refused put and the read.
+   * Orders created by this very call, whose streams hold no record yet: their head is not read before the first record
+   * is put. The put stays conditional, so a wrong guess only costs a refused put and the read.
    */
-  newStreams?: readonly string[];
+  newOrders?: readonly string[];
 }
 
 /** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */
@@ -68,6 +68,11 @@ export interface AuditArchive {
   signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>>;
   /** One checkpoint by number, or null. */
   checkpoint(number: number): Promise<AuditCheckpoint | null>;
+  /**
+   * Records the writer's signed-head pointers account for (the sum of their sequences), read only until the sum passes
+   * `max`: a bounded read whatever the log's size (then some number above `max`). Whether verification fits one answer.
+   */
+  signedRecordsUpTo(max: number): Promise<number>;
   /** Remembers the heads a checkpoint signed (a pointer per stream that only moves forward). */
   putSignedHeads(heads: readonly StreamHead[], checkpoint: number): Promise<void>;
   /** Stores a checkpoint unless its number is taken; false then (another writer was first). */

@@ -116,4 +116,6 @@ export interface Dependencies {
   previewStrictReleases?: number;
   /** Rows an outcomes export writes a step (absent: EXPORT_PART_ROWS); HOLDBACK_EXPORT_PART_ROWS sets another. */
   exportPartRows?: number;
+  /** Signed audit records GET /audit/verify checks in its answer at most; above, a job (absent: AUDIT_VERIFY_INLINE_RECORDS). */
+  auditVerifyInlineRecords?: number;
 }

@@ -52,6 +52,7 @@ export const ROUTE_AUDIENCES: { method: string; path: string; audience: Audience
   { method: 'POST', path: '/approvals/{approvalId}/approve', audience: 'approve' },
   { method: 'POST', path: '/approvals/{approvalId}/reject', audience: 'approve' },
   { method: 'GET', path: '/audit/verify', audience: 'audit' },
+  { method: 'POST', path: '/audit/verifications', audience: 'audit' },
   { method: 'GET', path: '/audit/export', audience: 'audit' },
   { method: 'GET', path: '/audit/public-key', audience: 'audit' },
   { method: 'GET', path: '/audit/public-keys', audience: 'audit' },

@@ -1,7 +1,10 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
-import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proveAuditStream, verifyAuditLog } from '../../application/audit/audit-log-views';
+import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proveAuditStream } from '../../application/audit/audit-log-views';
+import { startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
+import { jobView } from '../../application/job-views';
+import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../../application/ports';
 import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
-import { json } from '../http';
+import { json, jsonBodyOf, rawBodyOf } from '../http';
 import { HEX64, ID, TOO_LARGE_ON_AWS, nullable, ok, ref, responses } from '../schema/openapi-parts';
 import { count, id, requiredText } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
@@ -9,12 +12,37 @@ import { streamedResult } from '../streamed-body';
 import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import type { ApiRoute } from './route';
 
+const VERIFY_HINT = '{"actor": "auditor@example.com"} or no body';
+/** The verification job's answer (contract 6.3): its `result` is the answer GET /audit/verify would give. */
+const VERIFICATION_JOB = (when: string) => ok(`${when}: the job (kind \`audit_verify\`) that verifies the log in the jobs function; GET /jobs/{jobId} until it has succeeded, and its \`result\` is exactly the answer of GET /audit/verify (AuditVerification).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
+
+async function jobAnswer(deps: Dependencies, job: StoredJob) {
+  return json(202, { job: jobView(job, (await deps.settings.get()).timezone) });
+}
+
 export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/verify', summary: 'Verify the hash-chained, signed audit log',
-    description: 'On AWS it verifies the write-once copy (S3, Object Lock) and compares the table with it: a record or checkpoint in the copy but deleted or changed in the table is a broken link; what the copy does not hold yet (it follows within about a minute) is read from the table. Locally the table is the log.',
-    responses: responses({ 200: ok('The first broken link (null: none), and what was checked.', ref('AuditVerification')) }),
-    handle: async (_r, deps) => json(200, await verifyAuditLog(await deps())),
+    description: `On AWS it verifies the write-once copy (S3, Object Lock) and compares the table with it: a record or checkpoint in the copy but deleted or changed in the table is a broken link; what the copy does not hold yet (it follows within about a minute) is read from the table. Locally the table is the log. A log of more than ${AUDIT_VERIFY_INLINE_RECORDS.toLocaleString('en-US')} signed records (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS; counted from the writer's signed-head pointers, a bounded read) is verified by a job instead: 202 {job}, as POST /audit/verifications.`,
+    responses: responses({
+      200: ok('The first broken link (null: none), and what was checked.', ref('AuditVerification')),
+      202: VERIFICATION_JOB(`The log holds more than ${AUDIT_VERIFY_INLINE_RECORDS.toLocaleString('en-US')} signed records (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS), more than one answer verifies inside API Gateway's 30 s`),
+    }),
+    handle: async (_r, deps) => {
+      const d = await deps();
+      const outcome = await verifyAuditLogOrJob(d);
+      return outcome.job === null ? json(200, outcome.verification) : jobAnswer(d, outcome.job);
+    },
+  }),
+  defineRoute({
+    method: 'POST', path: '/audit/verifications', summary: 'Verify the audit log as a job, whatever its size (contract 6.3)',
+    // The body is optional (who asks), so the route reads it itself.
+    otherBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { actor: { type: 'string', description: 'Who asks (default "api").' } } }, example: { actor: 'auditor@example.com' } } } },
+    responses: responses({ 202: VERIFICATION_JOB('Always') }, { 400: 'A bad body (only actor is a field); no job was started.' }),
+    handle: async ({ event }, deps) => {
+      const d = await deps();
+      return jobAnswer(d, await startAuditVerification(d, rawBodyOf(event).length === 0 ? undefined : jsonBodyOf(event, VERIFY_HINT)));
+    },
   }),
   defineRoute({
     method: 'GET', path: '/audit/export', summary: 'Audit records and signed checkpoints as JSON lines',

@@ -282,7 +282,7 @@ export const COMPONENTS: Record<string, Json> = {
       done: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0, description: 'Items that failed; each of the first 100 is named in failures.' },
       actor: { type: 'string' }, createdAt: instant('When the job was started.'), finishedAt: nullable(instant('When it ended.')),
       error: nullable({ type: 'string', description: 'Why the job failed (state failed).' }),
-      result: { description: 'An export: {url, expiresAt, rows, bytes, sha256}, the link valid at least an hour. A preview that became a job: the preview. Otherwise null.', oneOf: [{ type: 'null' }, ref('ExportResult'), ref('Preview')] },
+      result: { description: 'An export: {url, expiresAt, rows, bytes, sha256}, the link valid at least an hour. A preview that became a job: the preview. An audit verification (audit_verify): the answer of GET /audit/verify. Otherwise null.', oneOf: [{ type: 'null' }, ref('ExportResult'), ref('Preview'), ref('AuditVerification')] },
       params: { type: 'object', description: 'What the job works on, e.g. {vendorId, reason}, or an export\'s filters.' },
       failures: { type: 'array', items: { type: 'object', required: ['orderId', 'vendorId', 'reason'], properties: { orderId: ID, vendorId: ID, reason: { type: 'string' } } } },
     },
