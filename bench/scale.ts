@@ -189,7 +189,6 @@ export async function benchScale(progress: (line: string) => void = () => undefi
     progress(`scale: seeding ${RELEASES} open releases of ${VENDOR} and ${OTHERS} orders of another vendor`);
     const seeded = await seed(runtime, RELEASES, OTHERS, progress);
     const samples: number[] = [];
-    const perSecond = (r: { total: number; jobSeconds: number }) => Math.round(r.total / Math.max(r.jobSeconds, 0.1));
     progress('scale: preview');
     const previewed = await preview(runtime, samples);
     progress('scale: hold');

@@ -9,10 +9,10 @@ import { Instant } from '../domain/instant';
 import { requireId } from '../domain/order-events';
 import { moneyOf, unpredictedBecause } from '../domain/projection';
 import { RELEASE_STATES, type ReleaseState, type SettlementMismatch } from '../domain/types';
-import { boundedCount, decodeCursor, encodeCursor } from './cursor';
+import { boundedCount, decodeCursor } from './cursor';
 import type { Dependencies, OutcomeFilter, OutcomeTime, ReadRelease } from './ports';
 import { inZone } from './response-times';
-import { projectionContext, releaseViewOf, vendorHoldSources, type ProjectionContext, type ReleaseView } from './release-views';
+import { releaseViewOf, type ProjectionContext, type ReleaseView } from './release-views';
 import type { HoldSource } from '../domain/types';
 
 export const OUTCOME_LIMIT = { min: 1, max: 1000, default: 100 } as const;

@@ -5,7 +5,7 @@
  * same way (storedInstant, appendAudit).
  */
 import { plan, vendorFacts, type PlanInput } from '../domain/release/plan';
-import { releaseKeyOf, stamp, streamOf, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
+import { releaseKeyOf, stamp, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
 import { Instant } from '../domain/instant';
 import { vendorsOutsideOrder } from '../domain/order-events';
 import { defaultPolicy } from '../domain/settings';

@@ -5,7 +5,7 @@ import { landingOf } from '../domain/projection';
 import { calendarOf } from '../domain/settings';
 import { DEFAULT_HOLD_SOURCE, sourceOf } from '../domain/hold-sources';
 import type {
-  Clamp, DecimalText, HoldReason, HoldSource, WaitReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, TransactionTimeSource, VendorRelease,
+  Clamp, DecimalText, HoldReason, HoldSource, WaitReason, ManualRelease, ReleaseRule, ReleaseState, SettledFrom, Settings, VendorRelease,
 } from '../domain/types';
 import { nextGatewayMinuteMs } from '../domain/release/plan';
 import type { Dependencies } from './ports';

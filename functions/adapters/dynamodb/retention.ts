@@ -1,7 +1,6 @@
 /** How long each kind of record that may expire is kept, and the TTL stamp (`expiresAt`, epoch seconds) it gets. */
 import { Instant } from '../../domain/instant';
 import { TTL_ATTRIBUTE } from '../../definitions/tables';
-import type { RetentionDays } from '../../definitions/retention-kinds';
 
 export { RETENTION_KINDS, type RetentionDays } from '../../definitions/retention-kinds';
 

@@ -1,10 +1,15 @@
 /** Audit log records (contract 6.2): entries sealed into per-stream hash chains, with one canonical JSON form. */
 import { canonicalJson, GENESIS_HASH, recordText, type AuditRecord, type StreamHead } from './audit-format';
 import { sha256Hex } from '../digest';
-// The stream of an entry is named beside the release's audit effects (release/states.ts), where order.paid already goes.
-import { streamOf } from '../release/states';
 
-export { canonicalJson, GENESIS_HASH, recordText, streamOf };
+export { canonicalJson, GENESIS_HASH, recordText };
+
+/** The audit stream an entry belongs to: its order's, else its vendor's, else the configuration's. */
+export function streamOf(entry: { orderId?: string; vendorId?: string }): string {
+  if (entry.orderId) return `order#${entry.orderId}`;
+  if (entry.vendorId) return `vendor#${entry.vendorId}`;
+  return 'config';
+}
 export type { AuditRecord, StreamHead };
 
 /** What a use case asks the log to keep (the application's `AuditEntry` has this shape). */

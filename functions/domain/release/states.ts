@@ -313,16 +313,6 @@ export function audit(kind: string, release: VendorRelease, now: Instant, actor:
   };
 }
 
-/**
- * The audit stream an entry belongs to: its order's, else its vendor's, else the configuration's (the audit log's
- * records, domain/audit, chain per stream; here beside the audit effect, on the path every release write takes).
- */
-export function streamOf(entry: { orderId?: string; vendorId?: string }): string {
-  if (entry.orderId) return `order#${entry.orderId}`;
-  if (entry.vendorId) return `vendor#${entry.vendorId}`;
-  return 'config';
-}
-
 /** The release written by `event`, its move checked against the table (a move outside it is a defect, never stored). */
 export function moved(from: VendorRelease | null, event: ReleaseEvent, release: VendorRelease, expectedVersion: number | null, effects: Effect[]): Write {
   checkMove(from?.state ?? null, event, release.state);
