@@ -268,8 +268,15 @@ export const STRICT_PREVIEW_RELEASES = 1000;
  * (counted first, in bounded reads); null above.
  */
 async function strictlyCovered(deps: Dependencies, vendorIds: AsyncIterable<string[]> | string[][]): Promise<VendorRelease[] | null> {
+  // Vendor ids are gathered only up to the vendors a strict check covers: past them the answer is null whatever the
+  // marketplace's size (coversMoreThan says the same), so a PUT never lists every vendor.
   const pages: string[][] = [];
-  for await (const page of vendorIds) pages.push(page);
+  let vendors = 0;
+  for await (const page of vendorIds) {
+    vendors += page.length;
+    if (vendors > INLINE_VENDORS) return null;
+    pages.push(page);
+  }
   if (!(await coversAtMostStrict(deps, pages))) return null;
   const releases: VendorRelease[] = [];
   for (const page of pages) for (const open of await Promise.all(page.map((vendorId) => openReleasesOfVendor(deps, vendorId)))) releases.push(...open);
