@@ -25,6 +25,12 @@ const PROJECT_ROOT = path.join(__dirname, '..');
 /** What the bundles load instead of the SDK's default credential chain, from the project root (esbuild's working directory). */
 export const LAMBDA_CREDENTIALS = 'functions/composition/lambda-credentials.ts';
 
+/** What the bundles without S3 load instead of the SDK's event-stream codec (the file says why). */
+export const NO_EVENT_STREAMS = 'functions/composition/no-event-streams.ts';
+
+/** The handlers whose code builds an S3 client, whose config imports the event-stream codec statically. */
+const WITH_S3: readonly HandlerFile[] = ['api', 'jobs', 'audit-archive'];
+
 /** The context key that writes esbuild's metafile (`index.meta.json`) beside each bundle. */
 export const BUNDLE_METAFILE_CONTEXT = 'holdback:bundleMetafile';
 
@@ -140,7 +146,15 @@ export class HoldbackFunction extends Construct {
         // Each handler builds only its own composition (functions/composition/<function>.ts) and so carries only its
         // SDK clients; and the SDK's default credential chain becomes its environment provider alone, all Lambda uses
         // (functions/composition/lambda-credentials.ts says why): together under half of the shared-root bundle.
-        esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`] },
+        // The functions without S3 also drop the SDK's event-stream codec, which no operation of theirs uses
+        // (functions/composition/no-event-streams.ts); and no legal comments are collected at the end of a bundle.
+        esbuildArgs: {
+          '--alias': [
+            `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`,
+            ...(WITH_S3.includes(props.handlerFile) ? [] : [`@smithy/core/event-streams=./${NO_EVENT_STREAMS}`]),
+          ],
+          '--legal-comments': 'none',
+        },
         // `cdk synth -c holdback:bundleMetafile=true` (the bundle tests): esbuild's metafile beside each bundle, the
         // inputs it took, so a test can prove what a function carries. Off by default: Lambda has no use for it.
         metafile: this.node.tryGetContext(BUNDLE_METAFILE_CONTEXT) === true || this.node.tryGetContext(BUNDLE_METAFILE_CONTEXT) === 'true',
