@@ -6,5 +6,10 @@ import { queues } from './services/sqs';
 import { auditArchiveCopy, exportBucket } from './services/s3';
 import { kmsAuditKey } from './services/kms';
 import { secretsManager } from './services/secrets-manager';
+import { gatewayReads, gatewaySends } from './services/gateway';
+import { workRepositories } from './services/work-repositories';
+import { auditKeyFile, exportFolder } from './services/local-files';
 
-export const adapters: AwsAdapters = { scheduler, publisher, queues, exportBucket, auditArchiveCopy, kmsAuditKey, secretsManager };
+export const adapters: AwsAdapters = {
+  scheduler, publisher, queues, exportBucket, auditArchiveCopy, kmsAuditKey, secretsManager, gatewayReads, gatewaySends, workRepositories, exportFolder, auditKeyFile,
+};

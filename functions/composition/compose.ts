@@ -1,17 +1,18 @@
 /**
- * Builds a function's Dependencies from the configuration: DynamoDB and the adapters without an SDK client always, and
- * each SDK-backed adapter through the builder its composition (functions/composition/<function>.ts) hands in. A
- * function's bundle carries only the SDK clients of its composition; a port whose client it lacks is a stand-in that
- * says so when used.
+ * Builds a function's Dependencies from the configuration: DynamoDB and the repositories every function's use cases
+ * read always, and each other adapter (the SDK-backed ones, the gateway over HTTP, the API's and the jobs' stored work,
+ * the embedded default's export folder and key file) through the builder its composition
+ * (functions/composition/<function>.ts) hands in. A function's bundle carries only the code of its composition; a port
+ * it lacks is a stand-in that says so when used.
  */
 import { Instant } from '../domain/instant';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { AUDIT_VERIFY_INLINE_RECORDS, EXPORT_PART_ROWS, PREVIEW_INLINE_RELEASES } from '../application/ports';
 import type {
-  AuditCopy, AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, JobQueue, Logger, ReleaseQueue, ReleaseScheduler,
+  AuditCopy, AuditKey, Clock, Dependencies, EligibilityGateway, EventPublisher, ExportStore, GatewayOrders, JobQueue, Logger, ReleaseQueue,
+  ReleaseScheduler,
 } from '../application/ports';
 import { DynamoAuditStore } from '../adapters/dynamodb/audit-store';
-import { Ed25519AuditKey } from '../adapters/audit-key/ed25519-audit-key';
 import { DynamoSettingsRepository } from '../adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from '../adapters/dynamodb/policy-repository';
 import { DynamoHoldRepository } from '../adapters/dynamodb/hold-repository';
@@ -20,15 +21,8 @@ import { DynamoConfigReader } from '../adapters/dynamodb/config-reader';
 import { DocumentClient, documentClientConfig } from '../adapters/dynamodb/document-client';
 import { DynamoOrderRepository } from '../adapters/dynamodb/order-repository';
 import { DynamoRejectedEventRepository } from '../adapters/dynamodb/rejected-event-repository';
-import { DynamoPreviewRepository } from '../adapters/dynamodb/preview-repository';
-import { DynamoApprovalRepository } from '../adapters/dynamodb/approval-repository';
-import { DynamoPolicyImportRepository } from '../adapters/dynamodb/policy-import-repository';
-import { HttpEligibilityGateway } from '../adapters/gateway/http-eligibility-gateway';
-import { HttpGatewayOrders } from '../adapters/gateway/http-gateway-orders';
 import { LambdaLogger } from '../adapters/logging/powertools-logger';
-import { DynamoJobRepository } from '../adapters/dynamodb/job-repository';
 import { DynamoOpenOrderPolicyRepository } from '../adapters/dynamodb/open-order-policy-repository';
-import { FileExportStore } from '../adapters/files/file-export-store';
 import { fixedCredentials, SecretScrubber, type GatewayCredentialSource } from '../adapters/secrets/gateway-credentials';
 import { RUNTIME_ENV, type RuntimeConfig } from './runtime-config';
 import { LOCAL_FUNCTIONS_ACCESS_KEY } from '../definitions/routing';
@@ -49,9 +43,16 @@ export interface ServiceContext {
   hooked<T extends { middlewareStack: unknown }>(client: T, service: string): T;
 }
 
+/** What a gateway adapter is given: the credentials (with the scrubber that learns them). */
+export interface GatewayClient {
+  credentials: GatewayCredentialSource;
+  scrubber: SecretScrubber;
+}
+
 /**
- * The SDK-backed adapters a function uses, each a builder that loads its client (functions/composition/services/).
- * DynamoDB is every function's and always built.
+ * The adapters a function uses beyond DynamoDB and the repositories every function reads, each a builder that loads
+ * its code (functions/composition/services/): the SDK clients, the gateway over HTTP, the stored work of the API and
+ * the jobs, and the embedded default's stand-ins for S3 and KMS.
  */
 export interface AwsAdapters {
   scheduler?(c: ServiceContext): ReleaseScheduler;
@@ -66,6 +67,16 @@ export interface AwsAdapters {
   auditArchiveCopy?(c: ServiceContext, bucket: string): AuditCopy;
   /** The gateway credentials from Secrets Manager. */
   secretsManager?(secretId: string, scrubber: SecretScrubber): GatewayCredentialSource;
+  /** The gateway's order, vendor and recon reads (every function but order-events). */
+  gatewayReads?(c: ServiceContext, client: GatewayClient): GatewayOrders;
+  /** The gateway's eligibility PUT at `ratePerMinute` a container: built only where the function sends (release). */
+  gatewaySends?(c: ServiceContext, client: GatewayClient, ratePerMinute: number): EligibilityGateway;
+  /** Previews, four-eyes approvals, policy imports and jobs in the config table (api, jobs, sweep). */
+  workRepositories?(doc: DocumentClient, table: string): Pick<Dependencies, 'previews' | 'approvals' | 'policyImports' | 'jobs'>;
+  /** Export files in a folder the API serves (the embedded default's stand-in for S3). */
+  exportFolder?(dir: string, baseUrl: string): ExportStore;
+  /** The audit checkpoints' key in a key file (the embedded default's stand-in for KMS). */
+  auditKeyFile?(file: string): AuditKey;
 }
 
 export interface BuildOptions {
@@ -109,14 +120,14 @@ const noExports: ExportStore = {
 };
 
 /** A use of a port whose SDK client the function's composition does not load: names both, and where to add it. */
-function absent(functionName: string, client: string, what: string): Error {
-  return new Error(`the ${functionName} function's composition (functions/composition/${functionName}.ts) loads no ${client} client, so it cannot ${what}; add the ${client} builder there if this function needs it`);
+function absent(functionName: string, client: string, what: string, kind = 'client'): Error {
+  return new Error(`the ${functionName} function's composition (functions/composition/${functionName}.ts) loads no ${client} ${kind}, so it cannot ${what}; add the ${client} builder there if this function needs it`);
 }
 
 /** A port object whose every method fails with `absent(...)` (no method is called on the way to the first use). */
-function absentPort<T extends object>(functionName: string, client: string, what: string): T {
+function absentPort<T extends object>(functionName: string, client: string, what: string, kind = 'client'): T {
   return new Proxy({} as T, {
-    get: (_target, method) => (method === 'then' ? undefined : async () => { throw absent(functionName, client, `${what} (${String(method)})`); }),
+    get: (_target, method) => (method === 'then' ? undefined : async () => { throw absent(functionName, client, `${what} (${String(method)})`, kind); }),
   });
 }
 
@@ -154,6 +165,9 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
   const orders = new DynamoOrderRepository(doc, config.tables.orders, retention);
   const auditStore = new DynamoAuditStore(doc, config.audit.table, clock, logger);
   const queues = adapters.queues?.(c);
+  const gatewayClient: GatewayClient = { credentials, scrubber };
+  const work = adapters.workRepositories?.(doc, config.tables.config);
+  const noWork = (what: string) => absentPort<never>(functionName, 'workRepositories', what, 'adapter');
   return {
     clock,
     logger,
@@ -165,23 +179,18 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     orders,
     reads: orders.reads,
     rejected: new DynamoRejectedEventRepository(doc, config.tables.rejected, retention),
-    previews: new DynamoPreviewRepository(doc, config.tables.config),
-    approvals: new DynamoApprovalRepository(doc, config.tables.config),
-    policyImports: new DynamoPolicyImportRepository(doc, config.tables.config),
+    previews: work?.previews ?? noWork('keep previews'),
+    approvals: work?.approvals ?? noWork('keep four-eyes approvals'),
+    policyImports: work?.policyImports ?? noWork('keep policy imports'),
     scheduler: adapters.scheduler?.(c) ?? absentPort(functionName, 'Scheduler', 'schedule or cancel a release'),
     gateway: overrides.sendsToGateway === false
       ? noGatewaySends
-      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now().toDateTime() }),
-    gatewayOrders: new HttpGatewayOrders({
-      pgBaseUrl: config.gateway.pgBaseUrl,
-      credentials,
-      scrubber,
-      timeoutMs: config.gateway.timeoutMs,
-    }),
+      : adapters.gatewaySends?.(c, gatewayClient, containerRatePerMinute(config)) ?? absentPort(functionName, 'gatewaySends', 'send an eligibility PUT', 'adapter'),
+    gatewayOrders: adapters.gatewayReads?.(c, gatewayClient) ?? absentPort(functionName, 'gatewayReads', 'read an order, vendor or recon at the gateway', 'adapter'),
     publisher: adapters.publisher?.(c, overrides.publishLingerMs) ?? absentPort(functionName, 'EventBridge', 'publish events'),
     queue: queues?.queue ?? absentPort(functionName, 'SQS', 'enqueue a release'),
     jobQueue: !config.jobQueueUrl ? noJobQueue : queues?.jobQueue ?? absentPort(functionName, 'SQS', 'enqueue a job step'),
-    jobs: new DynamoJobRepository(doc, config.tables.config),
+    jobs: work?.jobs ?? noWork('keep jobs'),
     openOrderPolicies: new DynamoOpenOrderPolicyRepository(doc, config.tables.config),
     exports: exportStoreOf(config, adapters, c, functionName),
     audit: auditStore,
@@ -201,7 +210,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
 function exportStoreOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceContext, functionName: string): ExportStore {
   const exports = config.exports;
   if (!exports) return noExports;
-  if ('dir' in exports) return new FileExportStore(exports.dir, exports.baseUrl);
+  if ('dir' in exports) return adapters.exportFolder?.(exports.dir, exports.baseUrl) ?? absentPort(functionName, 'exportFolder', 'write or link an export file', 'adapter');
   return adapters.exportBucket?.(c, exports.bucket) ?? absentPort(functionName, 'S3', 'write or link an export file');
 }
 
@@ -216,9 +225,10 @@ function auditCopyOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceCon
 function auditKeyOf(config: RuntimeConfig, adapters: AwsAdapters, c: ServiceContext, functionName: string): Dependencies['auditKey'] {
   const key = config.audit.key;
   if (!key) return null;
-  if ('kms' in key) {
-    const fail = () => Promise.reject(absent(functionName, 'KMS', 'sign or verify audit checkpoints'));
-    return adapters.kmsAuditKey?.(c, key) ?? { canSign: false, identity: fail, publicKeyPem: fail, publicKeys: fail, sign: fail };
-  }
-  return Ed25519AuditKey.fromFile(key.file);
+  const built = 'kms' in key ? adapters.kmsAuditKey?.(c, key) : adapters.auditKeyFile?.(key.file);
+  if (built) return built;
+  const fail = () => Promise.reject('kms' in key
+    ? absent(functionName, 'KMS', 'sign or verify audit checkpoints')
+    : absent(functionName, 'auditKeyFile', 'sign or verify audit checkpoints', 'adapter'));
+  return { canSign: false, identity: fail, publicKeyPem: fail, publicKeys: fail, sign: fail };
 }

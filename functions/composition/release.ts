@@ -4,5 +4,6 @@ import { scheduler } from './services/scheduler';
 import { publisher } from './services/eventbridge';
 import { queues } from './services/sqs';
 import { secretsManager } from './services/secrets-manager';
+import { gatewayReads, gatewaySends } from './services/gateway';
 
-export const adapters: AwsAdapters = { scheduler, publisher, queues, secretsManager };
+export const adapters: AwsAdapters = { scheduler, publisher, queues, secretsManager, gatewayReads, gatewaySends };

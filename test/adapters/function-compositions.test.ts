@@ -4,6 +4,10 @@
  * key file and fixed credentials stand in for S3, KMS and Secrets Manager, so the end-to-end tests cannot see these
  * three: this test builds each composition with the AWS configuration (no call is made: clients are only constructed).
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config';
 import { S3ExportStore } from '../../functions/adapters/s3/s3-export-store';
@@ -12,6 +16,12 @@ import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
 import { EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import { SqsReleaseQueue } from '../../functions/adapters/sqs/sqs-release-queue';
+import { HttpGatewayOrders } from '../../functions/adapters/gateway/http-gateway-orders';
+import { HttpEligibilityGateway } from '../../functions/adapters/gateway/http-eligibility-gateway';
+import { DynamoJobRepository } from '../../functions/adapters/dynamodb/job-repository';
+import { DynamoApprovalRepository } from '../../functions/adapters/dynamodb/approval-repository';
+import { FileExportStore } from '../../functions/adapters/files/file-export-store';
+import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { awsEnvironment } from './aws-environment';
 
 const { HOLDBACK_GATEWAY_CLIENT_ID: _id, HOLDBACK_GATEWAY_CLIENT_SECRET: _secret, ...base } = awsEnvironment('unused');
@@ -63,6 +73,52 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
       expect(await deps.gatewayReady!()).toBe(false);
     }
   });
+});
+/**
+ * Beyond the SDK clients, what each function's use cases reach: the gateway's reads (every function but order-events),
+ * its eligibility PUT (the release function alone sends), the stored work of the API and the jobs (previews,
+ * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api, jobs) and the
+ * audit key file (sweep, jobs, api). A function without one carries none of its code (npx tsx bench/run.ts bundles).
+ */
+const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exportFolder: boolean; keyFile: boolean }> = {
+  'order-events': { reads: false, sends: false, work: false, exportFolder: false, keyFile: false },
+  release: { reads: true, sends: true, work: false, exportFolder: false, keyFile: false },
+  sweep: { reads: false, sends: false, work: true, exportFolder: false, keyFile: true },
+  webhooks: { reads: true, sends: false, work: false, exportFolder: false, keyFile: false },
+  jobs: { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
+  api: { reads: true, sends: true, work: true, exportFolder: true, keyFile: true },
+};
+
+describe.each(Object.entries(PARTS))('the %s function (the embedded default\'s configuration)', (name, parts) => {
+  it('builds the gateway, the stored work, the export folder and the key file exactly where its use cases reach them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'holdback-compositions-'));
+    try {
+      const keyFile = join(dir, 'audit-key.pem');
+      writeFileSync(keyFile, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      const { HOLDBACK_AUDIT_KMS_KEY_ID: _kms, HOLDBACK_EXPORT_BUCKET: _bucket, HOLDBACK_AUDIT_ARCHIVE_BUCKET: _archive, HOLDBACK_GATEWAY_SECRET_ID: _secret, ...rest } = AWS_ENV;
+      const local = { ...rest, HOLDBACK_GATEWAY_CLIENT_ID: 'id', HOLDBACK_GATEWAY_CLIENT_SECRET: 'secret', HOLDBACK_EXPORT_DIR: dir, HOLDBACK_EXPORT_BASE_URL: 'http://127.0.0.1:1', HOLDBACK_AUDIT_KEY_FILE: keyFile };
+      const deps = composeDependencies(readRuntimeConfig(local), await composition(name), name, { logger: quiet, sendsToGateway: name === 'release' || name === 'api' });
+      expect(deps.gatewayOrders instanceof HttpGatewayOrders).toBe(parts.reads);
+      expect(deps.gateway instanceof HttpEligibilityGateway).toBe(parts.sends);
+      expect(deps.jobs instanceof DynamoJobRepository).toBe(parts.work);
+      expect(deps.approvals instanceof DynamoApprovalRepository).toBe(parts.work);
+      expect(deps.exports instanceof FileExportStore).toBe(parts.exportFolder);
+      expect(deps.auditKey instanceof Ed25519AuditKey).toBe(parts.keyFile);
+      const lacks = (builder: string) => `the ${name} function's composition (functions/composition/${name}.ts) loads no ${builder} adapter`;
+      if (!parts.reads) await expect(deps.gatewayOrders.fetchOrder('order-1')).rejects.toThrow(lacks('gatewayReads'));
+      if (!parts.work) await expect(deps.jobs.get('job-1')).rejects.toThrow(lacks('workRepositories'));
+      if (!parts.exportFolder) await expect(deps.exports.link('x', new Date(), 'x.csv')).rejects.toThrow(lacks('exportFolder'));
+      if (!parts.keyFile) await expect(deps.auditKey!.publicKeyPem()).rejects.toThrow(lacks('auditKeyFile'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+it('the release function without its gateway builder says so when it sends', async () => {
+  const { gatewaySends: _sends, ...adapters } = await composition('release');
+  const deps = composeDependencies(readRuntimeConfig(AWS_ENV), adapters, 'release', { logger: quiet, sendsToGateway: true });
+  await expect(deps.gateway.updateEligibility('order-1', 'vendor-1', '2026-12-01T10:00:00+05:30')).rejects.toThrow("loads no gatewaySends adapter, so it cannot send an eligibility PUT (updateEligibility); add the gatewaySends builder there");
 });
 
 it('without the archive bucket (locally) there is no write-once copy: verification and export read the table', async () => {
