@@ -106,13 +106,17 @@ it('a bundle that exports no handler keeps the runtime from starting (the contai
     .rejects.toThrow(/exports no handler function/);
 });
 
-/** The npm packages a bundle took, from its metafile (index.meta.json beside it). */
-function packagesIn(bundle: FunctionBundle): Set<string> {
+/** The files a bundle took, from its metafile (index.meta.json beside it), relative to the project root. */
+function inputsOf(bundle: FunctionBundle): string[] {
   const metafile = join(bundle.directory, 'index.meta.json');
   expect(existsSync(metafile)).toBe(true);
-  const { inputs } = JSON.parse(readFileSync(metafile, 'utf8')) as { inputs: Record<string, unknown> };
+  return Object.keys((JSON.parse(readFileSync(metafile, 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+}
+
+/** The npm packages a bundle took. */
+function packagesIn(bundle: FunctionBundle): Set<string> {
   const packages = new Set<string>();
-  for (const input of Object.keys(inputs)) {
+  for (const input of inputsOf(bundle)) {
     const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
     if (name) packages.add(name);
   }
@@ -143,6 +147,27 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     expect(packages.has('@aws-sdk/credential-provider-node')).toBe(false);
     expect(packages.has('@aws-sdk/nested-clients')).toBe(false);
     expect(packages.has('@aws-sdk/credential-provider-env')).toBe(true);
+  });
+
+  it('carry no mnemonist (DynamoDB\'s endpoint-discovery cache is a bounded Map) and, without S3, no event-stream codec', () => {
+    for (const role of Object.keys(USES) as FunctionRole[]) {
+      const inputs = inputsOf(bundles[role]);
+      expect([role, inputs.some((input) => input.includes('node_modules/mnemonist/'))]).toEqual([role, false]);
+      expect([role, inputs.includes('functions/composition/endpoint-cache-map.ts')]).toEqual([role, true]);
+      const codec = inputs.some((input) => input.includes('@smithy/core/dist-es/submodules/event-streams/'));
+      expect([role, codec]).toEqual([role, USES[role].includes('client-s3')]);
+    }
+  });
+
+  it('the per-order functions carry no code of the API\'s and the jobs\' work, and only the release function the gateway\'s PUT', () => {
+    for (const role of ['orderEvents', 'release', 'webhooks'] as const) {
+      const inputs = inputsOf(bundles[role]);
+      for (const absent of ['files/file-export-store.ts', 'audit-key/ed25519-audit-key.ts', 'dynamodb/job-repository.ts', 'dynamodb/approval-repository.ts', 'dynamodb/preview-repository.ts']) {
+        expect([role, absent, inputs.includes(`functions/adapters/${absent}`)]).toEqual([role, absent, false]);
+      }
+      expect([role, inputs.includes('functions/adapters/gateway/http-eligibility-gateway.ts')]).toEqual([role, role === 'release']);
+    }
+    expect(inputsOf(bundles.orderEvents).some((input) => input.startsWith('functions/adapters/gateway/'))).toBe(false);
   });
 
   it('the release function carries no S3, KMS or storage code (export files, audit signing)', () => {
