@@ -383,7 +383,7 @@ export async function runBench(): Promise<void> {
   const outcomesCsv = await benchOutcomesCsv(progress);
   progress('bench: the bill, every AWS call of 200 orders of 3 vendors counted (about 30 s)...');
   const cost = await benchCost();
-  progress('bench: function bundles from the synthesized cloud assembly, sizes and cold imports (about a minute)...');
+  progress('bench: function bundles from the synthesized cloud assembly, sizes and cold starts beside the Powertools reference (a few minutes)...');
   const functionBundles = benchFunctionBundles();
   const targets = {
     ...pipelineTargets(pipeline),
@@ -426,13 +426,15 @@ function costTargets(r: Awaited<ReturnType<typeof benchCost>>) {
 
 /**
  * Issue 17.7's 150 KB per bundle, judged on the gzipped bundle (raw and with the source map are reported beside it), and
- * its cold import no slower than the Powertools reference's (the slowest function's, with a tenth of slack).
+ * its cold start (import and first invocation, CPU) no slower than the Powertools reference's measured beside it (the
+ * slowest function's, with a tenth of slack); the import alone is kept as a figure of its own.
  */
 function functionBundleTargets(r: ReturnType<typeof benchFunctionBundles>) {
   const largest = Math.max(...r.bundles.map((b) => b.gzipBytes));
   return {
     functionBundleGzipBytes: { target: r.goalBytes, measured: largest, met: r.gzipMeetsGoal },
     functionColdImportVsReference: { target: 1, measured: r.importVsReference, met: r.importMeetsReference },
+    functionColdStartVsReference: { target: 1, measured: r.coldStartVsReference, met: r.coldStartMeetsReference },
   };
 }
 
@@ -511,7 +513,7 @@ const PARTS: Record<string, () => Promise<void>> = {
   'outcomes-csv': part('outcomesCsv', () => benchOutcomesCsv(progress), outcomesCsvTargets, outcomesCsvLine),
   cost: part('cost', () => benchCost(), costTargets, costLine), // about 30 s
   approvals: part('approvals', () => benchApprovals(), approvalsTargets, approvalsLine), // about a minute
-  bundles: part('functionBundles', benchFunctionBundles, functionBundleTargets, functionBundlesLine), // about a minute
+  bundles: part('functionBundles', benchFunctionBundles, functionBundleTargets, functionBundlesLine), // a few minutes
   'console-bundle': part('consoleBundle', benchConsoleBundle, consoleBundleTargets, consoleBundleLine), // seconds
   // BENCH_SCALE_RELEASES open releases of one vendor (default 100,000; hours on 2 cores), issue 17
   scale: part('scale', () => benchScale(progress), scaleTargets, scaleLine),

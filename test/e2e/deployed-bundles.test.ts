@@ -106,11 +106,17 @@ it('a bundle that exports no handler keeps the runtime from starting (the contai
     .rejects.toThrow(/exports no handler function/);
 });
 
-/** The files a bundle took, from its metafile (index.meta.json beside it), relative to the project root. */
+/**
+ * The files whose code is in a bundle, from its metafile (index.meta.json beside it): the inputs of its index.js with
+ * bytes in it (esbuild lists a file it read and then dropped whole with none).
+ */
 function inputsOf(bundle: FunctionBundle): string[] {
   const metafile = join(bundle.directory, 'index.meta.json');
   expect(existsSync(metafile)).toBe(true);
-  return Object.keys((JSON.parse(readFileSync(metafile, 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+  const { outputs } = JSON.parse(readFileSync(metafile, 'utf8')) as { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+  const index = Object.entries(outputs).find(([name]) => name.endsWith('index.js'));
+  expect(index).toBeDefined();
+  return Object.entries(index![1].inputs).filter(([, input]) => input.bytesInOutput > 0).map(([name]) => name);
 }
 
 /** The npm packages a bundle took. */
