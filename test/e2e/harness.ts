@@ -1,5 +1,6 @@
 /** End-to-end harness: the whole embedded default on ephemeral ports, driven as a marketplace and a user would. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { runApiCommand } from '../../bin/api-commands';
 import { startLocal, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime';
 
 export interface Harness {
@@ -8,6 +9,8 @@ export interface Harness {
   /** Sends one marketplace event through the real EventBridge client into the edge; resolves once it is processed. */
   send(detailType: string, detail: object): Promise<void>;
   api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Runs one CLI command line in-process against the stack's API; answers its exit code and what it printed. */
+  cli(...argv: string[]): Promise<{ code: number; out: string; err: string }>;
   gateway<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   advance(iso: string): Promise<void>;
   createVendors(vendors: { id: string; scheduleOption: number }[]): Promise<void>;
@@ -46,6 +49,12 @@ export async function startHarness(opts: LocalRuntimeOptions = {}): Promise<Harn
       await runtime.idle();
     },
     api: (method, path, body) => request(runtime.api.url, {}, method, path, body),
+    async cli(...argv) {
+      let out = '';
+      let err = '';
+      const code = await runApiCommand([...argv, '--api-url', runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
+      return { code, out, err };
+    },
     gateway: (method, path, body) => request(runtime.sandbox.url, gatewayHeaders, method, path, body),
     async advance(iso) {
       const answer = await request(runtime.edge.url, {}, 'POST', '/_local/clock', { advance: iso });
