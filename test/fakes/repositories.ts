@@ -144,6 +144,12 @@ export class InMemoryOpenOrderPolicyRepository implements OpenOrderPolicyReposit
   }
 }
 
+/** An order's events in order of receipt as instants (then key), as the adapter sorts them, whatever order they were written in. */
+function eventsOf(events: Map<string, StoredEvent>, orderId: string): StoredEvent[] {
+  return [...events.values()].filter((e) => e.orderId === orderId)
+    .sort((a, b) => millis(a.receivedAt) - millis(b.receivedAt) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
 export class InMemoryOrderRepository implements OrderRepository {
   readonly events = new Map<string, StoredEvent>();
   readonly orders = new Map<string, OrderRecord>();
@@ -170,20 +176,14 @@ export class InMemoryOrderRepository implements OrderRepository {
   }
 
   async listEvents(orderId: string): Promise<StoredEvent[]> {
-    return copy(this.eventsOf(orderId));
-  }
-
-  /** In order of receipt as instants (then key), as the adapter sorts them, whatever order they were written in. */
-  private eventsOf(orderId: string): StoredEvent[] {
-    return [...this.events.values()].filter((e) => e.orderId === orderId)
-      .sort((a, b) => millis(a.receivedAt) - millis(b.receivedAt) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return copy(eventsOf(this.events, orderId));
   }
 
   async loadOrder(orderId: string): Promise<StoredOrder> {
     await this.beforeStep?.('orders.loadOrder', { orderId });
     return copy({
       order: this.orders.get(orderId) ?? null,
-      events: this.eventsOf(orderId),
+      events: eventsOf(this.events, orderId),
       releases: [...this.releases.values()].filter((r) => r.orderId === orderId),
     });
   }
