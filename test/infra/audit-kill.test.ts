@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyExportText } from '../e2e/independent-audit-verifier';
-import { call, startHoldback, type HoldbackProcess } from './holdback-process';
+import { call, killStillRunning, startHoldback, type HoldbackProcess } from './holdback-process';
 
 jest.setTimeout(180_000);
 
@@ -20,7 +20,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
+  await killStillRunning(running);
   rmSync(folder, { recursive: true, force: true });
 });
 

@@ -88,3 +88,19 @@ export async function pollUntil(what: string, ready: () => boolean | Promise<boo
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** Polls (no fixed sleep) until `ready` holds for what `read` answers, or fails after `limitMs` saying what it last saw. */
+export async function readUntil<T>(what: string, read: () => Promise<T>, ready: (value: T) => boolean, limitMs = 30_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Kills (hard) every process of `running` that is still running, and empties the list: a test's or a file's clean-up. */
+export async function killStillRunning(running: LaunchedHoldback[]): Promise<void> {
+  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
+}

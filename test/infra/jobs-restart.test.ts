@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { call, startHoldback, type HoldbackProcess } from './holdback-process';
+import { call, killStillRunning, readUntil, startHoldback, type HoldbackProcess } from './holdback-process';
 
 jest.setTimeout(420_000);
 
@@ -26,7 +26,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
+  await killStillRunning(running);
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -41,15 +41,8 @@ async function start(args: string[]): Promise<HoldbackProcess> {
 
 type Job = { jobId: string; state: string; total: number; done: number; failed: number; result: { url: string; rows: number; bytes: number; sha256: string } | null };
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, waitMs = 240_000): Promise<T> {
-  const end = Date.now() + waitMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The jobs here walk 400 orders on a busy machine: each wait is sized for it. */
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => readUntil(what, read, ok, 240_000);
 
 const job = (holdback: HoldbackProcess, jobId: string) => call<Job>(`${holdback.api}/jobs/${jobId}`);
 
