@@ -20,6 +20,19 @@ export const SPLIT_ORDER_AT_GATEWAY = {
   splits: [{ vendorId: 'vendor_a', percentage: '33.33' }, { vendorId: 'vendor_b', percentage: '66.67' }],
 };
 
+/** What the paid order becomes: 33.33 % and 66.67 % of 1000.05 (333.316665 and 666.733335), to two decimals, half up. */
+export const ORDER_PAID_FROM_GATEWAY = {
+  detailType: 'order.paid',
+  detail: {
+    orderId: ORDER,
+    transactionTime: '2022-12-02T16:00:00+05:30',
+    vendors: [{ vendorId: 'vendor_a', amount: '333.32' }, { vendorId: 'vendor_b', amount: '666.73' }],
+    currency: 'INR',
+    // The gateway's own payment time: trusted for the window over the marketplace's order.paid (issue 9.6).
+    transactionTimeSource: 'gateway',
+  },
+};
+
 /** As the gateway signs: base64(HMAC-SHA256(client secret, timestamp + raw body)), with its timestamp and version. */
 export function signatureHeaders(rawBody: string, timestamp = '1669977005000') {
   return { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': webhookSignature(TEST_WEBHOOK_SECRET, timestamp, Buffer.from(rawBody)), 'x-webhook-version': '2022-09-01' };

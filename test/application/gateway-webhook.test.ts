@@ -2,7 +2,7 @@
 import { GatewayOrderLookupError } from '../../functions/adapters/gateway/http-gateway-orders';
 import { TEST_WEBHOOK_SECRET } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
-import { PAYMENT_SUCCESS, SPLIT_ORDER_AT_GATEWAY, signatureHeaders } from './gateway-webhook-fixtures';
+import { ORDER_PAID_FROM_GATEWAY, PAYMENT_SUCCESS, SPLIT_ORDER_AT_GATEWAY, signatureHeaders } from './gateway-webhook-fixtures';
 import { serveApiOverFakes } from './live-api';
 
 const api = serveApiOverFakes();
@@ -13,18 +13,6 @@ beforeEach(() => {
 
 const paymentSuccess = PAYMENT_SUCCESS;
 
-/** 33.33 % and 66.67 % of 1000.05 (333.316665 and 666.733335), to two decimals, half up. */
-const fetchedOrderPaid = {
-  detailType: 'order.paid',
-  detail: {
-    orderId: ORDER,
-    transactionTime: '2022-12-02T16:00:00+05:30',
-    vendors: [{ vendorId: 'vendor_a', amount: '333.32' }, { vendorId: 'vendor_b', amount: '666.73' }],
-    currency: 'INR',
-    // The gateway's own payment time: trusted for the window over the marketplace's order.paid (issue 9.6).
-    transactionTimeSource: 'gateway',
-  },
-};
 
 async function post(rawBody: string, headers: Record<string, string>, contentType = 'application/json') {
   const response = await fetch(`${api.url}/webhooks/gateway`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body: rawBody });
@@ -41,7 +29,7 @@ describe('webhook signature', () => {
     expect(status).toBe(200);
     expect(body).toEqual({ action: 'order_paid_published', orderId: ORDER, vendors: 2 });
     expect(api.world.gatewayOrders.lookups).toEqual([ORDER]);
-    expect(api.world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+    expect(api.world.publisher.orderEvents).toEqual([ORDER_PAID_FROM_GATEWAY]);
   });
 
   test('a tampered body is refused with 401 and nothing is published', async () => {
@@ -105,7 +93,7 @@ describe('the split of a paid order', () => {
     expect(api.world.logger.lines.some((e) => e.level === 'error' && JSON.stringify(e).includes('GatewayOrderLookupError'))).toBe(true);
 
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
-    expect(api.world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+    expect(api.world.publisher.orderEvents).toEqual([ORDER_PAID_FROM_GATEWAY]);
   });
 
   test('a webhook that carries order_splits itself is taken as is, without a lookup', async () => {
