@@ -98,26 +98,27 @@ describeEachSubject(SUBJECTS, (subject) => {
 
   describe('ReleaseScheduler', () => {
     const schedule = (n: number, time: string) => subject().scheduler.schedule(command(n), at(time));
-    /** What fired into the release queue once time has passed to `to`. */
-    const firedBy = async (to: string): Promise<ReleaseCommand[]> => {
-      await subject().passTime(to);
-      return subject().received();
+    /** What fired into the release queue by each of `times`, as time passes to each in turn. */
+    const firedBy = async (...times: string[]): Promise<ReleaseCommand[][]> => {
+      const fired: ReleaseCommand[][] = [];
+      for (const to of times) {
+        await subject().passTime(to);
+        fired.push(await subject().received());
+      }
+      return fired;
     };
 
     test('a schedule fires its command into the release queue once its time has come, never before, and once only', async () => {
       await schedule(1, '2022-12-02T17:00:00+05:30');
       await schedule(2, '2022-12-03T10:00:00+05:30');
-      expect(await firedBy('2022-12-02T16:59:00+05:30')).toEqual([]);
-      expect(await firedBy('2022-12-02T17:00:00+05:30')).toEqual([command(1)]);
-      expect(await firedBy('2022-12-03T11:00:00+05:30')).toEqual([command(2)]);
-      expect(await firedBy('2022-12-04T11:00:00+05:30')).toEqual([]);
+      expect(await firedBy('2022-12-02T16:59:00+05:30', '2022-12-02T17:00:00+05:30', '2022-12-03T11:00:00+05:30', '2022-12-04T11:00:00+05:30'))
+        .toEqual([[], [command(1)], [command(2)], []]);
     });
 
     test('a schedule of a name that exists is success, and the first one stands: it fires once, at its own time', async () => {
       await schedule(1, '2022-12-02T17:00:00+05:30');
       await schedule(1, '2022-12-05T17:00:00+05:30');
-      expect(await firedBy('2022-12-02T17:00:00+05:30')).toEqual([command(1)]);
-      expect(await firedBy('2022-12-06T00:00:00+05:30')).toEqual([]);
+      expect(await firedBy('2022-12-02T17:00:00+05:30', '2022-12-06T00:00:00+05:30')).toEqual([[command(1)], []]);
     });
 
     test('a cancelled schedule never fires; cancelling one that is gone (or never was) is success', async () => {
@@ -126,7 +127,7 @@ describeEachSubject(SUBJECTS, (subject) => {
       await subject().scheduler.cancel(command(1).releaseKey);
       await subject().scheduler.cancel(command(1).releaseKey);
       await subject().scheduler.cancel('rel-never-scheduled-1');
-      expect(await firedBy('2022-12-02T18:00:00+05:30')).toEqual([command(2)]);
+      expect(await firedBy('2022-12-02T18:00:00+05:30')).toEqual([[command(2)]]);
       await subject().scheduler.cancel(command(2).releaseKey);
     });
 
@@ -134,9 +135,7 @@ describeEachSubject(SUBJECTS, (subject) => {
       // 11:30Z is 17:00 India time; 17:00:20 is not a whole minute (Scheduler's at() is in minutes: it rounds up).
       await schedule(1, '2022-12-02T11:30:00Z');
       await schedule(2, '2022-12-02T17:00:20+05:30');
-      expect(await firedBy('2022-12-02T16:59:59+05:30')).toEqual([]);
-      expect(await firedBy('2022-12-02T17:00:00+05:30')).toEqual([command(1)]);
-      expect(await firedBy('2022-12-02T17:01:00+05:30')).toEqual([command(2)]);
+      expect(await firedBy('2022-12-02T16:59:59+05:30', '2022-12-02T17:00:00+05:30', '2022-12-02T17:01:00+05:30')).toEqual([[], [command(1)], [command(2)]]);
     });
   });
 });
