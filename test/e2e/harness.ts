@@ -1,4 +1,6 @@
 /** End-to-end harness: the whole embedded default on ephemeral ports, driven as a marketplace and a user would. */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { runApiCommand } from '../../bin/api-commands';
 import { startLocal, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime';
@@ -121,4 +123,13 @@ export function vendorOf(order: { vendors: VendorView[] }, vendorId: string): Ve
   const found = order.vendors.find((v) => v.vendorId === vendorId);
   if (!found) throw new Error(`vendor ${vendorId} not in ${JSON.stringify(order)}`);
   return found;
+}
+
+/** Runs the `holdback` command as a user does (a child process, no AWS variables in its environment): its exit code and output. */
+export function holdbackCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(__dirname, '../../bin/holdback.js'), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
 }
