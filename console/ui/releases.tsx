@@ -1,6 +1,7 @@
 /** Vendor releases and vendors as the API lists them, and the one table that shows releases on every page. */
 import { indiaTime, money, ruleText } from './format';
 import { Table } from './form';
+import type { VendorExposure } from '../../functions/contracts/api-answers';
 
 /** One release as `GET /outcomes` and `GET /orders/{id}` send it (functions/application/view-order.ts, query-outcomes.ts). */
 export interface Release {
@@ -200,15 +201,7 @@ export interface VendorSummary {
 }
 
 /** One currency of a vendor's exposure, as `GET /vendors` sends it. */
-export interface VendorExposure {
-  currency: string;
-  amount: string;
-  count: number;
-  maxExposure: string | null;
-  exceededBy: string | null;
-  nextCloseAt: string | null;
-  forecast: Array<{ date: string; amount: string; closing: string }>;
-}
+export type { VendorExposure };
 
 /** Exposure per currency in words: "INR 1,350.75 in 2 releases (cap INR 1,000.00, exceeded by INR 350.75)". */
 export function exposureText(v: VendorSummary): string {

@@ -247,29 +247,8 @@ describe('DynamoOrderRepository', () => {
     recordedAt: at('2022-12-02T16:00:05+05:30'),
   };
 
-  test('an order is created once; the first one stays', async () => {
-    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
-    expect(await repo.getOrder(order.orderId)).toBeNull();
-    expect(await repo.createOrder(order)).toBe('new');
-    expect(await repo.createOrder({ ...order, deferByDays: 3 })).toBe('exists');
-    expect(await repo.getOrder(order.orderId)).toEqual(order);
-    // Too late to mark it awaiting its payment: it is paid.
-    expect(await repo.markAwaitingPayment(order.orderId)).toBe(false);
-    expect(await repo.getOrder(order.orderId)).toEqual(order);
-  });
-
-  test('an order marked awaiting its payment reads as no order until the payment, which learns it was awaited', async () => {
-    const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
-    const awaited = { ...order, orderId: 'order_1010' };
-    expect(await repo.markAwaitingPayment(awaited.orderId)).toBe(true);
-    expect(await repo.markAwaitingPayment(awaited.orderId)).toBe(true);
-    expect(await repo.getOrder(awaited.orderId)).toBeNull();
-    expect((await repo.loadOrder(awaited.orderId)).order).toBeNull();
-    expect(await repo.createOrder(awaited)).toBe('awaited');
-    expect(await repo.getOrder(awaited.orderId)).toEqual(awaited);
-    expect((await repo.loadOrder(awaited.orderId)).order).toEqual(awaited);
-    expect(await repo.createOrder(awaited)).toBe('exists');
-  });
+  // Creating an order once and marking it awaiting its payment: test/contracts/orders-and-release-reads.test.ts, for
+  // this adapter and the fake alike.
 
   test('a duplicate event (same key) is stored once', async () => {
     const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);

@@ -2,21 +2,14 @@
 import { SharedClock } from '../../local/clock';
 import { createSandbox, type Sandbox } from '../../sandbox/app';
 import { HttpEligibilityGateway } from '../../functions/adapters/gateway/http-eligibility-gateway';
+import { sandboxStatusCaller } from './sandbox-requests';
 
 const CLIENT_ID = 'adapter_test_client';
 const CLIENT_SECRET = 'adapter_test_secret_4f9a';
 let sandbox: Sandbox;
 let clock: SharedClock;
 
-async function call(method: string, path: string, body: unknown): Promise<number> {
-  const response = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-id': CLIENT_ID, 'x-client-secret': CLIENT_SECRET, 'x-api-version': '2022-09-01' },
-    body: JSON.stringify(body),
-  });
-  await response.text();
-  return response.status;
-}
+const call = sandboxStatusCaller(() => sandbox.url, CLIENT_ID, CLIENT_SECRET);
 
 function gateway(clientSecret = CLIENT_SECRET): HttpEligibilityGateway {
   return new HttpEligibilityGateway({

@@ -6,22 +6,13 @@ import { createSandbox, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, type Sandbox }
 import { paymentWebhookData } from '../../sandbox/settlement';
 import { TEST_WEBHOOK_SECRET, fakeWorld } from '../fakes/dependencies';
 import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+import { sandboxStatusCaller } from './sandbox-requests';
 
 const ORDER_ID = 'ord_lookup_1';
 let sandbox: Sandbox;
 let scripted: ScriptedServer;
 
-async function call(method: string, path: string, body: unknown): Promise<number> {
-  const response = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: {
-      'content-type': 'application/json', 'x-client-id': DEFAULT_CLIENT_ID, 'x-client-secret': DEFAULT_CLIENT_SECRET, 'x-api-version': '2022-09-01',
-    },
-    body: JSON.stringify(body),
-  });
-  await response.text();
-  return response.status;
-}
+const call = sandboxStatusCaller(() => sandbox.url, DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET);
 
 function lookup(pgBaseUrl = `${sandbox.url}/pg`, clientSecret = DEFAULT_CLIENT_SECRET, maxTries = 3): HttpGatewayOrders {
   return new HttpGatewayOrders({ pgBaseUrl, clientId: DEFAULT_CLIENT_ID, clientSecret, maxTries, sleep: async () => {} });

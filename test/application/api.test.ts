@@ -4,15 +4,7 @@ import { serveApiOverFakes } from './live-api';
 
 const api = serveApiOverFakes();
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-}
+const call = api.request;
 
 test('GET /health', async () => {
   expect(await call('GET', '/health')).toMatchObject({ status: 200, body: { status: 'ok' } });

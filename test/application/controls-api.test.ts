@@ -8,17 +8,7 @@ import { serveApiOverFakes } from './live-api';
 
 const api = serveApiOverFakes('2022-12-02T16:00:00+05:30');
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  await api.world.runJobs();
-  await api.world.deliverQueued();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = api.settled;
 
 const ORDER_2 = 'order_1002';
 

@@ -10,13 +10,7 @@ import { makeSweepHandler } from '../../functions/handlers/sweep';
 
 const api = serveApiOverFakes();
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.url}${path}`, {
-    method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = api.request;
 
 const MAKER = 'maker@example.com';
 const CHECKER = 'checker@example.com';

@@ -1,52 +1,25 @@
 /** POST /webhooks/gateway over real HTTP: the HMAC signature, a paid split order (split read from the gateway) becoming order.paid, a settlement. */
 import { GatewayOrderLookupError } from '../../functions/adapters/gateway/http-gateway-orders';
-import { webhookSignature } from '../../functions/application/releases/handle-gateway-webhook';
 import { TEST_WEBHOOK_SECRET } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
+import { ORDER_PAID_FROM_GATEWAY, PAYMENT_SUCCESS, SPLIT_ORDER_AT_GATEWAY, signatureHeaders } from './gateway-webhook-fixtures';
 import { serveApiOverFakes } from './live-api';
 
 const api = serveApiOverFakes();
 
 beforeEach(() => {
-  // The gateway's order as GET /pg/orders/{order_id} shows it: the split lives here, not in the payment webhook.
-  api.world.gatewayOrders.put(ORDER, {
-    orderAmount: '1000.05',
-    splits: [{ vendorId: 'vendor_a', percentage: '33.33' }, { vendorId: 'vendor_b', percentage: '66.67' }],
-  });
+  api.world.gatewayOrders.put(ORDER, SPLIT_ORDER_AT_GATEWAY);
 });
 
-/** PAYMENT_SUCCESS_WEBHOOK as the gateway sends it (sandbox/settlement.ts paymentWebhookData): no order_splits. */
-const paymentSuccess = {
-  type: 'PAYMENT_SUCCESS_WEBHOOK',
-  event_time: '2022-12-02T16:00:05+05:30',
-  data: {
-    order: { order_id: ORDER, order_amount: 1000.05, order_currency: 'INR', order_tags: null },
-    payment: { cf_payment_id: 1, payment_status: 'SUCCESS', payment_amount: 1000.05, payment_time: '2022-12-02T16:00:00+05:30' },
-    customer_details: { customer_id: 'c1' },
-  },
-};
+const paymentSuccess = PAYMENT_SUCCESS;
 
-/** 33.33 % and 66.67 % of 1000.05 (333.316665 and 666.733335), to two decimals, half up. */
-const fetchedOrderPaid = {
-  detailType: 'order.paid',
-  detail: {
-    orderId: ORDER,
-    transactionTime: '2022-12-02T16:00:00+05:30',
-    vendors: [{ vendorId: 'vendor_a', amount: '333.32' }, { vendorId: 'vendor_b', amount: '666.73' }],
-    currency: 'INR',
-    // The gateway's own payment time: trusted for the window over the marketplace's order.paid (issue 9.6).
-    transactionTimeSource: 'gateway',
-  },
-};
 
 async function post(rawBody: string, headers: Record<string, string>, contentType = 'application/json') {
   const response = await fetch(`${api.url}/webhooks/gateway`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body: rawBody });
   return { status: response.status, body: (await response.json()) as { error: { code: string; message: string } } & Record<string, unknown> };
 }
 
-function signed(rawBody: string, timestamp = '1669977005000') {
-  return { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': webhookSignature(TEST_WEBHOOK_SECRET, timestamp, Buffer.from(rawBody)), 'x-webhook-version': '2022-09-01' };
-}
+const signed = signatureHeaders;
 
 describe('webhook signature', () => {
   test('a valid signature is accepted and the paid order, its split read from the gateway, is published as order.paid', async () => {
@@ -56,7 +29,7 @@ describe('webhook signature', () => {
     expect(status).toBe(200);
     expect(body).toEqual({ action: 'order_paid_published', orderId: ORDER, vendors: 2 });
     expect(api.world.gatewayOrders.lookups).toEqual([ORDER]);
-    expect(api.world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+    expect(api.world.publisher.orderEvents).toEqual([ORDER_PAID_FROM_GATEWAY]);
   });
 
   test('a tampered body is refused with 401 and nothing is published', async () => {
@@ -120,7 +93,7 @@ describe('the split of a paid order', () => {
     expect(api.world.logger.lines.some((e) => e.level === 'error' && JSON.stringify(e).includes('GatewayOrderLookupError'))).toBe(true);
 
     expect(await post(raw, signed(raw))).toMatchObject({ status: 200, body: { action: 'order_paid_published', vendors: 2 } });
-    expect(api.world.publisher.orderEvents).toEqual([fetchedOrderPaid]);
+    expect(api.world.publisher.orderEvents).toEqual([ORDER_PAID_FROM_GATEWAY]);
   });
 
   test('a webhook that carries order_splits itself is taken as is, without a lookup', async () => {

@@ -9,23 +9,10 @@ import { serveApiOverFakes } from './live-api';
 const api = serveApiOverFakes();
 
 /** The request alone: what is in force at its answer, before any job step ran. */
-async function request(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const request = api.request;
 
-async function call(method: string, path: string, body?: unknown) {
-  const answer = await request(method, path, body);
-  // The jobs function runs the job the request started, and the release function consumes whatever was enqueued, as SQS would.
-  await api.world.runJobs();
-  await api.world.deliverQueued();
-  return answer;
-}
+/** The request and the work it handed on (jobs, queued releases). */
+const call = api.settled;
 
 const RISK = { actor: 'risk@example.com', reason: 'fraud review' };
 const ORDER_2 = 'order_1002';

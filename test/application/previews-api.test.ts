@@ -4,15 +4,7 @@ import { serveApiOverFakes } from './live-api';
 
 const api = serveApiOverFakes();
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = api.request;
 
 const VENDOR = 'vendor_a';
 const ORDERS = ['order_1001', 'order_1002', 'order_1003'];

@@ -1,11 +1,11 @@
 /** The webhooks function behind its open Lambda function URL: the signed webhook is processed; every other path is refused. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { webhookSignature } from '../../functions/application/releases/handle-gateway-webhook';
 import { ROUTES } from '../../functions/handlers/api';
 import { makeWebhookHandler } from '../../functions/handlers/webhooks';
 import { GATEWAY_WEBHOOK_PATH } from '../../functions/definitions/routing';
 import { fakeWorld, TEST_WEBHOOK_SECRET, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send, usePolicy } from './scenario';
+import { ORDER_PAID_FROM_GATEWAY, PAYMENT_SUCCESS, SPLIT_ORDER_AT_GATEWAY, signatureHeaders } from './gateway-webhook-fixtures';
 
 const context = {} as Context;
 
@@ -38,32 +38,18 @@ function functionUrlEvent(method: string, path: string, body = '', headers: Reco
   };
 }
 
-/** As the gateway signs (the webhook tests' helper): base64(HMAC-SHA256(client secret, timestamp + raw body)). */
-function signed(rawBody: string, timestamp = '1669977005000') {
-  return {
-    'content-type': 'application/json',
-    'x-webhook-timestamp': timestamp,
-    'x-webhook-signature': webhookSignature(TEST_WEBHOOK_SECRET, timestamp, Buffer.from(rawBody)),
-    'x-webhook-version': '2022-09-01',
-  };
+function signed(rawBody: string, timestamp?: string) {
+  return { 'content-type': 'application/json', ...signatureHeaders(rawBody, timestamp) };
 }
 
-const paymentSuccess = JSON.stringify({
-  type: 'PAYMENT_SUCCESS_WEBHOOK',
-  event_time: '2022-12-02T16:00:05+05:30',
-  data: {
-    order: { order_id: ORDER, order_amount: 1000.05, order_currency: 'INR', order_tags: null },
-    payment: { cf_payment_id: 1, payment_status: 'SUCCESS', payment_amount: 1000.05, payment_time: '2022-12-02T16:00:00+05:30' },
-    customer_details: { customer_id: 'c1' },
-  },
-});
+const paymentSuccess = JSON.stringify(PAYMENT_SUCCESS);
 
 let world: FakeWorld;
 let invoke: (event: APIGatewayProxyEventV2) => Promise<{ status: number; body: Record<string, any>; headers: Record<string, unknown> }>;
 
 beforeEach(() => {
   world = fakeWorld('2022-12-02T16:05:00+05:30');
-  world.gatewayOrders.put(ORDER, { orderAmount: '1000.05', splits: [{ vendorId: 'vendor_a', percentage: '33.33' }, { vendorId: 'vendor_b', percentage: '66.67' }] });
+  world.gatewayOrders.put(ORDER, SPLIT_ORDER_AT_GATEWAY);
   const handler = makeWebhookHandler(() => world.deps);
   invoke = async (event) => {
     const result = (await handler(event, context)) as APIGatewayProxyStructuredResultV2;
@@ -76,16 +62,7 @@ describe('the webhook path', () => {
     const answer = await invoke(functionUrlEvent('POST', GATEWAY_WEBHOOK_PATH, paymentSuccess, signed(paymentSuccess)));
     expect(answer).toMatchObject({ status: 200, body: { action: 'order_paid_published', orderId: ORDER, vendors: 2 } });
     expect(world.gatewayOrders.lookups).toEqual([ORDER]);
-    expect(world.publisher.orderEvents).toEqual([{
-      detailType: 'order.paid',
-      detail: {
-        orderId: ORDER,
-        transactionTime: '2022-12-02T16:00:00+05:30',
-        vendors: [{ vendorId: 'vendor_a', amount: '333.32' }, { vendorId: 'vendor_b', amount: '666.73' }],
-        currency: 'INR',
-        transactionTimeSource: 'gateway',
-      },
-    }]);
+    expect(world.publisher.orderEvents).toEqual([ORDER_PAID_FROM_GATEWAY]);
     expect(world.audit.entries.filter((e) => e.kind === 'webhook_received')).toHaveLength(1);
   });
 

@@ -4,7 +4,6 @@
  * local stack and against each tampering; Holdback's own verifier (the offline check of `holdback audit verify` and
  * GET /audit/verify) must catch the same set. And one order proved alone (GET /audit/proof, `holdback audit prove`).
  */
-import { execFile } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign, verify as verifySignature, createPublicKey } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +13,7 @@ import { DeleteItemCommand, DynamoDBClient, PutItemCommand, ScanCommand } from '
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { verifyExportFile } from '../../bin/audit-verify';
-import { startHarness, type Harness } from './harness';
+import { holdbackCli, startHarness, type Harness } from './harness';
 import { recordHashOf, rootOfPath, verifyExportText, type ListedKey } from './independent-audit-verifier';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -249,13 +248,6 @@ test('a checkpointed stream rewritten in the table (edited, re-hashed to its hea
   expect((await verifyLog()).ok).toBe(true);
 });
 
-function holdbackCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(__dirname, '../../bin/holdback.js'), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 test('one order is proved alone: its records, the inclusion path of its head in a signed root, by the format and by holdback audit prove', async () => {
   const answer = await h.api('GET', `/audit/proof?stream=${encodeURIComponent('order#order-ind-1')}`);

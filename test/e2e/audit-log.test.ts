@@ -3,7 +3,6 @@
  * (through the edge) are the first broken link, so is a checkpoint with a wrong signature; an export verifies offline
  * with the CLI, and no longer after an edit. And an order's timeline.
  */
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +10,7 @@ import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { checkpointText } from '../../functions/domain/audit/audit-checkpoints';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
-import { startHarness, type Harness } from './harness';
+import { holdbackCli, startHarness, type Harness } from './harness';
 
 let h: Harness;
 let db: DynamoDBClient;
@@ -100,13 +99,6 @@ test('a checkpoint whose signature is not the audit key\'s is reported', async (
   expect((await verify()).ok).toBe(true);
 });
 
-function holdbackCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(__dirname, '../../bin/holdback.js'), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 test('an export verifies offline with the public key and no AWS credentials; after an edit it fails with the first broken link', async () => {
   const exported = await fetch(`${h.runtime.api.url}/audit/export`);

@@ -7,7 +7,6 @@
  * `holdback audit verify` waits for the job and prints its result.
  */
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { runApiCommand } from '../../bin/api-commands';
 import { DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { jobEnded } from './job-helpers';
 import { startHarness, type Harness } from './harness';
@@ -118,9 +117,7 @@ test('a bad body is a 400 naming the field, and no job starts; no body starts on
 
 test('the CLI\'s online `holdback audit verify` waits for the job and prints its result as the answer', async () => {
   const before = (await h.api('GET', '/jobs?kind=audit_verify&limit=100')).body.items.length;
-  let out = '';
-  let err = '';
-  const code = await runApiCommand(['audit', 'verify', '--json', '--api-url', h.runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  const { code, out, err } = await h.cli('audit', 'verify', '--json');
   expect(code).toBe(0);
   const printed = JSON.parse(out);
   expect(Object.keys(printed).sort()).toEqual(VERIFICATION_KEYS);

@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runApiCommand } from '../../bin/api-commands';
 import { pollUntil } from '../infra/holdback-process';
 import { startHarness, type Harness } from './harness';
 
@@ -15,13 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-/** Runs one command line in-process against the stack; answers its exit code and what it printed. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runApiCommand([...argv, '--api-url', h.runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => h.cli(...argv);
 
 test('predict: the gateway answer for an eligibility, as a table and as JSON', async () => {
   const table = await cli('predict', '2022-12-06 09:00:00', '1');

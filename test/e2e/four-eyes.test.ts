@@ -3,7 +3,6 @@
  * (locally nobody is signed in): the CLI's `approvals list|approve|reject`, the state index in DynamoDB, 24-hour expiry
  * on the shared clock, and the principal on the audit records and the timeline.
  */
-import { runApiCommand } from '../../bin/api-commands';
 import { startHarness, vendorOf, type Harness } from './harness';
 
 let h: Harness;
@@ -20,12 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runApiCommand([...argv, '--api-url', h.runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => h.cli(...argv);
 
 const stateOf = async (orderId: string) => vendorOf((await h.api('GET', `/orders/${orderId}`)).body, 'fe_vendor').state as string;
 

@@ -1,5 +1,8 @@
 /** End-to-end harness: the whole embedded default on ephemeral ports, driven as a marketplace and a user would. */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { runApiCommand } from '../../bin/api-commands';
 import { startLocal, type LocalRuntime, type LocalRuntimeOptions } from '../../local/runtime';
 
 export interface Harness {
@@ -8,6 +11,8 @@ export interface Harness {
   /** Sends one marketplace event through the real EventBridge client into the edge; resolves once it is processed. */
   send(detailType: string, detail: object): Promise<void>;
   api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Runs one CLI command line in-process against the stack's API; answers its exit code and what it printed. */
+  cli(...argv: string[]): Promise<{ code: number; out: string; err: string }>;
   gateway<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   advance(iso: string): Promise<void>;
   createVendors(vendors: { id: string; scheduleOption: number }[]): Promise<void>;
@@ -46,6 +51,12 @@ export async function startHarness(opts: LocalRuntimeOptions = {}): Promise<Harn
       await runtime.idle();
     },
     api: (method, path, body) => request(runtime.api.url, {}, method, path, body),
+    async cli(...argv) {
+      let out = '';
+      let err = '';
+      const code = await runApiCommand([...argv, '--api-url', runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
+      return { code, out, err };
+    },
     gateway: (method, path, body) => request(runtime.sandbox.url, gatewayHeaders, method, path, body),
     async advance(iso) {
       const answer = await request(runtime.edge.url, {}, 'POST', '/_local/clock', { advance: iso });
@@ -112,4 +123,13 @@ export function vendorOf(order: { vendors: VendorView[] }, vendorId: string): Ve
   const found = order.vendors.find((v) => v.vendorId === vendorId);
   if (!found) throw new Error(`vendor ${vendorId} not in ${JSON.stringify(order)}`);
   return found;
+}
+
+/** Runs the `holdback` command as a user does (a child process, no AWS variables in its environment): its exit code and output. */
+export function holdbackCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(__dirname, '../../bin/holdback.js'), ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
 }

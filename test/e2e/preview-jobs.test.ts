@@ -4,7 +4,6 @@
  * set low by configuration (HOLDBACK_PREVIEW_INLINE_RELEASES, here the runtime's option), not by a huge seed. A job is
  * cancelled by POST /jobs/{jobId}/cancel.
  */
-import { runApiCommand } from '../../bin/api-commands';
 import { jobEnded, seedOrders } from './job-helpers';
 import { startHarness, type Harness } from './harness';
 
@@ -91,13 +90,7 @@ test('POST /jobs/{jobId}/cancel: an ended job is a 409; a bad id a 400; an unkno
   expect((await h.api('POST', '/jobs/job_0000000000000_aaaaaaaaaa/cancel')).status).toBe(404);
 });
 
-/** Runs one CLI command line in-process against the stack. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runApiCommand([...argv, '--api-url', h.runtime.api.url], { out: (t) => { out += t; }, err: (t) => { err += t; } });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => h.cli(...argv);
 
 test('the CLI waits for a preview that became a job and shows the preview; --no-wait prints the job; jobs cancel refuses an ended job', async () => {
   const waited = await cli('policy', 'preview', BIG, '--rule', 'after_payment', '--delay', 'P5D', '--schedule-option', '1', '--json');

@@ -79,7 +79,7 @@ export function fakeWorld(start = '2022-12-02T16:00:00+05:30'): FakeWorld {
   world.gateway.applied = world.gatewayOrders.eligibilities;
   const config = new InMemoryConfigReader(world.settings, world.policies, world.holds, world.openOrderPolicies);
   const deps: Dependencies = {
-    ...world, config, reads: new InMemoryReleaseReads(world.orders), auditArchive: world.audit, auditKey: Ed25519AuditKey.inMemory(), secrets: { webhookSecret: async () => TEST_WEBHOOK_SECRET },
+    ...world, config, reads: new InMemoryReleaseReads(world.orders, world.policies), auditArchive: world.audit, auditKey: Ed25519AuditKey.inMemory(), secrets: { webhookSecret: async () => TEST_WEBHOOK_SECRET },
   };
   world.jobQueue.deps = deps;
   const deliverQueued = async (): Promise<ReleaseVendorResult[]> => {

@@ -84,7 +84,7 @@ export class RunningJobQueue implements JobQueue {
 }
 
 export class InMemoryExportStore implements ExportStore {
-  readonly files = new Map<string, { contentType: string; text: string; token?: string; expiresAt?: Date }>();
+  readonly files = new Map<string, { contentType: string; text: string; token?: string; expiresAt?: Date; fileName?: string }>();
   /** Parts of files written in steps, by `<key>#<part>`. */
   readonly parts = new Map<string, string>();
 
@@ -114,10 +114,12 @@ export class InMemoryExportStore implements ExportStore {
     return written;
   }
 
-  async link(key: string, expiresAt: Date): Promise<string> {
+  async link(key: string, expiresAt: Date, fileName: string): Promise<string> {
     const file = this.files.get(key)!;
     file.token = createHash('sha256').update(`${key}${expiresAt.toISOString()}`).digest('hex');
     file.expiresAt = expiresAt;
+    // The download is named as the link says (the file store keeps it in its sidecar).
+    file.fileName = fileName;
     return `memory://exports/${key}?token=${file.token}`;
   }
 
@@ -125,6 +127,6 @@ export class InMemoryExportStore implements ExportStore {
     const file = this.files.get(key);
     if (!file || file.token !== token) return { kind: 'not_found' };
     if (file.expiresAt! <= now) return { kind: 'expired', expiresAt: Instant.fromDateTime(DateTime.fromJSDate(file.expiresAt!)) };
-    return { kind: 'file', contentType: file.contentType, fileName: key, chunks: (async function* one() { yield file.text; })() };
+    return { kind: 'file', contentType: file.contentType, fileName: file.fileName ?? key, chunks: (async function* one() { yield file.text; })() };
   }
 }

@@ -4,13 +4,14 @@ import { Instant } from '../../functions/domain/instant';
 import { CurrencyTotals, moneyOf } from '../../functions/domain/projection';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../functions/application/ports';
 import type { VendorRelease } from '../../functions/domain/types';
-import type { InMemoryOrderRepository } from './repositories';
+import type { InMemoryOrderRepository, InMemoryPolicyRepository } from './repositories';
 
 const utc = (at: Instant): string => new Date(at.ms).toISOString();
 const EVER = { from: Instant.parse('1970-01-01T00:00:00Z', 'from'), to: Instant.parse('9999-12-31T23:59:59Z', 'to') };
 
 export class InMemoryReleaseReads implements ReleaseReads {
-  constructor(private readonly orders: InMemoryOrderRepository) {}
+  /** `policies`: a vendor with a policy is seen too, as the DynamoDB adapter notes it (contract: seen in an order or a policy). */
+  constructor(private readonly orders: InMemoryOrderRepository, private readonly policies?: InMemoryPolicyRepository) {}
 
   async *outcomes(filter: OutcomeFilter, after: string | null): AsyncIterable<ReadRelease> {
     const rows: ReadRelease[] = [];
@@ -81,11 +82,15 @@ export class InMemoryReleaseReads implements ReleaseReads {
   }
 
   async knowsVendor(vendorId: string): Promise<boolean> {
-    return [...this.orders.releases.values()].some((r) => r.vendorId === vendorId);
+    return this.seenVendors().has(vendorId);
   }
 
   async vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }> {
-    const all = [...new Set([...this.orders.releases.values()].map((r) => r.vendorId))].sort().filter((v) => after === null || v > after);
+    const all = [...this.seenVendors()].sort().filter((v) => after === null || v > after);
     return { vendorIds: all.slice(0, limit), more: all.length > limit };
+  }
+
+  private seenVendors(): Set<string> {
+    return new Set([...[...this.orders.releases.values()].map((r) => r.vendorId), ...(this.policies?.vendorIds() ?? [])]);
   }
 }

@@ -72,6 +72,11 @@ export class InMemoryPolicyRepository implements PolicyRepository {
     return copy(policy);
   }
 
+  /** Not a port method: the vendors with a policy (the read side lists them, as the adapter's directory does). */
+  vendorIds(): string[] {
+    return [...this.byVendor.keys()];
+  }
+
   async history(vendorId: string): Promise<VendorPolicy[]> {
     return copy([...(this.byVendor.get(vendorId) ?? [])].reverse());
   }
@@ -139,6 +144,12 @@ export class InMemoryOpenOrderPolicyRepository implements OpenOrderPolicyReposit
   }
 }
 
+/** An order's events in order of receipt as instants (then key), as the adapter sorts them, whatever order they were written in. */
+function eventsOf(events: Map<string, StoredEvent>, orderId: string): StoredEvent[] {
+  return [...events.values()].filter((e) => e.orderId === orderId)
+    .sort((a, b) => millis(a.receivedAt) - millis(b.receivedAt) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
 export class InMemoryOrderRepository implements OrderRepository {
   readonly events = new Map<string, StoredEvent>();
   readonly orders = new Map<string, OrderRecord>();
@@ -165,14 +176,14 @@ export class InMemoryOrderRepository implements OrderRepository {
   }
 
   async listEvents(orderId: string): Promise<StoredEvent[]> {
-    return copy([...this.events.values()].filter((e) => e.orderId === orderId));
+    return copy(eventsOf(this.events, orderId));
   }
 
   async loadOrder(orderId: string): Promise<StoredOrder> {
     await this.beforeStep?.('orders.loadOrder', { orderId });
     return copy({
       order: this.orders.get(orderId) ?? null,
-      events: [...this.events.values()].filter((e) => e.orderId === orderId),
+      events: eventsOf(this.events, orderId),
       releases: [...this.releases.values()].filter((r) => r.orderId === orderId),
     });
   }
@@ -229,7 +240,8 @@ export class InMemoryOrderRepository implements OrderRepository {
     const until = millis(before);
     return copy([...this.releases.values()]
       .filter((r) => r.sendAt !== null && millis(r.sendAt) <= until)
-      .sort((a, b) => millis(a.sendAt!) - millis(b.sendAt!))
+      // Ties in a stable order (by order, then vendor), as the adapter's due index gives them.
+      .sort((a, b) => millis(a.sendAt!) - millis(b.sendAt!) || InMemoryOrderRepository.key(a.orderId, a.vendorId).localeCompare(InMemoryOrderRepository.key(b.orderId, b.vendorId)))
       .slice(0, limit));
   }
 }

@@ -4,31 +4,17 @@
  * alone. (DynamoDB's item and index writes are one LevelDB batch in the local edge, and the checkpoint writer signs
  * only heads it read from the records themselves.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { verifyExportText } from '../e2e/independent-audit-verifier';
-import { call, startHoldback, type HoldbackProcess } from './holdback-process';
+import { call, holdbacksOnDataFolder } from './holdback-process';
 
 jest.setTimeout(180_000);
 
-let folder: string;
-const running: HoldbackProcess[] = [];
-
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'holdback-audit-kill-'));
-});
-
-afterEach(async () => {
-  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
-  rmSync(folder, { recursive: true, force: true });
-});
+const data = holdbacksOnDataFolder('holdback-audit-kill-', 'test');
 
 const RELEASES = [{ kind: 'at_max' }, { kind: 'immediate' }, { kind: 'after_payment', delay: 'P1D' }];
 
 test('killed during a burst of audited changes, the log verifies after the restart', async () => {
-  const first = await startHoldback(['--data', folder, '--clock', '2022-12-02T16:05:00+05:30', '--frozen']);
-  running.push(first);
+  const first = await data.start(['--data', data.folder(), '--clock', '2022-12-02T16:05:00+05:30', '--frozen']);
   // A signed start: some streams are checkpointed before the burst.
   for (let v = 0; v < 4; v++) {
     await call(`${first.api}/vendors/vendor-k${v}/policy`, { method: 'PUT', body: JSON.stringify({ scheduleOption: 1, release: RELEASES[0], actor: 'test', reason: 'before' }) });
@@ -55,8 +41,7 @@ test('killed during a burst of audited changes, the log verifies after the resta
   stop = true;
   await Promise.all(writers);
 
-  const second = await startHoldback(['--data', folder]);
-  running.push(second);
+  const second = await data.start(['--data', data.folder()]);
   const verified = await call<{ ok: boolean; records: number; firstBroken: unknown }>(`${second.api}/audit/verify`);
   expect(verified).toMatchObject({ ok: true, firstBroken: null });
   expect(verified.records).toBeGreaterThanOrEqual(answered);

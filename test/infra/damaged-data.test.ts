@@ -5,46 +5,25 @@
  * prints what was lost. A kill during writes is not damage: the restart reports nothing and loses nothing acknowledged.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, openSync, writeSync, closeSync, appendFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, openSync, writeSync, closeSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ClassicLevel } from 'classic-level';
-import { startLocal, type LocalRuntime } from '../../local/runtime';
+import type { LocalRuntime } from '../../local/runtime';
 import { dataFolderPaths } from '../../local/data-folder';
-import { startHoldback, type HoldbackProcess } from './holdback-process';
+import { killStillRunning, startHoldback, type HoldbackProcess } from './holdback-process';
+import { runtimesOnDataFolders } from './local-runtimes';
 
 jest.setTimeout(180_000);
 
 const T0 = new Date('2022-12-02T10:35:00Z');
-const folders: string[] = [];
-const runtimes: LocalRuntime[] = [];
 const children: HoldbackProcess[] = [];
+const local = runtimesOnDataFolders('holdback-damage-', () => killStillRunning(children));
+const folder = local.folder;
+const stop = local.stop;
 
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.child.exitCode === null && child.child.signalCode === null) await child.killHard();
-  for (const runtime of runtimes.splice(0)) await runtime.close();
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'holdback-damage-'));
-  folders.push(dir);
-  return dir;
-}
-
-async function start(dataDir: string, opts: { repair?: boolean; fresh?: boolean; log?: string[] } = {}): Promise<LocalRuntime> {
-  const runtime = await startLocal({
-    apiPort: 0, edgePort: 0, sandboxPort: 0, containers: 1, dataDir, clockStart: T0, frozen: true,
-    repair: opts.repair, fresh: opts.fresh, log: opts.log ? (line) => opts.log!.push(line) : undefined,
-  });
-  runtimes.push(runtime);
-  return runtime;
-}
-
-async function stop(runtime: LocalRuntime): Promise<void> {
-  runtimes.splice(runtimes.indexOf(runtime), 1);
-  await runtime.close();
+function start(dataDir: string, opts: { repair?: boolean; fresh?: boolean; log?: string[] } = {}): Promise<LocalRuntime> {
+  return local.start({ dataDir, clockStart: T0, frozen: true, repair: opts.repair, fresh: opts.fresh, log: opts.log ? (line) => opts.log!.push(line) : undefined });
 }
 
 const json = { 'content-type': 'application/json' };

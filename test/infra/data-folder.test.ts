@@ -1,7 +1,6 @@
 /** The data folder in process: what a restart keeps, `--fresh`, the lock, refused ports, and the durable files themselves. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocal, type LocalRuntime } from '../../local/runtime';
 import { AUDIT_KEY_FILE, DataFolderInUse, dataFolderPaths, openDataFolder } from '../../local/data-folder';
@@ -10,34 +9,15 @@ import { JournaledQueueStore } from '../../local/edge/queue-store';
 import { FETCH_BLOCKED_PORTS } from '../../local/ports';
 import { startLogger } from '../../local/start';
 import { createSandbox } from '../../sandbox/app';
+import { runtimesOnDataFolders } from './local-runtimes';
 
 jest.setTimeout(60_000);
 
 const T0 = new Date('2022-12-02T10:35:00Z');
-const folders: string[] = [];
-const runtimes: LocalRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.close();
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'holdback-folder-'));
-  folders.push(dir);
-  return dir;
-}
-
-async function start(dataDir: string, opts: { fresh?: boolean; clockStart?: Date; frozen?: boolean } = {}): Promise<LocalRuntime> {
-  const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, containers: 1, dataDir, ...opts });
-  runtimes.push(runtime);
-  return runtime;
-}
-
-async function stop(runtime: LocalRuntime): Promise<void> {
-  runtimes.splice(runtimes.indexOf(runtime), 1);
-  await runtime.close();
-}
+const local = runtimesOnDataFolders('holdback-folder-');
+const folder = local.folder;
+const stop = local.stop;
+const start = (dataDir: string, opts: { fresh?: boolean; clockStart?: Date; frozen?: boolean } = {}): Promise<LocalRuntime> => local.start({ dataDir, ...opts });
 
 const policy = (runtime: LocalRuntime, vendorId: string) =>
   fetch(`${runtime.api.url}/vendors/${vendorId}/policy`).then((r) => r.json() as Promise<{ version: number }>);
@@ -81,7 +61,7 @@ test('a clean restart keeps the tables, the sandbox, the schedules and the froze
 
 test('without a data folder nothing is written and the runtime starts as before (tests, demo, bench)', async () => {
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, containers: 1, clockStart: T0, frozen: true });
-  runtimes.push(runtime);
+  local.keep(runtime);
   expect(runtime.dataFolder).toBeNull();
 });
 
@@ -175,7 +155,7 @@ test("the embedded default's log shows a server error (500) on stderr as a JSON 
   const lines: string[] = [];
   const secret = 'the-sandbox-secret-value';
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, containers: 1, clockStart: T0, frozen: true, logger: startLogger([secret], (line) => lines.push(line)) });
-  runtimes.push(runtime);
+  local.keep(runtime);
   // A fault inside the API's use case (as a table write too large for DynamoDB would be): the answer is a bare 500.
   runtime.deps.settings.get = () => Promise.reject(new Error(`settings table unreachable with key ${secret}`));
   const answer = await fetch(`${runtime.api.url}/settings`);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from '../../sandbox/app';
-import { call, startHoldback, type HoldbackProcess } from './holdback-process';
+import { call, killStillRunning, readUntil, startHoldback, type HoldbackProcess } from './holdback-process';
 
 jest.setTimeout(120_000);
 
@@ -30,7 +30,7 @@ const folders: string[] = [];
 const running: HoldbackProcess[] = [];
 
 afterEach(async () => {
-  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
+  await killStillRunning(running);
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -83,16 +83,7 @@ async function prepare(holdback: HoldbackProcess, order: typeof ORDERS[number], 
 
 type OrderView = { vendors: Array<{ vendorId: string; state: string }> };
 
-/** Polls (no fixed sleep) until `ready` holds, or fails after `limitMs` saying what it last saw. */
-async function until<T>(what: string, read: () => Promise<T>, ready: (value: T) => boolean, limitMs = 30_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await read();
-    if (ready(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = readUntil;
 
 /** The order's vendor states at Holdback ("unknown" while its event is still being delivered). */
 async function stateOf(api: string, orderId: string): Promise<string> {

@@ -1,5 +1,7 @@
 /** `npx holdback start` as a child process on ephemeral ports: its addresses, its output, and ways to end it. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const entry = join(__dirname, '..', '..', 'bin', 'holdback.js');
@@ -87,4 +89,47 @@ export async function pollUntil(what: string, ready: () => boolean | Promise<boo
     if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/** Polls (no fixed sleep) until `ready` holds for what `read` answers, or fails after `limitMs` saying what it last saw. */
+export async function readUntil<T>(what: string, read: () => Promise<T>, ready: (value: T) => boolean, limitMs = 30_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Kills (hard) every process of `running` that is still running, and empties the list: a test's or a file's clean-up. */
+export async function killStillRunning(running: LaunchedHoldback[]): Promise<void> {
+  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
+}
+
+/**
+ * Registers the hooks of a test file whose tests start `holdback start --data` on a data folder: a fresh temporary
+ * folder before each test (`per: 'test'`) or once for the file, and after it every process `start`ed that still runs is
+ * killed hard and the folder removed. `env`: what each start adds to the environment.
+ */
+export function holdbacksOnDataFolder(prefix: string, per: 'test' | 'file', env: Record<string, string> = {}) {
+  let folder = '';
+  const running: HoldbackProcess[] = [];
+  (per === 'test' ? beforeEach : beforeAll)(() => {
+    folder = mkdtempSync(join(tmpdir(), prefix));
+  });
+  (per === 'test' ? afterEach : afterAll)(async () => {
+    await killStillRunning(running);
+    rmSync(folder, { recursive: true, force: true });
+  });
+  return {
+    /** The current data folder. */
+    folder: () => folder,
+    /** Starts `holdback start` with `args` (and `env`), to be killed after the test or the file if still running. */
+    async start(args: string[]): Promise<HoldbackProcess> {
+      const holdback = await startHoldback(args, env);
+      running.push(holdback);
+      return holdback;
+    },
+  };
 }

@@ -5,11 +5,8 @@
  * parts of 20 rows (HOLDBACK_EXPORT_PART_ROWS), so the kill lands after some of its parts and the file is still whole.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { call, startHoldback, type HoldbackProcess } from './holdback-process';
+import { call, holdbacksOnDataFolder, readUntil, type HoldbackProcess } from './holdback-process';
 
 jest.setTimeout(420_000);
 
@@ -18,38 +15,16 @@ const VENDOR = 'vendor_big';
 /** Four pages of a walk: a kill lands while pages remain. */
 const ORDERS = 400;
 
-let folder: string;
-const running: HoldbackProcess[] = [];
-
-beforeAll(() => {
-  folder = mkdtempSync(join(tmpdir(), 'holdback-jobs-'));
-});
-
-afterAll(async () => {
-  for (const holdback of running.splice(0)) if (holdback.child.exitCode === null && holdback.child.signalCode === null) await holdback.killHard();
-  rmSync(folder, { recursive: true, force: true });
-});
-
 /** Rows an export writes a step here: twenty parts for the 400 orders. */
 const EXPORT_PART_ROWS = '20';
 
-async function start(args: string[]): Promise<HoldbackProcess> {
-  const holdback = await startHoldback(args, { HOLDBACK_EXPORT_PART_ROWS: EXPORT_PART_ROWS });
-  running.push(holdback);
-  return holdback;
-}
+const data = holdbacksOnDataFolder('holdback-jobs-', 'file', { HOLDBACK_EXPORT_PART_ROWS: EXPORT_PART_ROWS });
+const start = data.start;
 
 type Job = { jobId: string; state: string; total: number; done: number; failed: number; result: { url: string; rows: number; bytes: number; sha256: string } | null };
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, waitMs = 240_000): Promise<T> {
-  const end = Date.now() + waitMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The jobs here walk 400 orders on a busy machine: each wait is sized for it. */
+const until = <T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> => readUntil(what, read, ok, 240_000);
 
 const job = (holdback: HoldbackProcess, jobId: string) => call<Job>(`${holdback.api}/jobs/${jobId}`);
 
@@ -66,7 +41,7 @@ async function killWhileRunning(holdback: HoldbackProcess, jobId: string): Promi
 }
 
 test('a hold, an apply and an export each survive a kill in the middle and carry on after the restart', async () => {
-  let holdback = await start(['--data', folder, '--clock', T0, '--frozen']);
+  let holdback = await start(['--data', data.folder(), '--clock', T0, '--frozen']);
   await call(`${holdback.api}/vendors/${VENDOR}/policy`, { method: 'PUT', body: JSON.stringify({ scheduleOption: 1, release: { kind: 'after_payment', delay: 'P1D' }, actor: 'finance@test', reason: 'setup' }) });
   const events = new EventBridgeClient({ endpoint: holdback.edge, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   for (let i = 0; i < ORDERS; i += 10) {
@@ -83,7 +58,7 @@ test('a hold, an apply and an export each survive a kill in the middle and carry
   const hold = await call<{ job: Job }>(`${holdback.api}/vendors/${VENDOR}/hold`, { method: 'POST', body: JSON.stringify({ actor: 'risk@test', reason: 'review' }) });
   const atKill = await killWhileRunning(holdback, hold.job.jobId);
   expect(atKill.done).toBeLessThan(ORDERS);
-  holdback = await start(['--data', folder]);
+  holdback = await start(['--data', data.folder()]);
   expect(await until('the hold job', () => job(holdback, hold.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running'))
     .toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
   expect(new Set((await releases(holdback)).map((r) => r.state))).toEqual(new Set(['HELD']));
@@ -93,7 +68,7 @@ test('a hold, an apply and an export each survive a kill in the middle and carry
     scheduleOption: 1, release: { kind: 'after_payment', delay: 'P3D' }, actor: 'finance@test', reason: 'slower', applyTo: 'open_orders',
   }) });
   expect((await killWhileRunning(holdback, apply.job.jobId)).done).toBeLessThan(ORDERS);
-  holdback = await start(['--data', folder]);
+  holdback = await start(['--data', data.folder()]);
   expect(await until('the apply job', () => job(holdback, apply.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running'))
     .toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
   expect(new Set((await releases(holdback)).map((r) => `${r.state} v${r.policyVersion}`))).toEqual(new Set(['HELD v2']));
@@ -104,7 +79,7 @@ test('a hold, an apply and an export each survive a kill in the middle and carry
   const exportAtKill = await until('a part of the export', () => job(holdback, exported.job.jobId), (j) => j.done > 0 || j.state !== 'queued');
   await holdback.killHard();
   expect(exportAtKill.done).toBeLessThan(ORDERS);
-  holdback = await start(['--data', folder]);
+  holdback = await start(['--data', data.folder()]);
   const done = await until('the export job', () => job(holdback, exported.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running');
   expect(done).toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, result: { rows: ORDERS } });
   // This test starts each process on a new port: the link keeps its path and token, served by whichever process runs now.

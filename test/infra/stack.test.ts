@@ -180,6 +180,28 @@ describe('event rules', () => {
   });
 });
 
+type Construct = Parameters<typeof logicalId>[0];
+
+/**
+ * A queue that drives a function: its event source mapping (batches, bounded concurrency, partial batch failures), the
+ * queue's visibility timeout and its redrive to its dead-letter queue, all with the numbers the definitions give.
+ */
+function expectQueueDrives(
+  fn: Construct, queues: { queue: Construct; deadLetters: { queue: Construct } },
+  numbers: { batchSize: number; maximumConcurrency: number; visibilityTimeoutSeconds: number; maxReceiveCount: number },
+): void {
+  template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    FunctionName: { Ref: logicalId(fn) },
+    EventSourceArn: getAtt(queues.queue),
+    BatchSize: numbers.batchSize,
+    ScalingConfig: { MaximumConcurrency: numbers.maximumConcurrency },
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+  });
+  const queue = resources[logicalId(queues.queue)].Properties;
+  expect(queue.VisibilityTimeout).toBe(numbers.visibilityTimeoutSeconds);
+  expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: getAtt(queues.deadLetters.queue), maxReceiveCount: numbers.maxReceiveCount });
+}
+
 describe('scheduling', () => {
   it("has the stack's release schedule group and sweep schedule, named after the stack", () => {
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: `Holdback-${RELEASE_SCHEDULE_GROUP}` });
@@ -205,31 +227,13 @@ describe('scheduling', () => {
   });
 
   it('the release queue drives the release function in batches, at the maximum concurrency its rate share assumes, with a redrive to its dead-letter queue', () => {
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: logicalId(stack.functions.release.function) },
-      EventSourceArn: getAtt(stack.releaseQueue.queue),
-      BatchSize: RELEASE_QUEUE.batchSize,
-      ScalingConfig: { MaximumConcurrency: RELEASE_QUEUE.maximumConcurrency },
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
-    const queue = resources[logicalId(stack.releaseQueue.queue)].Properties;
-    expect(queue.VisibilityTimeout).toBe(RELEASE_QUEUE.visibilityTimeoutSeconds);
-    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: getAtt(stack.releaseQueue.deadLetters.queue), maxReceiveCount: RELEASE_QUEUE.maxReceiveCount });
+    expectQueueDrives(stack.functions.release.function, stack.releaseQueue, RELEASE_QUEUE);
     const release = resources[logicalId(stack.functions.release.function)].Properties;
     expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
   });
 
   it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; the api and the jobs function send to it', () => {
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: logicalId(stack.functions.jobs.function) },
-      EventSourceArn: getAtt(stack.jobQueue.queue),
-      BatchSize: JOB_QUEUE.batchSize,
-      ScalingConfig: { MaximumConcurrency: JOB_QUEUE.maximumConcurrency },
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
-    const queue = resources[logicalId(stack.jobQueue.queue)].Properties;
-    expect(queue.VisibilityTimeout).toBe(JOB_QUEUE.visibilityTimeoutSeconds);
-    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: getAtt(stack.jobQueue.deadLetters.queue), maxReceiveCount: JOB_QUEUE.maxReceiveCount });
+    expectQueueDrives(stack.functions.jobs.function, stack.jobQueue, JOB_QUEUE);
     const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
     expect(jobs.Timeout).toBe(JOB_QUEUE.functionTimeoutSeconds);
     for (const role of ['api', 'jobs'] as const) {

@@ -11,6 +11,15 @@ const everyDay = new BankCalendar([], 'calendar');
 const settles = (eligibility: string, option: number, calendar = working) =>
   predictSettlement(ist(eligibility), option, calendar).toDateTime().toFormat("yyyy-MM-dd HH:mm ccc");
 
+/** One row of a slot table, "2022-12-06T09:00 on 11 settles 2022-12-13 11:00 Tue with holiday 2022-12-12", as its parts. */
+function slotRow(row: string): { at: string; option: number; settles: string; calendar?: BankCalendar } {
+  const match = /^(\S+) on (\d+) settles (\d{4}-\d\d-\d\d \d\d:\d\d \w{3})(?: (counting calendar days|with holiday (\S+)))?$/.exec(row);
+  if (!match) throw new Error(`slot row "${row}" is not "<at> on <option> settles <yyyy-MM-dd HH:mm ccc>[ counting calendar days| with holiday <date>]"`);
+  const [, at, option, slot, calendarWords, holiday] = match;
+  const calendar = holiday ? new BankCalendar([holiday], 'working') : calendarWords ? everyDay : undefined;
+  return { at, option: Number(option), settles: slot, ...(calendar ? { calendar } : {}) };
+}
+
 describe('BankCalendar (December 2022: Saturdays 3, 10, 17, 24, 31; Sundays 4, 11, 18, 25)', () => {
   it('working days exclude Sundays and the 2nd and 4th Saturdays, not the 1st, 3rd and 5th', () => {
     const day = (d: number) => working.isSettlementDay(ist(`2022-12-${String(d).padStart(2, '0')}T12:00`));
@@ -69,86 +78,87 @@ describe('schedule options', () => {
   });
 
   // Each option's rule and the eligibilities that show it (December 2022 calendar; working days unless a row says).
-  const slotRules: { rule: string; rows: { at: string; option: number; settles: string; calendar?: BankCalendar }[] }[] = [
+  // A row: "<eligibility, India time> on <option> settles <slot>", then "counting calendar days" or "with holiday <date>".
+  const slotRules: { rule: string; rows: string[] }[] = [
     {
       rule: 'option 3: till 10:45 settles 11:15 the same day, till 16:45 at 17:15, later the next settlement day 11:15',
       rows: [
-        { at: '2022-12-06T10:45', option: 3, settles: '2022-12-06 11:15 Tue' },
-        { at: '2022-12-06T10:45:01', option: 3, settles: '2022-12-06 17:15 Tue' },
-        { at: '2022-12-06T16:45', option: 3, settles: '2022-12-06 17:15 Tue' },
-        { at: '2022-12-06T16:46', option: 3, settles: '2022-12-07 11:15 Wed' },
-        { at: '2022-12-10T09:00', option: 3, settles: '2022-12-12 11:15 Mon' },
-        { at: '2022-12-09T20:00', option: 3, settles: '2022-12-12 11:15 Mon' },
+        '2022-12-06T10:45 on 3 settles 2022-12-06 11:15 Tue',
+        '2022-12-06T10:45:01 on 3 settles 2022-12-06 17:15 Tue',
+        '2022-12-06T16:45 on 3 settles 2022-12-06 17:15 Tue',
+        '2022-12-06T16:46 on 3 settles 2022-12-07 11:15 Wed',
+        '2022-12-10T09:00 on 3 settles 2022-12-12 11:15 Mon',
+        '2022-12-09T20:00 on 3 settles 2022-12-12 11:15 Mon',
       ],
     },
     {
       rule: 'option 4: till 14:00 settles 15:00 the same day, else the next settlement day',
       rows: [
-        { at: '2022-12-06T14:00', option: 4, settles: '2022-12-06 15:00 Tue' },
-        { at: '2022-12-06T14:00:01', option: 4, settles: '2022-12-07 15:00 Wed' },
-        { at: '2022-12-24T10:00', option: 4, settles: '2022-12-26 15:00 Mon' },
+        '2022-12-06T14:00 on 4 settles 2022-12-06 15:00 Tue',
+        '2022-12-06T14:00:01 on 4 settles 2022-12-07 15:00 Wed',
+        '2022-12-24T10:00 on 4 settles 2022-12-26 15:00 Mon',
       ],
     },
     {
       rule: 'option 5: till 17:30 settles 18:00 the same day, else the next settlement day',
       rows: [
-        { at: '2022-12-06T17:30', option: 5, settles: '2022-12-06 18:00 Tue' },
-        { at: '2022-12-06T17:31', option: 5, settles: '2022-12-07 18:00 Wed' },
+        '2022-12-06T17:30 on 5 settles 2022-12-06 18:00 Tue',
+        '2022-12-06T17:31 on 5 settles 2022-12-07 18:00 Wed',
       ],
     },
     {
       rule: 'option 6: every hour 07:00 to 17:00 on settlement days, strictly after the eligibility',
       rows: [
-        { at: '2022-12-06T09:00', option: 6, settles: '2022-12-06 10:00 Tue' },
-        { at: '2022-12-06T09:30', option: 6, settles: '2022-12-06 10:00 Tue' },
-        { at: '2022-12-06T06:00', option: 6, settles: '2022-12-06 07:00 Tue' },
-        { at: '2022-12-06T17:00', option: 6, settles: '2022-12-07 07:00 Wed' },
-        { at: '2022-12-09T17:30', option: 6, settles: '2022-12-12 07:00 Mon' },
+        '2022-12-06T09:00 on 6 settles 2022-12-06 10:00 Tue',
+        '2022-12-06T09:30 on 6 settles 2022-12-06 10:00 Tue',
+        '2022-12-06T06:00 on 6 settles 2022-12-06 07:00 Tue',
+        '2022-12-06T17:00 on 6 settles 2022-12-07 07:00 Wed',
+        '2022-12-09T17:30 on 6 settles 2022-12-12 07:00 Mon',
       ],
     },
     {
       rule: 'option 7: 08:00, 11:00, 14:00, 17:00 on settlement days',
       rows: [
-        { at: '2022-12-06T08:00', option: 7, settles: '2022-12-06 11:00 Tue' },
-        { at: '2022-12-06T16:59', option: 7, settles: '2022-12-06 17:00 Tue' },
-        { at: '2022-12-06T17:00', option: 7, settles: '2022-12-07 08:00 Wed' },
+        '2022-12-06T08:00 on 7 settles 2022-12-06 11:00 Tue',
+        '2022-12-06T16:59 on 7 settles 2022-12-06 17:00 Tue',
+        '2022-12-06T17:00 on 7 settles 2022-12-07 08:00 Wed',
       ],
     },
     {
       rule: 'options 8, 9, 14 run 24x7 whatever the calendar says',
       rows: [
-        { at: '2022-12-11T09:00', option: 8, settles: '2022-12-11 10:00 Sun' },
-        { at: '2022-12-11T23:30', option: 8, settles: '2022-12-12 00:00 Mon' },
-        { at: '2022-12-10T09:00', option: 9, settles: '2022-12-10 12:00 Sat' },
-        { at: '2022-12-11T22:00', option: 9, settles: '2022-12-12 00:00 Mon' },
-        { at: '2022-12-11T09:00', option: 14, settles: '2022-12-11 09:15 Sun' },
-        { at: '2022-12-11T09:07:30', option: 14, settles: '2022-12-11 09:15 Sun' },
-        { at: '2022-12-31T23:50', option: 14, settles: '2023-01-01 00:00 Sun' },
+        '2022-12-11T09:00 on 8 settles 2022-12-11 10:00 Sun',
+        '2022-12-11T23:30 on 8 settles 2022-12-12 00:00 Mon',
+        '2022-12-10T09:00 on 9 settles 2022-12-10 12:00 Sat',
+        '2022-12-11T22:00 on 9 settles 2022-12-12 00:00 Mon',
+        '2022-12-11T09:00 on 14 settles 2022-12-11 09:15 Sun',
+        '2022-12-11T09:07:30 on 14 settles 2022-12-11 09:15 Sun',
+        '2022-12-31T23:50 on 14 settles 2023-01-01 00:00 Sun',
       ],
     },
     {
       rule: 'option 11: 11:00 on the first settlement day of each Monday-based week',
       rows: [
-        { at: '2022-12-05T10:59', option: 11, settles: '2022-12-05 11:00 Mon' },
-        { at: '2022-12-06T09:00', option: 11, settles: '2022-12-12 11:00 Mon' },
-        { at: '2022-12-06T09:00', option: 11, settles: '2022-12-13 11:00 Tue', calendar: new BankCalendar(['2022-12-12'], 'working') },
+        '2022-12-05T10:59 on 11 settles 2022-12-05 11:00 Mon',
+        '2022-12-06T09:00 on 11 settles 2022-12-12 11:00 Mon',
+        '2022-12-06T09:00 on 11 settles 2022-12-13 11:00 Tue with holiday 2022-12-12',
       ],
     },
     {
       // 1 Jan 2023 is a Sunday; 1 Oct 2022 is the first Saturday of its month, a working day.
       rule: 'option 12: 11:00 on the first settlement day of each month',
       rows: [
-        { at: '2022-12-06T09:00', option: 12, settles: '2023-01-02 11:00 Mon' },
-        { at: '2022-12-06T09:00', option: 12, settles: '2023-01-01 11:00 Sun', calendar: everyDay },
-        { at: '2023-01-02T10:00', option: 12, settles: '2023-01-02 11:00 Mon' },
-        { at: '2022-12-06T09:00', option: 12, settles: '2023-01-03 11:00 Tue', calendar: new BankCalendar(['2023-01-02'], 'working') },
-        { at: '2022-09-30T12:00', option: 12, settles: '2022-10-01 11:00 Sat' },
+        '2022-12-06T09:00 on 12 settles 2023-01-02 11:00 Mon',
+        '2022-12-06T09:00 on 12 settles 2023-01-01 11:00 Sun counting calendar days',
+        '2023-01-02T10:00 on 12 settles 2023-01-02 11:00 Mon',
+        '2022-12-06T09:00 on 12 settles 2023-01-03 11:00 Tue with holiday 2023-01-02',
+        '2022-09-30T12:00 on 12 settles 2022-10-01 11:00 Sat',
       ],
     },
   ];
 
   describe.each(slotRules)('$rule', ({ rows }) => {
-    it.each(rows)('eligibility $at on option $option settles $settles', ({ at, option, settles: expected, calendar }) => {
+    it.each(rows.map(slotRow))('eligibility $at on option $option settles $settles', ({ at, option, settles: expected, calendar }) => {
       expect(settles(at, option, calendar)).toBe(expected);
     });
   });

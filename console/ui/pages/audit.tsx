@@ -5,6 +5,7 @@ import { INDIA_TIME_EXAMPLE, INDIA_TIME_HINT, fromIndiaLocal, indiaTime, INDIA_O
 import { Loaded, LoadedTable, Section, TextField } from '../form';
 import { answerOfAnySize, ENDED, type Job } from '../job';
 import { useLoad } from '../load';
+import type { CheckpointSummary } from '../../../functions/contracts/api-answers';
 
 interface Verification {
   ok: boolean;
@@ -16,18 +17,6 @@ interface Verification {
   unsignedRecords: number;
 }
 
-/** One checkpoint of `GET /audit/checkpoints`. */
-interface CheckpointSummary {
-  number: number;
-  at: string;
-  coveredUntil: string;
-  hash: string;
-  previousHash: string;
-  root: string | null;
-  keyId: string;
-  algorithm: string;
-  streams: number;
-}
 
 /** A hash shown whole (an auditor compares it), in a monospace cell that wraps rather than widening the page. */
 function Hash({ value }: { value: string | null }) {

@@ -7,6 +7,7 @@ import { useLoad } from '../load';
 import { ProveOrder } from '../prove';
 import { OrdersList } from './orders';
 import { settlementText, whyOf, type Release } from '../releases';
+import type { TimelineItem } from '../../../functions/contracts/api-answers';
 
 interface OrderView {
   orderId: string;
@@ -16,15 +17,7 @@ interface OrderView {
   vendors: Release[];
 }
 
-interface TimelineEntry {
-  at: string;
-  kind: string;
-  vendorId?: string;
-  actor?: string;
-  /** Who proved to be the actor: the IAM principal on AWS, local:unauthenticated locally (contract 6.4). */
-  principal?: string;
-  detail: Record<string, unknown>;
-}
+type TimelineEntry = TimelineItem;
 
 /** Contract section 6: a manual release is allowed from these states, and from HELD with an override; FAILED may also be retried. */
 const RELEASABLE = ['PLANNED', 'SCHEDULED', 'WAITING', 'AT_MAX', 'FAILED'];

@@ -11,6 +11,7 @@ import { writeAuditCheckpoint } from './maintain-audit-log';
 import { mergedLog, type MergedLog } from './audit-copy';
 import type { Dependencies } from '../ports';
 import { queryRange } from '../outcome-rows';
+import type { CheckpointSummary } from '../../contracts/api-answers';
 
 /** Signs what moved first (where this runtime may), so that the answer covers every record up to now. */
 export async function checkpointFirst(deps: Dependencies): Promise<void> {
@@ -163,18 +164,7 @@ export async function exportAuditLog(deps: Dependencies, query: Record<string, s
 /** Records per chunk written: a few hundred kilobytes, far fewer writes than one per line. */
 const EXPORT_CHUNK_LINES = 500;
 
-/** One signed checkpoint as `GET /audit/checkpoints` lists it: what it signs and its hash, not every stream head. */
-export interface CheckpointSummary {
-  number: number;
-  at: string;
-  coveredUntil: string;
-  hash: string;
-  previousHash: string;
-  root: string | null;
-  keyId: string;
-  algorithm: string;
-  streams: number;
-}
+export type { CheckpointSummary };
 
 const CHECKPOINTS_LIMIT = { fallback: 20, max: 200 };
 

@@ -7,7 +7,7 @@ import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/release/plan';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
 import type { HoldSource, ReleaseRule, Settings, VendorPolicy } from '../../domain/types';
-import { capOf, exposureAt, exposureForecast, type ExposureDay, type ExposureEntry } from '../../domain/exposure';
+import { capOf, exposureAt, exposureForecast, type ExposureEntry } from '../../domain/exposure';
 import { sourceOf } from '../../domain/hold-sources';
 import { encodeCursor } from '../cursor';
 import { NotFoundError, describeError } from '../errors';
@@ -15,6 +15,7 @@ import { requireId } from '../ids';
 import type { Dependencies, ReadRelease } from '../ports';
 import { inZone } from '../response-times';
 import { knownVendorPages } from '../known-vendors';
+import type { VendorExposure } from '../../contracts/api-answers';
 
 export { knownVendorPages };
 
@@ -38,22 +39,7 @@ export interface VendorSummary {
   gateway?: GatewayComparison;
 }
 
-/** One currency of a vendor's exposure as GET /vendors shows it. */
-export interface VendorExposure {
-  currency: string;
-  /** Exposure now: decimal text in `currency`. */
-  amount: string;
-  /** Early releases whose risk window is still open. */
-  count: number;
-  /** The policy's maxExposure in this currency (null: no cap). */
-  maxExposure: string | null;
-  /** How much the exposure is above the cap (a cap lowered below today's exposure stops every new early release); null when within it. */
-  exceededBy: string | null;
-  /** When the next risk window closes (null: none open). */
-  nextCloseAt: string | null;
-  /** Per day (settings zone) until the last risk window closes: the exposure left at the end of the day, and what closes that day. */
-  forecast: ExposureDay[];
-}
+export type { VendorExposure };
 
 /** The exposure of each currency the vendor has open entries in or a cap for, from the open entries alone. */
 export function exposureOf(entries: readonly ExposureEntry[], policy: Pick<VendorPolicy, 'maxExposure'>, nowMs: number, zone: string): VendorExposure[] {

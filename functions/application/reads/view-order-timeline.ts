@@ -5,20 +5,9 @@ import { NotFoundError } from '../errors';
 import { requireId } from '../ids';
 import type { Dependencies } from '../ports';
 import { inZone } from '../response-times';
+import type { TimelineItem } from '../../contracts/api-answers';
 
-export interface TimelineItem {
-  /** In the settings' timezone. */
-  at: string;
-  /** `event_received`, or the audit record's kind (`planned`, `gateway_attempt`, `webhook_received`, `manual_release`...). */
-  kind: string;
-  vendorId?: string;
-  actor?: string;
-  /** Who proved to be the actor (contract 6.4): an IAM principal ARN on AWS, `local:unauthenticated` locally. */
-  principal?: string;
-  detail: Record<string, unknown>;
-  /** The audit record's place in the order's stream; absent for a received event (kept with the order, not the log). */
-  sequence?: number;
-}
+export type { TimelineItem };
 
 export interface OrderTimeline {
   orderId: string;

@@ -1,0 +1,87 @@
+/**
+ * The contract of the ExportStore port, run alike against the in-memory store the use-case tests rely on and the file
+ * store the embedded default serves exports from (in a temporary folder): a fake that drifts from its adapter fails here.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExportDownload, ExportStore } from '../../functions/application/ports';
+import { FileExportStore } from '../../functions/adapters/files/file-export-store';
+import { InMemoryExportStore } from '../fakes/jobs';
+import { describeEachSubject, inMemory, type Subject, type Subjects } from './subjects';
+
+type Serving = { store: ExportStore & Required<Pick<ExportStore, 'open'>> };
+
+async function inAFolder(): Promise<Subject<Serving>> {
+  const folder = mkdtempSync(join(tmpdir(), 'holdback-export-contract-'));
+  return { store: new FileExportStore(folder, 'http://127.0.0.1:4999'), close: async () => rmSync(folder, { recursive: true, force: true }) };
+}
+
+const SUBJECTS: Subjects<Serving> = [
+  ['the in-memory store', inMemory(() => ({ store: new InMemoryExportStore() }))],
+  ['the file store', inAFolder],
+];
+
+/** Export keys are a job id and an extension. */
+const KEY = 'job_1669977300000_abcdefghij.csv';
+const NOW = new Date('2022-12-02T10:35:00Z');
+const LATER = new Date('2022-12-03T10:35:00Z');
+
+async function* lines(...texts: string[]): AsyncIterable<string> {
+  yield* texts;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+async function textOf(download: ExportDownload): Promise<string> {
+  if (download.kind !== 'file') throw new Error(`not a file: ${JSON.stringify(download)}`);
+  let text = '';
+  for await (const chunk of download.chunks) text += chunk;
+  return text;
+}
+
+/** The token of a link (the part after `token=`), as the API reads it from the URL. */
+const tokenOf = (link: string): string => new URL(link).searchParams.get('token')!;
+
+describeEachSubject(SUBJECTS, (subject) => {
+
+  test('a file written is answered by its size and SHA-256, and served whole by its link under the name it was given', async () => {
+    const { store } = subject();
+    const text = 'orderId,vendorId,amount\norder_1001,vendor_A,1250.50\nऑर्डर,vendor_B,10.00\n';
+    expect(await store.write(KEY, 'text/csv', lines('orderId,vendorId,amount\n', 'order_1001,vendor_A,1250.50\n', 'ऑर्डर,vendor_B,10.00\n')))
+      .toEqual({ bytes: Buffer.byteLength(text), sha256: sha256(text) });
+    const link = await store.link(KEY, LATER, 'outcomes-2022-12-02.csv');
+    const download = await store.open(KEY, tokenOf(link), NOW);
+    expect(download).toMatchObject({ kind: 'file', contentType: 'text/csv', fileName: 'outcomes-2022-12-02.csv' });
+    expect(await textOf(download)).toBe(text);
+  });
+
+  test('a link past its expiry serves nothing but says when it expired; a wrong token or an unknown file is not found', async () => {
+    const { store } = subject();
+    await store.write(KEY, 'text/csv', lines('a,b\n'));
+    const token = tokenOf(await store.link(KEY, LATER, 'outcomes.csv'));
+    expect(await store.open(KEY, token, LATER)).toEqual({ kind: 'expired', expiresAt: '2022-12-03T10:35:00Z' });
+    expect(await store.open(KEY, `${token}x`, NOW)).toEqual({ kind: 'not_found' });
+    expect(await store.open('job_1669977300000_zzzzzzzzzz.csv', token, NOW)).toEqual({ kind: 'not_found' });
+  });
+
+  test('parts written in steps (again after a retry) make one file in part order; combined again once the parts are gone, the same answer', async () => {
+    const { store } = subject();
+    expect(await store.writePart(KEY, 1, lines('order_2,vendor_A,2.00\n'))).toEqual({ bytes: 22 });
+    expect(await store.writePart(KEY, 0, lines('order_0,vendor_A,0.50\n', 'order_1,vendor_A,1.00\n'))).toEqual({ bytes: 44 });
+    // Part 1 again, as a step delivered twice writes it: replaced, never appended.
+    await store.writePart(KEY, 1, lines('order_2,vendor_A,2.00\n'));
+    const text = 'order_0,vendor_A,0.50\norder_1,vendor_A,1.00\norder_2,vendor_A,2.00\n';
+    const combined = await store.combine(KEY, 'text/csv', 2);
+    expect(combined).toEqual({ bytes: Buffer.byteLength(text), sha256: sha256(text) });
+    expect(await store.combine(KEY, 'text/csv', 2)).toEqual(combined);
+    expect(await textOf(await store.open(KEY, tokenOf(await store.link(KEY, LATER, 'outcomes.csv')), NOW))).toBe(text);
+  });
+
+  test('a missing part is refused, naming the file', async () => {
+    const { store } = subject();
+    await store.writePart(KEY, 0, lines('a\n'));
+    await expect(store.combine(KEY, 'text/csv', 2)).rejects.toThrow(new RegExp(`export ${KEY}: .*missing`));
+  });
+});
