@@ -4,7 +4,6 @@
  */
 import { APPROVAL_STATES } from '../../domain/approvals';
 import { decideApproval, getApproval, listApprovals, type ApprovalReplays } from '../../application/approvals/manage-approvals';
-import { ValidationError } from '../../domain/errors';
 import { putPolicy } from '../../application/config/manage-policies';
 import { updateSettings } from '../../application/config/manage-settings';
 import { releaseManually, setVendorHold } from '../../application/releases/manage-releases';
@@ -12,7 +11,8 @@ import { json } from '../http';
 import { callerOf } from '../caller';
 import { nullable, ok, page, ref, responses, type Json } from '../schema/openapi-parts';
 import { oneOf, text } from '../schema/params';
-import { objectBody, type Field } from '../schema/body';
+import { objectBody, readBody, textField, type Field } from '../../application/body-schema';
+import { HOLD_BODY, RELEASE_BODY, UNHOLD_BODY } from '../schema/release-bodies';
 import { defineRoute, exampleText } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 
@@ -23,17 +23,7 @@ const DECISION_HINT = exampleText(DECISION_EXAMPLE);
 
 /** A text of 1 to DECISION_TEXT_LIMIT characters, trimmed; `expected` says what it is for. */
 function decisionText(expected: string, schema: Json, required: boolean): Field<string> {
-  return {
-    schema: { type: 'string', maxLength: DECISION_TEXT_LIMIT, ...schema },
-    required,
-    read: (value, field) => {
-      if (typeof value !== 'string' || value.trim() === '' || value.length > DECISION_TEXT_LIMIT) {
-        const problem = value === undefined ? 'is missing' : `is ${JSON.stringify(value)?.slice(0, 60)}, not a text of 1 to ${DECISION_TEXT_LIMIT} characters`;
-        throw new ValidationError([{ field, problem, expected }]);
-      }
-      return value.trim();
-    },
-  };
+  return textField({ limit: DECISION_TEXT_LIMIT, expected, schema, required, absent: null, cut: 60 });
 }
 
 /** The body of approve and reject: who decides (locally; on AWS the signed principal, filled in before) and why. */
@@ -50,8 +40,13 @@ const DECISION_BODY = objectBody({
 });
 const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }), example: 'ap_0lq2x8k9ab1c2d3e4f5a6' };
 
-/** An approved change is applied through the use case its request would have run. */
-const REPLAYS: ApprovalReplays = { releaseManually, setVendorHold, putPolicy, updateSettings };
+/** An approved change is applied through the use case its request would have run, its stored body read by the same schema. */
+const REPLAYS: ApprovalReplays = {
+  releaseManually: (deps, orderId, vendorId, body) => releaseManually(deps, orderId, vendorId, readBody(RELEASE_BODY, body)),
+  setVendorHold: (deps, vendorId, body, held) => setVendorHold(deps, vendorId, readBody(held ? HOLD_BODY : UNHOLD_BODY, body), held),
+  putPolicy,
+  updateSettings,
+};
 
 function decision(verb: 'approve' | 'reject'): ApiRoute {
   return defineRoute({

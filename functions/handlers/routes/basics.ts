@@ -10,7 +10,7 @@ import { SCHEDULE_OPTIONS, isScheduleOption } from '../../domain/schedule-option
 import { json } from '../http';
 import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';
-import { objectBody } from '../schema/body';
+import { objectBody } from '../../application/body-schema';
 import { defineRoute, jsonBody } from '../schema/route-schema';
 import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import { APPROVAL_REQUIRED } from '../schema/approval-components';

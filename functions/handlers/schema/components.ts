@@ -376,11 +376,6 @@ export const COMPONENTS: Record<string, Json> = {
     },
   },
   HoldSource: { type: 'string', enum: ['dispute', 'risk', 'finance', 'vendor_request'], description: 'Who placed a hold, strongest first: lifting needs the same source or a stronger one.' },
-  HoldInput: {
-    type: 'object',
-    required: ['actor', 'reason'],
-    properties: { actor: { type: 'string' }, reason: { type: 'string' }, source: { ...ref('HoldSource'), description: 'Default finance. Unhold: the same source as the hold or a stronger one, else 409 hold_source.' } },
-  },
   HoldAnswer: {
     type: 'object',
     required: ['vendorId', 'held', 'actor', 'reason', 'at', 'job'],
@@ -391,11 +386,6 @@ export const COMPONENTS: Record<string, Json> = {
       job: nullable({ ...ref('Job'), description: 'The rest (each open release shown HELD, or planned again on unhold, schedules moved) as a job; null when the vendor has no open release.' }),
     },
     additionalProperties: false,
-  },
-  ActionInput: {
-    type: 'object',
-    required: ['actor', 'reason'],
-    properties: { actor: { type: 'string' }, reason: { type: 'string' } },
   },
 };
 

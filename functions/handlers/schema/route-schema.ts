@@ -4,33 +4,17 @@
  */
 import type { Dependencies } from '../../application/ports';
 import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
-import { jsonBodyOf, pathParameter, type ApiEvent, type ApiResult } from '../http';
+import { jsonBodyOf, pathParameter, rawBodyOf, type ApiEvent, type ApiResult } from '../http';
 import type { ApiRoute } from '../routes/route';
 import type { Json } from './openapi-parts';
+import { exampleText, type BodySchema } from '../../application/body-schema';
 import { parameterObject, type Param } from './params';
 
 type Params = Record<string, Param<unknown>>;
 /** The values a set of parameter schemas reads. */
 export type ValuesOf<S extends Params> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
 
-/** A JSON body: its schema and example for the document, the example a refusal quotes, and (body.ts) its reading. */
-export interface BodySchema<B = unknown> {
-  schema: Json;
-  example: unknown;
-  /** What "send a JSON object, e.g. ..." quotes when the body is empty or not JSON. */
-  hint: string;
-  /** Reads the parsed JSON into what the use case takes, every bad member named at once; absent: the use case reads it. */
-  read?(body: unknown): B;
-}
-
-/** `example` written as a refusal quotes it: `{"deferByDays": 15}`. */
-export function exampleText(example: unknown): string {
-  if (Array.isArray(example)) return `[${example.map(exampleText).join(', ')}]`;
-  if (typeof example === 'object' && example !== null) {
-    return `{${Object.entries(example).map(([key, value]) => `${JSON.stringify(key)}: ${exampleText(value)}`).join(', ')}}`;
-  }
-  return JSON.stringify(example);
-}
+export { exampleText, type BodySchema };
 
 /** A JSON object body; the use case checks what each field means and names it. */
 export function jsonBody(schema: Json, example: unknown, hint: string = exampleText(example)): BodySchema {
@@ -67,7 +51,7 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
     ...Object.entries(query).map(([name, param]) => parameterObject(name, 'query', param)),
   ];
   if (parameters.length > 0) operation.parameters = parameters;
-  if (schema.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schema.body.schema, example: schema.body.example } } };
+  if (schema.body) operation.requestBody = { required: schema.body.optional !== true, content: { 'application/json': { schema: schema.body.schema, example: schema.body.example } } };
   else if (schema.otherBody) operation.requestBody = schema.otherBody;
   operation.responses = schema.responses;
 
@@ -87,7 +71,8 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
       }
       const queryValues = readAll(query, issues, (name) => sent[name]);
       if (issues.length > 0) throw new ValidationError(issues);
-      const sentBody = schema.body ? jsonBodyOf(event, schema.body.hint) : undefined;
+      const absent = schema.body?.optional === true && rawBodyOf(event).length === 0;
+      const sentBody = schema.body && !absent ? jsonBodyOf(event, schema.body.hint) : undefined;
       const body = (schema.body?.read ? schema.body.read(sentBody) : sentBody) as B;
       return schema.handle({ params: pathValues, query: queryValues, body, event }, deps);
     },
