@@ -1,10 +1,10 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
 import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proveAuditStream } from '../../application/audit/audit-log-views';
-import { startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
+import { VERIFICATION_BODY, startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
 import { jobView } from '../../application/job-views';
 import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../../application/ports';
 import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
-import { json, jsonBodyOf, rawBodyOf } from '../http';
+import { json } from '../http';
 import { HEX64, ID, TOO_LARGE_ON_AWS, nullable, ok, ref, responses } from '../schema/openapi-parts';
 import { count, id, requiredText } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
@@ -12,7 +12,6 @@ import { streamedResult } from '../streamed-body';
 import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import type { ApiRoute } from './route';
 
-const VERIFY_HINT = '{"actor": "auditor@example.com"} or no body';
 /** The verification job's answer (contract 6.3): its `result` is the answer GET /audit/verify would give. */
 const VERIFICATION_JOB = (when: string) => ok(`${when}: the job (kind \`audit_verify\`) that verifies the log in the jobs function; GET /jobs/{jobId} until it has succeeded, and its \`result\` is exactly the answer of GET /audit/verify (AuditVerification).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 
@@ -36,12 +35,11 @@ export const AUDIT_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'POST', path: '/audit/verifications', summary: 'Verify the audit log as a job, whatever its size (contract 6.3)',
-    // The body is optional (who asks), so the route reads it itself.
-    otherBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { actor: { type: 'string', description: 'Who asks (default "api").' } } }, example: { actor: 'auditor@example.com' } } } },
+    body: VERIFICATION_BODY,
     responses: responses({ 202: VERIFICATION_JOB('Always') }, { 400: 'A bad body (only actor is a field); no job was started.' }),
-    handle: async ({ event }, deps) => {
+    handle: async ({ body }, deps) => {
       const d = await deps();
-      return jobAnswer(d, await startAuditVerification(d, rawBodyOf(event).length === 0 ? undefined : jsonBodyOf(event, VERIFY_HINT)));
+      return jobAnswer(d, await startAuditVerification(d, body));
     },
   }),
   defineRoute({

@@ -60,6 +60,7 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
     method: schema.method,
     path: schema.path,
     operation,
+    declared: { params, query, ...(schema.body ? { body: schema.body } : {}) },
     run: async (event, deps) => {
       const issues: ValidationIssue[] = [];
       const pathValues = readAll(params, issues, (name) => pathParameter(event, name));
