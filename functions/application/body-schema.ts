@@ -42,6 +42,8 @@ export interface Field<T> {
   required?: boolean;
   /** Throws a ValidationError naming `name` when the value is wrong; undefined leaves the member out of what is read. */
   read(value: unknown, name: string): T;
+  /** Refused, it ends the reading: the members after it are not read (they depend on it, e.g. on an export's kind). */
+  stops?: boolean;
 }
 
 type Fields = Record<string, Field<unknown>>;
@@ -59,8 +61,8 @@ export interface ObjectBody<F extends Fields, L extends Fields> {
   /** The example "send a JSON object, e.g. ..." quotes for an empty or unreadable body (default: `example`). */
   hint?: string;
   description?: string;
-  /** What a body that is not a JSON object is told to send (default: the hint). */
-  notObject?: string;
+  /** What a body that is not a JSON object is told to send (default: the hint), or its whole refusal. */
+  notObject?: string | ((value: unknown) => ValidationIssue);
   /** What a member the body does not know is told to send, and (default "is not a known field") what is wrong. */
   unknownMember: string;
   unknownProblem?: string;
@@ -94,7 +96,10 @@ export function objectBody<F extends Fields, L extends Fields = Record<never, ne
     ...(body.optional ? { optional: true } : {}),
     read: (sent) => {
       const value = body.optional && (sent === undefined || sent === null) ? {} : sent;
-      if (!isRecord(value)) throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: body.notObject ?? hint }]);
+      if (!isRecord(value)) {
+        const { notObject } = body;
+        throw new ValidationError([typeof notObject === 'function' ? notObject(value) : { field: 'body', problem: 'is not a JSON object', expected: notObject ?? hint }]);
+      }
       const unknown: ValidationIssue[] = Object.keys(value).filter((name) => !names.includes(name))
         .map((name) => ({ field: name, problem: body.unknownProblem ?? 'is not a known field', expected: body.unknownMember }));
       const placed = body.unknownMembers ?? 'before';
@@ -103,8 +108,10 @@ export function objectBody<F extends Fields, L extends Fields = Record<never, ne
       stages.forEach((stage, i) => {
         const issues: ValidationIssue[] = i === 0 && placed === 'before' ? [...unknown] : [];
         for (const name of Object.keys(stage)) {
+          const before = issues.length;
           const read = collectIssues(issues, () => stage[name].read(value[name], name));
           if (read !== undefined) values[name] = read;
+          if (stage[name].stops && issues.length > before) throw new ValidationError(issues);
         }
         if (i === 0 && placed === 'after') issues.push(...unknown);
         if (i === stages.length - 1) body.check?.(values as BodyOf<F> & BodyOf<L>, issues);
@@ -141,6 +148,28 @@ export function textField(rule: TextRule): Field<string> {
       throw new ValidationError([{ field, problem, expected: rule.expected }]);
     },
   };
+}
+
+/**
+ * A member checked by `issuesOf` (the domain's description of what it may be: none when fine) and read as sent;
+ * `absent: 'skip'` leaves an absent member out unchecked (a partial body keeps what is in force).
+ */
+export function checkedField(issuesOf: (value: unknown) => ValidationIssue[], schema: Json, options: { required?: boolean; absent?: 'skip' | 'check' } = {}): Field<unknown> {
+  return {
+    schema,
+    ...(options.required ? { required: true } : {}),
+    read: (value) => {
+      if (value === undefined && options.absent !== 'check') return undefined;
+      const issues = issuesOf(value);
+      if (issues.length > 0) throw new ValidationError(issues);
+      return value;
+    },
+  };
+}
+
+/** A member taken as sent: what it means is decided against stored state by the use case (a version), or not at all. */
+export function asSent(schema: Json): Field<unknown> {
+  return { schema, read: (value) => value };
 }
 
 /** `true` or `false`, left out when absent; `meaning` says what true does. */

@@ -27,11 +27,9 @@ export async function updateSettings(deps: Dependencies, body: unknown): Promise
   }
   const input = body;
   const settingsPart = Object.fromEntries(Object.entries(input).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
-  const issues: ValidationIssue[] = [
-    ...optionalText(input.actor, 'actor'),
-    ...optionalText(input.reason, 'reason'),
-    ...optionalText(input.previewId, 'previewId'),
-  ];
+  // Who, why and which preview were read by the route's schema (handlers/schema/config-bodies.ts); the version is
+  // checked here, against the one in force.
+  const issues: ValidationIssue[] = [];
   if (input.version !== undefined && !Number.isInteger(input.version)) {
     issues.push({ field: 'version', problem: `is ${JSON.stringify(input.version)}, not a whole number`, expected: `the version you read, ${current.version}, or leave it out` });
   }
@@ -119,10 +117,4 @@ function baseOf(current: VersionedSettings): Settings {
 
 function presented(settings: VersionedSettings): VersionedSettings {
   return { ...baseOf(settings), version: settings.version, actor: settings.actor, reason: settings.reason, at: inZone(settings.at, settings.timezone) };
-}
-
-function optionalText(value: unknown, field: string): ValidationIssue[] {
-  if (value === undefined) return [];
-  if (typeof value === 'string' && value.trim() !== '' && value.length <= 200) return [];
-  return [{ field, problem: `is ${JSON.stringify(value)}, not a non-empty text of at most 200 characters`, expected: 'a short text, or leave it out' }];
 }

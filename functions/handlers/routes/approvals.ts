@@ -13,6 +13,7 @@ import { nullable, ok, page, ref, responses, type Json } from '../schema/openapi
 import { oneOf, text } from '../schema/params';
 import { objectBody, readBody, textField, type Field } from '../../application/body-schema';
 import { HOLD_BODY, RELEASE_BODY, UNHOLD_BODY } from '../schema/release-bodies';
+import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
 import { defineRoute, exampleText } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 
@@ -44,8 +45,8 @@ const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approva
 const REPLAYS: ApprovalReplays = {
   releaseManually: (deps, orderId, vendorId, body) => releaseManually(deps, orderId, vendorId, readBody(RELEASE_BODY, body)),
   setVendorHold: (deps, vendorId, body, held) => setVendorHold(deps, vendorId, readBody(held ? HOLD_BODY : UNHOLD_BODY, body), held),
-  putPolicy,
-  updateSettings,
+  putPolicy: (deps, vendorId, body) => putPolicy(deps, vendorId, readBody(POLICY_BODY, body)),
+  updateSettings: (deps, body) => updateSettings(deps, readBody(SETTINGS_BODY, body)),
 };
 
 function decision(verb: 'approve' | 'reject'): ApiRoute {

@@ -7,11 +7,11 @@ import { JOB_KINDS, JOB_STATES } from '../../application/ports';
 import { json, jsonBodyOf, rawBodyOf } from '../http';
 import { ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, oneOf, parsed, requiredText, text } from '../schema/params';
-import { defineRoute, jsonBody } from '../schema/route-schema';
+import { defineRoute } from '../schema/route-schema';
+import { EXPORT_BODY } from '../schema/export-body';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
-const EXPORT_HINT = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a"}}';
 
 /** A job's own id rule (job_<ms>_<10 chars>), read before the body. */
 const JOB_ID = parsed('The jobId of an answer that started a job.', { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$' }, (value = '') => {
@@ -47,7 +47,7 @@ export const JOB_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'POST', path: '/exports', summary: 'An export of any size as a file, written by a job (contract 6.3)',
-    body: jsonBody(ref('ExportInput'), { kind: 'outcomes', format: 'csv', filters: { vendorId: 'vendor_a', from: '2022-12-01', to: '2022-12-31' } }, EXPORT_HINT),
+    body: EXPORT_BODY,
     responses: responses({ 202: ok('The export job; GET /jobs/{jobId} until its result carries the link.', { type: 'object', required: ['job'], properties: { job: ref('Job') } }) }, { 400: 'A field or filter is wrong (filters.<name>); no job was started.' }),
     handle: async ({ body }, deps) => {
       const d = await deps();
