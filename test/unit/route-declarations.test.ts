@@ -9,8 +9,11 @@ type Json = Record<string, any>;
 const paths = (OPENAPI_DOCUMENT as unknown as { paths: Record<string, Record<string, Json>> }).paths;
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
-/** Parameters whose text is a name looked up where it is used (404 when nothing has it), not a value to check. */
-const FREE_TEXT = ['GET /console/{asset} asset', 'GET /exports/{file} file', 'GET /exports/{file} token'];
+/**
+ * Parameters whose text is a name looked up where it is used (404 when nothing has it), not a value to check; and the
+ * import's actor, required only to apply and on AWS the signed principal's name when absent (the use case knows both).
+ */
+const FREE_TEXT = ['GET /console/{asset} asset', 'GET /exports/{file} file', 'GET /exports/{file} token', 'POST /policies/import actor'];
 /** Routes whose body is not JSON: the gateway's signed webhook (its HMAC covers the raw bytes) and the CSV import. */
 const OTHER_BODIES = ['POST /webhooks/gateway', 'POST /policies/import'];
 

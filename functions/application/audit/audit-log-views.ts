@@ -60,7 +60,7 @@ export async function auditPublicKeys(deps: Dependencies): Promise<PublicKeyEntr
 const PROOF_SEARCH_PAGE = 200;
 
 /** The stream a proof query names: `order#<id>`, `vendor#<id>` or `config`. */
-function proofStream(query: Record<string, string | undefined>): string {
+export function proofStream(query: Record<string, string | undefined>): string {
   const stream = query.stream;
   const expected = 'a stream name: order#<orderId> (URL-encoded: order%23<orderId>), vendor#<vendorId> or config';
   if (stream === undefined || stream === '') throw new ValidationError([{ field: 'stream', problem: 'is missing', expected }]);

@@ -3,14 +3,15 @@
  * (another person, with a reason).
  */
 import { APPROVAL_STATES } from '../../domain/approvals';
-import { decideApproval, getApproval, listApprovals, type ApprovalReplays } from '../../application/approvals/manage-approvals';
+import { approvalLimit, approvalsList, decideApproval, getApproval, listApprovals, requireApprovalId, type ApprovalReplays } from '../../application/approvals/manage-approvals';
+import { decodeCursor } from '../../application/cursor';
 import { putPolicy } from '../../application/config/manage-policies';
 import { updateSettings } from '../../application/config/manage-settings';
 import { releaseManually, setVendorHold } from '../../application/releases/manage-releases';
 import { json } from '../http';
 import { callerOf } from '../caller';
 import { nullable, ok, page, ref, responses, type Json } from '../schema/openapi-parts';
-import { oneOf, text } from '../schema/params';
+import { oneOf, parsed } from '../schema/params';
 import { objectBody, readBody, textField, type Field } from '../../application/body-schema';
 import { HOLD_BODY, RELEASE_BODY, UNHOLD_BODY } from '../schema/release-bodies';
 import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
@@ -39,7 +40,7 @@ const DECISION_BODY = objectBody({
   notObject: `a JSON object, e.g. ${DECISION_HINT}`,
   unknownMember: 'only reason (and actor, which on AWS is your signed principal)',
 });
-const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }), example: 'ap_0lq2x8k9ab1c2d3e4f5a6' };
+const APPROVAL_ID = parsed('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }, (value = '') => requireApprovalId(value), { example: 'ap_0lq2x8k9ab1c2d3e4f5a6' });
 
 /** An approved change is applied through the use case its request would have run, its stored body read by the same schema. */
 const REPLAYS: ApprovalReplays = {
@@ -67,7 +68,7 @@ function decision(verb: 'approve' | 'reject'): ApiRoute {
           : 'invalid_state: the approval is expired, approved or rejected (named in the message).',
       },
     ),
-    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId ?? '', body, verb === 'approve' ? 'approved' : 'rejected', REPLAYS)),
+    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId, body, verb === 'approve' ? 'approved' : 'rejected', REPLAYS)),
   });
 }
 
@@ -95,11 +96,18 @@ export const APPROVAL_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: '/approvals',
     summary: 'Approvals of one state, newest first (four eyes, contract 6.4)',
-    // The state, limit and cursor are read by the use case (a cursor belongs to its state's list), which names a bad one.
+    // Limit and cursor pass on as sent once read (a cursor belongs to its state's list); the use case takes them so.
     query: {
       state: oneOf(APPROVAL_STATES, 'One state.', 'pending'),
-      limit: text('Page size, 1 to 200.', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
-      cursor: text('From nextCursor of the previous page.'),
+      limit: parsed('Page size, 1 to 200.', { type: 'integer', minimum: 1, maximum: 200, default: 50 }, (value) => {
+        approvalLimit(value);
+        return value;
+      }),
+      cursor: parsed('From nextCursor of the previous page.', { type: 'string' }, (value, _name, sent) => {
+        const state = sent.state ?? 'pending';
+        if ((APPROVAL_STATES as readonly string[]).includes(state)) decodeCursor(value, approvalsList(state));
+        return value;
+      }),
     },
     strictQuery: true,
     responses: responses({ 200: ok('A page.', page('items', ref('Approval'))) }, { 400: 'A parameter is wrong; the message names it.' }),
@@ -111,7 +119,7 @@ export const APPROVAL_ROUTES: ApiRoute[] = [
     summary: 'One approval',
     params: { approvalId: APPROVAL_ID },
     responses: responses({ 200: ok('The approval.', ref('Approval')) }, { 400: 'Not an approval id.', 404: 'No such approval.' }),
-    handle: async ({ params }, deps) => json(200, await getApproval(await deps(), params.approvalId ?? '')),
+    handle: async ({ params }, deps) => json(200, await getApproval(await deps(), params.approvalId)),
   }),
   decision('approve'),
   decision('reject'),

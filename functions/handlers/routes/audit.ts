@@ -1,12 +1,12 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
-import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proveAuditStream } from '../../application/audit/audit-log-views';
+import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proofStream, proveAuditStream } from '../../application/audit/audit-log-views';
 import { VERIFICATION_BODY, startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
 import { jobView } from '../../application/job-views';
 import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../../application/ports';
 import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
 import { json } from '../http';
 import { HEX64, ID, TOO_LARGE_ON_AWS, nullable, ok, ref, responses } from '../schema/openapi-parts';
-import { count, id, requiredText } from '../schema/params';
+import { count, id, parsed } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
@@ -81,7 +81,7 @@ export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/proof', summary: "One stream's proof against a signed checkpoint: its records, the checkpoint, the head's inclusion path",
     // The stream's name is checked by the use case (order#, vendor# or config), which names it and what to send.
-    query: { stream: requiredText('The stream: order#<orderId> (URL-encoded order%23<orderId>), vendor#<vendorId> or config.', 'order#order_1') },
+    query: { stream: parsed('The stream: order#<orderId> (URL-encoded order%23<orderId>), vendor#<vendorId> or config.', { type: 'string' }, (stream) => proofStream({ stream }), { required: true, example: 'order#order_1' }) },
     responses: responses({ 200: ok('Checked offline by `holdback audit prove <orderId>`; `checkpoint` is null while no checkpoint has signed the stream.', ref('AuditProof')) }, { 400: 'stream missing or not a stream name.', 404: 'No such stream in the audit log.' }),
     handle: async ({ query }, deps) => json(200, await proveAuditStream(await deps(), query)),
   }),

@@ -15,8 +15,8 @@ export interface Param<T> {
   required?: boolean;
   /** Any text is read as sent: what it names is looked up where it is used (an asset, a file and its token). */
   free?: true;
-  /** Throws a ValidationError naming `name` when the text is wrong. */
-  read(text: string | undefined, name: string): T;
+  /** Throws a ValidationError naming `name` when the text is wrong; `sent` is every query parameter, for one read with another. */
+  read(text: string | undefined, name: string, sent: Record<string, string | undefined>): T;
 }
 
 /** The OpenAPI parameter object of `param` as `name` in the path or the query. */
@@ -38,8 +38,13 @@ export function requiredText(description: string, example?: string, schema: Json
 }
 
 /** Text read by `read` (a ValidationError naming `name` when wrong), documented by `schema`. */
-export function parsed<T>(description: string, schema: Json, read: (text: string | undefined, name: string) => T, extra: { example?: string; required?: boolean } = {}): Param<T> {
+export function parsed<T>(description: string, schema: Json, read: Param<T>['read'], extra: { example?: string; required?: boolean } = {}): Param<T> {
   return { schema, description, ...extra, read };
+}
+
+/** A parameter of a query read whole by its route's `readQuery` (it depends on the others): documented here. */
+export function ofQuery(description: string, schema: Json): Param<string | undefined> {
+  return { schema, description, read: (value) => value };
 }
 
 /** An id of the gateway's rule (3 to 45 of A-Z, a-z, 0-9, "_" and "-"), checked before it reaches a key or a URL. */

@@ -32,6 +32,11 @@ export interface RouteSchema<P extends Params, Q extends Params, B = unknown> {
   query?: Q;
   /** Refuse query parameters the route does not declare, naming them. */
   strictQuery?: boolean;
+  /**
+   * The query read whole, where its parameters depend on each other (a cursor belongs to its filters, CSV takes no
+   * page): it names every bad parameter, and what it reads is the handler's `query`. `query` then documents them.
+   */
+  readQuery?(sent: Record<string, string | undefined>): unknown;
   body?: BodySchema<B>;
   /** A body that is not JSON (CSV, a signed webhook): documented here, read by the route itself. */
   otherBody?: Json;
@@ -65,12 +70,17 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
       const issues: ValidationIssue[] = [];
       const pathValues = readAll(params, issues, (name) => pathParameter(event, name));
       const sent = event.queryStringParameters ?? {};
+      if (schema.readQuery) {
+        if (issues.length > 0) throw new ValidationError(issues);
+        const queryValues = schema.readQuery({ ...sent }) as ValuesOf<Q>;
+        return schema.handle({ params: pathValues, query: queryValues, body: undefined as B, event }, deps);
+      }
       if (schema.strictQuery) {
         for (const name of Object.keys(sent)) {
           if (!known.includes(name)) issues.push({ field: name, problem: `is not a parameter of ${schema.method} ${schema.path}`, expected: `only ${known.join(', ')}` });
         }
       }
-      const queryValues = readAll(query, issues, (name) => sent[name]);
+      const queryValues = readAll(query, issues, (name) => sent[name], sent);
       if (issues.length > 0) throw new ValidationError(issues);
       const absent = schema.body?.optional === true && rawBodyOf(event).length === 0;
       const sentBody = schema.body && !absent ? jsonBodyOf(event, schema.body.hint) : undefined;
@@ -80,10 +90,10 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
   };
 }
 
-function readAll<S extends Params>(schemas: S, issues: ValidationIssue[], textOf: (name: string) => string | undefined): ValuesOf<S> {
+function readAll<S extends Params>(schemas: S, issues: ValidationIssue[], textOf: (name: string) => string | undefined, sent: Record<string, string | undefined> = {}): ValuesOf<S> {
   const values: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(schemas)) {
-    values[name] = collectIssues(issues, () => param.read(textOf(name), name));
+    values[name] = collectIssues(issues, () => param.read(textOf(name), name, sent));
   }
   return values as ValuesOf<S>;
 }
