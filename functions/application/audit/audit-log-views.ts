@@ -175,15 +175,11 @@ export interface CheckpointSummary {
   streams: number;
 }
 
-const CHECKPOINTS_LIMIT = { fallback: 20, max: 200 };
+/** GET /audit/checkpoints' limit: 20 when absent, at most 200. */
+export const CHECKPOINTS_LIMIT = { fallback: 20, max: 200 };
 
 /** GET /audit/checkpoints?limit=: the newest signed checkpoints, newest first (each links to the one before by its hash). */
-export async function listAuditCheckpoints(deps: Dependencies, query: Record<string, string | undefined>): Promise<{ items: CheckpointSummary[] }> {
-  const text = query.limit;
-  const limit = text === undefined || text === '' ? CHECKPOINTS_LIMIT.fallback : Number(text);
-  if (!Number.isInteger(limit) || limit < 1 || limit > CHECKPOINTS_LIMIT.max) {
-    throw new ValidationError([{ field: 'limit', problem: `is ${JSON.stringify(text)}`, expected: `a whole number from 1 to ${CHECKPOINTS_LIMIT.max}` }]);
-  }
+export async function listAuditCheckpoints(deps: Dependencies, { limit }: { limit: number }): Promise<{ items: CheckpointSummary[] }> {
   const items = (await deps.auditArchive.latestCheckpoints(limit)).map((c) => ({
     number: c.number, at: c.at, coveredUntil: c.coveredUntil, hash: c.hash, previousHash: c.previousHash, root: c.root ?? null,
     keyId: c.keyId, algorithm: c.algorithm, streams: c.heads.length,

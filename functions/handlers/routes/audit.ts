@@ -1,5 +1,5 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
-import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proofStream, proveAuditStream } from '../../application/audit/audit-log-views';
+import { CHECKPOINTS_LIMIT, auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proofStream, proveAuditStream } from '../../application/audit/audit-log-views';
 import { VERIFICATION_BODY, startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
 import { jobView } from '../../application/job-views';
 import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../../application/ports';
@@ -60,7 +60,7 @@ export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/checkpoints', summary: 'The newest signed checkpoints, newest first, with their hashes',
     description: 'Each checkpoint signs the head of every stream and links to the one before it by previousHash; the whole checkpoint (its heads and signature) is in GET /audit/export.',
-    query: { limit: count(1, 200, 20, 'How many.') },
+    query: { limit: count(1, CHECKPOINTS_LIMIT.max, CHECKPOINTS_LIMIT.fallback, 'How many.') },
     responses: responses({ 200: ok('Newest first.', { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', items: {
       type: 'object', additionalProperties: false,
       required: ['number', 'at', 'coveredUntil', 'hash', 'previousHash', 'root', 'keyId', 'algorithm', 'streams'],
@@ -71,7 +71,7 @@ export const AUDIT_ROUTES: ApiRoute[] = [
         algorithm: { type: 'string' }, streams: { type: 'integer', description: 'Stream heads it signs.' },
       },
     } } } }) }, { 400: 'Bad limit.' }),
-    handle: async ({ query }, deps) => json(200, await listAuditCheckpoints(await deps(), { limit: String(query.limit) })),
+    handle: async ({ query }, deps) => json(200, await listAuditCheckpoints(await deps(), { limit: query.limit })),
   }),
   defineRoute({
     method: 'GET', path: '/audit/public-keys', summary: 'Every key that ever signed a checkpoint: a checkpoint verifies under the key its keyId names',

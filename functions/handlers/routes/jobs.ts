@@ -4,7 +4,7 @@ import { CANCEL_BODY, cancelJob } from '../../application/jobs/cancel-job';
 import { startExport } from '../../application/audit/export-job';
 import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs, requireJobId } from '../../application/job-views';
 import { JOB_KINDS, JOB_STATES } from '../../application/ports';
-import { json, jsonBodyOf, rawBodyOf } from '../http';
+import { json } from '../http';
 import { ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, oneOf, parsed, requiredText, text } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
