@@ -77,10 +77,15 @@ export function queryRange(query: { from?: string; to?: string }, issues: Valida
     const bound = collectIssues(issues, () => rangeBound(text, field, field === 'from' ? 'start' : 'end'));
     if (bound !== undefined) range[field] = bound;
   }
-  if (range.from && range.to && range.from.ms > range.to.ms) {
-    issues.push({ field: 'to', problem: `is ${JSON.stringify(query.to)}, before from (${JSON.stringify(query.from)}): the range is reversed`, expected: 'a time at or after from (swap them)' });
-  }
+  const reversed = range.from && range.to ? reversedRangeIssue(query, { from: range.from, to: range.to }) : null;
+  if (reversed) issues.push(reversed);
   return range;
+}
+
+/** The issue of a range whose `to` (read as `bounds.to`) is before its `from`, quoting both as sent; null: in order. */
+export function reversedRangeIssue(sent: { from?: string; to?: string }, bounds: { from: Instant; to: Instant }): ValidationIssue | null {
+  if (bounds.from.ms <= bounds.to.ms) return null;
+  return { field: 'to', problem: `is ${JSON.stringify(sent.to)}, before from (${JSON.stringify(sent.from)}): the range is reversed`, expected: 'a time at or after from (swap them)' };
 }
 
 /** The query parameters of GET /outcomes, every bad one named at once. */

@@ -39,12 +39,12 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
 /** The longest retry budget: no window is longer than Defer by Days' 365 days. */
 export const MAX_RETRY_BUDGET_DAYS = 365;
 
-const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget', 'riskWindow', 'holdWarning', 'approvals'] as const;
+export const SETTINGS_KEYS = ['deferByDays', 'timezone', 'defaultScheduleOption', 'holidays', 'settlementDays', 'releaseLead', 'retryBudget', 'riskWindow', 'holdWarning', 'approvals'] as const;
 /** The longest risk window and hold warning: a year, as the longest window. */
 export const MAX_CONTROL_DAYS = 365;
 /** Keys a settings body (PUT /settings, its preview) may carry besides the settings: who, why, on which version, which preview. */
 export const SETTINGS_CHANGE_KEYS: readonly string[] = ['actor', 'reason', 'version', 'at', 'previewId'];
-const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason', 'maxExposure'] as const;
+export const POLICY_KEYS = ['scheduleOption', 'release', 'actor', 'reason', 'maxExposure'] as const;
 /** A currency code as the gateway names it (ISO 4217). */
 const CURRENCY = /^[A-Z]{3}$/;
 /** An amount as decimal text with at most two decimals, never a JSON number (a float loses paise). */
@@ -106,6 +106,24 @@ function holidayIssues(holidays: unknown): ValidationIssue[] {
   return issues;
 }
 
+/** Each setting's issues (none: it is fine), the one description of what each may be; a body's reader and validateSettings use them alike. */
+export const SETTINGS_FIELD_ISSUES: Record<(typeof SETTINGS_KEYS)[number], (value: unknown) => ValidationIssue[]> = {
+  deferByDays: (value) => issueOf('deferByDays', Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 365
+    ? null : [`is ${shown(value)}, not a whole number of days from 0 to 365`, 'the dashboard\'s Defer by Days, e.g. 15']),
+  timezone: (value) => issueOf('timezone', isValidZone(value)
+    ? null : [`is ${shown(value)}, not an IANA time zone`, 'a zone name such as "Asia/Kolkata" or "UTC"']),
+  defaultScheduleOption: (value) => issueOf('defaultScheduleOption', isScheduleOption(value)
+    ? null : [`is ${shown(value)}, not a schedule option`, OPTION_IDS]),
+  holidays: holidayIssues,
+  settlementDays: (value) => issueOf('settlementDays', value === 'working' || value === 'calendar'
+    ? null : [`is ${shown(value)}`, '"working" (bank working days) or "calendar" (every day)']),
+  releaseLead: (value) => durationBoundsIssues(value, 'releaseLead', { positive: false, maxDays: MAX_RELEASE_LEAD_DAYS, example: '"PT1H"' }),
+  retryBudget: (value) => durationBoundsIssues(value, 'retryBudget', { positive: false, maxDays: MAX_RETRY_BUDGET_DAYS, example: '"P1D"' }),
+  riskWindow: (value) => durationBoundsIssues(value, 'riskWindow', { positive: false, maxDays: MAX_CONTROL_DAYS, example: '"P7D" (after delivery, or after payment without one)' }),
+  holdWarning: (value) => durationBoundsIssues(value, 'holdWarning', { positive: false, maxDays: MAX_CONTROL_DAYS, example: '"P2D"' }),
+  approvals: approvalRulesIssues,
+};
+
 /**
  * A full or partial settings body merged over `base` (the settings in force), validated as a whole. Unknown keys are
  * refused by name; the result carries only the settings fields.
@@ -127,20 +145,7 @@ export function validateSettings(body: unknown, base: Settings = DEFAULT_SETTING
   };
   const issues: ValidationIssue[] = [
     ...unknownKeys(input, SETTINGS_KEYS, ''),
-    ...issueOf('deferByDays', Number.isInteger(merged.deferByDays) && merged.deferByDays >= 0 && merged.deferByDays <= 365
-      ? null : [`is ${shown(merged.deferByDays)}, not a whole number of days from 0 to 365`, 'the dashboard\'s Defer by Days, e.g. 15']),
-    ...issueOf('timezone', isValidZone(merged.timezone)
-      ? null : [`is ${shown(merged.timezone)}, not an IANA time zone`, 'a zone name such as "Asia/Kolkata" or "UTC"']),
-    ...issueOf('defaultScheduleOption', isScheduleOption(merged.defaultScheduleOption)
-      ? null : [`is ${shown(merged.defaultScheduleOption)}, not a schedule option`, OPTION_IDS]),
-    ...holidayIssues(merged.holidays),
-    ...issueOf('settlementDays', merged.settlementDays === 'working' || merged.settlementDays === 'calendar'
-      ? null : [`is ${shown(merged.settlementDays)}`, '"working" (bank working days) or "calendar" (every day)']),
-    ...durationBoundsIssues(merged.releaseLead, 'releaseLead', { positive: false, maxDays: MAX_RELEASE_LEAD_DAYS, example: '"PT1H"' }),
-    ...durationBoundsIssues(merged.retryBudget, 'retryBudget', { positive: false, maxDays: MAX_RETRY_BUDGET_DAYS, example: '"P1D"' }),
-    ...durationBoundsIssues(merged.riskWindow, 'riskWindow', { positive: false, maxDays: MAX_CONTROL_DAYS, example: '"P7D" (after delivery, or after payment without one)' }),
-    ...durationBoundsIssues(merged.holdWarning, 'holdWarning', { positive: false, maxDays: MAX_CONTROL_DAYS, example: '"P2D"' }),
-    ...approvalRulesIssues(merged.approvals),
+    ...SETTINGS_KEYS.flatMap((key) => SETTINGS_FIELD_ISSUES[key](merged[key])),
   ];
   if (issues.length) throw new ValidationError(issues);
   return merged;
@@ -189,17 +194,27 @@ function maxExposureIssues(value: unknown): ValidationIssue[] {
   });
 }
 
+/** Each policy member's issues (none: it is fine); a body's reader and validatePolicyInput use them alike. */
+export const POLICY_FIELD_ISSUES: Record<(typeof POLICY_KEYS)[number], (value: unknown) => ValidationIssue[]> = {
+  scheduleOption: (value) => issueOf('scheduleOption', isScheduleOption(value)
+    ? null : [value === undefined ? 'is missing' : `is ${shown(value)}, not a schedule option`, OPTION_IDS]),
+  release: releaseIssues,
+  actor: (value) => textIssues(value, 'actor', '"finance@example.com"'),
+  reason: (value) => textIssues(value, 'reason', '"vendor has a clean delivery record"'),
+  maxExposure: maxExposureIssues,
+};
+
+/** A policy body that is not a JSON object, as validatePolicyInput refuses it. */
+export function policyNotObject(body: unknown): ValidationIssue {
+  return { field: 'body', problem: `is ${shown(body)}, not a JSON object`, expected: `a JSON object with ${POLICY_KEYS.join(', ')}` };
+}
+
 /** The body of PUT /vendors/{vendorId}/policy. */
 export function validatePolicyInput(body: unknown): { scheduleOption: number; release: ReleaseRule; actor: string; reason: string; maxExposure?: Record<string, string> } {
   const input = objectOrThrow(body, 'body', POLICY_KEYS);
   const issues: ValidationIssue[] = [
     ...unknownKeys(input, POLICY_KEYS, ''),
-    ...issueOf('scheduleOption', isScheduleOption(input.scheduleOption)
-      ? null : [input.scheduleOption === undefined ? 'is missing' : `is ${shown(input.scheduleOption)}, not a schedule option`, OPTION_IDS]),
-    ...releaseIssues(input.release),
-    ...textIssues(input.actor, 'actor', '"finance@example.com"'),
-    ...textIssues(input.reason, 'reason', '"vendor has a clean delivery record"'),
-    ...maxExposureIssues(input.maxExposure),
+    ...POLICY_KEYS.flatMap((key) => POLICY_FIELD_ISSUES[key](input[key])),
   ];
   if (issues.length) throw new ValidationError(issues);
   const release = input.release as Record<string, unknown>;

@@ -5,6 +5,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import type { Instant } from '../../domain/instant';
 import type { ReleaseCommand } from '../../domain/types';
+import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import type { ReleaseScheduler } from '../../application/ports';
 import { RELEASE_SCHEDULE_GROUP } from '../../definitions/routing';
 
@@ -34,9 +35,8 @@ export const DEFAULT_ROLE_PROPAGATION_WAIT_MS = 30_000;
  * (which would pass a function's timeout). Longer than any function's timeout.
  */
 const PROPAGATION_PERIOD_MS = 60_000;
-/** First wait after a propagation refusal, doubled after each one up to the cap: about 30 s in 7 tries. */
-const PROPAGATION_FIRST_WAIT_MS = 500;
-const PROPAGATION_WAIT_CAP_MS = 8_000;
+/** First wait after a propagation refusal, doubled after each one up to the cap (no jitter): about 30 s in 7 tries. */
+const PROPAGATION_BACKOFF: Backoff = { firstMs: 500, capMs: 8_000, jitter: 0 };
 
 /**
  * Right after a deploy, Scheduler may not yet see that a freshly created role trusts it (IAM propagates in seconds),
@@ -114,7 +114,7 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
         ...(this.options.deadLetterArn ? { DeadLetterConfig: { Arn: this.options.deadLetterArn } } : {}),
       },
     };
-    for (let wait = PROPAGATION_FIRST_WAIT_MS; ; wait = Math.min(wait * 2, PROPAGATION_WAIT_CAP_MS)) {
+    for (let attempt = 1; ; attempt += 1) {
       try {
         // A command per try: a command object is not meant to be sent twice.
         await this.client.send(new CreateScheduleCommand(input));
@@ -124,7 +124,7 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
         if (hasName(error, 'ConflictException')) return;
         const left = isRoleNotYetAssumable(error) ? this.propagationBudgetLeft() : 0;
         if (left <= 0) throw error;
-        const pause = Math.min(wait, left);
+        const pause = Math.min(backoffDelayMs(attempt, PROPAGATION_BACKOFF, () => 0), left);
         this.propagation.spentMs += pause;
         await this.sleep(pause);
       }

@@ -2,8 +2,8 @@
  * Use cases of four eyes (contract 6.4): list approvals by state, approve or reject one (another person, with a
  * reason), apply an approved change by replaying its stored request through the same use case, expire the overdue.
  */
-import { APPROVAL_LIFETIME_MS, APPROVAL_STATES, type ApprovalState } from '../../domain/approvals';
-import { ValidationError, type ValidationIssue } from '../../domain/errors';
+import { APPROVAL_LIFETIME_MS, type ApprovalState } from '../../domain/approvals';
+import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { VersionConflictError, type Dependencies } from '../ports';
@@ -16,7 +16,7 @@ const APPROVAL_ID = /^ap_[0-9a-z]{9}[0-9a-f]{12}$/;
 /** Overdue approvals expired per call (the next list or sweep carries on). */
 const EXPIRE_BATCH = 100;
 
-function requireApprovalId(value: string): string {
+export function requireApprovalId(value: string): string {
   if (!APPROVAL_ID.test(value)) {
     throw new ValidationError([{ field: 'approvalId', problem: `is ${JSON.stringify(value.slice(0, 60))}, not an approval id`, expected: 'the approvalId a 202 answer or GET /approvals gave, e.g. "ap_0lq2x8k9ab1c2d3e4f5a6"' }]);
   }
@@ -30,26 +30,34 @@ export async function getApproval(deps: Dependencies, approvalId: string): Promi
   return present(deps, approval);
 }
 
+/** The page size of GET /approvals: a whole number from 1 to 200, 50 when absent. */
+export function approvalLimit(text: string | undefined): number {
+  const limit = text === undefined ? 50 : Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new ValidationError([{ field: 'limit', problem: `is ${JSON.stringify(text)}`, expected: 'a whole number from 1 to 200 (default 50)' }]);
+  return limit;
+}
+
+/** The list a cursor of GET /approvals belongs to: its state's. */
+export const approvalsList = (state: string): string => `approvals:${state}`;
+
 /**
  * GET /approvals?state=&limit=&cursor=: one state's approvals, newest first, from the state index. The overdue pending
  * ones are expired first (written and audited), so `pending` never lists an expired approval.
  */
 export async function listApprovals(
   deps: Dependencies,
-  query: { state?: string; limit?: string; cursor?: string },
+  query: { state?: ApprovalState; limit?: string; cursor?: string },
 ): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
   const issues: ValidationIssue[] = [];
-  const state = (query.state ?? 'pending') as ApprovalState;
-  if (!APPROVAL_STATES.includes(state)) issues.push({ field: 'state', problem: `is ${JSON.stringify(query.state)}`, expected: `one of ${APPROVAL_STATES.join(', ')}, or leave it out for pending` });
-  const limit = query.limit === undefined ? 50 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) issues.push({ field: 'limit', problem: `is ${JSON.stringify(query.limit)}`, expected: 'a whole number from 1 to 200 (default 50)' });
-  const after = decodeCursor(query.cursor, `approvals:${state}`);
+  const state = query.state ?? 'pending';
+  const limit = collectIssues(issues, () => approvalLimit(query.limit)) ?? 50;
+  const after = decodeCursor(query.cursor, approvalsList(state));
   if (issues.length) throw new ValidationError(issues);
   await expireOverdue(deps);
   const page = await deps.approvals.list({ state, limit, after });
   const settings = await deps.settings.get();
   const now = deps.clock.now().ms;
-  return { items: page.items.map((a) => approvalView(a, settings.timezone, now)), nextCursor: page.next ? encodeCursor(`approvals:${state}`, page.next) : null };
+  return { items: page.items.map((a) => approvalView(a, settings.timezone, now)), nextCursor: page.next ? encodeCursor(approvalsList(state), page.next) : null };
 }
 
 /** Expires the pending approvals past their 24 hours (each written once and audited); the sweep calls it too. */

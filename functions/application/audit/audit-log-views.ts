@@ -62,7 +62,7 @@ export async function auditPublicKeys(deps: Dependencies): Promise<PublicKeyEntr
 const PROOF_SEARCH_PAGE = 200;
 
 /** The stream a proof query names: `order#<id>`, `vendor#<id>` or `config`. */
-function proofStream(query: Record<string, string | undefined>): string {
+export function proofStream(query: Record<string, string | undefined>): string {
   const stream = query.stream;
   const expected = 'a stream name: order#<orderId> (URL-encoded: order%23<orderId>), vendor#<vendorId> or config';
   if (stream === undefined || stream === '') throw new ValidationError([{ field: 'stream', problem: 'is missing', expected }]);
@@ -166,15 +166,11 @@ const EXPORT_CHUNK_LINES = 500;
 
 export type { CheckpointSummary };
 
-const CHECKPOINTS_LIMIT = { fallback: 20, max: 200 };
+/** GET /audit/checkpoints' limit: 20 when absent, at most 200. */
+export const CHECKPOINTS_LIMIT = { fallback: 20, max: 200 };
 
 /** GET /audit/checkpoints?limit=: the newest signed checkpoints, newest first (each links to the one before by its hash). */
-export async function listAuditCheckpoints(deps: Dependencies, query: Record<string, string | undefined>): Promise<{ items: CheckpointSummary[] }> {
-  const text = query.limit;
-  const limit = text === undefined || text === '' ? CHECKPOINTS_LIMIT.fallback : Number(text);
-  if (!Number.isInteger(limit) || limit < 1 || limit > CHECKPOINTS_LIMIT.max) {
-    throw new ValidationError([{ field: 'limit', problem: `is ${JSON.stringify(text)}`, expected: `a whole number from 1 to ${CHECKPOINTS_LIMIT.max}` }]);
-  }
+export async function listAuditCheckpoints(deps: Dependencies, { limit }: { limit: number }): Promise<{ items: CheckpointSummary[] }> {
   const items = (await deps.auditArchive.latestCheckpoints(limit)).map((c) => ({
     number: c.number, at: c.at, coveredUntil: c.coveredUntil, hash: c.hash, previousHash: c.previousHash, root: c.root ?? null,
     keyId: c.keyId, algorithm: c.algorithm, streams: c.heads.length,

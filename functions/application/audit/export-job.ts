@@ -6,8 +6,7 @@
  * file once from its parts, with its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS. A kill or a
  * function timeout repeats one part at most (written again whole, replacing the earlier try), never the export.
  */
-import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
-import { auditRangeOf, exportAuditLog } from './audit-log-views';
+import { exportAuditLog } from './audit-log-views';
 import { EXPORT_PART_ROWS, type Dependencies, type JobStep, type ReadRelease, type ReleaseReads, type StoredJob } from '../ports';
 import { OUTCOME_CSV_COLUMNS, csvLine, outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
 import { projectionContext } from '../release-views';
@@ -22,63 +21,21 @@ const OUTCOME_FORMATS = ['csv', 'jsonl'] as const;
 const partStep = (n: number, after: string | null): Omit<JobStep, 'jobId'> => ({ step: `part:${n}`, after });
 /** The last step: the file from its `parts` parts. */
 const fileStep = (parts: number): Omit<JobStep, 'jobId'> => ({ step: 'file', after: String(parts) });
-const EXAMPLE = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a", "from": "2022-12-01", "to": "2022-12-31"}} or {"kind": "audit", "from": "2022-12-01"}';
+/** An export as its route's schema read it (handlers/schema/export-body.ts): who asks, and what to write. */
+export type ExportInput =
+  | { kind: 'outcomes'; format: (typeof OUTCOME_FORMATS)[number]; filters?: Record<string, string>; actor?: string }
+  | { kind: 'audit'; from?: string; to?: string; actor?: string };
 
-/** Checks the body (every bad field named, `filters.<name>` for a filter) and starts the export job. */
-export async function startExport(deps: Dependencies, body: unknown): Promise<StoredJob> {
-  if (!isRecord(body)) throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: EXAMPLE }]);
-  const issues: ValidationIssue[] = [];
-  const known = body.kind === 'audit' ? ['kind', 'from', 'to', 'actor'] : ['kind', 'format', 'filters', 'actor'];
-  for (const key of Object.keys(body)) {
-    if (!known.includes(key)) issues.push({ field: key, problem: 'is not a field of this export', expected: `only ${known.join(', ')}` });
-  }
-  const actor = body.actor === undefined ? 'api' : typeof body.actor === 'string' && body.actor.trim() !== '' && body.actor.length <= 200 ? body.actor.trim() : null;
-  if (actor === null) issues.push({ field: 'actor', problem: `is ${JSON.stringify(body.actor)}, not a text of 1 to 200 characters`, expected: 'who asks, e.g. "auditor@example.com", or leave it out' });
-  if (body.kind === 'audit') {
+/** Starts the export job of a body its route has read (so nothing starts for a bad one). */
+export async function startExport(deps: Dependencies, input: ExportInput): Promise<StoredJob> {
+  const actor = input.actor ?? 'api';
+  if (input.kind === 'audit') {
     const range: Record<string, string | undefined> = {};
-    for (const field of ['from', 'to'] as const) {
-      const value = body[field];
-      if (value === undefined || value === null) continue;
-      if (typeof value === 'string') range[field] = value;
-      else issues.push({ field, problem: `is ${JSON.stringify(value)}, not a text`, expected: 'a date YYYY-MM-DD (India time) or an ISO 8601 time with an offset' });
-    }
-    collect(issues, () => auditRangeOf(range));
-    if (issues.length) throw new ValidationError(issues);
-    return startJob(deps, { kind: 'audit_export', actor: actor!, params: { range }, first: { step: 'file' } });
+    if (input.from !== undefined) range.from = input.from;
+    if (input.to !== undefined) range.to = input.to;
+    return startJob(deps, { kind: 'audit_export', actor, params: { range }, first: { step: 'file' } });
   }
-  if (body.kind !== 'outcomes') {
-    issues.push({ field: 'kind', problem: `is ${JSON.stringify(body.kind) ?? 'missing'}`, expected: '"outcomes" or "audit"' });
-    throw new ValidationError(issues);
-  }
-  if (!(OUTCOME_FORMATS as readonly unknown[]).includes(body.format)) {
-    issues.push({ field: 'format', problem: `is ${JSON.stringify(body.format) ?? 'missing'}`, expected: '"csv" (the columns of GET /outcomes?format=csv) or "jsonl" (one outcome as GET /outcomes shows it a line)' });
-  }
-  const filters: Record<string, string> = {};
-  if (body.filters !== undefined && !isRecord(body.filters)) {
-    issues.push({ field: 'filters', problem: 'is not a JSON object', expected: 'the filters of GET /outcomes, e.g. {"vendorId": "vendor_a", "state": "APPLIED"}' });
-  } else {
-    for (const [name, value] of Object.entries((body.filters as Record<string, unknown> | undefined) ?? {})) {
-      if (['cursor', 'limit', 'format'].includes(name)) {
-        issues.push({ field: `filters.${name}`, problem: 'is not a filter of an export', expected: 'only vendorId, orderId, state, from, to, by: the file holds every matching row' });
-      } else if (typeof value !== 'string') {
-        issues.push({ field: `filters.${name}`, problem: `is ${JSON.stringify(value)}, not a text`, expected: 'the value as GET /outcomes takes it, e.g. "2022-12-01"' });
-      } else {
-        filters[name] = value;
-      }
-    }
-  }
-  collect(issues, () => parseOutcomeQuery({ ...filters, format: 'csv' }), 'filters.');
-  if (issues.length) throw new ValidationError(issues);
-  return startJob(deps, { kind: 'outcomes_export', actor: actor!, params: { format: body.format, filters }, first: partStep(0, null) });
-}
-
-function collect(issues: ValidationIssue[], check: () => unknown, prefix = ''): void {
-  try {
-    check();
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    issues.push(...error.issues.map((issue) => ({ ...issue, field: `${prefix}${issue.field}` })));
-  }
+  return startJob(deps, { kind: 'outcomes_export', actor, params: { format: input.format, filters: input.filters ?? {} }, first: partStep(0, null) });
 }
 
 /** A step of an export: a part of an outcomes export, the file from its parts, or (the audit export) the whole file. */

@@ -5,7 +5,7 @@
  * The job's one step runs the same verification in the jobs function (15 minutes, not API Gateway's 30 s); its
  * `result` is exactly the answer of `GET /audit/verify`.
  */
-import { ValidationError, isRecord } from '../../domain/errors';
+import { objectBody, textField } from '../body-schema';
 import type { AuditVerification } from '../../domain/audit/audit-verification';
 import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../ports';
 import type { StepWork } from '../release-walk';
@@ -25,17 +25,21 @@ export async function verifyAuditLogOrJob(deps: Dependencies): Promise<Verificat
   return { verification: null, job: await startVerification(deps, 'api') };
 }
 
-/** POST /audit/verifications: `{actor?}`; starts the job whatever the log's size. */
-export async function startAuditVerification(deps: Dependencies, body: unknown): Promise<StoredJob> {
-  const value = body === undefined || body === null ? {} : body;
-  if (!isRecord(value)) throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: '{} or {"actor": "auditor@example.com"}' }]);
-  const unknown = Object.keys(value).filter((key) => key !== 'actor');
-  if (unknown.length > 0) throw new ValidationError(unknown.map((field) => ({ field, problem: 'is not a field of a verification', expected: 'only actor, or an empty body' })));
-  const actor = value.actor;
-  if (actor !== undefined && !(typeof actor === 'string' && actor.trim() !== '' && actor.length <= 200)) {
-    throw new ValidationError([{ field: 'actor', problem: `is ${JSON.stringify(actor)}, not a text of 1 to 200 characters`, expected: 'who asks, e.g. "auditor@example.com", or leave it out' }]);
-  }
-  return startVerification(deps, typeof actor === 'string' ? actor.trim() : 'api');
+/** The optional body of POST /audit/verifications (read by its route): who asks. */
+export const VERIFICATION_BODY = objectBody({
+  fields: { actor: textField({ limit: 200, absent: 'api', expected: 'who asks, e.g. "auditor@example.com", or leave it out', schema: { description: 'Who asks (default "api").' } }) },
+  example: { actor: 'auditor@example.com' },
+  hint: '{"actor": "auditor@example.com"} or no body',
+  notObject: '{} or {"actor": "auditor@example.com"}',
+  unknownMember: 'only actor, or an empty body',
+  unknownProblem: 'is not a field of a verification',
+  unknownMembers: 'alone',
+  optional: true,
+});
+
+/** POST /audit/verifications: `{actor?}` as its route's schema read it; starts the job whatever the log's size. */
+export async function startAuditVerification(deps: Dependencies, body: { actor: string }): Promise<StoredJob> {
+  return startVerification(deps, body.actor);
 }
 
 function startVerification(deps: Dependencies, actor: string): Promise<StoredJob> {

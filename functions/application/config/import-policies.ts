@@ -235,7 +235,7 @@ function lineCount(text: string): number {
   return lines;
 }
 
-function dryRunOf(value: string | undefined): boolean {
+export function dryRunOf(value: string | undefined): boolean {
   if (value === undefined || value === 'true') return true;
   if (value === 'false') return false;
   throw new ValidationError([{ field: 'dryRun', problem: `is ${JSON.stringify(value)}`, expected: '"true" (check only, the default) or "false" (apply)' }]);

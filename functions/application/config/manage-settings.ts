@@ -1,5 +1,5 @@
 /** Use cases: read and change the merchant settings (GET and PUT /settings), each change a new version. */
-import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
+import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { DEFAULT_HOLD_WARNING, DEFAULT_RETRY_BUDGET, DEFAULT_RISK_WINDOW, SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
 import type { Settings, VersionedSettings } from '../../domain/types';
 import { VersionConflictError, type Dependencies } from '../ports';
@@ -20,18 +20,13 @@ export async function getSettings(deps: Dependencies): Promise<SettingsView> {
  * `version`, when given, must be the current one (409 otherwise); `actor` and `reason` default to "api" and
  * "settings updated".
  */
-export async function updateSettings(deps: Dependencies, body: unknown): Promise<SettingsView & { job: null }> {
+export async function updateSettings(deps: Dependencies, body: Record<string, unknown>): Promise<SettingsView & { job: null }> {
   const current = await deps.settings.get();
-  if (!isRecord(body)) {
-    throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to change, e.g. {"deferByDays": 15}' }]);
-  }
   const input = body;
   const settingsPart = Object.fromEntries(Object.entries(input).filter(([k]) => !SETTINGS_CHANGE_KEYS.includes(k)));
-  const issues: ValidationIssue[] = [
-    ...optionalText(input.actor, 'actor'),
-    ...optionalText(input.reason, 'reason'),
-    ...optionalText(input.previewId, 'previewId'),
-  ];
+  // Who, why and which preview were read by the route's schema (handlers/schema/config-bodies.ts); the version is
+  // checked here, against the one in force.
+  const issues: ValidationIssue[] = [];
   if (input.version !== undefined && !Number.isInteger(input.version)) {
     issues.push({ field: 'version', problem: `is ${JSON.stringify(input.version)}, not a whole number`, expected: `the version you read, ${current.version}, or leave it out` });
   }
@@ -122,10 +117,4 @@ export type SettingsView = Shown<VersionedSettings, 'at'>;
 
 function presented(settings: VersionedSettings): SettingsView {
   return { ...baseOf(settings), version: settings.version, actor: settings.actor, reason: settings.reason, at: inZone(settings.at, settings.timezone) };
-}
-
-function optionalText(value: unknown, field: string): ValidationIssue[] {
-  if (value === undefined) return [];
-  if (typeof value === 'string' && value.trim() !== '' && value.length <= 200) return [];
-  return [{ field, problem: `is ${JSON.stringify(value)}, not a non-empty text of at most 200 characters`, expected: 'a short text, or leave it out' }];
 }

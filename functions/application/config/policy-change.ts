@@ -16,25 +16,27 @@ export interface PolicyChange {
 }
 
 /** Keys of the body that say how the change applies, not what the policy is. */
-const CHANGE_OPTIONS = ['expectedVersion', 'applyTo', 'previewId'];
+export const CHANGE_OPTIONS = ['expectedVersion', 'applyTo', 'previewId'] as const;
 const PREVIEW_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** The issues of each member that says how the change applies (none: fine or absent); its body's reader uses them too. */
+export const CHANGE_OPTION_ISSUES: Record<(typeof CHANGE_OPTIONS)[number], (value: unknown) => ValidationIssue[]> = {
+  expectedVersion: (value) => (value === undefined || (Number.isInteger(value) && (value as number) >= 0) ? []
+    : [{ field: 'expectedVersion', problem: `is ${JSON.stringify(value)}, not a whole number`, expected: 'the version you read (GET /vendors/{vendorId}/policy), or leave it out' }]),
+  applyTo: (value) => (value === undefined || value === 'new_orders' || value === 'open_orders' ? []
+    : [{ field: 'applyTo', problem: `is ${JSON.stringify(value)}`, expected: '"new_orders" (open orders keep their version) or "open_orders" (plan them again), or leave it out' }]),
+  previewId: (value) => (value === undefined || (typeof value === 'string' && PREVIEW_ID.test(value)) ? []
+    : [{ field: 'previewId', problem: `is ${JSON.stringify(value)}, not a preview id`, expected: 'the previewId a preview answered, or leave it out' }]),
+};
 
 /** Validates the whole body, naming every bad field at once. */
 export function policyChangeOf(body: unknown): PolicyChange {
   const record = isRecord(body) ? body : null;
-  const policyPart = record ? Object.fromEntries(Object.entries(record).filter(([k]) => !CHANGE_OPTIONS.includes(k))) : body;
+  const policyPart = record ? Object.fromEntries(Object.entries(record).filter(([k]) => !(CHANGE_OPTIONS as readonly string[]).includes(k))) : body;
   const issues: ValidationIssue[] = [];
   const policy = collectIssues(issues, () => validatePolicyInput(policyPart));
   const { expectedVersion, applyTo, previewId } = record ?? {};
-  if (expectedVersion !== undefined && !(Number.isInteger(expectedVersion) && (expectedVersion as number) >= 0)) {
-    issues.push({ field: 'expectedVersion', problem: `is ${JSON.stringify(expectedVersion)}, not a whole number`, expected: 'the version you read (GET /vendors/{vendorId}/policy), or leave it out' });
-  }
-  if (applyTo !== undefined && applyTo !== 'new_orders' && applyTo !== 'open_orders') {
-    issues.push({ field: 'applyTo', problem: `is ${JSON.stringify(applyTo)}`, expected: '"new_orders" (open orders keep their version) or "open_orders" (plan them again), or leave it out' });
-  }
-  if (previewId !== undefined && !(typeof previewId === 'string' && PREVIEW_ID.test(previewId))) {
-    issues.push({ field: 'previewId', problem: `is ${JSON.stringify(previewId)}, not a preview id`, expected: 'the previewId a preview answered, or leave it out' });
-  }
+  for (const option of CHANGE_OPTIONS) issues.push(...CHANGE_OPTION_ISSUES[option](record?.[option]));
   if (issues.length > 0 || !policy) throw new ValidationError(issues);
   return {
     policy,

@@ -4,7 +4,7 @@
  * written whole, one conditional write each, so a cancelled job leaves each release either planned under the change or
  * as it was, both states the contract allows. A hold or a policy applied stays in force from its own answer.
  */
-import { ValidationError, isRecord, type ValidationIssue } from '../../domain/errors';
+import { objectBody, readBody, textField } from '../body-schema';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Dependencies } from '../ports';
 import { storedInstant } from '../release-store';
@@ -12,24 +12,26 @@ import { getJob, requireJobId, type JobView } from '../job-views';
 
 const TEXT_MAX = 200;
 
+/**
+ * The optional body of POST /jobs/{jobId}/cancel: who cancels and why. Its route reads it by this schema (and documents
+ * it from it); the use case reads what it is given by the same one, so that a direct call is refused alike.
+ */
+export const CANCEL_BODY = objectBody({
+  fields: {
+    actor: textField({ limit: TEXT_MAX, absent: 'api', cut: 60, expected: 'who cancels, e.g. "finance@example.com", or leave it out', schema: { description: 'Who cancels (default "api").' } }),
+    reason: textField({ limit: TEXT_MAX, absent: 'no reason given', cut: 60, expected: 'why, e.g. "started by mistake", or leave it out', schema: { description: 'Why (kept on the job as its error).' } }),
+  },
+  example: { actor: 'finance@example.com', reason: 'started by mistake' },
+  notObject: '{"actor": "finance@example.com", "reason": "started by mistake"}, or no body',
+  unknownMember: 'only actor and reason',
+  unknownProblem: 'is not a field of a cancel',
+  unknownMembers: 'after',
+  optional: true,
+});
+
 export async function cancelJob(deps: Dependencies, jobId: string, body: unknown): Promise<JobView> {
   requireJobId(jobId);
-  const given = body === undefined || body === null ? {} : body;
-  const issues: ValidationIssue[] = [];
-  if (!isRecord(given)) throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: '{"actor": "finance@example.com", "reason": "started by mistake"}, or no body' }]);
-  const text = (field: 'actor' | 'reason', fallback: string): string => {
-    const value = given[field];
-    if (value === undefined) return fallback;
-    if (typeof value === 'string' && value.trim() !== '' && value.length <= TEXT_MAX) return value.trim();
-    issues.push({ field, problem: `is ${JSON.stringify(value)?.slice(0, 60)}, not a text of 1 to ${TEXT_MAX} characters`, expected: field === 'actor' ? 'who cancels, e.g. "finance@example.com", or leave it out' : 'why, e.g. "started by mistake", or leave it out' });
-    return fallback;
-  };
-  const actor = text('actor', 'api');
-  const reason = text('reason', 'no reason given');
-  for (const key of Object.keys(given)) {
-    if (key !== 'actor' && key !== 'reason') issues.push({ field: key, problem: 'is not a field of a cancel', expected: 'only actor and reason' });
-  }
-  if (issues.length) throw new ValidationError(issues);
+  const { actor, reason } = readBody(CANCEL_BODY, body);
   const job = await deps.jobs.get(jobId);
   if (!job) throw new NotFoundError(`job ${jobId} does not exist; GET /jobs lists every job`);
   const ended = () => new ConflictError('job_ended', `job ${jobId} has ended already (${job.state}); nothing to cancel`);

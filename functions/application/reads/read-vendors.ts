@@ -160,7 +160,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const FORECAST_DAY_EXPECTED = `an India-time date YYYY-MM-DD from ${EARLIEST_DAY} to ${LAST_DAY}, e.g. "2022-12-01"`;
 
 /** A forecast day (India time), within [2000-01-01, 2100-01-01) as every date Holdback reads; absent: `fallback`. */
-function forecastDate(text: string | undefined, field: string, fallback: DateTime): DateTime {
+export function forecastDate(text: string | undefined, field: string, fallback: DateTime): DateTime {
   if (text === undefined || text === '') return fallback;
   const day = DATE.test(text) ? DateTime.fromISO(text, { zone: GATEWAY_ZONE }) : null;
   if (!day || !day.isValid) {

@@ -1,10 +1,10 @@
 /** Use cases of contract 6 and issue 10.2: hold and unhold a vendor, release one vendor of one order now, retry a FAILED release. */
-import { ValidationError, collectIssues, instantBoundsIssue, isRecord, type ValidationIssue } from '../../domain/errors';
+import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { parseEligibilityInput } from '../../domain/dates';
 import { Instant } from '../../domain/instant';
 import { manualRelease, retryFailed } from '../../domain/release';
 import { HOLD_SOURCES, type HoldSource, type VendorHold, type VendorRelease } from '../../domain/types';
-import { DEFAULT_HOLD_SOURCE, isHoldSource, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
+import { DEFAULT_HOLD_SOURCE, liftersOf, mayLift, sourceOf, strongerSource } from '../../domain/hold-sources';
 import { ConflictError, NotFoundError } from '../errors';
 import { requireId } from '../ids';
 import { appendAudit, storedInstant, transitionRelease } from '../release-store';
@@ -15,34 +15,23 @@ import { projectionContext, releaseViewOf, type ReleaseView } from '../release-v
 import { requireFourEyes } from '../four-eyes';
 import { isControlled, type ApprovalRules } from '../../domain/approvals';
 
-const TEXT_LIMIT = 500;
-
-interface ActorAndReason {
+/** Who asks and why, as the route's body schema read them (handlers/schema/release-bodies.ts). */
+export interface ActorAndReason {
   actor: string;
   reason: string;
 }
 
-/** `{actor, reason}` plus the extra fields a route allows; every bad field named. */
-function readBody(body: unknown, extra: readonly string[], example: string): { fields: ActorAndReason; input: Record<string, unknown> } {
-  if (!isRecord(body)) throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: `a JSON object, e.g. ${example}` }]);
-  const known = ['actor', 'reason', ...extra];
-  const issues: ValidationIssue[] = Object.keys(body).filter((k) => !known.includes(k))
-    .map((k) => ({ field: k, problem: 'is not a known field', expected: `only ${known.join(', ')}` }));
-  for (const field of ['actor', 'reason'] as const) {
-    const value = body[field];
-    if (typeof value !== 'string' || value.trim() === '' || value.length > TEXT_LIMIT) {
-      issues.push({
-        field,
-        problem: value === undefined ? 'is missing' : `is ${JSON.stringify(value)?.slice(0, 60)}, not a text of 1 to ${TEXT_LIMIT} characters`,
-        expected: `who asks and why, e.g. ${example}`,
-      });
-    }
-  }
-  if (issues.length) throw new ValidationError(issues);
-  return { fields: { actor: (body.actor as string).trim(), reason: (body.reason as string).trim() }, input: body };
+/** A hold or unhold as its route's schema read it: who, why, and the source (absent: finance). */
+export interface HoldInput extends ActorAndReason {
+  source?: HoldSource;
 }
 
-const HOLD_EXAMPLE = '{"actor": "risk@example.com", "reason": "fraud review", "source": "risk"}';
+/** A manual release as its route's schema read it: `at` as sent (checked to be an instant within the bounds). */
+export interface ManualReleaseInput extends ActorAndReason {
+  at?: string | null;
+  override?: boolean;
+  confirmPast?: boolean;
+}
 
 export interface HoldView extends VendorHold {
   /** The rest of the work (each open release shown HELD or planned again, schedules moved): null when none remains. */
@@ -67,12 +56,9 @@ async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise
  * its schedule deleted; on unhold planned again from its rule, a passed target going with the next gateway minute)
  * runs as a job. New orders of a held vendor are planned HELD from the hold read with their policy.
  */
-export async function setVendorHold(deps: Dependencies, vendorId: string, body: unknown, held: boolean): Promise<HoldView> {
-  const { fields, input } = readBody(body, ['source'], HOLD_EXAMPLE);
-  if (input.source !== undefined && !isHoldSource(input.source)) {
-    throw new ValidationError([{ field: 'source', problem: `is ${JSON.stringify(input.source)?.slice(0, 60)}, not a hold source`, expected: `one of ${HOLD_SOURCES.join(', ')} (strongest first), or leave it out for "${DEFAULT_HOLD_SOURCE}"` }]);
-  }
-  const asked = (input.source as HoldSource | undefined) ?? DEFAULT_HOLD_SOURCE;
+export async function setVendorHold(deps: Dependencies, vendorId: string, input: HoldInput, held: boolean): Promise<HoldView> {
+  const fields: ActorAndReason = { actor: input.actor, reason: input.reason };
+  const asked = input.source ?? DEFAULT_HOLD_SOURCE;
   await requireKnownVendor(deps, vendorId);
   const existing = await deps.holds.get(vendorId);
   const placedBy = existing?.held ? sourceOf(existing) : null;
@@ -99,17 +85,6 @@ export async function setVendorHold(deps: Dependencies, vendorId: string, body: 
   return { ...hold, job };
 }
 
-const RELEASE_EXAMPLE = '{"actor": "finance@example.com", "reason": "goods received", "at": "2022-12-06T09:00:00+05:30"}';
-
-/** A boolean flag of the body: absent is false; anything but true or false is an issue naming it. */
-function flagOf(input: Record<string, unknown>, field: string, meaning: string, issues: ValidationIssue[]): boolean {
-  const value = input[field];
-  if (value !== undefined && typeof value !== 'boolean') {
-    issues.push({ field, problem: `is ${JSON.stringify(value)?.slice(0, 60)}, not true or false`, expected: `${meaning}, or leave it out` });
-  }
-  return value === true;
-}
-
 /**
  * The issue of a manual `at` outside the release's window: after max eligibility (the gateway settles there whatever
  * Holdback sends, and refuses a later date) or before the transaction time. A past `at` the caller confirmed is not
@@ -134,20 +109,18 @@ function manualWindowIssue(at: Instant, release: VendorRelease, zone: string, co
  * other state. An `at` in the past (a wrong year, a wrong day) would be sent at once, so it is refused (400 naming
  * `at`) unless the body says `"confirmPast": true`; an `at` outside the release's window is refused whatever the flag.
  */
-export async function releaseManually(deps: Dependencies, orderId: string, vendorId: string, body: unknown): Promise<ReleaseView> {
+export async function releaseManually(deps: Dependencies, orderId: string, vendorId: string, input: ManualReleaseInput): Promise<ReleaseView> {
   requireId(orderId, 'orderId');
   requireId(vendorId, 'vendorId');
-  const { fields, input } = readBody(body, ['at', 'override', 'confirmPast'], RELEASE_EXAMPLE);
+  const fields: ActorAndReason = { actor: input.actor, reason: input.reason };
   const issues: ValidationIssue[] = [];
-  const at = input.at === undefined || input.at === null ? null : collectIssues(issues, () => parseEligibilityInput(input.at, 'at')) ?? null;
-  const override = flagOf(input, 'override', 'true to release a HELD release despite its hold', issues);
-  const confirmPast = flagOf(input, 'confirmPast', 'true to send an "at" that has passed with the next minute the gateway accepts', issues);
+  const at = input.at === undefined || input.at === null ? null : parseEligibilityInput(input.at, 'at');
+  const override = input.override === true;
+  const confirmPast = input.confirmPast === true;
   const now = deps.clock.now();
   const zone = (await deps.settings.get()).timezone;
-  const bounds = at ? instantBoundsIssue(at, 'at', null) : null;
-  if (bounds) {
-    issues.push(bounds);
-  } else if (at && at.ms < now.ms && !confirmPast) {
+  // Its shape and bounds were read by the route's schema; whether it has passed is a question for Holdback's clock.
+  if (at && at.ms < now.ms && !confirmPast) {
     issues.push({
       field: 'at',
       problem: `is ${at.in(zone).toISO()}, in the past (Holdback's clock is ${now.in(zone).toISO()}): it would be sent at once with the next minute the gateway accepts`,
@@ -173,7 +146,7 @@ export async function releaseManually(deps: Dependencies, orderId: string, vendo
  */
 async function gateManualRelease(
   deps: Dependencies,
-  ask: { orderId: string; vendorId: string; input: Record<string, unknown>; fields: ActorAndReason; override: boolean },
+  ask: { orderId: string; vendorId: string; input: ManualReleaseInput; fields: ActorAndReason; override: boolean },
 ): Promise<void> {
   const rules: ApprovalRules | undefined = (await deps.settings.get()).approvals;
   if (deps.caller?.approval || !(isControlled(rules, 'manualRelease') || isControlled(rules, 'overrideRelease'))) return;
@@ -203,10 +176,10 @@ const MANUAL_RELEASE_FROM: readonly string[] = ['PLANNED', 'SCHEDULED', 'WAITING
  * POST /orders/{orderId}/vendors/{vendorId}/retry: an operator's retry of a FAILED release (issue 10.2), planned
  * again under its rule with a fresh retry budget. Refused (409 `invalid_state`) from any other state.
  */
-export async function retryRelease(deps: Dependencies, orderId: string, vendorId: string, body: unknown): Promise<ReleaseView> {
+export async function retryRelease(deps: Dependencies, orderId: string, vendorId: string, input: ActorAndReason): Promise<ReleaseView> {
   requireId(orderId, 'orderId');
   requireId(vendorId, 'vendorId');
-  const { fields } = readBody(body, [], '{"actor": "ops@example.com", "reason": "gateway recovered"}');
+  const fields: ActorAndReason = { actor: input.actor, reason: input.reason };
   const release = await transitionRelease(deps, { orderId, vendorId }, { kind: 'retry', ...fields }, (plan) => retryFailed(plan, fields));
   return presented(deps, release);
 }

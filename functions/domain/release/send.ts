@@ -6,6 +6,7 @@ import { INDIA_OFFSET_MINUTES, INDIA_TIME, Instant, gatewayDateText, wholeSecond
 import { classifyAnswer } from '../gateway-answer';
 import { predictSettlement } from '../schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from '../settings';
+import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import type { AnswerClass, Attempt, Clamp, GatewayAnswer, ReleaseCommand, Settings, VendorRelease } from '../types';
 import { auditOf, baseOf, clampEligibility, decide, nextGatewayMinuteMs, type EligibilityWindow, type PlanInput } from './plan';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, answerUnknown, outcomeUnknown, withAnswers } from './attempts';
@@ -14,6 +15,7 @@ import { SYSTEM_ACTOR, audit, because, commit, isPending, moved, stamp, waitsFor
 /** Retry backoff: doubling from 30 s, capped so that a long fault is retried at least every 30 minutes. */
 const BACKOFF_BASE_SECONDS = 30;
 export const BACKOFF_CAP_SECONDS = 30 * 60;
+const RETRY_BACKOFF: Backoff = { firstMs: BACKOFF_BASE_SECONDS * 1000, capMs: BACKOFF_CAP_SECONDS * 1000, jitter: 0 };
 /** How long an APPLYING release may stay so before the sweep assumes its sender was lost and re-drives it. */
 export const APPLYING_DEADLINE_MS = 2 * 60_000;
 /** Scheduler fires with one-minute precision; a command arriving a little early is still this release's send. */
@@ -186,7 +188,8 @@ function windowClosed(applying: VendorRelease, now: Instant): Write {
 
 /** Seconds to wait before send number n+1: doubling from 30 s, at most 30 min, never less than the gateway asked. */
 export function retryDelaySeconds(sends: number, retryAfterSeconds?: number): number {
-  const backoff = Math.min(2 ** Math.min(sends, 20) * BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS);
+  // The one backoff (kit/backoff.ts), without jitter: a release's next send is a planned, audited instant.
+  const backoff = backoffDelayMs(sends + 1, RETRY_BACKOFF, () => 0) / 1000;
   return Math.max(backoff, retryAfterSeconds ?? 0);
 }
 

@@ -3,16 +3,18 @@
  * (another person, with a reason).
  */
 import { APPROVAL_STATES } from '../../domain/approvals';
-import { decideApproval, getApproval, listApprovals, type ApprovalReplays } from '../../application/approvals/manage-approvals';
-import { ValidationError } from '../../domain/errors';
+import { approvalLimit, approvalsList, decideApproval, getApproval, listApprovals, requireApprovalId, type ApprovalReplays } from '../../application/approvals/manage-approvals';
+import { decodeCursor } from '../../application/cursor';
 import { putPolicy } from '../../application/config/manage-policies';
 import { updateSettings } from '../../application/config/manage-settings';
 import { releaseManually, setVendorHold } from '../../application/releases/manage-releases';
 import { json } from '../http';
 import { callerOf } from '../caller';
 import { nullable, ok, page, ref, responses, type Json } from '../schema/openapi-parts';
-import { oneOf, text } from '../schema/params';
-import { objectBody, type Field } from '../schema/body';
+import { oneOf, parsed } from '../schema/params';
+import { objectBody, readBody, textField, type Field } from '../../application/body-schema';
+import { HOLD_BODY, RELEASE_BODY, UNHOLD_BODY } from '../schema/release-bodies';
+import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
 import { defineRoute, exampleText } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 
@@ -23,17 +25,7 @@ const DECISION_HINT = exampleText(DECISION_EXAMPLE);
 
 /** A text of 1 to DECISION_TEXT_LIMIT characters, trimmed; `expected` says what it is for. */
 function decisionText(expected: string, schema: Json, required: boolean): Field<string> {
-  return {
-    schema: { type: 'string', maxLength: DECISION_TEXT_LIMIT, ...schema },
-    required,
-    read: (value, field) => {
-      if (typeof value !== 'string' || value.trim() === '' || value.length > DECISION_TEXT_LIMIT) {
-        const problem = value === undefined ? 'is missing' : `is ${JSON.stringify(value)?.slice(0, 60)}, not a text of 1 to ${DECISION_TEXT_LIMIT} characters`;
-        throw new ValidationError([{ field, problem, expected }]);
-      }
-      return value.trim();
-    },
-  };
+  return textField({ limit: DECISION_TEXT_LIMIT, expected, schema, required, absent: null, cut: 60 });
 }
 
 /** The body of approve and reject: who decides (locally; on AWS the signed principal, filled in before) and why. */
@@ -48,10 +40,15 @@ const DECISION_BODY = objectBody({
   notObject: `a JSON object, e.g. ${DECISION_HINT}`,
   unknownMember: 'only reason (and actor, which on AWS is your signed principal)',
 });
-const APPROVAL_ID = { ...text('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }), example: 'ap_0lq2x8k9ab1c2d3e4f5a6' };
+const APPROVAL_ID = parsed('The approvalId of a 202 answer or of GET /approvals.', { type: 'string', pattern: '^ap_[0-9a-z]{9}[0-9a-f]{12}$' }, (value = '') => requireApprovalId(value), { example: 'ap_0lq2x8k9ab1c2d3e4f5a6' });
 
-/** An approved change is applied through the use case its request would have run. */
-const REPLAYS: ApprovalReplays = { releaseManually, setVendorHold, putPolicy, updateSettings };
+/** An approved change is applied through the use case its request would have run, its stored body read by the same schema. */
+const REPLAYS: ApprovalReplays = {
+  releaseManually: (deps, orderId, vendorId, body) => releaseManually(deps, orderId, vendorId, readBody(RELEASE_BODY, body)),
+  setVendorHold: (deps, vendorId, body, held) => setVendorHold(deps, vendorId, readBody(held ? HOLD_BODY : UNHOLD_BODY, body), held),
+  putPolicy: (deps, vendorId, body) => putPolicy(deps, vendorId, readBody(POLICY_BODY, body)),
+  updateSettings: (deps, body) => updateSettings(deps, readBody(SETTINGS_BODY, body)),
+};
 
 function decision(verb: 'approve' | 'reject'): ApiRoute {
   return defineRoute({
@@ -71,7 +68,7 @@ function decision(verb: 'approve' | 'reject'): ApiRoute {
           : 'invalid_state: the approval is expired, approved or rejected (named in the message).',
       },
     ),
-    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId ?? '', body, verb === 'approve' ? 'approved' : 'rejected', REPLAYS)),
+    handle: async ({ params, body }, deps) => json(200, await decideApproval(await deps(), params.approvalId, body, verb === 'approve' ? 'approved' : 'rejected', REPLAYS)),
   });
 }
 
@@ -99,11 +96,18 @@ export const APPROVAL_ROUTES: ApiRoute[] = [
     method: 'GET',
     path: '/approvals',
     summary: 'Approvals of one state, newest first (four eyes, contract 6.4)',
-    // The state, limit and cursor are read by the use case (a cursor belongs to its state's list), which names a bad one.
+    // Limit and cursor pass on as sent once read (a cursor belongs to its state's list); the use case takes them so.
     query: {
       state: oneOf(APPROVAL_STATES, 'One state.', 'pending'),
-      limit: text('Page size, 1 to 200.', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
-      cursor: text('From nextCursor of the previous page.'),
+      limit: parsed('Page size, 1 to 200.', { type: 'integer', minimum: 1, maximum: 200, default: 50 }, (value) => {
+        approvalLimit(value);
+        return value;
+      }),
+      cursor: parsed('From nextCursor of the previous page.', { type: 'string' }, (value, _name, sent) => {
+        const state = sent.state ?? 'pending';
+        if ((APPROVAL_STATES as readonly string[]).includes(state)) decodeCursor(value, approvalsList(state));
+        return value;
+      }),
     },
     strictQuery: true,
     responses: responses({ 200: ok('A page.', page('items', ref('Approval'))) }, { 400: 'A parameter is wrong; the message names it.' }),
@@ -115,7 +119,7 @@ export const APPROVAL_ROUTES: ApiRoute[] = [
     summary: 'One approval',
     params: { approvalId: APPROVAL_ID },
     responses: responses({ 200: ok('The approval.', ref('Approval')) }, { 400: 'Not an approval id.', 404: 'No such approval.' }),
-    handle: async ({ params }, deps) => json(200, await getApproval(await deps(), params.approvalId ?? '')),
+    handle: async ({ params }, deps) => json(200, await getApproval(await deps(), params.approvalId)),
   }),
   decision('approve'),
   decision('reject'),

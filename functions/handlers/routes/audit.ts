@@ -1,18 +1,17 @@
 /** The audit log's routes (contract 6.2): verification, export as JSON lines, the public key; and an order's timeline. */
-import { auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proveAuditStream } from '../../application/audit/audit-log-views';
-import { startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
+import { CHECKPOINTS_LIMIT, auditPublicKey, auditPublicKeys, exportAuditLog, listAuditCheckpoints, proofStream, proveAuditStream } from '../../application/audit/audit-log-views';
+import { VERIFICATION_BODY, startAuditVerification, verifyAuditLogOrJob } from '../../application/audit/verify-job';
 import { jobView } from '../../application/job-views';
 import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../../application/ports';
 import { viewOrderTimeline } from '../../application/reads/view-order-timeline';
-import { json, jsonBodyOf, rawBodyOf } from '../http';
+import { json } from '../http';
 import { HEX64, ID, TOO_LARGE_ON_AWS, nullable, ok, ref, responses } from '../schema/openapi-parts';
-import { count, id, requiredText } from '../schema/params';
+import { count, id, parsed } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import type { ApiRoute } from './route';
 
-const VERIFY_HINT = '{"actor": "auditor@example.com"} or no body';
 /** The verification job's answer (contract 6.3): its `result` is the answer GET /audit/verify would give. */
 const VERIFICATION_JOB = (when: string) => ok(`${when}: the job (kind \`audit_verify\`) that verifies the log in the jobs function; GET /jobs/{jobId} until it has succeeded, and its \`result\` is exactly the answer of GET /audit/verify (AuditVerification).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 
@@ -36,12 +35,11 @@ export const AUDIT_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'POST', path: '/audit/verifications', summary: 'Verify the audit log as a job, whatever its size (contract 6.3)',
-    // The body is optional (who asks), so the route reads it itself.
-    otherBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { actor: { type: 'string', description: 'Who asks (default "api").' } } }, example: { actor: 'auditor@example.com' } } } },
+    body: VERIFICATION_BODY,
     responses: responses({ 202: VERIFICATION_JOB('Always') }, { 400: 'A bad body (only actor is a field); no job was started.' }),
-    handle: async ({ event }, deps) => {
+    handle: async ({ body }, deps) => {
       const d = await deps();
-      return jobAnswer(d, await startAuditVerification(d, rawBodyOf(event).length === 0 ? undefined : jsonBodyOf(event, VERIFY_HINT)));
+      return jobAnswer(d, await startAuditVerification(d, body));
     },
   }),
   defineRoute({
@@ -62,7 +60,7 @@ export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/checkpoints', summary: 'The newest signed checkpoints, newest first, with their hashes',
     description: 'Each checkpoint signs the head of every stream and links to the one before it by previousHash; the whole checkpoint (its heads and signature) is in GET /audit/export.',
-    query: { limit: count(1, 200, 20, 'How many.') },
+    query: { limit: count(1, CHECKPOINTS_LIMIT.max, CHECKPOINTS_LIMIT.fallback, 'How many.') },
     responses: responses({ 200: ok('Newest first.', { type: 'object', required: ['items'], additionalProperties: false, properties: { items: { type: 'array', items: {
       type: 'object', additionalProperties: false,
       required: ['number', 'at', 'coveredUntil', 'hash', 'previousHash', 'root', 'keyId', 'algorithm', 'streams'],
@@ -73,7 +71,7 @@ export const AUDIT_ROUTES: ApiRoute[] = [
         algorithm: { type: 'string' }, streams: { type: 'integer', description: 'Stream heads it signs.' },
       },
     } } } }) }, { 400: 'Bad limit.' }),
-    handle: async ({ query }, deps) => json(200, await listAuditCheckpoints(await deps(), { limit: String(query.limit) })),
+    handle: async ({ query }, deps) => json(200, await listAuditCheckpoints(await deps(), { limit: query.limit })),
   }),
   defineRoute({
     method: 'GET', path: '/audit/public-keys', summary: 'Every key that ever signed a checkpoint: a checkpoint verifies under the key its keyId names',
@@ -83,7 +81,7 @@ export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/proof', summary: "One stream's proof against a signed checkpoint: its records, the checkpoint, the head's inclusion path",
     // The stream's name is checked by the use case (order#, vendor# or config), which names it and what to send.
-    query: { stream: requiredText('The stream: order#<orderId> (URL-encoded order%23<orderId>), vendor#<vendorId> or config.', 'order#order_1') },
+    query: { stream: parsed('The stream: order#<orderId> (URL-encoded order%23<orderId>), vendor#<vendorId> or config.', { type: 'string' }, (stream) => proofStream({ stream }), { required: true, example: 'order#order_1' }) },
     responses: responses({ 200: ok('Checked offline by `holdback audit prove <orderId>`; `checkpoint` is null while no checkpoint has signed the stream.', ref('AuditProof')) }, { 400: 'stream missing or not a stream name.', 404: 'No such stream in the audit log.' }),
     handle: async ({ query }, deps) => json(200, await proveAuditStream(await deps(), query)),
   }),

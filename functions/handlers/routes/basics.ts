@@ -10,14 +10,13 @@ import { SCHEDULE_OPTIONS, isScheduleOption } from '../../domain/schedule-option
 import { json } from '../http';
 import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';
-import { objectBody } from '../schema/body';
-import { defineRoute, jsonBody } from '../schema/route-schema';
+import { objectBody } from '../../application/body-schema';
+import { defineRoute } from '../schema/route-schema';
+import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
 import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import type { ApiRoute } from './route';
 
-export const POLICY_EXAMPLE = { scheduleOption: 1, release: { kind: 'after_delivery', delay: 'P2D' }, actor: 'finance@example.com', reason: 'trusted vendor' };
-const SETTINGS_EXAMPLE = { deferByDays: 15, timezone: 'Asia/Kolkata', defaultScheduleOption: 1, holidays: ['2022-12-25'], settlementDays: 'working', releaseLead: 'PT1H', actor: 'finance@example.com', reason: 'mirror the dashboard' };
 const vendorId = { vendorId: id('vendor_a') };
 
 /** POST /predictions: an eligibility in either of the gateway's forms, and a schedule option (default: the settings'). */
@@ -60,7 +59,7 @@ export const BASIC_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'PUT', path: '/settings', summary: 'Change settings (new version)',
-    body: jsonBody(ref('Settings'), SETTINGS_EXAMPLE, '{"deferByDays": 15}'),
+    body: SETTINGS_BODY,
     responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
     handle: async ({ body }, deps) => json(200, await updateSettings(await deps(), body)),
   }),
@@ -76,7 +75,7 @@ export const BASIC_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'PUT', path: '/vendors/{vendorId}/policy', summary: "Change a vendor's policy (new version)", params: vendorId,
-    body: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE),
+    body: POLICY_BODY,
     responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
     handle: async ({ params, body }, deps) => json(200, await putPolicy(await deps(), params.vendorId, body)),
   }),

@@ -1,9 +1,9 @@
 /** The bulk policy import of contract section 6: `POST /policies/import?dryRun=&actor=` with a text/csv body. */
-import { IMPORT_HEADER, importPolicies } from '../../application/config/import-policies';
+import { IMPORT_HEADER, dryRunOf, importPolicies } from '../../application/config/import-policies';
 import { ValidationError } from '../../domain/errors';
 import { json, rawBodyOf, type ApiEvent } from '../http';
 import { ok, ref, responses } from '../schema/openapi-parts';
-import { text } from '../schema/params';
+import { parsed, text } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import type { ApiRoute } from './route';
 import { actorOfCaller, callerOf } from '../caller';
@@ -15,9 +15,12 @@ export const IMPORT_ROUTES: ApiRoute[] = [
     method: 'POST',
     path: '/policies/import',
     summary: 'Bulk policies from CSV: a dry run by default; an apply is all or nothing and idempotent',
-    // Both are read by the use case, which names a bad one (an actor is required only to apply).
     query: {
-      dryRun: text('false applies.', { type: 'string', enum: ['true', 'false'], default: 'true' }),
+      dryRun: parsed('false applies.', { type: 'string', enum: ['true', 'false'], default: 'true' }, (value) => {
+        dryRunOf(value);
+        return value;
+      }),
+      // Required only to apply, and on AWS the signed principal's name when absent: the use case, which knows both, reads it.
       actor: { ...text('Who imports (recorded with every version); required to apply, not for a dry run (on AWS, absent: your principal\'s name).'), example: 'finance@example.com' },
     },
     otherBody: { required: true, content: { 'text/csv': { schema: { type: 'string' }, example: 'vendorId,scheduleOption,release,delay,reason\nvendor_a,1,after_delivery,P2D,trusted\n' } } },

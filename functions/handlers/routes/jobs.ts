@@ -1,18 +1,23 @@
 /** Bulk work and exports (contract 6.3): the jobs, POST /exports, and the local download of an export file. */
 import { EXPORT_FILE_PATH } from '../../adapters/files/file-export-store';
-import { cancelJob } from '../../application/jobs/cancel-job';
+import { CANCEL_BODY, cancelJob } from '../../application/jobs/cancel-job';
 import { startExport } from '../../application/audit/export-job';
-import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs } from '../../application/job-views';
+import { JOB_CURSOR_LIST, JOB_LIMIT, getJob, jobView, listJobs, requireJobId } from '../../application/job-views';
 import { JOB_KINDS, JOB_STATES } from '../../application/ports';
-import { json, jsonBodyOf, rawBodyOf } from '../http';
+import { json } from '../http';
 import { ok, page, ref, responses } from '../schema/openapi-parts';
-import { count, cursor, oneOf, requiredText, text } from '../schema/params';
-import { defineRoute, jsonBody } from '../schema/route-schema';
+import { count, cursor, oneOf, parsed, requiredText, text } from '../schema/params';
+import { defineRoute } from '../schema/route-schema';
+import { EXPORT_BODY } from '../schema/export-body';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
-const CANCEL_EXAMPLE = '{"actor": "finance@example.com", "reason": "started by mistake"}';
-const EXPORT_HINT = '{"kind": "outcomes", "format": "csv", "filters": {"vendorId": "vendor_a"}}';
+
+/** A job's own id rule (job_<ms>_<10 chars>), read before the body. */
+const JOB_ID = parsed('The jobId of an answer that started a job.', { type: 'string', pattern: '^job_[0-9]{13}_[0-9a-z]{10}$' }, (value = '') => {
+  requireJobId(value);
+  return value;
+}, { example: 'job_1669975200000_k3v9x0q2m1' });
 
 export const JOB_ROUTES: ApiRoute[] = [
   defineRoute({
@@ -27,24 +32,22 @@ export const JOB_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'GET', path: '/jobs/{jobId}', summary: 'One job: its state and progress, and an export\'s link',
-    // The job id's own rule (job_<ms>_<10 chars>) is checked by the use case, which names it.
-    params: { jobId: { ...text('The jobId of an answer that started a job.'), example: 'job_1669975200000_k3v9x0q2m1' } },
+    params: { jobId: JOB_ID },
     responses: responses({ 200: ok('The job.', ref('Job')) }, { 400: 'Not a job id.', 404: 'No such job.' }),
-    handle: async ({ params }, deps) => json(200, await getJob(await deps(), params.jobId ?? '')),
+    handle: async ({ params }, deps) => json(200, await getJob(await deps(), params.jobId)),
   }),
   defineRoute({
     method: 'POST', path: '/jobs/{jobId}/cancel', summary: 'Cancel a job that has not ended: its remaining steps are skipped',
-    params: { jobId: { ...text('The jobId of an answer that started a job.'), example: 'job_1669975200000_k3v9x0q2m1' } },
-    // The body is optional (who cancels and why), so the route reads it itself.
-    otherBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { actor: { type: 'string', description: 'Who cancels (default "api").' }, reason: { type: 'string', description: 'Why (kept on the job as its error).' } } }, example: { actor: 'finance@example.com', reason: 'started by mistake' } } } },
+    params: { jobId: JOB_ID },
+    body: CANCEL_BODY,
     responses: responses({
       200: ok('The job, cancelled. Each release it walked is in a state of its own (every release is written whole, one at a time): those done are planned under the change, the others as they were; a hold or a policy applied stays in force from its own answer (the sender checks at claim time).', ref('Job')),
     }, { 400: 'Not a job id, or a bad body.', 404: 'No such job.', 409: 'The job has ended already (job_ended): nothing to cancel.' }),
-    handle: async ({ params, event }, deps) => json(200, await cancelJob(await deps(), params.jobId ?? '', rawBodyOf(event).length === 0 ? undefined : jsonBodyOf(event, CANCEL_EXAMPLE))),
+    handle: async ({ params, body }, deps) => json(200, await cancelJob(await deps(), params.jobId, body)),
   }),
   defineRoute({
     method: 'POST', path: '/exports', summary: 'An export of any size as a file, written by a job (contract 6.3)',
-    body: jsonBody(ref('ExportInput'), { kind: 'outcomes', format: 'csv', filters: { vendorId: 'vendor_a', from: '2022-12-01', to: '2022-12-31' } }, EXPORT_HINT),
+    body: EXPORT_BODY,
     responses: responses({ 202: ok('The export job; GET /jobs/{jobId} until its result carries the link.', { type: 'object', required: ['job'], properties: { job: ref('Job') } }) }, { 400: 'A field or filter is wrong (filters.<name>); no job was started.' }),
     handle: async ({ body }, deps) => {
       const d = await deps();

@@ -1,27 +1,26 @@
 /** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
-import { OUTCOME_CSV_COLUMNS, OUTCOME_LIMIT, outcomesCsv, parseOutcomeQuery } from '../../application/outcome-rows';
+import { OUTCOME_CSV_COLUMNS, OUTCOME_LIMIT, outcomesCsv, parseOutcomeQuery, type OutcomeQuery } from '../../application/outcome-rows';
 import { outcomesPage } from '../../application/reads/list-outcomes';
 import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
 import { HELD_SETTLING_LISTED, heldSettlingSoon } from '../../application/reads/held-settling';
-import { requireId } from '../../application/ids';
 import { predictionAccuracy } from '../../application/releases/settlement-accuracy';
 import { RELEASE_STATES } from '../../domain/types';
 import { json } from '../http';
 import { ID, TOO_LARGE_ON_AWS, decimal, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
-import { count, cursor, flag, id, text, type Param } from '../schema/params';
-import { DAY_FROM, DAY_TO, RANGE_FROM, RANGE_TO } from '../schema/ranges';
+import { count, cursor, flag, id, ofQuery, optionalId, type Param } from '../schema/params';
+import { DAY_FROM, DAY_TO, RANGE_FROM, RANGE_TO, rangeParam } from '../schema/ranges';
 import { defineRoute } from '../schema/route-schema';
 import { streamedResult } from '../streamed-body';
 import type { ApiRoute } from './route';
 
-/** Documented here; read together by parseOutcomeQuery, since a cursor belongs to its filters and CSV takes no page. */
-const OUTCOME_QUERY: Record<string, Param<string | undefined>> = {
-  vendorId: text('One vendor.', ID), orderId: text('One order.', ID),
-  state: text('One state.', { type: 'string', enum: [...RELEASE_STATES] }),
-  from: RANGE_FROM, to: RANGE_TO, by: text('Which time from/to range over.', { type: 'string', enum: ['transaction', 'applied', 'settled'], default: 'transaction' }),
-  limit: text('Page size (JSON only; refused with format=csv).', { type: 'integer', minimum: OUTCOME_LIMIT.min, maximum: OUTCOME_LIMIT.max, default: OUTCOME_LIMIT.default }),
-  cursor: text('From nextCursor of the previous page, with the same filters (JSON only; refused with format=csv).'),
-  format: text('CSV streams every matching row.', { type: 'string', enum: ['json', 'csv'], default: 'json' }),
+/** Documented here; read together by parseOutcomeQuery (the route's readQuery), since a cursor belongs to its filters and CSV takes no page. */
+const OUTCOME_QUERY: Record<string, Param<unknown>> = {
+  vendorId: ofQuery('One vendor.', ID), orderId: ofQuery('One order.', ID),
+  state: ofQuery('One state.', { type: 'string', enum: [...RELEASE_STATES] }),
+  from: RANGE_FROM, to: RANGE_TO, by: ofQuery('Which time from/to range over.', { type: 'string', enum: ['transaction', 'applied', 'settled'], default: 'transaction' }),
+  limit: ofQuery('Page size (JSON only; refused with format=csv).', { type: 'integer', minimum: OUTCOME_LIMIT.min, maximum: OUTCOME_LIMIT.max, default: OUTCOME_LIMIT.default }),
+  cursor: ofQuery('From nextCursor of the previous page, with the same filters (JSON only; refused with format=csv).', { type: 'string' }),
+  format: ofQuery('CSV streams every matching row.', { type: 'string', enum: ['json', 'csv'], default: 'json' }),
 };
 
 const ACCURACY_ROW = {
@@ -40,7 +39,7 @@ const ACCURACY_ROW = {
 export const OUTCOME_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/outcomes', summary: 'Releases for auditors: filters, cursor pages, JSON or CSV (contract 6.1)',
-    query: OUTCOME_QUERY,
+    query: OUTCOME_QUERY, readQuery: parseOutcomeQuery,
     responses: responses({
       200: {
         description: 'JSON page, or CSV with the columns of contract 6.1.',
@@ -50,8 +49,8 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
         },
       },
     }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
-    handle: async ({ event }, deps) => {
-      const parsed = parseOutcomeQuery({ ...(event.queryStringParameters ?? {}) });
+    handle: async ({ query }, deps) => {
+      const parsed = query as unknown as OutcomeQuery;
       if (parsed.format === 'json') return json(200, await outcomesPage(await deps(), parsed));
       return streamedResult(200, {
         'content-type': 'text/csv; charset=utf-8; header=present',
@@ -67,7 +66,7 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'GET', path: '/forecast', summary: 'Expected settlements per India-time day, firm and projected',
-    query: { from: DAY_FROM, to: DAY_TO, vendorId: text('One vendor.', ID) },
+    query: { from: DAY_FROM, to: DAY_TO, vendorId: optionalId('One vendor.') },
     responses: responses({ 200: ok('Days.', ref('Forecast')) }, { 400: 'Bad range.' }),
     handle: async ({ query }, deps) => json(200, await forecast(await deps(), query)),
   }),
@@ -79,7 +78,7 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
   }),
   defineRoute({
     method: 'GET', path: '/reports/prediction-accuracy', summary: 'Predicted against actual settlement, per schedule option',
-    query: { from: { ...RANGE_FROM, required: true, example: '2022-12-01' }, to: { ...RANGE_TO, required: true, example: '2022-12-31' } },
+    query: { from: rangeParam('from', true, '2022-12-01'), to: rangeParam('to', true, '2022-12-31') },
     responses: responses({
       200: ok('The range (by settlement time) and one row per schedule option settled in it.', {
         type: 'object',
@@ -92,7 +91,7 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/alerts/held-settling', summary: 'Held money the gateway settles anyway within holdWarning (contract 6.4)',
     description: 'A hold only stops an early release: at max eligibility the gateway settles whatever Holdback holds. Every HELD release whose settlement after its max eligibility falls within the settings\' holdWarning (default P2D), soonest first; the overview shows it as an alert.',
-    query: { vendorId: text('One vendor.', ID), limit: count(HELD_SETTLING_LISTED.min, HELD_SETTLING_LISTED.max, HELD_SETTLING_LISTED.default, 'Held releases listed, soonest first (count and totals always cover every one).') },
+    query: { vendorId: optionalId('One vendor.'), limit: count(HELD_SETTLING_LISTED.min, HELD_SETTLING_LISTED.max, HELD_SETTLING_LISTED.default, 'Held releases listed, soonest first (count and totals always cover every one).') },
     responses: responses({
       200: ok('The alert.', {
         type: 'object', required: ['holdWarning', 'until', 'items', 'count', 'omitted', 'totals'],
@@ -105,6 +104,6 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
         },
       }),
     }, { 400: 'Bad vendor id or limit.' }),
-    handle: async ({ query }, deps) => json(200, await heldSettlingSoon(await deps(), query.vendorId === undefined ? undefined : requireId(query.vendorId, 'vendorId'), query.limit)),
+    handle: async ({ query }, deps) => json(200, await heldSettlingSoon(await deps(), query.vendorId, query.limit)),
   }),
 ];

@@ -5,11 +5,10 @@ import { PREVIEW_INLINE_RELEASES, type Dependencies } from '../../application/po
 import { json } from '../http';
 import { ok, ref, responses } from '../schema/openapi-parts';
 import { count, id } from '../schema/params';
-import { defineRoute, jsonBody } from '../schema/route-schema';
-import { POLICY_EXAMPLE } from './basics';
+import { defineRoute } from '../schema/route-schema';
+import { POLICY_PREVIEW_BODY, SETTINGS_PREVIEW_BODY } from '../schema/config-bodies';
 import type { ApiRoute } from './route';
 
-const POLICY_PREVIEW_HINT = '{"scheduleOption": 1, "release": {"kind": "immediate"}, "actor": "finance@example.com", "reason": "trusted vendor", "applyTo": "open_orders"}';
 /** A preview over more open releases than one answer carries (contract 6.3). */
 const PREVIEW_JOB = ok(`The preview covers more than ${PREVIEW_INLINE_RELEASES.toLocaleString('en-US')} open releases (HOLDBACK_PREVIEW_INLINE_RELEASES): the job that computes it; GET /jobs/{jobId} until it has succeeded, and its \`result\` is the preview (its \`previewId\` works with the PUT as any other; it lists at most 500 releases, perDay covers them all).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 const PREVIEW_LIMIT = count(0, LISTED_RELEASES.max, LISTED_RELEASES.default, 'Releases listed (perDay always covers every release).');
@@ -24,7 +23,7 @@ export const PREVIEW_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'POST', path: '/vendors/{vendorId}/policy/preview', summary: 'What a policy change would move, changing nothing',
     params: { vendorId: id('vendor_a') }, query: { limit: PREVIEW_LIMIT },
-    body: jsonBody(ref('PolicyInput'), POLICY_EXAMPLE, POLICY_PREVIEW_HINT),
+    body: POLICY_PREVIEW_BODY,
     responses: responses({ 200: ok("The vendor's unsent releases now and under the change, with totals per India-time day.", ref('Preview')), 202: PREVIEW_JOB }, { 400: 'A field or limit is wrong; no job was started.' }),
     handle: async ({ params, query, body }, deps) => {
       const d = await deps();
@@ -34,7 +33,7 @@ export const PREVIEW_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'POST', path: '/settings/preview', summary: 'What a settings change would move, changing nothing',
     query: { limit: PREVIEW_LIMIT },
-    body: jsonBody(ref('Settings'), { deferByDays: 10 }),
+    body: SETTINGS_PREVIEW_BODY,
     responses: responses({ 200: ok('Every unsent release it would move, and those the gateway would refuse.', ref('Preview')), 202: PREVIEW_JOB }, { 400: 'A field or limit is wrong; no job was started.' }),
     handle: async ({ query, body }, deps) => {
       const d = await deps();

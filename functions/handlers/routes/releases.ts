@@ -3,38 +3,36 @@ import { releaseManually, retryRelease, setVendorHold } from '../../application/
 import { json } from '../http';
 import { ok, ref, responses } from '../schema/openapi-parts';
 import { id } from '../schema/params';
-import { defineRoute, jsonBody } from '../schema/route-schema';
+import { defineRoute } from '../schema/route-schema';
+import { HOLD_BODY, RELEASE_BODY, RETRY_BODY, UNHOLD_BODY } from '../schema/release-bodies';
 import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import type { ApiRoute } from './route';
 
-const HOLD_HINT = '{"actor": "risk@example.com", "reason": "fraud review"}';
-const RELEASE_HINT = '{"actor": "finance@example.com", "reason": "goods received", "at": "2022-12-06T09:00:00+05:30"}';
 const vendorId = { vendorId: id('vendor_a') };
 const orderAndVendor = { orderId: id('order_1001'), vendorId: id('vendor_a') };
-const RELEASE_INPUT = { allOf: [ref('ActionInput'), { type: 'object', properties: { at: { type: 'string', description: "Eligibility to send (India time \"YYYY-MM-DD HH:MM:SS\" or ISO 8601 with an offset), sent releaseLead before it; absent: as soon as the gateway accepts. Refused (400 naming at) when it is after the release's max eligibility or before its transaction time, and when it has passed unless confirmPast is true." }, override: { type: 'boolean', description: 'Required to release a HELD release.' }, confirmPast: { type: 'boolean', default: false, description: 'true: an at that has passed is meant; it is sent with the next minute the gateway accepts. Without it such an at is refused.' } } }] };
 
 export const RELEASE_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'POST', path: '/vendors/{vendorId}/hold', summary: "Hold a vendor's money (nothing sent until unhold); repeating it answers 200 again", params: vendorId,
-    body: jsonBody(ref('HoldInput'), { actor: 'risk@example.com', reason: 'fraud review', source: 'risk' }, HOLD_HINT),
+    body: HOLD_BODY,
     responses: responses({ 200: ok('The hold and how many releases it held.', ref('HoldAnswer')) }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know (no policy, hold or order).' }),
     handle: async ({ params, body }, deps) => json(200, await setVendorHold(await deps(), params.vendorId, body, true)),
   }),
   defineRoute({
     method: 'POST', path: '/vendors/{vendorId}/unhold', summary: 'Release a vendor hold; its releases are planned again', params: vendorId,
-    body: jsonBody(ref('HoldInput'), { actor: 'risk@example.com', reason: 'review cleared', source: 'risk' }, HOLD_HINT),
+    body: UNHOLD_BODY,
     responses: responses({ 200: ok('The unhold and how many releases were planned again.', ref('HoldAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 404: 'A vendor Holdback does not know.', 409: 'hold_source: the hold was placed by a stronger source than the one sent (the message names it and what to send).' }),
     handle: async ({ params, body }, deps) => json(200, await setVendorHold(await deps(), params.vendorId, body, false)),
   }),
   defineRoute({
     method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/release', summary: 'Manual early release of one vendor of one order', params: orderAndVendor,
-    body: jsonBody(RELEASE_INPUT, { actor: 'finance@example.com', reason: 'vendor in hardship' }, RELEASE_HINT),
+    body: RELEASE_BODY,
     responses: responses({ 200: ok('The release as planned now.', ref('Release')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong: at in the past without confirmPast, or outside the window [transaction time, max eligibility].', 404: 'Unknown order or vendor.', 409: 'invalid_state: the state does not allow a manual release (named in the message).' }),
     handle: async ({ params, body }, deps) => json(200, await releaseManually(await deps(), params.orderId, params.vendorId, body)),
   }),
   defineRoute({
     method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/retry', summary: 'Retry a FAILED release while its window is open', params: orderAndVendor,
-    body: jsonBody(ref('ActionInput'), { actor: 'ops@example.com', reason: 'gateway recovered' }),
+    body: RETRY_BODY,
     responses: responses({ 200: ok('The release as planned now.', ref('Release')) }, { 400: 'A field is wrong.', 404: 'Unknown order or vendor.', 409: 'invalid_state: only a FAILED release with its window open can be retried.' }),
     handle: async ({ params, body }, deps) => json(200, await retryRelease(await deps(), params.orderId, params.vendorId, body)),
   }),

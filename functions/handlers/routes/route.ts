@@ -9,4 +9,6 @@ export interface ApiRoute {
   run: (event: ApiEvent, deps: () => Promise<Dependencies>) => Promise<ApiResult>;
   /** The route's operation in the OpenAPI document; `defineRoute` (schema/route-schema.ts) builds it from the route's schema. */
   operation?: Record<string, unknown>;
+  /** The one declaration the route reads its request by, and the operation's parameters and requestBody come from. */
+  declared?: { params: Record<string, { schema: unknown }>; query: Record<string, { schema: unknown }>; body?: { schema: unknown; read?: unknown } };
 }

@@ -49,20 +49,6 @@ export const COMPONENTS: Record<string, Json> = {
       { type: 'object', required: ['kind', 'delay'], properties: { kind: { const: 'after_delivery' }, delay: { type: 'string', example: 'P2D' } } },
     ],
   },
-  PolicyInput: {
-    type: 'object',
-    required: ['scheduleOption', 'release', 'actor', 'reason'],
-    properties: {
-      scheduleOption: { type: 'integer' },
-      release: ref('ReleaseRule'),
-      actor: { type: 'string' },
-      reason: { type: 'string' },
-      expectedVersion: { type: 'integer', description: 'Refused with 409 when the current version is another.' },
-      applyTo: { type: 'string', enum: ['new_orders', 'open_orders'], default: 'new_orders' },
-      previewId: { type: 'string', description: 'Applies only if what that preview showed still holds, else 409 preview_stale.' },
-      maxExposure: ref('MaxExposure'),
-    },
-  },
   MaxExposure: {
     type: 'object', description: 'Contract 6.4: the most early-released money at risk at once, per currency, as decimal text; an early release that would pass it waits (WAITING, exposure_cap). Absent: no cap.',
     additionalProperties: { type: 'string', pattern: '^\\d{1,10}(\\.\\d{1,2})?$' }, example: { INR: '50000.00' },
@@ -297,19 +283,6 @@ export const COMPONENTS: Record<string, Json> = {
       sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the file, lowercase hex.' },
     },
   },
-  ExportInput: {
-    oneOf: [
-      {
-        type: 'object', required: ['kind', 'format'], additionalProperties: false,
-        properties: {
-          kind: { const: 'outcomes' }, format: { type: 'string', enum: ['csv', 'jsonl'], description: 'csv: the columns of contract 6.1; jsonl: one outcome as GET /outcomes shows it a line.' },
-          filters: { type: 'object', description: 'The filters of GET /outcomes (vendorId, orderId, state, from, to, by) as text; not cursor or limit.', additionalProperties: { type: 'string' } },
-          actor: { type: 'string' },
-        },
-      },
-      { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: { const: 'audit' }, from: { type: 'string' }, to: { type: 'string' }, actor: { type: 'string' } } },
-    ],
-  },
   ImportAnswer: {
     type: 'object',
     required: ['dryRun', 'importId', 'rows', 'valid', 'errors', 'moreErrors'],
@@ -376,11 +349,6 @@ export const COMPONENTS: Record<string, Json> = {
     },
   },
   HoldSource: { type: 'string', enum: ['dispute', 'risk', 'finance', 'vendor_request'], description: 'Who placed a hold, strongest first: lifting needs the same source or a stronger one.' },
-  HoldInput: {
-    type: 'object',
-    required: ['actor', 'reason'],
-    properties: { actor: { type: 'string' }, reason: { type: 'string' }, source: { ...ref('HoldSource'), description: 'Default finance. Unhold: the same source as the hold or a stronger one, else 409 hold_source.' } },
-  },
   HoldAnswer: {
     type: 'object',
     required: ['vendorId', 'held', 'actor', 'reason', 'at', 'job'],
@@ -391,11 +359,6 @@ export const COMPONENTS: Record<string, Json> = {
       job: nullable({ ...ref('Job'), description: 'The rest (each open release shown HELD, or planned again on unhold, schedules moved) as a job; null when the vendor has no open release.' }),
     },
     additionalProperties: false,
-  },
-  ActionInput: {
-    type: 'object',
-    required: ['actor', 'reason'],
-    properties: { actor: { type: 'string' }, reason: { type: 'string' } },
   },
 };
 

@@ -13,8 +13,10 @@ export interface Param<T> {
   description?: string;
   example?: string;
   required?: boolean;
-  /** Throws a ValidationError naming `name` when the text is wrong. */
-  read(text: string | undefined, name: string): T;
+  /** Any text is read as sent: what it names is looked up where it is used (an asset, a file and its token). */
+  free?: true;
+  /** Throws a ValidationError naming `name` when the text is wrong; `sent` is every query parameter, for one read with another. */
+  read(text: string | undefined, name: string, sent: Record<string, string | undefined>): T;
 }
 
 /** The OpenAPI parameter object of `param` as `name` in the path or the query. */
@@ -25,14 +27,24 @@ export function parameterObject(name: string, where: 'path' | 'query', param: Pa
   return object;
 }
 
-/** Text as sent (absent: undefined); what it means is checked by the use case, which names the field. */
+/** Any text, as sent (absent: undefined): a name looked up where it is used, which answers 404 when nothing has it. */
 export function text(description: string, schema: Json = { type: 'string' }): Param<string | undefined> {
-  return { schema, description, read: (value) => value };
+  return { schema, description, free: true, read: (value) => value };
 }
 
-/** Text that must be sent (the use case refuses it missing); `example` is what the document's example call sends. */
+/** Any text that must be sent; `example` is what the document's example call sends. */
 export function requiredText(description: string, example?: string, schema: Json = { type: 'string' }): Param<string | undefined> {
-  return { schema, description, example, required: true, read: (value) => value };
+  return { schema, description, example, required: true, free: true, read: (value) => value };
+}
+
+/** Text read by `read` (a ValidationError naming `name` when wrong), documented by `schema`. */
+export function parsed<T>(description: string, schema: Json, read: Param<T>['read'], extra: { example?: string; required?: boolean } = {}): Param<T> {
+  return { schema, description, ...extra, read };
+}
+
+/** A parameter of a query read whole by its route's `readQuery` (it depends on the others): documented here. */
+export function ofQuery(description: string, schema: Json): Param<string | undefined> {
+  return { schema, description, read: (value) => value };
 }
 
 /** An id of the gateway's rule (3 to 45 of A-Z, a-z, 0-9, "_" and "-"), checked before it reaches a key or a URL. */

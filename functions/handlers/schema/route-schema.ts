@@ -4,33 +4,17 @@
  */
 import type { Dependencies } from '../../application/ports';
 import { ValidationError, collectIssues, type ValidationIssue } from '../../domain/errors';
-import { jsonBodyOf, pathParameter, type ApiEvent, type ApiResult } from '../http';
+import { jsonBodyOf, pathParameter, rawBodyOf, type ApiEvent, type ApiResult } from '../http';
 import type { ApiRoute } from '../routes/route';
 import type { Json } from './openapi-parts';
+import { exampleText, type BodySchema } from '../../application/body-schema';
 import { parameterObject, type Param } from './params';
 
 type Params = Record<string, Param<unknown>>;
 /** The values a set of parameter schemas reads. */
 export type ValuesOf<S extends Params> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
 
-/** A JSON body: its schema and example for the document, the example a refusal quotes, and (body.ts) its reading. */
-export interface BodySchema<B = unknown> {
-  schema: Json;
-  example: unknown;
-  /** What "send a JSON object, e.g. ..." quotes when the body is empty or not JSON. */
-  hint: string;
-  /** Reads the parsed JSON into what the use case takes, every bad member named at once; absent: the use case reads it. */
-  read?(body: unknown): B;
-}
-
-/** `example` written as a refusal quotes it: `{"deferByDays": 15}`. */
-export function exampleText(example: unknown): string {
-  if (Array.isArray(example)) return `[${example.map(exampleText).join(', ')}]`;
-  if (typeof example === 'object' && example !== null) {
-    return `{${Object.entries(example).map(([key, value]) => `${JSON.stringify(key)}: ${exampleText(value)}`).join(', ')}}`;
-  }
-  return JSON.stringify(example);
-}
+export { exampleText, type BodySchema };
 
 /** A JSON object body; the use case checks what each field means and names it. */
 export function jsonBody(schema: Json, example: unknown, hint: string = exampleText(example)): BodySchema {
@@ -48,6 +32,11 @@ export interface RouteSchema<P extends Params, Q extends Params, B = unknown> {
   query?: Q;
   /** Refuse query parameters the route does not declare, naming them. */
   strictQuery?: boolean;
+  /**
+   * The query read whole, where its parameters depend on each other (a cursor belongs to its filters, CSV takes no
+   * page): it names every bad parameter, and what it reads is the handler's `query`. `query` then documents them.
+   */
+  readQuery?(sent: Record<string, string | undefined>): unknown;
   body?: BodySchema<B>;
   /** A body that is not JSON (CSV, a signed webhook): documented here, read by the route itself. */
   otherBody?: Json;
@@ -67,7 +56,7 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
     ...Object.entries(query).map(([name, param]) => parameterObject(name, 'query', param)),
   ];
   if (parameters.length > 0) operation.parameters = parameters;
-  if (schema.body) operation.requestBody = { required: true, content: { 'application/json': { schema: schema.body.schema, example: schema.body.example } } };
+  if (schema.body) operation.requestBody = { required: schema.body.optional !== true, content: { 'application/json': { schema: schema.body.schema, example: schema.body.example } } };
   else if (schema.otherBody) operation.requestBody = schema.otherBody;
   operation.responses = schema.responses;
 
@@ -76,28 +65,35 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
     method: schema.method,
     path: schema.path,
     operation,
+    declared: { params, query, ...(schema.body ? { body: schema.body } : {}) },
     run: async (event, deps) => {
       const issues: ValidationIssue[] = [];
       const pathValues = readAll(params, issues, (name) => pathParameter(event, name));
       const sent = event.queryStringParameters ?? {};
+      if (schema.readQuery) {
+        if (issues.length > 0) throw new ValidationError(issues);
+        const queryValues = schema.readQuery({ ...sent }) as ValuesOf<Q>;
+        return schema.handle({ params: pathValues, query: queryValues, body: undefined as B, event }, deps);
+      }
       if (schema.strictQuery) {
         for (const name of Object.keys(sent)) {
           if (!known.includes(name)) issues.push({ field: name, problem: `is not a parameter of ${schema.method} ${schema.path}`, expected: `only ${known.join(', ')}` });
         }
       }
-      const queryValues = readAll(query, issues, (name) => sent[name]);
+      const queryValues = readAll(query, issues, (name) => sent[name], sent);
       if (issues.length > 0) throw new ValidationError(issues);
-      const sentBody = schema.body ? jsonBodyOf(event, schema.body.hint) : undefined;
+      const absent = schema.body?.optional === true && rawBodyOf(event).length === 0;
+      const sentBody = schema.body && !absent ? jsonBodyOf(event, schema.body.hint) : undefined;
       const body = (schema.body?.read ? schema.body.read(sentBody) : sentBody) as B;
       return schema.handle({ params: pathValues, query: queryValues, body, event }, deps);
     },
   };
 }
 
-function readAll<S extends Params>(schemas: S, issues: ValidationIssue[], textOf: (name: string) => string | undefined): ValuesOf<S> {
+function readAll<S extends Params>(schemas: S, issues: ValidationIssue[], textOf: (name: string) => string | undefined, sent: Record<string, string | undefined> = {}): ValuesOf<S> {
   const values: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(schemas)) {
-    values[name] = collectIssues(issues, () => param.read(textOf(name), name));
+    values[name] = collectIssues(issues, () => param.read(textOf(name), name, sent));
   }
   return values as ValuesOf<S>;
 }
