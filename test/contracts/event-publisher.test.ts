@@ -7,6 +7,7 @@ import type { EventPublisher } from '../../functions/application/ports';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE, LOCAL_FUNCTIONS_ACCESS_KEY } from '../../functions/definitions/routing';
 import type { HoldbackEvent } from '../../functions/domain/types';
+import { Instant } from '../../functions/domain/instant';
 import { RecordingPublisher } from '../fakes/outside-world';
 import { region, startEdge } from '../infra/local-edge';
 import { describeEachSubject, type Subject, type Subjects } from './subjects';
@@ -36,7 +37,7 @@ async function onTheLocalBus(): Promise<Subject<Publishing>> {
   // Signed as Holdback's functions are: the bus's policy lets only them put source `holdback`.
   const client = new EventBridgeClient({ endpoint: local.edge.url, region, credentials: { accessKeyId: LOCAL_FUNCTIONS_ACCESS_KEY, secretAccessKey: 'local' } });
   return {
-    publisher: new EventBridgePublisher(client, { eventBusName: 'default', now: () => local.clock.now() }),
+    publisher: new EventBridgePublisher(client, { eventBusName: 'default', now: () => Instant.fromDateTime(local.clock.now()) }),
     holdbackEvents: async () => local.edge.bus.find({ source: HOLDBACK_EVENT_SOURCE }).map((e) => ({ type: e['detail-type'], detail: e.detail }) as HoldbackEvent),
     orderEvents: async () => local.edge.bus.find({ source: DEFAULT_EVENT_SOURCE }).map((e) => ({ detailType: e['detail-type'], detail: e.detail })),
     close: async () => {

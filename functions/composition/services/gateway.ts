@@ -10,4 +10,4 @@ export const gatewayReads: NonNullable<AwsAdapters['gatewayReads']> = (c, client
 });
 
 export const gatewaySends: NonNullable<AwsAdapters['gatewaySends']> = (c, client, ratePerMinute) =>
-  new HttpEligibilityGateway({ ...c.config.gateway, ratePerMinute, ...client, now: () => c.clock.now().toDateTime() });
+  new HttpEligibilityGateway({ ...c.config.gateway, ratePerMinute, ...client, now: () => c.clock.now() });
