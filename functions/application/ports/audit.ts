@@ -1,26 +1,14 @@
 /** The audit log's ports: appending, the read side with its checkpoints, and the checkpoints' key. */
 import type { Instant } from '../../domain/instant';
-import type { AuditRecord, StreamHead } from '../../domain/audit/audit-records';
+import type { AuditEntryInput, AuditRecord, StreamHead } from '../../domain/audit/audit-records';
 import type { AuditCheckpoint, CheckpointAlgorithm } from '../../domain/audit/audit-checkpoints';
 
 /**
  * One record of the tamper-evident audit log (contract 6.2). The log derives the stream from the entry: the order's
  * (`orderId` set), else the vendor's (`vendorId` set), else the configuration's.
+ * The domain's entry (domain/audit/audit-records.ts), whose members say what each holds.
  */
-export interface AuditEntry {
-  /** What happened, e.g. `planned`, `gateway_attempt` (the last one also says what the answer made
-   * of the release), `settings_changed`, `policy_changed`, `hold`, `unhold`, `manual_release`, `retry`,
-   * `webhook_received` (also what it did: a settlement is recorded here). */
-  kind: string;
-  at: Instant;
-  actor?: string | null;
-  /** The caller's proven identity (contract 6.4): an IAM principal ARN on AWS, `local:unauthenticated` locally. */
-  principal?: string | null;
-  orderId?: string;
-  vendorId?: string;
-  /** What a reader needs to understand the record (the request and the answer of an attempt, a reason, a diff). */
-  detail: Record<string, unknown>;
-}
+export type AuditEntry = AuditEntryInput;
 
 /** The audit log: append-only, hash-chained per stream, checkpoints signed. */
 export interface AuditLog {

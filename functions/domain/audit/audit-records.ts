@@ -13,8 +13,11 @@ export function streamOf(entry: { orderId?: string; vendorId?: string }): string
 }
 export type { AuditRecord, StreamHead };
 
-/** What a use case asks the log to keep (the application's `AuditEntry` has this shape). */
+/** What a use case asks the log to keep (the application's port names it `AuditEntry`). */
 export interface AuditEntryInput {
+  /** What happened, e.g. `planned`, `gateway_attempt` (the last one also says what the answer made
+   * of the release), `settings_changed`, `policy_changed`, `hold`, `unhold`, `manual_release`, `retry`,
+   * `webhook_received` (also what it did: a settlement is recorded here). */
   kind: string;
   at: Instant;
   actor?: string | null;
@@ -22,6 +25,7 @@ export interface AuditEntryInput {
   principal?: string | null;
   orderId?: string;
   vendorId?: string;
+  /** What a reader needs to understand the record (the request and the answer of an attempt, a reason, a diff). */
   detail: Record<string, unknown>;
 }
 
