@@ -7,6 +7,7 @@ import { DynamoOrderRepository, dueShard } from '../../functions/adapters/dynamo
 import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
+import { DynamoHoldRepository } from '../../functions/adapters/dynamodb/hold-repository';
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/definitions/tables';
 import { startLocalDynamo, withLocalDynamo, type LocalDynamo } from './local-dynamodb';
@@ -497,6 +498,43 @@ describe('what a release write costs (issue 11)', () => {
       // A person's request reads everything consistently, in one batch.
       await reader.forPlanning(['vendor_A']);
       expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'SETTINGS/CURRENT'], consistent: true }]);
+    });
+  });
+
+  test('config reads asked in one turn (the invocations a container runs at once) share one call per consistency, each after its caller asked', async () => {
+    await withLocalDynamo(async (local) => {
+      const reads: { keys: string[]; consistent: boolean }[] = [];
+      const recording = Object.create(local.doc) as typeof local.doc;
+      recording.batchGet = (table, keys, consistent) => {
+        reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
+        return local.doc.batchGet(table, keys, consistent);
+      };
+      const holds = new DynamoHoldRepository(recording, local.tables.config);
+      const reader = new DynamoConfigReader(recording, local.tables.config, clock);
+      // Written just before the reads are asked: every one of them sees it.
+      await holds.put({ vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: '2022-12-01T10:00:00+05:30' });
+      const [one, two, hold, person] = await Promise.all([
+        reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true }),
+        reader.forPlanning(['vendor_B', 'vendor_C'], { eventual: true }),
+        holds.get('vendor_B'),
+        reader.forPlanning(['vendor_D']),
+      ]);
+      expect([one, two].map((c) => [...c.holds].map(([vendorId, h]) => [vendorId, h?.held ?? null]))).toEqual([
+        [['vendor_A', null], ['vendor_B', true]], [['vendor_B', true], ['vendor_C', null]],
+      ]);
+      expect(hold).toMatchObject({ held: true, reason: 'review' });
+      expect([...person.policies.keys()]).toEqual(['vendor_D']);
+      expect(reads.sort((a, b) => Number(a.consistent) - Number(b.consistent))).toEqual([
+        { keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_B/CURRENT', 'POLICY#vendor_C/CURRENT', 'SETTINGS/CURRENT'], consistent: false },
+        {
+          keys: ['POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'POLICY#vendor_B/HOLD', 'POLICY#vendor_B/OPEN_ORDERS', 'POLICY#vendor_C/HOLD',
+            'POLICY#vendor_C/OPEN_ORDERS', 'POLICY#vendor_D/CURRENT', 'POLICY#vendor_D/HOLD', 'POLICY#vendor_D/OPEN_ORDERS', 'SETTINGS/CURRENT'],
+          consistent: true,
+        },
+      ]);
+      // A hold stored after that turn is seen by the next read: nothing is kept between turns.
+      await holds.put({ vendorId: 'vendor_B', held: false, actor: 'risk', reason: 'cleared', at: '2022-12-01T11:00:00+05:30' });
+      expect((await reader.forPlanning(['vendor_B'], { eventual: true })).holds.get('vendor_B')).toMatchObject({ held: false });
     });
   });
 });
