@@ -355,6 +355,23 @@ describe('DynamoOrderRepository', () => {
     expect(calls).toEqual(['get true']);
   });
 
+  test('an order read by several callers in one turn (the vendors of an order claimed at once) is one consistent query, each caller with its own copy', async () => {
+    const queries: string[] = [];
+    const counting = Object.create(dynamo.doc) as typeof dynamo.doc;
+    counting.query = async (input) => { queries.push(`${String(input.ExpressionAttributeValues?.[':pk'])} ${String(input.ConsistentRead)}`); return dynamo.doc.query(input); };
+    const repo = new DynamoOrderRepository(counting, dynamo.tables.orders);
+    for (const vendorId of ['vendor_A', 'vendor_B']) await repo.putRelease(release({ orderId: 'order_1010', vendorId }), null);
+    await repo.putRelease(release({ orderId: 'order_1011', vendorId: 'vendor_A' }), null);
+    // Written just before: the read goes out after every caller asked, so each sees it.
+    await repo.putRelease(release({ orderId: 'order_1010', vendorId: 'vendor_B', state: 'APPLYING', sendAt: null, version: 2 }), 1);
+    const [a, b, other] = await Promise.all([repo.loadOrder('order_1010'), repo.loadOrder('order_1010'), repo.loadOrder('order_1011')]);
+    expect(queries.sort()).toEqual(['ORDER#order_1010 true', 'ORDER#order_1011 true']);
+    expect(a.releases.map((r) => [r.vendorId, r.state])).toEqual([['vendor_A', 'SCHEDULED'], ['vendor_B', 'APPLYING']]);
+    expect(b).toEqual(a);
+    expect(b.releases[0]).not.toBe(a.releases[0]);
+    expect(other.releases.map((r) => r.vendorId)).toEqual(['vendor_A']);
+  });
+
   test('listDue merges every shard, oldest send first, up to the limit, and leaves releases without sendAt out', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);

@@ -153,3 +153,39 @@ export function gatheredGets(doc: DocumentClient, tableName: string): GatheredGe
   if (!gathered) tables.set(tableName, (gathered = new GatheredGets(doc, tableName)));
   return gathered;
 }
+
+/**
+ * Consistent queries of whole partitions asked for in the same turn of the event loop, one query per partition: the
+ * release function reads an order after claiming each of its vendors' releases, and the vendors of one order usually
+ * come in one SQS batch, claimed at once. As GatheredGets: sent after every caller asked, nothing kept beyond the turn;
+ * each caller past the first gets its own copy of the items.
+ */
+export class GatheredPartitions {
+  private waiting = new Map<string, { resolve: (items: Record<string, unknown>[]) => void; reject: (error: unknown) => void }[]>();
+
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+
+  items(pk: string): Promise<Record<string, unknown>[]> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.size === 0) setImmediate(() => void this.flush());
+      const callers = this.waiting.get(pk) ?? [];
+      callers.push({ resolve, reject });
+      this.waiting.set(pk, callers);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const asked = this.waiting;
+    this.waiting = new Map();
+    await Promise.all([...asked].map(async ([pk, callers]) => {
+      try {
+        const items = await queryItems(this.doc, {
+          TableName: this.tableName, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': KEY.pk }, ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true,
+        });
+        callers.forEach((caller, i) => caller.resolve(i === 0 ? items : structuredClone(items)));
+      } catch (error) {
+        for (const caller of callers) caller.reject(error);
+      }
+    }));
+  }
+}

@@ -5,7 +5,9 @@ import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
 import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from '../../definitions/tables';
 import { expiryStamp, type RetentionDays } from './retention';
-import { batchGetItems, gatheredGets, isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys, type GatheredGets } from './item-keys';
+import {
+  GatheredPartitions, batchGetItems, gatheredGets, isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys, type GatheredGets,
+} from './item-keys';
 import {
   DynamoReleaseReads, INDEX_ATTRIBUTES, META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, orderPk, releaseIndexKeys,
   storedRelease, toRelease,
@@ -121,12 +123,15 @@ export class DynamoOrderRepository implements OrderRepository {
   private readonly dueKeys = new DueKeyMemory();
   /** The release reads of one turn, read together (GatheredGets): an SQS batch's ten commands cost one call, not ten. */
   private readonly gathered: GatheredGets;
+  /** The order reads of one turn, one query per order (GatheredPartitions). */
+  private readonly partitions: GatheredPartitions;
 
   /** `retention`: days after which orders (with their releases) and events expire; none given, nothing expires. */
   constructor(private readonly doc: DocumentClient, private readonly tableName: string, private readonly retention: RetentionDays = {}) {
     this.reads = new DynamoReleaseReads(doc, tableName);
     this.directory = this.reads.directory;
     this.gathered = gatheredGets(doc, tableName);
+    this.partitions = new GatheredPartitions(doc, tableName);
   }
 
   recordEvent(event: StoredEvent): Promise<boolean> {
@@ -140,12 +145,12 @@ export class DynamoOrderRepository implements OrderRepository {
     return inReceiptOrder(await this.queryOrder(orderId, EVENT_PREFIX));
   }
 
-  /** One query of the order's partition: its record, events and releases all live under `ORDER#id`. */
+  /** One query of the order's partition (shared by the turn's reads of the order): its record, events and releases all live under `ORDER#id`. */
   async loadOrder(orderId: string): Promise<StoredOrder> {
     let meta: Record<string, unknown> | undefined;
     const events: Record<string, unknown>[] = [];
     const releases: VendorRelease[] = [];
-    for (const item of await this.queryOrder(orderId)) {
+    for (const item of await this.partitions.items(orderPk(orderId))) {
       const sk = item.sk as string;
       if (sk === META_SK) meta = item;
       else if (sk.startsWith(EVENT_PREFIX)) events.push(item);
