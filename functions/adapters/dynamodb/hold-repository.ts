@@ -22,7 +22,7 @@ export class DynamoHoldRepository implements VendorHoldRepository {
    */
   async get(vendorId: string): Promise<VendorHold | null> {
     const item = await this.gathered.get({ pk: policyPk(vendorId), sk: HOLD_SK }, true);
-    return item ? withoutKeys<VendorHold>(item) : null;
+    return item ? withoutKeys<VendorHold>(item, [], ['at']) : null;
   }
 
   async put(hold: VendorHold): Promise<void> {
