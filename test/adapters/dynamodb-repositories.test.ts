@@ -24,6 +24,17 @@ afterAll(async () => {
   await dynamo.close();
 });
 
+/** A client that records each BatchGetItem's keys (sorted) and consistency, then sends it. */
+function recordingBatchGets(doc: LocalDynamo['doc']) {
+  const reads: { keys: string[]; consistent: boolean }[] = [];
+  const recording = Object.create(doc) as typeof doc;
+  recording.batchGet = (table, keys, consistent) => {
+    reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
+    return doc.batchGet(table, keys, consistent);
+  };
+  return { reads, recording };
+}
+
 function release(overrides: Partial<VendorRelease> & Pick<VendorRelease, 'orderId' | 'vendorId'>): VendorRelease {
   return {
     amount: '1234.50',
@@ -496,12 +507,7 @@ describe('what a release write costs (issue 11)', () => {
 
   test('the hot paths read the settings and policies eventually consistent, the holds always consistently', async () => {
     await withLocalDynamo(async (local) => {
-      const reads: { keys: string[]; consistent: boolean }[] = [];
-      const recording = Object.create(local.doc) as typeof local.doc;
-      recording.batchGet = (table, keys, consistent) => {
-        reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
-        return local.doc.batchGet(table, keys, consistent);
-      };
+      const { reads, recording } = recordingBatchGets(local.doc);
       await local.doc.put({ TableName: local.tables.config, Item: { pk: 'POLICY#vendor_B', sk: 'HOLD', vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: '2022-12-01T10:00:00+05:30' } });
       const reader = new DynamoConfigReader(recording, local.tables.config, clock);
       const hot = await reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true });
@@ -521,12 +527,7 @@ describe('what a release write costs (issue 11)', () => {
 
   test('config reads asked in one turn (the invocations a container runs at once) share one call per consistency, each after its caller asked', async () => {
     await withLocalDynamo(async (local) => {
-      const reads: { keys: string[]; consistent: boolean }[] = [];
-      const recording = Object.create(local.doc) as typeof local.doc;
-      recording.batchGet = (table, keys, consistent) => {
-        reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
-        return local.doc.batchGet(table, keys, consistent);
-      };
+      const { reads, recording } = recordingBatchGets(local.doc);
       const holds = new DynamoHoldRepository(recording, local.tables.config);
       const reader = new DynamoConfigReader(recording, local.tables.config, clock);
       // Written just before the reads are asked: every one of them sees it.
