@@ -7,6 +7,7 @@ import { DynamoOrderRepository, dueShard } from '../../functions/adapters/dynamo
 import { DynamoSettingsRepository } from '../../functions/adapters/dynamodb/settings-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { DynamoConfigReader } from '../../functions/adapters/dynamodb/config-reader';
+import { DynamoHoldRepository } from '../../functions/adapters/dynamodb/hold-repository';
 import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions/adapters/dynamodb/rejected-event-repository';
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/definitions/tables';
 import { startLocalDynamo, withLocalDynamo, type LocalDynamo } from './local-dynamodb';
@@ -22,6 +23,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await dynamo.close();
 });
+
+/** A client that records each BatchGetItem's keys (sorted) and consistency, then sends it. */
+function recordingBatchGets(doc: LocalDynamo['doc']) {
+  const reads: { keys: string[]; consistent: boolean }[] = [];
+  const recording = Object.create(doc) as typeof doc;
+  recording.batchGet = (table, keys, consistent) => {
+    reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
+    return doc.batchGet(table, keys, consistent);
+  };
+  return { reads, recording };
+}
 
 function release(overrides: Partial<VendorRelease> & Pick<VendorRelease, 'orderId' | 'vendorId'>): VendorRelease {
   return {
@@ -334,6 +346,23 @@ describe('DynamoOrderRepository', () => {
     expect(calls).toEqual(['get true']);
   });
 
+  test('an order read by several callers in one turn (the vendors of an order claimed at once) is one consistent query, each caller with its own copy', async () => {
+    const queries: string[] = [];
+    const counting = Object.create(dynamo.doc) as typeof dynamo.doc;
+    counting.query = async (input) => { queries.push(`${String(input.ExpressionAttributeValues?.[':pk'])} ${String(input.ConsistentRead)}`); return dynamo.doc.query(input); };
+    const repo = new DynamoOrderRepository(counting, dynamo.tables.orders);
+    for (const vendorId of ['vendor_A', 'vendor_B']) await repo.putRelease(release({ orderId: 'order_1010', vendorId }), null);
+    await repo.putRelease(release({ orderId: 'order_1011', vendorId: 'vendor_A' }), null);
+    // Written just before: the read goes out after every caller asked, so each sees it.
+    await repo.putRelease(release({ orderId: 'order_1010', vendorId: 'vendor_B', state: 'APPLYING', sendAt: null, version: 2 }), 1);
+    const [a, b, other] = await Promise.all([repo.loadOrder('order_1010'), repo.loadOrder('order_1010'), repo.loadOrder('order_1011')]);
+    expect(queries.sort()).toEqual(['ORDER#order_1010 true', 'ORDER#order_1011 true']);
+    expect(a.releases.map((r) => [r.vendorId, r.state])).toEqual([['vendor_A', 'SCHEDULED'], ['vendor_B', 'APPLYING']]);
+    expect(b).toEqual(a);
+    expect(b.releases[0]).not.toBe(a.releases[0]);
+    expect(other.releases.map((r) => r.vendorId)).toEqual(['vendor_A']);
+  });
+
   test('listDue merges every shard, oldest send first, up to the limit, and leaves releases without sendAt out', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
@@ -457,12 +486,7 @@ describe('what a release write costs (issue 11)', () => {
 
   test('the hot paths read the settings and policies eventually consistent, the holds always consistently', async () => {
     await withLocalDynamo(async (local) => {
-      const reads: { keys: string[]; consistent: boolean }[] = [];
-      const recording = Object.create(local.doc) as typeof local.doc;
-      recording.batchGet = (table, keys, consistent) => {
-        reads.push({ keys: keys.map((k) => `${k.pk}/${k.sk}`).sort(), consistent });
-        return local.doc.batchGet(table, keys, consistent);
-      };
+      const { reads, recording } = recordingBatchGets(local.doc);
       await local.doc.put({ TableName: local.tables.config, Item: { pk: 'POLICY#vendor_B', sk: 'HOLD', vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: '2022-12-01T10:00:00+05:30' } });
       const reader = new DynamoConfigReader(recording, local.tables.config, clock);
       const hot = await reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true });
@@ -477,6 +501,38 @@ describe('what a release write costs (issue 11)', () => {
       // A person's request reads everything consistently, in one batch.
       await reader.forPlanning(['vendor_A']);
       expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'SETTINGS/CURRENT'], consistent: true }]);
+    });
+  });
+
+  test('config reads asked in one turn (the invocations a container runs at once) share one call per consistency, each after its caller asked', async () => {
+    await withLocalDynamo(async (local) => {
+      const { reads, recording } = recordingBatchGets(local.doc);
+      const holds = new DynamoHoldRepository(recording, local.tables.config);
+      const reader = new DynamoConfigReader(recording, local.tables.config, clock);
+      // Written just before the reads are asked: every one of them sees it.
+      await holds.put({ vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: Instant.parse('2022-12-01T10:00:00+05:30', 'at') });
+      const [one, two, hold, person] = await Promise.all([
+        reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true }),
+        reader.forPlanning(['vendor_B', 'vendor_C'], { eventual: true }),
+        holds.get('vendor_B'),
+        reader.forPlanning(['vendor_D']),
+      ]);
+      expect([one, two].map((c) => [...c.holds].map(([vendorId, h]) => [vendorId, h?.held ?? null]))).toEqual([
+        [['vendor_A', null], ['vendor_B', true]], [['vendor_B', true], ['vendor_C', null]],
+      ]);
+      expect(hold).toMatchObject({ held: true, reason: 'review' });
+      expect([...person.policies.keys()]).toEqual(['vendor_D']);
+      expect(reads.sort((a, b) => Number(a.consistent) - Number(b.consistent))).toEqual([
+        { keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_B/CURRENT', 'POLICY#vendor_C/CURRENT', 'SETTINGS/CURRENT'], consistent: false },
+        {
+          keys: ['POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'POLICY#vendor_B/HOLD', 'POLICY#vendor_B/OPEN_ORDERS', 'POLICY#vendor_C/HOLD',
+            'POLICY#vendor_C/OPEN_ORDERS', 'POLICY#vendor_D/CURRENT', 'POLICY#vendor_D/HOLD', 'POLICY#vendor_D/OPEN_ORDERS', 'SETTINGS/CURRENT'],
+          consistent: true,
+        },
+      ]);
+      // A hold stored after that turn is seen by the next read: nothing is kept between turns.
+      await holds.put({ vendorId: 'vendor_B', held: false, actor: 'risk', reason: 'cleared', at: Instant.parse('2022-12-01T11:00:00+05:30', 'at') });
+      expect((await reader.forPlanning(['vendor_B'], { eventual: true })).holds.get('vendor_B')).toMatchObject({ held: false });
     });
   });
 });

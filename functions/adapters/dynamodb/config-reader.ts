@@ -2,18 +2,22 @@
 import type { DocumentClient } from './document-client';
 import type { VendorHold, VendorPolicy, VersionedSettings } from '../../domain/types';
 import type { Clock, ConfigReader, PlanningConfig, PlanningReadOptions } from '../../application/ports';
-import { batchGetItems, withoutKeys } from './item-keys';
+import { gatheredGets, itemKeyText, withoutKeys, type GatheredGets } from './item-keys';
 import { HOLD_SK } from './hold-repository';
 import { OPEN_ORDERS_SK } from './open-order-policy-repository';
 import { unsavedSettings } from './settings-repository';
 import { CURRENT_SK, SETTINGS_PK, policyPk } from './versioned-items';
 
 export class DynamoConfigReader implements ConfigReader {
+  private readonly gathered: GatheredGets;
+
   constructor(
-    private readonly doc: DocumentClient,
-    private readonly tableName: string,
+    doc: DocumentClient,
+    tableName: string,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.gathered = gatheredGets(doc, tableName);
+  }
 
   /**
    * The holds are always read consistently: a hold stored before this read is always seen. That is what closes the
@@ -36,17 +40,22 @@ export class DynamoConfigReader implements ConfigReader {
     const current = [SETTINGS_PK, ...unique.map(policyPk)].map((pk) => ({ pk, sk: CURRENT_SK }));
     // The open orders' policy is read with the holds, consistently: an apply's answer is in force at once.
     const holdKeys = unique.flatMap((vendorId) => [{ pk: policyPk(vendorId), sk: HOLD_SK }, { pk: policyPk(vendorId), sk: OPEN_ORDERS_SK }]);
-    const read = options.eventual
-      ? Promise.all([
-        batchGetItems(this.doc, this.tableName, current, false),
-        batchGetItems(this.doc, this.tableName, holdKeys, true),
-      ]).then(([a, b]) => [...a, ...b])
-      : batchGetItems(this.doc, this.tableName, [...current, ...holdKeys], true);
+    // Read with the other reads of the table asked in this turn (the records of a batch, the invocations a container
+    // runs at once): the keys of all in one call per consistency (GatheredGets).
+    const [found, foundHolds] = await Promise.all([
+      this.gathered.getMany(current, !options.eventual),
+      this.gathered.getMany(holdKeys, true),
+    ]);
     const items = new Map<string, Record<string, unknown>>();
     const holds = new Map<string, Record<string, unknown>>();
     const openOrders = new Map<string, Record<string, unknown>>();
-    for (const item of await read) {
-      (item.sk === HOLD_SK ? holds : item.sk === OPEN_ORDERS_SK ? openOrders : items).set(item.pk as string, item);
+    for (const key of current) {
+      const item = found.get(itemKeyText(key));
+      if (item) items.set(key.pk, item);
+    }
+    for (const key of holdKeys) {
+      const item = foundHolds.get(itemKeyText(key));
+      if (item) (key.sk === HOLD_SK ? holds : openOrders).set(key.pk, item);
     }
     const settings = items.get(SETTINGS_PK);
     return {

@@ -100,6 +100,112 @@ export async function batchGetItems(
   return found.flat();
 }
 
+/** A table key as the repositories write it. */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+const keyText = (pk: unknown, sk: unknown): string => `${String(pk)}\u0000${String(sk)}`;
+
+type GetAsked = { keys: ItemKey[]; consistent: boolean; resolve: (found: Map<string, Record<string, unknown>>) => void; reject: (error: unknown) => void };
+
+/**
+ * Reads of single items of one table asked for in the same turn of the event loop, read together: one BatchGetItem per
+ * consistency (one GetItem for a key alone). A Lambda container runs the records of an SQS batch at once (locally, every
+ * invocation it hosts), and each reads its release, settings, policies and holds: ten records cost one call of each
+ * kind instead of ten. Each read is sent after every caller asked for it, never before, so a caller that wrote and
+ * then reads sees its write (write, then read holds; the same units); nothing is kept beyond the turn. One per client
+ * and table (see `gatheredGets`), so that every repository of the table shares the turn's calls.
+ */
+export class GatheredGets {
+  private waiting: GetAsked[] = [];
+
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+
+  /** The items of `keys` that exist, by `itemKeyText(pk, sk)`. */
+  getMany(keys: readonly ItemKey[], consistent: boolean): Promise<Map<string, Record<string, unknown>>> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) setImmediate(() => void this.flush());
+      this.waiting.push({ keys: [...keys], consistent, resolve, reject });
+    });
+  }
+
+  /** One item, or undefined when there is none. */
+  async get(key: ItemKey, consistent: boolean): Promise<Record<string, unknown> | undefined> {
+    return (await this.getMany([key], consistent)).get(keyText(key.pk, key.sk));
+  }
+
+  private async flush(): Promise<void> {
+    const asked = this.waiting;
+    this.waiting = [];
+    await Promise.all([true, false].map(async (consistent) => {
+      const these = asked.filter((a) => a.consistent === consistent);
+      if (these.length === 0) return;
+      const keys = [...new Map(these.flatMap((a) => a.keys).map((k) => [keyText(k.pk, k.sk), { pk: k.pk, sk: k.sk }])).values()];
+      try {
+        const items = keys.length === 1
+          ? [await this.doc.get({ TableName: this.tableName, Key: keys[0], ConsistentRead: consistent })].filter((item) => item !== undefined)
+          : await batchGetItems(this.doc, this.tableName, keys, consistent);
+        const found = new Map(items.map((item) => [keyText(item!.pk, item!.sk), item!]));
+        for (const a of these) a.resolve(found);
+      } catch (error) {
+        for (const a of these) a.reject(error);
+      }
+    }));
+  }
+}
+
+/** The text `GatheredGets.getMany` finds an item under. */
+export const itemKeyText = (key: ItemKey): string => keyText(key.pk, key.sk);
+
+const gatherers = new WeakMap<DocumentClient, Map<string, GatheredGets>>();
+
+/** The one GatheredGets of this client and table (the repositories built on one client share it). */
+export function gatheredGets(doc: DocumentClient, tableName: string): GatheredGets {
+  let tables = gatherers.get(doc);
+  if (!tables) gatherers.set(doc, (tables = new Map()));
+  let gathered = tables.get(tableName);
+  if (!gathered) tables.set(tableName, (gathered = new GatheredGets(doc, tableName)));
+  return gathered;
+}
+
+/**
+ * Consistent queries of whole partitions asked for in the same turn of the event loop, one query per partition: the
+ * release function reads an order after claiming each of its vendors' releases, and the vendors of one order usually
+ * come in one SQS batch, claimed at once. As GatheredGets: sent after every caller asked, nothing kept beyond the turn;
+ * each caller past the first gets its own copy of the items.
+ */
+export class GatheredPartitions {
+  private waiting = new Map<string, { resolve: (items: Record<string, unknown>[]) => void; reject: (error: unknown) => void }[]>();
+
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+
+  items(pk: string): Promise<Record<string, unknown>[]> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.size === 0) setImmediate(() => void this.flush());
+      const callers = this.waiting.get(pk) ?? [];
+      callers.push({ resolve, reject });
+      this.waiting.set(pk, callers);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const asked = this.waiting;
+    this.waiting = new Map();
+    await Promise.all([...asked].map(async ([pk, callers]) => {
+      try {
+        const items = await queryItems(this.doc, {
+          TableName: this.tableName, KeyConditionExpression: '#pk = :pk', ExpressionAttributeNames: { '#pk': KEY.pk }, ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true,
+        });
+        callers.forEach((caller, i) => caller.resolve(i === 0 ? items : structuredClone(items)));
+      } catch (error) {
+        for (const caller of callers) caller.reject(error);
+      }
+    }));
+  }
+}
+
 /** The times of an order record (its `META` item). */
 export const ORDER_TIMES = ['transactionTime', 'maxEligibility', 'recordedAt'] as const;
 

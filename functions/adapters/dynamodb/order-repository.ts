@@ -6,7 +6,9 @@ import type { OrderEvent, OrderRecord, StoredEvent, VendorRelease } from '../../
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
 import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from '../../definitions/tables';
 import { expiryStamp, type RetentionDays } from './retention';
-import { ORDER_TIMES, batchGetItems, isConditionalCheckFailed, queryItems, utcSortKey, withTimes, withoutKeys } from './item-keys';
+import {
+  GatheredPartitions, ORDER_TIMES, batchGetItems, gatheredGets, isConditionalCheckFailed, queryItems, utcSortKey, withTimes, withoutKeys, type GatheredGets,
+} from './item-keys';
 import {
   DynamoReleaseReads, INDEX_ATTRIBUTES, META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, orderPk, releaseIndexKeys,
   storedRelease, toRelease,
@@ -124,57 +126,22 @@ function byDueKey(a: Record<string, unknown>, b: Record<string, unknown>): numbe
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/**
- * Consistent reads of single release items asked for in the same turn of the event loop, read by one BatchGetItem
- * (one GetItem when alone): the release function runs the commands of an SQS batch at once, and each reads its release
- * first, so ten commands cost one call instead of ten. Each read is sent after every caller asked for it, never
- * before, so a caller that wrote and then reads sees its write (the same consistent read, same units); nothing is
- * cached beyond the turn.
- */
-class GatheredReleaseReads {
-  private waiting: { pk: string; sk: string; resolve: (item: Record<string, unknown> | undefined) => void; reject: (error: unknown) => void }[] = [];
-
-  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
-
-  get(pk: string, sk: string): Promise<Record<string, unknown> | undefined> {
-    return new Promise((resolve, reject) => {
-      if (this.waiting.length === 0) setImmediate(() => void this.flush());
-      this.waiting.push({ pk, sk, resolve, reject });
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const asked = this.waiting;
-    this.waiting = [];
-    if (asked.length === 1) {
-      const [one] = asked;
-      await this.doc.get({ TableName: this.tableName, Key: { pk: one.pk, sk: one.sk }, ConsistentRead: true }).then(one.resolve, one.reject);
-      return;
-    }
-    const id = (pk: unknown, sk: unknown) => `${String(pk)}\u0000${String(sk)}`;
-    const keys = [...new Map(asked.map((a) => [id(a.pk, a.sk), { pk: a.pk, sk: a.sk }])).values()];
-    try {
-      const items = await batchGetItems(this.doc, this.tableName, keys, true);
-      const found = new Map(items.map((item) => [id(item.pk, item.sk), item]));
-      for (const a of asked) a.resolve(found.get(id(a.pk, a.sk)));
-    } catch (error) {
-      for (const a of asked) a.reject(error);
-    }
-  }
-}
-
 export class DynamoOrderRepository implements OrderRepository {
   /** The read side over the same table; the writes below keep its indexes and directory. */
   readonly reads: DynamoReleaseReads;
   private readonly directory: ReadDirectory;
   private readonly dueKeys = new DueKeyMemory();
-  private readonly gathered: GatheredReleaseReads;
+  /** The release reads of one turn, read together (GatheredGets): an SQS batch's ten commands cost one call, not ten. */
+  private readonly gathered: GatheredGets;
+  /** The order reads of one turn, one query per order (GatheredPartitions). */
+  private readonly partitions: GatheredPartitions;
 
   /** `retention`: days after which orders (with their releases) and events expire; none given, nothing expires. */
   constructor(private readonly doc: DocumentClient, private readonly tableName: string, private readonly retention: RetentionDays = {}) {
     this.reads = new DynamoReleaseReads(doc, tableName);
     this.directory = this.reads.directory;
-    this.gathered = new GatheredReleaseReads(doc, tableName);
+    this.gathered = gatheredGets(doc, tableName);
+    this.partitions = new GatheredPartitions(doc, tableName);
   }
 
   recordEvent(event: StoredEvent): Promise<boolean> {
@@ -188,12 +155,12 @@ export class DynamoOrderRepository implements OrderRepository {
     return inReceiptOrder(await this.queryOrder(orderId, EVENT_PREFIX));
   }
 
-  /** One query of the order's partition: its record, events and releases all live under `ORDER#id`. */
+  /** One query of the order's partition (shared by the turn's reads of the order): its record, events and releases all live under `ORDER#id`. */
   async loadOrder(orderId: string): Promise<StoredOrder> {
     let meta: Record<string, unknown> | undefined;
     const events: Record<string, unknown>[] = [];
     const releases: VendorRelease[] = [];
-    for (const item of await this.queryOrder(orderId)) {
+    for (const item of await this.partitions.items(orderPk(orderId))) {
       const sk = item.sk as string;
       if (sk === META_SK) meta = item;
       else if (sk.startsWith(EVENT_PREFIX)) events.push(item);
@@ -269,7 +236,7 @@ export class DynamoOrderRepository implements OrderRepository {
   }
 
   async getRelease(orderId: string, vendorId: string): Promise<VendorRelease | null> {
-    const item = await this.gathered.get(orderPk(orderId), RELEASE_PREFIX + vendorId);
+    const item = await this.gathered.get({ pk: orderPk(orderId), sk: RELEASE_PREFIX + vendorId }, true);
     return item ? this.releaseOf(item) : null;
   }
 
