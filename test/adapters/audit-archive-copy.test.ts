@@ -17,7 +17,7 @@ import { keyFingerprint } from '../../functions/domain/audit/audit-proof';
 import { makeAuditArchiveHandler } from '../../functions/handlers/audit-archive';
 import { startLocalS3 } from '../../local/edge/s3';
 import { RecordingLogger } from '../fakes/outside-world';
-import { verifyExportText } from '../e2e/independent-audit-verifier';
+import { verifyExportText } from '../e2e/audit/independent-audit-verifier';
 import { at } from '../times';
 
 const BUCKET = 'audit-archive';

@@ -19,7 +19,7 @@ import { recordHash } from '../../functions/domain/audit/audit-records';
 import { makeAuditArchiveHandler } from '../../functions/handlers/audit-archive';
 import { startLocalS3 } from '../../local/edge/s3';
 import { RecordingLogger } from '../fakes/outside-world';
-import { verifyExportText } from '../e2e/independent-audit-verifier';
+import { verifyExportText } from '../e2e/audit/independent-audit-verifier';
 import { withLocalDynamo } from './local-dynamodb';
 import { awsEnvironment } from './aws-environment';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -6,7 +6,7 @@ import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
 import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
-import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+import { answer, startScriptedServer, type ScriptedServer } from './gateway/scripted-http-server';
 
 const KEY_ARN = 'arn:aws:kms:ap-south-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -8,7 +8,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { atExpression, EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import type { HoldbackEvent } from '../../functions/domain/types';
-import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+import { answer, startScriptedServer, type ScriptedServer } from './gateway/scripted-http-server';
 import { at } from '../times';
 import { Instant } from '../../functions/domain/instant';
 

@@ -6,7 +6,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { newJobId } from '../../functions/application/start-job';
-import { seedOrders } from '../e2e/job-helpers';
+import { seedOrders } from '../e2e/jobs/job-helpers';
 import { startHarness, type Harness } from '../e2e/harness';
 import { browserIt, consolePage, launchBrowser } from './browser';
 import { at } from '../times';

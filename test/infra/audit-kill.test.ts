@@ -4,7 +4,7 @@
  * alone. (DynamoDB's item and index writes are one LevelDB batch in the local edge, and the checkpoint writer signs
  * only heads it read from the records themselves.)
  */
-import { verifyExportText } from '../e2e/independent-audit-verifier';
+import { verifyExportText } from '../e2e/audit/independent-audit-verifier';
 import { call, holdbacksOnDataFolder } from './holdback-process';
 
 jest.setTimeout(180_000);
