@@ -21,8 +21,11 @@ import { VersionConflictError, type Dependencies, type JobFailure, type JobStep,
  * nothing twice).
  */
 export const WALK_PAGE = 250;
-/** Orders of a page read, planned and written at once, and releases whose schedules are moved at once. */
-const WALK_PARALLEL = 16;
+/**
+ * Orders of a page read, planned and written at once, and releases whose schedules are moved at once: with the job
+ * queue's four steps at a time, 32 calls in flight, which keeps the table and the API's own requests their room.
+ */
+const WALK_PARALLEL = 8;
 
 /** The step that reads page `n` of the vendor's open releases. */
 export function walkStep(vendorId: string, n: number, after: string | null): Omit<JobStep, 'jobId'> {
