@@ -9,7 +9,7 @@ import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application
 import type { DocumentClient } from './document-client';
 import { batchGetItems, queryItems, withoutKeys } from './item-keys';
 import { openCountUpTo, openEnds } from './open-index-counts';
-import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
+import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 export const META_SK = 'META';
@@ -51,8 +51,17 @@ const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
   sends: true, reason: true, reasonCode: true, waitReason: true, exposure: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
   currency: true, version: true, updatedAt: true,
 };
+// The planning index projects exactly these (and `nulls`): a field named here and not there, or there and not here, fails to compile.
+type Unprojected = Exclude<keyof typeof PLANNING_FIELDS, (typeof OPEN_PLAN_INDEX.include)[number]>;
+const PROJECTED: readonly (keyof typeof PLANNING_FIELDS | 'nulls')[] = OPEN_PLAN_INDEX.include;
+const ALL_PROJECTED: [Unprojected] extends [never] ? typeof PROJECTED : never = PROJECTED;
+
+/** DynamoDB's (and dynalite's) answer to a query of an index the table does not have. */
+const isMissingIndex = (error: unknown): boolean =>
+  (error as { name?: string } | null)?.name === 'ValidationException' && /does not have the specified index/.test(String((error as Error).message));
+
 const PLANNING_PROJECTION = (() => {
-  const names = [KEY.pk, KEY.sk, 'nulls', ...Object.keys(PLANNING_FIELDS)];
+  const names = [KEY.pk, KEY.sk, ...ALL_PROJECTED];
   return {
     ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
     ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
@@ -316,6 +325,55 @@ export class DynamoReleaseReads implements ReleaseReads {
    * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
+    if (this.planIndex !== 'absent') {
+      try {
+        const releases = await this.planIndexReleases(vendorId);
+        this.planIndex = 'present';
+        return releases;
+      } catch (error) {
+        // Before its upgrade stage deploys it (or while DynamoDB fills it), the index is not there: read as before.
+        if (this.planIndex === 'present' || !isMissingIndex(error)) throw error;
+        this.planIndex = 'absent';
+      }
+    }
+    return this.openReleasesByKey(vendorId);
+  }
+
+  /**
+   * Whether the planning index exists (learned once a container): until its upgrade stage, planning reads the releases
+   * by key instead.
+   */
+  private planIndex: 'unknown' | 'present' | 'absent' = 'unknown';
+
+  /**
+   * Every partition of the planning index (OPEN_PLAN_INDEX: the open index's keys, the planner's fields) read at once,
+   * a page of up to 1 MB a query: the releases without their orders and `attempts`, in the index's order.
+   */
+  private async planIndexReleases(vendorId: string): Promise<VendorRelease[]> {
+    const parts = await Promise.all(openPartitions(vendorId).map(async (pk) => {
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await this.doc.query({
+          TableName: this.tableName,
+          IndexName: OPEN_PLAN_INDEX.name,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': OPEN_PLAN_INDEX.pk },
+          ExpressionAttributeValues: { ':pk': pk },
+          ExclusiveStartKey: start,
+        });
+        items.push(...page.items);
+        start = page.lastEvaluatedKey;
+      } while (start);
+      return items;
+    }));
+    const sk = (item: Record<string, unknown>) => item[OPEN_INDEX.sk] as string;
+    const items = parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+    return this.withCurrencies(items.map((item) => ({ ...toRelease(item), attempts: [] })), new Map());
+  }
+
+  /** openReleasesToPlan without the planning index: the open index's entries, then the release items by key. */
+  private async openReleasesByKey(vendorId: string): Promise<VendorRelease[]> {
     const entries = await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY);
     const currencies = new Map<string, unknown>();
     const place = new Map<string, number>();
@@ -335,6 +393,11 @@ export class DynamoReleaseReads implements ReleaseReads {
     // In the index's order (maximum eligibility, then order id), as openReleases gives them.
     const releases = found.flat().map((item) => ({ ...toRelease(item), attempts: [] }))
       .sort((a, b) => place.get(a.orderId)! - place.get(b.orderId)!);
+    return this.withCurrencies(releases, currencies);
+  }
+
+  /** Releases written before they kept their currency take the index entry's or else their order record's. */
+  private async withCurrencies(releases: VendorRelease[], currencies: Map<string, unknown>): Promise<VendorRelease[]> {
     const withoutCurrency = releases.filter((r) => r.currency === undefined);
     if (withoutCurrency.length > 0) {
       // Written before releases kept their currency: the index entry or else the order record has it.
