@@ -8,6 +8,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/setup-env.js'],
+  setupFilesAfterEnv: ['<rootDir>/test/setup-instants.ts'],
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true, module: 'commonjs', esModuleInterop: true, resolveJsonModule: true } }],
   },

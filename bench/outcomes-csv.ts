@@ -37,7 +37,7 @@ const MiB = 2 ** 20;
 function orderAt(i: number): { order: OrderRecord; releases: VendorRelease[] } {
   // One order a minute from 1 Nov 2022 (India time): about 46 days, two India months of the paid index.
   const ms = Date.parse('2022-11-01T00:00:00+05:30') + i * 60_000;
-  const iso = (at: number): string => new Date(at + 19_800_000).toISOString().replace(/\.\d{3}Z$/, '+05:30');
+  const iso = (at: number): Instant => Instant.withOffset(Math.floor(at / 1000) * 1000, 330);
   const orderId = `bench-order-${String(i).padStart(6, '0')}`;
   const order: OrderRecord = {
     orderId, transactionTime: iso(ms), maxEligibility: iso(ms + 15 * 86_400_000), deferByDays: 15, currency: 'INR',

@@ -22,9 +22,9 @@ function unsentOrders(count: number): { order: OrderRecord; release: VendorRelea
   return Array.from({ length: count }, (_, i) => {
     const transactionTime = START.plusMs(i * 7_000);
     const order: OrderRecord = {
-      orderId: `bench-preview-${i}`, transactionTime: transactionTime.in(IST).toISO(), deferByDays: 15,
-      maxEligibility: maxEligibility(transactionTime, 15).in(IST).toISO(), currency: 'INR',
-      vendors: [{ vendorId: VENDOR, amount: `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}` }], recordedAt: transactionTime.in(IST).toISO(),
+      orderId: `bench-preview-${i}`, transactionTime: transactionTime.in(IST).wholeSecond(), deferByDays: 15,
+      maxEligibility: maxEligibility(transactionTime, 15).in(IST).wholeSecond(), currency: 'INR',
+      vendors: [{ vendorId: VENDOR, amount: `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}` }], recordedAt: transactionTime.in(IST).wholeSecond(),
     };
     const policy: VendorPolicy = {
       vendorId: VENDOR, version: 1, scheduleOption: 1 + (i % 9), release: rules[i % rules.length], actor: 'bench', reason: 'bench', at: null,
@@ -101,7 +101,7 @@ export async function benchPreview(progress: (line: string) => void = () => unde
     const readSeconds = seconds(readBegan);
     const indexBegan = performance.now();
     let indexed = 0;
-    for await (const _ of runtime.deps.reads.openReleases(VENDOR, { from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' })) indexed += 1;
+    for await (const _ of runtime.deps.reads.openReleases(VENDOR, { from: Instant.parse('2000-01-01T00:00:00Z', 'from'), to: Instant.parse('2100-01-01T00:00:00Z', 'to') })) indexed += 1;
     const indexSeconds = seconds(indexBegan);
     const httpBegan = performance.now();
     const response = await fetch(`${runtime.api.url}/vendors/${VENDOR}/policy/preview?limit=1000`, {

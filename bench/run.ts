@@ -228,14 +228,14 @@ export function benchDomain() {
   const inputs = Array.from({ length: 1000 }, (_, i) => {
     const transactionTime = start.plus({ minutes: i * 37 });
     const order: OrderRecord = {
-      orderId: `order-${i}`, transactionTime: transactionTime.toISO()!, deferByDays: 15,
-      maxEligibility: maxEligibility(Instant.fromDateTime(transactionTime), 15).toDateTime().toISO()!, currency: 'INR',
-      vendors: [{ vendorId: 'v', amount: '100.00' }], recordedAt: transactionTime.toISO()!,
+      orderId: `order-${i}`, transactionTime: Instant.fromDateTime(transactionTime), deferByDays: 15,
+      maxEligibility: maxEligibility(Instant.fromDateTime(transactionTime), 15), currency: 'INR',
+      vendors: [{ vendorId: 'v', amount: '100.00' }], recordedAt: Instant.fromDateTime(transactionTime),
     };
     const policy: VendorPolicy = { ...defaultPolicy('v', settings), version: 1, release: rules[i % rules.length], scheduleOption: options[i % options.length] };
     const events: OrderEvent[] = [
       { type: 'order.paid', orderId: order.orderId, transactionTime: order.transactionTime, vendors: order.vendors, currency: 'INR' },
-      ...(i % 2 ? [{ type: 'order.delivered' as const, orderId: order.orderId, deliveredAt: transactionTime.plus({ hours: 20 }).toISO()! }] : []),
+      ...(i % 2 ? [{ type: 'order.delivered' as const, orderId: order.orderId, deliveredAt: Instant.fromDateTime(transactionTime.plus({ hours: 20 })) }] : []),
     ];
     return { order, policy, facts: vendorFacts(events, 'v'), now: Instant.fromDateTime(transactionTime.plus({ minutes: 5 })) };
   });
@@ -249,7 +249,7 @@ export function benchDomain() {
     const release = planRelease({
       order: input.order, vendorId: 'v', amount: '100.00', policy: input.policy, settings, facts: input.facts, now: input.now, current: null,
     });
-    const eligibility = Instant.parse(release.targetEligibility ?? release.maxEligibility, 'eligibility');
+    const eligibility = release.targetEligibility ?? release.maxEligibility;
     if (Number.isFinite(predictSettlement(eligibility, input.policy.scheduleOption, calendar).ms)) predicted += 1;
   }
   const seconds = (performance.now() - began) / 1000;

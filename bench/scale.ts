@@ -18,6 +18,7 @@ import type { OrderRecord, VendorRelease } from '../functions/domain/types';
 import { openReleasesOfVendor } from '../functions/application/replan-vendor-releases';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { writeInBatches } from './outcomes-csv';
+import { Instant } from '../functions/domain/instant';
 
 const RELEASES = Number(process.env.BENCH_SCALE_RELEASES ?? 100_000);
 const OTHERS = Number(process.env.BENCH_SCALE_OTHERS ?? RELEASES * 2);
@@ -48,7 +49,7 @@ export interface ScaleResult {
 function orderAt(i: number, vendorId: string): { order: OrderRecord; release: VendorRelease } {
   // One order a second from the start: all inside one window, every release far enough ahead to be open.
   const ms = Date.parse(START) + i * 1000;
-  const iso = (at: number): string => new Date(at + 19_800_000).toISOString().replace(/\.\d{3}Z$/, '+05:30');
+  const iso = (at: number): Instant => Instant.withOffset(Math.floor(at / 1000) * 1000, 330);
   const orderId = `${vendorId}-o${String(i).padStart(7, '0')}`;
   const order: OrderRecord = {
     orderId, transactionTime: iso(ms), maxEligibility: iso(ms + 15 * 86_400_000), deferByDays: 15, currency: 'INR',

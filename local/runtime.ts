@@ -353,7 +353,7 @@ async function listUndeliverable(deps: Dependencies, event: UndeliverableEvent):
   const hours = (event.triedForMs / 3_600_000).toFixed(1);
   await deps.rejected.add({
     id: event.envelope.id,
-    at: deps.clock.now().in(GATEWAY_ZONE).toISO(),
+    at: deps.clock.now().in(GATEWAY_ZONE).wholeSecond(),
     source: event.envelope.source,
     detailType: event.envelope['detail-type'],
     reasons: [

@@ -10,6 +10,7 @@ import { ApprovalRequired } from './errors';
 import type { Dependencies } from './ports';
 import { appendAudit, storedInstant } from './release-store';
 import { approvalView } from './approval-views';
+import type { Instant } from '../domain/instant';
 import type { StoredApproval } from './ports/approvals';
 import type { Settings } from '../domain/types';
 
@@ -91,13 +92,13 @@ async function keepPreviewFor(deps: Dependencies, approval: StoredApproval): Pro
   const previewId = approval.request.body.previewId;
   if (typeof previewId !== 'string') return;
   const preview = await deps.previews.get(previewId);
-  if (preview && Date.parse(preview.expiresAt) < Date.parse(approval.expiresAt)) {
+  if (preview && preview.expiresAt.ms < approval.expiresAt.ms) {
     await deps.previews.save({ ...preview, expiresAt: approval.expiresAt });
   }
 }
 
 /** An audit entry of an approval's step, on its subject's stream (the order's, the vendor's, or the configuration's). */
-export function approvalAuditEntry(approval: StoredApproval, kind: string, actor: string | null, detail: Record<string, unknown>, at: string) {
+export function approvalAuditEntry(approval: StoredApproval, kind: string, actor: string | null, detail: Record<string, unknown>, at: Instant) {
   return {
     kind,
     at,

@@ -3,11 +3,11 @@ import { ValidationError } from '../domain/errors';
 import { encodeCursor } from './cursor';
 import { NotFoundError } from './errors';
 import { type Dependencies, type JobKind, type JobState, type StoredJob } from './ports';
-import { inZone } from './response-times';
+import { inZone, type Shown } from './response-times';
 import { JOB_ID_PATTERN } from './start-job';
 
 /** A job as the API shows it: the contract's fields (times in the settings' zone) and the releases that failed by name. */
-export type JobView = Omit<StoredJob, 'expected' | 'finished'>;
+export type JobView = Omit<Shown<StoredJob, 'createdAt' | 'finishedAt'>, 'expected' | 'finished'>;
 
 export function jobView(job: StoredJob, zone: string): JobView {
   return {

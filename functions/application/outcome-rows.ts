@@ -33,7 +33,7 @@ export interface OutcomeItem extends ReleaseView {
   currency: string;
   transactionTime: string;
   maxEligibility: string;
-  settlementMismatch: SettlementMismatch | null;
+  settlementMismatch: (Omit<SettlementMismatch, 'predicted' | 'settledAt'> & { predicted: string; settledAt: string }) | null;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -46,7 +46,7 @@ export const RANGE_EXPECTED = `a date YYYY-MM-DD (India time) or an ISO 8601 tim
  * for `from` and its last millisecond for `to` (so `from=2022-12-01&to=2022-12-31` is all of December). Within
  * [2000-01-01, 2100-01-01), as every time Holdback reads: a year such as 0000 is a typing error.
  */
-export function rangeBound(text: string, field: string, end: 'start' | 'end'): string {
+export function rangeBound(text: string, field: string, end: 'start' | 'end'): Instant {
   if (DAY.test(text)) {
     const day = DateTime.fromISO(text, { zone: GATEWAY_ZONE });
     if (!day.isValid) {
@@ -54,20 +54,20 @@ export function rangeBound(text: string, field: string, end: 'start' | 'end'): s
     }
     const problem = dayBoundsProblem(text);
     if (problem) throw new ValidationError([{ field, problem: `is ${JSON.stringify(text)}, ${problem}`, expected: RANGE_EXPECTED }]);
-    return (end === 'start' ? day : day.endOf('day')).toISO()!;
+    return Instant.fromDateTime(end === 'start' ? day : day.endOf('day'));
   }
   const at = Instant.parse(text, field);
   const outside = instantBoundsIssue(at, field, null);
   if (outside) throw new ValidationError([{ ...outside, expected: RANGE_EXPECTED }]);
-  return at.toDateTime().toISO()!;
+  return at;
 }
 
 /**
  * `from` and `to` of a query, each read by rangeBound (absent or empty: no bound, or an issue when `required`), and
  * `to` not before `from`. Issues are pushed, so that a route names every bad parameter at once.
  */
-export function queryRange(query: { from?: string; to?: string }, issues: ValidationIssue[], required = false): { from?: string; to?: string } {
-  const range: { from?: string; to?: string } = {};
+export function queryRange(query: { from?: string; to?: string }, issues: ValidationIssue[], required = false): { from?: Instant; to?: Instant } {
+  const range: { from?: Instant; to?: Instant } = {};
   for (const field of ['from', 'to'] as const) {
     const text = query[field];
     if (text === undefined || text === '') {
@@ -77,7 +77,7 @@ export function queryRange(query: { from?: string; to?: string }, issues: Valida
     const bound = collectIssues(issues, () => rangeBound(text, field, field === 'from' ? 'start' : 'end'));
     if (bound !== undefined) range[field] = bound;
   }
-  if (range.from && range.to && Date.parse(range.from) > Date.parse(range.to)) {
+  if (range.from && range.to && range.from.ms > range.to.ms) {
     issues.push({ field: 'to', problem: `is ${JSON.stringify(query.to)}, before from (${JSON.stringify(query.from)}): the range is reversed`, expected: 'a time at or after from (swap them)' });
   }
   return range;
@@ -126,9 +126,14 @@ export function parseOutcomeQuery(params: Record<string, string | undefined>): O
   return { filter, limit: limit!, after: after ?? null, format: chosen };
 }
 
+/** A range bound as the cursor's digest has always covered it: luxon's ISO text with milliseconds, in its own offset. */
+function rangeText(bound: Instant | undefined): string | undefined {
+  return bound?.toDateTime().toISO() ?? undefined;
+}
+
 /** A cursor belongs to one query: a cursor of other filters is refused instead of resuming at a wrong place. */
 export function cursorList(filter: OutcomeFilter): string {
-  const digest = createHash('sha256').update(JSON.stringify([filter.by, filter.from, filter.to, filter.vendorId, filter.orderId, filter.state])).digest('base64url');
+  const digest = createHash('sha256').update(JSON.stringify([filter.by, rangeText(filter.from), rangeText(filter.to), filter.vendorId, filter.orderId, filter.state])).digest('base64url');
   return `outcomes:${digest.slice(0, 16)}`;
 }
 
@@ -175,17 +180,16 @@ export async function* outcomesCsv(deps: Dependencies, filter: OutcomeFilter): A
   if (lines.length > 0) yield lines.join('');
 }
 
-/** A stored time (India time) in `zone`; stored times already in India time are shown as they are, without parsing. */
-function shownTime(stored: string, zone: string): string {
-  return zone === GATEWAY_ZONE && STORED_INDIA_TIME.test(stored) ? stored : inZone(stored, zone);
+/** A stored time in `zone`, whole seconds. */
+function shownTime(stored: Instant, zone: string): string {
+  return inZone(stored, zone);
 }
-const STORED_INDIA_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30$/;
 
 /** One row of 6.1's CSV, with its line end (an export written in parts writes the same lines). */
 export function csvLine(row: ReadRelease, zone: string): string {
   const r = row.release;
   const last = r.attempts.length > 0 ? r.attempts[r.attempts.length - 1] : null;
-  const time = (value: string | null): string => (value === null ? '' : shownTime(value, zone));
+  const time = (value: Instant | null): string => (value === null ? '' : shownTime(value, zone));
   const cells = [
     text(r.orderId), text(r.vendorId), r.amount, text(moneyOf(r, row.order?.currency).currency), text(r.state),
     String(r.policyVersion), String(r.scheduleOption), time(r.transactionTime), time(r.maxEligibility),

@@ -79,7 +79,7 @@ export async function runEffects(deps: Dependencies, effects: Effect[], audit?: 
     const ids = 'command' in effect ? { orderId: effect.command.orderId, vendorId: effect.command.vendorId } : {};
     try {
       if (effect.kind === 'cancel_schedule') await deps.scheduler.cancel(effect.releaseKey);
-      else if (effect.kind === 'schedule') await deps.scheduler.schedule(effect.command, Instant.parse(effect.at, 'sendAt').toDateTime());
+      else if (effect.kind === 'schedule') await deps.scheduler.schedule(effect.command, effect.at);
       else if (effect.kind === 'audit') audits.push(effect.entry);
     } catch (error) {
       deps.logger.error(`release effect ${effect.kind} failed; the sweep re-drives the release`, { ...ids, error: describeError(error) });

@@ -9,7 +9,7 @@ import type {
 } from '../domain/types';
 import { nextGatewayMinuteMs } from '../domain/release/plan';
 import type { Dependencies } from './ports';
-import { inZone } from './response-times';
+import { inZone, type Shown } from './response-times';
 
 /** One vendor's release: the contract's fields, then why it is in its state and what it was before it settled. */
 export interface VendorView {
@@ -36,9 +36,9 @@ export interface VendorView {
   sendAt: string | null;
   /** Eligibility PUTs sent so far (each may hold several attempts; the last ones are listed in `attempts`). */
   sends: number;
-  manual: ManualRelease | null;
+  manual: Shown<ManualRelease, 'at' | 'requestedAt'> | null;
   settledAt: string | null;
-  settledFrom: SettledFrom | null;
+  settledFrom: Shown<SettledFrom, 'appliedEligibility' | 'predictedSettlement'> | null;
   /**
    * Where the money lands by the one projection the forecast and previews use (domain/projection.ts): the predicted
    * settlement once applied, else where it settles if nothing changes (a held or waiting release at its max

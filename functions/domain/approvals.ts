@@ -3,6 +3,7 @@
  * and the life of an approval (pending, then approved, rejected or expired after 24 hours).
  */
 import Decimal from 'decimal.js';
+import type { Instant } from './instant';
 import { isRecord, type ValidationIssue } from './errors';
 
 /**
@@ -104,6 +105,6 @@ export function isControlled(rules: ApprovalRules | undefined, change: ApprovalC
 }
 
 /** The state a reader sees: a pending approval past its expiry is expired, whether or not that was written yet. */
-export function approvalStateAt(approval: { state: ApprovalState; expiresAt: string }, nowMs: number): ApprovalState {
-  return approval.state === 'pending' && Date.parse(approval.expiresAt) <= nowMs ? 'expired' : approval.state;
+export function approvalStateAt(approval: { state: ApprovalState; expiresAt: Instant }, nowMs: number): ApprovalState {
+  return approval.state === 'pending' && approval.expiresAt.ms <= nowMs ? 'expired' : approval.state;
 }

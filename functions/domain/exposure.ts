@@ -5,9 +5,9 @@
 import Decimal from 'decimal.js';
 import { DateTime } from 'luxon';
 import { formatEpochMs } from './dates';
-import { Instant } from './instant';
+import { type Instant, wholeSecondAt } from './instant';
 import { DEFAULT_RISK_WINDOW } from './settings';
-import type { DecimalText, IsoInstant, Settings, VendorPolicy } from './types';
+import type { DecimalText, Settings, VendorPolicy } from './types';
 
 /** One early release's money at risk: from its send until its risk window closes. */
 export interface ExposureEntry {
@@ -16,9 +16,9 @@ export interface ExposureEntry {
   orderId: string;
   amount: DecimalText;
   /** When the order can no longer come back: risk window end, never after max eligibility (see riskClosesAtMs). */
-  closesAt: IsoInstant;
+  closesAt: Instant;
   /** When the release was claimed for its early send. */
-  releasedAt: IsoInstant;
+  releasedAt: Instant;
 }
 
 /**
@@ -26,19 +26,19 @@ export interface ExposureEntry {
  * when no delivery is known), but never after max eligibility, since from then on the gateway would have settled the
  * money anyway and the early release adds no risk.
  */
-export function riskClosesAtMs(input: { transactionTime: IsoInstant; maxEligibility: IsoInstant; deliveredAt: Instant | null; settings: Settings }): number {
-  const from = input.deliveredAt ?? Instant.parse(input.transactionTime, 'transactionTime');
+export function riskClosesAtMs(input: { transactionTime: Instant; maxEligibility: Instant; deliveredAt: Instant | null; settings: Settings }): number {
+  const from = input.deliveredAt ?? input.transactionTime;
   const closes = from.plus(input.settings.riskWindow ?? DEFAULT_RISK_WINDOW, 'riskWindow').ms;
-  return Math.min(closes, Instant.parse(input.maxEligibility, 'maxEligibility').ms);
+  return Math.min(closes, input.maxEligibility.ms);
 }
 
 /** Whether a send of `eligibilityMs` releases money before max eligibility: only those are exposure. */
-export function isEarly(eligibilityMs: number, maxEligibility: IsoInstant): boolean {
-  return eligibilityMs < Instant.parse(maxEligibility, 'maxEligibility').ms;
+export function isEarly(eligibilityMs: number, maxEligibility: Instant): boolean {
+  return eligibilityMs < maxEligibility.ms;
 }
 
 function closesMs(entry: ExposureEntry): number {
-  return Instant.parse(entry.closesAt, 'closesAt').ms;
+  return entry.closesAt.ms;
 }
 
 /** The exposure at `nowMs` of entries of one currency: those whose risk window is still open. */
@@ -172,7 +172,7 @@ export function capStops(
     while (state.heap.length > 0 && state.heap[0].closes <= p.sendMs) state.sum = state.sum.minus(heapPop(state.heap).amount);
     const limit = cap(p.currency);
     if (limit === null || state.sum.plus(p.amount).lte(limit)) {
-      add({ vendorId: p.vendorId, currency: p.currency, orderId: p.orderId, amount: p.amount, closesAt: formatEpochMs(p.closesMs, 'UTC'), releasedAt: formatEpochMs(p.sendMs, 'UTC') }, p.closesMs);
+      add({ vendorId: p.vendorId, currency: p.currency, orderId: p.orderId, amount: p.amount, closesAt: wholeSecondAt(p.closesMs, 'UTC'), releasedAt: wholeSecondAt(p.sendMs, 'UTC') }, p.closesMs);
       continue;
     }
     count += 1;

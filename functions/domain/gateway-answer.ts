@@ -1,4 +1,5 @@
 /** What an answer of the gateway's eligibility PUT means for Holdback (gateway-facts section 1). */
+import type { Instant } from './instant';
 import type { AnswerClass, Attempt, GatewayAnswer } from './types';
 
 interface DocumentedAnswer {
@@ -61,7 +62,7 @@ function classifyResponse(answer: Extract<GatewayAnswer, { kind: 'response' }>):
 }
 
 /** The outcome's record of one call: what was sent, when, and what came back (transport failures by label). */
-export function attemptOf(answer: GatewayAnswer, request: string, at: string): Attempt {
+export function attemptOf(answer: GatewayAnswer, request: string, at: Instant): Attempt {
   switch (answer.kind) {
     case 'response':
       return { at, request, httpStatus: answer.httpStatus, status: answer.status, subCode: answer.subCode, message: answer.message };

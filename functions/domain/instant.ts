@@ -140,18 +140,38 @@ export class Instant {
     return this.ms === other.ms;
   }
 
+  /** Whether two stored times are written alike: the same instant in the same offset (null and undefined alike). */
+  static same(a: Instant | null | undefined, b: Instant | null | undefined): boolean {
+    if (!a || !b) return (a ?? null) === (b ?? null);
+    return a.ms === b.ms && a.offset === b.offset;
+  }
+
   /** ISO 8601 in its own offset, whole seconds, e.g. "2022-12-02T16:00:00+05:30" ("Z" for UTC): every stored form. */
   toISO(): string {
     return (Number.isInteger(this.ms) ? fixedOffsetIso(this.ms, this.offset) : null) ?? luxonIso(this.toDateTime());
   }
 
-  /** JSON writes the ISO text: an Instant that reaches an answer, an item or an event is in its stored form. */
+  /** The same instant and offset without its sub-second part: the instant its toISO() text names. */
+  wholeSecond(): Instant {
+    const whole = Math.floor(this.ms / 1000) * 1000;
+    return whole === this.ms ? this : new Instant(whole, this.offset);
+  }
+
+  /**
+   * The stored form: ISO 8601 in its own offset, with milliseconds only when it has any (an event's own time as sent,
+   * e.g. "2022-12-02T16:00:00.250+05:30"); toISO()'s text for a whole second. Items, answers and events write this.
+   */
+  toText(): string {
+    return this.ms % 1000 === 0 ? this.toISO() : this.toDateTime().toISO({ suppressMilliseconds: true }) ?? this.toISO();
+  }
+
+  /** JSON writes the stored text: an Instant that reaches an answer, an item or an event is in its stored form. */
   toJSON(): string {
-    return this.toISO();
+    return this.toText();
   }
 
   toString(): string {
-    return this.toISO();
+    return this.toText();
   }
 
   /** A luxon DateTime in its own offset: for the edges that format other forms or count calendar units. */
@@ -163,6 +183,11 @@ export class Instant {
 /** The gateway's form "YYYY-MM-DD HH:MM:SS" in India time (seconds precision: sub-seconds are dropped). */
 export function gatewayDateText(at: Instant): string {
   return at.inOffset(INDIA_OFFSET_MINUTES).toISO().slice(0, 19).replace('T', ' ');
+}
+
+/** The whole second of `ms` written in `zone`: the instant isoAt's text names (what a record keeps). */
+export function wholeSecondAt(ms: number, zone: ZoneLike): Instant {
+  return Instant.at(ms, zone).wholeSecond();
 }
 
 /** ISO 8601 text of `ms` in `zone`, whole seconds: what Instant.at(ms, zone).toISO() gives. */

@@ -61,8 +61,8 @@ class DetailReader {
     return isValidId(value) ? (value as string) : this.add(field, `is ${shown(value)}`, ID_EXPECTED);
   }
 
-  /** The instant as given (its own offset), normalised to whole-or-fractional seconds without a trailing ".000". */
-  instant(field: string): string | null {
+  /** The instant as given (its own offset; its stored text has milliseconds only when it has any). */
+  instant(field: string): Instant | null {
     try {
       const at = Instant.parse(this.detail[field], `detail.${field}`);
       const outOfBounds = instantBoundsIssue(at, `detail.${field}`, this.nowMs);
@@ -70,7 +70,7 @@ class DetailReader {
         this.issues.push(outOfBounds);
         return null;
       }
-      return at.toDateTime().toISO({ suppressMilliseconds: true }) as string;
+      return at;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       this.issues.push(...error.issues);
@@ -190,7 +190,7 @@ export function parseOrderEvent(detailType: unknown, detail: unknown, now?: Inst
 }
 
 /** The instant the event happened (its own time, not its arrival). */
-export function eventTime(event: OrderEvent): string {
+export function eventTime(event: OrderEvent): Instant {
   switch (event.type) {
     case 'order.paid': return event.transactionTime;
     case 'order.delivered': return event.deliveredAt;
@@ -206,11 +206,19 @@ function normalised(value: unknown, key = ''): unknown {
     const items = value.map((v) => normalised(v));
     return key === 'vendorIds' ? items.sort() : items;
   }
+  if (value instanceof Instant) return utcText(value);
   if (isRecord(value)) return Object.fromEntries(Object.keys(value).map((k) => [k, normalised(value[k], k)]));
   if (typeof value === 'string' && (Object.values(TIME_FIELD) as string[]).includes(key)) {
     return DateTime.fromISO(value, { setZone: true }).toUTC().toISO();
   }
   return value;
+}
+
+/** luxon's toUTC().toISO() of an instant ("2022-12-02T10:30:00.000Z"), which Date writes alike for years 0 to 9999. */
+function utcText(at: Instant): string {
+  const date = new Date(at.ms);
+  const year = date.getUTCFullYear();
+  return Number.isInteger(at.ms) && year >= 0 && year <= 9999 ? date.toISOString() : at.toDateTime().toUTC().toISO() as string;
 }
 
 function canonical(value: unknown): string {

@@ -3,7 +3,7 @@ import Decimal from 'decimal.js';
 import type { BankCalendar } from './calendar';
 import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, formatEpochMs } from './dates';
-import { Instant } from './instant';
+import { type Instant, wholeSecondAt } from './instant';
 import { landingOf, moneyOf, type ProjectedRelease } from './projection';
 import { sha256Hex } from './digest';
 import { planRelease, type VendorFacts } from './release';
@@ -84,7 +84,7 @@ export function factsOfUnsentRelease(release: VendorRelease): VendorFacts {
 }
 
 /** The order window a release carries, as the planner reads it (only the id and the window are used). */
-function orderOf(release: VendorRelease, maxEligibility: IsoInstant): OrderRecord {
+function orderOf(release: VendorRelease, maxEligibility: Instant): OrderRecord {
   return {
     orderId: release.orderId, transactionTime: release.transactionTime, maxEligibility, deferByDays: 0,
     currency: '', vendors: [], recordedAt: release.updatedAt,
@@ -106,7 +106,7 @@ function pinnedPolicyOf(release: VendorRelease): VendorPolicy {
  */
 function sideOf(release: ProjectedRelease, calendar: BankCalendar, earliestMs: number): Side {
   const landing = landingOf(release, calendar, earliestMs);
-  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : Instant.parse(release.targetEligibility, 'targetEligibility').ms;
+  const targetMs = release.state === 'CANCELLED' || release.targetEligibility === null ? null : release.targetEligibility.ms;
   return { targetMs, settlesMs: landing?.settlesMs ?? null };
 }
 
@@ -126,8 +126,8 @@ export function previewReleases(
   const earliestMs = nextGatewayMinuteMs(now.ms);
   const sameWindow = settings.candidate.deferByDays === settings.current.deferByDays;
   return releases.map((release, index) => {
-    const maxMs = Instant.parse(release.transactionTime, 'transactionTime').ms + settings.candidate.deferByDays * DAY_MS;
-    const candidateMax = sameWindow ? release.maxEligibility : formatEpochMs(maxMs, INDIA_TIME);
+    const maxMs = release.transactionTime.ms + settings.candidate.deferByDays * DAY_MS;
+    const candidateMax = sameWindow ? release.maxEligibility : wholeSecondAt(maxMs, INDIA_TIME);
     const planned = planRelease({
       order: orderOf(release, candidateMax), vendorId: release.vendorId, amount: release.amount,
       // Without a candidate policy the release keeps its pinned one (the planner reads it from `current`).

@@ -35,17 +35,17 @@ export type ProjectedRelease = Pick<
  */
 export function landingOf(release: ProjectedRelease, calendar: BankCalendar, earliestMs: number): Landing | null {
   if (release.state === 'CANCELLED' || release.state === 'SETTLED') return null;
-  const maxMs = Instant.parse(release.maxEligibility, 'maxEligibility').ms;
+  const maxMs = release.maxEligibility.ms;
   if (release.state === 'APPLIED') {
-    const applied = release.appliedEligibility === null ? maxMs : Instant.parse(release.appliedEligibility, 'appliedEligibility').ms;
+    const applied = release.appliedEligibility === null ? maxMs : release.appliedEligibility.ms;
     const settlesMs = release.predictedSettlement !== null
-      ? Instant.parse(release.predictedSettlement, 'predictedSettlement').ms
+      ? release.predictedSettlement.ms
       : predictSettlement(Instant.at(applied), release.scheduleOption, calendar).ms;
     return { eligibilityMs: applied, settlesMs, firm: true };
   }
   let eligibilityMs = maxMs;
   if (SENT_AT_TARGET.includes(release.state) && release.targetEligibility !== null) {
-    const targetMs = Instant.parse(release.targetEligibility, 'targetEligibility').ms;
+    const targetMs = release.targetEligibility.ms;
     eligibilityMs = Math.min(Math.max(targetMs, earliestMs), maxMs);
   }
   return { eligibilityMs, settlesMs: predictSettlement(Instant.at(eligibilityMs), release.scheduleOption, calendar).ms, firm: false };

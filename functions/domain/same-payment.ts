@@ -1,6 +1,5 @@
 /** The payment told twice (issue 9.6): the gateway's payment webhook and the marketplace's order.paid for one order. */
 import Decimal from 'decimal.js';
-import { Instant } from './instant';
 import type { ValidationIssue } from './errors';
 import type { OrderEvent, OrderRecord, TransactionTimeSource } from './types';
 
@@ -46,8 +45,8 @@ export function compareSecondPayment(order: OrderRecord, event: PaidEvent): Seco
   // The gateway's account replaces the marketplace's even when the stored times agree: the order then says so.
   if (recordedSource === 'marketplace' && eventSource === 'gateway') return { kind: 'adopt_gateway_time' };
   // Stored times keep whole seconds: a time that rounds to the stored one is the same time.
-  const same = Math.floor(Instant.parse(order.transactionTime, 'transactionTime').ms / 1000)
-    === Math.floor(Instant.parse(event.transactionTime, 'transactionTime').ms / 1000);
+  const same = Math.floor(order.transactionTime.ms / 1000)
+    === Math.floor(event.transactionTime.ms / 1000);
   if (same || recordedSource !== eventSource) return { kind: 'same' };
   return conflict('detail.transactionTime', `is ${event.transactionTime}, not ${order.transactionTime}`);
 }

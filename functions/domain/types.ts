@@ -1,8 +1,10 @@
 /** The vocabulary of Holdback's domain: settings, vendor policies, release states and outcomes. Pure types only. */
+import type { Instant } from './instant';
 
 /**
- * An instant as ISO 8601 text with an offset, e.g. "2022-12-02T16:00:00+05:30": the form every stored time has. Decisions
- * compute on `Instant` (instant.ts), read from this text with `Instant.parse` and written back with `toISO()`.
+ * An instant as ISO 8601 text with an offset, e.g. "2022-12-02T16:00:00+05:30": the form every stored time has on the
+ * wire (items, answers, events). Records carry `Instant` (instant.ts); the edges read this text with `Instant.parse`
+ * and write it with `toText()`.
  */
 export type IsoInstant = string;
 /** An ISO 8601 duration, e.g. "P3D", "PT1H". */
@@ -47,7 +49,7 @@ export interface VersionedSettings extends Settings {
   version: number;
   actor: string;
   reason: string;
-  at: IsoInstant;
+  at: Instant;
 }
 
 export type ReleaseRule =
@@ -64,7 +66,7 @@ export interface VendorPolicy {
   release: ReleaseRule;
   actor: string;
   reason: string;
-  at: IsoInstant | null;
+  at: Instant | null;
   /** The bulk import (`POST /policies/import`) that wrote this version; absent for a single change. */
   importId?: string;
   /** The most early-released money that may be at risk at once, per currency (contract 6.4); absent: no cap. */
@@ -95,11 +97,11 @@ export type DisputeResolution = 'merchant_won' | 'customer_won';
 
 /** Order events as Holdback consumes them (contract section 2), after validation. */
 export type OrderEvent =
-  | { type: 'order.paid'; orderId: string; transactionTime: IsoInstant; vendors: { vendorId: string; amount: DecimalText }[]; currency: string; transactionTimeSource?: TransactionTimeSource }
-  | { type: 'order.delivered'; orderId: string; deliveredAt: IsoInstant; vendorIds?: string[] }
-  | { type: 'order.dispute_opened'; orderId: string; openedAt: IsoInstant; vendorIds?: string[] }
-  | { type: 'order.dispute_closed'; orderId: string; closedAt: IsoInstant; resolution: DisputeResolution; vendorIds?: string[] }
-  | { type: 'order.cancelled'; orderId: string; cancelledAt: IsoInstant; vendorIds?: string[] };
+  | { type: 'order.paid'; orderId: string; transactionTime: Instant; vendors: { vendorId: string; amount: DecimalText }[]; currency: string; transactionTimeSource?: TransactionTimeSource }
+  | { type: 'order.delivered'; orderId: string; deliveredAt: Instant; vendorIds?: string[] }
+  | { type: 'order.dispute_opened'; orderId: string; openedAt: Instant; vendorIds?: string[] }
+  | { type: 'order.dispute_closed'; orderId: string; closedAt: Instant; resolution: DisputeResolution; vendorIds?: string[] }
+  | { type: 'order.cancelled'; orderId: string; cancelledAt: Instant; vendorIds?: string[] };
 
 export type OrderEventType = OrderEvent['type'];
 
@@ -114,7 +116,7 @@ export type TransactionTimeSource = 'gateway' | 'marketplace';
  * leaves, its answer filled in when it comes.
  */
 export interface Attempt {
-  at: IsoInstant;
+  at: Instant;
   /** The date sent, in the gateway's form "YYYY-MM-DD HH:MM:SS". */
   request: string;
   /** HTTP status, or null when no answer came (timeout, reset). */
@@ -130,13 +132,13 @@ export interface Attempt {
    * Its answer never came (or said nothing) and the gateway's order recon, read at `at`, held the date it sent: it was
    * applied. Status is then "OK"; the message keeps what the transport said.
    */
-  confirmedFromRecon?: { at: IsoInstant; eligibility: IsoInstant } | null;
+  confirmedFromRecon?: { at: Instant; eligibility: Instant } | null;
 }
 
 /** Why a target was moved into the window or into the future. */
 export interface Clamp {
-  requested: IsoInstant;
-  clampedTo: IsoInstant;
+  requested: Instant;
+  clampedTo: Instant;
   reason: 'before_transaction' | 'after_max_eligibility' | 'in_the_past';
 }
 
@@ -162,13 +164,13 @@ export type GatewayAnswer =
 /** An order as Holdback knows it once `order.paid` has arrived. */
 export interface OrderRecord {
   orderId: string;
-  transactionTime: IsoInstant;
+  transactionTime: Instant;
   /** transactionTime + deferByDays in force when the payment was recorded. */
-  maxEligibility: IsoInstant;
+  maxEligibility: Instant;
   deferByDays: number;
   currency: string;
   vendors: { vendorId: string; amount: DecimalText }[];
-  recordedAt: IsoInstant;
+  recordedAt: Instant;
   /** Absent on orders recorded before it existed: the marketplace's. */
   transactionTimeSource?: TransactionTimeSource;
 }
@@ -179,7 +181,7 @@ export interface StoredEvent {
   /** Deterministic: detail-type plus a hash of the canonical detail, so a duplicate lands on the same key. */
   key: string;
   event: OrderEvent;
-  receivedAt: IsoInstant;
+  receivedAt: Instant;
 }
 
 /** The release of one vendor's share of one order: the item Holdback keeps per order and vendor. */
@@ -191,16 +193,16 @@ export interface VendorRelease {
   policyVersion: number;
   rule: ReleaseRule;
   scheduleOption: number;
-  transactionTime: IsoInstant;
-  maxEligibility: IsoInstant;
+  transactionTime: Instant;
+  maxEligibility: Instant;
   /** The eligibility Holdback aims for, already clamped into the window; null while it waits for an event. */
-  targetEligibility: IsoInstant | null;
+  targetEligibility: Instant | null;
   /** When the PUT is due (target minus releaseLead, or a retry time); null when nothing is pending. */
-  sendAt: IsoInstant | null;
+  sendAt: Instant | null;
   /** Deterministic name of the pending release (also the Scheduler schedule name); a new one per send. */
   releaseKey: string | null;
-  appliedEligibility: IsoInstant | null;
-  predictedSettlement: IsoInstant | null;
+  appliedEligibility: Instant | null;
+  predictedSettlement: Instant | null;
   clamp: Clamp | null;
   attempts: Attempt[];
   /** How many times the eligibility PUT was sent (one send may hold several attempts); absent means 0. */
@@ -212,17 +214,17 @@ export interface VendorRelease {
    * releases stored before it existed (the item mapping derives it from their `reason`).
    */
   reasonCode?: ReasonCode;
-  settledAt: IsoInstant | null;
+  settledAt: Instant | null;
   /** Why it is HELD: an open dispute or a vendor hold (null otherwise; absent on releases stored before it existed). */
   holdReason?: HoldReason | null;
   /** When the rule (or a manual release) wants the PUT sent: target minus releaseLead; kept while a retry waits. */
-  plannedSendAt?: IsoInstant | null;
+  plannedSendAt?: Instant | null;
   /** What the release was when the gateway reported the settlement. */
   settledFrom?: SettledFrom | null;
   /** A manual early release (contract 6): it replaces the rule's target, and with `override` an open hold. */
   manual?: ManualRelease | null;
   /** The first "Order ID does not exist" answer of the current run of them: the retry budget counts from it. */
-  orderNotFoundSince?: IsoInstant | null;
+  orderNotFoundSince?: Instant | null;
   /** The order's currency (absent on releases written before it was kept here: the order record has it). */
   currency?: string;
   /** Set when the gateway's settlement differs from the prediction (read by outcomes and the accuracy report). */
@@ -238,10 +240,10 @@ export interface VendorRelease {
    */
   waitReason?: WaitReason | null;
   /** The exposure entry of an early release (contract 6.4), written when it was claimed for sending. */
-  exposure?: { currency: string; amount: DecimalText; closesAt: IsoInstant } | null;
+  exposure?: { currency: string; amount: DecimalText; closesAt: Instant } | null;
   /** Optimistic-lock version: every write is conditional on the previous one. */
   version: number;
-  updatedAt: IsoInstant;
+  updatedAt: Instant;
 }
 
 /** Typed reasons of a WAITING release besides waiting for its delivery. */
@@ -252,7 +254,7 @@ export interface SendInFlight {
   /** The date sent, in the gateway's form "YYYY-MM-DD HH:MM:SS" (India time). */
   request: string;
   /** When the claim that sends it was made. */
-  claimedAt: IsoInstant;
+  claimedAt: Instant;
 }
 
 export type HoldReason = 'dispute' | 'vendor_hold';
@@ -271,17 +273,17 @@ export const HOLD_SOURCES: readonly HoldSource[] = ['dispute', 'risk', 'finance'
 
 export interface SettledFrom {
   state: ReleaseState;
-  appliedEligibility: IsoInstant | null;
-  predictedSettlement: IsoInstant | null;
+  appliedEligibility: Instant | null;
+  predictedSettlement: Instant | null;
 }
 
 export interface ManualRelease {
   actor: string;
   reason: string;
   /** The eligibility asked for; null: as soon as the gateway accepts (from `requestedAt`). */
-  at: IsoInstant | null;
+  at: Instant | null;
   override: boolean;
-  requestedAt: IsoInstant;
+  requestedAt: Instant;
 }
 
 /** A vendor's hold (contract 6): while `held`, nothing of the vendor is sent. Kept after unhold, as its last change. */
@@ -292,13 +294,13 @@ export interface VendorHold {
   source?: HoldSource;
   actor: string;
   reason: string;
-  at: IsoInstant;
+  at: Instant;
 }
 
 /** A settlement the gateway reported at another time than Holdback predicted (a drift of configuration or calendar). */
 export interface SettlementMismatch {
-  predicted: IsoInstant;
-  settledAt: IsoInstant;
+  predicted: Instant;
+  settledAt: Instant;
   /** settledAt minus predicted, in whole minutes (negative: earlier than predicted). */
   differenceMinutes: number;
   /** What likely disagrees, for the reader. */
@@ -314,13 +316,13 @@ export interface ReleaseCommand {
 
 /** Events Holdback emits (contract section 3). */
 export type HoldbackEvent =
-  | { type: 'vendor.release_applied'; detail: { orderId: string; vendorId: string; eligibility: IsoInstant; predictedSettlement: IsoInstant | null } }
+  | { type: 'vendor.release_applied'; detail: { orderId: string; vendorId: string; eligibility: Instant; predictedSettlement: Instant | null } }
   | { type: 'vendor.release_failed'; detail: { orderId: string; vendorId: string; reason: string; retryable: boolean } }
   | { type: 'config.drift_detected'; detail: { orderId: string; vendorId: string; message: string } };
 
 export interface RejectedEvent {
   id: string;
-  at: IsoInstant;
+  at: Instant;
   source: string | null;
   detailType: string | null;
   /** What was wrong, naming the field and what to send. */

@@ -54,11 +54,11 @@ export function observeRelease(metrics: ReleaseMetrics, result: ReleaseVendorRes
   if (!('release' in result)) return;
   const { release } = result;
   if (result.outcome === 'rescheduled') metrics.record('retried');
-  const thisSend = release.attempts.filter((a) => Date.parse(a.at) >= startedAtMs - 1000);
+  const thisSend = release.attempts.filter((a) => a.at.ms >= startedAtMs - 1000);
   const limited = thisSend.filter((a) => a.httpStatus === 429).length;
   if (limited > 0) metrics.record('rateLimited', limited);
   if (thisSend.length > 0 && release.plannedSendAt) {
-    const late = (Date.parse(thisSend[0].at) - Date.parse(release.plannedSendAt)) / 1000;
+    const late = (thisSend[0].at.ms - release.plannedSendAt.ms) / 1000;
     metrics.record('sendLateness', Math.max(0, late));
   }
 }

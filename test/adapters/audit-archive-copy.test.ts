@@ -18,6 +18,7 @@ import { makeAuditArchiveHandler } from '../../functions/handlers/audit-archive'
 import { startLocalS3 } from '../../local/edge/s3';
 import { RecordingLogger } from '../fakes/outside-world';
 import { verifyExportText } from '../e2e/independent-audit-verifier';
+import { at } from '../times';
 
 const BUCKET = 'audit-archive';
 let s3: Awaited<ReturnType<typeof startLocalS3>>;
@@ -39,7 +40,7 @@ const body = async (key: string) => (await (await client.send(new GetObjectComma
 test('a stream batch\'s inserted records and checkpoints become one object of one export line each; read back, the archive verifies by the public format', async () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const keyId = `ed25519:${keyFingerprint(publicKey)}`;
-  const records = sealRecords('order#o1', null, [1, 2].map((n) => ({ kind: 'gateway_attempt', at: '2022-12-02T16:00:00+05:30', orderId: 'o1', detail: { n } })), '2022-12-02T10:30:00.000Z');
+  const records = sealRecords('order#o1', null, [1, 2].map((n) => ({ kind: 'gateway_attempt', at: at('2022-12-02T16:00:00+05:30'), orderId: 'o1', detail: { n } })), '2022-12-02T10:30:00.000Z');
   const sealed = sealCheckpoint(null, { at: '2022-12-02T10:31:00.000Z', coveredUntil: '2022-12-02T10:31:00.000Z', heads: [records[1]], algorithm: 'Ed25519', keyId });
   const checkpoint = { ...sealed, signature: sign(null, Buffer.from(checkpointText(sealed)), privateKey).toString('base64') };
   const event = { Records: [
@@ -88,7 +89,7 @@ test('write-once: a key is never replaced (a put without If-None-Match is denied
 });
 
 test('a record changed or removed in the table is kept under tampering/ with both images, logged as an error, and read back as evidence', async () => {
-  const [record] = sealRecords('vendor#v1', null, [{ kind: 'hold', at: '2022-12-02T16:00:00+05:30', vendorId: 'v1', detail: {} }], '2022-12-02T10:30:00.000Z');
+  const [record] = sealRecords('vendor#v1', null, [{ kind: 'hold', at: at('2022-12-02T16:00:00+05:30'), vendorId: 'v1', detail: {} }], '2022-12-02T10:30:00.000Z');
   const logger = new RecordingLogger();
   const event = { Records: [{ eventID: 'm1', eventName: 'MODIFY', dynamodb: { ApproximateCreationDateTime: 1_670_000_000, OldImage: item('vendor#v1', sequenceKey(1), record), NewImage: item('vendor#v1', sequenceKey(1), { ...record, actor: 'mallory' }) } }] } as unknown as DynamoDBStreamEvent;
   expect(await makeAuditArchiveHandler(client, BUCKET, logger)(event)).toEqual({ written: 1 });
@@ -102,7 +103,7 @@ test('a record changed or removed in the table is kept under tampering/ with bot
 });
 
 test('a record given its time index keys by the upgrade\'s backfill is not tampering: the log itself did not change', async () => {
-  const [record] = sealRecords('vendor#v2', null, [{ kind: 'hold', at: '2022-12-02T16:00:00+05:30', vendorId: 'v2', detail: {} }], '2022-12-02T10:30:00.000Z');
+  const [record] = sealRecords('vendor#v2', null, [{ kind: 'hold', at: at('2022-12-02T16:00:00+05:30'), vendorId: 'v2', detail: {} }], '2022-12-02T10:30:00.000Z');
   const before = s3.s3.keys(BUCKET);
   const logger = new RecordingLogger();
   const indexed = { Records: [{ eventID: 'b1', eventName: 'MODIFY', dynamodb: { ApproximateCreationDateTime: 1_670_000_000, OldImage: item('vendor#v2', sequenceKey(1), record), NewImage: item('vendor#v2', sequenceKey(1), record, { timePk: '2022-12-02#1', timeSk: 'x' }) } }] } as unknown as DynamoDBStreamEvent;
@@ -112,7 +113,7 @@ test('a record given its time index keys by the upgrade\'s backfill is not tampe
 });
 
 test('a write S3 refuses fails the batch, so Lambda delivers it again', async () => {
-  const [record] = sealRecords('config', null, [{ kind: 'settings_changed', at: '2022-12-02T16:00:00+05:30', detail: {} }], '2022-12-02T10:30:00.000Z');
+  const [record] = sealRecords('config', null, [{ kind: 'settings_changed', at: at('2022-12-02T16:00:00+05:30'), detail: {} }], '2022-12-02T10:30:00.000Z');
   const event = { Records: [{ eventID: 'f1', eventName: 'INSERT', dynamodb: { NewImage: item('config', sequenceKey(1), record) } }] } as unknown as DynamoDBStreamEvent;
   await expect(makeAuditArchiveHandler(client, 'no-such-bucket', new RecordingLogger())(event)).rejects.toMatchObject({ name: 'NoSuchBucket' });
 });
@@ -121,7 +122,7 @@ test('the reader pages through the listing (1,000 keys a page) and names a line 
   const local = await startLocalS3({ paged: { writeOnce: true } });
   const paged = new S3Client({ endpoint: local.url, region: 'ap-south-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
   try {
-    const records = sealRecords('order#many', null, Array.from({ length: 1_005 }, (_, n) => ({ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId: 'many', detail: { n } })), '2022-12-02T10:30:00.000Z');
+    const records = sealRecords('order#many', null, Array.from({ length: 1_005 }, (_, n) => ({ kind: 'planned', at: at('2022-12-02T16:00:00+05:30'), orderId: 'many', detail: { n } })), '2022-12-02T10:30:00.000Z');
     for (let start = 0; start < records.length; start += 50) {
       await Promise.all(records.slice(start, start + 50).map((r) => paged.send(new PutObjectCommand({
         Bucket: 'paged', Key: `log/2022-12-02/${sequenceKey(r.sequence)}.ndjson`, Body: `${JSON.stringify({ type: 'record', ...r })}\n`, IfNoneMatch: '*',
@@ -148,7 +149,7 @@ test('the deployed handler builds its S3 client once per container: batch after 
       handler = (require('../../functions/handlers/audit-archive') as { handler: typeof handler }).handler;
     });
     for (const n of [1, 2, 3]) {
-      const [record] = sealRecords(`order#c${n}`, null, [{ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId: `c${n}`, detail: {} }], '2022-12-02T10:30:00.000Z');
+      const [record] = sealRecords(`order#c${n}`, null, [{ kind: 'planned', at: at('2022-12-02T16:00:00+05:30'), orderId: `c${n}`, detail: {} }], '2022-12-02T10:30:00.000Z');
       await handler!({ Records: [{ eventID: `c${n}`, eventName: 'INSERT', dynamodb: { NewImage: item(record.stream, sequenceKey(1), record) } }] } as unknown as DynamoDBStreamEvent);
     }
     expect(local.s3.keys('container-archive')).toEqual(['log/undated/c1-c1.ndjson', 'log/undated/c2-c2.ndjson', 'log/undated/c3-c3.ndjson']);

@@ -29,6 +29,7 @@ import { createTableInputs, tableNamesFromEnv } from '../../functions/definition
 import { SharedClock } from '../../local/clock';
 import { createEdge } from '../../local/edge/edge';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;
 const BUCKETS = ['archive-a', 'archive-b', 'archive-c'];
@@ -46,7 +47,7 @@ afterAll(async () => {
 });
 
 const entry = (orderId: string, n: number): AuditEntry => ({
-  kind: 'gateway_attempt', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'vendor_1', detail: { request: '2022-12-05 10:00:00', status: 'OK', n },
+  kind: 'gateway_attempt', at: at('2022-12-02T16:00:00+05:30'), orderId, vendorId: 'vendor_1', detail: { request: '2022-12-05 10:00:00', status: 'OK', n },
 });
 
 /** The API's view of the key on AWS: it reads the public keys and may not sign (only the sweep may). */

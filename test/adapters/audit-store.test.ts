@@ -10,12 +10,13 @@ import { RecordingLogger } from '../fakes/outside-world';
 import { recordHash } from '../../functions/domain/audit/audit-records';
 import { withLocalDynamo } from './local-dynamodb';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const TABLE = DEFAULT_AUDIT_TABLE_NAME;
 const clock = { now: () => Instant.parse('2022-12-02T16:00:00+05:30', 'now') };
 
 const entry = (orderId: string, n: number): AuditEntry => ({
-  kind: 'gateway_attempt', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'vendor_1',
+  kind: 'gateway_attempt', at: at('2022-12-02T16:00:00+05:30'), orderId, vendorId: 'vendor_1',
   detail: { request: '2022-12-05 10:00:00', status: 'OK', n },
 });
 
@@ -37,7 +38,7 @@ test('appends chain each stream; a writer with a stale head loses the race, re-r
   await withLocalDynamo(async ({ doc }) => {
     const first = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
     const second = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
-    await first.append([entry('order_1', 1), entry('order_2', 1), { kind: 'settings_changed', at: '2022-12-02T16:00:00+05:30', actor: 'finance', detail: { version: 1 } }]);
+    await first.append([entry('order_1', 1), entry('order_2', 1), { kind: 'settings_changed', at: at('2022-12-02T16:00:00+05:30'), actor: 'finance', detail: { version: 1 } }]);
     await second.append([entry('order_1', 2)]); // second now remembers head 2
     await first.append([entry('order_1', 3)]); // first thinks the head is 1: loses the race on 2, re-reads, writes 3
     await second.append([entry('order_1', 4), entry('order_1', 5)]); // second thinks 2: loses on 3, re-reads, writes 4 and 5

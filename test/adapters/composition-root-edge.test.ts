@@ -12,6 +12,7 @@ import { buildDependencies, readRuntimeConfig } from '../../functions/compositio
 import { createTableInputs, tableNamesFromEnv } from '../../functions/definitions/tables';
 import type { Dependencies } from '../../functions/application/ports';
 import type { VendorRelease } from '../../functions/domain/types';
+import { at } from '../times';
 
 let clock: SharedClock;
 let edge: Edge;
@@ -59,8 +60,8 @@ afterAll(async () => {
 
 test('a release schedule puts the command on the release queue at its minute and not before; the queue drives the release target', async () => {
   const command = { orderId: 'order_1001', vendorId: 'vendor_A', releaseKey: 'rel-edge-1' };
-  await deps.scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:20+05:30'));
-  await deps.scheduler.schedule(command, DateTime.fromISO('2022-12-17T15:00:20+05:30')); // a conflict: success
+  await deps.scheduler.schedule(command, Instant.fromDateTime(DateTime.fromISO('2022-12-17T15:00:20+05:30')));
+  await deps.scheduler.schedule(command, Instant.fromDateTime(DateTime.fromISO('2022-12-17T15:00:20+05:30'))); // a conflict: success
   const armed = edge.scheduler.list().filter((s) => s.name === 'rel-edge-1');
   expect(armed).toHaveLength(1);
   expect(armed[0]).toMatchObject({ group: 'holdback-releases', expression: 'at(2022-12-17T15:01:00)', timezone: 'Asia/Kolkata', target: RELEASE_QUEUE.name });
@@ -82,7 +83,7 @@ test('enqueued commands reach the release target through the queue, ten to a Sen
 
 test('a cancelled schedule never fires; cancelling it again is success', async () => {
   const command = { orderId: 'order_1002', vendorId: 'vendor_A', releaseKey: 'rel-edge-2' };
-  await deps.scheduler.schedule(command, clock.now().plus({ hours: 1 }));
+  await deps.scheduler.schedule(command, Instant.fromDateTime(clock.now().plus({ hours: 1 })));
   await deps.scheduler.cancel('rel-edge-2');
   await deps.scheduler.cancel('rel-edge-2');
   expect(edge.scheduler.list().map((s) => s.name)).not.toContain('rel-edge-2');
@@ -107,13 +108,13 @@ test("Holdback's events go out with source holdback; a marketplace order event r
 test('the repositories work through the edge', async () => {
   const release: VendorRelease = {
     orderId: 'order_3001', vendorId: 'vendor_A', amount: '10.00', state: 'SCHEDULED', policyVersion: 0, rule: { kind: 'immediate' },
-    scheduleOption: 1, transactionTime: '2022-12-02T16:00:00+05:30', maxEligibility: '2022-12-17T16:00:00+05:30',
-    targetEligibility: '2022-12-02T16:00:00+05:30', sendAt: '2022-12-02T16:00:00+05:30', releaseKey: null,
+    scheduleOption: 1, transactionTime: at('2022-12-02T16:00:00+05:30'), maxEligibility: at('2022-12-17T16:00:00+05:30'),
+    targetEligibility: at('2022-12-02T16:00:00+05:30'), sendAt: at('2022-12-02T16:00:00+05:30'), releaseKey: null,
     appliedEligibility: null, predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null,
-    version: 1, updatedAt: '2022-12-02T16:00:00+05:30',
+    version: 1, updatedAt: at('2022-12-02T16:00:00+05:30'),
   };
   await deps.orders.putRelease(release, null);
-  expect(await deps.orders.listDue('2022-12-02T16:00:00+05:30', 10)).toEqual([release]);
+  expect(await deps.orders.listDue(at('2022-12-02T16:00:00+05:30'), 10)).toEqual([release]);
   expect((await deps.settings.get()).version).toBe(0);
 });
 
@@ -125,7 +126,7 @@ test("every release schedule the composition root creates names the schedules' d
     HOLDBACK_SCHEDULE_DEAD_LETTER_ARN: deadLetterArn,
   });
   const withDeadLetters = buildDependencies(config, { clock: { now: () => Instant.fromDateTime(clock.now()) }, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
-  await withDeadLetters.scheduler.schedule({ orderId: 'order_1002', vendorId: 'vendor_A', releaseKey: 'rel-dlq-1' }, DateTime.fromISO('2022-12-18T15:00:00+05:30'));
+  await withDeadLetters.scheduler.schedule({ orderId: 'order_1002', vendorId: 'vendor_A', releaseKey: 'rel-dlq-1' }, Instant.fromDateTime(DateTime.fromISO('2022-12-18T15:00:00+05:30')));
   const client = new SchedulerClient({ endpoint: edge.url, region: ENV.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   try {
     const got = await client.send(new GetScheduleCommand({ Name: 'rel-dlq-1', GroupName: RELEASE_SCHEDULE_GROUP }));

@@ -11,6 +11,7 @@ import { DynamoRejectedEventRepository, MAX_DETAIL_CHARS } from '../../functions
 import { createTableInputs, DEFAULT_TABLE_NAMES, DUE_SHARDS, tableNamesFromEnv } from '../../functions/definitions/tables';
 import { startLocalDynamo, withLocalDynamo, type LocalDynamo } from './local-dynamodb';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 let dynamo: LocalDynamo;
 const clock = { now: () => Instant.parse('2022-12-02T10:35:00Z', 'now') };
@@ -29,10 +30,10 @@ function release(overrides: Partial<VendorRelease> & Pick<VendorRelease, 'orderI
     policyVersion: 1,
     rule: { kind: 'after_payment', delay: 'P3D' },
     scheduleOption: 1,
-    transactionTime: '2022-12-02T16:00:00+05:30',
-    maxEligibility: '2022-12-17T16:00:00+05:30',
-    targetEligibility: '2022-12-05T16:00:00+05:30',
-    sendAt: '2022-12-05T15:00:00+05:30',
+    transactionTime: at('2022-12-02T16:00:00+05:30'),
+    maxEligibility: at('2022-12-17T16:00:00+05:30'),
+    targetEligibility: at('2022-12-05T16:00:00+05:30'),
+    sendAt: at('2022-12-05T15:00:00+05:30'),
     releaseKey: null,
     appliedEligibility: null,
     predictedSettlement: null,
@@ -41,7 +42,7 @@ function release(overrides: Partial<VendorRelease> & Pick<VendorRelease, 'orderI
     reason: null,
     settledAt: null,
     version: 1,
-    updatedAt: '2022-12-02T16:05:00+05:30',
+    updatedAt: at('2022-12-02T16:05:00+05:30'),
     ...overrides,
   };
 }
@@ -65,26 +66,26 @@ describe('DynamoSettingsRepository', () => {
     const repo = new DynamoSettingsRepository(dynamo.doc, dynamo.tables.config, clock);
     const initial = await repo.get();
     expect(initial).toMatchObject({ ...DEFAULT_SETTINGS, version: 0, actor: 'system' });
-    expect(initial.at).toBe('2022-12-02T16:05:00+05:30');
+    expect(initial.at).toEqual('2022-12-02T16:05:00+05:30');
     expect(await repo.history()).toEqual([]);
 
     const first = await repo.save({ ...DEFAULT_SETTINGS, deferByDays: 15 }, {
-      actor: 'finance@example.com', reason: 'mirror dashboard', at: '2022-12-01T10:00:00+05:30', expectedVersion: 0,
+      actor: 'finance@example.com', reason: 'mirror dashboard', at: at('2022-12-01T10:00:00+05:30'), expectedVersion: 0,
     });
     expect(first.version).toBe(1);
     const second = await repo.save({ ...DEFAULT_SETTINGS, deferByDays: 20, holidays: ['2022-12-25'] }, {
-      actor: 'finance@example.com', reason: 'longer hold', at: '2022-12-02T10:00:00+05:30', expectedVersion: 1,
+      actor: 'finance@example.com', reason: 'longer hold', at: at('2022-12-02T10:00:00+05:30'), expectedVersion: 1,
     });
     expect(second.version).toBe(2);
     expect(await repo.get()).toEqual(second);
 
     // A writer that read version 1 before the second save loses.
     await expect(repo.save({ ...DEFAULT_SETTINGS }, {
-      actor: 'ops', reason: 'stale', at: '2022-12-02T11:00:00+05:30', expectedVersion: 1,
+      actor: 'ops', reason: 'stale', at: at('2022-12-02T11:00:00+05:30'), expectedVersion: 1,
     })).rejects.toBeInstanceOf(VersionConflictError);
     // So does one claiming a version that does not exist yet.
     await expect(repo.save({ ...DEFAULT_SETTINGS }, {
-      actor: 'ops', reason: 'ahead', at: '2022-12-02T11:00:00+05:30', expectedVersion: 5,
+      actor: 'ops', reason: 'ahead', at: at('2022-12-02T11:00:00+05:30'), expectedVersion: 5,
     })).rejects.toBeInstanceOf(VersionConflictError);
 
     expect((await repo.history()).map((s) => [s.version, s.deferByDays])).toEqual([[2, 20], [1, 15]]);
@@ -94,7 +95,7 @@ describe('DynamoSettingsRepository', () => {
   test('two writers racing from the same version: exactly one wins', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoSettingsRepository(local.doc, local.tables.config, clock);
-      const meta = { actor: 'a', reason: 'race', at: '2022-12-02T11:00:00+05:30', expectedVersion: 0 };
+      const meta = { actor: 'a', reason: 'race', at: at('2022-12-02T11:00:00+05:30'), expectedVersion: 0 };
       const results = await Promise.allSettled([
         repo.save({ ...DEFAULT_SETTINGS, deferByDays: 3 }, meta),
         repo.save({ ...DEFAULT_SETTINGS, deferByDays: 4 }, meta),
@@ -110,7 +111,7 @@ describe('DynamoSettingsRepository', () => {
 describe('DynamoPolicyRepository', () => {
   const policy = (version: number, scheduleOption: number): VendorPolicy => ({
     vendorId: 'vendor_A', version, scheduleOption, release: { kind: 'after_delivery', delay: 'P2D' },
-    actor: 'ops@example.com', reason: `change ${version}`, at: `2022-12-0${version}T10:00:00+05:30`,
+    actor: 'ops@example.com', reason: `change ${version}`, at: at(`2022-12-0${version}T10:00:00+05:30`),
   });
 
   test('null without a policy; versions kept; a taken version conflicts; history newest first', async () => {
@@ -151,7 +152,7 @@ describe('versioned config items', () => {
   test('a version whose history item was lost after it took effect is written back when the history is read', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoPolicyRepository(local.doc, local.tables.config);
-      const v1: VendorPolicy = { vendorId: 'vendor_R', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: '2022-12-01T10:00:00+05:30' };
+      const v1: VendorPolicy = { vendorId: 'vendor_R', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: at('2022-12-01T10:00:00+05:30') };
       const v2: VendorPolicy = { ...v1, version: 2, scheduleOption: 13, reason: 'second' };
       await repo.save(v1);
       await repo.save(v2);
@@ -171,7 +172,7 @@ describe('versioned config items', () => {
   test('a version whose history item was lost is written back by the next save too, before anything reads the history', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoPolicyRepository(local.doc, local.tables.config);
-      const v1: VendorPolicy = { vendorId: 'vendor_S', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: '2022-12-01T10:00:00+05:30' };
+      const v1: VendorPolicy = { vendorId: 'vendor_S', version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'ops', reason: 'first', at: at('2022-12-01T10:00:00+05:30') };
       const v2: VendorPolicy = { ...v1, version: 2, scheduleOption: 13, reason: 'second' };
       const v3: VendorPolicy = { ...v1, version: 3, scheduleOption: 2, reason: 'third' };
       await repo.save(v1);
@@ -195,10 +196,10 @@ describe('versioned config items', () => {
 
       const settings = new DynamoSettingsRepository(local.doc, local.tables.config, clock);
       const policies = new DynamoPolicyRepository(local.doc, local.tables.config);
-      await settings.save({ ...DEFAULT_SETTINGS, deferByDays: 10 }, { actor: 'finance', reason: 'shorter', at: '2022-12-01T10:00:00+05:30', expectedVersion: 0 });
+      await settings.save({ ...DEFAULT_SETTINGS, deferByDays: 10 }, { actor: 'finance', reason: 'shorter', at: at('2022-12-01T10:00:00+05:30'), expectedVersion: 0 });
       const vendors = Array.from({ length: 130 }, (_, i) => `vendor_${i}`);
       for (const [i, vendorId] of vendors.entries()) {
-        if (i % 2 === 0) await policies.save({ vendorId, version: 1, scheduleOption: 1 + (i % 15), release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: '2022-12-01T10:00:00+05:30' });
+        if (i % 2 === 0) await policies.save({ vendorId, version: 1, scheduleOption: 1 + (i % 15), release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: at('2022-12-01T10:00:00+05:30') });
       }
       // More than BatchGetItem's 100 keys, with a vendor asked twice.
       const config = await reader.forPlanning([...vendors, 'vendor_0']);
@@ -216,7 +217,7 @@ test('keys BatchGetItem leaves unprocessed (throttling) are asked again until ev
     const policies = new DynamoPolicyRepository(local.doc, local.tables.config);
     const vendors = ['vendor_P', 'vendor_Q', 'vendor_R'];
     for (const [i, vendorId] of vendors.entries()) {
-      await policies.save({ vendorId, version: 1, scheduleOption: 2 + i, release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: '2022-12-01T10:00:00+05:30' });
+      await policies.save({ vendorId, version: 1, scheduleOption: 2 + i, release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: at('2022-12-01T10:00:00+05:30') });
     }
     // The real table's answers, except that a round of several keys leaves its last one unprocessed, as a throttled
     // table may.
@@ -238,12 +239,12 @@ test('keys BatchGetItem leaves unprocessed (throttling) are asked again until ev
 describe('DynamoOrderRepository', () => {
   const order: OrderRecord = {
     orderId: 'order_1001',
-    transactionTime: '2022-12-02T16:00:00+05:30',
-    maxEligibility: '2022-12-17T16:00:00+05:30',
+    transactionTime: at('2022-12-02T16:00:00+05:30'),
+    maxEligibility: at('2022-12-17T16:00:00+05:30'),
     deferByDays: 15,
     currency: 'INR',
     vendors: [{ vendorId: 'vendor_A', amount: '1000.00' }, { vendorId: 'vendor_B', amount: '234.50' }],
-    recordedAt: '2022-12-02T16:00:05+05:30',
+    recordedAt: at('2022-12-02T16:00:05+05:30'),
   };
 
   test('an order is created once; the first one stays', async () => {
@@ -274,20 +275,20 @@ describe('DynamoOrderRepository', () => {
     const repo = new DynamoOrderRepository(dynamo.doc, dynamo.tables.orders);
     const delivered: StoredEvent = {
       orderId: 'order_1002', key: 'order.delivered#abc123',
-      event: { type: 'order.delivered', orderId: 'order_1002', deliveredAt: '2022-12-04T12:00:00+05:30' },
-      receivedAt: '2022-12-04T12:00:01+05:30',
+      event: { type: 'order.delivered', orderId: 'order_1002', deliveredAt: at('2022-12-04T12:00:00+05:30') },
+      receivedAt: at('2022-12-04T12:00:01+05:30'),
     };
     const paid: StoredEvent = {
       orderId: 'order_1002', key: 'order.paid#def456',
       event: {
-        type: 'order.paid', orderId: 'order_1002', transactionTime: '2022-12-02T16:00:00+05:30',
+        type: 'order.paid', orderId: 'order_1002', transactionTime: at('2022-12-02T16:00:00+05:30'),
         vendors: [{ vendorId: 'vendor_A', amount: '10.00' }], currency: 'INR',
       },
-      receivedAt: '2022-12-04T07:00:00Z',
+      receivedAt: at('2022-12-04T07:00:00Z'),
     };
     expect(await repo.recordEvent(delivered)).toBe(true);
     expect(await repo.recordEvent(delivered)).toBe(false);
-    expect(await repo.recordEvent({ ...delivered, receivedAt: '2022-12-05T00:00:00+05:30' })).toBe(false);
+    expect(await repo.recordEvent({ ...delivered, receivedAt: at('2022-12-05T00:00:00+05:30') })).toBe(false);
     expect(await repo.recordEvent(paid)).toBe(true);
     // In order of receipt, comparing instants, not their offset text (07:00Z is 12:30 India time).
     expect(await repo.listEvents('order_1002')).toEqual([delivered, paid]);
@@ -298,10 +299,10 @@ describe('DynamoOrderRepository', () => {
     const id = 'order_1009';
     expect(await repo.loadOrder(id)).toEqual({ order: null, events: [], releases: [] });
     const later: StoredEvent = {
-      orderId: id, key: 'order.delivered#1', event: { type: 'order.delivered', orderId: id, deliveredAt: '2022-12-04T12:00:00+05:30' },
-      receivedAt: '2022-12-04T12:00:01+05:30',
+      orderId: id, key: 'order.delivered#1', event: { type: 'order.delivered', orderId: id, deliveredAt: at('2022-12-04T12:00:00+05:30') },
+      receivedAt: at('2022-12-04T12:00:01+05:30'),
     };
-    const earlier: StoredEvent = { ...later, key: 'order.dispute_opened#2', event: { type: 'order.dispute_opened', orderId: id, openedAt: '2022-12-03T09:00:00+05:30' }, receivedAt: '2022-12-03T09:00:01+05:30' };
+    const earlier: StoredEvent = { ...later, key: 'order.dispute_opened#2', event: { type: 'order.dispute_opened', orderId: id, openedAt: at('2022-12-03T09:00:00+05:30') }, receivedAt: at('2022-12-03T09:00:01+05:30') };
     await repo.recordEvent(later);
     await repo.recordEvent(earlier);
     expect(await repo.loadOrder(id)).toEqual({ order: null, events: [earlier, later], releases: [] });
@@ -372,26 +373,26 @@ describe('DynamoOrderRepository', () => {
         '2022-12-05T09:02:00Z',
         '2022-12-05T09:03:00Z',
       ];
-      const releases = sendTimes.map((sendAt, i) => release({ orderId: `order_${2000 + i}`, vendorId: `vendor_${i % 3}`, sendAt }));
+      const releases = sendTimes.map((sendAt, i) => release({ orderId: `order_${2000 + i}`, vendorId: `vendor_${i % 3}`, sendAt: at(sendAt) }));
       releases.push(release({ orderId: 'order_2999', vendorId: 'vendor_0', sendAt: null, state: 'WAITING' }));
       for (const r of releases) await repo.putRelease(r, null);
       const shards = new Set(releases.map((r) => dueShard(r.orderId, r.vendorId)));
       expect(shards.size).toBeGreaterThan(3);
       expect(shards.size).toBeLessThanOrEqual(DUE_SHARDS);
 
-      const instant = (text: string): number => DateTime.fromISO(text).toMillis();
-      const before = '2022-12-05T15:30:00+05:30'; // 10:00Z, inclusive
+      const instant = (time: Instant): number => time.ms;
+      const before = at('2022-12-05T15:30:00+05:30'); // 10:00Z, inclusive
       const expected = releases
         .filter((r) => r.sendAt !== null && instant(r.sendAt) <= instant(before))
         .sort((a, b) => instant(a.sendAt!) - instant(b.sendAt!) || a.orderId.localeCompare(b.orderId));
       const due = await repo.listDue(before, 100);
       expect(due.map((r) => r.orderId)).toEqual(expected.map((r) => r.orderId));
       expect(due).toHaveLength(11);
-      expect(due[0].sendAt).toBe('2022-12-04T23:00:00+05:30'); // the item keeps its offset form
+      expect(due[0].sendAt).toEqual('2022-12-04T23:00:00+05:30'); // the item keeps its offset form
       expect(due.map((r) => r.orderId)).toContain('order_2003'); // exactly at `before`
 
       expect((await repo.listDue(before, 4)).map((r) => r.orderId)).toEqual(expected.slice(0, 4).map((r) => r.orderId));
-      expect(await repo.listDue('2022-12-04T00:00:00Z', 10)).toEqual([]);
+      expect(await repo.listDue(at('2022-12-04T00:00:00Z'), 10)).toEqual([]);
 
       // Clearing sendAt takes a release out of the index.
       await repo.putRelease({ ...releases[7], sendAt: null, state: 'APPLIED', version: 2 }, 1);
@@ -409,34 +410,34 @@ describe('what a release write costs (issue 11)', () => {
   test('a claim keeps the due key it was claimed at (no move of the entry); a sent release leaves the index; a retry moves the key', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
-      const planned = release({ orderId: 'order_3001', vendorId: 'vendor_A', releaseKey: 'rel-1', sendAt: '2022-12-05T15:00:00+05:30' });
+      const planned = release({ orderId: 'order_3001', vendorId: 'vendor_A', releaseKey: 'rel-1', sendAt: at('2022-12-05T15:00:00+05:30') });
       await repo.putRelease(planned, null);
-      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBe('2022-12-05T09:30:00.000Z');
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toEqual('2022-12-05T09:30:00.000Z');
 
       // The release function reads the release, then claims it: the deadline is its sendAt, the key stays.
       const read = (await repo.getRelease('order_3001', 'vendor_A'))!;
-      const applying = { ...read, state: 'APPLYING' as const, sendAt: '2022-12-05T15:07:00+05:30', version: 2 };
+      const applying = { ...read, state: 'APPLYING' as const, sendAt: at('2022-12-05T15:07:00+05:30'), version: 2 };
       await repo.putRelease(applying, 1);
-      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBe('2022-12-05T09:30:00.000Z');
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toEqual('2022-12-05T09:30:00.000Z');
       // Listed from its claimed send time (the caller checks sendAt, the deadline), with its deadline as stored.
-      expect((await repo.listDue('2022-12-05T15:01:00+05:30', 10)).map((r) => [r.state, r.sendAt])).toEqual([['APPLYING', '2022-12-05T15:07:00+05:30']]);
+      expect((await repo.listDue(at('2022-12-05T15:01:00+05:30'), 10)).map((r) => [r.state, r.sendAt])).toEqual([['APPLYING', '2022-12-05T15:07:00+05:30']]);
 
       // A failed send waits for its retry: the key moves to the retry time, so nothing lists it before.
-      const retry = { ...applying, state: 'SCHEDULED' as const, sendAt: '2022-12-05T18:00:00+05:30', version: 3 };
+      const retry = { ...applying, state: 'SCHEDULED' as const, sendAt: at('2022-12-05T18:00:00+05:30'), version: 3 };
       await repo.putRelease(retry, 2);
-      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBe('2022-12-05T12:30:00.000Z');
-      expect(await repo.listDue('2022-12-05T17:59:00+05:30', 10)).toEqual([]);
+      expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toEqual('2022-12-05T12:30:00.000Z');
+      expect(await repo.listDue(at('2022-12-05T17:59:00+05:30'), 10)).toEqual([]);
 
       // Sent: out of the index.
-      await repo.putRelease({ ...retry, state: 'APPLIED', sendAt: null, releaseKey: null, appliedEligibility: '2022-12-05T19:00:00+05:30', version: 4 }, 3);
+      await repo.putRelease({ ...retry, state: 'APPLIED', sendAt: null, releaseKey: null, appliedEligibility: at('2022-12-05T19:00:00+05:30'), version: 4 }, 3);
       expect((await rawItem(local, 'order_3001', 'vendor_A'))?.dueSk).toBeUndefined();
-      expect(await repo.listDue('2022-12-06T00:00:00+05:30', 10)).toEqual([]);
+      expect(await repo.listDue(at('2022-12-06T00:00:00+05:30'), 10)).toEqual([]);
 
       // A writer that does not know the stored key (another process) keys a claim by its deadline: later, never missed.
       const other = release({ orderId: 'order_3002', vendorId: 'vendor_A', releaseKey: 'rel-2' });
       await repo.putRelease(other, null);
-      await new DynamoOrderRepository(local.doc, local.tables.orders).putRelease({ ...other, state: 'APPLYING', sendAt: '2022-12-05T15:07:00+05:30', version: 2 }, 1);
-      expect((await rawItem(local, 'order_3002', 'vendor_A'))?.dueSk).toBe('2022-12-05T09:37:00.000Z');
+      await new DynamoOrderRepository(local.doc, local.tables.orders).putRelease({ ...other, state: 'APPLYING', sendAt: at('2022-12-05T15:07:00+05:30'), version: 2 }, 1);
+      expect((await rawItem(local, 'order_3002', 'vendor_A'))?.dueSk).toEqual('2022-12-05T09:37:00.000Z');
     });
   });
 
@@ -445,8 +446,8 @@ describe('what a release write costs (issue 11)', () => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
       const settled: VendorRelease = release({
         orderId: 'order_3003', vendorId: 'vendor_A', state: 'SETTLED', sendAt: null,
-        appliedEligibility: '2022-12-05T16:00:00+05:30', predictedSettlement: '2022-12-06T11:00:00+05:30', settledAt: '2022-12-06T11:00:00+05:30',
-        settledFrom: { state: 'APPLIED', appliedEligibility: '2022-12-05T16:00:00+05:30', predictedSettlement: '2022-12-06T11:00:00+05:30' },
+        appliedEligibility: at('2022-12-05T16:00:00+05:30'), predictedSettlement: at('2022-12-06T11:00:00+05:30'), settledAt: at('2022-12-06T11:00:00+05:30'),
+        settledFrom: { state: 'APPLIED', appliedEligibility: at('2022-12-05T16:00:00+05:30'), predictedSettlement: at('2022-12-06T11:00:00+05:30') },
         // Optional fields: null ones come back null, absent ones absent.
         holdReason: null, manual: null, sending: null,
       });
@@ -462,8 +463,8 @@ describe('what a release write costs (issue 11)', () => {
 
       // What settling changed is kept (a settlement reported while nothing was applied, say).
       const early = release({
-        orderId: 'order_3004', vendorId: 'vendor_A', state: 'SETTLED', sendAt: null, appliedEligibility: null, settledAt: '2022-12-06T11:00:00+05:30',
-        predictedSettlement: '2022-12-06T11:00:00+05:30', settledFrom: { state: 'SCHEDULED', appliedEligibility: null, predictedSettlement: null },
+        orderId: 'order_3004', vendorId: 'vendor_A', state: 'SETTLED', sendAt: null, appliedEligibility: null, settledAt: at('2022-12-06T11:00:00+05:30'),
+        predictedSettlement: at('2022-12-06T11:00:00+05:30'), settledFrom: { state: 'SCHEDULED', appliedEligibility: null, predictedSettlement: null },
       });
       await repo.putRelease(early, null);
       expect((await rawItem(local, 'order_3004', 'vendor_A'))?.settledFrom).toEqual({ state: 'SCHEDULED', predictedSettlement: null });
@@ -506,13 +507,13 @@ describe('DynamoRejectedEventRepository', () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoRejectedEventRepository(local.doc, local.tables.rejected);
       const base = { source: 'marketplace.orders', detailType: 'order.paid', reasons: ['orderId: is missing; send 3 to 45 characters'] };
-      await repo.add({ ...base, id: 'r1', at: '2022-12-02T16:00:00+05:30', detail: { amount: 12.345678901234567, note: '' } });
-      await repo.add({ ...base, id: 'r2', at: '2022-12-02T11:00:00Z', detail: ['not', 'an', 'object'] }); // 16:30 India
-      await repo.add({ ...base, id: 'r3', at: '2022-12-02T16:10:00+05:30', detail: null, source: null, detailType: null });
+      await repo.add({ ...base, id: 'r1', at: at('2022-12-02T16:00:00+05:30'), detail: { amount: 12.345678901234567, note: '' } });
+      await repo.add({ ...base, id: 'r2', at: at('2022-12-02T11:00:00Z'), detail: ['not', 'an', 'object'] }); // 16:30 India
+      await repo.add({ ...base, id: 'r3', at: at('2022-12-02T16:10:00+05:30'), detail: null, source: null, detailType: null });
       // The same event again (a retry): listed once.
-      await repo.add({ ...base, id: 'r2', at: '2022-12-02T11:00:00Z', detail: ['not', 'an', 'object'] });
+      await repo.add({ ...base, id: 'r2', at: at('2022-12-02T11:00:00Z'), detail: ['not', 'an', 'object'] });
       // Arrived last although its time is the earliest (another container's clock, or the event's own time).
-      await repo.add({ ...base, id: 'r4', at: '2022-12-01T00:00:00+05:30', detail: { blob: 'x'.repeat(MAX_DETAIL_CHARS + 10) } });
+      await repo.add({ ...base, id: 'r4', at: at('2022-12-01T00:00:00+05:30'), detail: { blob: 'x'.repeat(MAX_DETAIL_CHARS + 10) } });
 
       const all = await repo.page({ limit: 10 });
       expect(all.items.map((r) => [r.id, r.sequence])).toEqual([['r4', 4], ['r3', 3], ['r2', 2], ['r1', 1]]);

@@ -67,7 +67,7 @@ test('the recon shows the eligibility a PUT applied, as ISO 8601 in India time',
   await paidOrder('ord_recon_1', 'V_recon_1');
   const applied = await eligibilityGateway(clock).updateEligibility('ord_recon_1', 'V_recon_1', '2022-12-06 09:00:00');
   expect(applied.final).toMatchObject({ status: 'OK' });
-  expect(await recon().fetchEligibility('ord_recon_1', 'V_recon_1')).toBe('2022-12-06T09:00:00+05:30');
+  expect(await recon().fetchEligibility('ord_recon_1', 'V_recon_1')).toEqual('2022-12-06T09:00:00+05:30');
   // A vendor the order does not list has no eligibility there; an order unknown to the gateway cannot be reconciled.
   expect(await recon().fetchEligibility('ord_recon_1', 'V_not_in_order')).toBeNull();
   const error = await recon().fetchEligibility('ord_never_made', 'V_recon_1').then(() => null, (e: unknown) => e);
@@ -81,7 +81,7 @@ test('ids are validated before anything is sent, and encoded in the path', async
   scripted.script(answer(200, { order_id: 'ord-A_1', vendors: [{ vendor_id: 'V_a', settlement_eligibility_date: '2022-12-06 09:00:00' }] }));
   const before = scripted.requests.length;
   // The gateway's own form ("YYYY-MM-DD HH:MM:SS", India time) is read too.
-  expect(await recon(`${scripted.url}/pg`).fetchEligibility('ord-A_1', 'V_a')).toBe('2022-12-06T09:00:00+05:30');
+  expect(await recon(`${scripted.url}/pg`).fetchEligibility('ord-A_1', 'V_a')).toEqual('2022-12-06T09:00:00+05:30');
   expect(scripted.requests[before]).toMatchObject({ method: 'GET', path: '/pg/easy-split/orders/ord-A_1' });
 });
 

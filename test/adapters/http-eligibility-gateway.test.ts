@@ -3,6 +3,7 @@ import { inspect } from 'node:util';
 import { DateTime } from 'luxon';
 import { HttpEligibilityGateway, type HttpEligibilityGatewayOptions } from '../../functions/adapters/gateway/http-eligibility-gateway';
 import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+import { at } from '../times';
 
 const CLIENT_ID = 'TEST-client-7f3a9c';
 const CLIENT_SECRET = 'cfsk_ma_test_9d8e7f6a5b4c3d2e1f';
@@ -75,7 +76,7 @@ test('a 5xx, a reset or a timeout ends the call at once (the PUT may have applie
 
 test('runs beforePut before each PUT leaves, with the try and its stamp; a beforePut that throws sends nothing', async () => {
   server.script(answer(429, { message: 'Too many requests' }, { 'x-ratelimit-retry': '1' }));
-  const seen: Array<[number, string, number]> = [];
+  const seen: Array<[number, unknown, number]> = [];
   const result = await gateway({ random: () => 0 }).updateEligibility('order_1001', 'vendor_A', '2022-12-06 09:00:00', async (attempt, at) => {
     seen.push([attempt, at, server.requests.length]);
   });
@@ -181,7 +182,7 @@ test('a refused connection is a network answer that ends the call', async () => 
   }).updateEligibility('order_1001', 'vendor_A', '2022-12-06 09:00:00');
   expect(result.attempts.map((a) => a.status)).toEqual(['NETWORK']);
   expect(result.final).toMatchObject({ kind: 'network', message: expect.stringContaining('ECONNREFUSED') });
-  expect(result.attempts[0].at).toMatch(/\+05:30$/);
+  expect(result.attempts[0].at.toText()).toMatch(/\+05:30$/);
 });
 
 test('bad options are refused at construction, naming the option and what to send', () => {

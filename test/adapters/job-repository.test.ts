@@ -6,13 +6,14 @@ import { DynamoJobRepository, JOB_FAILURES_KEPT } from '../../functions/adapters
 import { newJobId } from '../../functions/application/start-job';
 import type { StoredJob } from '../../functions/application/ports';
 import { withLocalDynamo } from './local-dynamodb';
+import { at } from '../times';
 
 jest.setTimeout(60_000);
 
 test('the open orders\' policy keeps the newest version and is read consistently with the holds', async () => {
   await withLocalDynamo(async (local) => {
     const store = new DynamoOpenOrderPolicyRepository(local.doc, local.tables.config);
-    const policy = (version: number) => ({ vendorId: 'vendor_a', version, scheduleOption: 1, release: { kind: 'immediate' as const }, actor: 'a', reason: 'r', at: '2022-12-02T16:05:00+05:30' });
+    const policy = (version: number) => ({ vendorId: 'vendor_a', version, scheduleOption: 1, release: { kind: 'immediate' as const }, actor: 'a', reason: 'r', at: at('2022-12-02T16:05:00+05:30') });
     await store.put(policy(3));
     await store.put(policy(2));
     const config = await new DynamoConfigReader(local.doc, local.tables.config, new FakeClock('2022-12-02T16:05:00+05:30')).forPlanning(['vendor_a', 'vendor_b'], { eventual: true });
@@ -26,7 +27,7 @@ test('a job with many failing releases keeps at most twice JOB_FAILURES_KEPT fai
     const jobs = new DynamoJobRepository(local.doc, local.tables.config);
     const jobId = newJobId();
     await jobs.create({
-      jobId, kind: 'vendor_hold', state: 'queued', total: 0, done: 0, failed: 0, actor: 'risk@example.com', createdAt: '2022-12-02T16:05:00+05:30',
+      jobId, kind: 'vendor_hold', state: 'queued', total: 0, done: 0, failed: 0, actor: 'risk@example.com', createdAt: at('2022-12-02T16:05:00+05:30'),
       finishedAt: null, error: null, result: null, params: { vendorId: 'vendor_a' }, failures: [], expected: ['vendor_a:0'], finished: [],
     } satisfies StoredJob);
     for (let step = 0; step < 10; step += 1) {

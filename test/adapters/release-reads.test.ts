@@ -7,6 +7,7 @@ import type { OutcomeFilter } from '../../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
 import { order, release } from './release-fixtures';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
+import { at } from '../times';
 
 let dynamo: LocalDynamo;
 let orders: DynamoOrderRepository;
@@ -59,27 +60,27 @@ describe('outcomes through the indexes', () => {
   beforeAll(async () => {
     await paid(a);
     // Paid a day earlier: first in the open index, which is ordered by maximum eligibility.
-    await paid(b, { ven_a: { targetEligibility: '2022-12-04T10:00:00+05:30', sendAt: '2022-12-04T09:00:00+05:30' } });
+    await paid(b, { ven_a: { targetEligibility: at('2022-12-04T10:00:00+05:30'), sendAt: at('2022-12-04T09:00:00+05:30') } });
     const [applied] = await paid(c);
     // The release of order_r3 / ven_a is applied, then settled: each write keeps its indexes.
-    const appliedRelease = { ...applied, state: 'APPLIED' as const, sendAt: null, releaseKey: null, appliedEligibility: '2022-12-05T16:00:00+05:30', predictedSettlement: '2022-12-06T11:00:00+05:30', version: 2 };
+    const appliedRelease = { ...applied, state: 'APPLIED' as const, sendAt: null, releaseKey: null, appliedEligibility: at('2022-12-05T16:00:00+05:30'), predictedSettlement: at('2022-12-06T11:00:00+05:30'), version: 2 };
     await orders.putRelease(appliedRelease, 1);
-    await orders.putRelease({ ...appliedRelease, state: 'SETTLED', settledAt: '2022-12-06T11:00:00+05:30', version: 3 }, 2);
+    await orders.putRelease({ ...appliedRelease, state: 'SETTLED', settledAt: at('2022-12-06T11:00:00+05:30'), version: 3 }, 2);
   });
 
   test('by transaction time: every vendor of every order, in time order then order and vendor id, across India months', async () => {
     expect(await all({ by: 'transaction' })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r1/ven_b', 'order_r3/ven_a', 'order_r3/ven_c']);
-    expect(await all({ by: 'transaction', from: '2022-12-01T00:00:00+05:30' })).toEqual(['order_r1/ven_a', 'order_r1/ven_b', 'order_r3/ven_a', 'order_r3/ven_c']);
-    expect(await all({ by: 'transaction', to: '2022-12-01T02:00:00+05:30' })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r1/ven_b']);
+    expect(await all({ by: 'transaction', from: at('2022-12-01T00:00:00+05:30') })).toEqual(['order_r1/ven_a', 'order_r1/ven_b', 'order_r3/ven_a', 'order_r3/ven_c']);
+    expect(await all({ by: 'transaction', to: at('2022-12-01T02:00:00+05:30') })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r1/ven_b']);
     expect(await all({ by: 'transaction', vendorId: 'ven_a' })).toEqual(['order_r2/ven_a', 'order_r1/ven_a', 'order_r3/ven_a']);
     expect(await all({ by: 'transaction', state: 'SETTLED' })).toEqual(['order_r3/ven_a']);
-    expect(await all({ by: 'transaction', from: '2022-12-03T00:00:00+05:30', to: '2022-12-02T00:00:00+05:30' })).toEqual([]);
+    expect(await all({ by: 'transaction', from: at('2022-12-03T00:00:00+05:30'), to: at('2022-12-02T00:00:00+05:30') })).toEqual([]);
   });
 
   test('by applied eligibility and by settlement time: only the releases that have one', async () => {
     expect(await all({ by: 'applied' })).toEqual(['order_r3/ven_a']);
-    expect(await all({ by: 'settled', from: '2022-12-06T11:00:00+05:30', to: '2022-12-06T11:00:00+05:30' })).toEqual(['order_r3/ven_a']);
-    expect(await all({ by: 'settled', to: '2022-12-06T10:59:59+05:30' })).toEqual([]);
+    expect(await all({ by: 'settled', from: at('2022-12-06T11:00:00+05:30'), to: at('2022-12-06T11:00:00+05:30') })).toEqual(['order_r3/ven_a']);
+    expect(await all({ by: 'settled', to: at('2022-12-06T10:59:59+05:30') })).toEqual([]);
     expect(await all({ by: 'settled', vendorId: 'ven_c' })).toEqual([]);
   });
 
@@ -108,7 +109,7 @@ describe('outcomes through the indexes', () => {
     expect(await orders.reads.openTotals('ven_c')).toEqual([{ currency: 'INR', count: 1, amount: '100.50' }]);
     expect(await orders.reads.openTotals('ven_nobody')).toEqual([]);
     const open: string[] = [];
-    for await (const row of orders.reads.openReleases('ven_a', { from: '2022-12-01T00:00:00+05:30', to: '2022-12-31T00:00:00+05:30' })) open.push(row.release.orderId);
+    for await (const row of orders.reads.openReleases('ven_a', { from: at('2022-12-01T00:00:00+05:30'), to: at('2022-12-31T00:00:00+05:30') })) open.push(row.release.orderId);
     expect(open).toEqual(['order_r2', 'order_r1']);
     const everyOpen: string[] = [];
     for await (const row of orders.reads.openReleases('ven_a')) everyOpen.push(row.release.orderId);
@@ -117,7 +118,7 @@ describe('outcomes through the indexes', () => {
 
   test('the vendors seen in orders, and in policies, listed by id in pages', async () => {
     const policies = new DynamoPolicyRepository(dynamo.doc, dynamo.tables.config, orders.reads.directory);
-    await policies.save({ vendorId: 'ven_policy_only', version: 1, scheduleOption: 2, release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: '2022-12-01T10:00:00+05:30' });
+    await policies.save({ vendorId: 'ven_policy_only', version: 1, scheduleOption: 2, release: { kind: 'immediate' }, actor: 'ops', reason: 'set', at: at('2022-12-01T10:00:00+05:30') });
     expect(await orders.reads.vendors(null, 10)).toEqual({ vendorIds: ['ven_a', 'ven_b', 'ven_c', 'ven_policy_only'], more: false });
     expect(await orders.reads.vendors(null, 2)).toEqual({ vendorIds: ['ven_a', 'ven_b'], more: true });
     expect(await orders.reads.vendors('ven_b', 2)).toEqual({ vendorIds: ['ven_c', 'ven_policy_only'], more: false });
@@ -133,14 +134,14 @@ describe('the open index, ordered by maximum eligibility (issue 11)', () => {
     const [waiting] = await paid(o, { ven_open: { state: 'WAITING', targetEligibility: null, sendAt: null } });
     const key = async () => (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: 'ORDER#order_open1', sk: 'VENDOR#ven_open' } }))?.[OPEN_INDEX.sk];
     expect(await key()).toBe('2022-12-16T04:30:00.000Z#order_open1');
-    await orders.putRelease({ ...waiting, state: 'SCHEDULED', targetEligibility: '2022-12-03T16:00:00+05:30', sendAt: '2022-12-03T15:00:00+05:30', version: 2 }, 1);
+    await orders.putRelease({ ...waiting, state: 'SCHEDULED', targetEligibility: at('2022-12-03T16:00:00+05:30'), sendAt: at('2022-12-03T15:00:00+05:30'), version: 2 }, 1);
     expect(await key()).toBe('2022-12-16T04:30:00.000Z#order_open1');
     // Another, paid 10 Dec (max 25 Dec), target 12 Dec.
-    await paid(order('order_open2', '2022-12-10T10:00:00+05:30', ['ven_open']), { ven_open: { targetEligibility: '2022-12-12T10:00:00+05:30' } });
+    await paid(order('order_open2', '2022-12-10T10:00:00+05:30', ['ven_open']), { ven_open: { targetEligibility: at('2022-12-12T10:00:00+05:30') } });
 
     const open = async (from: string, to: string) => {
       const ids: string[] = [];
-      for await (const row of orders.reads.openReleases('ven_open', { from, to })) ids.push(row.release.orderId);
+      for await (const row of orders.reads.openReleases('ven_open', { from: at(from), to: at(to) })) ids.push(row.release.orderId);
       return ids;
     };
     // Windows: [1 Dec, 16 Dec] and [10 Dec, 25 Dec]. Wherever a release's money lands (its target, or its max

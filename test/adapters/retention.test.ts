@@ -9,6 +9,7 @@ import { RecordingLogger } from '../fakes/outside-world';
 import { awsEnvironment } from './aws-environment';
 import { withLocalDynamo, type LocalDynamo } from './local-dynamodb';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const RETENTION = '{"orders": 2922, "events": 400, "rejected": 90}';
 const ENV = awsEnvironment('gw_secret_retention');
@@ -35,10 +36,10 @@ async function scan(local: LocalDynamo, table: string): Promise<Record<string, u
 const release: VendorRelease = {
   orderId: 'order_ttl', vendorId: 'vendor_ttl', amount: '1234.50', state: 'SCHEDULED', policyVersion: 1,
   rule: { kind: 'after_payment', delay: 'P3D' }, scheduleOption: 1,
-  transactionTime: '2022-12-02T16:00:00+05:30', maxEligibility: '2022-12-17T16:00:00+05:30',
-  targetEligibility: '2022-12-05T16:00:00+05:30', sendAt: '2022-12-05T15:00:00+05:30', releaseKey: null,
+  transactionTime: at('2022-12-02T16:00:00+05:30'), maxEligibility: at('2022-12-17T16:00:00+05:30'),
+  targetEligibility: at('2022-12-05T16:00:00+05:30'), sendAt: at('2022-12-05T15:00:00+05:30'), releaseKey: null,
   appliedEligibility: null, predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null,
-  version: 1, updatedAt: '2022-12-02T16:05:00+05:30',
+  version: 1, updatedAt: at('2022-12-02T16:05:00+05:30'),
 };
 
 /** Writes one of every kind of item through the dependencies the composition root builds from `env`. */
@@ -46,18 +47,18 @@ async function writeOneOfEach(env: Record<string, string | undefined>): Promise<
   const deps = buildDependencies(readRuntimeConfig(env), { clock, logger: new RecordingLogger(), sendsToGateway: false });
   await deps.orders.createOrder({
     orderId: release.orderId, transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deferByDays: 15,
-    currency: 'INR', vendors: [{ vendorId: release.vendorId, amount: release.amount }], recordedAt: '2022-12-02T16:00:05+05:30',
+    currency: 'INR', vendors: [{ vendorId: release.vendorId, amount: release.amount }], recordedAt: at('2022-12-02T16:00:05+05:30'),
   });
   await deps.orders.putRelease(release, null);
   await deps.orders.recordEvent({
-    orderId: release.orderId, key: 'order.delivered#1', receivedAt: '2022-12-04T12:30:00+05:30',
-    event: { type: 'order.delivered', orderId: release.orderId, deliveredAt: '2022-12-04T12:00:00+05:30' },
+    orderId: release.orderId, key: 'order.delivered#1', receivedAt: at('2022-12-04T12:30:00+05:30'),
+    event: { type: 'order.delivered', orderId: release.orderId, deliveredAt: at('2022-12-04T12:00:00+05:30') },
   });
-  await deps.rejected.add({ id: 'rejected_1', at: '2022-12-05T10:00:00+05:30', source: 'marketplace.orders', detailType: 'order.paid', reasons: ['orderId: is missing'], detail: {} });
-  await deps.settings.save(DEFAULT_SETTINGS, { actor: 'finance', reason: 'mirror', at: '2022-12-05T10:00:00+05:30', expectedVersion: 0 });
-  await deps.policies.save({ vendorId: release.vendorId, version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'finance', reason: 'set', at: '2022-12-05T10:00:00+05:30' });
-  await deps.holds.put({ vendorId: release.vendorId, held: true, actor: 'risk', reason: 'fraud review', at: '2022-12-05T10:00:00+05:30' });
-  await deps.audit.append([{ kind: 'hold', at: '2022-12-05T10:00:00+05:30', actor: 'risk', vendorId: release.vendorId, detail: { reason: 'fraud review' } }]);
+  await deps.rejected.add({ id: 'rejected_1', at: at('2022-12-05T10:00:00+05:30'), source: 'marketplace.orders', detailType: 'order.paid', reasons: ['orderId: is missing'], detail: {} });
+  await deps.settings.save(DEFAULT_SETTINGS, { actor: 'finance', reason: 'mirror', at: at('2022-12-05T10:00:00+05:30'), expectedVersion: 0 });
+  await deps.policies.save({ vendorId: release.vendorId, version: 1, scheduleOption: 1, release: { kind: 'immediate' }, actor: 'finance', reason: 'set', at: at('2022-12-05T10:00:00+05:30') });
+  await deps.holds.put({ vendorId: release.vendorId, held: true, actor: 'risk', reason: 'fraud review', at: at('2022-12-05T10:00:00+05:30') });
+  await deps.audit.append([{ kind: 'hold', at: at('2022-12-05T10:00:00+05:30'), actor: 'risk', vendorId: release.vendorId, detail: { reason: 'fraud review' } }]);
 }
 
 describe('HOLDBACK_RETENTION_DAYS', () => {

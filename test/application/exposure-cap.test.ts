@@ -10,6 +10,7 @@ import { releaseManually } from '../../functions/application/releases/manage-rel
 import { releaseVendor } from '../../functions/application/releases/release-vendor';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send } from './scenario';
+import { at } from '../times';
 
 const ORDER_2 = 'order_1002';
 const ORDER_3 = 'order_1003';
@@ -26,10 +27,10 @@ describe('exposure of early releases and the maxExposure cap', () => {
     await putPolicy(world.deps, VENDOR, { scheduleOption: 1, release: { kind: 'immediate' }, actor: 'finance@example.com', reason: 'early' });
     await send(world, 'order.paid', paid());
     expect((await release(world)).state).toBe('APPLIED');
-    const open = await world.exposure.open(VENDOR, '2022-12-02T16:05:00+05:30');
+    const open = await world.exposure.open(VENDOR, at('2022-12-02T16:05:00+05:30'));
     // Payment 2 Dec 16:00 IST + P1D: the order can no longer come back from 3 Dec 16:00 IST.
     expect(open).toEqual([expect.objectContaining({ orderId: ORDER, currency: 'INR', amount: '1250.50', closesAt: '2022-12-03T16:00:00+05:30' })]);
-    expect(await world.exposure.open(VENDOR, '2022-12-03T16:00:00+05:30')).toEqual([]);
+    expect(await world.exposure.open(VENDOR, at('2022-12-03T16:00:00+05:30'))).toEqual([]);
   });
 
   test('a delivery after the early release moves its risk close to riskWindow after the delivery', async () => {
@@ -38,17 +39,17 @@ describe('exposure of early releases and the maxExposure cap', () => {
     await send(world, 'order.paid', paid());
     world.clock.set('2022-12-02T20:00:00+05:30');
     await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T19:30:00+05:30' });
-    expect((await world.exposure.open(VENDOR, '2022-12-02T20:00:00+05:30')).map((e) => [e.orderId, e.closesAt])).toEqual([[ORDER, '2022-12-03T19:30:00+05:30']]);
+    expect((await world.exposure.open(VENDOR, at('2022-12-02T20:00:00+05:30'))).map((e) => [e.orderId, e.closesAt])).toEqual([[ORDER, '2022-12-03T19:30:00+05:30']]);
     // Still exposure after the payment's day has passed, gone after the delivery's.
-    expect(await world.exposure.open(VENDOR, '2022-12-03T17:00:00+05:30')).toHaveLength(1);
-    expect(await world.exposure.open(VENDOR, '2022-12-03T19:30:00+05:30')).toHaveLength(0);
+    expect(await world.exposure.open(VENDOR, at('2022-12-03T17:00:00+05:30'))).toHaveLength(1);
+    expect(await world.exposure.open(VENDOR, at('2022-12-03T19:30:00+05:30'))).toHaveLength(0);
   });
 
   test('a release at max eligibility is no exposure', async () => {
     const world = fakeWorld();
     await send(world, 'order.paid', paid());
     expect((await release(world)).state).toBe('AT_MAX');
-    expect(await world.exposure.open(VENDOR, '2022-12-02T16:05:00+05:30')).toEqual([]);
+    expect(await world.exposure.open(VENDOR, at('2022-12-02T16:05:00+05:30'))).toEqual([]);
   });
 
   test('the next early release waits under the cap with the figures, and goes when the risk window closes', async () => {
@@ -69,7 +70,7 @@ describe('exposure of early releases and the maxExposure cap', () => {
     await world.fireDueSchedules();
     expect(await release(world, ORDER_2)).toMatchObject({ state: 'APPLIED', waitReason: null });
     expect(world.gateway.calls.map((c) => c.orderId)).toEqual([ORDER, ORDER_2]);
-    expect((await world.exposure.open(VENDOR, '2022-12-03T16:00:00+05:30')).map((e) => e.orderId)).toEqual([ORDER_2]);
+    expect((await world.exposure.open(VENDOR, at('2022-12-03T16:00:00+05:30'))).map((e) => e.orderId)).toEqual([ORDER_2]);
   });
 
   test('a release alone over the cap waits until max eligibility, where the gateway settles it anyway', async () => {
@@ -127,7 +128,7 @@ describe('exposure of early releases and the maxExposure cap', () => {
     world.gateway.answerNext({ kind: 'response', httpStatus: 400, status: 'ERROR', subCode: '400', message: 'Settlement eligibility cannot be beyond max_eligibity_date. Provide an earlier date' });
     await send(world, 'order.paid', paid());
     expect((await release(world)).state).toBe('FAILED');
-    expect(await world.exposure.open(VENDOR, '2022-12-02T16:05:00+05:30')).toEqual([]);
+    expect(await world.exposure.open(VENDOR, at('2022-12-02T16:05:00+05:30'))).toEqual([]);
   });
 
   test('two claims at once cannot both pass the cap: the loser of the conditional write reads again and waits', async () => {

@@ -11,6 +11,7 @@ import { setVendorHold } from '../../functions/application/releases/manage-relea
 import { runJobStep } from '../../functions/handlers/job-steps';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
 import { JOB_QUEUE } from '../../functions/definitions/routing';
+import { Instant } from '../../functions/domain/instant';
 import { fakeWorld } from '../fakes/dependencies';
 import { lambdaContext } from '../../local/lambda/lambda-context';
 import { VENDOR, paid, release, send, usePolicy } from './scenario';
@@ -164,8 +165,8 @@ describe('a walk step plans its page as a batch', () => {
       if (step !== 'orders.putRelease' || disputed !== null || subject.orderId === orderIds[0]) return;
       disputed = subject.orderId!;
       await world.orders.recordEvent({
-        key: `order.dispute_opened#${disputed}`, orderId: disputed, receivedAt: '2022-12-02T16:06:00+05:30',
-        event: { type: 'order.dispute_opened', orderId: disputed, openedAt: '2022-12-02T16:06:00+05:30' },
+        key: `order.dispute_opened#${disputed}`, orderId: disputed, receivedAt: Instant.parse('2022-12-02T16:06:00+05:30', 'receivedAt'),
+        event: { type: 'order.dispute_opened', orderId: disputed, openedAt: Instant.parse('2022-12-02T16:06:00+05:30', 'openedAt') },
       });
     };
     await world.runJobs();

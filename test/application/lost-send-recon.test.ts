@@ -11,6 +11,7 @@ import { INDIA_TIME, formatInstant, parseGatewayDate } from '../../functions/dom
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, usePolicy } from './scenario';
+import { at } from '../times';
 
 /** The immediate release of the documented example, claimed at 16:05: it sends the next gateway minute, 16:06. */
 const SENT = '2022-12-02 16:06:00';
@@ -37,7 +38,7 @@ function dyingSender(world: FakeWorld, gatewayApplies: boolean): Dependencies {
           const applied = parseGatewayDate(eligibility);
           world.gatewayOrders.eligibilities.set(`${orderId}/${vendorId}`, formatInstant(applied!, INDIA_TIME));
         } else {
-          await beforePut?.(1, world.clock.now().in(INDIA_TIME).toISO());
+          await beforePut?.(1, world.clock.now().in(INDIA_TIME).wholeSecond());
         }
         throw new Error('process killed during the PUT');
       },

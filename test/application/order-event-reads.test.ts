@@ -6,6 +6,7 @@
 import { handleOrderEvent } from '../../functions/application/releases/handle-order-event';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, paid, release, send, usePolicy } from './scenario';
+import { at } from '../times';
 
 /** Counts calls of the repositories' methods from now on (the world's ports are the objects the use cases get). */
 function countReads(world: FakeWorld): Record<string, number> {
@@ -185,8 +186,8 @@ test('after a lost write, the vendors planned next use the events read again too
     await world.orders.recordEvent({
       orderId: ORDER,
       key: 'dispute',
-      event: { type: 'order.dispute_opened', orderId: ORDER, openedAt: '2022-12-02T16:04:00+05:30' },
-      receivedAt: '2022-12-02T16:05:00+05:30',
+      event: { type: 'order.dispute_opened', orderId: ORDER, openedAt: at('2022-12-02T16:04:00+05:30') },
+      receivedAt: at('2022-12-02T16:05:00+05:30'),
     });
     const a = await release(world, ORDER, 'vendor_a');
     await world.orders.putRelease({ ...a, state: 'HELD', reason: 'dispute open', version: a.version + 1 }, a.version);

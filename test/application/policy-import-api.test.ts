@@ -4,6 +4,7 @@ import { MAX_IMPORT_ROWS } from '../../functions/application/config/import-polic
 import type { VendorPolicy } from '../../functions/domain/types';
 import { usePolicy } from './scenario';
 import { serveApiOverFakes } from './live-api';
+import { at } from '../times';
 
 const api = serveApiOverFakes();
 
@@ -191,7 +192,7 @@ describe('the answer stays far below Lambda 6 MB whatever the file holds (issue 
 test('an import keeps each vendor\'s maxExposure (contract 6.4): the file has no column for it', async () => {
   await api.world.deps.policies.save({
     vendorId: 'vendor_a', version: 1, scheduleOption: 1, release: { kind: 'at_max' }, maxExposure: { INR: '50000.00' },
-    actor: 'finance@example.com', reason: 'cap', at: '2022-12-02T16:00:00+05:30',
+    actor: 'finance@example.com', reason: 'cap', at: at('2022-12-02T16:00:00+05:30'),
   });
   expect((await post(GOOD, 'actor=finance%40example.com&dryRun=false')).status).toBe(200);
   expect(await current('vendor_a')).toMatchObject({ version: 2, release: { kind: 'immediate' }, maxExposure: { INR: '50000.00' } });

@@ -11,6 +11,7 @@ import { releaseVendor } from '../../functions/application/releases/release-vend
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, usePolicy } from './scenario';
+import { at } from '../times';
 
 /** A paid order whose one release is due at once: PLANNED, its command on the queue. */
 async function dueRelease(): Promise<{ world: FakeWorld; command: ReleaseCommand }> {
@@ -124,7 +125,7 @@ describe('a dispute racing the claim of a due release, at every step of the rele
     // The dispute's planning found the release PLANNED and held it; put it back as a stale claimant would find it.
     const held = await release(world);
     expect(held.state).toBe('HELD');
-    await world.orders.putRelease({ ...held, state: 'PLANNED', holdReason: null, sendAt: '2022-12-02T16:05:00+05:30', releaseKey: command.releaseKey, version: held.version + 1 }, held.version);
+    await world.orders.putRelease({ ...held, state: 'PLANNED', holdReason: null, sendAt: at('2022-12-02T16:05:00+05:30'), releaseKey: command.releaseKey, version: held.version + 1 }, held.version);
     // The close arrives after the claimant read the open dispute and before it writes HELD: the close's planning finds
     // APPLYING and leaves it to the claimant, which reads again after its write.
     await raceAt(world, command, 4, 'orders.loadOrder', async () => {
@@ -164,7 +165,7 @@ describe('a vendor hold racing the claim of a due release, at every step of the 
 
   test('an unhold racing a claimant that read the hold: the release is planned again, never left HELD', async () => {
     const { world, command } = await dueRelease();
-    await world.holds.put({ vendorId: VENDOR, held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:04:00+05:30' });
+    await world.holds.put({ vendorId: VENDOR, held: true, actor: 'risk@example.com', reason: 'fraud review', at: at('2022-12-02T16:04:00+05:30') });
     // The unhold lands after the claimant read the hold, before it writes HELD.
     await raceAt(world, command, 4, 'config.forPlanning', async () => {
       await setVendorHold(world.deps, VENDOR, { actor: 'risk@example.com', reason: 'cleared' }, false);

@@ -9,6 +9,7 @@ import { newJobId } from '../../functions/application/start-job';
 import { seedOrders } from '../e2e/job-helpers';
 import { startHarness, type Harness } from '../e2e/harness';
 import { browserIt, consolePage, launchBrowser } from './browser';
+import { at } from '../times';
 
 const test = browserIt('console-jobs.test.ts');
 let h: Harness;
@@ -35,7 +36,7 @@ test('a policy preview that became a job is shown once its job has run; the Jobs
   const waiting = newJobId();
   await h.runtime.deps.jobs.create({
     jobId: waiting, kind: 'vendor_hold', state: 'queued', total: 0, done: 0, failed: 0, actor: 'risk@example.com',
-    createdAt: '2022-12-02T16:05:00+05:30', finishedAt: null, error: null, result: null, params: { vendorId: VENDOR, reason: 'test' },
+    createdAt: at('2022-12-02T16:05:00+05:30'), finishedAt: null, error: null, result: null, params: { vendorId: VENDOR, reason: 'test' },
     failures: [], expected: [`${VENDOR}:0`], finished: [],
   });
   const { context, page } = await consolePage(browser!, consoleUrl);

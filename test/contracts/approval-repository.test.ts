@@ -7,6 +7,7 @@ import type { ApprovalRepository, StoredApproval } from '../../functions/applica
 import { DynamoApprovalRepository } from '../../functions/adapters/dynamodb/approval-repository';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 import { InMemoryApprovalRepository } from '../fakes/approvals';
+import { at } from '../times';
 
 const SUBJECTS: Subjects<{ approvals: ApprovalRepository }> = [
   ['the in-memory fake', inMemory(() => ({ approvals: new InMemoryApprovalRepository() }))],
@@ -27,8 +28,8 @@ function approval(n: number, overrides: Partial<StoredApproval> = {}): StoredApp
     reason: 'goods received',
     moves: [{ currency: 'INR', amount: '600.00' }],
     basis: { state: 'SCHEDULED' },
-    createdAt: `2022-12-02T10:0${n}:00+05:30`,
-    expiresAt: `2022-12-03T10:0${n}:00+05:30`,
+    createdAt: at(`2022-12-02T10:0${n}:00+05:30`),
+    expiresAt: at(`2022-12-03T10:0${n}:00+05:30`),
     decidedBy: null,
     decidedAt: null,
     decisionReason: null,
@@ -37,8 +38,8 @@ function approval(n: number, overrides: Partial<StoredApproval> = {}): StoredApp
   };
 }
 
-const BEFORE_EXPIRY = '2022-12-02T12:00:00.000Z';
-const AFTER_EXPIRY = '2022-12-03T12:00:00.000Z';
+const BEFORE_EXPIRY = at('2022-12-02T12:00:00.000Z');
+const AFTER_EXPIRY = at('2022-12-03T12:00:00.000Z');
 const checker = { actor: 'checker@example.com', principal: 'local:unauthenticated' };
 
 describeEachSubject(SUBJECTS, (subject) => {
@@ -53,21 +54,21 @@ describeEachSubject(SUBJECTS, (subject) => {
   test('two decisions at once: exactly one is written, the other gets null', async () => {
     await subject().approvals.create(approval(1));
     const [a, b] = await Promise.all([
-      subject().approvals.decide(approval(1).approvalId, { state: 'approved', decidedBy: checker, decidedAt: '2022-12-02T11:00:00+05:30', decisionReason: 'ok' }, BEFORE_EXPIRY),
-      subject().approvals.decide(approval(1).approvalId, { state: 'rejected', decidedBy: { ...checker, actor: 'other@example.com' }, decidedAt: '2022-12-02T11:00:00+05:30', decisionReason: 'no' }, BEFORE_EXPIRY),
+      subject().approvals.decide(approval(1).approvalId, { state: 'approved', decidedBy: checker, decidedAt: at('2022-12-02T11:00:00+05:30'), decisionReason: 'ok' }, BEFORE_EXPIRY),
+      subject().approvals.decide(approval(1).approvalId, { state: 'rejected', decidedBy: { ...checker, actor: 'other@example.com' }, decidedAt: at('2022-12-02T11:00:00+05:30'), decisionReason: 'no' }, BEFORE_EXPIRY),
     ]);
     expect([a, b].filter((x) => x !== null)).toHaveLength(1);
     const stored = await subject().approvals.get(approval(1).approvalId);
     expect(stored?.state).toBe((a ?? b)?.state);
     // Decided: nothing decides it again.
-    expect(await subject().approvals.decide(approval(1).approvalId, { state: 'expired', decidedBy: null, decidedAt: 'x', decisionReason: null }, AFTER_EXPIRY)).toBeNull();
+    expect(await subject().approvals.decide(approval(1).approvalId, { state: 'expired', decidedBy: null, decidedAt: at('2022-12-02T11:00:00+05:30'), decisionReason: null }, AFTER_EXPIRY)).toBeNull();
   });
 
   test('after its expiry a pending approval can only expire; before it, it cannot expire', async () => {
     await subject().approvals.create(approval(1));
-    const expire = { state: 'expired' as const, decidedBy: null, decidedAt: '2022-12-03T17:30:00+05:30', decisionReason: 'nobody decided within 24 hours' };
+    const expire = { state: 'expired' as const, decidedBy: null, decidedAt: at('2022-12-03T17:30:00+05:30'), decisionReason: 'nobody decided within 24 hours' };
     expect(await subject().approvals.decide(approval(1).approvalId, expire, BEFORE_EXPIRY)).toBeNull();
-    expect(await subject().approvals.decide(approval(1).approvalId, { state: 'approved', decidedBy: checker, decidedAt: 'x', decisionReason: 'late' }, AFTER_EXPIRY)).toBeNull();
+    expect(await subject().approvals.decide(approval(1).approvalId, { state: 'approved', decidedBy: checker, decidedAt: at('2022-12-02T11:00:00+05:30'), decisionReason: 'late' }, AFTER_EXPIRY)).toBeNull();
     expect(await subject().approvals.decide(approval(1).approvalId, expire, AFTER_EXPIRY)).toMatchObject({ state: 'expired', decisionReason: 'nobody decided within 24 hours' });
   });
 
@@ -77,7 +78,7 @@ describeEachSubject(SUBJECTS, (subject) => {
     expect(first.items.map((a) => a.approvalId)).toEqual([4, 3, 2].map((n) => approval(n).approvalId));
     const second = await subject().approvals.list({ state: 'pending', limit: 3, after: first.next });
     expect(second).toEqual({ items: [approval(1)], next: null });
-    await subject().approvals.decide(approval(2).approvalId, { state: 'rejected', decidedBy: checker, decidedAt: '2022-12-02T11:00:00+05:30', decisionReason: 'no' }, BEFORE_EXPIRY);
+    await subject().approvals.decide(approval(2).approvalId, { state: 'rejected', decidedBy: checker, decidedAt: at('2022-12-02T11:00:00+05:30'), decisionReason: 'no' }, BEFORE_EXPIRY);
     expect((await subject().approvals.list({ state: 'pending', limit: 10 })).items.map((a) => a.approvalId)).toEqual([4, 3, 1].map((n) => approval(n).approvalId));
     expect((await subject().approvals.list({ state: 'rejected', limit: 10 })).items.map((a) => [a.approvalId, a.decidedBy])).toEqual([[approval(2).approvalId, checker]]);
     expect((await subject().approvals.list({ state: 'approved', limit: 10 })).items).toEqual([]);
@@ -85,7 +86,7 @@ describeEachSubject(SUBJECTS, (subject) => {
 
   test('pending approvals created before a time are found oldest first, the decided ones not', async () => {
     for (const n of [1, 2, 3]) await subject().approvals.create(approval(n));
-    await subject().approvals.decide(approval(1).approvalId, { state: 'approved', decidedBy: checker, decidedAt: 'x', decisionReason: 'ok' }, BEFORE_EXPIRY);
+    await subject().approvals.decide(approval(1).approvalId, { state: 'approved', decidedBy: checker, decidedAt: at('2022-12-02T11:00:00+05:30'), decisionReason: 'ok' }, BEFORE_EXPIRY);
     // 10:02:30 India time = 04:32:30 UTC: approvals 1 (decided) and 2 were created before it.
     expect((await subject().approvals.pendingCreatedBefore('2022-12-02T04:32:30.000Z', 10)).map((a) => a.approvalId)).toEqual([approval(2).approvalId]);
     expect((await subject().approvals.pendingCreatedBefore('2022-12-03T00:00:00.000Z', 1)).map((a) => a.approvalId)).toEqual([approval(2).approvalId]);
@@ -93,7 +94,7 @@ describeEachSubject(SUBJECTS, (subject) => {
 
   test('the outcome of applying is kept', async () => {
     await subject().approvals.create(approval(1));
-    await subject().approvals.recordApplied(approval(1).approvalId, { at: '2022-12-02T11:00:00+05:30', ok: false, error: 'moved' });
+    await subject().approvals.recordApplied(approval(1).approvalId, { at: at('2022-12-02T11:00:00+05:30'), ok: false, error: 'moved' });
     expect((await subject().approvals.get(approval(1).approvalId))?.applied).toEqual({ at: '2022-12-02T11:00:00+05:30', ok: false, error: 'moved' });
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '../fakes/repositories';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const clock: Clock = { now: () => Instant.parse('2022-12-02T10:35:00Z', 'now') };
 
@@ -46,7 +47,7 @@ const SUBJECTS: Subjects<Ports> = [
 
 const policy = (vendorId: string, version: number, scheduleOption: number): VendorPolicy => ({
   vendorId, version, scheduleOption, release: { kind: 'after_delivery', delay: 'P2D' },
-  actor: 'ops@example.com', reason: `change ${version}`, at: `2022-12-0${version}T10:00:00+05:30`,
+  actor: 'ops@example.com', reason: `change ${version}`, at: at(`2022-12-0${version}T10:00:00+05:30`),
 });
 
 describeEachSubject(SUBJECTS, (subject) => {
@@ -60,10 +61,10 @@ describeEachSubject(SUBJECTS, (subject) => {
   });
 
   test('what was stored is read together: settings in force, each vendor\'s current policy, hold and newest open orders\' policy', async () => {
-    await subject().settings.save({ ...DEFAULT_SETTINGS, deferByDays: 20 }, { actor: 'finance@example.com', reason: 'longer hold', at: '2022-12-02T10:00:00+05:30', expectedVersion: 0 });
+    await subject().settings.save({ ...DEFAULT_SETTINGS, deferByDays: 20 }, { actor: 'finance@example.com', reason: 'longer hold', at: at('2022-12-02T10:00:00+05:30'), expectedVersion: 0 });
     await subject().policies.save(policy('vendor_a', 1, 1));
     await subject().policies.save(policy('vendor_a', 2, 13));
-    await subject().holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
+    await subject().holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'fraud review', at: at('2022-12-02T16:00:00+05:30') });
     await subject().openOrders.put(policy('vendor_a', 2, 13));
     // An older version put later does not replace the newer one (an apply's job that lost a race).
     await subject().openOrders.put(policy('vendor_a', 1, 1));

@@ -7,6 +7,7 @@ import { DynamoExposureLedger } from '../../functions/adapters/dynamodb/exposure
 import type { ExposureEntry } from '../../functions/domain/exposure';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
 import { InMemoryExposureLedger } from '../fakes/exposure-ledger';
+import { at } from '../times';
 
 const SUBJECTS: Subjects<{ ledger: ExposureLedger }> = [
   ['the in-memory fake', inMemory(() => ({ ledger: new InMemoryExposureLedger() }))],
@@ -14,7 +15,7 @@ const SUBJECTS: Subjects<{ ledger: ExposureLedger }> = [
 ];
 
 const entry = (orderId: string, currency: string, amount: string, closesAt: string, vendorId = 'vendor_a'): ExposureEntry => ({
-  vendorId, currency, orderId, amount, closesAt, releasedAt: '2022-12-02T16:05:00+05:30',
+  vendorId, currency, orderId, amount, closesAt: at(closesAt), releasedAt: at('2022-12-02T16:05:00+05:30'),
 });
 
 describeEachSubject(SUBJECTS, (subject) => {
@@ -25,13 +26,13 @@ describeEachSubject(SUBJECTS, (subject) => {
     await ledger.put(entry('o1', 'INR', '10.00', '2022-12-03T10:00:00+05:30'));
     await ledger.put(entry('o2', 'USD', '20.00', '2022-12-04T04:30:00Z'));
     await ledger.put(entry('o9', 'INR', '99.00', '2022-12-04T10:00:00+05:30', 'vendor_b'));
-    expect((await ledger.open('vendor_a', '2022-12-02T16:05:00+05:30', 'INR')).map((e) => e.orderId)).toEqual(['o1', 'o3']);
-    expect((await ledger.open('vendor_a', '2022-12-02T16:05:00+05:30')).map((e) => e.orderId)).toEqual(['o1', 'o3', 'o2']);
+    expect((await ledger.open('vendor_a', at('2022-12-02T16:05:00+05:30'), 'INR')).map((e) => e.orderId)).toEqual(['o1', 'o3']);
+    expect((await ledger.open('vendor_a', at('2022-12-02T16:05:00+05:30'))).map((e) => e.orderId)).toEqual(['o1', 'o3', 'o2']);
     // An entry closing exactly now is closed.
-    expect((await ledger.open('vendor_a', '2022-12-03T10:00:00+05:30', 'INR')).map((e) => e.orderId)).toEqual(['o3']);
-    expect(await ledger.open('vendor_a', '2022-12-03T10:00:00+05:30', 'INR')).toEqual([entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30')]);
+    expect((await ledger.open('vendor_a', at('2022-12-03T10:00:00+05:30'), 'INR')).map((e) => e.orderId)).toEqual(['o3']);
+    expect(await ledger.open('vendor_a', at('2022-12-03T10:00:00+05:30'), 'INR')).toEqual([entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30')]);
     await ledger.remove(entry('o3', 'INR', '30.00', '2022-12-05T10:00:00+05:30'));
-    expect(await ledger.open('vendor_a', '2022-12-03T10:00:00+05:30', 'INR')).toEqual([]);
+    expect(await ledger.open('vendor_a', at('2022-12-03T10:00:00+05:30'), 'INR')).toEqual([]);
   });
 
   test('the version moves only from the one expected: two writers from the same version, one wins', async () => {

@@ -8,6 +8,7 @@ import { DynamoRejectedEventRepository } from '../../functions/adapters/dynamodb
 import type { RejectedEvent } from '../../functions/domain/types';
 import { InMemoryHoldRepository, InMemoryRejectedEventRepository } from '../fakes/repositories';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
+import { at } from '../times';
 
 const SUBJECTS: Subjects<{ holds: VendorHoldRepository; rejected: RejectedEventRepository }> = [
   ['the in-memory fakes', inMemory(() => ({ holds: new InMemoryHoldRepository(), rejected: new InMemoryRejectedEventRepository() }))],
@@ -18,7 +19,7 @@ const SUBJECTS: Subjects<{ holds: VendorHoldRepository; rejected: RejectedEventR
 ];
 
 const rejectedEvent = (id: string, minute: number): RejectedEvent => ({
-  id, at: `2022-12-02T16:${String(minute).padStart(2, '0')}:00+05:30`, source: 'marketplace.orders', detailType: 'order.paid',
+  id, at: at(`2022-12-02T16:${String(minute).padStart(2, '0')}:00+05:30`), source: 'marketplace.orders', detailType: 'order.paid',
   reasons: [`detail.orderId: is missing; send an order id (${id})`], detail: { vendors: [{ vendorId: 'v', amount: '10.005' }], note: id },
 });
 
@@ -27,15 +28,15 @@ describeEachSubject(SUBJECTS, (subject) => {
   describe('VendorHoldRepository', () => {
     test('null for a vendor never held; the last put is what get answers, per vendor', async () => {
       expect(await subject().holds.get('vendor_a')).toBeNull();
-      await subject().holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
-      await subject().holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'kyc', at: '2022-12-02T16:01:00+05:30' });
-      await subject().holds.put({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: '2022-12-03T10:00:00+05:30' });
+      await subject().holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: at('2022-12-02T16:00:00+05:30') });
+      await subject().holds.put({ vendorId: 'vendor_b', held: true, actor: 'risk@example.com', reason: 'kyc', at: at('2022-12-02T16:01:00+05:30') });
+      await subject().holds.put({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: at('2022-12-03T10:00:00+05:30') });
       expect(await subject().holds.get('vendor_a')).toEqual({ vendorId: 'vendor_a', held: false, actor: 'risk@example.com', reason: 'review cleared', at: '2022-12-03T10:00:00+05:30' });
       expect(await subject().holds.get('vendor_b')).toMatchObject({ held: true, reason: 'kyc' });
     });
 
     test('what get answers is a copy: changing it changes nothing stored', async () => {
-      await subject().holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: '2022-12-02T16:00:00+05:30' });
+      await subject().holds.put({ vendorId: 'vendor_a', held: true, actor: 'risk@example.com', reason: 'fraud review', at: at('2022-12-02T16:00:00+05:30') });
       const read = (await subject().holds.get('vendor_a'))!;
       read.held = false;
       expect((await subject().holds.get('vendor_a'))!.held).toBe(true);

@@ -7,6 +7,7 @@ import type { JobRepository, StoredJob } from '../../functions/application/ports
 import { newJobId } from '../../functions/application/start-job';
 import { InMemoryJobRepository } from '../fakes/jobs';
 import { describeEachSubject, inMemory, onDynalite, type Subjects } from './subjects';
+import { at } from '../times';
 
 jest.setTimeout(60_000);
 
@@ -16,7 +17,7 @@ const SUBJECTS: Subjects<{ jobs: JobRepository }> = [
 ];
 
 const jobOf = (kind: StoredJob['kind'] = 'vendor_hold'): StoredJob => ({
-  jobId: newJobId(), kind, state: 'queued', total: 0, done: 0, failed: 0, actor: 'risk@example.com', createdAt: '2022-12-02T16:05:00+05:30',
+  jobId: newJobId(), kind, state: 'queued', total: 0, done: 0, failed: 0, actor: 'risk@example.com', createdAt: at('2022-12-02T16:05:00+05:30'),
   finishedAt: null, error: null, result: null, params: { vendorId: 'vendor_a' }, failures: [], expected: ['vendor_a:0'], finished: [],
 });
 
@@ -52,8 +53,8 @@ describeEachSubject(SUBJECTS, (subject) => {
       const last = await jobs.stepDone(job.jobId, 'vendor_a:1', { done: 20, failed: 0, failures: [] });
       expect(last).toMatchObject({ total: 120, done: 119, failed: 1 });
       expect([...last!.finished].sort()).toEqual([...last!.expected].sort());
-      expect(await jobs.finish(job.jobId, { state: 'succeeded', at: '2022-12-02T16:06:00+05:30', error: null, result: null })).toBe(true);
-      expect(await jobs.finish(job.jobId, { state: 'failed', at: '2022-12-02T16:07:00+05:30', error: 'late', result: null })).toBe(false);
+      expect(await jobs.finish(job.jobId, { state: 'succeeded', at: at('2022-12-02T16:06:00+05:30'), error: null, result: null })).toBe(true);
+      expect(await jobs.finish(job.jobId, { state: 'failed', at: at('2022-12-02T16:07:00+05:30'), error: 'late', result: null })).toBe(false);
       // A step delivered after the end never makes the job running again.
       await jobs.stepRead(job.jobId, 'vendor_a:9', 1, []);
       expect(await jobs.get(job.jobId)).toMatchObject({ state: 'succeeded', finishedAt: '2022-12-02T16:06:00+05:30', error: null });
@@ -65,7 +66,7 @@ describeEachSubject(SUBJECTS, (subject) => {
     {
       const made = [jobOf('vendor_hold'), jobOf('outcomes_export'), jobOf('vendor_hold')];
       for (const job of made) await jobs.create(job);
-      await jobs.finish(made[0].jobId, { state: 'succeeded', at: '2022-12-02T16:06:00+05:30', error: null, result: null });
+      await jobs.finish(made[0].jobId, { state: 'succeeded', at: at('2022-12-02T16:06:00+05:30'), error: null, result: null });
       const first = await jobs.list({ limit: 2 });
       expect(first.items.map((j) => j.jobId)).toEqual([made[2].jobId, made[1].jobId]);
       expect((await jobs.list({ limit: 2, after: first.next })).items.map((j) => j.jobId)).toEqual([made[0].jobId]);

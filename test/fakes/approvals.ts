@@ -1,9 +1,10 @@
 /** In-memory four-eyes approvals: the same rules as the DynamoDB adapter (one decision wins, lists by state, newest first). */
+import { copy } from './copy';
 import type { ApprovalDecision, ApprovalRepository, StoredApproval } from '../../functions/application/ports/approvals';
 import type { ApprovalState } from '../../functions/domain/approvals';
+import type { Instant } from '../../functions/domain/instant';
 
-const sortKey = (a: StoredApproval): string => `${new Date(a.createdAt).toISOString()}#${a.approvalId}`;
-const copy = <T>(value: T): T => structuredClone(value);
+const sortKey = (a: StoredApproval): string => `${new Date(a.createdAt.ms).toISOString()}#${a.approvalId}`;
 
 export class InMemoryApprovalRepository implements ApprovalRepository {
   readonly items = new Map<string, StoredApproval>();
@@ -18,10 +19,10 @@ export class InMemoryApprovalRepository implements ApprovalRepository {
     return found ? copy(found) : null;
   }
 
-  async decide(approvalId: string, decision: ApprovalDecision, nowUtc: string): Promise<StoredApproval | null> {
+  async decide(approvalId: string, decision: ApprovalDecision, now: Instant): Promise<StoredApproval | null> {
     const found = this.items.get(approvalId);
     if (!found || found.state !== 'pending') return null;
-    const expired = new Date(found.expiresAt).toISOString() <= nowUtc;
+    const expired = found.expiresAt.ms <= now.ms;
     if (expired !== (decision.state === 'expired')) return null;
     const decided = { ...found, ...copy(decision) };
     this.items.set(approvalId, decided);

@@ -1,9 +1,10 @@
 /** In-memory previews and policy-import journal with the DynamoDB ones' rules (conditional start, copies not references). */
+import { copy } from './copy';
+import type { Instant } from '../../functions/domain/instant';
 import type {
   PolicyImport, PolicyImportRepository, PreviewRepository, StoredPreview,
 } from '../../functions/application/ports';
 
-const copy = <T>(value: T): T => structuredClone(value);
 
 export class InMemoryPreviewRepository implements PreviewRepository {
   readonly items = new Map<string, StoredPreview>();
@@ -28,7 +29,7 @@ export class InMemoryPolicyImportRepository implements PolicyImportRepository {
     return null;
   }
 
-  async finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: string; reason: string | null }): Promise<void> {
+  async finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: Instant; reason: string | null }): Promise<void> {
     const kept = this.items.get(importId);
     if (!kept || kept.state !== 'applying') throw new Error(`import ${importId} is not applying`);
     this.items.set(importId, { ...kept, state: end.state, finishedAt: end.at, reason: end.reason });

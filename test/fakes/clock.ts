@@ -14,8 +14,9 @@ export class FakeClock implements Clock {
     return Instant.fromDateTime(this.current);
   }
 
-  set(to: string): void {
-    this.current = FakeClock.parse(to);
+  /** To a time as text, or a record's Instant. */
+  set(to: string | Instant): void {
+    this.current = typeof to === 'string' ? FakeClock.parse(to) : to.toDateTime().toUTC();
   }
 
   advance(by: string | { minutes?: number; hours?: number; days?: number; seconds?: number }): void {

@@ -1,16 +1,16 @@
 /** The exposure ledger in memory, with the DynamoDB one's rules: entries sorted by closing instant, a conditional version. */
 import type { ExposureLedger } from '../../functions/application/ports';
 import type { ExposureEntry } from '../../functions/domain/exposure';
-import { Instant } from '../../functions/domain/instant';
+import type { Instant } from '../../functions/domain/instant';
 
-const ms = (iso: string): number => Instant.parse(iso, 'instant').ms;
+const ms = (at: Instant): number => at.ms;
 const keyOf = (e: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): string => `${e.vendorId}|${e.currency}|${ms(e.closesAt)}|${e.orderId}`;
 
 export class InMemoryExposureLedger implements ExposureLedger {
   readonly entries = new Map<string, ExposureEntry>();
   readonly versions = new Map<string, number>();
 
-  async open(vendorId: string, now: string, currency?: string): Promise<ExposureEntry[]> {
+  async open(vendorId: string, now: Instant, currency?: string): Promise<ExposureEntry[]> {
     return [...this.entries.values()]
       .filter((e) => e.vendorId === vendorId && (currency === undefined || e.currency === currency) && ms(e.closesAt) > ms(now))
       .sort((a, b) => a.currency.localeCompare(b.currency) || ms(a.closesAt) - ms(b.closesAt))

@@ -1,4 +1,5 @@
 /** A fake of the gateway's order lookup: orders put in by the test, failures scripted, every lookup recorded. */
+import { Instant } from '../../functions/domain/instant';
 import type { GatewayOrder, GatewayOrders } from '../../functions/application/ports';
 
 export class StoredGatewayOrders implements GatewayOrders {
@@ -21,11 +22,12 @@ export class StoredGatewayOrders implements GatewayOrders {
   readonly recons: Array<{ orderId: string; vendorId: string }> = [];
 
   /** The order recon's eligibility of one vendor; failures scripted by failNext as for the order lookup. */
-  async fetchEligibility(orderId: string, vendorId: string): Promise<string | null> {
+  async fetchEligibility(orderId: string, vendorId: string): Promise<Instant | null> {
     this.recons.push({ orderId, vendorId });
     const failure = this.failures.shift();
     if (failure) throw failure;
-    return this.eligibilities.get(`${orderId}/${vendorId}`) ?? null;
+    const held = this.eligibilities.get(`${orderId}/${vendorId}`);
+    return held === undefined ? null : Instant.parse(held, 'settlement_eligibility_date');
   }
 
   async fetchOrder(orderId: string): Promise<GatewayOrder | null> {

@@ -1,4 +1,7 @@
 /** In-memory jobs for use-case tests: the repository with the DynamoDB adapter's once-per-step rules, a queue that runs steps, exports in memory. */
+import { copy } from './copy';
+import { DateTime } from 'luxon';
+import { Instant } from '../../functions/domain/instant';
 import { createHash } from 'node:crypto';
 import type {
   Dependencies, ExportDownload, ExportStore, JobFailure, JobKind, JobQueue, JobRepository, JobState, JobStep, StoredJob,
@@ -11,13 +14,13 @@ export class InMemoryJobRepository implements JobRepository {
 
   async create(job: StoredJob): Promise<void> {
     if (this.jobs.has(job.jobId)) throw new Error(`job ${job.jobId} exists`);
-    this.jobs.set(job.jobId, { ...structuredClone(job), read: [] });
+    this.jobs.set(job.jobId, { ...copy(job), read: [] });
   }
 
   async get(jobId: string): Promise<StoredJob | null> {
     const job = this.jobs.get(jobId);
     if (!job) return null;
-    const { read: _read, ...rest } = structuredClone(job);
+    const { read: _read, ...rest } = copy(job);
     return { ...rest, failures: rest.failures.slice(0, JOB_FAILURES_KEPT) };
   }
 
@@ -53,7 +56,7 @@ export class InMemoryJobRepository implements JobRepository {
     return this.get(jobId);
   }
 
-  async finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: string; error: string | null; result: unknown }): Promise<boolean> {
+  async finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: Instant; error: string | null; result: unknown }): Promise<boolean> {
     const job = this.jobs.get(jobId);
     if (!job || job.finishedAt !== null) return false;
     Object.assign(job, { state: end.state, finishedAt: end.at, error: end.error, result: end.result ?? null });
@@ -70,7 +73,7 @@ export class RunningJobQueue implements JobQueue {
   deps: Dependencies | null = null;
 
   async enqueue(steps: JobStep[]): Promise<void> {
-    this.waiting.push(...structuredClone(steps));
+    this.waiting.push(...copy(steps));
   }
 
   /** Runs every waiting step, and the steps they open, until none is left. */
@@ -121,7 +124,7 @@ export class InMemoryExportStore implements ExportStore {
   async open(key: string, token: string, now: Date): Promise<ExportDownload> {
     const file = this.files.get(key);
     if (!file || file.token !== token) return { kind: 'not_found' };
-    if (file.expiresAt! <= now) return { kind: 'expired', expiresAt: file.expiresAt!.toISOString() };
+    if (file.expiresAt! <= now) return { kind: 'expired', expiresAt: Instant.fromDateTime(DateTime.fromJSDate(file.expiresAt!)) };
     return { kind: 'file', contentType: file.contentType, fileName: key, chunks: (async function* one() { yield file.text; })() };
   }
 }

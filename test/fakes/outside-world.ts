@@ -8,6 +8,7 @@ import type { Instant } from '../../functions/domain/instant';
 import { attemptOf } from '../../functions/domain/gateway-answer';
 import type { GatewayAnswer, HoldbackEvent, ReleaseCommand } from '../../functions/domain/types';
 import type { FakeClock } from './clock';
+import { onTheWire } from './copy';
 
 export interface ScheduledRelease {
   command: ReleaseCommand;
@@ -20,9 +21,9 @@ export class RecordingScheduler implements ReleaseScheduler {
   readonly created: ScheduledRelease[] = [];
   readonly cancelled: string[] = [];
 
-  async schedule(command: ReleaseCommand, at: DateTime): Promise<void> {
+  async schedule(command: ReleaseCommand, at: Instant): Promise<void> {
     if (this.pending.has(command.releaseKey)) return;
-    const entry = { command: { ...command }, at };
+    const entry = { command: { ...command }, at: at.toDateTime() };
     this.pending.set(command.releaseKey, entry);
     this.created.push(entry);
   }
@@ -74,8 +75,9 @@ export class ScriptedGateway implements EligibilityGateway {
   beforeStep: ((step: string, subject: { orderId?: string; vendorId?: string }) => Promise<void>) | null = null;
 
   async updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult> {
-    const at = this.clock.now().in('Asia/Kolkata').toISO();
-    await beforePut?.(1, at);
+    const stamp = this.clock.now().in('Asia/Kolkata').wholeSecond();
+    const at = stamp.toText();
+    await beforePut?.(1, stamp);
     // The step is the PUT arriving at the gateway, after the caller recorded it.
     await this.beforeStep?.('gateway.updateEligibility', { orderId, vendorId });
     this.calls.push({ orderId, vendorId, eligibility, at });
@@ -83,7 +85,7 @@ export class ScriptedGateway implements EligibilityGateway {
     if (this.applied && (appliedFirst || (final.kind === 'response' && final.status === 'OK'))) {
       this.applied.set(`${orderId}/${vendorId}`, formatInstant(parseGatewayDate(eligibility)!, 'Asia/Kolkata'));
     }
-    return { attempts: [attemptOf(final as GatewayAnswer, eligibility, at)], final: final as GatewayAnswer };
+    return { attempts: [attemptOf(final as GatewayAnswer, eligibility, stamp)], final: final as GatewayAnswer };
   }
 }
 
@@ -93,11 +95,11 @@ export class RecordingPublisher implements EventPublisher {
   readonly orderEvents: { detailType: string; detail: object }[] = [];
 
   async publish(events: HoldbackEvent[]): Promise<void> {
-    this.events.push(...structuredClone(events));
+    this.events.push(...onTheWire(events));
   }
 
   async publishOrderEvent(detailType: string, detail: object): Promise<void> {
-    this.orderEvents.push({ detailType, detail: structuredClone(detail) });
+    this.orderEvents.push({ detailType, detail: onTheWire(detail) });
   }
 }
 
@@ -121,7 +123,7 @@ export class RecordingAuditLog implements AuditLog {
   readonly entries: AuditEntry[] = [];
 
   async append(entries: AuditEntry[]): Promise<void> {
-    this.entries.push(...structuredClone(entries));
+    this.entries.push(...onTheWire(entries));
   }
 }
 

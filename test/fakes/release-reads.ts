@@ -1,10 +1,13 @@
 /** The read side over the in-memory order repository: the same filters and order as the DynamoDB indexes give. */
+import { copy } from './copy';
+import { Instant } from '../../functions/domain/instant';
 import { CurrencyTotals, moneyOf } from '../../functions/domain/projection';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../functions/application/ports';
 import type { VendorRelease } from '../../functions/domain/types';
 import type { InMemoryOrderRepository } from './repositories';
 
-const utc = (iso: string): string => new Date(Date.parse(iso)).toISOString();
+const utc = (at: Instant): string => new Date(at.ms).toISOString();
+const EVER = { from: Instant.parse('1970-01-01T00:00:00Z', 'from'), to: Instant.parse('9999-12-31T23:59:59Z', 'to') };
 
 export class InMemoryReleaseReads implements ReleaseReads {
   constructor(private readonly orders: InMemoryOrderRepository) {}
@@ -21,7 +24,7 @@ export class InMemoryReleaseReads implements ReleaseReads {
       if (filter.state !== undefined && release.state !== filter.state) continue;
       const position = `${utc(time)}#${release.orderId}#${release.vendorId}`;
       if (after !== null && position <= after) continue;
-      rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position });
+      rows.push({ release: copy(release), order: copy(this.orders.orders.get(release.orderId) ?? null), position });
     }
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
@@ -36,13 +39,13 @@ export class InMemoryReleaseReads implements ReleaseReads {
     return { orderIds: page.map((p) => p.split('#')[1]), next: positions.length > limit ? page[page.length - 1] : null };
   }
 
-  async *openReleases(vendorId: string, range = { from: '1970-01-01T00:00:00Z', to: '9999-12-31T23:59:59Z' }): AsyncIterable<ReadRelease> {
+  async *openReleases(vendorId: string, range = EVER): AsyncIterable<ReadRelease> {
     const rows: ReadRelease[] = [];
     for (const release of this.orders.releases.values()) {
       if (release.vendorId !== vendorId || release.state === 'SETTLED' || release.state === 'CANCELLED') continue;
       if (utc(release.maxEligibility) < utc(range.from) || utc(release.transactionTime) > utc(range.to)) continue;
       // In the order of the maximum eligibility, as the open index keeps them.
-      rows.push({ release: structuredClone(release), order: structuredClone(this.orders.orders.get(release.orderId) ?? null), position: `${utc(release.maxEligibility)}#${release.orderId}#${vendorId}` });
+      rows.push({ release: copy(release), order: copy(this.orders.orders.get(release.orderId) ?? null), position: `${utc(release.maxEligibility)}#${release.orderId}#${vendorId}` });
     }
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }

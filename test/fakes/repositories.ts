@@ -1,5 +1,6 @@
 /** In-memory repositories with the real ones' rules: conditional versions, newest-first history, copies not references. */
-import { DateTime } from 'luxon';
+import { copy } from './copy';
+import type { Instant } from '../../functions/domain/instant';
 import {
   VersionConflictError, type Clock, type ConfigReader, type OpenOrderPolicyRepository, type OrderRepository, type PlanningConfig, type PolicyRepository,
   type RejectedEventRepository, type SettingsRepository, type StoredOrder, type VendorHoldRepository,
@@ -10,8 +11,7 @@ import type {
 } from '../../functions/domain/types';
 
 /** What a store hands back is never the object it keeps, as with a real table. */
-const copy = <T>(value: T): T => structuredClone(value);
-const millis = (iso: string): number => DateTime.fromISO(iso, { setZone: true }).toMillis();
+const millis = (at: Instant): number => at.ms;
 
 export class InMemorySettingsRepository implements SettingsRepository {
   readonly versions: VersionedSettings[] = [];
@@ -26,10 +26,10 @@ export class InMemorySettingsRepository implements SettingsRepository {
   inForce(): VersionedSettings {
     const latest = this.versions.at(-1);
     if (latest) return copy(latest);
-    return { ...copy(DEFAULT_SETTINGS), version: 0, actor: 'system', reason: 'default settings', at: this.clock.now().in(DEFAULT_SETTINGS.timezone).toISO() };
+    return { ...copy(DEFAULT_SETTINGS), version: 0, actor: 'system', reason: 'default settings', at: this.clock.now().in(DEFAULT_SETTINGS.timezone).wholeSecond() };
   }
 
-  async save(settings: Settings, meta: { actor: string; reason: string; at: string; expectedVersion: number }): Promise<VersionedSettings> {
+  async save(settings: Settings, meta: { actor: string; reason: string; at: Instant; expectedVersion: number }): Promise<VersionedSettings> {
     const latest = this.versions.at(-1)?.version ?? 0;
     if (latest !== meta.expectedVersion) throw new VersionConflictError(`settings: version ${meta.expectedVersion} is not the latest (${latest})`);
     const saved: VersionedSettings = { ...copy(settings), version: latest + 1, actor: meta.actor, reason: meta.reason, at: meta.at };
@@ -125,7 +125,7 @@ export class InMemoryConfigReader implements ConfigReader {
       settings: this.settings.inForce(),
       policies: new Map(vendorIds.map((id) => [id, this.policies.inForce(id)])),
       holds: new Map(vendorIds.map((id) => [id, this.holds.inForce(id)])),
-      openOrderPolicies: new Map(vendorIds.map((id) => [id, structuredClone(this.openOrders.policies.get(id) ?? null)])),
+      openOrderPolicies: new Map(vendorIds.map((id) => [id, copy(this.openOrders.policies.get(id) ?? null)])),
     };
   }
 }
@@ -135,7 +135,7 @@ export class InMemoryOpenOrderPolicyRepository implements OpenOrderPolicyReposit
 
   async put(policy: VendorPolicy): Promise<void> {
     const kept = this.policies.get(policy.vendorId);
-    if (!kept || kept.version < policy.version) this.policies.set(policy.vendorId, structuredClone(policy));
+    if (!kept || kept.version < policy.version) this.policies.set(policy.vendorId, copy(policy));
   }
 }
 
@@ -225,7 +225,7 @@ export class InMemoryOrderRepository implements OrderRepository {
     this.writes.push(copy(release));
   }
 
-  async listDue(before: string, limit: number): Promise<VendorRelease[]> {
+  async listDue(before: Instant, limit: number): Promise<VendorRelease[]> {
     const until = millis(before);
     return copy([...this.releases.values()]
       .filter((r) => r.sendAt !== null && millis(r.sendAt) <= until)

@@ -19,6 +19,7 @@ import type { AuditEntry, Dependencies } from '../../functions/application/ports
 import { sealRecords } from '../../functions/domain/audit/audit-records';
 import { RecordingLogger } from '../fakes/outside-world';
 import { credentials, startEdge, type TestEdge } from './local-edge';
+import { at } from '../times';
 
 const TABLE = DEFAULT_TABLE_NAMES.orders;
 let local: TestEdge;
@@ -70,9 +71,9 @@ test('items in the old shape are given the read indexes\' attributes by the scri
   for (const o of [a, b]) await orders.createOrder(o);
   await orders.putRelease(release(a, 'ven_a'), null);
   await orders.putRelease(release(a, 'ven_b', {
-    state: 'SETTLED', sendAt: null, releaseKey: null, appliedEligibility: '2022-12-05T16:00:00+05:30', settledAt: '2022-12-06T11:00:00+05:30',
+    state: 'SETTLED', sendAt: null, releaseKey: null, appliedEligibility: at('2022-12-05T16:00:00+05:30'), settledAt: at('2022-12-06T11:00:00+05:30'),
   }), null);
-  await orders.putRelease(release(b, 'ven_a', { state: 'APPLIED', sendAt: null, releaseKey: null, appliedEligibility: '2022-12-05T16:00:00+05:30' }), null);
+  await orders.putRelease(release(b, 'ven_a', { state: 'APPLIED', sendAt: null, releaseKey: null, appliedEligibility: at('2022-12-05T16:00:00+05:30') }), null);
   const stripped = [OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk, APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk];
   let start: Record<string, unknown> | undefined;
   do {
@@ -119,7 +120,7 @@ test('an audit log written before the time index: the script gives each stream\'
   const auditClock = { now: () => Instant.parse('2022-12-02T16:00:00+05:30', 'now') };
   const store = new DynamoAuditStore(doc, DEFAULT_AUDIT_TABLE_NAME, auditClock, new RecordingLogger());
   const deps = { clock: auditClock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: Ed25519AuditKey.inMemory() } as unknown as Dependencies;
-  const entry = (orderId: string, n: number): AuditEntry => ({ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId, vendorId: 'ven_a', detail: { n } });
+  const entry = (orderId: string, n: number): AuditEntry => ({ kind: 'planned', at: at('2022-12-02T16:00:00+05:30'), orderId, vendorId: 'ven_a', detail: { n } });
   await store.append([entry('order_signed', 1)]);
   expect(await writeAuditCheckpoint(deps)).toMatchObject({ written: [1] });
   // Appended by a version without the time index: the same records, no index keys.
@@ -153,7 +154,7 @@ test('an audit log written before the time index: the script gives each stream\'
 
 test('the audit backfill is conditional: a head appended to or indexed meanwhile is left to its writer', async () => {
   const table = DEFAULT_AUDIT_TABLE_NAME;
-  const [record] = sealRecords('order#order_race', null, [{ kind: 'planned', at: '2022-12-02T16:00:00+05:30', orderId: 'order_race', detail: {} }], '2022-12-02T10:30:00.000Z');
+  const [record] = sealRecords('order#order_race', null, [{ kind: 'planned', at: at('2022-12-02T16:00:00+05:30'), orderId: 'order_race', detail: {} }], '2022-12-02T10:30:00.000Z');
   await doc.put({ TableName: table, Item: { pk: record.stream, sk: sequenceKey(1), ...record } });
   // Between the scan and the update, a writer indexed the head (as an append does): the update's condition fails.
   const racing = new DocumentClient(client);

@@ -1,5 +1,6 @@
 /** Four-eyes rules (contract 6.4): which change needs a second person, above which amount per currency; an approval's state as read. */
 import { approvalRulesIssues, approvalStateAt, needsApproval } from '../../functions/domain/approvals';
+import { at } from '../times';
 
 describe('needsApproval', () => {
   test('a change the rules do not name never needs a second person; one named with {} always does', () => {
@@ -32,7 +33,7 @@ test('rules are validated field by field', () => {
 });
 
 test('a pending approval reads expired from its expiry on; a decided one keeps its state', () => {
-  const pending = { state: 'pending' as const, expiresAt: '2022-12-03T16:05:00+05:30' };
+  const pending = { state: 'pending' as const, expiresAt: at('2022-12-03T16:05:00+05:30') };
   const expiry = Date.parse('2022-12-03T16:05:00+05:30');
   expect(approvalStateAt(pending, expiry - 1)).toBe('pending');
   expect(approvalStateAt(pending, expiry)).toBe('expired');

@@ -7,13 +7,14 @@ import { checkpointLine, headerLine, recordLine, verifyExport } from '../../func
 import { createPublicKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { at } from '../times';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const AT = '2022-12-02T16:00:00+05:30';
 const RECORDED = '2022-12-02T10:30:00.000Z';
 
 const attempt = (orderId: string, n: number) => ({
-  kind: 'gateway_attempt', at: AT, orderId, vendorId: 'vendor_1', actor: null,
+  kind: 'gateway_attempt', at: at(AT), orderId, vendorId: 'vendor_1', actor: null,
   detail: { request: '2022-12-05 10:00:00', httpStatus: 200, status: 'OK', subCode: '200', message: 'Updated vendor settlement eligibility date', n },
 });
 

@@ -6,6 +6,8 @@
 import Decimal from 'decimal.js';
 import { capStops, checkCap, type ExposureEntry, type PlannedEarlyRelease } from '../../functions/domain/exposure';
 import { formatEpochMs } from '../../functions/domain/dates';
+import { wholeSecondAt } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const T0 = Date.parse('2022-12-02T10:30:00Z');
 const HOUR = 3_600_000;
@@ -17,7 +19,7 @@ function reference(planned: PlannedEarlyRelease[], entries: ExposureEntry[], cap
   const stops: { orderId: string; message: string }[] = [];
   for (const p of [...planned].sort((a, b) => a.sendMs - b.sendMs || (a.orderId < b.orderId ? -1 : 1))) {
     const check = checkCap({ entries: going.filter((e) => e.currency === p.currency), cap: cap(p.currency), amount: p.amount, currency: p.currency, nowMs: p.sendMs, zone: ZONE });
-    if (check.fits) going.push({ vendorId: p.vendorId, currency: p.currency, orderId: p.orderId, amount: p.amount, closesAt: formatEpochMs(p.closesMs, 'UTC'), releasedAt: formatEpochMs(p.sendMs, 'UTC') });
+    if (check.fits) going.push({ vendorId: p.vendorId, currency: p.currency, orderId: p.orderId, amount: p.amount, closesAt: wholeSecondAt(p.closesMs, 'UTC'), releasedAt: wholeSecondAt(p.sendMs, 'UTC') });
     else stops.push({ orderId: p.orderId, message: check.message });
   }
   return stops;
@@ -29,7 +31,7 @@ test('the same stops and figures as checking every send against every open entry
   const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   const entries: ExposureEntry[] = Array.from({ length: 20 }, (_, i) => ({
     vendorId: 'v', currency: i % 3 === 0 ? 'USD' : 'INR', orderId: `open_${i}`, amount: (100 + Math.floor(next() * 900)).toFixed(2),
-    closesAt: formatEpochMs(T0 + Math.floor(next() * 72) * HOUR, 'UTC'), releasedAt: formatEpochMs(T0 - HOUR, 'UTC'),
+    closesAt: wholeSecondAt(T0 + Math.floor(next() * 72) * HOUR, 'UTC'), releasedAt: wholeSecondAt(T0 - HOUR, 'UTC'),
   }));
   const planned: PlannedEarlyRelease[] = Array.from({ length: 400 }, (_, i) => {
     const sendMs = T0 + Math.floor(next() * 240) * HOUR;

@@ -7,12 +7,13 @@ import { planRelease } from '../../functions/domain/release';
 import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import type { OrderRecord, ReleaseRule, VendorPolicy, VendorRelease } from '../../functions/domain/types';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const NOW = Instant.fromDateTime(DateTime.fromISO('2022-12-02T16:05:00+05:30', { setZone: true }));
 // The gateway's documented example: paid 2 Dec 2022 16:00, Defer by Days 15.
 const ORDER: OrderRecord = {
-  orderId: 'order_1001', transactionTime: '2022-12-02T16:00:00+05:30', maxEligibility: '2022-12-17T16:00:00+05:30', deferByDays: 15,
-  currency: 'INR', vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: '2022-12-02T16:00:00+05:30',
+  orderId: 'order_1001', transactionTime: at('2022-12-02T16:00:00+05:30'), maxEligibility: at('2022-12-17T16:00:00+05:30'), deferByDays: 15,
+  currency: 'INR', vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: at('2022-12-02T16:00:00+05:30'),
 };
 const policy = (release: ReleaseRule, version = 1): VendorPolicy => ({
   vendorId: 'vendor_a', version, scheduleOption: 1, release, actor: 'finance@example.com', reason: 'test', at: null,

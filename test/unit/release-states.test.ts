@@ -9,13 +9,14 @@ import { DEFAULT_SETTINGS } from '../../functions/domain/settings';
 import { FINAL_STATES, RELEASE_STATES, type OrderRecord, type ReleaseState, type VendorRelease } from '../../functions/domain/types';
 import { maxEligibility } from '../../functions/domain/release/plan';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const ist = (text: string) => Instant.fromDateTime(DateTime.fromISO(text, { zone: 'Asia/Kolkata' }));
 const paidAt = ist('2022-12-02T16:00:00');
 const order: OrderRecord = {
-  orderId: 'order_1001', transactionTime: paidAt.in('Asia/Kolkata').toISO(),
-  maxEligibility: maxEligibility(paidAt, 15).in('Asia/Kolkata').toISO(), deferByDays: 15, currency: 'INR',
-  vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: paidAt.in('Asia/Kolkata').toISO(),
+  orderId: 'order_1001', transactionTime: paidAt.in('Asia/Kolkata').wholeSecond(),
+  maxEligibility: maxEligibility(paidAt, 15).in('Asia/Kolkata').wholeSecond(), deferByDays: 15, currency: 'INR',
+  vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }], recordedAt: paidAt.in('Asia/Kolkata').wholeSecond(),
 };
 
 function input(now: string, current: VendorRelease | null, extra: Partial<PlanInput> = {}): PlanInput {
@@ -86,7 +87,7 @@ describe('typed reasons', () => {
   it('a retry stored before codes existed still keeps its backoff when replanned (the code derived at the edge)', () => {
     const scheduled = written(plan(input('2022-12-02T16:05:00', null)));
     const retrying: VendorRelease = {
-      ...scheduled, sends: 1, sendAt: '2022-12-05T18:00:00+05:30',
+      ...scheduled, sends: 1, sendAt: at('2022-12-05T18:00:00+05:30'),
       reasonCode: 'retrying', reason: 'retrying: Settlement for the order is in progress; send 2 at 2022-12-05T18:00:00+05:30',
     };
     const old = storedRelease(retrying);
@@ -94,10 +95,10 @@ describe('typed reasons', () => {
     const read = toRelease({ pk: 'ORDER#order_1001', sk: 'VENDOR#vendor_a', ...old });
     expect(read.reasonCode).toBe('retrying');
     // A hold and unhold replans it: the retry's later send time stands (the rule alone would send at 5 Dec 15:00).
-    expect(plan({ ...input('2022-12-03T10:00:00', read), cause: { kind: 'unhold', actor: 'finance' } }).release.sendAt).toBe('2022-12-05T18:00:00+05:30');
+    expect(plan({ ...input('2022-12-03T10:00:00', read), cause: { kind: 'unhold', actor: 'finance' } }).release.sendAt).toEqual('2022-12-05T18:00:00+05:30');
     // The words alone do not make a retry: the same release coded as planned is moved back to its rule's time.
     const planned = written(plan({ ...input('2022-12-03T10:00:00', { ...read, reasonCode: 'planned' }), cause: { kind: 'unhold', actor: 'finance' } }));
-    expect(planned.sendAt).toBe('2022-12-05T15:00:00+05:30');
+    expect(planned.sendAt).toEqual('2022-12-05T15:00:00+05:30');
   });
 });
 
@@ -106,8 +107,8 @@ describe('one zone for write stamps', () => {
     const utc = { ...DEFAULT_SETTINGS, timezone: 'UTC' };
     const transition = plan({ ...input('2022-12-02T16:05:00', null), settings: utc });
     const release = written(transition);
-    expect(release.updatedAt).toBe('2022-12-02T16:05:00+05:30');
-    expect(release.sendAt).toBe('2022-12-05T09:30:00Z');
+    expect(release.updatedAt).toEqual('2022-12-02T16:05:00+05:30');
+    expect(release.sendAt).toEqual('2022-12-05T09:30:00Z');
     const audits = transition.kind === 'write' ? transition.effects.filter((e) => e.kind === 'audit') : [];
     expect(audits.map((e) => e.kind === 'audit' && e.entry.at)).toEqual(['2022-12-02T16:05:00+05:30']);
     const settled = written(settle(release, Instant.fromDateTime(DateTime.fromISO('2022-12-06T05:30:00Z', { setZone: true })), ist('2022-12-06T11:01:00')));
@@ -118,7 +119,7 @@ describe('one zone for write stamps', () => {
 describe('the settlement against its prediction, inside the machine', () => {
   const applied = (): VendorRelease => ({
     ...written(plan(input('2022-12-02T16:05:00', null))), state: 'APPLIED', reasonCode: 'applied',
-    appliedEligibility: '2022-12-06T09:00:00+05:30', predictedSettlement: '2022-12-07T11:00:00+05:30',
+    appliedEligibility: at('2022-12-06T09:00:00+05:30'), predictedSettlement: at('2022-12-07T11:00:00+05:30'),
   });
 
   it('settled at the minute predicted: no mismatch, no event', () => {
@@ -137,7 +138,7 @@ describe('the settlement against its prediction, inside the machine', () => {
 });
 
 describe('the exposure-cap wait (contract 6.4) in the table', () => {
-  const at = '2022-12-05T16:00:00+05:30';
+  const at = Instant.parse('2022-12-05T16:00:00+05:30', 'sendAt');
   it('only a WAITING release whose reason is exposure_cap, with a send time, is claimed again', () => {
     expect(waitsForExposure({ state: 'WAITING', reasonCode: 'exposure_cap', sendAt: at })).toBe(true);
     expect(waitsForExposure({ state: 'WAITING', reasonCode: 'exposure_cap', sendAt: null })).toBe(false);

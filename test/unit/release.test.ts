@@ -11,6 +11,7 @@ import { DEFAULT_SETTINGS, defaultPolicy } from '../../functions/domain/settings
 import type { Attempt, GatewayAnswer, OrderEvent, OrderRecord, ReleaseRule, Settings, VendorPolicy, VendorRelease } from '../../functions/domain/types';
 import { SEND_MARGIN_MS, maxEligibility } from '../../functions/domain/release/plan';
 import { Instant } from '../../functions/domain/instant';
+import { at } from '../times';
 
 const ist = (text: string) => Instant.fromDateTime(DateTime.fromISO(text, { zone: 'Asia/Kolkata' }));
 const settings: Settings = DEFAULT_SETTINGS;
@@ -19,19 +20,19 @@ const NO_FACTS: VendorFacts = { deliveredAt: null, disputeOpen: false, lastResol
 function orderAt(transactionTime: Instant, deferByDays = 15): OrderRecord {
   return {
     orderId: 'order_1001',
-    transactionTime: transactionTime.in('Asia/Kolkata').toISO(),
-    maxEligibility: maxEligibility(transactionTime, deferByDays).in('Asia/Kolkata').toISO(),
+    transactionTime: transactionTime.in('Asia/Kolkata').wholeSecond(),
+    maxEligibility: maxEligibility(transactionTime, deferByDays).in('Asia/Kolkata').wholeSecond(),
     deferByDays,
     currency: 'INR',
     vendors: [{ vendorId: 'vendor_a', amount: '1250.50' }, { vendorId: 'vendor_b', amount: '300.00' }],
-    recordedAt: transactionTime.in('Asia/Kolkata').toISO(),
+    recordedAt: transactionTime.in('Asia/Kolkata').wholeSecond(),
   };
 }
 // The documented example: 2 Dec 2022 4:00 PM, Defer by Days 15, max eligibility 17 Dec 4:00 PM.
 const order = orderAt(ist('2022-12-02T16:00:00'));
 
 function policyOf(release: ReleaseRule, scheduleOption = 1, version = 1): VendorPolicy {
-  return { vendorId: 'vendor_a', version, scheduleOption, release, actor: 'finance', reason: 'test', at: '2022-12-01T00:00:00+05:30' };
+  return { vendorId: 'vendor_a', version, scheduleOption, release, actor: 'finance', reason: 'test', at: at('2022-12-01T00:00:00+05:30') };
 }
 
 function plan(release: ReleaseRule, now: string, facts: VendorFacts = NO_FACTS, current: VendorRelease | null = null, extra: Partial<Settings> = {}) {
@@ -241,7 +242,7 @@ describe('answer', () => {
   const keyOf = (_o: string, _v: string, version: number) => `rel-${version}`;
   const sent = Instant.fromDateTime(parseGatewayDate('2022-12-06 09:00:00')!);
   const attempt = (message: string, status = 'ERROR'): Attempt => ({
-    at: '2022-12-05T15:00:00+05:30', request: '2022-12-06 09:00:00', httpStatus: 400, status, subCode: status === 'OK' ? '200' : '400', message,
+    at: at('2022-12-05T15:00:00+05:30'), request: '2022-12-06 09:00:00', httpStatus: 400, status, subCode: status === 'OK' ? '200' : '400', message,
   });
   const answer = (message: string, status = 'ERROR'): { attempts: Attempt[]; final: GatewayAnswer } => ({
     attempts: [attempt(message, status)],
@@ -252,7 +253,7 @@ describe('answer', () => {
     const write = answerOf({ release, sent, request: '2022-12-06 09:00:00', result, settings: { ...settings, ...extra }, now: ist(now), keyOf });
     const events = write.effects.flatMap((e) => (e.kind === 'publish' ? [e.event] : []));
     const next = write.effects.find((e) => e.kind === 'schedule' || e.kind === 'enqueue');
-    const retryAt = !next ? null : next.kind === 'schedule' ? Instant.fromDateTime(DateTime.fromISO(next.at, { setZone: true })) : ist(now);
+    const retryAt = !next ? null : next.kind === 'schedule' ? next.at : ist(now);
     // The next send goes on with the written release, as the store would hand it back.
     return { release: { ...write.release, state: write.release.state === 'SCHEDULED' ? 'APPLYING' as const : write.release.state }, written: write.release, events, retryAt, write };
   };
@@ -304,12 +305,12 @@ describe('answer', () => {
   it('backoff doubles from 30 s up to 30 min, and honours the gateway\'s retry-after', () => {
     expect([1, 2, 3, 5, 6, 11].map((n) => retryDelaySeconds(n))).toEqual([60, 120, 240, 960, 1800, 1800]);
     const limited: { attempts: Attempt[]; final: GatewayAnswer } = { attempts: [], final: { kind: 'response', httpStatus: 429, status: 'ERROR', subCode: '429', message: 'Too many requests', retryAfterSeconds: 300 } };
-    expect(apply(applying, limited).release.sendAt).toBe('2022-12-05T15:05:00+05:30');
+    expect(apply(applying, limited).release.sendAt).toEqual('2022-12-05T15:05:00+05:30');
   });
 
   /** A PUT that got no answer, as the client reports it: one TIMEOUT attempt. */
   const timeoutAt = (at: string): { attempts: Attempt[]; final: GatewayAnswer } => ({
-    attempts: [{ at, request: '2022-12-06 09:00:00', httpStatus: null, status: 'TIMEOUT', subCode: null, message: 'no answer' }],
+    attempts: [{ at: Instant.parse(at, 'at'), request: '2022-12-06 09:00:00', httpStatus: null, status: 'TIMEOUT', subCode: null, message: 'no answer' }],
     final: { kind: 'timeout', message: 'no answer' },
   });
 
@@ -318,12 +319,12 @@ describe('answer', () => {
     expect(first.written).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T15:00:00+05:30' });
     expect(first.written.reason).toContain("it may have been applied: the gateway's order recon is read before anything is sent again");
     const second = apply(first.release, timeoutAt('2022-12-05T15:00:00+05:30'));
-    expect(second.written.sendAt).toBe('2022-12-05T15:00:00+05:30');
+    expect(second.written.sendAt).toEqual('2022-12-05T15:00:00+05:30');
     const third = apply(second.release, timeoutAt('2022-12-05T15:00:00+05:30'));
-    expect(third.written.sendAt).toBe('2022-12-05T15:04:00+05:30');
+    expect(third.written.sendAt).toEqual('2022-12-05T15:04:00+05:30');
     // A clean answer in between starts the count again.
     const clean = apply(second.release, answer('Settlement for the order is in progress'));
-    expect(apply(clean.release, timeoutAt('2022-12-05T15:00:00+05:30')).written.sendAt).toBe('2022-12-05T15:00:00+05:30');
+    expect(apply(clean.release, timeoutAt('2022-12-05T15:00:00+05:30')).written.sendAt).toEqual('2022-12-05T15:00:00+05:30');
   });
 
   it('a retryable answer never gives up while the window is open: 3.5 hours of faults, retried at least every 30 min', () => {
@@ -370,16 +371,16 @@ describe('answer', () => {
     const { written: release, retryAt, write } = apply(applying, answer('Eligibility time specified is in the past. Specify a new time'), '2022-12-06T09:00:30');
     expect(release.state).toBe('SCHEDULED');
     expect(retryAt?.ms).toBe(ist('2022-12-06T09:00:30').ms);
-    expect(release.sendAt).toBe('2022-12-06T09:00:30+05:30');
+    expect(release.sendAt).toEqual('2022-12-06T09:00:30+05:30');
     // Due at once: enqueued, not scheduled.
     expect(write.effects.filter((e) => e.kind === 'enqueue')).toHaveLength(1);
-    const send = prepareSend({ ...release, targetEligibility: '2022-12-06T09:00:00+05:30' }, ist('2022-12-06T09:01:20'));
+    const send = prepareSend({ ...release, targetEligibility: at('2022-12-06T09:00:00+05:30') }, ist('2022-12-06T09:01:20'));
     expect(send).toMatchObject({ request: '2022-12-06 09:02:00', clamp: { reason: 'in_the_past' } });
   });
 
   it('a replan with a longer releaseLead moves a first send (not a retry) earlier', () => {
     const scheduled = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-02T16:05:00');
-    expect(scheduled.sendAt).toBe('2022-12-05T15:00:00+05:30');
+    expect(scheduled.sendAt).toEqual('2022-12-05T15:00:00+05:30');
     const replanned = plan({ kind: 'after_payment', delay: 'P3D' }, '2022-12-03T10:00:00', NO_FACTS, scheduled, { releaseLead: 'PT6H' });
     expect(replanned).toMatchObject({ state: 'SCHEDULED', sendAt: '2022-12-05T10:00:00+05:30', targetEligibility: '2022-12-05T16:00:00+05:30' });
   });
@@ -429,7 +430,7 @@ describe('property: a send is inside the window and strictly in the future', () 
         });
         if (planned.state !== 'PLANNED' && planned.state !== 'SCHEDULED') return;
         const max = maxEligibility(Instant.fromDateTime(tx), deferByDays);
-        for (const at of [now, Instant.fromDateTime(DateTime.fromISO(planned.sendAt!))]) {
+        for (const at of [now, planned.sendAt!]) {
           const send = prepareSend(planned, at);
           if ('skip' in send) {
             // Skipped only when the earliest time the gateway will still accept (margin included) is past max.
@@ -481,7 +482,7 @@ describe('manual release and retry: which states allow them (contract 6, issue 1
 
   it('retry: only FAILED, planned again under its rule with a fresh budget', () => {
     expect(retryFailed(input({ ...base, state: 'APPLIED' }), request())).toMatchObject({ kind: 'refused', state: 'APPLIED' });
-    const failed = { ...base, state: 'FAILED' as const, sends: 4, orderNotFoundSince: '2022-12-02T16:06:00+05:30', reason: 'gave up' };
+    const failed = { ...base, state: 'FAILED' as const, sends: 4, orderNotFoundSince: at('2022-12-02T16:06:00+05:30'), reason: 'gave up' };
     expect(retryFailed(input(failed), request())).toMatchObject({ kind: 'write', release: { state: 'SCHEDULED', orderNotFoundSince: null, sendAt: '2022-12-05T15:00:00+05:30' } });
   });
 });
@@ -499,9 +500,9 @@ describe('settle', () => {
   });
 
   it('a release retrying after a timeout whose date the recon holds settles from APPLIED, its attempt confirmed', () => {
-    const timedOut: Attempt = { at: '2022-12-02T16:05:00+05:30', request: '2022-12-02 16:06:00', httpStatus: null, status: 'TIMEOUT', subCode: null, message: 'no answer within 5000 ms' };
+    const timedOut: Attempt = { at: at('2022-12-02T16:05:00+05:30'), request: '2022-12-02 16:06:00', httpStatus: null, status: 'TIMEOUT', subCode: null, message: 'no answer within 5000 ms' };
     const retrying: VendorRelease = { ...plan({ kind: 'immediate' }, '2022-12-02T16:05:00'), state: 'SCHEDULED', attempts: [timedOut], sends: 1, releaseKey: 'rel-2', version: 2 };
-    const recon = { gatewayEligibility: '2022-12-02T16:06:00+05:30', at: '2022-12-03T11:00:05+05:30', settings };
+    const recon = { gatewayEligibility: at('2022-12-02T16:06:00+05:30'), at: at('2022-12-03T11:00:05+05:30'), settings };
     const result = settle(retrying, ist('2022-12-03T11:00:00'), ist('2022-12-03T11:00:05'), recon);
     expect(result).toMatchObject({
       kind: 'write',
@@ -515,7 +516,7 @@ describe('settle', () => {
       },
     });
     // A recon holding another date (the gateway's default, max eligibility) confirms nothing.
-    const other = settle(retrying, ist('2022-12-18T11:00:00'), ist('2022-12-18T11:00:05'), { ...recon, gatewayEligibility: '2022-12-17T16:00:00+05:30' });
+    const other = settle(retrying, ist('2022-12-18T11:00:00'), ist('2022-12-18T11:00:05'), { ...recon, gatewayEligibility: at('2022-12-17T16:00:00+05:30') });
     expect(other).toMatchObject({ release: { settledFrom: { state: 'SCHEDULED', appliedEligibility: null }, attempts: [timedOut] } });
   });
 });

@@ -6,17 +6,20 @@
 import type { DocumentClient, Plain } from './document-client';
 import type { ApprovalDecision, ApprovalRepository, StoredApproval } from '../../application/ports/approvals';
 import type { ApprovalState } from '../../domain/approvals';
+import type { Instant } from '../../domain/instant';
 import { APPROVAL_INDEX } from '../../definitions/tables';
-import { isConditionalCheckFailed, withoutKeys } from './item-keys';
+import { isConditionalCheckFailed, withTimes, withoutKeys } from './item-keys';
 
 const approvalPk = (approvalId: string): string => `APPROVAL#${approvalId}`;
 const APPROVAL_SK = 'APPROVAL';
+/** The times of an approval item, read as Instants. */
+const APPROVAL_TIMES = ['createdAt', 'expiresAt', 'decidedAt'] as const;
 /** The expiry as UTC text, so that a condition compares it with the decider's clock as text. */
 const EXPIRES_UTC = 'expiresAtUtc';
 
 /** Index sort key: creation time (UTC) then id, so a state's list is newest first and the overdue come first ascending. */
 export function approvalSortKey(approval: Pick<StoredApproval, 'createdAt' | 'approvalId'>): string {
-  return `${new Date(approval.createdAt).toISOString()}#${approval.approvalId}`;
+  return `${new Date(approval.createdAt.ms).toISOString()}#${approval.approvalId}`;
 }
 
 export class DynamoApprovalRepository implements ApprovalRepository {
@@ -28,7 +31,7 @@ export class DynamoApprovalRepository implements ApprovalRepository {
       Item: {
         pk: approvalPk(approval.approvalId), sk: APPROVAL_SK, ...approval,
         [APPROVAL_INDEX.pk]: approval.state, [APPROVAL_INDEX.sk]: approvalSortKey(approval),
-        [EXPIRES_UTC]: new Date(approval.expiresAt).toISOString(),
+        [EXPIRES_UTC]: new Date(approval.expiresAt.ms).toISOString(),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     });
@@ -39,7 +42,7 @@ export class DynamoApprovalRepository implements ApprovalRepository {
     return item ? approvalOf(item) : null;
   }
 
-  async decide(approvalId: string, decision: ApprovalDecision, nowUtc: string): Promise<StoredApproval | null> {
+  async decide(approvalId: string, decision: ApprovalDecision, now: Instant): Promise<StoredApproval | null> {
     try {
       const item = await this.doc.update({
         TableName: this.tableName,
@@ -53,7 +56,7 @@ export class DynamoApprovalRepository implements ApprovalRepository {
         },
         ExpressionAttributeValues: {
           ':to': decision.state, ':by': decision.decidedBy, ':at': decision.decidedAt, ':why': decision.decisionReason,
-          ':pending': 'pending', ':now': nowUtc,
+          ':pending': 'pending', ':now': new Date(now.ms).toISOString(),
         },
         ReturnValues: 'ALL_NEW',
       });
@@ -118,5 +121,6 @@ export class DynamoApprovalRepository implements ApprovalRepository {
 }
 
 function approvalOf(item: Plain): StoredApproval {
-  return withoutKeys<StoredApproval>(item, [APPROVAL_INDEX.pk, APPROVAL_INDEX.sk, EXPIRES_UTC]);
+  const approval = withoutKeys<StoredApproval>(item, [APPROVAL_INDEX.pk, APPROVAL_INDEX.sk, EXPIRES_UTC], APPROVAL_TIMES);
+  return approval.applied ? { ...approval, applied: withTimes(approval.applied as unknown as Plain, ['at']) } : approval;
 }

@@ -9,7 +9,7 @@ import { entriesByStream, sealRecords, streamOf, type AuditRecord, type StreamHe
 import type { AppendOptions, AuditArchive, AuditEntry, AuditLog, Clock, Logger, StoredAuditRecord } from '../../application/ports';
 import { describeError } from '../../application/errors';
 import type { DocumentClient, Plain } from './document-client';
-import { isConditionalCheckFailed, queryItems } from './item-keys';
+import { isConditionalCheckFailed, queryItems, withTimes } from './item-keys';
 import { AUDIT_TIME_INDEX, AUDIT_TIME_SHARDS, CHECKPOINT_PK, KEY, PENDING_PK, SIGNED_PK } from '../../definitions/tables';
 
 export { CHECKPOINT_PK, PENDING_PK, SIGNED_PK };
@@ -148,7 +148,8 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     const page = await this.doc.query({ ...this.partition(PENDING_PK), Limit: FLUSH_BATCH });
     let appended = 0;
     for (const item of page.items) {
-      const entries = item.entries as AuditEntry[];
+      // Kept as text in the pending item: their times are read back as Instants.
+      const entries = (item.entries as Plain[]).map((entry) => withTimes<AuditEntry>(entry, ['at']));
       const failed = await this.appendEach(entries);
       if (failed.entries.length > 0) {
         // The appended part stays appended; the rest waits in the same item for the next flush.

@@ -50,18 +50,18 @@ export class DynamoConfigReader implements ConfigReader {
     }
     const settings = items.get(SETTINGS_PK);
     return {
-      settings: settings ? withoutKeys<VersionedSettings>(settings) : unsavedSettings(this.clock),
+      settings: settings ? withoutKeys<VersionedSettings>(settings, [], ['at']) : unsavedSettings(this.clock),
       policies: new Map(unique.map((vendorId) => {
         const item = items.get(policyPk(vendorId));
-        return [vendorId, item ? withoutKeys<VendorPolicy>(item) : null];
+        return [vendorId, item ? withoutKeys<VendorPolicy>(item, [], ['at']) : null];
       })),
       holds: new Map(unique.map((vendorId) => {
         const item = holds.get(policyPk(vendorId));
-        return [vendorId, item ? withoutKeys<VendorHold>(item) : null];
+        return [vendorId, item ? withoutKeys<VendorHold>(item, [], ['at']) : null];
       })),
       openOrderPolicies: new Map(unique.map((vendorId) => {
         const item = openOrders.get(policyPk(vendorId));
-        return [vendorId, item ? withoutKeys<VendorPolicy>(item) : null];
+        return [vendorId, item ? withoutKeys<VendorPolicy>(item, [], ['at']) : null];
       })),
     };
   }

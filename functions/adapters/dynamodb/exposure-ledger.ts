@@ -10,7 +10,7 @@ import type { ExposureEntry } from '../../domain/exposure';
 import type { ExposureLedger } from '../../application/ports';
 import { TTL_ATTRIBUTE } from '../../definitions/tables';
 import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
-import { Instant } from '../../domain/instant';
+import type { Instant } from '../../domain/instant';
 
 const exposurePk = (vendorId: string): string => `EXPOSURE#${vendorId}`;
 const entrySk = (e: Pick<ExposureEntry, 'currency' | 'closesAt' | 'orderId'>): string => `E#${e.currency}#${utcSortKey(e.closesAt, 'closesAt')}#${e.orderId}`;
@@ -18,12 +18,12 @@ const entrySk = (e: Pick<ExposureEntry, 'currency' | 'closesAt' | 'orderId'>): s
 const KEPT_AFTER_CLOSE_S = 86_400;
 /** The attribute of a removed entry's tombstone. */
 const REMOVED = 'removed';
-const expiresAtOf = (entry: Pick<ExposureEntry, 'closesAt'>): number => Math.ceil(Instant.parse(entry.closesAt, 'closesAt').ms / 1000) + KEPT_AFTER_CLOSE_S;
+const expiresAtOf = (entry: Pick<ExposureEntry, 'closesAt'>): number => Math.ceil(entry.closesAt.ms / 1000) + KEPT_AFTER_CLOSE_S;
 
 export class DynamoExposureLedger implements ExposureLedger {
   constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
 
-  async open(vendorId: string, now: string, currency?: string): Promise<ExposureEntry[]> {
+  async open(vendorId: string, now: Instant, currency?: string): Promise<ExposureEntry[]> {
     const prefix = currency ? `E#${currency}#` : 'E#';
     // Sort keys after now: `E#INR#<now>` < every entry of INR that closes later; other currencies are filtered below.
     const items = await queryItems(this.doc, {
@@ -32,10 +32,9 @@ export class DynamoExposureLedger implements ExposureLedger {
       ExpressionAttributeValues: { ':pk': exposurePk(vendorId), ':from': currency ? `${prefix}${utcSortKey(now, 'now')}~` : prefix, ':to': `${prefix}\uffff` },
       ConsistentRead: true,
     });
-    const nowMs = Instant.parse(now, 'now').ms;
     return items.filter((item) => item[REMOVED] !== true)
-      .map((item) => withoutKeys<ExposureEntry>(item, [TTL_ATTRIBUTE]))
-      .filter((e) => Instant.parse(e.closesAt, 'closesAt').ms > nowMs);
+      .map((item) => withoutKeys<ExposureEntry>(item, [TTL_ATTRIBUTE], ['closesAt', 'releasedAt']))
+      .filter((e) => e.closesAt.ms > now.ms);
   }
 
   async version(vendorId: string, currency: string): Promise<number> {

@@ -43,7 +43,7 @@ export class DynamoHoldRepository implements VendorHoldRepository {
       const byPk = new Map(items.map((item) => [item!.pk as string, item!]));
       for (const [vendorId, waiting] of asked) {
         const item = byPk.get(policyPk(vendorId));
-        for (const w of waiting) w.resolve(item ? withoutKeys<VendorHold>(item) : null);
+        for (const w of waiting) w.resolve(item ? withoutKeys<VendorHold>(item, [], ['at']) : null);
       }
     } catch (error) {
       for (const waiting of asked.values()) for (const w of waiting) w.reject(error);

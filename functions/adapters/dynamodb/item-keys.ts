@@ -1,6 +1,7 @@
 /** What the DynamoDB repositories share: key text, UTC sort keys, paginated queries and conditional-write failures. */
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import { Instant } from '../../domain/instant';
+import type { Attempt } from '../../domain/types';
 import type { DocumentClient, Projection, QueryInput } from './document-client';
 import { KEY } from '../../definitions/tables';
 
@@ -8,9 +9,23 @@ import { KEY } from '../../definitions/tables';
  * An instant as fixed-width UTC text ("2022-12-02T10:30:00.000Z"), so that text order is time order in a sort key.
  * Items keep their offset form; only index keys are normalised.
  */
-export function utcSortKey(instant: string, field: string): string {
+export function utcSortKey(instant: Instant | string, field: string): string {
   // Instant.parse refuses a time without an offset (a ValidationError naming the field) instead of guessing a zone.
-  return new Date(Instant.parse(instant, field).ms).toISOString();
+  return new Date((instant instanceof Instant ? instant : Instant.parse(instant, field)).ms).toISOString();
+}
+
+/** A stored time attribute as an Instant; null and absent stay as they are. */
+export function readTime(value: unknown, field: string): Instant | null | undefined {
+  if (value === null || value === undefined || value instanceof Instant) return value;
+  return Instant.parse(value, field);
+}
+
+/** `record` with its named time attributes read as Instants (a copy; null and absent ones stay as they are). */
+export function withTimes<T>(record: Record<string, unknown> | null | undefined, fields: readonly string[]): T {
+  if (record === null || record === undefined) return record as T;
+  const copy: Record<string, unknown> = { ...record };
+  for (const name of fields) if (copy[name] !== undefined) copy[name] = readTime(copy[name], name);
+  return copy as T;
 }
 
 /** Version sort key: zero-padded so that text order is numeric order. */
@@ -22,9 +37,10 @@ export function versionSortKey(version: number): string {
 }
 
 /** Removes the key and index attributes a repository added, giving back the domain record. */
-export function withoutKeys<T>(item: Record<string, unknown>, extra: readonly string[] = []): T {
+export function withoutKeys<T>(item: Record<string, unknown>, extra: readonly string[] = [], times: readonly string[] = []): T {
   const copy: Record<string, unknown> = { ...item };
   for (const name of [KEY.pk, KEY.sk, ...extra]) delete copy[name];
+  for (const name of times) if (copy[name] !== undefined) copy[name] = readTime(copy[name], name);
   return copy as T;
 }
 
@@ -82,4 +98,33 @@ export async function batchGetItems(
     return items;
   }));
   return found.flat();
+}
+
+/** The times of an order record (its `META` item). */
+export const ORDER_TIMES = ['transactionTime', 'maxEligibility', 'recordedAt'] as const;
+
+/** The times of a release item's top level (its nested records' times are named in readReleaseTimes). */
+const RELEASE_TIMES = [
+  'transactionTime', 'maxEligibility', 'targetEligibility', 'sendAt', 'appliedEligibility', 'predictedSettlement', 'settledAt',
+  'plannedSendAt', 'orderNotFoundSince', 'updatedAt',
+] as const;
+
+/** A stored attempt with its times read. */
+function attemptOf(attempt: Record<string, unknown>): Attempt {
+  const read = withTimes<Attempt>(attempt, ['at']);
+  if (read.confirmedFromRecon) read.confirmedFromRecon = withTimes(read.confirmedFromRecon as unknown as Record<string, unknown>, ['at', 'eligibility']);
+  return read;
+}
+
+/** A release read from its item (a fresh copy, changed in place): its times, nested ones included, as Instants. */
+export function readReleaseTimes(release: Record<string, unknown>): Record<string, unknown> {
+  for (const name of RELEASE_TIMES) if (release[name] !== undefined) release[name] = readTime(release[name], name);
+  if (Array.isArray(release.attempts)) release.attempts = release.attempts.map((a) => attemptOf(a as Record<string, unknown>));
+  if (release.clamp) release.clamp = withTimes(release.clamp as Record<string, unknown>, ['requested', 'clampedTo']);
+  if (release.manual) release.manual = withTimes(release.manual as Record<string, unknown>, ['at', 'requestedAt']);
+  if (release.sending) release.sending = withTimes(release.sending as Record<string, unknown>, ['claimedAt']);
+  if (release.exposure) release.exposure = withTimes(release.exposure as Record<string, unknown>, ['closesAt']);
+  if (release.settlementMismatch) release.settlementMismatch = withTimes(release.settlementMismatch as Record<string, unknown>, ['predicted', 'settledAt']);
+  if (release.settledFrom) release.settledFrom = withTimes(release.settledFrom as Record<string, unknown>, ['appliedEligibility', 'predictedSettlement']);
+  return release;
 }

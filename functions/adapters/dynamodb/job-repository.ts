@@ -6,6 +6,7 @@
  */
 import type { DocumentClient, Plain } from './document-client';
 import type { JobFailure, JobKind, JobRepository, JobState, StoredJob } from '../../application/ports';
+import type { Instant } from '../../domain/instant';
 import { isConditionalCheckFailed, withoutKeys } from './item-keys';
 
 const JOBS_PK = 'JOBS';
@@ -108,7 +109,7 @@ export class DynamoJobRepository implements JobRepository {
     }
   }
 
-  async finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: string; error: string | null; result: unknown }): Promise<boolean> {
+  async finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: Instant; error: string | null; result: unknown }): Promise<boolean> {
     try {
       await this.doc.update({
         TableName: this.tableName,
@@ -128,7 +129,7 @@ export class DynamoJobRepository implements JobRepository {
 }
 
 function jobOf(item: Plain): StoredJob {
-  const { expected, finished, read: _read, finishedAtKey: _end, failures, ...rest } = withoutKeys<Plain>(item);
+  const { expected, finished, read: _read, finishedAtKey: _end, failures, ...rest } = withoutKeys<Plain>(item, [], ['createdAt', 'finishedAt']);
   return {
     ...(rest as Omit<StoredJob, 'expected' | 'finished' | 'failures'>),
     failures: ((failures as JobFailure[] | undefined) ?? []).slice(0, JOB_FAILURES_KEPT),

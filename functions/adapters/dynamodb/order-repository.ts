@@ -1,11 +1,12 @@
 /** Orders, their events and per-vendor releases in the orders table, with the keys of the due and the read-side indexes. */
 import { createHash } from 'node:crypto';
 import type { DocumentClient, PutInput } from './document-client';
-import type { OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
+import type { Instant } from '../../domain/instant';
+import type { OrderEvent, OrderRecord, StoredEvent, VendorRelease } from '../../domain/types';
 import { VersionConflictError, type OrderRepository, type StoredOrder } from '../../application/ports';
 import { DUE_INDEX, DUE_SHARDS, TTL_ATTRIBUTE } from '../../definitions/tables';
 import { expiryStamp, type RetentionDays } from './retention';
-import { batchGetItems, isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
+import { ORDER_TIMES, batchGetItems, isConditionalCheckFailed, queryItems, utcSortKey, withTimes, withoutKeys } from './item-keys';
 import {
   DynamoReleaseReads, INDEX_ATTRIBUTES, META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, orderPk, releaseIndexKeys,
   storedRelease, toRelease,
@@ -95,13 +96,22 @@ export function orderItem(order: OrderRecord, ordersDays?: number): { item: Reco
 
 /** The order record of a `META` item; none while the order only awaits its payment. */
 function toOrder(item: Record<string, unknown> | undefined): OrderRecord | null {
-  return item && !item[AWAITING_PAYMENT] ? withoutKeys<OrderRecord>(item, INDEX_ATTRIBUTES) : null;
+  return item && !item[AWAITING_PAYMENT] ? withoutKeys<OrderRecord>(item, INDEX_ATTRIBUTES, ORDER_TIMES) : null;
+}
+
+/** The times an order event carries, by its type (the event's own time). */
+const EVENT_TIMES = ['transactionTime', 'deliveredAt', 'openedAt', 'closedAt', 'cancelledAt'] as const;
+
+/** A stored event of its item: its receipt time and the event's own time read as Instants. */
+function storedEventOf(item: Record<string, unknown>): StoredEvent {
+  const stored = withoutKeys<StoredEvent>(item, [TTL_ATTRIBUTE], ['receivedAt']);
+  return { ...stored, event: withTimes<OrderEvent>(stored.event as unknown as Record<string, unknown>, EVENT_TIMES) };
 }
 
 /** Events in the order they were received; each receipt time is parsed once, not once per comparison. */
 function inReceiptOrder(items: Record<string, unknown>[]): StoredEvent[] {
   const keyed = items.map((item) => {
-    const event = withoutKeys<StoredEvent>(item, [TTL_ATTRIBUTE]);
+    const event = storedEventOf(item);
     return { event, order: `${utcSortKey(event.receivedAt, 'receivedAt')}\u0000${event.key}` };
   });
   return keyed.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0)).map(({ event }) => event);
@@ -305,7 +315,7 @@ export class DynamoOrderRepository implements OrderRepository {
    * only puts commands on the queue, and the release function reads the release again, consistently, before acting.
    * A release no longer pending when read is left out.
    */
-  async listDue(before: string, limit: number): Promise<VendorRelease[]> {
+  async listDue(before: Instant, limit: number): Promise<VendorRelease[]> {
     if (limit <= 0) return [];
     const until = utcSortKey(before, 'before');
     const shards = await Promise.all(Array.from({ length: DUE_SHARDS }, (_, shard) => queryItems(this.doc, {

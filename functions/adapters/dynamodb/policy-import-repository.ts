@@ -1,6 +1,7 @@
 /** Bulk policy imports in the config table (`IMPORT#<digest of the file>`): the journal that makes an import apply once. */
 import type { DocumentClient } from './document-client';
 import type { PolicyImport, PolicyImportRepository } from '../../application/ports';
+import type { Instant } from '../../domain/instant';
 import { isConditionalCheckFailed, withoutKeys } from './item-keys';
 
 const importPk = (importId: string): string => `IMPORT#${importId}`;
@@ -28,7 +29,7 @@ export class DynamoPolicyImportRepository implements PolicyImportRepository {
     return kept;
   }
 
-  async finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: string; reason: string | null }): Promise<void> {
+  async finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: Instant; reason: string | null }): Promise<void> {
     const kept = await this.get(importId);
     if (!kept) throw new Error(`import ${importId} has no journal record to finish`);
     await this.doc.put({
@@ -42,6 +43,6 @@ export class DynamoPolicyImportRepository implements PolicyImportRepository {
 
   async get(importId: string): Promise<PolicyImport | null> {
     const item = await this.doc.get({ TableName: this.tableName, Key: { pk: importPk(importId), sk: IMPORT_SK }, ConsistentRead: true });
-    return item ? withoutKeys<PolicyImport>(item) : null;
+    return item ? withoutKeys<PolicyImport>(item, [], ['startedAt', 'finishedAt']) : null;
   }
 }

@@ -16,12 +16,12 @@ export class DynamoPreviewRepository implements PreviewRepository {
   async save(preview: StoredPreview): Promise<void> {
     await this.doc.put({
       TableName: this.tableName,
-      Item: { pk: previewPk(preview.previewId), sk: PREVIEW_SK, ...preview, [PREVIEW_EXPIRY_ATTRIBUTE]: Math.ceil(Date.parse(preview.expiresAt) / 1000) },
+      Item: { pk: previewPk(preview.previewId), sk: PREVIEW_SK, ...preview, [PREVIEW_EXPIRY_ATTRIBUTE]: Math.ceil(preview.expiresAt.ms / 1000) },
     });
   }
 
   async get(previewId: string): Promise<StoredPreview | null> {
     const item = await this.doc.get({ TableName: this.tableName, Key: { pk: previewPk(previewId), sk: PREVIEW_SK }, ConsistentRead: true });
-    return item ? withoutKeys<StoredPreview>(item, [PREVIEW_EXPIRY_ATTRIBUTE]) : null;
+    return item ? withoutKeys<StoredPreview>(item, [PREVIEW_EXPIRY_ATTRIBUTE], ['createdAt', 'expiresAt']) : null;
   }
 }

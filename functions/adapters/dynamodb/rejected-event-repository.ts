@@ -2,6 +2,7 @@
 import type { DocumentClient } from './document-client';
 import type { RejectedEvent } from '../../domain/types';
 import type { RejectedEventRepository } from '../../application/ports';
+import { Instant } from '../../domain/instant';
 import { expiryStamp, type RetentionDays } from './retention';
 
 /**
@@ -75,7 +76,7 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
       sk: sequenceSk(sequence),
       sequence,
       id: rejected.id,
-      at: rejected.at,
+      at: rejected.at.toText(),
       source: rejected.source,
       detailType: rejected.detailType,
       reasons: rejected.reasons,
@@ -103,7 +104,7 @@ export class DynamoRejectedEventRepository implements RejectedEventRepository {
     const items = kept.map((item) => ({
       sequence: item.sequence ?? 0,
       id: item.id,
-      at: item.at,
+      at: Instant.parse(item.at, 'at'),
       source: item.source,
       detailType: item.detailType,
       reasons: item.reasons,

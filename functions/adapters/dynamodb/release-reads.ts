@@ -7,7 +7,7 @@ import { reasonCodeOf } from '../../domain/release';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
-import { batchGetItems, queryItems, withoutKeys } from './item-keys';
+import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
 import { isMissingIndex, openCountUpTo, openEnds, openPlanEntries, planningItemsByKey } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
@@ -45,8 +45,8 @@ const VENDOR_PREFIX = 'VENDOR#';
 type IndexKind = 'PAID' | 'APPLIED' | 'SETTLED';
 
 /** `{utc, month}` of an instant: the fixed-width UTC text that sorts as time, and its India month ("2022-12"). */
-export function timeKey(instant: string, field: string): { utc: string; month: string } {
-  const ms = Instant.parse(instant, field).ms;
+export function timeKey(instant: Instant | string, field: string): { utc: string; month: string } {
+  const ms = (instant instanceof Instant ? instant : Instant.parse(instant, field)).ms;
   return { utc: new Date(ms).toISOString(), month: new Date(ms + INDIA_OFFSET_MS).toISOString().slice(0, 7) };
 }
 
@@ -196,7 +196,7 @@ export function storedRelease(release: VendorRelease): Record<string, unknown> {
   if (nulls) stored[NULLS] = nulls;
   if (release.settledFrom) {
     const from: Record<string, unknown> = { state: release.settledFrom.state };
-    for (const name of SETTLED_FROM_TIMES) if (release.settledFrom[name] !== release[name]) from[name] = release.settledFrom[name];
+    for (const name of SETTLED_FROM_TIMES) if (!Instant.same(release.settledFrom[name], release[name])) from[name] = release.settledFrom[name];
     stored.settledFrom = from;
   }
   return stored;
@@ -204,7 +204,7 @@ export function storedRelease(release: VendorRelease): Record<string, unknown> {
 
 /** The release of an item, as storedRelease stored it (or as written before it, with its ids and nulls). */
 export function toRelease(item: Record<string, unknown>): VendorRelease {
-  const release = withoutKeys<Record<string, unknown>>(item, [...INDEX_ATTRIBUTES, NULLS]);
+  const release = readReleaseTimes(withoutKeys<Record<string, unknown>>(item, [...INDEX_ATTRIBUTES, NULLS]));
   release.orderId ??= (item[KEY.pk] as string).slice(orderPk('').length);
   release.vendorId ??= (item[KEY.sk] as string).slice(RELEASE_PREFIX.length);
   for (const name of Object.keys(REQUIRED_NULLABLE)) release[name] ??= null;
@@ -265,11 +265,11 @@ export class DynamoReleaseReads implements ReleaseReads {
    * the maximum, nor earlier than the transaction time, at most the longest window before it. A range is read over
    * those bounds and each release is then kept by its own eligibility (read with it anyway).
    */
-  async *openReleases(vendorId: string, range?: { from: string; to: string }): AsyncIterable<ReadRelease> {
+  async *openReleases(vendorId: string, range?: { from: Instant; to: Instant }): AsyncIterable<ReadRelease> {
     const from = range ? timeKey(range.from, 'from').utc : BEFORE_ANY;
     const to = range ? timeKey(range.to, 'to').utc : AFTER_ANY;
     if (from > to) return;
-    const upper = range ? `${new Date(Instant.parse(range.to, 'to').ms + LONGEST_WINDOW_MS).toISOString()}#${AFTER_ANY}` : AFTER_ANY;
+    const upper = range ? `${new Date(range.to.ms + LONGEST_WINDOW_MS).toISOString()}#${AFTER_ANY}` : AFTER_ANY;
     // Kept when its window [transaction time, max eligibility] meets the range: wherever the release's money lands
     // (its applied eligibility, its target, or its max eligibility for a held or waiting one) lies in that window.
     const inRange = (release: VendorRelease): boolean => !range || timeKey(release.transactionTime, 'transactionTime').utc <= to;
@@ -414,7 +414,7 @@ export class DynamoReleaseReads implements ReleaseReads {
       ExpressionAttributeValues: { ':pk': orderPk(orderId) },
     });
     const meta = items.find((item) => item.sk === META_SK);
-    const order = meta && meta.transactionTime ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES) : null;
+    const order = meta && meta.transactionTime ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES, ORDER_TIMES) : null;
     const from = filter.from !== undefined ? timeKey(filter.from, 'from').utc : null;
     const to = filter.to !== undefined ? timeKey(filter.to, 'to').utc : null;
     const rows: ReadRelease[] = [];
@@ -472,7 +472,7 @@ export class DynamoReleaseReads implements ReleaseReads {
       const release = toRelease(item);
       if (filter.state !== undefined && release.state !== filter.state) continue;
       const meta = found.get(`${orderPk(c.orderId)}\u0000${META_SK}`);
-      rows.push({ release, order: meta ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES) : null, position: c.position });
+      rows.push({ release, order: meta ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES, ORDER_TIMES) : null, position: c.position });
     }
     return rows;
   }

@@ -7,7 +7,8 @@ export { RETENTION_KINDS, type RetentionDays } from '../../definitions/retention
 const SECONDS_A_DAY = 86_400;
 
 /** `{expiresAt}` (whole epoch seconds) `days` after `at`; nothing when the kind is kept for ever. */
-export function expiryStamp(at: string, days: number | undefined, field: string): Record<string, number> {
+export function expiryStamp(at: Instant | string, days: number | undefined, field: string): Record<string, number> {
   if (days === undefined) return {};
-  return { [TTL_ATTRIBUTE]: Math.floor(Instant.parse(at, field).ms / 1000) + days * SECONDS_A_DAY };
+  const ms = (at instanceof Instant ? at : Instant.parse(at, field)).ms;
+  return { [TTL_ATTRIBUTE]: Math.floor(ms / 1000) + days * SECONDS_A_DAY };
 }

@@ -1,5 +1,6 @@
 /** Versioned merchant settings in the config table: the version in force, and every version as history. */
 import type { DocumentClient } from './document-client';
+import type { Instant } from '../../domain/instant';
 import { DEFAULT_SETTINGS } from '../../domain/settings';
 import type { Settings, VersionedSettings } from '../../domain/types';
 import type { Clock, SettingsRepository } from '../../application/ports';
@@ -12,7 +13,7 @@ export function unsavedSettings(clock: Clock): VersionedSettings {
     version: 0,
     actor: 'system',
     reason: 'default settings',
-    at: clock.now().in(DEFAULT_SETTINGS.timezone).toISO(),
+    at: clock.now().in(DEFAULT_SETTINGS.timezone).wholeSecond(),
   };
 }
 
@@ -29,7 +30,7 @@ export class DynamoSettingsRepository implements SettingsRepository {
   }
 
   save(
-    settings: Settings, meta: { actor: string; reason: string; at: string; expectedVersion: number },
+    settings: Settings, meta: { actor: string; reason: string; at: Instant; expectedVersion: number },
   ): Promise<VersionedSettings> {
     const saved: VersionedSettings = {
       ...settings, version: meta.expectedVersion + 1, actor: meta.actor, reason: meta.reason, at: meta.at,

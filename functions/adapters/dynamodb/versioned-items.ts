@@ -18,6 +18,8 @@ export const policyPk = (vendorId: string): string => `POLICY#${vendorId}`;
 /** The sort key of the record in force; version items sort under `V#`. */
 export const CURRENT_SK = 'CURRENT';
 const VERSION_PREFIX = 'V#';
+/** The time a version was saved (settings and policies alike), read as an Instant. */
+const VERSIONED_TIMES = ['at'] as const;
 
 export class VersionedItems<T extends { version: number }> {
   constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
@@ -25,7 +27,7 @@ export class VersionedItems<T extends { version: number }> {
   /** The record in force, or null when none was ever saved. */
   async current(pk: string): Promise<T | null> {
     const item = await this.doc.get({ TableName: this.tableName, Key: { pk, sk: CURRENT_SK }, ConsistentRead: true });
-    return item ? withoutKeys<T>(item) : null;
+    return item ? withoutKeys<T>(item, [], VERSIONED_TIMES) : null;
   }
 
   /**
@@ -56,7 +58,7 @@ export class VersionedItems<T extends { version: number }> {
     }
     await Promise.all([
       this.keepVersion(pk, record),
-      ...(replaced ? [this.keepVersion(pk, withoutKeys<T>(replaced))] : []),
+      ...(replaced ? [this.keepVersion(pk, withoutKeys<T>(replaced, [], VERSIONED_TIMES))] : []),
     ]);
     return record;
   }
@@ -74,7 +76,7 @@ export class VersionedItems<T extends { version: number }> {
   /** One version, or null. */
   async version(pk: string, version: number): Promise<T | null> {
     const item = await this.doc.get({ TableName: this.tableName, Key: { pk, sk: versionSortKey(version) }, ConsistentRead: true });
-    if (item) return withoutKeys<T>(item);
+    if (item) return withoutKeys<T>(item, [], VERSIONED_TIMES);
     const current = await this.current(pk);
     return current?.version === version ? current : null;
   }
@@ -92,6 +94,6 @@ export class VersionedItems<T extends { version: number }> {
       ScanIndexForward: false,
       ConsistentRead: true,
     });
-    return items.map((item) => withoutKeys<T>(item));
+    return items.map((item) => withoutKeys<T>(item, [], VERSIONED_TIMES));
   }
 }

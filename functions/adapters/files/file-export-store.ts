@@ -9,6 +9,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { access, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { Instant } from '../../domain/instant';
 import type { ExportDownload, ExportStore } from '../../application/ports';
 
 /** The route that serves the files (the API's). */
@@ -110,7 +111,7 @@ export class FileExportStore implements ExportStore {
     const expected = Buffer.from(sidecar.token ?? '');
     const given = Buffer.from(token);
     if (!sidecar.token || expected.length !== given.length || !timingSafeEqual(expected, given)) return { kind: 'not_found' };
-    if (Date.parse(sidecar.expiresAt) <= now.getTime()) return { kind: 'expired', expiresAt: sidecar.expiresAt };
+    if (Date.parse(sidecar.expiresAt) <= now.getTime()) return { kind: 'expired', expiresAt: Instant.parse(sidecar.expiresAt, 'expiresAt') };
     const stream = createReadStream(join(this.folder, key), { encoding: 'utf8', highWaterMark: 256 * 1024 });
     return { kind: 'file', contentType: sidecar.contentType, fileName: sidecar.fileName, chunks: stream as AsyncIterable<string> };
   }

@@ -1,7 +1,8 @@
 /** The gateway's vendor settlement eligibility PUT over HTTP: validation, throttling, body-driven answers, attempt log. */
 import { DateTime } from 'luxon';
 import type { Attempt, GatewayAnswer } from '../../domain/types';
-import { formatInstant, GATEWAY_ZONE, parseGatewayDate } from '../../domain/dates';
+import { GATEWAY_ZONE, parseGatewayDate } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { attemptOf } from '../../domain/gateway-answer';
 import type { BeforePut, EligibilityGateway, GatewayCallResult } from '../../application/ports';
 import { requireId } from '../../domain/order-events';
@@ -62,7 +63,7 @@ export class HttpEligibilityGateway implements EligibilityGateway {
         // Nothing is sent, so no attempt is recorded: our own throttle must not count against the release's sends.
         return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)) };
       }
-      const at = formatInstant(this.now(), GATEWAY_ZONE);
+      const at = Instant.fromDateTime(this.now()).in(GATEWAY_ZONE).wholeSecond();
       if (beforePut) {
         // On the record before it leaves; a failure to record sends nothing.
         await beforePut(attempts.length + 1, at).catch((error: unknown) => {

@@ -3,6 +3,7 @@
  * carry), the vendor, and the order recon (`GET /pg/easy-split/orders/{order_id}`, what eligibility the gateway holds).
  */
 import { INDIA_TIME, parseEligibilityInput } from '../../domain/dates';
+import type { Instant } from '../../domain/instant';
 import type { GatewayOrder, GatewayOrderSplit, GatewayOrders } from '../../application/ports';
 import { requireId } from '../../domain/order-events';
 import { GatewayTransport, type GatewayClientOptions, type GatewayExchange } from './gateway-transport';
@@ -62,7 +63,7 @@ export class HttpGatewayOrders implements GatewayOrders {
    * The vendor's `settlement_eligibility_date` at the order recon, as ISO 8601 in India time; null when the recon lists
    * the vendor without one, or not at all. Throws when the recon cannot be read (the order unknown to it included).
    */
-  async fetchEligibility(orderId: string, vendorId: string): Promise<string | null> {
+  async fetchEligibility(orderId: string, vendorId: string): Promise<Instant | null> {
     requireId(orderId, 'orderId');
     requireId(vendorId, 'vendorId');
     return this.lookup(`/easy-split/orders/${encodeURIComponent(orderId)}`, `the recon of order ${orderId}`, null,
@@ -141,14 +142,14 @@ function vendorOf(body: Record<string, unknown>): Read<{ scheduleOption: number 
 }
 
 /** The recon's `vendors[].settlement_eligibility_date` of one vendor (ISO 8601 with offset, or the gateway's form). */
-function eligibilityOf(body: Record<string, unknown>, orderId: string, vendorId: string, scrub: (value: string) => string): Read<string | null> {
+function eligibilityOf(body: Record<string, unknown>, orderId: string, vendorId: string, scrub: (value: string) => string): Read<Instant | null> {
   if (body.order_id !== orderId) return { kind: 'failed', reason: `the answer is for order ${JSON.stringify(textOf(body.order_id))}, not ${orderId}` };
   if (!Array.isArray(body.vendors)) return { kind: 'failed', reason: 'the answer\'s vendors is not a list' };
   const vendor = body.vendors.find((v): v is Record<string, unknown> => !!v && typeof v === 'object' && (v as Record<string, unknown>).vendor_id === vendorId);
   const date = vendor?.settlement_eligibility_date;
   if (date === undefined || date === null) return { kind: 'found', value: null };
   try {
-    return { kind: 'found', value: parseEligibilityInput(date, 'settlement_eligibility_date').in(INDIA_TIME).toISO() };
+    return { kind: 'found', value: parseEligibilityInput(date, 'settlement_eligibility_date').in(INDIA_TIME).wholeSecond() };
   } catch {
     return { kind: 'failed', reason: `vendor ${vendorId}'s settlement_eligibility_date ${JSON.stringify(scrub(String(date)).slice(0, 60))} is not a date and time` };
   }

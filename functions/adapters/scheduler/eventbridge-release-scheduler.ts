@@ -3,6 +3,7 @@ import { DateTime, IANAZone } from 'luxon';
 import {
   CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, type CreateScheduleCommandInput, type RetryPolicy,
 } from '@aws-sdk/client-scheduler';
+import type { Instant } from '../../domain/instant';
 import type { ReleaseCommand } from '../../domain/types';
 import type { ReleaseScheduler } from '../../application/ports';
 import { RELEASE_SCHEDULE_GROUP } from '../../definitions/routing';
@@ -92,12 +93,12 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
     return this.propagationWaitMs - this.propagation.spentMs;
   }
 
-  async schedule(command: ReleaseCommand, at: DateTime): Promise<void> {
+  async schedule(command: ReleaseCommand, at: Instant): Promise<void> {
     const name = this.requireName(command.releaseKey);
     const input: CreateScheduleCommandInput = {
       Name: name,
       GroupName: this.groupName,
-      ScheduleExpression: atExpression(at, this.timezone),
+      ScheduleExpression: atExpression(at.toDateTime(), this.timezone),
       ScheduleExpressionTimezone: this.timezone,
       FlexibleTimeWindow: { Mode: 'OFF' },
       // Finished one-time schedules would otherwise stay and count toward the quota.

@@ -66,7 +66,7 @@ export async function expireOverdue(deps: Dependencies): Promise<number> {
 async function expire(deps: Dependencies, approval: StoredApproval): Promise<boolean> {
   const now = deps.clock.now();
   const at = storedInstant(now);
-  const decided = await deps.approvals.decide(approval.approvalId, { state: 'expired', decidedBy: null, decidedAt: at, decisionReason: 'nobody decided within 24 hours' }, new Date(now.ms).toISOString());
+  const decided = await deps.approvals.decide(approval.approvalId, { state: 'expired', decidedBy: null, decidedAt: at, decisionReason: 'nobody decided within 24 hours' }, now);
   if (!decided) return false;
   await appendAudit({ ...deps, caller: undefined }, [approvalAuditEntry(decided, 'approval_expired', null, { expiresAt: decided.expiresAt }, at)]);
   return true;
@@ -76,7 +76,7 @@ async function expire(deps: Dependencies, approval: StoredApproval): Promise<boo
 async function loadCurrent(deps: Dependencies, approvalId: string): Promise<StoredApproval> {
   const approval = await deps.approvals.get(requireApprovalId(approvalId));
   if (!approval) throw new NotFoundError(`approval ${approvalId} is unknown; GET /approvals?state=pending lists the pending ones`);
-  if (approval.state === 'pending' && Date.parse(approval.expiresAt) <= deps.clock.now().ms) {
+  if (approval.state === 'pending' && approval.expiresAt.ms <= deps.clock.now().ms) {
     await expire(deps, approval);
     return (await deps.approvals.get(approvalId)) ?? approval;
   }
@@ -122,7 +122,7 @@ export async function decideApproval(
   const now = deps.clock.now();
   const at = storedInstant(now);
   const decidedBy: ApprovalParty = { actor: fields.actor, principal: deps.caller?.principal ?? 'local:unauthenticated' };
-  const decided = await deps.approvals.decide(approval.approvalId, { state: decision, decidedBy, decidedAt: at, decisionReason: fields.reason }, new Date(now.ms).toISOString());
+  const decided = await deps.approvals.decide(approval.approvalId, { state: decision, decidedBy, decidedAt: at, decisionReason: fields.reason }, now);
   if (!decided) throw notPending((await deps.approvals.get(approval.approvalId)) ?? approval, settings.timezone);
   await appendAudit(deps, [approvalAuditEntry(decided, decision === 'approved' ? 'approval_approved' : 'approval_rejected', fields.actor, {
     reason: fields.reason, requestedBy: approval.requestedBy,
@@ -201,7 +201,7 @@ async function staleBasis(deps: Dependencies, approval: StoredApproval): Promise
     }
     case 'unhold': {
       const hold = await deps.holds.get(request.params.vendorId);
-      return hold?.held && hold.at === basis.holdAt ? null : `the hold of ${request.params.vendorId} changed since (${hold?.held ? `held again at ${hold.at}` : 'it is lifted already'})`;
+      return hold?.held && hold.at.toText() === basis.holdAt ? null : `the hold of ${request.params.vendorId} changed since (${hold?.held ? `held again at ${hold.at}` : 'it is lifted already'})`;
     }
     case 'policyChange': {
       const version = (await deps.policies.current(request.params.vendorId))?.version ?? 0;

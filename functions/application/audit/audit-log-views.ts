@@ -1,4 +1,5 @@
 /** Use cases: verify the audit log (GET /audit/verify), export it as JSON lines (GET /audit/export; on AWS both read the write-once copy), its public key. */
+import type { Instant } from '../../domain/instant';
 import { publicKeyOf, type AuditCheckpoint } from '../../domain/audit/audit-checkpoints';
 import { inclusionPath } from '../../domain/audit/audit-merkle';
 import { publicKeyMap, type PublicKeyEntry, type StreamProof } from '../../domain/audit/audit-proof';
@@ -120,7 +121,7 @@ export function auditRangeOf(query: Record<string, string | undefined>): { from?
   const issues: ValidationIssue[] = [];
   const bounds = queryRange(query, issues);
   if (issues.length > 0) throw new ValidationError(issues);
-  const utc = (bound: string | undefined) => (bound === undefined ? undefined : new Date(Date.parse(bound)).toISOString());
+  const utc = (bound: Instant | undefined) => (bound === undefined ? undefined : new Date(bound.ms).toISOString());
   return { from: utc(bounds.from), to: utc(bounds.to) };
 }
 

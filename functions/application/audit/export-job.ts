@@ -103,7 +103,7 @@ async function outcomesPart(deps: Dependencies, job: StoredJob, step: JobStep): 
   }
   const settings = await deps.settings.get();
   // Projected settlements as of the export's start (its job's creation), the same in every part and every try.
-  const projection = projectionContext(settings, Date.parse(job.createdAt));
+  const projection = projectionContext(settings, job.createdAt.ms);
   const lines = job.params.format === 'csv'
     ? [...(n === 0 ? [`${OUTCOME_CSV_COLUMNS.join(',')}\r\n`] : []), ...rows.map((row) => csvLine(row, settings.timezone))]
     : rows.map((row) => `${JSON.stringify(outcomeItem(row, settings.timezone, projection))}\n`);

@@ -1,4 +1,5 @@
 /** Use case: POST /policies/import, a CSV of vendor policies checked line by line, applied all or nothing, once per file. */
+import type { Instant } from '../../domain/instant';
 import { parse } from 'csv-parse/sync';
 import { sha256Hex } from '../../domain/digest';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
@@ -109,9 +110,9 @@ export async function importPolicies(deps: Dependencies, file: Buffer, query: { 
     importId, actor, rows: count, state: 'applying', startedAt: storedInstant(startedAt), finishedAt: null, reason: null,
   });
   // Times in answers are in the settings' timezone; stored ones are India time.
-  const shown = async (at: string | null): Promise<string | null> => inZone(at, (await deps.settings.get()).timezone);
+  const shown = async (at: Instant | null): Promise<string | null> => inZone(at, (await deps.settings.get()).timezone);
   if (kept?.state === 'applied') return { dryRun, ...checked, applied: false, appliedAt: await shown(kept.finishedAt), policies: [], job: null };
-  if (kept?.state === 'applying' && startedAt.ms - Date.parse(kept.startedAt) < INTERRUPTED_AFTER_MS) {
+  if (kept?.state === 'applying' && startedAt.ms - kept.startedAt.ms < INTERRUPTED_AFTER_MS) {
     throw new ConflictError('import_in_progress', `import ${importId} of this file started at ${kept.startedAt} and is still applying; wait for it, then look at the policies`);
   }
   // A start that found it `applying` for long carries an interrupted apply on: vendors it already wrote are skipped.

@@ -8,11 +8,11 @@ import { startVendorWalk } from '../replan-vendor-releases';
 import type { JobView } from '../job-views';
 import { VersionConflictError, type Dependencies } from '../ports';
 import { appendAudit, storedInstant } from '../release-store';
-import { inZone } from '../response-times';
+import { inZone, type Shown } from '../response-times';
 import { requireFourEyes } from '../four-eyes';
 
 /** What the policy routes answer. */
-export type PolicyView = Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at' | 'maxExposure'>;
+export type PolicyView = Shown<Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at' | 'maxExposure'>, 'at'>;
 
 /** Something a PUT accepted that looks wrong, named by field. */
 export interface PolicyWarning {

@@ -3,7 +3,7 @@ import { ValidationError, isRecord, type ValidationIssue } from '../../domain/er
 import { DEFAULT_HOLD_WARNING, DEFAULT_RETRY_BUDGET, DEFAULT_RISK_WINDOW, SETTINGS_CHANGE_KEYS, validateSettings } from '../../domain/settings';
 import type { Settings, VersionedSettings } from '../../domain/types';
 import { VersionConflictError, type Dependencies } from '../ports';
-import { inZone } from '../response-times';
+import { inZone, type Shown } from '../response-times';
 import { appendAudit, storedInstant } from '../release-store';
 import { requireSettingsPreview } from './preview-changes';
 import { requireFourEyes } from '../four-eyes';
@@ -11,7 +11,7 @@ import { knownVendorPages } from '../known-vendors';
 import type { MovedAmount } from '../../domain/approvals';
 import Decimal from 'decimal.js';
 
-export async function getSettings(deps: Dependencies): Promise<VersionedSettings> {
+export async function getSettings(deps: Dependencies): Promise<SettingsView> {
   return presented(await deps.settings.get());
 }
 
@@ -20,7 +20,7 @@ export async function getSettings(deps: Dependencies): Promise<VersionedSettings
  * `version`, when given, must be the current one (409 otherwise); `actor` and `reason` default to "api" and
  * "settings updated".
  */
-export async function updateSettings(deps: Dependencies, body: unknown): Promise<VersionedSettings & { job: null }> {
+export async function updateSettings(deps: Dependencies, body: unknown): Promise<SettingsView & { job: null }> {
   const current = await deps.settings.get();
   if (!isRecord(body)) {
     throw new ValidationError([{ field: 'body', problem: 'is not a JSON object', expected: 'a JSON object with the settings to change, e.g. {"deferByDays": 15}' }]);
@@ -104,7 +104,7 @@ function settingsChanges(before: Settings, after: Settings): Record<string, { fr
   return changes;
 }
 
-export async function settingsHistory(deps: Dependencies): Promise<VersionedSettings[]> {
+export async function settingsHistory(deps: Dependencies): Promise<SettingsView[]> {
   return (await deps.settings.history()).map(presented);
 }
 
@@ -117,7 +117,10 @@ function baseOf(current: VersionedSettings): Settings {
   };
 }
 
-function presented(settings: VersionedSettings): VersionedSettings {
+/** The settings as an answer shows them: `at` in their own timezone. */
+export type SettingsView = Shown<VersionedSettings, 'at'>;
+
+function presented(settings: VersionedSettings): SettingsView {
   return { ...baseOf(settings), version: settings.version, actor: settings.actor, reason: settings.reason, at: inZone(settings.at, settings.timezone) };
 }
 

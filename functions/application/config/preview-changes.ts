@@ -229,7 +229,7 @@ async function requirePreviewHolds(deps: Dependencies, previewId: string, scope:
   const stale = (why: string) => new ConflictError('preview_stale', `previewId ${previewId}: ${why}; preview the change again and send its new previewId`);
   if (!preview) throw stale('no such preview (never made, or expired and cleared)');
   if (preview.scope !== scope) throw stale(`it previewed ${preview.scope}, not ${scope}`);
-  if (Date.parse(preview.expiresAt) < deps.clock.now().ms) throw stale(`it expired at ${preview.expiresAt}`);
+  if (preview.expiresAt.ms < deps.clock.now().ms) throw stale(`it expired at ${preview.expiresAt}`);
   if (preview.digest !== await digestNow()) {
     throw stale('what it showed no longer holds (an order of the vendor came or settled, the policy, hold or settings changed, or this body differs from the previewed one)');
   }

@@ -1,6 +1,6 @@
 /** The port of four-eyes approvals (contract 6.4): one item per approval, listed by state from an index, never a scan. */
 import type { ApprovalChange, ApprovalState, MovedAmount } from '../../domain/approvals';
-import type { IsoInstant } from '../../domain/types';
+import type { Instant } from '../../domain/instant';
 
 /** Who asked or decided: the free-text actor and the proven principal (`local:unauthenticated` locally). */
 export interface ApprovalParty {
@@ -30,20 +30,20 @@ export interface StoredApproval {
   moves: MovedAmount[] | null;
   /** What must still hold when it is approved (versions, a release's state, a hold's time): else `preview_stale`. */
   basis: Record<string, string | number | boolean | null>;
-  createdAt: IsoInstant;
-  expiresAt: IsoInstant;
+  createdAt: Instant;
+  expiresAt: Instant;
   decidedBy: ApprovalParty | null;
-  decidedAt: IsoInstant | null;
+  decidedAt: Instant | null;
   decisionReason: string | null;
   /** Once approved: whether the change was applied, and why not. */
-  applied: { at: IsoInstant; ok: boolean; error: string | null } | null;
+  applied: { at: Instant; ok: boolean; error: string | null } | null;
 }
 
 /** The fields a decision writes. */
 export interface ApprovalDecision {
   state: Exclude<ApprovalState, 'pending'>;
   decidedBy: ApprovalParty | null;
-  decidedAt: IsoInstant;
+  decidedAt: Instant;
   decisionReason: string | null;
 }
 
@@ -57,7 +57,7 @@ export interface ApprovalRepository {
    * while `now` (UTC ISO) is before its expiry; an expiry only once it has passed. The approval after the write, or
    * null when the condition failed (another decision came first, or the expiry says otherwise): exactly one decision.
    */
-  decide(approvalId: string, decision: ApprovalDecision, nowUtc: string): Promise<StoredApproval | null>;
+  decide(approvalId: string, decision: ApprovalDecision, now: Instant): Promise<StoredApproval | null>;
   /** Records the outcome of applying an approved change. */
   recordApplied(approvalId: string, applied: NonNullable<StoredApproval['applied']>): Promise<void>;
   /** One state's approvals, newest first (by creation), after the `next` of the previous page. */

@@ -1,5 +1,5 @@
 /** The audit log's ports: appending, the read side with its checkpoints, and the checkpoints' key. */
-import type { IsoInstant } from '../../domain/types';
+import type { Instant } from '../../domain/instant';
 import type { AuditRecord, StreamHead } from '../../domain/audit/audit-records';
 import type { AuditCheckpoint, CheckpointAlgorithm } from '../../domain/audit/audit-checkpoints';
 
@@ -12,7 +12,7 @@ export interface AuditEntry {
    * of the release), `settings_changed`, `policy_changed`, `hold`, `unhold`, `manual_release`, `retry`,
    * `webhook_received` (also what it did: a settlement is recorded here). */
   kind: string;
-  at: IsoInstant;
+  at: Instant;
   actor?: string | null;
   /** The caller's proven identity (contract 6.4): an IAM principal ARN on AWS, `local:unauthenticated` locally. */
   principal?: string | null;

@@ -1,11 +1,12 @@
 /** The configuration's ports: settings, vendor policies and holds as planning reads them, previews and policy imports. */
-import type { IsoInstant, Settings, VendorPolicy, VersionedSettings, VendorHold } from '../../domain/types';
+import type { Instant } from '../../domain/instant';
+import type { Settings, VendorPolicy, VersionedSettings, VendorHold } from '../../domain/types';
 
 export interface SettingsRepository {
   /** The current settings; the defaults (version 0) when none were ever saved. */
   get(): Promise<VersionedSettings>;
   /** Saves a new version, conditional on `expectedVersion` being the latest. */
-  save(settings: Settings, meta: { actor: string; reason: string; at: string; expectedVersion: number }): Promise<VersionedSettings>;
+  save(settings: Settings, meta: { actor: string; reason: string; at: Instant; expectedVersion: number }): Promise<VersionedSettings>;
   history(): Promise<VersionedSettings[]>;
 }
 
@@ -68,8 +69,8 @@ export interface StoredPreview {
   scope: string;
   /** The digest of the releases and versions it covered and of the change (domain/preview.ts previewDigest). */
   digest: string;
-  createdAt: IsoInstant;
-  expiresAt: IsoInstant;
+  createdAt: Instant;
+  expiresAt: Instant;
 }
 
 export interface PreviewRepository {
@@ -84,8 +85,8 @@ export interface PolicyImport {
   actor: string;
   rows: number;
   state: 'applying' | 'applied' | 'rolled_back';
-  startedAt: IsoInstant;
-  finishedAt: IsoInstant | null;
+  startedAt: Instant;
+  finishedAt: Instant | null;
   /** Why it was rolled back; null otherwise. */
   reason: string | null;
 }
@@ -97,6 +98,6 @@ export interface PolicyImportRepository {
    */
   begin(record: PolicyImport): Promise<PolicyImport | null>;
   /** Ends an import that is `applying`. */
-  finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: IsoInstant; reason: string | null }): Promise<void>;
+  finish(importId: string, end: { state: 'applied' | 'rolled_back'; at: Instant; reason: string | null }): Promise<void>;
   get(importId: string): Promise<PolicyImport | null>;
 }

@@ -1,5 +1,5 @@
 /** The jobs' ports (contract 6.3): the stored jobs, their queue and the export files. */
-import type { IsoInstant } from '../../domain/types';
+import type { Instant } from '../../domain/instant';
 
 /** What a job does (contract 6.3): the bulk work of a change, or an export. */
 /**
@@ -46,8 +46,8 @@ export interface StoredJob {
   done: number;
   failed: number;
   actor: string;
-  createdAt: IsoInstant;
-  finishedAt: IsoInstant | null;
+  createdAt: Instant;
+  finishedAt: Instant | null;
   error: string | null;
   result: unknown;
   /** What the job works on (e.g. `{vendorId}`, an export's filters). */
@@ -84,7 +84,7 @@ export interface JobRepository {
   /** Records once that `step` finished with these counts; the job after it, or null when it was recorded already. */
   stepDone(jobId: string, step: string, outcome: { done: number; failed: number; failures: JobFailure[] }): Promise<StoredJob | null>;
   /** Ends a job that is not ended yet; false when it was ended already. */
-  finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: IsoInstant; error: string | null; result: unknown }): Promise<boolean>;
+  finish(jobId: string, end: { state: Exclude<JobState, 'queued' | 'running'>; at: Instant; error: string | null; result: unknown }): Promise<boolean>;
 }
 
 /** The job queue (SQS on AWS, the local edge's queue locally), consumed by the jobs function at a bounded concurrency. */
@@ -120,5 +120,5 @@ export interface ExportStore {
 
 export type ExportDownload =
   | { kind: 'file'; contentType: string; fileName: string; chunks: AsyncIterable<string> }
-  | { kind: 'expired'; expiresAt: IsoInstant }
+  | { kind: 'expired'; expiresAt: Instant }
   | { kind: 'not_found' };

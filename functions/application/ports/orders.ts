@@ -1,5 +1,6 @@
 /** The order's ports: its stored events, record and releases, the rejected events, and the read side of releases. */
-import type { IsoInstant, OrderRecord, RejectedEvent, StoredEvent, VendorRelease, DecimalText, ReleaseState } from '../../domain/types';
+import type { Instant } from '../../domain/instant';
+import type { OrderRecord, RejectedEvent, StoredEvent, VendorRelease, DecimalText, ReleaseState } from '../../domain/types';
 import type { ExposureEntry } from '../../domain/exposure';
 
 /** Everything stored under one order, read at once. */
@@ -45,7 +46,7 @@ export interface OrderRepository {
    * Releases with work pending (`sendAt` at or before `before`), oldest first; it may also list a claimed release
    * whose deadline (`sendAt`) is later, from the send time it was claimed at: the caller checks `sendAt`.
    */
-  listDue(before: string, limit: number): Promise<VendorRelease[]>;
+  listDue(before: Instant, limit: number): Promise<VendorRelease[]>;
 }
 
 export interface RejectedEventRepository {
@@ -64,8 +65,8 @@ export type OutcomeTime = 'transaction' | 'applied' | 'settled';
 export interface OutcomeFilter {
   by: OutcomeTime;
   /** Instants (ISO 8601 with an offset), both inclusive. */
-  from?: IsoInstant;
-  to?: IsoInstant;
+  from?: Instant;
+  to?: Instant;
   vendorId?: string;
   orderId?: string;
   state?: ReleaseState;
@@ -94,7 +95,7 @@ export interface ReleaseReads {
    * Every unsent release is open: previews, holds and replanning read a vendor's unsent releases here, from that
    * vendor's partition alone.
    */
-  openReleases(vendorId: string, range?: { from: IsoInstant; to: IsoInstant }): AsyncIterable<ReadRelease>;
+  openReleases(vendorId: string, range?: { from: Instant; to: Instant }): AsyncIterable<ReadRelease>;
   /**
    * One page of the vendor's open releases as the index keys them (no release read): order ids in the index's order,
    * strictly after `after`, and the position the next page continues after (null: this was the last page).
@@ -132,7 +133,7 @@ export interface ReleaseReads {
  */
 export interface ExposureLedger {
   /** The vendor's entries whose risk window closes after `now`, in closing order; of one currency, or of every one. */
-  open(vendorId: string, now: IsoInstant, currency?: string): Promise<ExposureEntry[]>;
+  open(vendorId: string, now: Instant, currency?: string): Promise<ExposureEntry[]>;
   /** The vendor and currency's version (0: never written). */
   version(vendorId: string, currency: string): Promise<number>;
   /** Moves the version from `expected` to `expected + 1`; false when another writer moved it first. */

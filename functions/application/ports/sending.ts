@@ -1,11 +1,11 @@
 /** The ports a release is sent through: schedules, the release queue, the gateway's PUT and order lookup, the event bus. */
-import type { DateTime } from 'luxon';
+import type { Instant } from '../../domain/instant';
 import type { GatewayAnswer, HoldbackEvent, ReleaseCommand, Attempt } from '../../domain/types';
 
 /** One-time schedules that invoke the release handler (EventBridge Scheduler). */
 export interface ReleaseScheduler {
   /** Creates a schedule named `command.releaseKey` firing at `at`; an existing one of that name is success. */
-  schedule(command: ReleaseCommand, at: DateTime): Promise<void>;
+  schedule(command: ReleaseCommand, at: Instant): Promise<void>;
   /** Deletes it; a missing one is success. */
   cancel(releaseKey: string): Promise<void>;
 }
@@ -22,7 +22,7 @@ export interface GatewayCallResult {
  * Runs before each PUT leaves (`attempt`: its try within the call, `at`: the attempt's stamp), so that the caller can
  * put it on the record first; when it throws, nothing is sent and the call throws that error.
  */
-export type BeforePut = (attempt: number, at: string) => Promise<void>;
+export type BeforePut = (attempt: number, at: Instant) => Promise<void>;
 
 export interface EligibilityGateway {
   /**
@@ -66,7 +66,7 @@ export interface GatewayOrders {
    * Throws when the gateway could not be asked or the order is unknown to it. Optional: without it a release whose
    * sender was lost is sent again (a PUT of the same date is harmless at the gateway).
    */
-  fetchEligibility?(orderId: string, vendorId: string): Promise<string | null>;
+  fetchEligibility?(orderId: string, vendorId: string): Promise<Instant | null>;
 }
 
 export interface EventPublisher {

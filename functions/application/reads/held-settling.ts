@@ -5,7 +5,7 @@
  * and the HeldSettlingSoon metric on AWS).
  */
 import { INDIA_TIME, formatEpochMs } from '../../domain/dates';
-import { DAY_MS } from '../../domain/instant';
+import { DAY_MS, wholeSecondAt } from '../../domain/instant';
 import { landingOf, moneyOf, CurrencyTotals } from '../../domain/projection';
 import { DEFAULT_HOLD_WARNING, calendarOf } from '../../domain/settings';
 import type { HoldReason, HoldSource } from '../../domain/types';
@@ -55,7 +55,7 @@ export async function heldSettlingSoon(deps: Dependencies, vendorId?: string, li
   const calendar = calendarOf(settings);
   const earliestMs = nextGatewayMinuteMs(now.ms);
   // Open releases by max eligibility: a settlement within the warning has its max eligibility before its end.
-  const range = { from: now.plusMs(-LONGEST_SETTLEMENT_DAYS * DAY_MS).in(INDIA_TIME).toISO(), to: formatEpochMs(untilMs, INDIA_TIME) };
+  const range = { from: now.plusMs(-LONGEST_SETTLEMENT_DAYS * DAY_MS).in(INDIA_TIME).wholeSecond(), to: wholeSecondAt(untilMs, INDIA_TIME) };
   const items: HeldSettling[] = [];
   const totals = new CurrencyTotals<'held'>();
   const readVendor = async (id: string): Promise<void> => {

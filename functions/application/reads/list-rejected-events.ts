@@ -2,15 +2,18 @@
 import type { RejectedEvent } from '../../domain/types';
 import { encodeCursor } from '../cursor';
 import type { Dependencies } from '../ports';
-import { inZone } from '../response-times';
+import { inZone, type Shown } from '../response-times';
 
 export const MAX_REJECTED_LIMIT = 500;
 /** The list its cursors belong to (the route's cursor parameter reads them). */
 export const REJECTED_CURSOR_LIST = 'rejected-events';
 
+/** A rejected event as the page shows it: `at` in the settings' zone. */
+type RejectedEventView = Shown<RejectedEvent, 'at'> & { sequence: number };
+
 export interface RejectedEventsPage {
   /** Each with `sequence`: its number in the order of arrival, from 1. */
-  rejectedEvents: (RejectedEvent & { sequence: number })[];
+  rejectedEvents: RejectedEventView[];
   nextCursor: string | null;
   /** How many events were rejected in all (not only on this page). */
   count: number;

@@ -2,6 +2,7 @@
 import { DateTime } from 'luxon';
 import { EARLIEST_DAY, LAST_DAY, ValidationError, dayBoundsProblem } from '../../domain/errors';
 import { GATEWAY_ZONE, INDIA_TIME, formatEpochMs } from '../../domain/dates';
+import { Instant } from '../../domain/instant';
 import { CurrencyTotals, landingOf, moneyOf } from '../../domain/projection';
 import { nextGatewayMinuteMs } from '../../domain/release/plan';
 import { calendarOf, defaultPolicy } from '../../domain/settings';
@@ -61,7 +62,7 @@ export function exposureOf(entries: readonly ExposureEntry[], policy: Pick<Vendo
     const mine = entries.filter((e) => e.currency === currency);
     const amount = exposureAt(mine, nowMs);
     const cap = capOf(policy, currency);
-    const next = mine.map((e) => e.closesAt).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
+    const next = mine.map((e) => e.closesAt).sort((a, b) => a.ms - b.ms)[0] ?? null;
     return {
       currency,
       amount: amount.toFixed(2),
@@ -111,7 +112,7 @@ export async function listVendors(
 
 async function vendorSummary(deps: Dependencies, settings: Settings, vendorId: string, checkGateway: boolean): Promise<VendorSummary> {
   const [stored, hold, open, entries] = await Promise.all([
-    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, deps.clock.now().in(INDIA_TIME).toISO()),
+    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, deps.clock.now().in(INDIA_TIME).wholeSecond()),
   ]);
   const policy = stored ?? defaultPolicy(vendorId, settings);
   const summary: VendorSummary = {
@@ -205,7 +206,7 @@ export async function forecast(deps: Dependencies, query: { from?: string; to?: 
   const settings = await deps.settings.get();
   const calendar = calendarOf(settings);
   const earliestMs = nextGatewayMinuteMs(deps.clock.now().ms);
-  const range = { from: from.minus({ days: LONGEST_SETTLEMENT_DAYS }).toISO()!, to: to.endOf('day').toISO()! };
+  const range = { from: Instant.fromDateTime(from.minus({ days: LONGEST_SETTLEMENT_DAYS })), to: Instant.fromDateTime(to.endOf('day')) };
   const totals = new CurrencyTotals<string>();
   const first = from.toISODate()!;
   const last = to.toISODate()!;

@@ -46,7 +46,7 @@ export async function viewOrderTimeline(deps: Dependencies, orderId: string): Pr
   for (const stored of events) {
     const { type, orderId: _orderId, ...fields } = stored.event;
     timed.push({
-      ms: Date.parse(stored.receivedAt),
+      ms: stored.receivedAt.ms,
       item: {
         at: inZone(stored.receivedAt, zone),
         kind: 'event_received',
@@ -57,7 +57,7 @@ export async function viewOrderTimeline(deps: Dependencies, orderId: string): Pr
   if (order && !events.some((e) => e.event.type === 'order.paid')) {
     // The payment is kept as the order record itself, not as a stored event.
     timed.push({
-      ms: Date.parse(order.recordedAt),
+      ms: order.recordedAt.ms,
       item: {
         at: inZone(order.recordedAt, zone),
         kind: 'event_received',

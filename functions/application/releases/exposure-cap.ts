@@ -4,8 +4,8 @@
  * sends cannot both pass (the entry is written before the vendor and currency's version is moved conditionally; a
  * writer that loses the move reads again, the winner's entry included). One that would pass the cap waits.
  */
-import { INDIA_TIME, formatEpochMs } from '../../domain/dates';
-import { Instant } from '../../domain/instant';
+import { INDIA_TIME } from '../../domain/dates';
+import { type Instant, wholeSecondAt } from '../../domain/instant';
 import { capOf, checkCap, isEarly, riskClosesAtMs, type ExposureEntry } from '../../domain/exposure';
 import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release';
 import type { VendorRelease } from '../../domain/types';
@@ -25,8 +25,8 @@ function entryOf(send: SendNow, input: PlanInput, currency: string): ExposureEnt
   if (closesMs <= input.now.ms) return null;
   return {
     vendorId: release.vendorId, currency, orderId: release.orderId, amount: release.amount,
-    closesAt: formatEpochMs(closesMs, INDIA_TIME),
-    releasedAt: input.now.in(INDIA_TIME).toISO(),
+    closesAt: wholeSecondAt(closesMs, INDIA_TIME),
+    releasedAt: input.now.in(INDIA_TIME).wholeSecond(),
   };
 }
 
@@ -42,7 +42,7 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
   if (release.exposure) await removeOrderEntries(deps, release, release.exposure.currency, input.now);
   if (!entry) return { kind: 'go', send: { ...send, release: { ...release, exposure: null } } };
   const cap = capOf(input.policy, currency);
-  const now = input.now.in(INDIA_TIME).toISO();
+  const now = input.now.in(INDIA_TIME).wholeSecond();
   const entered: VendorRelease = { ...release, exposure: { currency, amount: entry.amount, closesAt: entry.closesAt } };
   if (cap === null) {
     await deps.exposure.put(entry);
@@ -54,7 +54,7 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
     const check = checkCap({ entries: others, cap, amount: release.amount, currency, nowMs: input.now.ms, zone: input.settings.timezone });
     if (!check.fits) {
       await deps.exposure.remove(entry);
-      const maxMs = Instant.parse(release.maxEligibility, 'maxEligibility').ms;
+      const maxMs = release.maxEligibility.ms;
       return {
         kind: 'wait',
         write: waitForExposure({
@@ -78,7 +78,7 @@ export async function releaseExposure(deps: Pick<Dependencies, 'exposure' | 'clo
 
 /** Removes the open entries of this order and vendor (found by the order, since a delivery may have moved their close). */
 async function removeOrderEntries(deps: Pick<Dependencies, 'exposure'>, release: Pick<VendorRelease, 'orderId' | 'vendorId'>, currency: string, now: Instant): Promise<ExposureEntry[]> {
-  const mine = (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).toISO(), currency)).filter((e) => e.orderId === release.orderId);
+  const mine = (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).wholeSecond(), currency)).filter((e) => e.orderId === release.orderId);
   await Promise.all(mine.map((e) => deps.exposure.remove(e)));
   return mine;
 }
@@ -94,10 +94,10 @@ export async function followDelivery(deps: Pick<Dependencies, 'exposure' | 'cloc
     if (!release.exposure) continue;
     const facts = vendorFacts(stored.events.map((e) => e.event), release.vendorId);
     const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts.deliveredAt, settings });
-    const current = (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).toISO(), release.exposure.currency)).filter((e) => e.orderId === orderId);
-    const closesAt = formatEpochMs(closesMs, INDIA_TIME);
-    if (current.length === 0 || current.every((e) => Instant.parse(e.closesAt, 'closesAt').ms === closesMs)) continue;
+    const current = (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).wholeSecond(), release.exposure.currency)).filter((e) => e.orderId === orderId);
+    const closesAt = wholeSecondAt(closesMs, INDIA_TIME);
+    if (current.length === 0 || current.every((e) => e.closesAt.ms === closesMs)) continue;
     if (closesMs > now.ms) await deps.exposure.put({ ...current[0], closesAt });
-    await Promise.all(current.filter((e) => Instant.parse(e.closesAt, 'closesAt').ms !== closesMs).map((e) => deps.exposure.remove(e)));
+    await Promise.all(current.filter((e) => e.closesAt.ms !== closesMs).map((e) => deps.exposure.remove(e)));
   }
 }

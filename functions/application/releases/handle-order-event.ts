@@ -159,8 +159,8 @@ function planningIssues(order: OrderRecord, { settings, policies }: PlanningConf
   }
 }
 
-function orderRecordOf(event: PaidEvent, deferByDays: number, recordedAt: string): OrderRecord {
-  const transactionTime = Instant.parse(event.transactionTime, 'transactionTime');
+function orderRecordOf(event: PaidEvent, deferByDays: number, recordedAt: Instant): OrderRecord {
+  const transactionTime = event.transactionTime;
   return {
     orderId: event.orderId,
     transactionTime: storedInstant(transactionTime),

@@ -90,7 +90,7 @@ export async function setVendorHold(deps: Dependencies, vendorId: string, body: 
       actor: fields.actor,
       reason: fields.reason,
       moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
-      basis: { holdAt: existing.at },
+      basis: { holdAt: existing.at.toText() },
     }, settings);
   }
   // A hold placed again by a weaker source keeps the stronger one, so that it cannot be lifted by the weaker one.
@@ -122,8 +122,8 @@ function flagOf(input: Record<string, unknown>, field: string, meaning: string, 
  * checked against the transaction time: it means "now", and goes with the next gateway minute.
  */
 function manualWindowIssue(at: Instant, release: VendorRelease, zone: string, confirmedPast: boolean): ValidationIssue | null {
-  const max = Instant.parse(release.maxEligibility, 'maxEligibility');
-  const transaction = Instant.parse(release.transactionTime, 'transactionTime');
+  const max = release.maxEligibility;
+  const transaction = release.transactionTime;
   const range = `a time from ${transaction.in(zone).toISO()} (the transaction time) to ${max.in(zone).toISO()} (max eligibility), or leave "at" out for the next minute the gateway accepts`;
   if (at.ms > max.ms) {
     return { field: 'at', problem: `is ${at.in(zone).toISO()}, after this release's max eligibility ${max.in(zone).toISO()}: the gateway settles at max eligibility anyway and refuses a later date`, expected: range };

@@ -7,6 +7,7 @@ import {
   SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, reconUnread, recordSend,
   unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
 } from '../../domain/release';
+import type { Instant } from '../../domain/instant';
 import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
 import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, storedInstant, writeRelease } from '../release-store';
 import { VersionConflictError, type Dependencies } from '../ports';
@@ -89,7 +90,7 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
 async function send(deps: Dependencies, decided: SendNow, settings: Settings): Promise<ReleaseVendorResult> {
   const { orderId, vendorId } = decided.release;
   let release = decided.release;
-  const beforePut = async (attempt: number, at: string): Promise<void> => {
+  const beforePut = async (attempt: number, at: Instant): Promise<void> => {
     const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
     await writeRelease(deps, recorded);
     release = recorded.release;

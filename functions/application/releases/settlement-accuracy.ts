@@ -1,5 +1,5 @@
 /** Use case: the accuracy report of settlements against their predictions (the mismatch itself is the machine's, settle.ts). */
-import { Instant } from '../../domain/instant';
+import type { Instant } from '../../domain/instant';
 import { minutesBetween, predictedSettlementOf } from '../../domain/release';
 import { unpredictedBecause } from '../../domain/projection';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
@@ -7,7 +7,6 @@ import type { Dependencies } from '../ports';
 import { queryRange } from '../outcome-rows';
 import { inZone } from '../response-times';
 
-const instant = (text: string): Instant => Instant.parse(text, 'settledAt');
 
 export interface AccuracyRow {
   scheduleOption: number;
@@ -51,8 +50,8 @@ export async function predictionAccuracy(
       continue;
     }
     row.predicted += 1;
-    const predicted = release.settlementMismatch ? instant(release.settlementMismatch.predicted) : predictedSettlementOf(release, settings);
-    const difference = Math.abs(minutesBetween(predicted, instant(release.settledAt)));
+    const predicted = release.settlementMismatch ? release.settlementMismatch.predicted : predictedSettlementOf(release, settings);
+    const difference = Math.abs(minutesBetween(predicted, release.settledAt));
     if (difference === 0) row.asPredicted += 1;
     row.maxDifferenceMinutes = Math.max(row.maxDifferenceMinutes, difference);
   }
@@ -64,7 +63,7 @@ export async function predictionAccuracy(
 }
 
 /** Both bounds are required (a report over all time would read every settlement); each is read as GET /outcomes reads it. */
-function accuracyRange(query: { from?: string; to?: string }): { from: string; to: string } {
+function accuracyRange(query: { from?: string; to?: string }): { from: Instant; to: Instant } {
   const issues: ValidationIssue[] = [];
   const range = queryRange(query, issues, true);
   if (issues.length > 0) throw new ValidationError(issues);

@@ -24,7 +24,7 @@ export interface SweepResult {
  */
 function isOverdue(release: VendorRelease, now: Instant): boolean {
   if (!release.sendAt || !release.releaseKey) return false;
-  const sendAt = Instant.parse(release.sendAt, 'sendAt').ms;
+  const sendAt = release.sendAt.ms;
   if (isPending(release.state) || waitsForExposure(release)) return sendAt + APPLYING_DEADLINE_MS < now.ms;
   if (release.state === 'APPLYING') return sendAt < now.ms;
   return false;

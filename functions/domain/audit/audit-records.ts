@@ -1,5 +1,6 @@
 /** Audit log records (contract 6.2): entries sealed into per-stream hash chains, with one canonical JSON form. */
 import { canonicalJson, GENESIS_HASH, recordText, type AuditRecord, type StreamHead } from './audit-format';
+import { Instant } from '../instant';
 import { sha256Hex } from '../digest';
 
 export { canonicalJson, GENESIS_HASH, recordText };
@@ -15,7 +16,7 @@ export type { AuditRecord, StreamHead };
 /** What a use case asks the log to keep (the application's `AuditEntry` has this shape). */
 export interface AuditEntryInput {
   kind: string;
-  at: string;
+  at: Instant;
   actor?: string | null;
   /** The caller's proven principal (contract 6.4); a record without one (events, jobs, older records) has no member. */
   principal?: string | null;
@@ -33,6 +34,8 @@ function wellFormed(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(wellFormed);
   if (value === null || typeof value !== 'object') return value;
+  // A time in a record is its stored text, as JSON writes it.
+  if (value instanceof Instant) return value.toText();
   return Object.fromEntries(Object.entries(value).map(([key, member]) => [wellFormed(key) as string, wellFormed(member)]));
 }
 
@@ -55,7 +58,7 @@ export function sealRecords(stream: string, head: Pick<StreamHead, 'sequence' | 
       sequence,
       prevHash,
       kind: entry.kind,
-      at: entry.at,
+      at: entry.at.toText(),
       actor: entry.actor == null ? null : wellFormed(entry.actor) as string,
       ...(entry.principal == null ? {} : { principal: wellFormed(entry.principal) as string }),
       orderId: entry.orderId ?? null,

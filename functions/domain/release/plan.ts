@@ -4,7 +4,7 @@
  * manual release and retry; and the what-if plan of previews.
  */
 import { DAY_MS } from '../../../kit/civil-days';
-import { INDIA_OFFSET_MINUTES, Instant, isoAt } from '../instant';
+import { INDIA_OFFSET_MINUTES, Instant, isoAt, wholeSecondAt } from '../instant';
 import { eventKey, eventTime } from '../order-events';
 import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
@@ -110,9 +110,9 @@ function atMax(base: VendorRelease, max: Instant, settings: Settings, reason: Re
   return {
     ...base,
     state: 'AT_MAX',
-    targetEligibility: isoAt(max.ms, zone),
+    targetEligibility: wholeSecondAt(max.ms, zone),
     // The gateway's own default applies, so the settlement is still predictable (forecasts use it).
-    predictedSettlement: isoAt(predictSettlement(max, base.scheduleOption, calendarOf(settings)).ms, zone),
+    predictedSettlement: wholeSecondAt(predictSettlement(max, base.scheduleOption, calendarOf(settings)).ms, zone),
     reasonCode: reason.code,
     reason: reasonText(reason),
   };
@@ -130,7 +130,7 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   const { settings, facts, hold } = input;
   const zone = settings.timezone;
   const now = input.now.ms;
-  const window: EligibilityWindow = { transactionTime: Instant.parse(base.transactionTime, 'transactionTime'), maxEligibility: Instant.parse(base.maxEligibility, 'maxEligibility') };
+  const window: EligibilityWindow = { transactionTime: base.transactionTime, maxEligibility: base.maxEligibility };
   const max = window.maxEligibility;
   const manual = base.manual ?? null;
 
@@ -144,45 +144,45 @@ export function decide(base: VendorRelease, input: PlanInput, current: VendorRel
   if (nextGatewayMinuteMs(now) > max.ms) return atMax(base, max, settings, { code: 'window_closed' });
 
   const requested = manual
-    ? Instant.parse(manual.at ?? manual.requestedAt, 'manual.at')
+    ? manual.at ?? manual.requestedAt
     : ruleTarget(base.rule, window.transactionTime, facts);
   const target = requested ? clampIntoWindow(requested, window) : null;
-  const targetText = target ? isoAt(target.eligibility.ms, zone) : null;
+  const targetAt = target ? wholeSecondAt(target.eligibility.ms, zone) : null;
   const why = manual ? `manual release by ${manual.actor} (${manual.reason})` : ruleText(base.rule);
   const overridden = manual?.override === true;
   if (hold?.held && !overridden) {
     return {
-      ...base, state: 'HELD', holdReason: 'vendor_hold', targetEligibility: targetText, clamp: target?.clamp ?? null,
-      reasonCode: 'vendor_hold', reason: reasonText({ code: 'vendor_hold', actor: hold.actor, at: hold.at, why: hold.reason }),
+      ...base, state: 'HELD', holdReason: 'vendor_hold', targetEligibility: targetAt, clamp: target?.clamp ?? null,
+      reasonCode: 'vendor_hold', reason: reasonText({ code: 'vendor_hold', actor: hold.actor, at: hold.at.toText(), why: hold.reason }),
     };
   }
   if (facts.disputeOpen && !overridden) {
-    return { ...base, state: 'HELD', holdReason: 'dispute', targetEligibility: targetText, clamp: target?.clamp ?? null, reasonCode: 'dispute', reason: reasonText({ code: 'dispute' }) };
+    return { ...base, state: 'HELD', holdReason: 'dispute', targetEligibility: targetAt, clamp: target?.clamp ?? null, reasonCode: 'dispute', reason: reasonText({ code: 'dispute' }) };
   }
   if (!target) return { ...base, state: 'WAITING', reasonCode: 'waiting_delivery', reason: reasonText({ code: 'waiting_delivery', why }) };
 
   const planned = target.eligibility.minus(settings.releaseLead, 'releaseLead').ms;
   let sendAt = planned;
   const pending = current && isPending(current.state) && current.sendAt ? current : null;
-  const pendingAt = pending ? Instant.parse(pending.sendAt, 'sendAt').ms : null;
+  const pendingAt = pending ? pending.sendAt!.ms : null;
   const retrying = pending !== null && (pending.sends ?? 0) > 0 && pending.reasonCode === 'retrying';
   // Replanning must not hurry a retry's backoff, nor move a send that is already due.
   if (retrying && pendingAt !== null && pendingAt > sendAt) sendAt = pendingAt;
   const due = sendAt <= now + dueWithinMs;
   if (due) sendAt = pendingAt !== null && pendingAt <= now ? pendingAt : now;
-  const plannedText = isoAt(planned, zone);
+
   const timing = due ? 'due now' : `sent at ${isoAt(sendAt, zone)} (releaseLead ${settings.releaseLead} before the target)`;
   // A retry keeps its own reason while it waits; anything else says what the plan is.
   const keepRetry = retrying && pending.reason !== null;
   return {
     ...base,
     state: due ? 'PLANNED' : 'SCHEDULED',
-    targetEligibility: targetText,
+    targetEligibility: targetAt,
     clamp: target.clamp,
-    sendAt: isoAt(sendAt, zone),
-    plannedSendAt: plannedText,
+    sendAt: wholeSecondAt(sendAt, zone),
+    plannedSendAt: wholeSecondAt(planned, zone),
     reasonCode: keepRetry ? 'retrying' : 'planned',
-    reason: keepRetry ? pending.reason : reasonText({ code: 'planned', why, target: targetText!, clamp: clampText(target.clamp), timing }),
+    reason: keepRetry ? pending.reason : reasonText({ code: 'planned', why, target: targetAt!.toText(), clamp: clampText(target.clamp), timing }),
   };
 }
 
@@ -217,7 +217,7 @@ export interface ManualRequest {
 }
 
 function windowClosedRefusal(current: VendorRelease, now: Instant): Refusal | null {
-  if (nextGatewayMinuteMs(now.ms) <= Instant.parse(current.maxEligibility, 'maxEligibility').ms) return null;
+  if (nextGatewayMinuteMs(now.ms) <= current.maxEligibility.ms) return null;
   return { kind: 'refused', state: current.state, message: `the release is ${current.state} and its window closed at ${current.maxEligibility}: the gateway accepts no date any more` };
 }
 
@@ -235,7 +235,7 @@ export function manualRelease(input: PlanInput & { current: VendorRelease }, req
   if (closed) return closed;
   const manual = {
     actor: request.actor, reason: request.reason, override: request.override, requestedAt: stamp(now),
-    at: request.at ? request.at.in(settings.timezone).toISO() : null,
+    at: request.at ? request.at.in(settings.timezone).wholeSecond() : null,
   };
   const reopened: VendorRelease = { ...current, state: 'PLANNED', sendAt: null, manual, orderNotFoundSince: null, reason: null };
   return planFrom(current, reopened, { ...input, cause: { kind: 'manual_release', actor: request.actor, reason: request.reason } }, 'manual_release');
@@ -307,7 +307,7 @@ export function vendorFacts(events: OrderEvent[], vendorId: string): VendorFacts
   const unique = new Map<string, { event: OrderEvent; at: Instant }>();
   for (const event of events) {
     if (!concerns(event, vendorId)) continue;
-    unique.set(eventKey(event), { event, at: Instant.parse(eventTime(event), 'eventTime') });
+    unique.set(eventKey(event), { event, at: eventTime(event) });
   }
   const ordered = [...unique.entries()].sort(([keyA, a], [keyB, b]) =>
     a.at.ms - b.at.ms || SAME_TIME_RANK[a.event.type] - SAME_TIME_RANK[b.event.type] || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0));
@@ -364,7 +364,7 @@ export type ClampResult =
 
 /** The clamp of `target` to `to`; its texts are written in the target's offset. */
 function clamped(target: Instant, to: Instant, reason: Clamp['reason']): { eligibility: Instant; clamp: Clamp } {
-  return { eligibility: to, clamp: { requested: target.toISO(), clampedTo: to.inOffset(target.offset).toISO(), reason } };
+  return { eligibility: to, clamp: { requested: target.wholeSecond(), clampedTo: to.inOffset(target.offset).wholeSecond(), reason } };
 }
 
 /** Moves a target into [transaction time, max eligibility]; the clamp says from where and why. */
@@ -385,7 +385,7 @@ export function clampEligibility(target: Instant, window: EligibilityWindow, now
   if (inWindow.eligibility.ms < earliest.ms) return clamped(target, earliest, 'in_the_past');
   const eligibility = wholeSecondWithin(inWindow.eligibility, window.maxEligibility);
   if (eligibility.ms === inWindow.eligibility.ms) return inWindow;
-  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: eligibility.inOffset(target.offset).toISO() } };
+  return { eligibility, clamp: inWindow.clamp && { ...inWindow.clamp, clampedTo: eligibility.inOffset(target.offset).wholeSecond() } };
 }
 
 function wholeSecondWithin(at: Instant, max: Instant): Instant {

@@ -3,20 +3,20 @@
  * without a second PUT); a recon that cannot be read sends nothing and retries later.
  */
 import { INDIA_OFFSET_MINUTES, Instant, gatewayDateText } from '../instant';
-import type { Attempt, IsoInstant, SendInFlight, Settings, VendorRelease } from '../types';
+import type { Attempt, SendInFlight, Settings, VendorRelease } from '../types';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, outcomeUnknown, unresolvedRequests } from './attempts';
 import { SYSTEM_ACTOR, audit, moved, stamp, type Effect, type ReleaseKeyOf, type Write } from './states';
 import { appliedAt, failing, retry, type Finish } from './send';
 
 /** What the gateway's order recon said of one vendor: the eligibility it holds (null: none), or why it was not read. */
 export type ReconRead =
-  | { read: true; gatewayEligibility: IsoInstant | null; at: IsoInstant }
+  | { read: true; gatewayEligibility: Instant | null; at: Instant }
   | { read: false; reason: string };
 
 /** The unresolved date the recon holds (see unresolvedRequests), or null. */
-export function reconHolds(release: VendorRelease, gatewayEligibility: IsoInstant | null, also: string[] = []): string | null {
+export function reconHolds(release: VendorRelease, gatewayEligibility: Instant | null, also: string[] = []): string | null {
   if (gatewayEligibility === null) return null;
-  const held = gatewayDateText(Instant.parse(gatewayEligibility, 'settlement_eligibility_date'));
+  const held = gatewayDateText(gatewayEligibility);
   return [...unresolvedRequests(release), ...also].includes(held) ? held : null;
 }
 
@@ -26,7 +26,7 @@ export function reconHolds(release: VendorRelease, gatewayEligibility: IsoInstan
  * claim of an older version) gets one. One `gateway_attempt` record (phase "confirmed_from_recon") says so.
  */
 export function confirmHeld(
-  release: VendorRelease, held: string, recon: { gatewayEligibility: IsoInstant; at: IsoInstant },
+  release: VendorRelease, held: string, recon: { gatewayEligibility: Instant; at: Instant },
   lost: SendInFlight | null, settings: Settings, now: Instant, why: string,
 ): { release: VendorRelease; effects: Effect[] } {
   const confirmation = { at: recon.at, eligibility: recon.gatewayEligibility };
@@ -43,7 +43,7 @@ export function confirmHeld(
   if (index >= 0) attempts[index] = confirmed;
   else attempts.push(confirmed);
   const updated: VendorRelease = { ...release, attempts: attempts.slice(-ATTEMPTS_KEPT), sends };
-  const applied = appliedAt(updated, Instant.parse(recon.gatewayEligibility, 'settlement_eligibility_date').inOffset(INDIA_OFFSET_MINUTES), settings,
+  const applied = appliedAt(updated, recon.gatewayEligibility.inOffset(INDIA_OFFSET_MINUTES), settings,
     (eligibility) => ({ code: 'applied_from_recon', eligibility, send: sends, why }));
   return {
     release: applied.release,
@@ -61,9 +61,9 @@ export interface ReconInput {
   /** The send of the claim that was taken over, if any: its sender may have died after the gateway applied it. */
   lost: SendInFlight | null;
   /** The vendor's settlement eligibility as the gateway's order recon shows it; null when it shows none. */
-  gatewayEligibility: IsoInstant | null;
+  gatewayEligibility: Instant | null;
   /** When the recon was read. */
-  at?: IsoInstant;
+  at?: Instant;
   settings: Settings;
   now: Instant;
 }

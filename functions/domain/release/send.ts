@@ -2,12 +2,11 @@
  * Sending a release: the claim, the plan brought up to date after it, the attempt recorded before the PUT leaves, and
  * the release after the gateway's answer (applied, failed, or retried with backoff while the window is open).
  */
-import { formatEpochMs } from '../dates';
-import { INDIA_OFFSET_MINUTES, INDIA_TIME, Instant, gatewayDateText } from '../instant';
+import { INDIA_OFFSET_MINUTES, INDIA_TIME, Instant, gatewayDateText, wholeSecondAt } from '../instant';
 import { classifyAnswer } from '../gateway-answer';
 import { predictSettlement } from '../schedule-options';
 import { DEFAULT_RETRY_BUDGET, calendarOf } from '../settings';
-import type { AnswerClass, Attempt, Clamp, GatewayAnswer, IsoInstant, ReleaseCommand, Settings, VendorRelease } from '../types';
+import type { AnswerClass, Attempt, Clamp, GatewayAnswer, ReleaseCommand, Settings, VendorRelease } from '../types';
 import { auditOf, baseOf, clampEligibility, decide, nextGatewayMinuteMs, type EligibilityWindow, type PlanInput } from './plan';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, answerUnknown, outcomeUnknown, withAnswers } from './attempts';
 import { SYSTEM_ACTOR, audit, because, commit, isPending, moved, stamp, waitsForExposure, type Effect, type Reason, type ReleaseKeyOf, type Transition, type Write } from './states';
@@ -28,7 +27,7 @@ const UNKNOWN_AT_ONCE = 3;
 function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: Instant): string | null {
   if (release.releaseKey !== command.releaseKey) return `release key ${command.releaseKey} is not the pending one (state ${release.state})`;
   if (!release.sendAt) return `nothing to send in state ${release.state}`;
-  const sendAt = Instant.parse(release.sendAt, 'sendAt').ms;
+  const sendAt = release.sendAt.ms;
   if (isPending(release.state) || waitsForExposure(release)) return sendAt <= now.ms + EARLY_FIRE_MS ? null : `not due before ${release.sendAt}`;
   if (release.state === 'APPLYING') {
     return sendAt < now.ms ? null : `being applied by another invocation until ${release.sendAt}`;
@@ -37,7 +36,7 @@ function whyNotDue(release: VendorRelease, command: ReleaseCommand, now: Instant
 }
 
 /** The claim's deadline, renewed while the claimant works. */
-function deadline(now: Instant): IsoInstant {
+function deadline(now: Instant): Instant {
   return stamp(now.plusMs(APPLYING_DEADLINE_MS));
 }
 
@@ -73,10 +72,10 @@ export type PreparedSend =
 /** The eligibility to send now: the target while it is still ahead, else the next gateway minute, never past max. */
 export function prepareSend(release: VendorRelease, now: Instant): PreparedSend {
   const window: EligibilityWindow = {
-    transactionTime: Instant.parse(release.transactionTime, 'transactionTime'),
-    maxEligibility: Instant.parse(release.maxEligibility, 'maxEligibility'),
+    transactionTime: release.transactionTime,
+    maxEligibility: release.maxEligibility,
   };
-  const target = release.targetEligibility ? Instant.parse(release.targetEligibility, 'targetEligibility') : window.transactionTime;
+  const target = release.targetEligibility ?? window.transactionTime;
   const result = clampEligibility(target, window, now);
   if (result.eligibility === null) return { skip: 'window_closed' };
   // A target already clamped into the window keeps its original request on the record.
@@ -126,7 +125,7 @@ export function waitForExposure(input: { current: VendorRelease; message: string
   const untilMs = Math.max(input.untilMs, now.ms);
   const release: VendorRelease = {
     ...current, state: 'WAITING', waitReason: 'exposure_cap', ...because({ code: 'exposure_cap', message: input.message }), sending: null, exposure: null,
-    sendAt: formatEpochMs(untilMs, INDIA_TIME), releaseKey, version, updatedAt: stamp(now),
+    sendAt: wholeSecondAt(untilMs, INDIA_TIME), releaseKey, version, updatedAt: stamp(now),
   };
   const command = { orderId: current.orderId, vendorId: current.vendorId, releaseKey };
   return moved(current, 'exposure_wait', release, current.version, [
@@ -141,7 +140,7 @@ export interface RecordSendInput {
   request: string;
   /** The try within this send (a 429 is tried again within the send), and when the gateway client stamps it. */
   attempt: number;
-  at: IsoInstant;
+  at: Instant;
   now: Instant;
 }
 
@@ -174,7 +173,7 @@ function windowClosed(applying: VendorRelease, now: Instant): Write {
   const ids = { orderId: applying.orderId, vendorId: applying.vendorId };
   const retried = (applying.sends ?? 0) > 0;
   const why = because(retried
-    ? { code: 'window_closed_retrying', max: applying.maxEligibility, sends: applying.sends ?? 0, last: applying.reason }
+    ? { code: 'window_closed_retrying', max: applying.maxEligibility.toText(), sends: applying.sends ?? 0, last: applying.reason }
     : { code: 'window_closed' });
   const release: VendorRelease = {
     ...applying, state: retried ? 'FAILED' : 'AT_MAX', sendAt: null, releaseKey: null, sending: null, ...why,
@@ -267,14 +266,14 @@ export function answer(input: AnswerInput): Write {
 }
 
 /** The release APPLIED at `sent`, with its predicted settlement, and the event that says so. */
-export function appliedAt(updated: VendorRelease, sent: Instant, settings: Settings, reasonOf: (eligibility: IsoInstant) => Reason): { release: VendorRelease; event: Effect } {
+export function appliedAt(updated: VendorRelease, sent: Instant, settings: Settings, reasonOf: (eligibility: string) => Reason): { release: VendorRelease; event: Effect } {
   const zone = settings.timezone;
-  const eligibility = sent.in(zone).toISO();
-  const predicted = predictSettlement(sent, updated.scheduleOption, calendarOf(settings)).in(zone).toISO();
+  const eligibility = sent.in(zone).wholeSecond();
+  const predicted = predictSettlement(sent, updated.scheduleOption, calendarOf(settings)).in(zone).wholeSecond();
   return {
     release: {
       ...updated, state: 'APPLIED', appliedEligibility: eligibility, predictedSettlement: predicted, sendAt: null, releaseKey: null,
-      sending: null, orderNotFoundSince: null, ...because(reasonOf(eligibility)),
+      sending: null, orderNotFoundSince: null, ...because(reasonOf(eligibility.toText())),
     },
     event: { kind: 'publish', event: { type: 'vendor.release_applied', detail: { orderId: updated.orderId, vendorId: updated.vendorId, eligibility, predictedSettlement: predicted } } },
   };
@@ -317,34 +316,34 @@ export function retry(
 ): Write {
   const { settings, now, keyOf } = input;
   const sends = updated.sends ?? 1;
-  let notFoundSince: string | null = null;
+  let notFoundSince: Instant | null = null;
   if (classified.budgeted) {
     notFoundSince = updated.orderNotFoundSince ?? stamp(now);
     // Counted in the settings' zone (a budget of days is days there), and said so.
-    const sinceText = formatEpochMs(Instant.parse(notFoundSince, 'orderNotFoundSince').ms, settings.timezone);
-    const since = Instant.parse(sinceText, 'orderNotFoundSince');
+    const since = wholeSecondAt(notFoundSince.ms, settings.timezone);
+    const sinceText = since.toText();
     if (now.ms - since.ms >= budgetMs(settings, since)) {
       return failed({ code: 'gave_up', sends, why: classified.reason, since: sinceText, budget: settings.retryBudget ?? DEFAULT_RETRY_BUDGET });
     }
   }
   // "In the past" is retried at once with a later time (prepareSend recomputes it); other transient answers back off.
   let retryAt = classified.recompute ? now.ms : now.ms + retryDelaySeconds(sends, classified.retryAfterSeconds) * 1000;
-  const max = Instant.parse(updated.maxEligibility, 'maxEligibility').ms;
+  const max = updated.maxEligibility.ms;
   const lastChance = max - LAST_CHANCE_MS;
   if (nextGatewayMinuteMs(retryAt) > max) {
     // The backoff would pass the window's end: one last send just before it, if there is still time for one.
     if (lastChance <= now.ms || nextGatewayMinuteMs(lastChance) > max) {
-      return failed({ code: 'window_closes', max: updated.maxEligibility, why: classified.reason });
+      return failed({ code: 'window_closes', max: updated.maxEligibility.toText(), why: classified.reason });
     }
     retryAt = lastChance;
   }
-  const retryText = formatEpochMs(retryAt, settings.timezone);
+  const retryTime = wholeSecondAt(retryAt, settings.timezone);
   const releaseKey = keyOf(updated.orderId, updated.vendorId, updated.version);
   const next: VendorRelease = {
-    ...updated, state: 'SCHEDULED', sendAt: retryText, releaseKey, orderNotFoundSince: notFoundSince,
-    ...because({ code: 'retrying', why: classified.reason, send: sends + 1, at: retryText }),
+    ...updated, state: 'SCHEDULED', sendAt: retryTime, releaseKey, orderNotFoundSince: notFoundSince,
+    ...because({ code: 'retrying', why: classified.reason, send: sends + 1, at: retryTime.toText() }),
   };
   const command = { orderId: next.orderId, vendorId: next.vendorId, releaseKey };
   // No event for a retry: subscribers hear about a release once it is applied or has failed for good.
-  return finish(next, [retryAt <= now.ms ? { kind: 'enqueue', command } : { kind: 'schedule', command, at: retryText }]);
+  return finish(next, [retryAt <= now.ms ? { kind: 'enqueue', command } : { kind: 'schedule', command, at: retryTime }]);
 }

@@ -5,17 +5,16 @@
 import { GATEWAY_ZONE, Instant } from '../instant';
 import { predictSettlement } from '../schedule-options';
 import { calendarOf } from '../settings';
-import type { IsoInstant, Settings, SettlementMismatch, VendorRelease } from '../types';
+import type { Settings, SettlementMismatch, VendorRelease } from '../types';
 import { because, moved, stamp, type Effect, type Reason, type Transition } from './states';
 import { confirmHeld, reconHolds } from './recon';
 
 const MINUTE_MS = 60_000;
-const instant = (text: string, field: string): Instant => Instant.parse(text, field);
 
 /** The order recon read when a settlement comes for a release with a send of unknown outcome, and the settings. */
 export interface SettleRecon {
-  gatewayEligibility: IsoInstant | null;
-  at: IsoInstant;
+  gatewayEligibility: Instant | null;
+  at: Instant;
   settings: Settings;
 }
 
@@ -23,11 +22,12 @@ export interface SettleRecon {
  * Why a release is SETTLED, keeping why it was what it was: a cancelled order that the gateway settled anyway says so
  * (the money moved at the gateway's default date although nothing was released), as does one never moved.
  */
-function settledReason(current: VendorRelease, at: string): Reason {
+function settledReason(current: VendorRelease, at: Instant): Reason {
+  const text = at.toText();
   // What an applied release was is in its fields already; any other state's reason says why nothing moved it.
   const before = current.reason && current.state !== 'APPLIED' ? current.reason : null;
-  if (current.state === 'CANCELLED') return { code: 'settled_cancelled', at, before };
-  return { code: 'settled', at, state: current.state, before };
+  if (current.state === 'CANCELLED') return { code: 'settled_cancelled', at: text, before };
+  return { code: 'settled', at: text, state: current.state, before };
 }
 
 /**
@@ -48,16 +48,16 @@ export function settle(current: VendorRelease, settledAt: Instant, now: Instant,
     before = confirmed.release;
     effects.push(...confirmed.effects);
   }
-  const settledText = stamp(settledAt);
+  const settledStamp = stamp(settledAt);
   const release: VendorRelease = {
     ...before,
     state: 'SETTLED',
-    settledAt: settledText,
+    settledAt: settledStamp,
     settledFrom: { state: before.state, appliedEligibility: before.appliedEligibility, predictedSettlement: before.predictedSettlement },
     sendAt: null,
     releaseKey: null,
     sending: null,
-    ...because(settledReason(before, settledText)),
+    ...because(settledReason(before, settledStamp)),
     version: current.version + 1,
     updatedAt: stamp(now),
   };
@@ -76,10 +76,10 @@ export function settle(current: VendorRelease, settledAt: Instant, now: Instant,
 export function predictedSettlementOf(release: VendorRelease, settings: Settings, scheduleOption = release.scheduleOption): Instant {
   const before = release.settledFrom ?? release;
   if (before.appliedEligibility !== null) {
-    if (before.predictedSettlement !== null && scheduleOption === release.scheduleOption) return instant(before.predictedSettlement, 'predictedSettlement');
-    return predictSettlement(instant(before.appliedEligibility, 'appliedEligibility'), scheduleOption, calendarOf(settings));
+    if (before.predictedSettlement !== null && scheduleOption === release.scheduleOption) return before.predictedSettlement;
+    return predictSettlement(before.appliedEligibility, scheduleOption, calendarOf(settings));
   }
-  return predictSettlement(instant(release.maxEligibility, 'maxEligibility'), scheduleOption, calendarOf(settings));
+  return predictSettlement(release.maxEligibility, scheduleOption, calendarOf(settings));
 }
 
 /** Whole minutes from `predicted` to `settled` (negative: the gateway settled earlier). */
@@ -90,11 +90,11 @@ export function minutesBetween(predicted: Instant, settled: Instant): number {
 /** Whether a settle write settled at another minute than predicted (then the gateway's schedule option is worth asking). */
 export function settledOffPrediction(transition: Transition, settings: Settings): boolean {
   if (transition.kind !== 'write' || transition.release.settledAt === null) return false;
-  return minutesBetween(predictedSettlementOf(transition.release, settings), instant(transition.release.settledAt, 'settledAt')) !== 0;
+  return minutesBetween(predictedSettlementOf(transition.release, settings), transition.release.settledAt) !== 0;
 }
 
-function inGatewayZone(text: string): string {
-  return Instant.tryParse(text)?.in(GATEWAY_ZONE).toISO() ?? text;
+function inGatewayZone(at: Instant): string {
+  return at.in(GATEWAY_ZONE).toISO();
 }
 
 /**
@@ -106,7 +106,7 @@ export function checkSettlement(transition: Transition, settings: Settings, gate
   if (transition.kind !== 'write' || transition.release.settledAt === null) return transition;
   const release = transition.release;
   const predicted = predictedSettlementOf(release, settings);
-  const settled = instant(release.settledAt!, 'settledAt');
+  const settled = release.settledAt!;
   const difference = minutesBetween(predicted, settled);
   if (difference === 0) return { ...transition, release: { ...release, settlementMismatch: null } };
 
@@ -124,7 +124,7 @@ export function checkSettlement(transition: Transition, settings: Settings, gate
   }
   if (causes.length === 0) causes.push('check settings.holidays and settings.settlementDays against the gateway\'s calendar');
   const mismatch: SettlementMismatch = {
-    predicted: predicted.in(GATEWAY_ZONE).toISO(),
+    predicted: predicted.in(GATEWAY_ZONE).wholeSecond(),
     settledAt: release.settledAt!,
     differenceMinutes: difference,
     message: `settled at ${release.settledAt}, ${Math.abs(difference)} minutes ${difference < 0 ? 'before' : 'after'} the predicted ${predicted.in(GATEWAY_ZONE).toISO()}: ${causes.join('; ')}`,

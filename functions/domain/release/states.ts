@@ -5,9 +5,9 @@
  * version it must replace, and the effects to run after the write), every move checked against the table.
  */
 import { createHash } from 'node:crypto';
-import { INDIA_TIME, type Instant } from '../instant';
+import { INDIA_TIME, Instant } from '../instant';
 import {
-  RELEASE_STATES, type HoldbackEvent, type IsoInstant, type ReasonCode, type ReleaseCommand, type ReleaseRule, type ReleaseState, type VendorRelease,
+  RELEASE_STATES, type HoldbackEvent, type ReasonCode, type ReleaseCommand, type ReleaseRule, type ReleaseState, type VendorRelease,
 } from '../types';
 
 /** What happens to a release. */
@@ -254,7 +254,7 @@ export function releaseKeyOf(orderId: string, vendorId: string, sendNumber: numb
 /** An audit record about one release (the audit log's entry shape, contract 6.2). */
 export interface ReleaseAuditRecord {
   kind: string;
-  at: IsoInstant;
+  at: Instant;
   actor: string | null;
   orderId: string;
   vendorId: string;
@@ -264,7 +264,7 @@ export interface ReleaseAuditRecord {
 /** What a use case runs after the write, in this order. */
 export type Effect =
   | { kind: 'cancel_schedule'; releaseKey: string }
-  | { kind: 'schedule'; command: ReleaseCommand; at: IsoInstant }
+  | { kind: 'schedule'; command: ReleaseCommand; at: Instant }
   | { kind: 'enqueue'; command: ReleaseCommand }
   | { kind: 'publish'; event: HoldbackEvent }
   | { kind: 'audit'; entry: ReleaseAuditRecord };
@@ -302,8 +302,8 @@ export interface Cause {
  * The one zone of write stamps (`updatedAt`, audit `at`, claim deadlines, `settledAt`, `requestedAt`...): India time,
  * the zone every stored time is kept in. Answers show them in the settings' timezone (contract 6) at the edge.
  */
-export function stamp(now: Instant): IsoInstant {
-  return now.in(INDIA_TIME).toISO();
+export function stamp(now: Instant): Instant {
+  return now.in(INDIA_TIME).wholeSecond();
 }
 
 export function audit(kind: string, release: VendorRelease, now: Instant, actor: string | null, detail: Record<string, unknown>): Effect {
@@ -360,7 +360,7 @@ export function commit(
   const version = (stored?.version ?? 0) + 1;
   let releaseKey: string | null = null;
   if (isPending(next.state)) {
-    const sameSend = stored !== null && stored.state === next.state && stored.sendAt === next.sendAt && stored.releaseKey;
+    const sameSend = stored !== null && stored.state === next.state && Instant.same(stored.sendAt, next.sendAt) && stored.releaseKey;
     releaseKey = sameSend ? stored.releaseKey : keyOf(next.orderId, next.vendorId, version);
   }
   const release: VendorRelease = {
