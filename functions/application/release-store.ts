@@ -6,7 +6,6 @@
  */
 import { plan, vendorFacts, type PlanInput } from '../domain/release/plan';
 import { releaseKeyOf, stamp, type Cause, type Effect, type Refusal, type Transition, type Write } from '../domain/release/states';
-import { Instant } from '../domain/instant';
 import { vendorsOutsideOrder } from '../domain/order-events';
 import { defaultPolicy } from '../domain/settings';
 import type { OrderRecord, VendorRelease } from '../domain/types';

@@ -171,7 +171,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
     scheduler: adapters.scheduler?.(c) ?? absentPort(functionName, 'Scheduler', 'schedule or cancel a release'),
     gateway: overrides.sendsToGateway === false
       ? noGatewaySends
-      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now().toDateTime() }),
+      : new HttpEligibilityGateway({ ...config.gateway, ratePerMinute: containerRatePerMinute(config), credentials, scrubber, now: () => clock.now() }),
     gatewayOrders: new HttpGatewayOrders({
       pgBaseUrl: config.gateway.pgBaseUrl,
       credentials,

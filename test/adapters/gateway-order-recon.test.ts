@@ -13,6 +13,7 @@ import { sweep } from '../../functions/application/releases/sweep';
 import { fakeWorld } from '../fakes/dependencies';
 import { paid, release, usePolicy } from '../application/scenario';
 import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
+import { Instant } from '../../functions/domain/instant';
 
 const CLIENT_ID = 'recon_test_client';
 const CLIENT_SECRET = 'recon_test_secret_8c1d';
@@ -34,7 +35,7 @@ function recon(pgBaseUrl = `${sandbox.url}/pg`): HttpGatewayOrders {
 }
 
 function eligibilityGateway(clock: SharedClock): HttpEligibilityGateway {
-  return new HttpEligibilityGateway({ vendorBaseUrl: sandbox.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, now: () => clock.now(), sleep: async () => {} });
+  return new HttpEligibilityGateway({ vendorBaseUrl: sandbox.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, now: () => Instant.fromDateTime(clock.now()), sleep: async () => {} });
 }
 
 /** A paid order at the sandbox with one vendor, paid at 16:00 India time on 2 Dec 2022 (the interface's example). */

@@ -2,6 +2,7 @@
 import { SharedClock } from '../../local/clock';
 import { createSandbox, type Sandbox } from '../../sandbox/app';
 import { HttpEligibilityGateway } from '../../functions/adapters/gateway/http-eligibility-gateway';
+import { Instant } from '../../functions/domain/instant';
 
 const CLIENT_ID = 'adapter_test_client';
 const CLIENT_SECRET = 'adapter_test_secret_4f9a';
@@ -20,7 +21,7 @@ async function call(method: string, path: string, body: unknown): Promise<number
 
 function gateway(clientSecret = CLIENT_SECRET): HttpEligibilityGateway {
   return new HttpEligibilityGateway({
-    vendorBaseUrl: sandbox.url, clientId: CLIENT_ID, clientSecret, now: () => clock.now(), maxWaitMs: 100, sleep: async () => {},
+    vendorBaseUrl: sandbox.url, clientId: CLIENT_ID, clientSecret, now: () => Instant.fromDateTime(clock.now()), maxWaitMs: 100, sleep: async () => {},
   });
 }
 

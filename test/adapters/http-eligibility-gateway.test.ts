@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import { HttpEligibilityGateway, type HttpEligibilityGatewayOptions } from '../../functions/adapters/gateway/http-eligibility-gateway';
 import { answer, startScriptedServer, type ScriptedServer } from './scripted-http-server';
 import { at } from '../times';
+import { Instant } from '../../functions/domain/instant';
 
 const CLIENT_ID = 'TEST-client-7f3a9c';
 const CLIENT_SECRET = 'cfsk_ma_test_9d8e7f6a5b4c3d2e1f';
@@ -26,7 +27,7 @@ function gateway(options: Partial<HttpEligibilityGatewayOptions> = {}): HttpElig
     vendorBaseUrl: `${server.url}/`,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
-    now: () => fixedNow,
+    now: () => Instant.fromDateTime(fixedNow),
     // Records the backoff instead of waiting it out; the limiter still runs on real time.
     sleep: async (ms) => { sleeps.push(ms); },
     ...options,

@@ -150,7 +150,7 @@ describe('EventBridgePublisher', () => {
   });
   const accepted = (count: number) => ({ FailedEntryCount: 0, Entries: Array.from({ length: count }, (_, i) => ({ EventId: `e${i}` })) });
   const publisher = (now?: () => DateTime) =>
-    new EventBridgePublisher(new EventBridgeClient(sdk(server.url)), { eventBusName: 'holdback-bus', orderEventSource: 'shop.orders', now });
+    new EventBridgePublisher(new EventBridgeClient(sdk(server.url)), { eventBusName: 'holdback-bus', orderEventSource: 'shop.orders', now: now && (() => Instant.fromDateTime(now())) });
 
   test('PutEvents with source holdback, the event type as detail-type, in batches of at most 10', async () => {
     server.fallback = (request) => answer(200, accepted(JSON.parse(request.body).Entries.length));

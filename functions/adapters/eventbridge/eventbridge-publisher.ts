@@ -1,5 +1,5 @@
 /** Puts Holdback's events, and marketplace order events received by webhook, on the EventBridge bus. */
-import type { DateTime } from 'luxon';
+import type { Instant } from '../../domain/instant';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { HoldbackEvent } from '../../domain/types';
 import type { EventPublisher } from '../../application/ports';
@@ -11,7 +11,7 @@ export interface EventBridgePublisherOptions {
   /** The marketplace's order-event source (HOLDBACK_EVENT_SOURCE), for events published on its behalf. */
   orderEventSource?: string;
   /** Stamps the events' `Time` (the shared clock locally); EventBridge's own time when absent. */
-  now?: () => DateTime;
+  now?: () => Instant;
   /**
    * How long the first queued entry waits for others to share its PutEvents (default 0: the rest of this turn). A
    * Lambda container has one invocation at a time and gains nothing by waiting; a publisher shared by many concurrent
@@ -64,7 +64,7 @@ export class EventBridgePublisher implements EventPublisher {
       DetailType: detailType,
       Detail: JSON.stringify(detail),
       EventBusName: this.options.eventBusName,
-      ...(this.options.now ? { Time: this.options.now().toJSDate() } : {}),
+      ...(this.options.now ? { Time: new Date(this.options.now().ms) } : {}),
     };
   }
 

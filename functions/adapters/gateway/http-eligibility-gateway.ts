@@ -1,5 +1,4 @@
 /** The gateway's vendor settlement eligibility PUT over HTTP: validation, throttling, body-driven answers, attempt log. */
-import { DateTime } from 'luxon';
 import type { Attempt, GatewayAnswer } from '../../domain/types';
 import { GATEWAY_ZONE, parseGatewayDate } from '../../domain/dates';
 import { Instant } from '../../domain/instant';
@@ -15,7 +14,7 @@ export interface HttpEligibilityGatewayOptions extends GatewayClientOptions {
   /** Client-side limit of sends per sliding minute, shared by all calls of this instance. Default 600. */
   ratePerMinute?: number;
   /** Stamps attempts (the shared clock locally); waiting and timeouts always use real time. */
-  now?: () => DateTime;
+  now?: () => Instant;
 }
 
 /**
@@ -31,7 +30,7 @@ function inCallRetryWait(answer: GatewayAnswer): number | null {
 export class HttpEligibilityGateway implements EligibilityGateway {
   private readonly transport: GatewayTransport;
   private readonly limiter: SendRateLimiter;
-  private readonly now: () => DateTime;
+  private readonly now: () => Instant;
 
   constructor(options: HttpEligibilityGatewayOptions) {
     this.transport = new GatewayTransport(options, {
@@ -45,7 +44,7 @@ export class HttpEligibilityGateway implements EligibilityGateway {
       defaults: { maxTries: 4, maxWaitMs: 20_000, backoffCapMs: 5_000 },
     });
     this.limiter = new SendRateLimiter(options.ratePerMinute ?? 600);
-    this.now = options.now ?? (() => DateTime.now());
+    this.now = options.now ?? (() => Instant.now());
   }
 
   async updateEligibility(orderId: string, vendorId: string, eligibility: string, beforePut?: BeforePut): Promise<GatewayCallResult> {
@@ -63,7 +62,7 @@ export class HttpEligibilityGateway implements EligibilityGateway {
         // Nothing is sent, so no attempt is recorded: our own throttle must not count against the release's sends.
         return { kind: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil(slot.waitMs / 1000)) };
       }
-      const at = Instant.fromDateTime(this.now()).in(GATEWAY_ZONE).wholeSecond();
+      const at = this.now().in(GATEWAY_ZONE).wholeSecond();
       if (beforePut) {
         // On the record before it leaves; a failure to record sends nothing.
         await beforePut(attempts.length + 1, at).catch((error: unknown) => {

@@ -6,6 +6,6 @@ import type { AwsAdapters } from '../compose';
 export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => new EventBridgePublisher(c.hooked(new EventBridgeClient(c.aws), 'EventBridge'), {
   eventBusName: c.config.eventBus,
   orderEventSource: c.config.orderEventSource,
-  now: () => c.clock.now().toDateTime(),
+  now: () => c.clock.now(),
   lingerMs,
 });
