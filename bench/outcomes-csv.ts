@@ -7,7 +7,7 @@ import { get } from 'node:http';
 import { BatchWriteItemCommand, DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Instant } from '../functions/domain/instant';
-import { DocumentClient, documentClientConfig } from '../functions/adapters/dynamodb/document-client';
+import { DocumentClient, documentClientConfig, storedTimes } from '../functions/adapters/dynamodb/document-client';
 import { orderItem, releaseItem } from '../functions/adapters/dynamodb/order-repository';
 import { DynamoReleaseReads } from '../functions/adapters/dynamodb/release-reads';
 import { DynamoSettingsRepository } from '../functions/adapters/dynamodb/settings-repository';
@@ -81,7 +81,7 @@ export async function writeInBatches(client: DynamoDBClient, items: Record<strin
   const writer = async (): Promise<void> => {
     for (let at = next; at < items.length; at = next) {
       next += BATCH;
-      let requests: WriteRequest[] = items.slice(at, at + BATCH).map((item) => ({ PutRequest: { Item: marshall(item, { removeUndefinedValues: true }) } }));
+      let requests: WriteRequest[] = items.slice(at, at + BATCH).map((item) => ({ PutRequest: { Item: marshall(storedTimes(item) as Record<string, unknown>, { removeUndefinedValues: true }) } }));
       while (requests.length > 0) {
         const answer = await client.send(new BatchWriteItemCommand({ RequestItems: { [DEFAULT_TABLE_NAMES.orders]: requests } }));
         requests = answer.UnprocessedItems?.[DEFAULT_TABLE_NAMES.orders] ?? [];

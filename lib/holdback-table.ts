@@ -59,6 +59,7 @@ export const ORDERS_UPGRADE_STAGES: readonly string[] = [
   'due,byVendor,openByVendor,paidByMonth,appliedByMonth',
   'due,byVendor,openByVendor,paidByMonth,appliedByMonth,settledByMonth',
   'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth',
+  'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,openPlanByVendor',
 ];
 const LEGACY_ATTRIBUTES: AttributeDefinition[] = [{ AttributeName: 'vendorPk', AttributeType: 'S' }, { AttributeName: 'vendorSk', AttributeType: 'S' }];
 

@@ -12,6 +12,7 @@ import { appendAudit, storedInstant } from './release-store';
 import { approvalView } from './approval-views';
 import type { Instant } from '../domain/instant';
 import type { StoredApproval } from './ports/approvals';
+import type { Settings } from '../domain/types';
 
 /** What a use case tells the gate about its change. */
 export interface GatedChange {
@@ -48,9 +49,10 @@ export function personKey(deps: Pick<Dependencies, 'caller'>, actor: string): st
  * Returns when the change may go ahead (no rule names it, it is under the rule's amounts, or it is an approved
  * replay); otherwise stores a pending approval, audits `approval_requested` and throws ApprovalRequired.
  */
-export async function requireFourEyes(deps: Dependencies, gated: GatedChange): Promise<void> {
+export async function requireFourEyes(deps: Dependencies, gated: GatedChange, settings?: Pick<Settings, 'approvals'>): Promise<void> {
   if (deps.caller?.approval) return;
-  const rules = (await deps.settings.get()).approvals;
+  // The settings the caller read with its own first reads (one round trip less), else read here.
+  const rules = (settings ?? await deps.settings.get()).approvals;
   if (!isControlled(rules, gated.change)) return;
   const moves = await gated.moves();
   if (!needsApproval(rules, gated.change, moves)) return;

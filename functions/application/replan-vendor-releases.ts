@@ -25,6 +25,8 @@ export async function openReleasesOfVendor(deps: Dependencies, vendorId: string)
 export async function startVendorWalk(
   deps: Dependencies,
   change: { kind: Extract<JobKind, 'vendor_hold' | 'vendor_unhold' | 'policy_apply'>; vendorId: string; actor: string; reason: string; version?: number },
+  /** The settings' timezone, when the caller has read them (else read here), for the job's times. */
+  zone?: string,
 ): Promise<JobView | null> {
   const first = await deps.reads.openOrderIds(change.vendorId, null, 1);
   if (first.orderIds.length === 0) return null;
@@ -34,5 +36,5 @@ export async function startVendorWalk(
     params: { vendorId: change.vendorId, reason: change.reason, ...(change.version !== undefined ? { version: change.version } : {}) },
     first: walkStep(change.vendorId, 0, null),
   });
-  return jobView(job, (await deps.settings.get()).timezone);
+  return jobView(job, zone ?? (await deps.settings.get()).timezone);
 }

@@ -1,7 +1,8 @@
 /** The read side's indexes against a real dynalite: kept by the release writes, queried by outcomes, forecasts and vendors. */
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
-import { APPLIED_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { APPLIED_INDEX, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
 import { order, release } from './release-fixtures';
@@ -43,7 +44,11 @@ test('the orders table has the due index and the four read-side indexes, sparse 
     [PAID_INDEX.name, 'INCLUDE', ['vendors']],
     [APPLIED_INDEX.name, 'KEYS_ONLY', []],
     [SETTLED_INDEX.name, 'KEYS_ONLY', []],
+    [OPEN_PLAN_INDEX.name, 'INCLUDE', [...OPEN_PLAN_INDEX.include]],
   ]);
+  // The planning index has the open index's keys: every open release is in it, filled from what is written already.
+  const plan = table.GlobalSecondaryIndexes!.find((i) => i.IndexName === OPEN_PLAN_INDEX.name)!;
+  expect(plan.KeySchema).toEqual(table.GlobalSecondaryIndexes!.find((i) => i.IndexName === OPEN_INDEX.name)!.KeySchema);
 });
 
 describe('outcomes through the indexes', () => {
@@ -219,6 +224,27 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     const full = (await orders.getRelease('order_hot000', vendorId))!;
     expect(full.attempts).toHaveLength(1);
     expect(planned[0]).toEqual({ ...full, attempts: [] });
+    // Read from the planning index's partitions (one query each), not item by item.
+    const queries: string[] = [];
+    const query = dynamo.doc.query.bind(dynamo.doc);
+    dynamo.doc.query = async (input) => { queries.push(String(input.IndexName)); return query(input); };
+    try {
+      await orders.reads.openReleasesToPlan(vendorId);
+    } finally {
+      dynamo.doc.query = query;
+    }
+    expect(queries).toEqual(Array(OPEN_SHARDS + 1).fill(OPEN_PLAN_INDEX.name));
+
+    // Before its upgrade stage adds the index, the same read answers the same from the open index and the items.
+    const [withoutPlan] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-before-plan` });
+    await dynamo.client.send(new CreateTableCommand({ ...withoutPlan, GlobalSecondaryIndexes: withoutPlan.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== OPEN_PLAN_INDEX.name) }));
+    for (const orderId of expected) {
+      const item = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` } }))!;
+      await dynamo.doc.put({ TableName: withoutPlan.TableName!, Item: item });
+    }
+    const before = new DynamoOrderRepository(dynamo.doc, withoutPlan.TableName!);
+    expect(await before.reads.openReleasesToPlan(vendorId)).toEqual(planned);
+    expect(await before.reads.openReleasesToPlan(vendorId)).toEqual(planned);
 
     await paid(order('order_hot900', '2022-12-02T10:00:00+05:30', [vendorId]), { [vendorId]: { currency: 'INR', attempts: [] } });
     expect(await orders.reads.openEnds(vendorId)).not.toBe(ends);

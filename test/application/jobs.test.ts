@@ -11,6 +11,7 @@ import { setVendorHold } from '../../functions/application/releases/manage-relea
 import { runJobStep } from '../../functions/handlers/job-steps';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
 import { JOB_QUEUE } from '../../functions/definitions/routing';
+import { Instant } from '../../functions/domain/instant';
 import { fakeWorld } from '../fakes/dependencies';
 import { lambdaContext } from '../../local/lambda/lambda-context';
 import { VENDOR, paid, release, send, usePolicy } from './scenario';
@@ -112,4 +113,68 @@ test('an outcomes export runs a part a step from a stored cursor: a step cut by 
   // The parts are gone once the file is written; the last step delivered again answers the same file.
   expect(world.exports.parts.size).toBe(0);
   expect(await world.exports.combine(`${job.jobId}.csv`, 'text/csv', 4)).toEqual({ bytes: result.bytes, sha256: result.sha256 });
+});
+
+describe('a walk step plans its page as a batch', () => {
+  const orderIds = Array.from({ length: 6 }, (_, i) => `order_30${i}`);
+
+  async function scheduledWorld() {
+    const world = fakeWorld();
+    await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+    for (const orderId of orderIds) await send(world, 'order.paid', paid(orderId));
+    return world;
+  }
+
+  test("the vendor's config and hold are read once for the page, every schedule is cancelled and each order's stream gets its record in one append", async () => {
+    const world = await scheduledWorld();
+    const keys = await Promise.all(orderIds.map(async (orderId) => (await release(world, orderId)).releaseKey));
+    const reads: string[] = [];
+    world.config.beforeStep = async (step) => { reads.push(step); };
+    world.holds.beforeStep = async (step) => { reads.push(step); };
+    const appends: number[] = [];
+    const append = world.audit.append.bind(world.audit);
+    world.audit.append = async (entries) => { appends.push(entries.length); return append(entries); };
+    const held = await setVendorHold(world.deps, VENDOR, RISK, true);
+    reads.length = 0;
+    appends.length = 0;
+    await world.runJobs();
+    expect(await world.jobs.get(held.job!.jobId)).toMatchObject({ state: 'succeeded', total: 6, done: 6, failed: 0 });
+    // One planning read of the config, and one read of the hold after the writes (write, then read), for six releases.
+    expect(reads).toEqual(['config.forPlanning', 'holds.get']);
+    expect(appends).toEqual([6]);
+    expect(world.scheduler.cancelled.sort()).toEqual([...keys].sort());
+    for (const orderId of orderIds) expect(await release(world, orderId)).toMatchObject({ state: 'HELD', holdReason: 'vendor_hold' });
+  });
+
+  test('a write that lost a race is planned again from what won, and an event stored after the page read its order is seen by the read after the write', async () => {
+    const world = await scheduledWorld();
+    await setVendorHold(world.deps, VENDOR, RISK, true);
+    await world.runJobs();
+    const unheld = await setVendorHold(world.deps, VENDOR, RISK, false);
+    // The first write of the page finds its release written meanwhile by a writer that read the hold before the unhold
+    // (a lost race: HELD again, a version up); a dispute of another order is stored after the page read that order,
+    // its own planning finding the release still HELD.
+    let raced: string | null = null;
+    world.orders.beforePut = async (r) => {
+      raced = r.orderId;
+      const stale = await release(world, r.orderId);
+      await world.orders.putRelease({ ...stale, version: stale.version + 1 }, stale.version);
+    };
+    let disputed: string | null = null;
+    world.orders.beforeStep = async (step, subject) => {
+      if (step !== 'orders.putRelease' || disputed !== null || subject.orderId === orderIds[0]) return;
+      disputed = subject.orderId!;
+      await world.orders.recordEvent({
+        key: `order.dispute_opened#${disputed}`, orderId: disputed, receivedAt: Instant.parse('2022-12-02T16:06:00+05:30', 'receivedAt'),
+        event: { type: 'order.dispute_opened', orderId: disputed, openedAt: Instant.parse('2022-12-02T16:06:00+05:30', 'openedAt') },
+      });
+    };
+    await world.runJobs();
+    world.orders.beforeStep = null;
+    expect(await world.jobs.get(unheld.job!.jobId)).toMatchObject({ state: 'succeeded', total: 6, done: 6, failed: 0 });
+    expect(disputed).not.toBeNull();
+    expect(raced).toBe(orderIds[0]);
+    expect(await release(world, disputed!)).toMatchObject({ state: 'HELD', holdReason: 'dispute' });
+    for (const orderId of orderIds.filter((id) => id !== disputed)) expect(await release(world, orderId)).toMatchObject({ state: 'SCHEDULED', holdReason: null });
+  });
 });

@@ -15,7 +15,7 @@ import { dataFolderPaths } from '../../local/data-folder';
 import { LocalDynamo } from '../../local/edge/dynamodb';
 import { dropOutdated, stageTable, stagingName } from '../../local/edge/table-migration';
 import {
-  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs,
+  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs,
 } from '../../functions/definitions/tables';
 
 jest.setTimeout(120_000);
@@ -214,7 +214,7 @@ test('an orders table made before the read indexes gets them all; items carrying
   const lines: string[] = [];
   await stop(await start(dir, lines));
   expect(lines.filter((line) => line.startsWith('migrating table'))).toEqual([
-    `migrating table ${orders.TableName}: adding indexes ${[OPEN_INDEX.name, PAID_INDEX.name, APPLIED_INDEX.name, SETTLED_INDEX.name].join(', ')} (40 items)`,
+    `migrating table ${orders.TableName}: adding indexes ${[OPEN_INDEX.name, PAID_INDEX.name, APPLIED_INDEX.name, SETTLED_INDEX.name, OPEN_PLAN_INDEX.name].join(', ')} (40 items)`,
   ]);
   await withTables(dir, async (client) => {
     expect(canonical(await scanAll(client, orders.TableName!))).toEqual(items);

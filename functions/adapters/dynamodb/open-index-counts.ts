@@ -1,9 +1,12 @@
 /**
  * What a preview asks of a vendor's open index in a fixed number of requests, whatever the vendor's size: how many
- * releases up to a bound (is the preview a job?), and the ends of each partition (does a previewId still hold?).
+ * releases up to a bound (is the preview a job?), and the ends of each partition (does a previewId still hold?); and
+ * what it reads to plan them: the planning index's entries, or the fields it reads of each release by key.
  */
 import type { DocumentClient } from './document-client';
-import { OPEN_INDEX, OPEN_SHARDS } from '../../definitions/tables';
+import { KEY, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS } from '../../definitions/tables';
+import type { VendorRelease } from '../../domain/types';
+import { batchGetItems, queryItems } from './item-keys';
 
 /** A query of one whole open-index partition. */
 function openPartition(tableName: string, pk: string) {
@@ -57,4 +60,64 @@ export async function openEnds(doc: DocumentClient, tableName: string, partition
     return (page.items[0]?.[OPEN_INDEX.sk] as string | undefined) ?? '';
   })));
   return ends.join('|');
+}
+
+/**
+ * What planning reads of a stored release (previews): every field but the gateway's answers (`attempts`) and what
+ * only a sent or settled release carries. A field added to VendorRelease must be named here or in LEFT_OUT.
+ */
+type LeftOut = 'orderId' | 'vendorId' | 'attempts' | 'settledFrom' | 'settlementMismatch' | 'sending';
+const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
+  amount: true, state: true, policyVersion: true, rule: true, scheduleOption: true, transactionTime: true, maxEligibility: true,
+  targetEligibility: true, sendAt: true, releaseKey: true, appliedEligibility: true, predictedSettlement: true, clamp: true,
+  sends: true, reason: true, reasonCode: true, waitReason: true, exposure: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
+  currency: true, version: true, updatedAt: true,
+};
+// The planning index projects exactly these (and `nulls`): a field named here and not there, or there and not here, fails to compile.
+type Unprojected = Exclude<keyof typeof PLANNING_FIELDS, (typeof OPEN_PLAN_INDEX.include)[number]>;
+const PROJECTED: readonly (keyof typeof PLANNING_FIELDS | 'nulls')[] = OPEN_PLAN_INDEX.include;
+const ALL_PROJECTED: [Unprojected] extends [never] ? typeof PROJECTED : never = PROJECTED;
+
+/** DynamoDB's (and dynalite's) answer to a query of an index the table does not have. */
+export const isMissingIndex = (error: unknown): boolean =>
+  (error as { name?: string } | null)?.name === 'ValidationException' && /does not have the specified index/.test(String((error as Error).message));
+
+const PLANNING_PROJECTION = (() => {
+  const names = [KEY.pk, KEY.sk, ...ALL_PROJECTED];
+  return {
+    ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
+  };
+})();
+
+/**
+ * Every entry of the planning index (OPEN_PLAN_INDEX: the open index's keys, the planner's fields) over the vendor's
+ * partitions, all queried at once, a page of up to 1 MB a query, in the index's order.
+ */
+export async function openPlanEntries(doc: DocumentClient, tableName: string, partitions: readonly string[]): Promise<Record<string, unknown>[]> {
+  const parts = await Promise.all(partitions.map((pk) => queryItems(doc, {
+    TableName: tableName,
+    IndexName: OPEN_PLAN_INDEX.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': OPEN_PLAN_INDEX.pk },
+    ExpressionAttributeValues: { ':pk': pk },
+  })));
+  const sk = (item: Record<string, unknown>) => item[OPEN_INDEX.sk] as string;
+  return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+}
+
+/** Release keys per BatchGetItem group of a planning read by key, and groups read at once (each group is 10 calls at once). */
+const OPEN_FETCH_GROUP = 1000;
+const OPEN_FETCHES_IN_FLIGHT = 4;
+
+/** The release items of `keys` with only the planning fields (PLANNING_PROJECTION), in groups read a few at once. */
+export async function planningItemsByKey(doc: DocumentClient, tableName: string, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const groups: Record<string, unknown>[][] = [];
+  for (let i = 0; i < keys.length; i += OPEN_FETCH_GROUP) groups.push(keys.slice(i, i + OPEN_FETCH_GROUP));
+  const found: Record<string, unknown>[][] = new Array(groups.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(OPEN_FETCHES_IN_FLIGHT, groups.length) }, async () => {
+    for (let g = next++; g < groups.length; g = next++) found[g] = await batchGetItems(doc, tableName, groups[g], false, PLANNING_PROJECTION);
+  }));
+  return found.flat();
 }

@@ -8,7 +8,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
-import { openCountUpTo, openEnds } from './open-index-counts';
+import { isMissingIndex, openCountUpTo, openEnds, openPlanEntries, planningItemsByKey } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -36,28 +36,6 @@ const QUERY_PAGE = 250;
  * Defer by Days, at most 365 days, and a day to spare.
  */
 const LONGEST_WINDOW_MS = (MAX_DELAY_DAYS + 1) * 86_400_000;
-
-/** Release keys per BatchGetItem group of a planning read, and groups read at once (each group is 10 calls at once). */
-const OPEN_FETCH_GROUP = 1000;
-const OPEN_FETCHES_IN_FLIGHT = 4;
-/**
- * What planning reads of a stored release (previews): every field but the gateway's answers (`attempts`) and what
- * only a sent or settled release carries. A field added to VendorRelease must be named here or in LEFT_OUT.
- */
-type LeftOut = 'orderId' | 'vendorId' | 'attempts' | 'settledFrom' | 'settlementMismatch' | 'sending';
-const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
-  amount: true, state: true, policyVersion: true, rule: true, scheduleOption: true, transactionTime: true, maxEligibility: true,
-  targetEligibility: true, sendAt: true, releaseKey: true, appliedEligibility: true, predictedSettlement: true, clamp: true,
-  sends: true, reason: true, reasonCode: true, waitReason: true, exposure: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
-  currency: true, version: true, updatedAt: true,
-};
-const PLANNING_PROJECTION = (() => {
-  const names = [KEY.pk, KEY.sk, 'nulls', ...Object.keys(PLANNING_FIELDS)];
-  return {
-    ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
-  };
-})();
 
 /** The partitions that list what exists: every vendor seen, and every month an index partition was written in. */
 const VENDORS_PK = 'VENDORS';
@@ -311,11 +289,30 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   /**
-   * The vendor's open releases as planning reads them (previews), in the index's order: every partition of the index read at once, then
-   * the release items alone (not their orders) with only PLANNING_FIELDS, OPEN_FETCHES_IN_FLIGHT batches at a time.
+   * The vendor's open releases as planning reads them (previews), in the index's order: the planning index's
+   * partitions at once (or, before it exists, the open index's, then the release items by key, PLANNING_FIELDS only).
    * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
+    if (this.planIndex !== 'absent') {
+      try {
+        const items = await openPlanEntries(this.doc, this.tableName, openPartitions(vendorId));
+        this.planIndex = 'present';
+        return await this.withCurrencies(items.map((item) => ({ ...toRelease(item), attempts: [] })), new Map());
+      } catch (error) {
+        // Before its upgrade stage deploys it (or while DynamoDB fills it), the index is not there: read as before.
+        if (this.planIndex === 'present' || !isMissingIndex(error)) throw error;
+        this.planIndex = 'absent';
+      }
+    }
+    return this.openReleasesByKey(vendorId);
+  }
+
+  /** Whether the planning index exists (learned once a container): until its upgrade stage, the read by key instead. */
+  private planIndex: 'unknown' | 'present' | 'absent' = 'unknown';
+
+  /** openReleasesToPlan without the planning index: the open index's entries, then the release items by key. */
+  private async openReleasesByKey(vendorId: string): Promise<VendorRelease[]> {
     const entries = await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY);
     const currencies = new Map<string, unknown>();
     const place = new Map<string, number>();
@@ -325,16 +322,15 @@ export class DynamoReleaseReads implements ReleaseReads {
       place.set(orderId, i);
       return { [KEY.pk]: orderPk(orderId), [KEY.sk]: RELEASE_PREFIX + vendorId };
     });
-    const groups: Record<string, unknown>[][] = [];
-    for (let i = 0; i < keys.length; i += OPEN_FETCH_GROUP) groups.push(keys.slice(i, i + OPEN_FETCH_GROUP));
-    const found: Record<string, unknown>[][] = new Array(groups.length);
-    let next = 0;
-    await Promise.all(Array.from({ length: Math.min(OPEN_FETCHES_IN_FLIGHT, groups.length) }, async () => {
-      for (let g = next++; g < groups.length; g = next++) found[g] = await batchGetItems(this.doc, this.tableName, groups[g], false, PLANNING_PROJECTION);
-    }));
+    const found = await planningItemsByKey(this.doc, this.tableName, keys);
     // In the index's order (maximum eligibility, then order id), as openReleases gives them.
-    const releases = found.flat().map((item) => ({ ...toRelease(item), attempts: [] }))
+    const releases = found.map((item) => ({ ...toRelease(item), attempts: [] }))
       .sort((a, b) => place.get(a.orderId)! - place.get(b.orderId)!);
+    return this.withCurrencies(releases, currencies);
+  }
+
+  /** Releases written before they kept their currency take the index entry's or else their order record's. */
+  private async withCurrencies(releases: VendorRelease[], currencies: Map<string, unknown>): Promise<VendorRelease[]> {
     const withoutCurrency = releases.filter((r) => r.currency === undefined);
     if (withoutCurrency.length > 0) {
       // Written before releases kept their currency: the index entry or else the order record has it.

@@ -51,15 +51,19 @@ export async function putPolicy(deps: Dependencies, vendorId: string, body: unkn
       reason: change.policy.reason,
       moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
       basis: { policyVersion: fromVersion },
-    });
+    }, settings);
   }
-  const saved = await saveNextPolicy(deps, vendorId, fromVersion, change.policy);
-  const warnings = await capWarnings(deps, vendorId, saved);
-  if (change.applyTo === 'new_orders') return { ...presented(saved, settings.timezone), job: null, ...warnings };
+  const { saved, audited } = await storeNextPolicy(deps, vendorId, fromVersion, change.policy);
+  if (change.applyTo === 'new_orders') {
+    const [warnings] = await Promise.all([capWarnings(deps, vendorId, saved), audited]);
+    return { ...presented(saved, settings.timezone), job: null, ...warnings };
+  }
   // In force from this answer: the planner (and every release function, after its claim) reads the open orders'
-  // policy consistently and plans a release pinned to an older version under it. The job moves the schedules.
-  await deps.openOrderPolicies.put(saved);
-  const job = await startVendorWalk(deps, { kind: 'policy_apply', vendorId, actor: saved.actor, reason: saved.reason, version: saved.version });
+  // policy consistently and plans a release pinned to an older version under it. The job moves the schedules. The
+  // version's audit record and the warnings go alongside (a few round trips in turn, however many releases).
+  const applied = deps.openOrderPolicies.put(saved)
+    .then(() => startVendorWalk(deps, { kind: 'policy_apply', vendorId, actor: saved.actor, reason: saved.reason, version: saved.version }, settings.timezone));
+  const [warnings, job] = await Promise.all([capWarnings(deps, vendorId, saved), applied, audited]);
   return { ...presented(saved, settings.timezone), job, ...warnings };
 }
 
@@ -90,17 +94,30 @@ export async function saveNextPolicy(
   policy: PolicyChange['policy'],
   importId?: string,
 ): Promise<VendorPolicy> {
+  const { saved, audited } = await storeNextPolicy(deps, vendorId, fromVersion, policy, importId);
+  await audited;
+  return saved;
+}
+
+/** saveNextPolicy, answering once the version is stored, with its audit append (never rejects) still going. */
+async function storeNextPolicy(
+  deps: Dependencies,
+  vendorId: string,
+  fromVersion: number,
+  policy: PolicyChange['policy'],
+  importId?: string,
+): Promise<{ saved: VendorPolicy; audited: Promise<void> }> {
   const version = fromVersion + 1;
   try {
     const saved = await deps.policies.save({ vendorId, version, ...policy, at: storedInstant(deps.clock.now()), ...(importId ? { importId } : {}) });
-    await appendAudit(deps, [{
+    const audited = appendAudit(deps, [{
       kind: 'policy_changed',
       at: saved.at ?? storedInstant(deps.clock.now()),
       actor: saved.actor,
       vendorId,
       detail: { version: saved.version, fromVersion, scheduleOption: saved.scheduleOption, release: saved.release, ...(saved.maxExposure ? { maxExposure: saved.maxExposure } : {}), reason: saved.reason, ...(importId ? { importId } : {}) },
     }]);
-    return saved;
+    return { saved, audited };
   } catch (error) {
     if (error instanceof VersionConflictError) {
       throw new VersionConflictError(`policy of ${vendorId} changed meanwhile (version ${version} exists); GET it and send your change again`);

@@ -38,15 +38,19 @@ export interface HoldView extends VendorHold {
   job: JobView | null;
 }
 
-/** A vendor Holdback knows: one with a policy, a hold, or a release. */
-async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise<void> {
+/**
+ * A vendor Holdback knows: one with a policy, a hold, or a release. Answers its hold and the settings, read in the same
+ * round trip (a hold's answer waits for few of them in turn, so that it stays quick while jobs keep the table busy).
+ */
+async function requireKnownVendor(deps: Dependencies, vendorId: string) {
   requireId(vendorId, 'vendorId');
-  const [policy, hold, releases] = await Promise.all([
-    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.knowsVendor(vendorId),
+  const [policy, hold, releases, settings] = await Promise.all([
+    deps.policies.current(vendorId), deps.holds.get(vendorId), deps.reads.knowsVendor(vendorId), deps.settings.get(),
   ]);
   if (!policy && !hold && !releases) {
     throw new NotFoundError(`vendor ${vendorId} is unknown: no order, policy or hold names it`);
   }
+  return { existing: hold, settings };
 }
 
 /**
@@ -59,8 +63,7 @@ async function requireKnownVendor(deps: Dependencies, vendorId: string): Promise
 export async function setVendorHold(deps: Dependencies, vendorId: string, input: HoldInput, held: boolean): Promise<HoldView> {
   const fields: ActorAndReason = { actor: input.actor, reason: input.reason };
   const asked = input.source ?? DEFAULT_HOLD_SOURCE;
-  await requireKnownVendor(deps, vendorId);
-  const existing = await deps.holds.get(vendorId);
+  const { existing, settings } = await requireKnownVendor(deps, vendorId);
   const placedBy = existing?.held ? sourceOf(existing) : null;
   if (!held && placedBy !== null && !mayLift(placedBy, asked)) {
     throw new ConflictError('hold_source', `vendor ${vendorId} is held by source "${placedBy}" (${existing!.actor} at ${existing!.at}: ${existing!.reason}); an unhold with source "${asked}" cannot lift it: send "source": ${liftersOf(placedBy).map((s) => `"${s}"`).join(' or ')} (the same source or a stronger one; strongest first: ${HOLD_SOURCES.join(', ')})`);
@@ -74,14 +77,17 @@ export async function setVendorHold(deps: Dependencies, vendorId: string, input:
       reason: fields.reason,
       moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
       basis: { holdAt: existing.at.toText() },
-    });
+    }, settings);
   }
   // A hold placed again by a weaker source keeps the stronger one, so that it cannot be lifted by the weaker one.
   const source = held && placedBy !== null ? strongerSource(placedBy, asked) : asked;
   const hold: VendorHold = { vendorId, held, source, actor: fields.actor, reason: fields.reason, at: storedInstant(deps.clock.now()) };
   await deps.holds.put(hold);
-  await appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason, source, ...(placedBy ? { heldBy: placedBy } : {}) } }]);
-  const job = await startVendorWalk(deps, { kind: held ? 'vendor_hold' : 'vendor_unhold', vendorId, actor: hold.actor, reason: hold.reason });
+  // In force from here; its audit record and the job of the rest are independent of each other.
+  const [, job] = await Promise.all([
+    appendAudit(deps, [{ kind: held ? 'hold' : 'unhold', at: hold.at, actor: hold.actor, vendorId, detail: { reason: hold.reason, source, ...(placedBy ? { heldBy: placedBy } : {}) } }]),
+    startVendorWalk(deps, { kind: held ? 'vendor_hold' : 'vendor_unhold', vendorId, actor: hold.actor, reason: hold.reason }, settings.timezone),
+  ]);
   return { ...hold, job };
 }
 
