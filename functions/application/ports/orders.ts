@@ -98,7 +98,9 @@ export interface ReleaseReads {
   openReleases(vendorId: string, range?: { from: Instant; to: Instant }): AsyncIterable<ReadRelease>;
   /**
    * One page of the vendor's open releases as the index keys them (no release read): order ids in the index's order,
-   * strictly after `after`, and the position the next page continues after (null: this was the last page).
+   * strictly after `after`, and the position the next page continues after. Null: nothing follows. A full page may
+   * still give a position whose page is empty (DynamoDB cannot tell the end from a full page), so callers follow
+   * `next` until it is null.
    */
   openOrderIds(vendorId: string, after: string | null, limit: number): Promise<{ orderIds: string[]; next: string | null }>;
   /**
