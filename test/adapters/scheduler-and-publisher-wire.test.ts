@@ -26,12 +26,34 @@ afterEach(async () => {
 
 describe('atExpression', () => {
   test('India wall time, rounded up to the whole minute so a release never fires early', () => {
-    const at = (iso: string) => atExpression(DateTime.fromISO(iso, { setZone: true }), 'Asia/Kolkata');
+    const at = (iso: string) => atExpression(Instant.parse(iso, 'at'), 'Asia/Kolkata');
     expect(at('2022-12-17T15:00:00+05:30')).toBe('at(2022-12-17T15:00:00)');
     expect(at('2022-12-17T09:30:00Z')).toBe('at(2022-12-17T15:00:00)');
     expect(at('2022-12-17T09:30:00.001Z')).toBe('at(2022-12-17T15:01:00)');
     expect(at('2022-12-17T18:29:30Z')).toBe('at(2022-12-18T00:00:00)');
-    expect(atExpression(DateTime.fromISO('2022-12-17T09:30:00Z'), 'UTC')).toBe('at(2022-12-17T09:30:00)');
+    expect(atExpression(Instant.parse('2022-12-17T09:30:00Z', 'at'), 'UTC')).toBe('at(2022-12-17T09:30:00)');
+  });
+
+  test('on the number, the same wall time luxon gives, across daylight saving and offsets of 30 and 45 minutes', () => {
+    const byLuxon = (ms: number, zone: string) => {
+      const local = DateTime.fromMillis(ms, { zone });
+      const minute = local.startOf('minute');
+      return `at(${(minute < local ? minute.plus({ minutes: 1 }) : minute).toFormat("yyyy-MM-dd'T'HH:mm:ss")})`;
+    };
+    const zones = ['Asia/Kolkata', 'America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham'];
+    // Each hour and a few odd seconds around the 2022 changes of daylight saving in the northern and southern zones.
+    const starts = ['2022-03-13T00:00:00Z', '2022-03-27T00:00:00Z', '2022-04-02T12:00:00Z', '2022-10-01T12:00:00Z', '2022-10-30T00:00:00Z', '2022-11-06T00:00:00Z'];
+    let compared = 0;
+    for (const zone of zones) {
+      for (const start of starts) {
+        for (let step = 0; step < 12 * 60; step += 7) {
+          const ms = Date.parse(start) + step * 60_000 + (step % 3) * 20_001;
+          expect([zone, ms, atExpression(Instant.at(ms, 'UTC'), zone)]).toEqual([zone, ms, byLuxon(ms, zone)]);
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBe(zones.length * starts.length * Math.ceil((12 * 60) / 7));
   });
 });
 
