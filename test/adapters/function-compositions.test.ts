@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
+import { composeDependencies, lazyClient, type AwsAdapters } from '../../functions/composition/compose';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config';
 import { S3ExportStore } from '../../functions/adapters/s3/s3-export-store';
 import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
@@ -133,4 +133,36 @@ it('a port a composition does not build says which function lacks which client, 
   );
   await expect(deps.queue.enqueue([])).rejects.toThrow(/loads no SQS client, so it cannot enqueue a release/);
   await expect(deps.publisher.publish([])).rejects.toThrow(/loads no EventBridge client, so it cannot publish events/);
+});
+
+describe('an SDK client other than DynamoDB is built at its first use, not at the cold start', () => {
+  it('the order-events function builds DynamoDB at once, and SQS, Scheduler and EventBridge only when a call reaches them', async () => {
+    const hooked: string[] = [];
+    const deps = composeDependencies(readRuntimeConfig({ ...AWS_ENV, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_MAX_ATTEMPTS: '1' }), await composition('order-events'), 'order-events', {
+      logger: quiet, wrapClient: (_client, service) => { hooked.push(service); },
+    });
+    expect(hooked).toEqual(['DynamoDB']);
+    // The call goes through the built client (to a closed port: refused), which the hook saw once, before the call.
+    await expect(deps.queue.enqueue([{ orderId: 'order-1', vendorId: 'vendor-1', releaseKey: 'order-1-vendor-1-1' }])).rejects.toThrow();
+    expect(hooked).toEqual(['DynamoDB', 'SQS']);
+    await expect(deps.queue.enqueue([{ orderId: 'order-1', vendorId: 'vendor-1', releaseKey: 'order-1-vendor-1-1' }])).rejects.toThrow();
+    await expect(deps.scheduler.cancel('order-1-vendor-1-1')).rejects.toThrow();
+    expect(hooked).toEqual(['DynamoDB', 'SQS', 'Scheduler']);
+  });
+
+  it('reads every property through to the built client, with its methods bound to it', () => {
+    let builds = 0;
+    class Client {
+      readonly middlewareStack = { name: 'stack' };
+      constructor(readonly config: { region: string }) { builds += 1; }
+      send(this: Client, command: string) { return `${this.config.region}:${command}`; }
+    }
+    const client = lazyClient(() => new Client({ region: 'ap-south-1' }));
+    expect(builds).toBe(0);
+    const { send } = client;
+    expect(send('GetItem')).toBe('ap-south-1:GetItem');
+    expect(client.middlewareStack.name).toBe('stack');
+    expect(client.config.region).toBe('ap-south-1');
+    expect(builds).toBe(1);
+  });
 });
