@@ -155,7 +155,7 @@ describe('an SDK client other than DynamoDB is built at its first use, not at th
     class Client {
       readonly middlewareStack = { name: 'stack' };
       constructor(readonly config: { region: string }) { builds += 1; }
-      send(this: Client, command: string) { return `${this.config.region}:${command}`; }
+      send(command: string) { return `${this.config.region}:${command}`; }
     }
     const client = lazyClient(() => new Client({ region: 'ap-south-1' }));
     expect(builds).toBe(0);
