@@ -200,6 +200,17 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     expect(inputsOf(bundles.orderEvents).some((input) => input.startsWith('functions/adapters/gateway/'))).toBe(false);
   });
 
+  it('the order-events function keeps no metrics: it carries no Powertools Metrics, which the other per-order functions do', () => {
+    // The events the metrics count (applied, failed, drift) come from sending and settling alone, never from an order
+    // event (test/application/bounds-property.test.ts checks that for every event it tries; handlers/order-events.ts).
+    const inputs = inputsOf(bundles.orderEvents);
+    expect(inputs.includes('functions/domain/release/settle.ts')).toBe(false);
+    expect(inputs.some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))).toBe(false);
+    for (const role of ['release', 'sweep', 'webhooks', 'api'] as const) {
+      expect([role, inputsOf(bundles[role]).some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))]).toEqual([role, true]);
+    }
+  });
+
   it('the release function carries no S3, KMS or storage code (export files, audit signing)', () => {
     const packages = packagesIn(bundles.release);
     for (const absent of ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner', '@aws-sdk/client-kms', 'csv-parse']) {
