@@ -210,13 +210,15 @@ export class HoldbackFunction extends Construct {
    * Sets what a release schedule needs (group, execution role; composition-root.ts requires them all, even where the
    * function only cancels) and grants, in that group alone, `plan`: creating, updating and deleting schedules and
    * passing them that role; `cancelOnly`: deleting them, nothing else (a settlement webhook cancels the settled
-   * release's schedule and never plans one).
+   * release's schedule and never plans one); `none`: nothing (the sweep enqueues what is overdue and loads no
+   * Scheduler client, functions/composition/sweep.ts).
    */
-  bindReleaseScheduling(scheduling: ReleaseScheduling, may: 'plan' | 'cancelOnly'): this {
+  bindReleaseScheduling(scheduling: ReleaseScheduling, may: 'plan' | 'cancelOnly' | 'none'): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
     // Every CreateSchedule names it, so a command Scheduler could not deliver is parked (and alarms), not dropped.
     this.function.addEnvironment(RUNTIME_ENV.scheduleDeadLetterArn, scheduling.deadLetters.queue.queueArn);
+    if (may === 'none') return this;
     if (may === 'plan') scheduling.grantScheduling(this.function);
     else scheduling.grantCancelling(this.function);
     Validations.of(this.role).acknowledge({
