@@ -43,18 +43,18 @@ async function composition(name: string): Promise<AwsAdapters> {
 }
 
 /**
- * What each function's use cases need beyond DynamoDB and SQS on AWS (see each composition file): the publisher where
- * the function emits events (routing.ts EMITTED_EVENTS, which its role's PutEvents grant follows; the api republishes a
+ * What each function's use cases need beyond DynamoDB on AWS (see each composition file): the publisher where the
+ * function emits events (routing.ts EMITTED_EVENTS, which its role's PutEvents grant follows; the api republishes a
  * payment from the webhook route it also serves), the scheduler where it plans or cancels schedules (not the sweep,
- * which enqueues what is overdue).
+ * which enqueues what is overdue), SQS where it enqueues (not the webhooks, whose role may not send to the queue).
  */
-const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; s3: boolean; kms: boolean; secrets: boolean }> = {
-  'order-events': { scheduler: true, publisher: false, s3: false, kms: false, secrets: false },
-  release: { scheduler: true, publisher: true, s3: false, kms: false, secrets: true },
-  sweep: { scheduler: false, publisher: false, s3: false, kms: true, secrets: false },
-  webhooks: { scheduler: true, publisher: true, s3: false, kms: false, secrets: true },
-  jobs: { scheduler: true, publisher: false, s3: true, kms: true, secrets: false },
-  api: { scheduler: true, publisher: true, s3: true, kms: true, secrets: true },
+const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: boolean; s3: boolean; kms: boolean; secrets: boolean }> = {
+  'order-events': { scheduler: true, publisher: false, queues: true, s3: false, kms: false, secrets: false },
+  release: { scheduler: true, publisher: true, queues: true, s3: false, kms: false, secrets: true },
+  sweep: { scheduler: false, publisher: false, queues: true, s3: false, kms: true, secrets: false },
+  webhooks: { scheduler: true, publisher: true, queues: false, s3: false, kms: false, secrets: true },
+  jobs: { scheduler: true, publisher: false, queues: true, s3: true, kms: true, secrets: false },
+  api: { scheduler: true, publisher: true, queues: true, s3: true, kms: true, secrets: true },
 };
 
 it('a function builds a publisher exactly where its role may put events on the bus, the api aside (its webhook route republishes a payment)', () => {
@@ -66,14 +66,15 @@ it('a function builds a publisher exactly where its role may put events on the b
 });
 
 describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
-  it('builds the queues, and the scheduler, the publisher, S3, KMS and Secrets Manager exactly where it needs them', async () => {
+  it('builds the scheduler, the publisher, the queues, S3, KMS and Secrets Manager exactly where it needs them', async () => {
     const adapters = await composition(name);
     const deps = composeDependencies(readRuntimeConfig(AWS_ENV), adapters, name, { logger: quiet });
     expect(deps.scheduler instanceof EventBridgeReleaseScheduler).toBe(needs.scheduler);
     expect(deps.publisher instanceof EventBridgePublisher).toBe(needs.publisher);
     if (!needs.publisher) await expect(deps.publisher.publish([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no EventBridge client`);
     if (!needs.scheduler) await expect(deps.scheduler.cancel('k')).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no Scheduler client`);
-    expect(deps.queue).toBeInstanceOf(SqsReleaseQueue);
+    expect(deps.queue instanceof SqsReleaseQueue).toBe(needs.queues);
+    if (!needs.queues) await expect(deps.queue.enqueue([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no SQS client`);
     expect(deps.exports instanceof S3ExportStore).toBe(needs.s3);
     // Verification and export (the api, the jobs) read the audit log's write-once copy in S3.
     expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.s3);

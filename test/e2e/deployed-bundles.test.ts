@@ -136,11 +136,12 @@ function packagesIn(bundle: FunctionBundle): Set<string> {
 describe('each function bundle carries only the AWS clients it uses', () => {
   const CLIENTS = ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-s3', 'client-kms', 'client-secrets-manager'] as const;
   const USES: Record<FunctionRole, (typeof CLIENTS)[number][]> = {
-    // EventBridge only where the function emits (routing.ts EMITTED_EVENTS), Scheduler where it plans or cancels.
+    // EventBridge only where the function emits (routing.ts EMITTED_EVENTS), Scheduler where it plans or cancels, SQS
+    // where it enqueues (the webhooks never do: their role may not send to the release queue).
     orderEvents: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
     release: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
     sweep: ['client-dynamodb', 'client-sqs', 'client-kms'],
-    webhooks: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
+    webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
     jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-s3', 'client-kms'],
     api: [...CLIENTS],
   };
