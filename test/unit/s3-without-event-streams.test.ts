@@ -13,6 +13,7 @@ jest.mock('@smithy/core/event-streams', () => jest.requireActual('../../function
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { GetObjectCommand, S3Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
 const { S3ExportStore } = require('../../functions/adapters/s3/s3-export-store') as typeof import('../../functions/adapters/s3/s3-export-store');
+const { lazyClient } = require('../../functions/composition/compose') as typeof import('../../functions/composition/compose');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 let s3: Awaited<ReturnType<typeof startLocalS3>>;
@@ -32,8 +33,10 @@ it("S3's client is built with the stand-in's marshaller, which refuses an event 
   expect(() => eventStreamMarshaller.deserialize()).toThrow(/carries no event-stream support/);
 });
 
-it('the export store writes a file (multipart uploader), reads it back and serves it by a pre-signed link', async () => {
-  const store = new S3ExportStore(client, 'exports');
+it('the export store writes a file (multipart uploader), reads it back and serves it by a pre-signed link, through a client built at first use', async () => {
+  // As functions/composition/services/s3.ts hands it over: the client built at its first use (lazyClient).
+  const lazy = lazyClient(() => new S3Client({ endpoint: s3.url, region: 'ap-south-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 }));
+  const store = new S3ExportStore(lazy, 'exports');
   const lines = ['orderId,vendorId,state\n', 'order-1,vendor-1,APPLIED\n', 'order-2,vendor-1,HELD\n'];
   const written = await store.write('exports/e-1/outcomes.csv', 'text/csv; charset=utf-8', (async function* rows() { yield* lines; })());
   const text = lines.join('');
@@ -44,4 +47,5 @@ it('the export store writes a file (multipart uploader), reads it back and serve
   expect(link).toContain('X-Amz-Signature=');
   const answer = await fetch(link);
   expect([answer.status, await answer.text()]).toEqual([200, text]);
+  lazy.destroy();
 });
