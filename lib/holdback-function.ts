@@ -25,14 +25,11 @@ const PROJECT_ROOT = path.join(__dirname, '..');
 /** What the bundles load instead of the SDK's default credential chain, from the project root (esbuild's working directory). */
 export const LAMBDA_CREDENTIALS = 'functions/composition/lambda-credentials.ts';
 
-/** What the bundles without S3 load instead of the SDK's event-stream codec (the file says why). */
+/** What the bundles load instead of the SDK's event-stream codec (the file says why). */
 export const NO_EVENT_STREAMS = 'functions/composition/no-event-streams.ts';
 
 /** What the bundles load instead of mnemonist's LRU cache, DynamoDB's endpoint-discovery cache (the file says why). */
 export const ENDPOINT_CACHE_MAP = 'functions/composition/endpoint-cache-map.ts';
-
-/** The handlers whose code builds an S3 client, whose config imports the event-stream codec statically. */
-const WITH_S3: readonly HandlerFile[] = ['api', 'jobs', 'audit-archive'];
 
 /** The context key that writes esbuild's metafile (`index.meta.json`) beside each bundle. */
 export const BUNDLE_METAFILE_CONTEXT = 'holdback:bundleMetafile';
@@ -151,14 +148,14 @@ export class HoldbackFunction extends Construct {
         // Each handler builds only its own composition (functions/composition/<function>.ts) and so carries only its
         // SDK clients; and the SDK's default credential chain becomes its environment provider alone, all Lambda uses
         // (functions/composition/lambda-credentials.ts says why): together under half of the shared-root bundle.
-        // DynamoDB's endpoint-discovery cache becomes a bounded Map (functions/composition/endpoint-cache-map.ts); the
-        // functions without S3 also drop the SDK's event-stream codec, which no operation of theirs uses
+        // DynamoDB's endpoint-discovery cache becomes a bounded Map (functions/composition/endpoint-cache-map.ts); every
+        // function drops the SDK's event-stream codec, which no operation Holdback calls uses, S3's included
         // (functions/composition/no-event-streams.ts); and no legal comments are collected at the end of a bundle.
         esbuildArgs: {
           '--alias': [
             `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`,
             `mnemonist/lru-cache=./${ENDPOINT_CACHE_MAP}`,
-            ...(WITH_S3.includes(props.handlerFile) ? [] : [`@smithy/core/event-streams=./${NO_EVENT_STREAMS}`]),
+            `@smithy/core/event-streams=./${NO_EVENT_STREAMS}`,
           ],
           '--legal-comments': 'none',
         },
@@ -213,13 +210,15 @@ export class HoldbackFunction extends Construct {
    * Sets what a release schedule needs (group, execution role; composition-root.ts requires them all, even where the
    * function only cancels) and grants, in that group alone, `plan`: creating, updating and deleting schedules and
    * passing them that role; `cancelOnly`: deleting them, nothing else (a settlement webhook cancels the settled
-   * release's schedule and never plans one).
+   * release's schedule and never plans one); `none`: nothing (the sweep enqueues what is overdue and loads no
+   * Scheduler client, functions/composition/sweep.ts).
    */
-  bindReleaseScheduling(scheduling: ReleaseScheduling, may: 'plan' | 'cancelOnly'): this {
+  bindReleaseScheduling(scheduling: ReleaseScheduling, may: 'plan' | 'cancelOnly' | 'none'): this {
     this.function.addEnvironment(RUNTIME_ENV.scheduleGroup, scheduling.group.scheduleGroupName);
     this.function.addEnvironment(RUNTIME_ENV.schedulerRoleArn, scheduling.role.roleArn);
     // Every CreateSchedule names it, so a command Scheduler could not deliver is parked (and alarms), not dropped.
     this.function.addEnvironment(RUNTIME_ENV.scheduleDeadLetterArn, scheduling.deadLetters.queue.queueArn);
+    if (may === 'none') return this;
     if (may === 'plan') scheduling.grantScheduling(this.function);
     else scheduling.grantCancelling(this.function);
     Validations.of(this.role).acknowledge({

@@ -269,9 +269,10 @@ export class HoldbackStack extends Stack {
         fn.bindReleaseScheduling(this.scheduling, 'cancelOnly').bindReleaseQueue(this.releaseQueue.queue, false).bindGateway(this.gateway, true);
         continue;
       }
-      // Every other function creates and deletes release schedules: order events, the release function and the sweep
-      // plan them; the api cancels and replans them (holds, manual release).
-      fn.bindReleaseScheduling(this.scheduling, 'plan')
+      // Every other function but the sweep creates and deletes release schedules: order events and the release
+      // function plan them; the api and the jobs cancel and replan them (holds, manual release, bulk replans). The
+      // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
+      fn.bindReleaseScheduling(this.scheduling, name === 'sweep' ? 'none' : 'plan')
         .bindReleaseQueue(this.releaseQueue.queue)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }

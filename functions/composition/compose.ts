@@ -41,6 +41,12 @@ export interface ServiceContext {
   clock: Clock;
   /** Hands a client to the client hook (if any) before its first call; returns it. */
   hooked<T extends { middlewareStack: unknown }>(client: T, service: string): T;
+  /**
+   * The client `build` makes, built (and hooked) at its first use rather than at the cold start: a function whose
+   * invocation never calls a service (an order due later enqueues nothing; a release that succeeds schedules no retry)
+   * does not pay for constructing its client. Every property reads through to the built client.
+   */
+  lazy<T extends { middlewareStack: unknown }>(service: string, build: () => T): T;
 }
 
 /** What a gateway adapter is given: the credentials (with the scrubber that learns them). */
@@ -131,6 +137,18 @@ function absentPort<T extends object>(functionName: string, client: string, what
   });
 }
 
+/** An object standing for `build()`'s, which is built on the first property read; methods are bound to it. */
+export function lazyClient<T extends object>(build: () => T): T {
+  let built: T | null = null;
+  return new Proxy({} as T, {
+    get: (_target, property) => {
+      built ??= build();
+      const value = Reflect.get(built, property, built) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(built) : value;
+    },
+  });
+}
+
 /** The system clock (AWS); the embedded default passes its shared clock instead. */
 export const systemClock: Clock = { now: () => Instant.now() };
 
@@ -151,6 +169,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
       overrides.wrapClient?.(client, service, config);
       return client;
     },
+    lazy: (service, build) => lazyClient(() => c.hooked(build(), service)),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
   const doc = new DocumentClient(c.hooked(new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));

@@ -4,7 +4,7 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { handleOrderEvent } from '../application/releases/handle-order-event';
 import { awsRuntime, type DependencySource } from './dependencies';
 import * as composition from '../composition/order-events';
-import { lambdaMetrics, handlerDependencies, observed, type HandlerMetrics } from './observability';
+import { handlerDependencies, observed, type HandlerMetrics } from './observability';
 
 export type OrderEventsResult =
   | { outcome: 'rejected'; id: string; reasons: string[] }
@@ -32,4 +32,11 @@ export function makeOrderEventsHandler(getDeps: DependencySource, metrics?: Hand
   });
 }
 
-export const handler = makeOrderEventsHandler(awsRuntime('order-events', composition), lambdaMetrics());
+/**
+ * No metrics: the release flow's metrics count what is sent (applied, failed, retried, 429s, lateness), settled (drift)
+ * and swept, none of which an order event does (its plans only schedule or enqueue; the events that count are
+ * published by the release and webhooks functions, domain/release/send.ts and settle.ts, which this bundle does not
+ * carry: test/e2e/deployed-bundles.test.ts). With none recorded, Powertools' Metrics only warned "No application
+ * metrics to publish" on every invocation, and its code was 3 KB gzipped of the bundle.
+ */
+export const handler = makeOrderEventsHandler(awsRuntime('order-events', composition));

@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
+import { composeDependencies, lazyClient, type AwsAdapters } from '../../functions/composition/compose';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config';
 import { S3ExportStore } from '../../functions/adapters/s3/s3-export-store';
 import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
@@ -23,6 +23,7 @@ import { DynamoApprovalRepository } from '../../functions/adapters/dynamodb/appr
 import { FileExportStore } from '../../functions/adapters/files/file-export-store';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { awsEnvironment } from './aws-environment';
+import { EMITTED_EVENTS } from '../../functions/definitions/routing';
 
 const { HOLDBACK_GATEWAY_CLIENT_ID: _id, HOLDBACK_GATEWAY_CLIENT_SECRET: _secret, ...base } = awsEnvironment('unused');
 /** As the stack configures a function: the gateway secret by id, the audit key in KMS, exports in a bucket. */
@@ -41,23 +42,39 @@ async function composition(name: string): Promise<AwsAdapters> {
   return (await import(`../../functions/composition/${name}`) as { adapters: AwsAdapters }).adapters;
 }
 
-/** What each function's use cases need beyond DynamoDB on AWS (see each composition file). */
-const NEEDS: Record<string, { s3: boolean; kms: boolean; secrets: boolean }> = {
-  'order-events': { s3: false, kms: false, secrets: false },
-  release: { s3: false, kms: false, secrets: true },
-  sweep: { s3: false, kms: true, secrets: false },
-  webhooks: { s3: false, kms: false, secrets: true },
-  jobs: { s3: true, kms: true, secrets: false },
-  api: { s3: true, kms: true, secrets: true },
+/**
+ * What each function's use cases need beyond DynamoDB on AWS (see each composition file): the publisher where the
+ * function emits events (routing.ts EMITTED_EVENTS, which its role's PutEvents grant follows; the api republishes a
+ * payment from the webhook route it also serves), the scheduler where it plans or cancels schedules (not the sweep,
+ * which enqueues what is overdue), SQS where it enqueues (not the webhooks, whose role may not send to the queue).
+ */
+const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: boolean; s3: boolean; kms: boolean; secrets: boolean }> = {
+  'order-events': { scheduler: true, publisher: false, queues: true, s3: false, kms: false, secrets: false },
+  release: { scheduler: true, publisher: true, queues: true, s3: false, kms: false, secrets: true },
+  sweep: { scheduler: false, publisher: false, queues: true, s3: false, kms: true, secrets: false },
+  webhooks: { scheduler: true, publisher: true, queues: false, s3: false, kms: false, secrets: true },
+  jobs: { scheduler: true, publisher: false, queues: true, s3: true, kms: true, secrets: false },
+  api: { scheduler: true, publisher: true, queues: true, s3: true, kms: true, secrets: true },
 };
 
+it('a function builds a publisher exactly where its role may put events on the bus, the api aside (its webhook route republishes a payment)', () => {
+  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', api: 'api' };
+  for (const [name, needs] of Object.entries(NEEDS)) {
+    const emits = EMITTED_EVENTS[roleOf[name]];
+    expect([name, needs.publisher]).toEqual([name, name === 'api' || emits.holdback.length + emits.order.length > 0]);
+  }
+});
+
 describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
-  it('builds the scheduler, the publisher and the queues, and S3, KMS and Secrets Manager exactly where it needs them', async () => {
+  it('builds the scheduler, the publisher, the queues, S3, KMS and Secrets Manager exactly where it needs them', async () => {
     const adapters = await composition(name);
     const deps = composeDependencies(readRuntimeConfig(AWS_ENV), adapters, name, { logger: quiet });
-    expect(deps.scheduler).toBeInstanceOf(EventBridgeReleaseScheduler);
-    expect(deps.publisher).toBeInstanceOf(EventBridgePublisher);
-    expect(deps.queue).toBeInstanceOf(SqsReleaseQueue);
+    expect(deps.scheduler instanceof EventBridgeReleaseScheduler).toBe(needs.scheduler);
+    expect(deps.publisher instanceof EventBridgePublisher).toBe(needs.publisher);
+    if (!needs.publisher) await expect(deps.publisher.publish([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no EventBridge client`);
+    if (!needs.scheduler) await expect(deps.scheduler.cancel('k')).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no Scheduler client`);
+    expect(deps.queue instanceof SqsReleaseQueue).toBe(needs.queues);
+    if (!needs.queues) await expect(deps.queue.enqueue([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no SQS client`);
     expect(deps.exports instanceof S3ExportStore).toBe(needs.s3);
     // Verification and export (the api, the jobs) read the audit log's write-once copy in S3.
     expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.s3);
@@ -133,4 +150,36 @@ it('a port a composition does not build says which function lacks which client, 
   );
   await expect(deps.queue.enqueue([])).rejects.toThrow(/loads no SQS client, so it cannot enqueue a release/);
   await expect(deps.publisher.publish([])).rejects.toThrow(/loads no EventBridge client, so it cannot publish events/);
+});
+
+describe('an SDK client other than DynamoDB is built at its first use, not at the cold start', () => {
+  it('the order-events function builds DynamoDB at once, and SQS and Scheduler only when a call reaches them', async () => {
+    const hooked: string[] = [];
+    const deps = composeDependencies(readRuntimeConfig({ ...AWS_ENV, AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_MAX_ATTEMPTS: '1' }), await composition('order-events'), 'order-events', {
+      logger: quiet, wrapClient: (_client, service) => { hooked.push(service); },
+    });
+    expect(hooked).toEqual(['DynamoDB']);
+    // The call goes through the built client (to a closed port: refused), which the hook saw once, before the call.
+    await expect(deps.queue.enqueue([{ orderId: 'order-1', vendorId: 'vendor-1', releaseKey: 'order-1-vendor-1-1' }])).rejects.toThrow();
+    expect(hooked).toEqual(['DynamoDB', 'SQS']);
+    await expect(deps.queue.enqueue([{ orderId: 'order-1', vendorId: 'vendor-1', releaseKey: 'order-1-vendor-1-1' }])).rejects.toThrow();
+    await expect(deps.scheduler.cancel('order-1-vendor-1-1')).rejects.toThrow();
+    expect(hooked).toEqual(['DynamoDB', 'SQS', 'Scheduler']);
+  });
+
+  it('reads every property through to the built client, with its methods bound to it', () => {
+    let builds = 0;
+    class Client {
+      readonly middlewareStack = { name: 'stack' };
+      constructor(readonly config: { region: string }) { builds += 1; }
+      send(command: string) { return `${this.config.region}:${command}`; }
+    }
+    const client = lazyClient(() => new Client({ region: 'ap-south-1' }));
+    expect(builds).toBe(0);
+    const { send } = client;
+    expect(send('GetItem')).toBe('ap-south-1:GetItem');
+    expect(client.middlewareStack.name).toBe('stack');
+    expect(client.config.region).toBe('ap-south-1');
+    expect(builds).toBe(1);
+  });
 });

@@ -136,11 +136,13 @@ function packagesIn(bundle: FunctionBundle): Set<string> {
 describe('each function bundle carries only the AWS clients it uses', () => {
   const CLIENTS = ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-s3', 'client-kms', 'client-secrets-manager'] as const;
   const USES: Record<FunctionRole, (typeof CLIENTS)[number][]> = {
-    orderEvents: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge'],
+    // EventBridge only where the function emits (routing.ts EMITTED_EVENTS), Scheduler where it plans or cancels, SQS
+    // where it enqueues (the webhooks never do: their role may not send to the release queue).
+    orderEvents: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
     release: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
-    sweep: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-kms'],
-    webhooks: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
-    jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-s3', 'client-kms'],
+    sweep: ['client-dynamodb', 'client-sqs', 'client-kms'],
+    webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
+    jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-s3', 'client-kms'],
     api: [...CLIENTS],
   };
 
@@ -155,14 +157,38 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     expect(packages.has('@aws-sdk/credential-provider-env')).toBe(true);
   });
 
-  it('carry no mnemonist (DynamoDB\'s endpoint-discovery cache is a bounded Map) and, without S3, no event-stream codec', () => {
+  it('carry no mnemonist (DynamoDB\'s endpoint-discovery cache is a bounded Map) and no event-stream codec, S3\'s functions neither', () => {
     for (const role of Object.keys(USES) as FunctionRole[]) {
       const inputs = inputsOf(bundles[role]);
       expect([role, inputs.some((input) => input.includes('node_modules/mnemonist/'))]).toEqual([role, false]);
       expect([role, inputs.includes('functions/composition/endpoint-cache-map.ts')]).toEqual([role, true]);
       const codec = inputs.some((input) => input.includes('@smithy/core/dist-es/submodules/event-streams/'));
-      expect([role, codec]).toEqual([role, USES[role].includes('client-s3')]);
+      expect([role, codec, inputs.includes('functions/composition/no-event-streams.ts')]).toEqual([role, false, true]);
     }
+  });
+
+  /**
+   * What only the API serves stays in the API's bundle: its route table and router, the OpenAPI document and its
+   * schemas, the web console's build, the policy CSV import (csv-parse). The webhooks function carries its one route's
+   * schema (routes/gateway-webhook.ts), no other route's.
+   */
+  it('the other functions carry none of the API\'s routes, OpenAPI document, console or CSV import', () => {
+    const API_ONLY_FILES = [
+      'functions/handlers/routes/index.ts', 'functions/handlers/routes/basics.ts', 'functions/handlers/routes/releases.ts', 'functions/handlers/routes/audit.ts',
+      'functions/handlers/routes/outcomes.ts', 'functions/handlers/routes/jobs.ts', 'functions/handlers/routes/openapi.ts', 'functions/handlers/routes/console.ts',
+      'functions/handlers/schema/openapi-document.ts', 'functions/handlers/schema/components.ts', 'console/bundle.ts', 'functions/application/config/import-policies.ts',
+    ];
+    const API_ONLY_PACKAGES = ['@middy/http-router', 'csv-parse'];
+    for (const role of ['orderEvents', 'release', 'sweep', 'webhooks', 'jobs'] as const) {
+      const inputs = inputsOf(bundles[role]);
+      const packages = packagesIn(bundles[role]);
+      expect([role, API_ONLY_FILES.filter((file) => inputs.includes(file)), API_ONLY_PACKAGES.filter((name) => packages.has(name))]).toEqual([role, [], []]);
+      const routeFiles = inputs.filter((input) => input.startsWith('functions/handlers/routes/'));
+      expect([role, routeFiles]).toEqual([role, role === 'webhooks' ? ['functions/handlers/routes/gateway-webhook.ts'] : []]);
+    }
+    // The API's bundle does carry them (the names above are the files that exist).
+    const api = inputsOf(bundles.api);
+    expect(API_ONLY_FILES.filter((file) => !api.includes(file))).toEqual([]);
   });
 
   it('the per-order functions carry no code of the API\'s and the jobs\' work, and only the release function the gateway\'s PUT', () => {
@@ -174,6 +200,17 @@ describe('each function bundle carries only the AWS clients it uses', () => {
       expect([role, inputs.includes('functions/adapters/gateway/http-eligibility-gateway.ts')]).toEqual([role, role === 'release']);
     }
     expect(inputsOf(bundles.orderEvents).some((input) => input.startsWith('functions/adapters/gateway/'))).toBe(false);
+  });
+
+  it('the order-events function keeps no metrics: it carries no Powertools Metrics, which the other per-order functions do', () => {
+    // The events the metrics count (applied, failed, drift) come from sending and settling alone, never from an order
+    // event (test/application/bounds-property.test.ts checks that for every event it tries; handlers/order-events.ts).
+    const inputs = inputsOf(bundles.orderEvents);
+    expect(inputs.includes('functions/domain/release/settle.ts')).toBe(false);
+    expect(inputs.some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))).toBe(false);
+    for (const role of ['release', 'sweep', 'webhooks', 'api'] as const) {
+      expect([role, inputsOf(bundles[role]).some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))]).toEqual([role, true]);
+    }
   });
 
   it('the release function carries no S3, KMS or storage code (export files, audit signing)', () => {

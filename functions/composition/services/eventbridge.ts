@@ -3,7 +3,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgePublisher } from '../../adapters/eventbridge/eventbridge-publisher';
 import type { AwsAdapters } from '../compose';
 
-export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => new EventBridgePublisher(c.hooked(new EventBridgeClient(c.aws), 'EventBridge'), {
+export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => new EventBridgePublisher(c.lazy('EventBridge', () => new EventBridgeClient(c.aws)), {
   eventBusName: c.config.eventBus,
   orderEventSource: c.config.orderEventSource,
   now: () => c.clock.now(),

@@ -4,4 +4,4 @@ import { KmsAuditKey } from '../../adapters/kms/kms-audit-key';
 import type { AwsAdapters } from '../compose';
 
 export const kmsAuditKey: NonNullable<AwsAdapters['kmsAuditKey']> = (c, key) =>
-  new KmsAuditKey(c.hooked(new KMSClient(c.aws), 'KMS'), key.kms, key.writer, key.previous);
+  new KmsAuditKey(c.lazy('KMS', () => new KMSClient(c.aws)), key.kms, key.writer, key.previous);

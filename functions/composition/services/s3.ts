@@ -9,7 +9,7 @@ const clients = new WeakMap<ServiceContext, S3Client>();
 const clientOf = (c: ServiceContext): S3Client => {
   let client = clients.get(c);
   if (!client) {
-    client = c.hooked(new S3Client(c.aws), 'S3');
+    client = c.lazy('S3', () => new S3Client(c.aws));
     clients.set(c, client);
   }
   return client;

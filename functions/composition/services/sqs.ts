@@ -5,6 +5,6 @@ import { SqsJobQueue } from '../../adapters/sqs/sqs-job-queue';
 import type { AwsAdapters } from '../compose';
 
 export const queues: NonNullable<AwsAdapters['queues']> = (c) => {
-  const sqs = c.hooked(new SQSClient(c.aws), 'SQS');
+  const sqs = c.lazy('SQS', () => new SQSClient(c.aws));
   return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sqs, c.config.jobQueueUrl) : null };
 };
