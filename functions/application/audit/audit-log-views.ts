@@ -133,19 +133,9 @@ export function auditRangeOf(query: Record<string, string | undefined>): { from?
  */
 export async function exportAuditLog(deps: Dependencies, query: Record<string, string | undefined>): Promise<AsyncIterable<string>> {
   const range = auditRangeOf(query);
-  await checkpointFirst(deps);
-  const identity = deps.auditKey ? await deps.auditKey.identity() : null;
-  const complete = range.from === undefined && range.to === undefined;
-  const header = headerLine({
-    exportedAt: new Date(deps.clock.now().ms).toISOString(),
-    from: range.from ?? null,
-    to: range.to ?? null,
-    complete,
-    algorithm: identity?.algorithm ?? null,
-    keyId: identity?.keyId ?? null,
-  });
+  const header = await auditExportHeader(deps, range);
   return (async function* lines(): AsyncIterable<string> {
-    let chunk = `${header}\n`;
+    let chunk = header;
     // On AWS the write-once copy (with what the table holds that the copy does not yet): never the table's word alone.
     const log = await logSource(deps, range);
     for (const checkpoint of log.checkpoints) chunk += `${checkpointLine(checkpoint)}\n`;
@@ -159,6 +149,21 @@ export async function exportAuditLog(deps: Dependencies, query: Record<string, s
     }
     if (chunk) yield chunk;
   })();
+}
+
+/** The export's first line (with its line end), after a checkpoint is written so that the export is signed to its end. */
+export async function auditExportHeader(deps: Dependencies, range: { from?: string; to?: string }): Promise<string> {
+  await checkpointFirst(deps);
+  const identity = deps.auditKey ? await deps.auditKey.identity() : null;
+  const header = headerLine({
+    exportedAt: new Date(deps.clock.now().ms).toISOString(),
+    from: range.from ?? null,
+    to: range.to ?? null,
+    complete: range.from === undefined && range.to === undefined,
+    algorithm: identity?.algorithm ?? null,
+    keyId: identity?.keyId ?? null,
+  });
+  return `${header}\n`;
 }
 
 /** Records per chunk written: a few hundred kilobytes, far fewer writes than one per line. */
