@@ -31,10 +31,7 @@ const AFTER_ANY = '~';
 const BEFORE_ANY = '0';
 /** Index entries read per query page: enough to fill a page of outcomes, small enough to stream. */
 const QUERY_PAGE = 250;
-/**
- * A long read (an export's part, a CSV) doubles its query pages up to this: the first page stays small for a page of
- * outcomes, and a read of thousands of rows makes a quarter of the round trips (each page's releases read meanwhile).
- */
+/** An outcomes read doubles its pages up to this: a page of outcomes reads little, an export a quarter of the calls. */
 const LONG_READ_PAGE = 1_000;
 /**
  * How far a release's eligibility may lie before its maximum eligibility (the open index's order): the window of
@@ -439,10 +436,7 @@ export class DynamoReleaseReads implements ReleaseReads {
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
 
-  /**
-   * An index partition's entries in key order between `lower` and `upper` (inclusive), a page at a time: `pageSize`
-   * first, each page after it twice the one before up to `maxPage`.
-   */
+  /** An index partition's entries in key order between `lower` and `upper` (inclusive), pages from `pageSize` doubling to `maxPage`. */
   private async *indexPages(
     indexName: string, pkName: string, skName: string, pk: string, lower: string, upper: string, pageSize = QUERY_PAGE, maxPage = pageSize,
   ): AsyncIterable<Record<string, unknown>[]> {
@@ -465,30 +459,24 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   /**
-   * The releases of the candidates, in the candidates' order, filtered by state; each with its order record only when
-   * the release lacks its currency (written before releases kept it): every reader takes no more than the currency from
-   * the order, so the order is read for those alone (one item a row instead of two: an export reads half as much).
+   * The candidates' releases in their order, filtered by state, each with its order only when the release lacks its
+   * currency (older releases): readers take only the currency from the order, so an export reads one item a row, not two.
    */
   private async fetch(candidates: Candidate[], filter: Pick<OutcomeFilter, 'state'>): Promise<ReadRelease[]> {
-    if (candidates.length === 0) return [];
-    const keyOf = (pk: unknown, sk: unknown): string => `${String(pk)}\u0000${String(sk)}`;
     const found = new Map<string, Record<string, unknown>>();
-    // Eventually consistent, like the index that named them: half the read cost of a consistent read.
-    const releaseKeys = candidates.map((c) => ({ [KEY.pk]: orderPk(c.orderId), [KEY.sk]: RELEASE_PREFIX + c.vendorId }));
-    for (const item of await batchGetItems(this.doc, this.tableName, releaseKeys, false)) found.set(keyOf(item.pk, item.sk), item);
-    const kept: { c: Candidate; release: VendorRelease }[] = [];
-    for (const c of candidates) {
-      const item = found.get(keyOf(orderPk(c.orderId), RELEASE_PREFIX + c.vendorId));
-      if (!item) continue;
-      const release = toRelease(item);
-      if (filter.state !== undefined && release.state !== filter.state) continue;
-      kept.push({ c, release });
-    }
-    const orderIds = [...new Set(kept.filter(({ release }) => !release.currency).map(({ c }) => c.orderId))];
-    const metas = orderIds.length === 0 ? [] : await batchGetItems(this.doc, this.tableName, orderIds.map((orderId) => ({ [KEY.pk]: orderPk(orderId), [KEY.sk]: META_SK })), false);
-    for (const item of metas) found.set(keyOf(item.pk, item.sk), item);
+    const read = async (keys: Record<string, unknown>[]) => {
+      // Eventually consistent, like the index that named them: half the read cost of a consistent read.
+      for (const item of keys.length > 0 ? await batchGetItems(this.doc, this.tableName, keys, false) : []) found.set(`${item.pk}\u0000${item.sk}`, item);
+    };
+    await read(candidates.map((c) => ({ [KEY.pk]: orderPk(c.orderId), [KEY.sk]: RELEASE_PREFIX + c.vendorId })));
+    const kept = candidates.flatMap((c) => {
+      const item = found.get(`${orderPk(c.orderId)}\u0000${RELEASE_PREFIX}${c.vendorId}`);
+      const release = item ? toRelease(item) : null;
+      return release && (filter.state === undefined || release.state === filter.state) ? [{ c, release }] : [];
+    });
+    await read([...new Set(kept.filter(({ release }) => !release.currency).map(({ c }) => c.orderId))].map((orderId) => ({ [KEY.pk]: orderPk(orderId), [KEY.sk]: META_SK })));
     return kept.map(({ c, release }) => {
-      const meta = release.currency ? undefined : found.get(keyOf(orderPk(c.orderId), META_SK));
+      const meta = release.currency ? undefined : found.get(`${orderPk(c.orderId)}\u0000${META_SK}`);
       return { release, order: meta ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES, ORDER_TIMES) : null, position: c.position };
     });
   }
