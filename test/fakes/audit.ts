@@ -30,14 +30,24 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
     return structuredClone(this.streams.get(stream) ?? []);
   }
 
-  async *records(range: { from?: string; to?: string } = {}): AsyncIterable<StoredAuditRecord> {
-    for (const records of this.streams.values()) {
-      for (const record of records) {
+  async *records(range: { from?: string; to?: string } = {}, after: string | null = null): AsyncIterable<StoredAuditRecord> {
+    // A position is the stream and the index of the record in it, in the map's order.
+    let [skipping, skipIndex] = after === null ? [null, -1] : (JSON.parse(after) as [string, number]);
+    for (const [stream, records] of this.streams) {
+      if (skipping !== null && stream !== skipping) continue;
+      const first = skipping === null ? 0 : skipIndex + 1;
+      skipping = null;
+      for (let i = first; i < records.length; i += 1) {
+        const record = records[i];
         if ((range.from === undefined || record.recordedAt >= range.from) && (range.to === undefined || record.recordedAt <= range.to)) {
-          yield { record: structuredClone(record) };
+          yield { record: structuredClone(record), position: JSON.stringify([stream, i]) };
         }
       }
     }
+  }
+
+  async checkpointsAfter(afterNumber: number, limit: number, since?: string): Promise<AuditCheckpoint[]> {
+    return (await this.checkpoints(since)).filter((c) => c.number > afterNumber).slice(0, limit);
   }
 
   async checkpoints(since?: string): Promise<AuditCheckpoint[]> {

@@ -1,8 +1,9 @@
 /**
  * Contract 6.3: a job survives a kill of the embedded default and carries on. `holdback start --data` as a child
- * process is killed hard (SIGKILL of its whole process group) while a hold's job, an apply's job and an export's job
- * run; started again on the same folder, each job ends `succeeded`, every release done exactly once. The export writes
- * parts of 20 rows (HOLDBACK_EXPORT_PART_ROWS), so the kill lands after some of its parts and the file is still whole.
+ * process is killed hard (SIGKILL of its whole process group) while a hold's job, an apply's job, an export's job, an
+ * audit export's job and an audit verification's job run; started again on the same folder, each job ends
+ * `succeeded`, every release done exactly once. Exports and verifications take steps of 20 rows
+ * (HOLDBACK_EXPORT_PART_ROWS), so the kill lands after some of its steps and the file (or the answer) is still whole.
  */
 import { createHash } from 'node:crypto';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -88,4 +89,37 @@ test('a hold, an apply and an export each survive a kill in the middle and carry
   expect(file.length).toBe(done.result!.bytes);
   expect(createHash('sha256').update(file).digest('hex')).toBe(done.result!.sha256);
   expect(file.toString('utf8').trim().split('\r\n')).toHaveLength(ORDERS + 1);
+
+  // The audit export, in parts of 20 lines, killed after some: the file is GET /audit/export's, each line once.
+  const audit = await call<{ job: Job }>(`${holdback.api}/exports`, { method: 'POST', body: JSON.stringify({ kind: 'audit' }) }, 202);
+  const auditAtKill = await killWhileStepped(holdback, audit.job.jobId);
+  expect(auditAtKill.state).toBe('running');
+  holdback = await start(['--data', data.folder()]);
+  const auditDone = await until('the audit export job', () => job(holdback, audit.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running');
+  expect(auditDone).toMatchObject({ state: 'succeeded', failed: 0 });
+  const auditLink = new URL(auditDone.result!.url);
+  const auditFile = await (await fetch(new URL(`${auditLink.pathname}${auditLink.search}`, holdback.api))).text();
+  const lines = auditFile.trim().split('\n');
+  expect(lines.length).toBe(auditDone.result!.rows);
+  expect(lines.length).toBeGreaterThan(auditAtKill.done);
+  expect(new Set(lines).size).toBe(lines.length);
+  expect(createHash('sha256').update(auditFile).digest('hex')).toBe(auditDone.result!.sha256);
+  expect(auditFile).toBe(await (await fetch(`${holdback.api}/audit/export`)).text());
+
+  // The audit verification, in steps of 20 records, killed after some: its answer is GET /audit/verify's.
+  const verification = await call<{ job: Job }>(`${holdback.api}/audit/verifications`, { method: 'POST', body: JSON.stringify({ actor: 'auditor@test' }) }, 202);
+  const verifyAtKill = await killWhileStepped(holdback, verification.job.jobId);
+  expect(verifyAtKill.state).toBe('running');
+  holdback = await start(['--data', data.folder()]);
+  const verified = await until('the verification job', () => job(holdback, verification.job.jobId), (j) => j.state !== 'queued' && j.state !== 'running');
+  expect(verified).toMatchObject({ state: 'succeeded', failed: 0, result: { ok: true, firstBroken: null } });
+  expect(verified.result).toEqual(await call(`${holdback.api}/audit/verify`));
+  expect([verified.total, verified.done]).toEqual([(verified.result as unknown as { records: number }).records, (verified.result as unknown as { records: number }).records]);
 });
+
+/** Kills the process once a job of steps has finished a step and not all of them, and says how far it was. */
+async function killWhileStepped(holdback: HoldbackProcess, jobId: string): Promise<Job> {
+  const seen = await until('a step of the job', () => job(holdback, jobId), (j) => j.done > 0 || (j.state !== 'queued' && j.state !== 'running'));
+  await holdback.killHard();
+  return seen;
+}

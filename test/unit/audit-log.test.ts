@@ -132,6 +132,62 @@ describe('verification', () => {
   });
 });
 
+describe('verification in steps (a job whose steps carry the verifier\'s progress as JSON)', () => {
+  const records = [...stream('order_1', 5), ...stream('order_2', 3), ...stream('order_3', 4), ...stream('order_4', 2)];
+  const checkpoint = signed(null, [records[4], records[7], records[11], records[13]]);
+
+  /** Steps of `size` records (a stream's records together, as a store's scan gives them), each resumed from the last one's JSON. */
+  function verifyInSteps(list: AuditRecord[], size: number, checkpoints: AuditCheckpoint[] = [checkpoint]) {
+    let progress = null;
+    for (let i = 0; ; i += size) {
+      const verifier = AuditVerifier.resume({ publicKey, complete: true }, checkpoints, progress);
+      let current = progress?.open?.stream ?? null;
+      for (const record of list.slice(i, i + size)) {
+        if (record.stream !== current) verifier.closeStreamsBut(record.stream);
+        current = record.stream;
+        verifier.addRecord(record);
+      }
+      if (i + size >= list.length) {
+        const seen = new Set(list.map((r) => r.stream));
+        const missing = verifier.signedSeen() < verifier.signedStreams().length ? verifier.signedStreams().filter((s) => !seen.has(s)) : [];
+        return verifier.result(missing);
+      }
+      verifier.closeStreamsBut(current);
+      progress = JSON.parse(JSON.stringify(verifier.progress()));
+    }
+  }
+
+  const tamperings: [string, AuditRecord[]][] = [
+    ['untouched', records],
+    ['an edited record', records.map((r) => (r.stream === 'order#order_3' && r.sequence === 2 ? { ...r, actor: 'mallory' } : r))],
+    ['a deleted record', records.filter((r) => !(r.stream === 'order#order_1' && r.sequence === 3))],
+    ['a stream\'s end cut', records.filter((r) => !(r.stream === 'order#order_3' && r.sequence >= 3))],
+    ['a whole stream deleted', records.filter((r) => r.stream !== 'order#order_2')],
+    ['two breaks', records.filter((r) => !(r.stream === 'order#order_4' && r.sequence === 1)).map((r) => (r.stream === 'order#order_1' && r.sequence === 5 ? { ...r, actor: 'mallory' } : r))],
+  ];
+
+  test.each(tamperings)('%s: every step size answers what one pass answers', (_, list) => {
+    const whole = verify(list, [checkpoint]);
+    for (const size of [1, 2, 3, 5, 100]) expect(verifyInSteps(list, size)).toEqual(whole);
+  });
+
+  test('the progress carried between steps holds one stream at most, whatever the number of streams', () => {
+    const many = Array.from({ length: 50 }, (_, i) => stream(`order_m${i}`, 3)).flat();
+    const verifier = AuditVerifier.resume({ publicKey, complete: true }, [], null);
+    let current: string | null = null;
+    for (const record of many) {
+      if (record.stream !== current) verifier.closeStreamsBut(record.stream);
+      current = record.stream;
+      verifier.addRecord(record);
+    }
+    verifier.closeStreamsBut(current);
+    const progress = verifier.progress();
+    expect(progress).toMatchObject({ records: 150, closedStreams: 49, open: { stream: 'order#order_m49', next: 4 } });
+    expect(JSON.stringify(progress).length).toBeLessThan(1000);
+    expect(verifier.result([])).toMatchObject({ ok: true, records: 150, streams: 50 });
+  });
+});
+
 describe('export', () => {
   const records = stream('order_9', 4);
   const checkpoint = signed(null, [records[3]]);

@@ -187,14 +187,34 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     };
   }
 
-  async *records(range: { from?: string; to?: string } = {}): AsyncIterable<StoredAuditRecord> {
-    for await (const item of this.scanAll()) {
+  async *records(range: { from?: string; to?: string } = {}, after: string | null = null): AsyncIterable<StoredAuditRecord> {
+    // A position is the record's table key: the scan goes on from there (a scan returns a stream's items together).
+    const start = after === null ? undefined : (JSON.parse(after) as Plain);
+    for await (const item of this.scanAll(start)) {
       if (NOT_RECORDS.has(item[KEY.pk] as string)) continue;
       const recordedAt = item.recordedAt as string;
       if (range.from !== undefined && !(recordedAt >= range.from)) continue;
       if (range.to !== undefined && !(recordedAt <= range.to)) continue;
-      yield storedRecord(item);
+      yield { ...storedRecord(item), position: JSON.stringify({ [KEY.pk]: item[KEY.pk], [KEY.sk]: item[KEY.sk] }) };
     }
+  }
+
+  async checkpointsAfter(afterNumber: number, limit: number, since?: string): Promise<AuditCheckpoint[]> {
+    const found: AuditCheckpoint[] = [];
+    let start: Plain | undefined;
+    do {
+      const page = await this.doc.query({
+        ...this.partition(CHECKPOINT_PK),
+        KeyConditionExpression: '#pk = :pk AND #sk > :after',
+        ExpressionAttributeNames: { '#pk': KEY.pk, '#sk': KEY.sk },
+        ExpressionAttributeValues: { ':pk': CHECKPOINT_PK, ':after': sequenceKey(afterNumber) },
+        ExclusiveStartKey: start,
+        Limit: limit - found.length,
+      });
+      found.push(...page.items.map(storedCheckpoint).filter((c) => since === undefined || c.at >= since));
+      start = page.lastEvaluatedKey;
+    } while (start && found.length < limit);
+    return found;
   }
 
   async checkpoints(since?: string): Promise<AuditCheckpoint[]> {
@@ -422,8 +442,8 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   }
 
   /** Every item, one page read ahead while the caller works on the current one. */
-  private async *scanAll(): AsyncIterable<Plain> {
-    let next: Promise<{ items: Plain[]; lastEvaluatedKey?: Plain }> | null = this.doc.scan({ TableName: this.tableName, ConsistentRead: true });
+  private async *scanAll(start?: Plain): AsyncIterable<Plain> {
+    let next: Promise<{ items: Plain[]; lastEvaluatedKey?: Plain }> | null = this.doc.scan({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: start });
     while (next) {
       const page: { items: Plain[]; lastEvaluatedKey?: Plain } = await next;
       next = page.lastEvaluatedKey ? this.doc.scan({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: page.lastEvaluatedKey }) : null;

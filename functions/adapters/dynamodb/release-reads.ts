@@ -31,6 +31,8 @@ const AFTER_ANY = '~';
 const BEFORE_ANY = '0';
 /** Index entries read per query page: enough to fill a page of outcomes, small enough to stream. */
 const QUERY_PAGE = 250;
+/** An outcomes read doubles its pages up to this: a page of outcomes reads little, an export a quarter of the calls. */
+const LONG_READ_PAGE = 1_000;
 /**
  * How far a release's eligibility may lie before its maximum eligibility (the open index's order): the window of
  * Defer by Days, at most 365 days, and a day to spare.
@@ -253,7 +255,7 @@ export class DynamoReleaseReads implements ReleaseReads {
     for (const month of await this.directory.months(kind, startMonth, to?.month ?? null)) {
       // One page's releases are read while the previous page's rows are consumed (streamed to a client, say).
       let ahead: Promise<ReadRelease[]> | null = null;
-      for await (const entries of this.indexPages(index.name, index.pk, index.sk, monthPk(kind, month), lowest, upper)) {
+      for await (const entries of this.indexPages(index.name, index.pk, index.sk, monthPk(kind, month), lowest, upper, QUERY_PAGE, LONG_READ_PAGE)) {
         const candidates = entries.flatMap((entry) => candidatesOf(kind, entry, filter.vendorId))
           .filter((c) => after === null || c.position > after);
         const next = this.fetch(candidates, filter);
@@ -431,11 +433,12 @@ export class DynamoReleaseReads implements ReleaseReads {
     yield* rows.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
 
-  /** An index partition's entries in key order between `lower` and `upper` (inclusive), a page at a time. */
+  /** An index partition's entries in key order between `lower` and `upper` (inclusive), pages from `pageSize` doubling to `maxPage`. */
   private async *indexPages(
-    indexName: string, pkName: string, skName: string, pk: string, lower: string, upper: string, pageSize = QUERY_PAGE,
+    indexName: string, pkName: string, skName: string, pk: string, lower: string, upper: string, pageSize = QUERY_PAGE, maxPage = pageSize,
   ): AsyncIterable<Record<string, unknown>[]> {
     let start: Record<string, unknown> | undefined;
+    let limit = pageSize;
     do {
       const page = await this.doc.query({
         TableName: this.tableName,
@@ -444,34 +447,35 @@ export class DynamoReleaseReads implements ReleaseReads {
         ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
         ExpressionAttributeValues: { ':pk': pk, ':lower': lower, ':upper': upper },
         ExclusiveStartKey: start,
-        Limit: pageSize,
+        Limit: limit,
       });
+      limit = Math.min(limit * 2, maxPage);
       if (page.items.length > 0) yield page.items;
       start = page.lastEvaluatedKey;
     } while (start);
   }
 
-  /** The releases (and their orders) of the candidates, in the candidates' order, filtered by state. */
+  /**
+   * The candidates' releases in their order, filtered by state, each with its order only when the release lacks its
+   * currency (older releases): readers take only the currency from the order, so an export reads one item a row, not two.
+   */
   private async fetch(candidates: Candidate[], filter: Pick<OutcomeFilter, 'state'>): Promise<ReadRelease[]> {
-    const rows: ReadRelease[] = [];
-    if (candidates.length === 0) return rows;
-    const orderIds = [...new Set(candidates.map((c) => c.orderId))];
-    const keys = [
-      ...orderIds.map((orderId) => ({ [KEY.pk]: orderPk(orderId), [KEY.sk]: META_SK })),
-      ...candidates.map((c) => ({ [KEY.pk]: orderPk(c.orderId), [KEY.sk]: RELEASE_PREFIX + c.vendorId })),
-    ];
     const found = new Map<string, Record<string, unknown>>();
-    // Eventually consistent, like the index that named them: half the read cost of a consistent read.
-    for (const item of await batchGetItems(this.doc, this.tableName, keys, false)) found.set(`${item.pk}\u0000${item.sk}`, item);
-    for (const c of candidates) {
+    const read = async (keys: Record<string, unknown>[]) => {
+      // Eventually consistent, like the index that named them: half the read cost of a consistent read.
+      for (const item of keys.length > 0 ? await batchGetItems(this.doc, this.tableName, keys, false) : []) found.set(`${item.pk}\u0000${item.sk}`, item);
+    };
+    await read(candidates.map((c) => ({ [KEY.pk]: orderPk(c.orderId), [KEY.sk]: RELEASE_PREFIX + c.vendorId })));
+    const kept = candidates.flatMap((c) => {
       const item = found.get(`${orderPk(c.orderId)}\u0000${RELEASE_PREFIX}${c.vendorId}`);
-      if (!item) continue;
-      const release = toRelease(item);
-      if (filter.state !== undefined && release.state !== filter.state) continue;
-      const meta = found.get(`${orderPk(c.orderId)}\u0000${META_SK}`);
-      rows.push({ release, order: meta ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES, ORDER_TIMES) : null, position: c.position });
-    }
-    return rows;
+      const release = item ? toRelease(item) : null;
+      return release && (filter.state === undefined || release.state === filter.state) ? [{ c, release }] : [];
+    });
+    await read([...new Set(kept.filter(({ release }) => !release.currency).map(({ c }) => c.orderId))].map((orderId) => ({ [KEY.pk]: orderPk(orderId), [KEY.sk]: META_SK })));
+    return kept.map(({ c, release }) => {
+      const meta = release.currency ? undefined : found.get(`${orderPk(c.orderId)}\u0000${META_SK}`);
+      return { release, order: meta ? withoutKeys<OrderRecord>(meta, INDEX_ATTRIBUTES, ORDER_TIMES) : null, position: c.position };
+    });
   }
 }
 

@@ -4,7 +4,7 @@ import { publicKeyOf, type AuditCheckpoint } from '../../domain/audit/audit-chec
 import { inclusionPath } from '../../domain/audit/audit-merkle';
 import { publicKeyMap, type PublicKeyEntry, type StreamProof } from '../../domain/audit/audit-proof';
 import { checkpointLine, headerLine, recordLine } from '../../domain/audit/audit-export';
-import { AuditVerifier, type AuditVerification } from '../../domain/audit/audit-verification';
+import { AuditVerifier, type AuditVerification, type VerifierOptions } from '../../domain/audit/audit-verification';
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { NotFoundError, describeError } from '../errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
@@ -30,14 +30,18 @@ export async function checkpointFirst(deps: Dependencies): Promise<void> {
  */
 export async function verifyAuditLog(deps: Dependencies, options: { signed?: boolean } = {}): Promise<AuditVerification> {
   if (!options.signed) await checkpointFirst(deps);
-  // The keys come from the key store (KMS, the local key ring), never from the log: a writer cannot add its own.
-  const keys = deps.auditKey ? publicKeyMap(await deps.auditKey.publicKeys(), publicKeyOf).keys : new Map();
-  const verifier = new AuditVerifier({ publicKeys: keys, complete: true });
+  const verifier = new AuditVerifier(await verifierOptions(deps));
   const log = await logSource(deps);
   for (const checkpoint of log.checkpoints) verifier.addCheckpoint(checkpoint);
   for await (const { record, problem } of log.records()) verifier.addRecord(record, problem);
   for (const { link, when } of log.findings) verifier.addFinding(link, when);
   return verifier.result();
+}
+
+/** A whole log's verification, under the keys of the key store (KMS, the local key ring), never the log's: a writer cannot add its own. */
+export async function verifierOptions(deps: Dependencies): Promise<VerifierOptions> {
+  const keys = deps.auditKey ? publicKeyMap(await deps.auditKey.publicKeys(), publicKeyOf).keys : new Map();
+  return { publicKeys: keys, complete: true };
 }
 
 /** What verification and export read: the write-once copy compared with the table where there is one, else the table. */
@@ -133,19 +137,9 @@ export function auditRangeOf(query: Record<string, string | undefined>): { from?
  */
 export async function exportAuditLog(deps: Dependencies, query: Record<string, string | undefined>): Promise<AsyncIterable<string>> {
   const range = auditRangeOf(query);
-  await checkpointFirst(deps);
-  const identity = deps.auditKey ? await deps.auditKey.identity() : null;
-  const complete = range.from === undefined && range.to === undefined;
-  const header = headerLine({
-    exportedAt: new Date(deps.clock.now().ms).toISOString(),
-    from: range.from ?? null,
-    to: range.to ?? null,
-    complete,
-    algorithm: identity?.algorithm ?? null,
-    keyId: identity?.keyId ?? null,
-  });
+  const header = await auditExportHeader(deps, range);
   return (async function* lines(): AsyncIterable<string> {
-    let chunk = `${header}\n`;
+    let chunk = header;
     // On AWS the write-once copy (with what the table holds that the copy does not yet): never the table's word alone.
     const log = await logSource(deps, range);
     for (const checkpoint of log.checkpoints) chunk += `${checkpointLine(checkpoint)}\n`;
@@ -159,6 +153,21 @@ export async function exportAuditLog(deps: Dependencies, query: Record<string, s
     }
     if (chunk) yield chunk;
   })();
+}
+
+/** The export's first line (with its line end), after a checkpoint is written so that the export is signed to its end. */
+export async function auditExportHeader(deps: Dependencies, range: { from?: string; to?: string }): Promise<string> {
+  await checkpointFirst(deps);
+  const identity = deps.auditKey ? await deps.auditKey.identity() : null;
+  const header = headerLine({
+    exportedAt: new Date(deps.clock.now().ms).toISOString(),
+    from: range.from ?? null,
+    to: range.to ?? null,
+    complete: range.from === undefined && range.to === undefined,
+    algorithm: identity?.algorithm ?? null,
+    keyId: identity?.keyId ?? null,
+  });
+  return `${header}\n`;
 }
 
 /** Records per chunk written: a few hundred kilobytes, far fewer writes than one per line. */

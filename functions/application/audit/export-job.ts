@@ -1,12 +1,13 @@
 /**
  * POST /exports (contract 6.3): outcomes as CSV (exactly 6.1's) or JSON lines with GET /outcomes' filters, or the audit
  * log as GET /audit/export writes it, as a file of any size. The request is checked whole before any job starts.
- * An outcomes export runs in steps: each writes one part of EXPORT_PART_ROWS rows after the position the step before
+ * An export runs in steps (the audit export too, where the table is the log): each writes one part of EXPORT_PART_ROWS rows after the position the step before
  * stopped at (the cursor travels in the next step's message, recorded before it is sent), and the last step writes the
  * file once from its parts, with its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS. A kill or a
  * function timeout repeats one part at most (written again whole, replacing the earlier try), never the export.
  */
-import { exportAuditLog } from './audit-log-views';
+import { auditExportHeader, auditRangeOf, exportAuditLog } from './audit-log-views';
+import { checkpointLine, recordLine } from '../../domain/audit/audit-export';
 import { EXPORT_PART_ROWS, type Dependencies, type JobStep, type ReadRelease, type ReleaseReads, type StoredJob } from '../ports';
 import { OUTCOME_CSV_COLUMNS, csvLine, outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
 import { projectionContext } from '../release-views';
@@ -33,16 +34,18 @@ export async function startExport(deps: Dependencies, input: ExportInput): Promi
     const range: Record<string, string | undefined> = {};
     if (input.from !== undefined) range.from = input.from;
     if (input.to !== undefined) range.to = input.to;
-    return startJob(deps, { kind: 'audit_export', actor, params: { range }, first: { step: 'file' } });
+    return startJob(deps, { kind: 'audit_export', actor, params: { range }, first: partStep(0, null) });
   }
   return startJob(deps, { kind: 'outcomes_export', actor, params: { format: input.format, filters: input.filters ?? {} }, first: partStep(0, null) });
 }
 
-/** A step of an export: a part of an outcomes export, the file from its parts, or (the audit export) the whole file. */
+/** A step of an export: a part, the file from its parts, or the whole file in one step. */
 export async function exportStep(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
   if (job.kind === 'outcomes_export' && step.step.startsWith('part:')) return outcomesPart(deps, job, step);
-  if (job.kind === 'outcomes_export' && step.step === 'file' && typeof step.after === 'string') return fromParts(deps, job, Number(step.after));
-  // The audit export, and an outcomes export started before exports were written in parts.
+  // Where a write-once copy is the log (AWS), the audit export reads it whole (and compares the table with it) in one step.
+  if (job.kind === 'audit_export' && step.step.startsWith('part:') && !deps.auditCopy) return auditPart(deps, job, step);
+  if (step.step === 'file' && typeof step.after === 'string') return fromParts(deps, job, Number(step.after));
+  // An audit export over the write-once copy, and an export started before exports were written in parts.
   return wholeFile(deps, job);
 }
 
@@ -64,9 +67,7 @@ async function outcomesPart(deps: Dependencies, job: StoredJob, step: JobStep): 
   const lines = job.params.format === 'csv'
     ? [...(n === 0 ? [`${OUTCOME_CSV_COLUMNS.join(',')}\r\n`] : []), ...rows.map((row) => csvLine(row, settings.timezone))]
     : rows.map((row) => `${JSON.stringify(outcomeItem(row, settings.timezone, projection))}\n`);
-  await deps.exports.writePart(fileKey(job), n, (async function* chunks() {
-    for (let i = 0; i < lines.length; i += 500) yield lines.slice(i, i + 500).join('');
-  })());
+  await writePart(deps, job, n, lines);
   const more = rows.length >= limit;
   return {
     count: rows.length,
@@ -75,10 +76,60 @@ async function outcomesPart(deps: Dependencies, job: StoredJob, step: JobStep): 
   };
 }
 
+/** Writes part `n` of the job's file, whole, 500 lines a chunk. */
+async function writePart(deps: Dependencies, job: StoredJob, n: number, lines: string[]): Promise<void> {
+  await deps.exports.writePart(fileKey(job), n, (async function* chunks() {
+    for (let i = 0; i < lines.length; i += 500) yield lines.slice(i, i + 500).join('');
+  })());
+}
+
+/**
+ * Where an audit export's part starts: after a checkpoint number (checkpoints come first), or after a record's
+ * position in the store (null: the first record).
+ */
+type AuditPosition = { checkpoint: number } | { record: string | null };
+
+/**
+ * Part `n` of an audit export: the lines of GET /audit/export after the step's position, at most the part's rows
+ * (the header, written by the first part, counts as one, as it does in the file's rows), so the parts joined in order
+ * are the one-step export's file, byte for byte.
+ */
+async function auditPart(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
+  const n = Number(step.step.slice('part:'.length));
+  const range = auditRangeOf((job.params.range ?? {}) as Record<string, string>);
+  const limit = deps.exportPartRows ?? EXPORT_PART_ROWS;
+  const lines: string[] = n === 0 ? [await auditExportHeader(deps, range)] : [];
+  let at: AuditPosition = step.after ? (JSON.parse(step.after) as AuditPosition) : { checkpoint: 0 };
+  let ended = false;
+  if ('checkpoint' in at && lines.length < limit) {
+    const wanted = limit - lines.length;
+    const page = await deps.auditArchive.checkpointsAfter(at.checkpoint, wanted, range.from);
+    for (const checkpoint of page) lines.push(`${checkpointLine(checkpoint)}\n`);
+    at = page.length < wanted ? { record: null } : { checkpoint: page[page.length - 1].number };
+  }
+  if ('record' in at && lines.length < limit) {
+    ended = true;
+    for await (const { record, position } of deps.auditArchive.records(range, at.record)) {
+      lines.push(`${recordLine(record)}\n`);
+      at = { record: position ?? null };
+      if (lines.length >= limit) {
+        ended = false;
+        break;
+      }
+    }
+  }
+  await writePart(deps, job, n, lines);
+  return {
+    count: lines.length,
+    opened: [ended ? fileStep(n + 1) : partStep(n + 1, JSON.stringify(at))],
+    run: async () => ({ done: lines.length, failed: 0, failures: [] }),
+  };
+}
+
 /** The file from its parts, once; its rows are the job's total (every part was recorded before this step was sent). */
 async function fromParts(deps: Dependencies, job: StoredJob, parts: number): Promise<StepWork> {
   const key = fileKey(job);
-  const written = await deps.exports.combine(key, job.params.format === 'csv' ? CSV_TYPE : JSONL_TYPE, parts);
+  const written = await deps.exports.combine(key, job.kind === 'outcomes_export' && job.params.format === 'csv' ? CSV_TYPE : JSONL_TYPE, parts);
   return linked(deps, job, key, written, job.total);
 }
 

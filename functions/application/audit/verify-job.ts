@@ -2,15 +2,19 @@
  * Verification of the audit log as a job (contract 6.3, 6.2): `POST /audit/verifications` always starts one, and
  * `GET /audit/verify` answers inline while the log is small and `202 {job}` above `auditVerifyInlineRecords` signed
  * records (read from the writer's signed-head pointers, a bounded read: never the whole log, never the bucket listed).
- * The job's one step runs the same verification in the jobs function (15 minutes, not API Gateway's 30 s); its
- * `result` is exactly the answer of `GET /audit/verify`.
+ * The job runs the same verification in the jobs function, in steps where the table is the log: each step reads at
+ * most `exportPartRows` records (a step's rows) from where the one before stopped and carries the verifier's state
+ * (counts, the first break so far, the open stream's chain head: a few hundred bytes) in the next step's message, so a
+ * kill or a timeout repeats one step at most and memory holds one step; the checkpoints are pinned by the first step.
+ * Over the write-once copy (AWS) it is one step. Its `result` is exactly the answer of `GET /audit/verify`.
  */
 import { objectBody, textField } from '../body-schema';
 import type { AuditVerification } from '../../domain/audit/audit-verification';
-import { AUDIT_VERIFY_INLINE_RECORDS, type Dependencies, type StoredJob } from '../ports';
+import { AuditVerifier, type VerifierProgress } from '../../domain/audit/audit-verification';
+import { AUDIT_VERIFY_INLINE_RECORDS, EXPORT_PART_ROWS, type Dependencies, type JobStep, type StoredJob } from '../ports';
 import type { StepWork } from '../release-walk';
 import { startJob } from '../start-job';
-import { checkpointFirst, verifyAuditLog } from './audit-log-views';
+import { checkpointFirst, verifierOptions, verifyAuditLog } from './audit-log-views';
 
 export type VerificationOrJob = { verification: AuditVerification; job: null } | { verification: null; job: StoredJob };
 
@@ -43,11 +47,71 @@ export async function startAuditVerification(deps: Dependencies, body: { actor: 
 }
 
 function startVerification(deps: Dependencies, actor: string): Promise<StoredJob> {
-  return startJob(deps, { kind: 'audit_verify', actor, params: {}, first: { step: 'verify' } });
+  return startJob(deps, { kind: 'audit_verify', actor, params: {}, first: { step: 'verify:0', after: null } });
 }
 
-/** The job's one step: the whole verification; its records are the job's total and done, its answer the result. */
-export async function verifyStep(deps: Dependencies): Promise<StepWork> {
+/** What a step of a verification in steps carries to the next: where the store's read goes on, the checkpoints pinned, the verifier's state. */
+interface VerifyPosition {
+  after: string | null;
+  /** The highest checkpoint the first step read: later steps verify against the same checkpoints. */
+  upTo: number;
+  progress: VerifierProgress | null;
+}
+
+/** A step of the verification: its records are the job's total and done, the last step's answer the result. */
+export async function verifyStep(deps: Dependencies, _job: StoredJob, step: JobStep): Promise<StepWork> {
+  if (deps.auditCopy || !step.step.startsWith('verify:')) return wholeVerification(deps);
+  const n = Number(step.step.slice('verify:'.length));
+  const limit = deps.exportPartRows ?? EXPORT_PART_ROWS;
+  if (n === 0) await checkpointFirst(deps);
+  const at: VerifyPosition = step.after ? (JSON.parse(step.after) as VerifyPosition) : { after: null, upTo: Number.POSITIVE_INFINITY, progress: null };
+  const checkpoints = (await deps.auditArchive.checkpoints()).filter((c) => c.number <= at.upTo);
+  const upTo = checkpoints.reduce((top, c) => Math.max(top, c.number), 0);
+  const verifier = AuditVerifier.resume(await verifierOptions(deps), checkpoints, at.progress);
+  let count = 0;
+  let after = at.after;
+  let current = at.progress?.open?.stream ?? null;
+  let ended = true;
+  for await (const { record, problem, position } of deps.auditArchive.records({}, at.after)) {
+    // A store's scan gives a stream's records together: the stream before this one is done.
+    if (record.stream !== current) verifier.closeStreamsBut(record.stream);
+    current = record.stream;
+    verifier.addRecord(record, problem);
+    after = position ?? null;
+    count += 1;
+    if (count >= limit) {
+      ended = false;
+      break;
+    }
+  }
+  const work = { count, run: async () => ({ done: count, failed: 0, failures: [] }) };
+  if (!ended) {
+    verifier.closeStreamsBut(current);
+    const next: VerifyPosition = { after, upTo, progress: verifier.progress() };
+    return { ...work, opened: [{ step: `verify:${n + 1}`, after: JSON.stringify(next) }] };
+  }
+  const verification = verifier.result(await missingStreams(deps, verifier));
+  return { ...work, opened: [], result: () => verification };
+}
+
+/**
+ * The signed streams of which no record was read (closed streams are only counted): none when the counts agree; else
+ * the first absent one in the order breaks are chosen, found by reading the signed streams in that order, 16 at a time.
+ */
+async function missingStreams(deps: Dependencies, verifier: AuditVerifier): Promise<string[]> {
+  const signed = verifier.signedStreams();
+  if (verifier.signedSeen() >= signed.length) return [];
+  for (let i = 0; i < signed.length; i += 16) {
+    const batch = signed.slice(i, i + 16);
+    const found = await Promise.all(batch.map(async (stream) => (await deps.auditArchive.streamRecordsFrom(stream, 1)).length > 0));
+    const absent = batch.filter((_, k) => !found[k]);
+    if (absent.length > 0) return absent.slice(0, 1);
+  }
+  return [];
+}
+
+/** The whole verification in one step (over the write-once copy, or a job started before verification ran in steps). */
+async function wholeVerification(deps: Dependencies): Promise<StepWork> {
   const verification = await verifyAuditLog(deps);
   return {
     count: verification.records,

@@ -41,16 +41,23 @@ export interface StoredAuditRecord {
   record: AuditRecord;
   /** E.g. an item stored under another key than its stream and sequence; absent when the item is well-formed. */
   problem?: string;
+  /** Where a read continues after this record (`records(range, position)`); absent where a read cannot resume. */
+  position?: string;
 }
 
 /** The audit log's read side and its checkpoints (verify, export, timeline): the store behind `audit`. */
 export interface AuditArchive {
   /** One stream's records in sequence order (`order#<id>`, `vendor#<id>`, `config`). */
   streamRecords(stream: string): Promise<AuditRecord[]>;
-  /** Every record, each stream's in sequence order; `from`/`to` (UTC ISO, inclusive) bound `recordedAt`. */
-  records(range?: { from?: string; to?: string }): AsyncIterable<StoredAuditRecord>;
+  /**
+   * Every record, each stream's in sequence order (a stream's records together); `from`/`to` (UTC ISO, inclusive)
+   * bound `recordedAt`. `after`: the `position` of a record read before, to continue after it (a job's next step).
+   */
+  records(range?: { from?: string; to?: string }, after?: string | null): AsyncIterable<StoredAuditRecord>;
   /** Every checkpoint in number order; `since` (UTC ISO) keeps those written at or after it. */
   checkpoints(since?: string): Promise<AuditCheckpoint[]>;
+  /** Up to `limit` checkpoints numbered above `afterNumber`, in number order, `since` as for `checkpoints`: a bounded read. */
+  checkpointsAfter(afterNumber: number, limit: number, since?: string): Promise<AuditCheckpoint[]>;
   /** The newest checkpoints, newest first. */
   latestCheckpoints(limit: number): Promise<AuditCheckpoint[]>;
   /**

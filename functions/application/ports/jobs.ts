@@ -59,13 +59,15 @@ export interface StoredJob {
   finished: string[];
 }
 
-/** One message of the job queue: one step (a page of releases, or a whole export) of one job. */
+/** One message of the job queue: one step (a page of releases, a part of an export or of a verification) of one job. */
 export interface JobStep {
   jobId: string;
   step: string;
   /**
-   * The vendor whose open releases the step walks, and the index position it continues after (an export's part: the
-   * outcome position it continues after; its last step: the number of parts, as text).
+   * The vendor whose open releases the step walks, and the index position it continues after (an outcomes export's
+   * part: the outcome position it continues after; an audit export's part: its checkpoint number or record position,
+   * as JSON; an audit verification's step: its record position, the checkpoints pinned and the verifier's progress,
+   * as JSON; an export's last step: the number of parts, as text).
    */
   vendorId?: string;
   after?: string | null;

@@ -71,6 +71,36 @@ interface StreamState {
   signed: SignedHeads | undefined;
 }
 
+/** One stream's place in the chain, as a step of a verification in steps carries it to the next (plain JSON). */
+export interface StreamProgress {
+  stream: string;
+  next: number;
+  lastHash: string;
+  lastRecordedAt: string;
+  /** The lowest record waiting for its predecessor (a gap: records are read in sequence order), or null. */
+  waiting: [number, Waiting] | null;
+  broken: (BrokenLink & { when: string }) | null;
+}
+
+/**
+ * Where a verification in steps stands after a step (plain JSON, a few hundred bytes whatever the log's size): its
+ * counts, the first break of the streams closed so far, and the stream still open (records come a stream at a time).
+ */
+export interface VerifierProgress {
+  records: number;
+  unsigned: number;
+  closedStreams: number;
+  /** Closed streams that a checkpoint signed: fewer at the end than the signed streams means a stream is missing. */
+  closedSigned: number;
+  firstBreak: (BrokenLink & { when: string }) | null;
+  open: StreamProgress | null;
+}
+
+/** Breaks in the order the first is chosen: by time, then stream, then sequence. */
+function byTime(a: BrokenLink & { when: string }, b: BrokenLink & { when: string }): number {
+  return a.when < b.when ? -1 : a.when > b.when ? 1 : a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.sequence - b.sequence;
+}
+
 /**
  * Feed every checkpoint first, then every record (any order; per stream in sequence order is the fast path), then read
  * `result()`. Memory grows with the number of streams, not of records, when records come in sequence order.
@@ -85,8 +115,62 @@ export class AuditVerifier {
   private unsigned = 0;
   /** Broken links found outside the records and checkpoints fed (the table against the write-once copy). */
   private readonly findings: (BrokenLink & { when: string })[] = [];
+  /** Streams closed (a verification in steps): counted, their first break kept, their state dropped. */
+  private closed = { streams: 0, signed: 0, firstBreak: null as (BrokenLink & { when: string }) | null };
 
   constructor(private readonly options: VerifierOptions) {}
+
+  /**
+   * A verifier that carries on from `progress` (checkpoints added again first): what a step of a verification in
+   * steps starts from. Records must come a stream at a time, each stream's in sequence order (a store's scan).
+   */
+  static resume(options: VerifierOptions, checkpoints: readonly AuditCheckpoint[], progress: VerifierProgress | null): AuditVerifier {
+    const verifier = new AuditVerifier(options);
+    for (const checkpoint of checkpoints) verifier.addCheckpoint(checkpoint);
+    verifier.finishCheckpoints();
+    if (!progress) return verifier;
+    verifier.recordCount = progress.records;
+    verifier.unsigned = progress.unsigned;
+    verifier.closed = { streams: progress.closedStreams, signed: progress.closedSigned, firstBreak: progress.firstBreak };
+    if (progress.open) {
+      const { stream, next, lastHash, lastRecordedAt, waiting, broken } = progress.open;
+      verifier.streams.set(stream, { next, lastHash, lastRecordedAt, waiting: waiting ? new Map([waiting]) : null, broken, signed: verifier.signedHeads.get(stream) });
+    }
+    return verifier;
+  }
+
+  /** The streams a checkpoint signed, sorted as breaks are (UTF-16 order). */
+  signedStreams(): string[] {
+    if (!this.checkpointsDone) this.finishCheckpoints();
+    return [...this.signedHeads.keys()].sort();
+  }
+
+  /** Signed streams that records were fed of (closed or open). */
+  signedSeen(): number {
+    return this.closed.signed + [...this.streams.values()].filter((state) => state.signed).length;
+  }
+
+  /** Closes every stream but `keep` (done: no record of theirs comes later), keeping only their counts and first break. */
+  closeStreamsBut(keep: string | null): void {
+    for (const [stream, state] of this.streams) {
+      if (stream === keep) continue;
+      const broken = this.streamBreak(stream, state);
+      if (broken && (!this.closed.firstBreak || byTime(broken, this.closed.firstBreak) < 0)) this.closed.firstBreak = broken;
+      this.closed.streams += 1;
+      if (state.signed) this.closed.signed += 1;
+      this.streams.delete(stream);
+    }
+  }
+
+  /** Where the verification stands, to carry to the next step: at most one stream open (see `closeStreamsBut`). */
+  progress(): VerifierProgress {
+    if (this.streams.size > 1) throw new Error('progress is carried with one stream open at most: close the others first');
+    const open = [...this.streams].map(([stream, state]): StreamProgress => {
+      const first = state.waiting && state.waiting.size > 0 ? Math.min(...state.waiting.keys()) : null;
+      return { stream, next: state.next, lastHash: state.lastHash, lastRecordedAt: state.lastRecordedAt, waiting: first === null ? null : [first, state.waiting!.get(first)!], broken: state.broken };
+    })[0] ?? null;
+    return { records: this.recordCount, unsigned: this.unsigned, closedStreams: this.closed.streams, closedSigned: this.closed.signed, firstBreak: this.closed.firstBreak, open };
+  }
 
   addCheckpoint(checkpoint: AuditCheckpoint): void {
     if (this.checkpointsDone) throw new Error('checkpoints must be added before the first record');
@@ -130,51 +214,62 @@ export class AuditVerifier {
     this.findings.push({ ...link, when });
   }
 
-  result(): AuditVerification {
+  /**
+   * The answer. `missing` (a verification in steps, whose closed streams are no longer held): the signed streams with
+   * no record at all, found by the caller; otherwise they are the signed streams no record was fed of.
+   */
+  result(missing?: readonly string[]): AuditVerification {
     if (!this.checkpointsDone) this.finishCheckpoints();
     const breaks: (BrokenLink & { when: string })[] = [...this.findings.filter((f) => f.stream !== CHECKPOINT_STREAM)];
+    if (this.closed.firstBreak) breaks.push(this.closed.firstBreak);
     const checkpointFinding = this.findings.filter((f) => f.stream === CHECKPOINT_STREAM).sort((a, b) => a.sequence - b.sequence)[0];
     for (const [stream, state] of this.streams) {
-      if (!state.broken && state.waiting?.size) {
-        if (state.next === 0) {
-          // A partial export: the stream's first record here links to one before the range.
-          const first = Math.min(...state.waiting.keys());
-          const start = state.waiting.get(first)!;
-          state.waiting.delete(first);
-          this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true, start.edited);
-          this.drain(state, stream);
-        }
-        if (!state.broken && state.waiting?.size) {
-          const after = Math.min(...state.waiting.keys());
-          const reason = state.next === 1
-            ? `missing: the stream starts at sequence ${after} (its first records were deleted)`
-            : `missing: the stream goes from sequence ${state.next - 1} to ${after} (a record was deleted)`;
-          this.breakStream(state, stream, state.next, reason, state.waiting.get(after)!.recordedAt);
-        }
-      }
-      if (!state.broken && this.options.complete && state.signed && state.next - 1 < state.signed.top.sequence) {
-        const { top } = state.signed;
-        this.breakStream(state, stream, state.next, `missing: checkpoint ${top.checkpoint} signed sequence ${top.sequence}, the stream ends at ${state.next - 1} (records were deleted from its end)`, state.lastRecordedAt);
-      }
-      if (state.broken) breaks.push(state.broken);
+      const broken = this.streamBreak(stream, state);
+      if (broken) breaks.push(broken);
     }
     if (this.options.complete) {
-      for (const [stream, { top }] of this.signedHeads) {
-        if (!this.streams.has(stream)) {
-          breaks.push({ stream, sequence: 1, reason: `missing: checkpoint ${top.checkpoint} signed sequence ${top.sequence}, no record of the stream is left (or the export left it out)`, when: '' });
-        }
+      const absent = missing ?? [...this.signedHeads.keys()].filter((stream) => !this.streams.has(stream));
+      for (const stream of absent) {
+        const { top } = this.signedHeads.get(stream)!;
+        breaks.push({ stream, sequence: 1, reason: `missing: checkpoint ${top.checkpoint} signed sequence ${top.sequence}, no record of the stream is left (or the export left it out)`, when: '' });
       }
     }
-    breaks.sort((a, b) => (a.when < b.when ? -1 : a.when > b.when ? 1 : a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.sequence - b.sequence));
+    breaks.sort(byTime);
     const first = this.checkpointBreak ?? (checkpointFinding ? { stream: CHECKPOINT_STREAM, sequence: checkpointFinding.sequence, reason: checkpointFinding.reason } : null) ?? (breaks[0] ? { stream: breaks[0].stream, sequence: breaks[0].sequence, reason: breaks[0].reason } : null);
     return {
       ok: first === null,
       records: this.recordCount,
-      streams: this.streams.size,
+      streams: this.streams.size + this.closed.streams,
       checkpoints: this.checkpointList.length,
       firstBroken: first,
       unsignedRecords: this.unsigned,
     };
+  }
+
+  /** A stream's first break once all its records were fed: its own, a gap, or records cut from its end. */
+  private streamBreak(stream: string, state: StreamState): (BrokenLink & { when: string }) | null {
+    if (!state.broken && state.waiting?.size) {
+      if (state.next === 0) {
+        // A partial export: the stream's first record here links to one before the range.
+        const first = Math.min(...state.waiting.keys());
+        const start = state.waiting.get(first)!;
+        state.waiting.delete(first);
+        this.link(state, stream, first, start.prevHash, start.hash, start.recordedAt, true, start.edited);
+        this.drain(state, stream);
+      }
+      if (!state.broken && state.waiting?.size) {
+        const after = Math.min(...state.waiting.keys());
+        const reason = state.next === 1
+          ? `missing: the stream starts at sequence ${after} (its first records were deleted)`
+          : `missing: the stream goes from sequence ${state.next - 1} to ${after} (a record was deleted)`;
+        this.breakStream(state, stream, state.next, reason, state.waiting.get(after)!.recordedAt);
+      }
+    }
+    if (!state.broken && this.options.complete && state.signed && state.next - 1 < state.signed.top.sequence) {
+      const { top } = state.signed;
+      this.breakStream(state, stream, state.next, `missing: checkpoint ${top.checkpoint} signed sequence ${top.sequence}, the stream ends at ${state.next - 1} (records were deleted from its end)`, state.lastRecordedAt);
+    }
+    return state.broken;
   }
 
   private link(state: StreamState, stream: string, sequence: number, prevHash: string, hash: string, recordedAt: string, anchor = false, edited = false): void {

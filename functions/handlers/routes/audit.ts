@@ -13,7 +13,7 @@ import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import type { ApiRoute } from './route';
 
 /** The verification job's answer (contract 6.3): its `result` is the answer GET /audit/verify would give. */
-const VERIFICATION_JOB = (when: string) => ok(`${when}: the job (kind \`audit_verify\`) that verifies the log in the jobs function; GET /jobs/{jobId} until it has succeeded, and its \`result\` is exactly the answer of GET /audit/verify (AuditVerification).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
+const VERIFICATION_JOB = (when: string) => ok(`${when}: the job (kind \`audit_verify\`) that verifies the log in the jobs function, in steps of records (its \`done\` grows as they are checked); GET /jobs/{jobId} until it has succeeded, and its \`result\` is exactly the answer of GET /audit/verify (AuditVerification).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 
 async function jobAnswer(deps: Dependencies, job: StoredJob) {
   return json(202, { job: jobView(job, (await deps.settings.get()).timezone) });
