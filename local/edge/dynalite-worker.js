@@ -99,6 +99,9 @@ dynaliteDb.create = function (options) {
   return store;
 };
 
+// Each expression is parsed once, not at every request (see dynalite-expressions.js).
+require('./dynalite-expressions')();
+
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;
 
