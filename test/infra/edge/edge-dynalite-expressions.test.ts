@@ -4,8 +4,8 @@
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 
-type Request = Record<string, unknown>;
-type Validate = (data: Request) => string | undefined;
+type ExpressionRequest = Record<string, unknown>;
+type Validate = (data: ExpressionRequest) => string | undefined;
 
 /** dynalite's validateExpressions, fresh (its own parsers) or with the kept trees. */
 function validator(kept: boolean): Validate {
@@ -24,20 +24,20 @@ const fresh = validator(false);
 const kept = validator(true);
 
 /** What validation leaves on the request: its message and the parsed trees it keeps for the action. */
-function outcome(validate: Validate, request: Request) {
+function outcome(validate: Validate, request: ExpressionRequest) {
   const data = structuredClone(request);
   const message = validate(data);
   return { message, condition: data._condition, keyCondition: data._keyCondition, updates: data._updates, projection: data._projection, filter: data._filter };
 }
 
-const version = (n: number): Request => ({
+const version = (n: number): ExpressionRequest => ({
   ConditionExpression: '#version = :expected',
   ExpressionAttributeNames: { '#version': 'version' },
   ExpressionAttributeValues: { ':expected': { N: String(n) } },
 });
 
 // Holdback's own shapes, and the errors a request can make; each is asked twice, the second time from the kept tree.
-const requests: Array<[string, Request]> = [
+const requests: Array<[string, ExpressionRequest]> = [
   ['a first write', { ConditionExpression: 'attribute_not_exists(pk)' }],
   ['the expected version 1', version(1)],
   ['the expected version 7', version(7)],
