@@ -269,7 +269,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     // The API's dependencies on this thread; the bus's and the scheduler's targets run in containers built alike.
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
     deps = buildDependencies(config, {
-      clock: { now: () => Instant.fromDateTime(clock.now()) }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
+      clock: { now: () => Instant.withOffset(clock.nowMs(), 0) }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
       wrapClient: opts.clientHook ? loadClientHook(opts.clientHook) : undefined,
     });
     const containers = new LambdaPool({

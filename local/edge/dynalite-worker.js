@@ -3,9 +3,24 @@
 // data folder's tables) it keeps the tables in LevelDB there, every write synced before DynamoDB's answer (writes that
 // arrive during a flush are synced together in the next one).
 const { parentPort, workerData } = require('node:worker_threads');
-const dynalite = require('dynalite');
 
 const path = workerData && workerData.path;
+if (!path) {
+  // In memory (tests, the bench), dynalite's store keeps keys and values as Buffers: every lookup compares keys byte by
+  // byte in JavaScript (their long common prefix, `item-<table>~<hash>/`, again and again), and every read and write
+  // converts JSON text to and from bytes. Kept as strings instead, keys compare natively, in the same order (dynalite's
+  // keys are ASCII: hex, digits, names), and JSON is parsed from the string. Set before dynalite takes the class.
+  const memoryLevel = require('memory-level');
+  const { MemoryLevel } = memoryLevel;
+  memoryLevel.MemoryLevel = class StringMemoryLevel extends MemoryLevel {
+    constructor(location, options) {
+      if (typeof location === 'object' && location !== null) super({ storeEncoding: 'utf8', ...location });
+      else super(location, { storeEncoding: 'utf8', ...options });
+    }
+  };
+}
+const dynalite = require('dynalite');
+
 if (path) {
   // LevelDB writes without sync by default: a kill keeps them (they reached the kernel), a power cut may not.
   // Syncing each write makes an acknowledged DynamoDB write as durable as the journals beside it.
@@ -122,6 +137,9 @@ dynaliteDb.create = function (options) {
   };
   return store;
 };
+
+// Each expression is parsed once, not at every request (see dynalite-expressions.js).
+require('./dynalite-expressions')();
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;

@@ -66,3 +66,17 @@ test('a conditional write that does not hold fails with ConditionalCheckFailedEx
   const got = await db.send(new GetItemCommand({ TableName: 'holdback-test', Key: key }));
   expect(got.Item?.state).toEqual({ S: 'held' });
 });
+
+test('sort keys come back in the order of their UTF-8 bytes, as DynamoDB orders them (the in-memory store keeps its keys as strings)', async () => {
+  // UTF-16 would put the emoji (a surrogate pair, 0xD83D...) before U+E000 and U+FFFD; UTF-8 puts it after them.
+  const keys = ['z', 'é', '\ue000', '\ufffd', '😀', 'A', '~'];
+  for (const sk of keys) {
+    await db.send(new PutItemCommand({ TableName: 'holdback-test', Item: { pk: { S: 'ORDER#utf8' }, sk: { S: sk } } }));
+  }
+  const answer = await db.send(new QueryCommand({
+    TableName: 'holdback-test', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'ORDER#utf8' } },
+  }));
+  const byUtf8 = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  expect(answer.Items?.map((item) => item.sk.S)).toEqual(byUtf8);
+  expect(byUtf8.indexOf('😀')).toBeGreaterThan(byUtf8.indexOf('\ufffd'));
+});

@@ -201,3 +201,14 @@ test('the edge creates the rate(1 minute) sweep; a jump coalesces the minutes it
     await local.edge.close();
   }
 });
+
+test('an at() expression read again gives the same instant in its own zone: New York\'s wall time across daylight saving, India\'s fixed, a date that does not exist refused each time', () => {
+  const { parseExpression } = jest.requireActual('../../../local/edge/scheduler') as typeof import('../../../local/edge/scheduler');
+  for (let round = 0; round < 2; round += 1) {
+    expect(parseExpression('at(2022-12-02T16:05:00)', 'Asia/Kolkata')).toEqual({ kind: 'at', at: Date.parse('2022-12-02T16:05:00+05:30') });
+    expect(parseExpression('at(2022-12-02T16:05:00)', 'UTC')).toEqual({ kind: 'at', at: Date.parse('2022-12-02T16:05:00Z') });
+    expect(parseExpression('at(2022-07-02T16:05:00)', 'America/New_York')).toEqual({ kind: 'at', at: Date.parse('2022-07-02T16:05:00-04:00') });
+    expect(parseExpression('at(2022-12-02T16:05:00)', 'America/New_York')).toEqual({ kind: 'at', at: Date.parse('2022-12-02T16:05:00-05:00') });
+    expect(() => parseExpression('at(2022-02-30T16:05:00)', 'Asia/Kolkata')).toThrow(/not a real date and time/);
+  }
+});

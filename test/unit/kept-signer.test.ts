@@ -1,0 +1,66 @@
+/**
+ * keepOneSigner (functions/composition/kept-signer.ts): an SDK client signs every call with the one signer its
+ * configuration made, and every signature is the one a fresh SigV4 signer computes for the same request.
+ */
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { keepOneSigner } from '../../functions/composition/kept-signer';
+
+const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
+
+interface Captured { method: string; protocol: string; hostname: string; port?: number; path: string; query?: Record<string, string>; headers: Record<string, string>; body?: unknown }
+
+/** A client whose requests are captured as signed and answered with an empty item, nothing sent. */
+function capturingClient(): { client: DynamoDBClient; requests: Captured[] } {
+  const requests: Captured[] = [];
+  const requestHandler = {
+    handle: async (request: Captured) => {
+      requests.push({ ...request, headers: { ...request.headers } });
+      const { Readable } = await import('node:stream');
+      return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from('{}')]) } };
+    },
+    updateHttpClientConfig: () => undefined,
+    httpHandlerConfigs: () => ({}),
+    destroy: () => undefined,
+  };
+  const client = new DynamoDBClient({ region: 'ap-south-1', credentials, endpoint: 'http://127.0.0.1:9', requestHandler: requestHandler as never });
+  return { client, requests };
+}
+
+const signerOf = (client: DynamoDBClient) => (client.config as unknown as { signer: (scheme?: unknown) => Promise<unknown> }).signer;
+
+test('each call is signed as a fresh SigV4 signer signs the same request at the same time', async () => {
+  const { client, requests } = capturingClient();
+  keepOneSigner(client);
+  for (const id of ['o-1', 'o-2', 'o-3']) {
+    await client.send(new GetItemCommand({ TableName: 'holdback-orders', Key: { pk: { S: `ORDER#${id}` }, sk: { S: 'META' } } }));
+  }
+  expect(requests).toHaveLength(3);
+  const fresh = new SignatureV4({ credentials, region: 'ap-south-1', service: 'dynamodb', sha256: client.config.sha256 });
+  for (const request of requests) {
+    const { authorization, 'x-amz-date': amzDate, ...unsigned } = request.headers;
+    const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    const resigned = await fresh.sign({ ...request, headers: unsigned } as never, { signingDate }) as unknown as Captured;
+    expect(authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/ap-south-1\/dynamodb\/aws4_request, /);
+    expect(resigned.headers.authorization).toBe(authorization);
+  }
+  client.destroy();
+});
+
+test('the signer is made once and kept, where the SDK alone makes one for every call', async () => {
+  const { client } = capturingClient();
+  await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }));
+  expect(await signerOf(client)()).not.toBe(await signerOf(client)());
+  keepOneSigner(client);
+  const kept = await signerOf(client)();
+  expect(await signerOf(client)()).toBe(kept);
+  await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'b' } } }));
+  expect(await signerOf(client)()).toBe(kept);
+  client.destroy();
+});
+
+test('a client without a signer is left as it is', () => {
+  const client = { config: { region: 'ap-south-1' } };
+  keepOneSigner(client);
+  expect(client.config).toEqual({ region: 'ap-south-1' });
+});
