@@ -27,6 +27,7 @@ const SUBJECTS: Subjects<Serving> = [
 const KEY = 'job_1669977300000_abcdefghij.csv';
 const NOW = new Date('2022-12-02T10:35:00Z');
 const LATER = new Date('2022-12-03T10:35:00Z');
+const NOW_PLUS_TWO_HOURS = new Date('2022-12-02T12:35:00Z');
 
 async function* lines(...texts: string[]): AsyncIterable<string> {
   yield* texts;
@@ -77,6 +78,30 @@ describeEachSubject(SUBJECTS, (subject) => {
     expect(combined).toEqual({ bytes: Buffer.byteLength(text), sha256: sha256(text) });
     expect(await store.combine(KEY, 'text/csv', 2)).toEqual(combined);
     expect(await textOf(await store.open(KEY, tokenOf(await store.link(KEY, LATER, 'outcomes.csv')), NOW))).toBe(text);
+  });
+
+  test('a file written twice at once (a step delivered twice) is whole, and the link the first try gave stays valid', async () => {
+    const { store } = subject();
+    const rows = Array.from({ length: 2000 }, (_, n) => `order_${n},vendor_A,${n}.00\n`);
+    const text = `orderId,vendorId,amount\n${rows.join('')}`;
+    const slowly = async function* slow(): AsyncIterable<string> {
+      yield 'orderId,vendorId,amount\n';
+      for (const row of rows) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield row;
+      }
+    };
+    const [first, second] = await Promise.all([store.write(KEY, 'text/csv', slowly()), store.write(KEY, 'text/csv', slowly())]);
+    expect(first).toEqual({ bytes: Buffer.byteLength(text), sha256: sha256(text) });
+    expect(second).toEqual(first);
+    const link = await store.link(KEY, NOW_PLUS_TWO_HOURS, 'outcomes.csv');
+    // The second try writes the file again and links it, a little later: the first link still serves the whole file.
+    await store.write(KEY, 'text/csv', lines(text));
+    const again = await store.link(KEY, new Date(NOW_PLUS_TWO_HOURS.getTime() + 1000), 'outcomes.csv');
+    expect(tokenOf(again)).toBe(tokenOf(link));
+    expect(await textOf(await store.open(KEY, tokenOf(link), NOW))).toBe(text);
+    // Neither answer's expiry comes before the link's: the later one is kept.
+    expect(await textOf(await store.open(KEY, tokenOf(link), new Date(NOW_PLUS_TWO_HOURS.getTime() + 500)))).toBe(text);
   });
 
   test('a missing part is refused, naming the file', async () => {

@@ -91,7 +91,8 @@ export class InMemoryExportStore implements ExportStore {
   async write(key: string, contentType: string, lines: AsyncIterable<string>): Promise<{ bytes: number; sha256: string }> {
     let text = '';
     for await (const chunk of lines) text += chunk;
-    this.files.set(key, { contentType, text });
+    // Written again (a step delivered twice), the file keeps a link made already, as the file store's sidecar does.
+    this.files.set(key, { ...this.files.get(key), contentType, text });
     return { bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
   }
 
@@ -116,8 +117,9 @@ export class InMemoryExportStore implements ExportStore {
 
   async link(key: string, expiresAt: Date, fileName: string): Promise<string> {
     const file = this.files.get(key)!;
-    file.token = createHash('sha256').update(`${key}${expiresAt.toISOString()}`).digest('hex');
-    file.expiresAt = expiresAt;
+    // A link made already keeps its token and the later expiry (see FileExportStore.link).
+    file.token ??= createHash('sha256').update(`${key}${expiresAt.toISOString()}`).digest('hex');
+    if (!file.expiresAt || file.expiresAt < expiresAt) file.expiresAt = expiresAt;
     // The download is named as the link says (the file store keeps it in its sidecar).
     file.fileName = fileName;
     return `memory://exports/${key}?token=${file.token}`;

@@ -32,7 +32,7 @@ export class FileExportStore implements ExportStore {
     if (!FILE_NAME.test(key)) throw new Error(`export file name ${key} is not a job id and an extension`);
     await mkdir(this.folder, { recursive: true });
     const written = await this.writeWhole(join(this.folder, key), lines);
-    await writeFile(join(this.folder, `${key}.json`), JSON.stringify({ contentType }));
+    await this.writeSidecar(key, (earlier) => ({ ...earlier, contentType }));
     return written;
   }
 
@@ -45,7 +45,9 @@ export class FileExportStore implements ExportStore {
    * only hashed).
    */
   private async writeWhole(file: string | null, lines: AsyncIterable<string | Buffer>): Promise<{ bytes: number; sha256: string }> {
-    const partial = file === null ? null : `${file}.partial`;
+    // Each writer has a temporary file of its own: a step delivered twice at once (the queue delivers at least once)
+    // must not write into, or truncate, the other's file, nor the file the other already renamed into place.
+    const partial = file === null ? null : `${file}.${randomBytes(6).toString('hex')}.partial`;
     const out = partial === null ? null : createWriteStream(partial);
     const hash = createHash('sha256');
     let bytes = 0;
@@ -92,12 +94,25 @@ export class FileExportStore implements ExportStore {
   }
 
   async link(key: string, expiresAt: Date, fileName: string): Promise<string> {
-    const sidecarFile = join(this.folder, `${key}.json`);
-    const { contentType } = JSON.parse(await readFile(sidecarFile, 'utf8')) as { contentType: string };
-    const sidecar: Sidecar = { token: randomBytes(24).toString('base64url'), expiresAt: expiresAt.toISOString(), contentType, fileName };
-    await writeFile(`${sidecarFile}.tmp`, JSON.stringify(sidecar));
-    await rename(`${sidecarFile}.tmp`, sidecarFile);
+    // A link made already (a step delivered twice) keeps its token, so the link a job's result gave stays valid; the
+    // later of the two expiries is kept, so neither answer's `expiresAt` comes before the link's.
+    const sidecar = await this.writeSidecar(key, (earlier) => {
+      if (earlier.contentType === undefined) throw new Error(`export ${key} has no file to link`);
+      const latest = earlier.expiresAt && Date.parse(earlier.expiresAt) > expiresAt.getTime() ? earlier.expiresAt : expiresAt.toISOString();
+      return { token: earlier.token ?? randomBytes(24).toString('base64url'), expiresAt: latest, contentType: earlier.contentType, fileName };
+    });
     return `${this.baseUrl}${EXPORT_FILE_PATH}/${key}?token=${sidecar.token}`;
+  }
+
+  /** Rewrites the file's sidecar from what it held (nothing yet: `{}`), whole, under a temporary name of its own. */
+  private async writeSidecar<T extends Partial<Sidecar>>(key: string, next: (earlier: Partial<Sidecar>) => T): Promise<T> {
+    const sidecarFile = join(this.folder, `${key}.json`);
+    const earlier = await readFile(sidecarFile, 'utf8').then((text) => JSON.parse(text) as Partial<Sidecar>, () => ({}));
+    const sidecar = next(earlier);
+    const temporary = `${sidecarFile}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, JSON.stringify(sidecar));
+    await rename(temporary, sidecarFile);
+    return sidecar;
   }
 
   async open(key: string, token: string, now: Date): Promise<ExportDownload> {
