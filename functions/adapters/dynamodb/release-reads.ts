@@ -380,9 +380,30 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
+    return this.totalsOf(vendorId, await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY));
+  }
+
+  /** One page of each open partition at once (its share of `max`): a fixed number of queries whatever the vendor's size. */
+  async openTotalsUpTo(vendorId: string, max: number): Promise<{ totals: { currency: string; count: number; amount: string }[]; complete: boolean }> {
+    const partitions = openPartitions(vendorId);
+    const limit = Math.max(1, Math.ceil(max / partitions.length));
+    const pages = await Promise.all(partitions.map((pk) => this.doc.query({
+      TableName: this.tableName,
+      IndexName: OPEN_INDEX.name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk },
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: limit,
+    })));
+    const totals = await this.totalsOf(vendorId, pages.flatMap((page) => page.items));
+    return { totals, complete: pages.every((page) => page.lastEvaluatedKey === undefined) };
+  }
+
+  /** Count and sum per currency of these open-index entries. */
+  private async totalsOf(vendorId: string, entries: Record<string, unknown>[]): Promise<{ currency: string; count: number; amount: string }[]> {
     const totals = new CurrencyTotals<'open'>();
     const withoutCurrency: Candidate[] = [];
-    for (const entry of await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY)) {
+    for (const entry of entries) {
       const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
       if (typeof entry.currency === 'string') {
         totals.add('open', entry.currency, moneyOf({ orderId, vendorId, amount: entry.amount as string, currency: entry.currency }).amount);
