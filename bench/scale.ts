@@ -19,6 +19,7 @@ import { openReleasesOfVendor } from '../functions/application/replan-vendor-rel
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { writeInBatches } from './outcomes-csv';
 import { Instant } from '../functions/domain/instant';
+import { releaseKeyOf } from '../functions/application/release-store';
 
 const RELEASES = Number(process.env.BENCH_SCALE_RELEASES ?? 100_000);
 const OTHERS = Number(process.env.BENCH_SCALE_OTHERS ?? RELEASES * 2);
@@ -46,8 +47,13 @@ export interface ScaleResult {
   apiP95MsWhileJobsRun: number;
 }
 
-function orderAt(i: number, vendorId: string): { order: OrderRecord; release: VendorRelease } {
-  // One order a second from the start: all inside one window, every release far enough ahead to be open.
+/**
+ * The i-th order of a vendor and its release: one order a second from the start, all inside one window. An open
+ * release is SCHEDULED three days after its payment (far enough ahead to stay open while the part runs); a `due` one
+ * is SCHEDULED at the start itself with its release key, as if its schedule were about to fire (tests send its
+ * command).
+ */
+export function orderAt(i: number, vendorId: string, due = false): { order: OrderRecord; release: VendorRelease } {
   const ms = Date.parse(START) + i * 1000;
   const iso = (at: number): Instant => Instant.withOffset(Math.floor(at / 1000) * 1000, 330);
   const orderId = `${vendorId}-o${String(i).padStart(7, '0')}`;
@@ -58,46 +64,64 @@ function orderAt(i: number, vendorId: string): { order: OrderRecord; release: Ve
   const release: VendorRelease = {
     orderId, vendorId, amount: '100.50', state: 'SCHEDULED', policyVersion: 0, rule: { kind: 'after_payment', delay: 'P3D' },
     scheduleOption: 1, transactionTime: order.transactionTime, maxEligibility: order.maxEligibility,
-    targetEligibility: iso(ms + 3 * 86_400_000), sendAt: iso(ms + 3 * 86_400_000 - 3_600_000), releaseKey: null,
+    targetEligibility: iso(ms + 3 * 86_400_000), sendAt: due ? iso(Date.parse(START)) : iso(ms + 3 * 86_400_000 - 3_600_000),
+    releaseKey: due ? releaseKeyOf(orderId, vendorId, 1) : null,
     appliedEligibility: null, predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null,
     currency: 'INR', version: 1, updatedAt: order.recordedAt, holdReason: null, plannedSendAt: null, settledFrom: null,
   } as VendorRelease;
   return { order, release };
 }
 
+/** One vendor's orders to seed: `count` orders of one release each (`due`: see orderAt). */
+export interface SeededVendor { vendorId: string; count: number; due?: boolean }
+
 /**
- * Seeds the orders and releases: each item built by the order repository's own mapping (orderItem, releaseItem: the
- * item, its index keys and the open index's shard exactly as a paid order writes them), written with BatchWriteItem
- * (25 items a call, 16 calls in flight) straight into dynalite's thread, 20,000 items built at a time; the directory
- * entries (vendors, months) as the repository notes them. On this machine dynalite's own thread bounds it (building
- * and marshalling the items takes the main thread about a tenth of the time), so the rate is reported.
+ * Seeds paid orders and their open releases through the production adapters' own mapping: each item built by the
+ * order repository's orderItem and releaseItem (the item, its index keys and the open index's shard exactly as a paid
+ * order writes them), the vendor and month directory noted by the read adapter's directory, and written with
+ * BatchWriteItem (25 items a call, 16 calls in flight) through the edge's DynamoDB endpoint, SEED_CHUNK orders built at
+ * a time while the previous chunk is written. dynalite's own thread bounds the rate (building and marshalling the
+ * items takes the main thread about a tenth of the time), so the rate is reported.
  */
-export async function seed(runtime: LocalRuntime, releases = RELEASES, others = OTHERS, progress: (line: string) => void = () => undefined): Promise<{ seconds: number; items: number }> {
+export async function seed(runtime: LocalRuntime, vendors: SeededVendor[], progress: (line: string) => void = () => undefined): Promise<{ seconds: number; items: number }> {
   const began = performance.now();
   const client = new DynamoDBClient(documentClientConfig({ endpoint: runtime.edge.dynamodbUrl, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
   const reads = runtime.deps.reads as unknown as { directory: { noteMonth(m: string): Promise<void>; noteVendor(v: string): Promise<void> } };
   const months = new Set<string>();
-  const chunk = 10_000;
   let items = 0;
-  for (const [vendorId, count] of [[VENDOR, releases], ['scale-other', others]] as const) {
-    await reads.directory.noteVendor(vendorId);
-    for (let from = 0; from < count; from += chunk) {
-      const batch: Record<string, unknown>[] = [];
-      for (let i = from; i < Math.min(count, from + chunk); i += 1) {
-        const { order, release } = orderAt(i, vendorId);
-        const paid = orderItem(order);
-        months.add(paid.month);
-        batch.push(paid.item, releaseItem(release).item);
+  let reported = 0;
+  try {
+    for (const { vendorId, count, due } of vendors) {
+      await reads.directory.noteVendor(vendorId);
+      let writing: Promise<void> = Promise.resolve();
+      for (let from = 0; from < count; from += SEED_CHUNK) {
+        const batch: Record<string, unknown>[] = [];
+        for (let i = from; i < Math.min(count, from + SEED_CHUNK); i += 1) {
+          const { order, release } = orderAt(i, vendorId, due);
+          const paid = orderItem(order);
+          months.add(paid.month);
+          batch.push(paid.item, releaseItem(release).item);
+        }
+        // The next chunk is built while this one is written.
+        await writing;
+        writing = writeInBatches(client, batch);
+        items += batch.length;
+        if (items - reported >= 100_000) {
+          reported = items;
+          progress(`scale: seeded ${items} items (${Math.round(items / ((performance.now() - began) / 1000))} a second)`);
+        }
       }
-      await writeInBatches(client, batch);
-      items += batch.length;
-      if ((from / chunk) % 5 === 4) progress(`scale: seeded ${items} items (${Math.round(items / ((performance.now() - began) / 1000))} a second)`);
+      await writing;
     }
+    for (const month of months) await reads.directory.noteMonth(month);
+  } finally {
+    client.destroy();
   }
-  for (const month of months) await reads.directory.noteMonth(month);
-  client.destroy();
   return { seconds: (performance.now() - began) / 1000, items };
 }
+
+/** Orders built at a time while the previous chunk is written. */
+const SEED_CHUNK = 5_000;
 
 async function api<T = any>(runtime: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ ms: number; status: number; body: T }> {
   const began = performance.now();
@@ -188,7 +212,7 @@ export async function benchScale(progress: (line: string) => void = () => undefi
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, clockStart: new Date(START), frozen: true });
   try {
     progress(`scale: seeding ${RELEASES} open releases of ${VENDOR} and ${OTHERS} orders of another vendor`);
-    const seeded = await seed(runtime, RELEASES, OTHERS, progress);
+    const seeded = await seed(runtime, [{ vendorId: VENDOR, count: RELEASES }, { vendorId: 'scale-other', count: OTHERS }], progress);
     const samples: number[] = [];
     progress('scale: preview');
     const previewed = await preview(runtime, samples);
