@@ -4,7 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { Construct } from 'constructs';
 import {
-  AUDIT_TABLE, AUDIT_TABLE_ENV, TABLE_ENV, TABLES, type TableDefinition, type TableName,
+  AUDIT_TABLE, AUDIT_TABLE_ENV, LEGACY_PLAN_INDEX, TABLE_ENV, TABLES, type TableDefinition, type TableName,
 } from '../functions/definitions/tables';
 
 /** Holdback's tables: those of TABLES, and the audit log's. */
@@ -37,8 +37,10 @@ export interface HoldbackTableProps {
 }
 
 /**
- * Indexes of earlier versions that an upgrade keeps until its last stage (nothing reads them any more): the orders
- * table's `byVendor` (vendorPk, vendorSk; all attributes), replaced by openByVendor.
+ * Indexes of earlier versions that an upgrade keeps until its last stage: the orders table's `byVendor` (vendorPk,
+ * vendorSk; all attributes), replaced by openByVendor (nothing reads it any more), and `openPlanByVendor` (the open
+ * index's keys, the planner's fields), replaced by the sparse planByVendor: previews read it while it exists, since
+ * the new one is complete only once the backfill has given the older unsent releases its keys.
  */
 export const LEGACY_INDEXES: Record<string, GlobalSecondaryIndex> = {
   byVendor: {
@@ -46,9 +48,14 @@ export const LEGACY_INDEXES: Record<string, GlobalSecondaryIndex> = {
     KeySchema: [{ AttributeName: 'vendorPk', KeyType: 'HASH' }, { AttributeName: 'vendorSk', KeyType: 'RANGE' }],
     Projection: { ProjectionType: 'ALL' },
   },
+  [LEGACY_PLAN_INDEX.name]: {
+    IndexName: LEGACY_PLAN_INDEX.name,
+    KeySchema: [{ AttributeName: LEGACY_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: LEGACY_PLAN_INDEX.sk, KeyType: 'RANGE' }],
+    Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LEGACY_PLAN_INDEX.include] },
+  },
 };
 /**
- * The upgrade from a stack with the orders table's `due` (all attributes) and `byVendor` indexes to this version's five,
+ * The upgrade from a stack with the orders table's `due` (all attributes) and `byVendor` indexes to this version's six,
  * one index change per deploy (README, runbook "Upgrade"): each stage is a `holdback:ordersIndexes` value. Stage 0
  * deploys this version's code on the old indexes (then the backfill runs); the last stage equals the default.
  */
@@ -60,6 +67,8 @@ export const ORDERS_UPGRADE_STAGES: readonly string[] = [
   'due,byVendor,openByVendor,paidByMonth,appliedByMonth,settledByMonth',
   'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth',
   'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,openPlanByVendor',
+  'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,openPlanByVendor,planByVendor',
+  'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,planByVendor',
 ];
 const LEGACY_ATTRIBUTES: AttributeDefinition[] = [{ AttributeName: 'vendorPk', AttributeType: 'S' }, { AttributeName: 'vendorSk', AttributeType: 'S' }];
 

@@ -56,22 +56,32 @@ export const DUE_INDEX = { name: 'due', pk: 'duePk', sk: 'dueSk' } as const;
  */
 export const OPEN_INDEX = { name: 'openByVendor', pk: 'openPk', sk: 'openSk', include: ['amount', 'currency'] } as const;
 /**
- * The open releases by vendor as planning reads them (previews): the open index's own keys (so every open release is
- * in it, and DynamoDB fills it from the attributes already written when it is added), projecting the fields the planner
- * reads of a stored release (every field but the gateway's answers and what only a sent or settled release carries;
- * release-reads.ts PLANNING_FIELDS names the same). A preview of 100,000 releases reads the partitions at once, a page
- * of 1 MB a query, instead of 1,000 BatchGetItem calls of 100 keys. Its price: unlike the open index, its entry is
- * written again with each write of an open release (about 4 in a release's life, 1 write unit each), for previews at
- * any size. Added by its own upgrade stage (lib/holdback-table.ts); read only when it exists.
+ * The vendor's unsent releases as planning reads them (previews): sparse, an entry
+ * only while a release waits to be sent (PLANNED, SCHEDULED, WAITING, HELD, AT_MAX by its rule: the domain's
+ * isUnsent), keyed as the open index (`planPk`/`planSk` carry the open index's values, set by releaseIndexKeys), and
+ * projecting the fields the planner reads of a stored release (every field but the gateway's answers and what only a
+ * sent or settled release carries; open-index-counts.ts PLANNING_FIELDS names the same). A preview of 100,000 releases
+ * reads the partitions at once, a page of 1 MB a query, instead of 1,000 BatchGetItem calls of 100 keys. Its price: an
+ * entry written when a release is planned, again when a write changes an unsent release (a delivery, a hold), and
+ * deleted at the claim, about 2.3 write units a release; the writes of a sent release (the send's record, its answer,
+ * its settlement) write no entry. It replaced `openPlanByVendor` (LEGACY_PLAN_INDEX: the same projection on the open
+ * index's keys, so every write of an open release, sent or not, wrote its entry: 16 index writes an order of three
+ * vendors against 7). Added by its own upgrade stage (lib/holdback-table.ts) after which the backfill gives unsent
+ * releases written before it their keys; read only when it exists, and the legacy index first while that exists.
  */
-export const OPEN_PLAN_INDEX = {
-  name: 'openPlanByVendor', pk: OPEN_INDEX.pk, sk: OPEN_INDEX.sk,
+export const PLAN_INDEX = {
+  name: 'planByVendor', pk: 'planPk', sk: 'planSk',
   include: [
     'nulls', 'amount', 'state', 'policyVersion', 'rule', 'scheduleOption', 'transactionTime', 'maxEligibility', 'targetEligibility',
     'sendAt', 'releaseKey', 'appliedEligibility', 'predictedSettlement', 'clamp', 'sends', 'reason', 'reasonCode', 'waitReason',
     'exposure', 'settledAt', 'holdReason', 'plannedSendAt', 'manual', 'orderNotFoundSince', 'currency', 'version', 'updatedAt',
   ],
 } as const;
+/**
+ * The planning index before PLAN_INDEX (kept by the upgrade until its last stage, lib/holdback-table.ts): the open
+ * index's keys, so an entry for every open release, rewritten with each of its writes.
+ */
+export const LEGACY_PLAN_INDEX = { name: 'openPlanByVendor', pk: OPEN_INDEX.pk, sk: OPEN_INDEX.sk, include: PLAN_INDEX.include } as const;
 /** Paid orders (the `META` item, one entry per order) by transaction time; projects the vendors and their amounts. */
 export const PAID_INDEX = { name: 'paidByMonth', pk: 'paidPk', sk: 'paidSk', include: ['vendors'] } as const;
 /** Releases applied at the gateway, by applied eligibility. Keys only. */
@@ -123,7 +133,7 @@ export const TABLES: Record<TableName, TableDefinition> = {
     keySchema: hashRange(KEY.pk, KEY.sk),
     attributeDefinitions: stringAttributes(
       KEY.pk, KEY.sk, DUE_INDEX.pk, DUE_INDEX.sk, OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk,
-      APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk,
+      APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk, PLAN_INDEX.pk, PLAN_INDEX.sk,
     ),
     globalSecondaryIndexes: [
       { IndexName: DUE_INDEX.name, KeySchema: hashRange(DUE_INDEX.pk, DUE_INDEX.sk), Projection: { ProjectionType: 'KEYS_ONLY' } },
@@ -140,9 +150,9 @@ export const TABLES: Record<TableName, TableDefinition> = {
       { IndexName: APPLIED_INDEX.name, KeySchema: hashRange(APPLIED_INDEX.pk, APPLIED_INDEX.sk), Projection: { ProjectionType: 'KEYS_ONLY' } },
       { IndexName: SETTLED_INDEX.name, KeySchema: hashRange(SETTLED_INDEX.pk, SETTLED_INDEX.sk), Projection: { ProjectionType: 'KEYS_ONLY' } },
       {
-        IndexName: OPEN_PLAN_INDEX.name,
-        KeySchema: hashRange(OPEN_PLAN_INDEX.pk, OPEN_PLAN_INDEX.sk),
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...OPEN_PLAN_INDEX.include] },
+        IndexName: PLAN_INDEX.name,
+        KeySchema: hashRange(PLAN_INDEX.pk, PLAN_INDEX.sk),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...PLAN_INDEX.include] },
       },
     ],
     billingMode: 'PAY_PER_REQUEST',

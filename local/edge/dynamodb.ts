@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { pause } from './in-flight';
 import { migrateTables } from './table-migration';
+import { withPlanKeys } from './plan-keys';
 
 /** How long a clean stop waits for LevelDB to close before the thread is ended anyway (every write was synced). */
 const CLOSE_WAIT_MS = 3_000;
@@ -60,7 +61,7 @@ export class LocalDynamo {
   async createTables(endpoint: string, region: string, tables: CreateTableCommandInput[], log: (line: string) => void = () => undefined): Promise<void> {
     const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     try {
-      await migrateTables(client, tables, log);
+      await migrateTables(client, tables, log, withPlanKeys);
       for (const table of tables) {
         try {
           await client.send(new CreateTableCommand(table));

@@ -51,13 +51,20 @@ const markerItem = (keys: string[]): Item => ({
 const isMarker = (item: Item, keys: string[]): boolean =>
   item[keys[0]]?.S === MIGRATION_MARKER.pk && (keys.length < 2 || item[keys[1]]?.S === MIGRATION_MARKER.sk);
 
-/** Every item of `from` put into `to` (the marker left out), attribute values as they are; returns how many. */
-async function copyItems(client: DynamoDBClient, from: string, to: string, keys: string[]): Promise<number> {
+/**
+ * What the staging copy gives an item beyond its attributes as they are: the key attributes of an index the new
+ * definition adds over attributes an older version did not write (the unsent releases' planning index, see
+ * plan-keys.ts), as the upgrade's backfill does on AWS. Identity for every other item.
+ */
+export type ItemFill = (item: Item) => Item;
+
+/** Every item of `from` put into `to` (the marker left out), attribute values as they are (or filled); returns how many. */
+async function copyItems(client: DynamoDBClient, from: string, to: string, keys: string[], fill: ItemFill = (item) => item): Promise<number> {
   let count = 0;
   let start: Item | undefined;
   do {
     const page = await client.send(new ScanCommand({ TableName: from, ConsistentRead: true, ExclusiveStartKey: start }));
-    const items = (page.Items ?? []).filter((item) => !isMarker(item, keys));
+    const items = (page.Items ?? []).filter((item) => !isMarker(item, keys)).map(fill);
     for (let i = 0; i < items.length; i += BATCH) {
       let requests: WriteRequest[] = items.slice(i, i + BATCH).map((Item) => ({ PutRequest: { Item } }));
       while (requests.length > 0) {
@@ -108,11 +115,11 @@ async function marked(client: DynamoDBClient, wanted: CreateTableCommandInput): 
 }
 
 /** Step 1: the staging table, made with the new definition, holds every item of the original and then the marker. */
-export async function stageTable(client: DynamoDBClient, wanted: CreateTableCommandInput): Promise<number> {
+export async function stageTable(client: DynamoDBClient, wanted: CreateTableCommandInput, fill?: ItemFill): Promise<number> {
   const name = wanted.TableName ?? '';
   const keys = keyNames(wanted);
   await create(client, { ...wanted, TableName: stagingName(name) });
-  const count = await copyItems(client, name, stagingName(name), keys);
+  const count = await copyItems(client, name, stagingName(name), keys, fill);
   await client.send(new PutItemCommand({ TableName: stagingName(name), Item: markerItem(keys) }));
   return count;
 }
@@ -137,7 +144,7 @@ export async function restoreTable(client: DynamoDBClient, wanted: CreateTableCo
  * Migrates each table of `tables` that exists and lacks one of its indexes, and finishes any migration a kill cut
  * short. A table that does not exist (and has no staging copy) is left to CreateTable. One line is logged per table.
  */
-export async function migrateTables(client: DynamoDBClient, tables: CreateTableCommandInput[], log: (line: string) => void): Promise<void> {
+export async function migrateTables(client: DynamoDBClient, tables: CreateTableCommandInput[], log: (line: string) => void, fill?: ItemFill): Promise<void> {
   for (const wanted of tables) {
     const name = wanted.TableName ?? '';
     const staging = await describe(client, stagingName(name));
@@ -153,7 +160,7 @@ export async function migrateTables(client: DynamoDBClient, tables: CreateTableC
         throw new Error(`the table ${name} is missing while its copy ${stagingName(name)} is incomplete (no marker): restore the data folder from a backup`);
       }
       log(`migrating table ${name}: ${adding} (${await countItems(client, name)} items)${staging ? ', resumed after a stop' : ''}`);
-      await stageTable(client, wanted);
+      await stageTable(client, wanted, fill);
     } else {
       log(`migrating table ${name}: ${adding} (${(await countItems(client, stagingName(name))) - 1} items), resumed after a stop: copying them back`);
     }

@@ -34,14 +34,15 @@ class FlakyDocumentClient extends DocumentClient {
   }
 }
 
-test('appends chain each stream; a writer with a stale head loses the race, re-reads and appends after the winner', async () => {
+test('appends chain each stream; a writer continuing with a stale head loses the race, re-reads and appends after the winner', async () => {
   await withLocalDynamo(async ({ doc }) => {
     const first = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
     const second = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
     await first.append([entry('order_1', 1), entry('order_2', 1), { kind: 'settings_changed', at: at('2022-12-02T16:00:00+05:30'), actor: 'finance', detail: { version: 1 } }]);
     await second.append([entry('order_1', 2)]); // second now remembers head 2
-    await first.append([entry('order_1', 3)]); // first thinks the head is 1: loses the race on 2, re-reads, writes 3
-    await second.append([entry('order_1', 4), entry('order_1', 5)]); // second thinks 2: loses on 3, re-reads, writes 4 and 5
+    // first remembers head 1 and says it continues: loses the race on 2, re-reads, writes 3
+    await first.append([entry('order_1', 3)], { continuingOrders: ['order_1'] });
+    await second.append([entry('order_1', 4), entry('order_1', 5)], { continuingOrders: ['order_1'] }); // thinks 2: loses on 3, writes 4 and 5
     const records = await first.streamRecords('order#order_1');
     expect(records.map((r) => [r.sequence, r.detail.n])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
     expect(records[3].prevHash).toBe(records[2].hash);
@@ -78,6 +79,41 @@ test('a stream the caller names as new is appended without reading its head; a w
     await new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger()).append([entry('order_other', 1)]);
     expect(doc.queries).toBe(before + 1);
     expect((await verifyAuditLog(auditDeps(store))).ok).toBe(true);
+  });
+});
+
+/** A document client that counts the record puts the table refused (a stale head's lost race, billed a write unit). */
+class RefusalCountingClient extends CountingDocumentClient {
+  refused = 0;
+  override async put(input: PutInput) {
+    try {
+      return await super.put(input);
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') this.refused += 1;
+      throw error;
+    }
+  }
+}
+
+test('a head another container may have moved is read before the put (no refused put); one this caller continues is not read', async () => {
+  await withLocalDynamo(async ({ client }) => {
+    const doc = new RefusalCountingClient(client);
+    const orderEvents = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    const release = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    await orderEvents.append([entry('order_x', 1)], { newOrders: ['order_x'] }); // remembers head 1
+    await release.append([entry('order_x', 2)]); // the send's record: the head is read (1 query)
+    expect([doc.queries, doc.refused]).toEqual([1, 0]);
+    await release.append([entry('order_x', 3)], { continuingOrders: ['order_x'] }); // its answer: no read
+    expect([doc.queries, doc.refused]).toEqual([1, 0]);
+    // The order's next event in the first container: its remembered head (1) is stale; it reads instead of guessing.
+    await orderEvents.append([entry('order_x', 4)]);
+    expect([doc.queries, doc.refused]).toEqual([2, 0]);
+    // Appends of one stream queued in one container: each after the head the one before it left, without a read.
+    await Promise.all([release.append([entry('order_x', 5)]), release.append([entry('order_x', 6)]), release.append([entry('order_x', 7)])]);
+    expect([doc.queries, doc.refused]).toEqual([3, 0]);
+    const records = await release.streamRecords('order#order_x');
+    expect(records.map((r) => [r.sequence, r.detail.n])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6], [7, 7]]);
+    expect((await verifyAuditLog(auditDeps(release))).ok).toBe(true);
   });
 });
 

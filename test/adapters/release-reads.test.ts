@@ -2,12 +2,13 @@
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { APPLIED_INDEX, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
+import { APPLIED_INDEX, LEGACY_PLAN_INDEX, OPEN_INDEX, PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
 import { order, release } from './release-fixtures';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
 import { at } from '../times';
+import { backfillIndexKeys } from '../../functions/adapters/dynamodb/backfill/index-backfill';
 
 let dynamo: LocalDynamo;
 let orders: DynamoOrderRepository;
@@ -44,11 +45,12 @@ test('the orders table has the due index and the four read-side indexes, sparse 
     [PAID_INDEX.name, 'INCLUDE', ['vendors']],
     [APPLIED_INDEX.name, 'KEYS_ONLY', []],
     [SETTLED_INDEX.name, 'KEYS_ONLY', []],
-    [OPEN_PLAN_INDEX.name, 'INCLUDE', [...OPEN_PLAN_INDEX.include]],
+    [PLAN_INDEX.name, 'INCLUDE', [...PLAN_INDEX.include]],
   ]);
-  // The planning index has the open index's keys: every open release is in it, filled from what is written already.
-  const plan = table.GlobalSecondaryIndexes!.find((i) => i.IndexName === OPEN_PLAN_INDEX.name)!;
-  expect(plan.KeySchema).toEqual(table.GlobalSecondaryIndexes!.find((i) => i.IndexName === OPEN_INDEX.name)!.KeySchema);
+  // The planning index has keys of its own (sparse: only unsent releases carry them); the legacy one is gone.
+  const plan = table.GlobalSecondaryIndexes!.find((i) => i.IndexName === PLAN_INDEX.name)!;
+  expect(plan.KeySchema).toEqual([{ AttributeName: PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: PLAN_INDEX.sk, KeyType: 'RANGE' }]);
+  expect(table.GlobalSecondaryIndexes!.map((i) => i.IndexName)).not.toContain(LEGACY_PLAN_INDEX.name);
 });
 
 describe('outcomes through the indexes', () => {
@@ -233,11 +235,11 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     } finally {
       dynamo.doc.query = query;
     }
-    expect(queries).toEqual(Array(OPEN_SHARDS + 1).fill(OPEN_PLAN_INDEX.name));
+    expect(queries).toEqual(Array(OPEN_SHARDS + 1).fill(PLAN_INDEX.name));
 
     // Before its upgrade stage adds the index, the same read answers the same from the open index and the items.
     const [withoutPlan] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-before-plan` });
-    await dynamo.client.send(new CreateTableCommand({ ...withoutPlan, GlobalSecondaryIndexes: withoutPlan.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== OPEN_PLAN_INDEX.name) }));
+    await dynamo.client.send(new CreateTableCommand({ ...withoutPlan, GlobalSecondaryIndexes: withoutPlan.GlobalSecondaryIndexes!.filter((i) => i.IndexName !== PLAN_INDEX.name) }));
     for (const orderId of expected) {
       const item = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` } }))!;
       await dynamo.doc.put({ TableName: withoutPlan.TableName!, Item: item });
@@ -248,5 +250,68 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
 
     await paid(order('order_hot900', '2022-12-02T10:00:00+05:30', [vendorId]), { [vendorId]: { currency: 'INR', attempts: [] } });
     expect(await orders.reads.openEnds(vendorId)).not.toBe(ends);
+  });
+});
+
+describe('the sparse planning index (issue 18 item 5: its entry only while a release waits to be sent)', () => {
+  const planKeys = async (table: string, orderId: string, vendorId: string) => {
+    const item = (await dynamo.doc.get({ TableName: table, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` } }))!;
+    return [item[PLAN_INDEX.pk], item[PLAN_INDEX.sk]];
+  };
+
+  test('an unsent release carries the keys; its claim removes them, and the planning read leaves it out as before', async () => {
+    const vendorId = 'ven_sparse';
+    const [waiting] = await paid(order('order_sparse1', '2022-12-01T10:00:00+05:30', [vendorId]));
+    const [claimed] = await paid(order('order_sparse2', '2022-12-01T11:00:00+05:30', [vendorId]));
+    const openKeys = async (orderId: string) => {
+      const item = (await dynamo.doc.get({ TableName: dynamo.tables.orders, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` } }))!;
+      return [item[OPEN_INDEX.pk], item[OPEN_INDEX.sk]];
+    };
+    expect(await planKeys(dynamo.tables.orders, 'order_sparse1', vendorId)).toEqual(await openKeys('order_sparse1'));
+    await orders.putRelease({ ...claimed, state: 'APPLYING', version: 2 }, 1);
+    expect(await planKeys(dynamo.tables.orders, 'order_sparse2', vendorId)).toEqual([undefined, undefined]);
+    // Still open (its money is not settled): in the open index, out of the planning one.
+    expect(await openKeys('order_sparse2')).not.toContain(undefined);
+    expect((await orders.reads.openReleasesToPlan(vendorId)).map((r) => r.orderId)).toEqual([waiting.orderId]);
+    // Held again after the claim (a hold read after it): back in the planning index.
+    await orders.putRelease({ ...claimed, state: 'HELD', sendAt: null, holdReason: 'vendor_hold', version: 3 }, 2);
+    expect((await orders.reads.openReleasesToPlan(vendorId)).map((r) => r.orderId)).toEqual(['order_sparse1', 'order_sparse2']);
+  });
+
+  test('an item written by the version before (legacy planning index, no plan keys) is read, and planned from the legacy index until the backfill fills the new one', async () => {
+    const vendorId = 'ven_upgrade';
+    // The table of the upgrade stage that holds both planning indexes.
+    const [staged] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-staged` });
+    await dynamo.client.send(new CreateTableCommand({
+      ...staged,
+      AttributeDefinitions: staged.AttributeDefinitions,
+      GlobalSecondaryIndexes: [...staged.GlobalSecondaryIndexes!, {
+        IndexName: LEGACY_PLAN_INDEX.name,
+        KeySchema: [{ AttributeName: LEGACY_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: LEGACY_PLAN_INDEX.sk, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LEGACY_PLAN_INDEX.include] },
+      }],
+    }));
+    const table = staged.TableName!;
+    const repo = new DynamoOrderRepository(dynamo.doc, table);
+    const o = order('order_upgrade1', '2022-12-01T10:00:00+05:30', [vendorId]);
+    await repo.createOrder(o);
+    const r = release(o, vendorId, { currency: 'INR' });
+    await repo.putRelease(r, null);
+    // As the version before wrote it: the same attributes without the plan keys.
+    const item = (await dynamo.doc.get({ TableName: table, Key: { pk: 'ORDER#order_upgrade1', sk: `VENDOR#${vendorId}` } }))!;
+    delete item[PLAN_INDEX.pk];
+    delete item[PLAN_INDEX.sk];
+    await dynamo.doc.put({ TableName: table, Item: item });
+    expect(await repo.getRelease('order_upgrade1', vendorId)).toEqual(r);
+    expect(await repo.reads.openReleasesToPlan(vendorId)).toEqual([{ ...r, attempts: [] }]);
+    // The backfill gives it the keys this version writes; a container that knows only the new index then finds it.
+    const result = await backfillIndexKeys(dynamo.doc, table);
+    expect(result.updated).toBeGreaterThanOrEqual(1);
+    expect(await planKeys(table, 'order_upgrade1', vendorId)).toEqual([item[OPEN_INDEX.pk], item[OPEN_INDEX.sk]]);
+    const [upgraded] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-upgraded` });
+    await dynamo.client.send(new CreateTableCommand(upgraded));
+    for (const copy of (await dynamo.doc.scan({ TableName: table })).items) await dynamo.doc.put({ TableName: upgraded.TableName!, Item: copy });
+    const after = new DynamoOrderRepository(dynamo.doc, upgraded.TableName!);
+    expect(await after.reads.openReleasesToPlan(vendorId)).toEqual([{ ...r, attempts: [] }]);
   });
 });

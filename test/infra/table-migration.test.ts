@@ -15,7 +15,7 @@ import { dataFolderPaths } from '../../local/data-folder';
 import { LocalDynamo } from '../../local/edge/dynamodb';
 import { dropOutdated, stageTable, stagingName } from '../../local/edge/table-migration';
 import {
-  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs,
+  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, LEGACY_PLAN_INDEX, OPEN_INDEX, PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs,
 } from '../../functions/definitions/tables';
 
 jest.setTimeout(120_000);
@@ -214,7 +214,7 @@ test('an orders table made before the read indexes gets them all; items carrying
   const lines: string[] = [];
   await stop(await start(dir, lines));
   expect(lines.filter((line) => line.startsWith('migrating table'))).toEqual([
-    `migrating table ${orders.TableName}: adding indexes ${[OPEN_INDEX.name, PAID_INDEX.name, APPLIED_INDEX.name, SETTLED_INDEX.name, OPEN_PLAN_INDEX.name].join(', ')} (40 items)`,
+    `migrating table ${orders.TableName}: adding indexes ${[OPEN_INDEX.name, PAID_INDEX.name, APPLIED_INDEX.name, SETTLED_INDEX.name, PLAN_INDEX.name].join(', ')} (40 items)`,
   ]);
   await withTables(dir, async (client) => {
     expect(canonical(await scanAll(client, orders.TableName!))).toEqual(items);
@@ -223,5 +223,53 @@ test('an orders table made before the read indexes gets them all; items carrying
       ExpressionAttributeNames: { '#pk': OPEN_INDEX.pk }, ExpressionAttributeValues: { ':pk': { S: 'OPEN#ven_a#3' } },
     }));
     expect((open.Items ?? []).map((item) => item.pk.S).sort()).toEqual(['ORDER#order_11', 'ORDER#order_19', 'ORDER#order_27', 'ORDER#order_3', 'ORDER#order_35']);
+  });
+});
+
+test('an orders table made with the legacy planning index (the version before) gets the sparse one; unsent releases get its keys as they are copied, sent ones none', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'holdback-migration-'));
+  folders.push(dir);
+  await stop(await start(dir));
+  const orders = createTableInputs().find((table) => table.TableName === DEFAULT_TABLE_NAMES.orders)!;
+  const release = (orderId: string, state: string): Record<string, AttributeValue> => ({
+    pk: { S: `ORDER#${orderId}` }, sk: { S: 'VENDOR#ven_plan' }, amount: { S: '100.50' }, currency: { S: 'INR' }, state: { S: state },
+    policyVersion: { N: '1' }, rule: { M: { kind: { S: 'after_payment' }, delay: { S: 'P3D' } } }, scheduleOption: { N: '1' },
+    transactionTime: { S: '2022-12-01T10:00:00+05:30' }, maxEligibility: { S: '2022-12-16T10:00:00+05:30' },
+    targetEligibility: { S: '2022-12-04T10:00:00+05:30' }, sendAt: { S: '2022-12-04T09:00:00+05:30' }, releaseKey: { S: `rel-${orderId}` },
+    attempts: { L: [] }, version: { N: '1' }, updatedAt: { S: '2022-12-01T10:00:00+05:30' },
+    [OPEN_INDEX.pk]: { S: 'OPEN#ven_plan#1' }, [OPEN_INDEX.sk]: { S: `2022-12-16T04:30:00.000Z#${orderId}` },
+  });
+  await withTables(dir, async (client) => {
+    await client.send(new DeleteTableCommand({ TableName: orders.TableName }));
+    await waitFor(client, orders.TableName!, false);
+    // The version before: the same indexes, with openPlanByVendor (the open index's keys) where planByVendor is now.
+    await client.send(new CreateTableCommand({
+      ...orders,
+      AttributeDefinitions: orders.AttributeDefinitions!.filter((a) => a.AttributeName !== PLAN_INDEX.pk && a.AttributeName !== PLAN_INDEX.sk),
+      GlobalSecondaryIndexes: [...orders.GlobalSecondaryIndexes!.filter((index) => index.IndexName !== PLAN_INDEX.name), {
+        IndexName: LEGACY_PLAN_INDEX.name,
+        KeySchema: [{ AttributeName: LEGACY_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: LEGACY_PLAN_INDEX.sk, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LEGACY_PLAN_INDEX.include] },
+      }],
+    }));
+    await waitFor(client, orders.TableName!, true);
+    await client.send(new PutItemCommand({ TableName: orders.TableName, Item: release('order_unsent', 'SCHEDULED') }));
+    await client.send(new PutItemCommand({ TableName: orders.TableName, Item: release('order_sent', 'APPLYING') }));
+  });
+  const lines: string[] = [];
+  await stop(await start(dir, lines));
+  expect(lines.filter((line) => line.startsWith('migrating table'))).toEqual([`migrating table ${orders.TableName}: adding index ${PLAN_INDEX.name} (2 items)`]);
+  await withTables(dir, async (client) => {
+    const planned = await client.send(new QueryCommand({
+      TableName: orders.TableName, IndexName: PLAN_INDEX.name, KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': PLAN_INDEX.pk }, ExpressionAttributeValues: { ':pk': { S: 'OPEN#ven_plan#1' } },
+    }));
+    expect((planned.Items ?? []).map((item) => [item.pk.S, item[PLAN_INDEX.sk]?.S])).toEqual([['ORDER#order_unsent', '2022-12-16T04:30:00.000Z#order_unsent']]);
+    // Every other attribute as it was.
+    const items = canonical(await scanAll(client, orders.TableName!));
+    const unsent = release('order_unsent', 'SCHEDULED');
+    expect(items).toEqual(canonical([
+      { ...unsent, [PLAN_INDEX.pk]: unsent[OPEN_INDEX.pk], [PLAN_INDEX.sk]: unsent[OPEN_INDEX.sk] }, release('order_sent', 'APPLYING'),
+    ]));
   });
 });

@@ -30,7 +30,7 @@ const RACE_ATTEMPTS = 12;
 const FAULT_ATTEMPTS = 4;
 /** Between tries after a fault: 200 ms doubling (the third waits up to 800 ms), half of it random (writers spread apart). */
 const FAULT_BACKOFF: Backoff = { firstMs: 200, capMs: 1600, jitter: 0.5 };
-/** Streams whose head a container remembers (a stale one only costs a lost race and a re-read). */
+/** Streams whose head a container remembers, taken without a read only when trusted (see appendEach). */
 const HEAD_CACHE_SIZE = 10_000;
 /** Days of the time index a checkpoint queries at most (8 queries a day); a longer gap scans instead. */
 const MAX_INDEX_DAYS = 31;
@@ -133,7 +133,8 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   /** Never throws: what cannot be appended is kept as a pending item; what cannot even be kept is logged whole. */
   async append(entries: AuditEntry[], options: AppendOptions = {}): Promise<void> {
     if (entries.length === 0) return;
-    const failed = await this.appendEach(entries, (options.newOrders ?? []).map((orderId) => streamOf({ orderId })));
+    const streams = (orderIds: readonly string[] | undefined) => (orderIds ?? []).map((orderId) => streamOf({ orderId }));
+    const failed = await this.appendEach(entries, streams(options.newOrders), streams(options.continuingOrders));
     if (failed.entries.length === 0) return;
     try {
       await this.keepPending(failed.entries, failed.reason);
@@ -314,13 +315,17 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     }
   }
 
-  /** Appends each stream's entries (streams in parallel); answers the entries that could not be appended. */
-  private async appendEach(entries: AuditEntry[], newStreams: readonly string[] = []): Promise<{ entries: AuditEntry[]; reason: string }> {
+  /**
+   * Appends each stream's entries (streams in parallel); answers the entries that could not be appended. A stream's
+   * remembered head is taken without a read when the caller continues its own append (`continuing`) or when this
+   * append waited for another of the same stream in this container (which has just left that head).
+   */
+  private async appendEach(entries: AuditEntry[], newStreams: readonly string[] = [], continuing: readonly string[] = []): Promise<{ entries: AuditEntry[]; reason: string }> {
     const recordedAt = new Date(this.clock.now().ms).toISOString();
     const failed: AuditEntry[] = [];
     let reason = '';
     await Promise.all([...entriesByStream(entries)].map(async ([stream, list]) => {
-      const left = await this.inTurn(stream, () => this.appendToStream(stream, list, recordedAt, newStreams.includes(stream)));
+      const left = await this.inTurn(stream, (queued) => this.appendToStream(stream, list, recordedAt, newStreams.includes(stream), queued || continuing.includes(stream)));
       if (left.entries.length > 0) {
         failed.push(...left.entries);
         reason = left.reason;
@@ -332,8 +337,9 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   /**
    * Seals after the stream's head and puts each record only if its sequence is free; a lost race seals again. `fresh`:
    * the caller knows the stream is empty, so an unknown head is taken as none instead of read (first try only).
+   * `trusted`: the head this container remembers is taken as it is (else it is read; see appendEach).
    */
-  private async appendToStream(stream: string, entries: AuditEntry[], recordedAt: string, fresh = false): Promise<{ entries: AuditEntry[]; reason: string }> {
+  private async appendToStream(stream: string, entries: AuditEntry[], recordedAt: string, fresh = false, trusted = false): Promise<{ entries: AuditEntry[]; reason: string }> {
     let left = entries;
     let reason = '';
     let races = 0;
@@ -341,7 +347,8 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     let assumeEmpty = fresh;
     while (left.length > 0 && races < RACE_ATTEMPTS && faults < FAULT_ATTEMPTS) {
       try {
-        let head = this.heads.get(stream);
+        // A head is remembered after this container's own put or read; after a lost race it is forgotten (read again).
+        let head = trusted ? this.heads.get(stream) : undefined;
         if (head === undefined && !assumeEmpty) head = await this.readHead(stream) ?? undefined;
         assumeEmpty = false;
         const sealed = sealRecords(stream, head ?? null, left, recordedAt);
@@ -370,10 +377,13 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
     return { entries: left, reason };
   }
 
-  /** Runs `work` once the stream's earlier appends in this container have ended (appendToStream never rejects). */
-  private async inTurn<T>(stream: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` once the stream's earlier appends in this container have ended (appendToStream never rejects); `work`
+   * is told whether it waited for one.
+   */
+  private async inTurn<T>(stream: string, work: (queued: boolean) => Promise<T>): Promise<T> {
     const before = this.appending.get(stream);
-    const mine = (before ?? Promise.resolve()).catch(() => undefined).then(work);
+    const mine = (before ?? Promise.resolve()).catch(() => undefined).then(() => work(before !== undefined));
     this.appending.set(stream, mine);
     try {
       return await mine;

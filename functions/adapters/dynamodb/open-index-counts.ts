@@ -4,7 +4,7 @@
  * what it reads to plan them: the planning index's entries, or the fields it reads of each release by key.
  */
 import type { DocumentClient } from './document-client';
-import { KEY, OPEN_INDEX, OPEN_PLAN_INDEX, OPEN_SHARDS } from '../../definitions/tables';
+import { KEY, OPEN_INDEX, OPEN_SHARDS, PLAN_INDEX, type LEGACY_PLAN_INDEX } from '../../definitions/tables';
 import type { VendorRelease } from '../../domain/types';
 import { batchGetItems, queryItems } from './item-keys';
 
@@ -74,8 +74,8 @@ const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
   currency: true, version: true, updatedAt: true,
 };
 // The planning index projects exactly these (and `nulls`): a field named here and not there, or there and not here, fails to compile.
-type Unprojected = Exclude<keyof typeof PLANNING_FIELDS, (typeof OPEN_PLAN_INDEX.include)[number]>;
-const PROJECTED: readonly (keyof typeof PLANNING_FIELDS | 'nulls')[] = OPEN_PLAN_INDEX.include;
+type Unprojected = Exclude<keyof typeof PLANNING_FIELDS, (typeof PLAN_INDEX.include)[number]>;
+const PROJECTED: readonly (keyof typeof PLANNING_FIELDS | 'nulls')[] = PLAN_INDEX.include;
 const ALL_PROJECTED: [Unprojected] extends [never] ? typeof PROJECTED : never = PROJECTED;
 
 /** DynamoDB's (and dynalite's) answer to a query of an index the table does not have. */
@@ -91,18 +91,21 @@ const PLANNING_PROJECTION = (() => {
 })();
 
 /**
- * Every entry of the planning index (OPEN_PLAN_INDEX: the open index's keys, the planner's fields) over the vendor's
- * partitions, all queried at once, a page of up to 1 MB a query, in the index's order.
+ * Every entry of a planning index (PLAN_INDEX: unsent releases only; or LEGACY_PLAN_INDEX during the upgrade: every
+ * open release, the open index's keys) over the vendor's partitions, all queried at once, a page of up to 1 MB a
+ * query, in the index's order.
  */
-export async function openPlanEntries(doc: DocumentClient, tableName: string, partitions: readonly string[]): Promise<Record<string, unknown>[]> {
+export async function openPlanEntries(
+  doc: DocumentClient, tableName: string, partitions: readonly string[], index: typeof PLAN_INDEX | typeof LEGACY_PLAN_INDEX = PLAN_INDEX,
+): Promise<Record<string, unknown>[]> {
   const parts = await Promise.all(partitions.map((pk) => queryItems(doc, {
     TableName: tableName,
-    IndexName: OPEN_PLAN_INDEX.name,
+    IndexName: index.name,
     KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': OPEN_PLAN_INDEX.pk },
+    ExpressionAttributeNames: { '#pk': index.pk },
     ExpressionAttributeValues: { ':pk': pk },
   })));
-  const sk = (item: Record<string, unknown>) => item[OPEN_INDEX.sk] as string;
+  const sk = (item: Record<string, unknown>) => item[index.sk] as string;
   return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
 }
 

@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import { MAX_DELAY_DAYS } from '../../domain/errors';
 import { Instant } from '../../domain/instant';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
-import { reasonCodeOf } from '../../domain/release';
+import { isUnsent, reasonCodeOf } from '../../domain/release';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
 import { isMissingIndex, openCountUpTo, openEnds, openPlanEntries, planningItemsByKey } from './open-index-counts';
-import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
+import { APPLIED_INDEX, DUE_INDEX, KEY, LEGACY_PLAN_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 export const META_SK = 'META';
@@ -20,7 +20,7 @@ export const RELEASE_PREFIX = 'VENDOR#';
  */
 export const INDEX_ATTRIBUTES = [
   DUE_INDEX.pk, DUE_INDEX.sk, OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk,
-  APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk, TTL_ATTRIBUTE,
+  APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk, PLAN_INDEX.pk, PLAN_INDEX.sk, TTL_ATTRIBUTE,
 ] as const;
 
 /** India is UTC+05:30 all year: index months are India's calendar months, as finance reads them. */
@@ -63,7 +63,8 @@ export const openPartitions = (vendorId: string): string[] =>
 
 /**
  * The index attributes of a release item. Each is set by the write that makes it true and then never changes, so an
- * index is written about once per release (see tables.ts). The open index's key is the maximum eligibility, which
+ * index is written about once per release (see tables.ts); the planning index's keys (the open index's values) only
+ * while the release is unsent. The open index's key is the maximum eligibility, which
  * never changes, not the eligibility itself, which moves when a delivery sets the target or a late send is clamped:
  * each move would be a delete and a put of the entry (2 write units) that no query needs (see openReleases).
  */
@@ -74,6 +75,11 @@ export function releaseIndexKeys(release: VendorRelease): { keys: Record<string,
   if (release.state !== 'SETTLED' && release.state !== 'CANCELLED') {
     keys[OPEN_INDEX.pk] = openShardPk(vendorId, orderId);
     keys[OPEN_INDEX.sk] = `${timeKey(release.maxEligibility, 'maxEligibility').utc}#${orderId}`;
+    // The planning index (sparse): only while the release waits to be sent; its claim deletes the entry.
+    if (isUnsent(release)) {
+      keys[PLAN_INDEX.pk] = keys[OPEN_INDEX.pk];
+      keys[PLAN_INDEX.sk] = keys[OPEN_INDEX.sk];
+    }
   }
   if (release.appliedEligibility !== null) {
     const at = timeKey(release.appliedEligibility, 'appliedEligibility');
@@ -289,27 +295,31 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   /**
-   * The vendor's open releases as planning reads them (previews), in the index's order: the planning index's
-   * partitions at once (or, before it exists, the open index's, then the release items by key, PLANNING_FIELDS only).
+   * The vendor's open releases as planning reads them (previews), in the index's order: a planning index's partitions
+   * at once (or, before either exists, the open index's, then the release items by key, PLANNING_FIELDS only).
    * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
+   * The legacy index first while it exists: during the upgrade stage that holds both, the sparse one may still wait
+   * for the backfill to give older unsent releases its keys (lib/holdback-table.ts); the legacy one is complete.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
-    if (this.planIndex !== 'absent') {
+    for (const index of [LEGACY_PLAN_INDEX, PLAN_INDEX]) {
+      if (this.planIndexes.get(index.name) === 'absent') continue;
       try {
-        const items = await openPlanEntries(this.doc, this.tableName, openPartitions(vendorId));
-        this.planIndex = 'present';
+        const items = await openPlanEntries(this.doc, this.tableName, openPartitions(vendorId), index);
+        this.planIndexes.set(index.name, 'present');
         return await this.withCurrencies(items.map((item) => ({ ...toRelease(item), attempts: [] })), new Map());
       } catch (error) {
-        // Before its upgrade stage deploys it (or while DynamoDB fills it), the index is not there: read as before.
-        if (this.planIndex === 'present' || !isMissingIndex(error)) throw error;
-        this.planIndex = 'absent';
+        // Before its upgrade stage deploys it, or once the last stage removed the legacy one, an index is not there: the
+        // next way.
+        if (!isMissingIndex(error)) throw error;
+        this.planIndexes.set(index.name, 'absent');
       }
     }
     return this.openReleasesByKey(vendorId);
   }
 
-  /** Whether the planning index exists (learned once a container): until its upgrade stage, the read by key instead. */
-  private planIndex: 'unknown' | 'present' | 'absent' = 'unknown';
+  /** Whether each planning index exists (learned once a container): until one's upgrade stage, the next way instead. */
+  private readonly planIndexes = new Map<string, 'present' | 'absent'>();
 
   /** openReleasesToPlan without the planning index: the open index's entries, then the release items by key. */
   private async openReleasesByKey(vendorId: string): Promise<VendorRelease[]> {

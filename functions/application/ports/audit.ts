@@ -26,6 +26,14 @@ export interface AppendOptions {
    * is put. The put stays conditional, so a wrong guess only costs a refused put and the read.
    */
   newOrders?: readonly string[];
+  /**
+   * Orders whose stream this caller appended to itself a moment ago, in the same invocation (a send's record before
+   * the PUT, then its answer): the head that append left is taken without a read. Any other stream's head is read
+   * first, whatever the container remembers of it: the order's other functions append to it too (events, sends,
+   * webhooks), so a remembered head is mostly stale, and a stale guess costs a refused put (a write unit, on the audit
+   * table five times a consistent read's price) besides the read.
+   */
+  continuingOrders?: readonly string[];
 }
 
 /** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */

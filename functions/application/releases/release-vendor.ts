@@ -10,7 +10,7 @@ import {
 import type { Instant } from '../../domain/instant';
 import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
 import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, storedInstant, writeRelease } from '../release-store';
-import { VersionConflictError, type Dependencies } from '../ports';
+import { VersionConflictError, type AppendOptions, type Dependencies } from '../ports';
 import { releaseExposure, reserveExposure } from './exposure-cap';
 
 export type ReleaseVendorResult =
@@ -90,11 +90,13 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
 async function send(deps: Dependencies, decided: SendNow, settings: Settings): Promise<ReleaseVendorResult> {
   const { orderId, vendorId } = decided.release;
   let release = decided.release;
+  // After the first attempt's record, this invocation continues the order's audit stream it has just appended to.
+  const continuing: AppendOptions = { continuingOrders: [orderId] };
   const beforePut = async (attempt: number, at: Instant): Promise<void> => {
     const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
     await writeRelease(deps, recorded);
     release = recorded.release;
-    await runEffects(deps, recorded.effects);
+    await runEffects(deps, recorded.effects, attempt > 1 ? continuing : undefined);
   };
   let result;
   try {
@@ -104,7 +106,7 @@ async function send(deps: Dependencies, decided: SendNow, settings: Settings): P
     throw error;
   }
   const answered = answer({ release, sent: decided.eligibility, request: decided.request, result, settings, now: deps.clock.now(), keyOf: releaseKeyOf });
-  const recorded = await record(deps, answered);
+  const recorded = await record(deps, answered, continuing);
   return recorded.outcome === 'scheduled' && answered.release.sends ? { ...recorded, outcome: 'rescheduled' } : recorded;
 }
 
@@ -128,18 +130,18 @@ async function readRecon(deps: Dependencies, release: VendorRelease): Promise<Re
 /**
  * Records the outcome conditionally on our APPLYING version, then runs its effects. When another writer took the
  * release over meanwhile (a settlement webhook, the sweep's re-drive after the deadline), only the audit of what
- * this invocation did is kept: the gateway attempts happened, whoever records the release.
+ * this invocation did is kept: the gateway attempts happened, whoever records the release. `audit`: the append's options.
  */
-async function record(deps: Dependencies, write: Write): Promise<ReleaseVendorResult> {
+async function record(deps: Dependencies, write: Write, audit?: AppendOptions): Promise<ReleaseVendorResult> {
   try {
     await writeRelease(deps, write);
   } catch (error) {
     if (!(error instanceof VersionConflictError)) throw error;
     deps.logger.warn('release outcome not recorded: another writer took the release over', { orderId: write.release.orderId, vendorId: write.release.vendorId });
-    await runEffects(deps, write.effects.filter((e: Effect) => e.kind === 'audit'));
+    await runEffects(deps, write.effects.filter((e: Effect) => e.kind === 'audit'), audit);
     return { outcome: 'superseded', reason: 'another writer took this release over while it was being sent' };
   }
-  await runEffects(deps, write.effects);
+  await runEffects(deps, write.effects, audit);
   await releaseExposure(deps, write.release);
   return { outcome: OUTCOME_OF[write.release.state] ?? 'scheduled', release: write.release };
 }

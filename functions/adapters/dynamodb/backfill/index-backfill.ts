@@ -1,19 +1,20 @@
 /**
  * The upgrade's backfill: gives every order and release item written by an older version the read indexes' key
- * attributes this version writes (paid, open, applied and settled by month; see tables.ts), and notes the months and
+ * attributes this version writes (paid, open, applied and settled by month, and the unsent releases' planning index;
+ * see tables.ts), and notes the months and
  * vendors the reads look up (ReadDirectory). Computed by the same functions the repository writes with, so a
  * backfilled item is exactly what this version would have written. Idempotent and safe beside live traffic: each
  * update is conditional on the item's version (releases) or on the item being unchanged (orders), and an item written
  * meanwhile by this version already carries its keys. Run by bin/backfill-indexes.ts (README, runbook "Upgrade").
  */
 import type { OrderRecord } from '../../../domain/types';
-import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, SETTLED_INDEX } from '../../../definitions/tables';
+import { APPLIED_INDEX, OPEN_INDEX, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX } from '../../../definitions/tables';
 import type { DocumentClient } from '../document-client';
 import { isConditionalCheckFailed } from '../item-keys';
 import { META_SK, RELEASE_PREFIX, ReadDirectory, orderIndexKeys, releaseIndexKeys, toRelease } from '../release-reads';
 
 /** The key attributes of the indexes this backfill fills (the due index is older and kept by every write). */
-const FILLED = [OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk, APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk];
+const FILLED = [OPEN_INDEX.pk, OPEN_INDEX.sk, PAID_INDEX.pk, PAID_INDEX.sk, APPLIED_INDEX.pk, APPLIED_INDEX.sk, SETTLED_INDEX.pk, SETTLED_INDEX.sk, PLAN_INDEX.pk, PLAN_INDEX.sk];
 
 export interface BackfillOptions {
   /** Parallel scan segment and their number (DynamoDB's Segment/TotalSegments), to split a large table. */
