@@ -50,11 +50,12 @@ export interface ScaleResult {
 /**
  * The i-th order of a vendor and its release: one order a second from the start, all inside one window. An open
  * release is SCHEDULED three days after its payment (far enough ahead to stay open while the part runs); a `due` one
- * is SCHEDULED at the start itself with its release key, as if its schedule were about to fire (tests send its
- * command).
+ * was paid three days before the start (its rule's target passed) and is SCHEDULED at the start itself with its
+ * release key, as if its schedule were about to fire (tests send its command).
  */
 export function orderAt(i: number, vendorId: string, due = false): { order: OrderRecord; release: VendorRelease } {
-  const ms = Date.parse(START) + i * 1000;
+  // A due one was paid just over three days before the start, so that its rule's target has passed.
+  const ms = due ? Date.parse(START) - 3 * 86_400_000 - (i + 1) * 1000 : Date.parse(START) + i * 1000;
   const iso = (at: number): Instant => Instant.withOffset(Math.floor(at / 1000) * 1000, 330);
   const orderId = `${vendorId}-o${String(i).padStart(7, '0')}`;
   const order: OrderRecord = {
