@@ -21,8 +21,24 @@ import { writeInBatches } from './outcomes-csv';
 import { Instant } from '../functions/domain/instant';
 import { releaseKeyOf } from '../functions/application/release-store';
 
-const RELEASES = Number(process.env.BENCH_SCALE_RELEASES ?? 100_000);
-const OTHERS = Number(process.env.BENCH_SCALE_OTHERS ?? RELEASES * 2);
+/** The size issue 17 asks for; a smaller one (`--releases 20000`) is a quick run, written under its own section. */
+export const FULL_SCALE_RELEASES = 100_000;
+
+/** `--name value` or `--name=value` of the command line, else the variable, else the fallback. */
+function option(name: string, variable: string, fallback: number): number {
+  const args = process.argv.slice(2);
+  const at = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const text = at < 0 ? process.env[variable] : args[at].includes('=') ? args[at].split('=')[1] : args[at + 1];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text.replace(/[_,]/g, ''));
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} (${variable}) is "${text}", not a whole number: send e.g. --${name} 20000`);
+  return value;
+}
+
+const RELEASES = option('releases', 'BENCH_SCALE_RELEASES', FULL_SCALE_RELEASES);
+const OTHERS = option('others', 'BENCH_SCALE_OTHERS', RELEASES * 2);
+/** Where results.json keeps this run: `scale` at the full size, `scaleQuick` at a smaller one (the full run's figures stay). */
+export const SCALE_SECTION = RELEASES === FULL_SCALE_RELEASES ? 'scale' : 'scaleQuick';
 const VENDOR = 'scale-hot';
 const START = '2022-12-02T16:05:00+05:30';
 /**
@@ -137,7 +153,7 @@ async function api<T = any>(runtime: LocalRuntime, method: string, path: string,
  * which is issue 17 item 7's business: at 100,000 releases a walk takes hours on this machine, the answers and the
  * in-force time the minutes this part is about.
  */
-const JOB_WINDOW_SECONDS = Number(process.env.BENCH_SCALE_JOB_SECONDS ?? 120);
+const JOB_WINDOW_SECONDS = option('job-seconds', 'BENCH_SCALE_JOB_SECONDS', 120);
 
 interface Timed {
   answerMs: number;
@@ -254,13 +270,15 @@ export async function benchScale(progress: (line: string) => void = () => undefi
 
 export function scaleTargets(r: ScaleResult): Record<string, unknown> {
   const answerMs = Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs);
-  return {
-    scaleBulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: answerMs, met: answerMs <= SCALE_TARGETS.answerMs },
-    scaleHoldInForceMs: { goal: `the hold in force (read as the sender reads it) at most ${SCALE_TARGETS.answerMs} ms after the request`, measured: r.hold.inForceMs, met: r.hold.inForceMs <= SCALE_TARGETS.answerMs },
-    scalePreviewSeconds: { goal: `at most ${SCALE_TARGETS.previewSeconds} s over ${r.preview.covered} open releases`, measured: previewSeconds(r), met: previewSeconds(r) <= SCALE_TARGETS.previewSeconds },
-    scaleExportMemoryFlat: { goal: `resident memory grows at most ${SCALE_TARGETS.exportRssGrowthMb} MB while ${r.export.rows} rows are exported`, measured: r.export.rssGrowthMb, met: r.export.rssGrowthMb <= SCALE_TARGETS.exportRssGrowthMb },
-    scaleApiP95Ms: { goal: `at most ${SCALE_TARGETS.apiP95Ms} ms while jobs run`, measured: r.apiP95MsWhileJobsRun, met: r.apiP95MsWhileJobsRun <= SCALE_TARGETS.apiP95Ms },
+  const targets = {
+    BulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: answerMs, met: answerMs <= SCALE_TARGETS.answerMs },
+    HoldInForceMs: { goal: `the hold in force (read as the sender reads it) at most ${SCALE_TARGETS.answerMs} ms after the request`, measured: r.hold.inForceMs, met: r.hold.inForceMs <= SCALE_TARGETS.answerMs },
+    PreviewSeconds: { goal: `at most ${SCALE_TARGETS.previewSeconds} s over ${r.preview.covered} open releases`, measured: previewSeconds(r), met: previewSeconds(r) <= SCALE_TARGETS.previewSeconds },
+    ExportMemoryFlat: { goal: `resident memory grows at most ${SCALE_TARGETS.exportRssGrowthMb} MB while ${r.export.rows} rows are exported`, measured: r.export.rssGrowthMb, met: r.export.rssGrowthMb <= SCALE_TARGETS.exportRssGrowthMb },
+    ApiP95Ms: { goal: `at most ${SCALE_TARGETS.apiP95Ms} ms while jobs run`, measured: r.apiP95MsWhileJobsRun, met: r.apiP95MsWhileJobsRun <= SCALE_TARGETS.apiP95Ms },
   };
+  // A quick run's targets beside the full run's, not over them.
+  return Object.fromEntries(Object.entries(targets).map(([name, target]) => [`${SCALE_SECTION}${name}`, target]));
 }
 
 /** The preview's whole time: its answer, or its answer and its job. */
