@@ -117,6 +117,27 @@ test('a head another container may have moved is read before the put (no refused
   });
 });
 
+test('a send\'s record leaves the time index entry to its answer\'s, which the checkpoint signs with both', async () => {
+  await withLocalDynamo(async ({ doc }) => {
+    const store = new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger());
+    const item = async (sequence: number) => (await doc.get({ TableName: TABLE, Key: { pk: 'order#order_send', sk: sequenceKey(sequence) } }))!;
+    await store.append([entry('order_send', 1)], { newOrders: ['order_send'] });
+    await store.append([entry('order_send', 2)], { indexedLater: ['order_send'] });
+    expect((await item(1)).timePk).toBeDefined();
+    expect((await item(2)).timePk).toBeUndefined();
+    // Until the answer comes, a checkpoint signs the head the index shows.
+    const deps = auditDeps(store);
+    expect((await writeAuditCheckpoint(deps)).heads).toBe(1);
+    await store.append([entry('order_send', 3)], { continuingOrders: ['order_send'] });
+    const answer = await item(3);
+    expect([answer.timePk, answer.timeSk]).toEqual(Object.values(timeIndexKeys({ stream: 'order#order_send', sequence: 3, recordedAt: answer.recordedAt as string })));
+    await writeAuditCheckpoint(deps);
+    const [latest] = await store.latestCheckpoints(1);
+    expect(latest.heads).toEqual([{ stream: 'order#order_send', sequence: 3, hash: answer.hash }]);
+    expect(await verifyAuditLog(deps)).toMatchObject({ ok: true, records: 3, unsignedRecords: 0 });
+  });
+});
+
 test('twenty concurrent appends to one stream give twenty sequences without a gap', async () => {
   await withLocalDynamo(async ({ doc }) => {
     const stores = Array.from({ length: 4 }, () => new DynamoAuditStore(doc, TABLE, clock, new RecordingLogger()));

@@ -53,9 +53,9 @@ export function timeIndexKeys(record: Pick<AuditRecord, 'stream' | 'sequence' | 
 }
 
 /**
- * A record's item. Only the last record of an append call carries the time index keys: a checkpoint needs each moved
- * stream's head, and the records before it are bound to it by the chain, so indexing them too would only pay an index
- * write each. A call cut off after some of its records are stored leaves them unindexed until the rest, kept as
+ * A record's item. Only the last record of an append call carries the time index keys (and not even that one when
+ * the caller's next append follows at once, AppendOptions.indexedLater): a checkpoint needs each moved stream's head,
+ * and the records before it are bound to it by the chain, so indexing them too would only pay an index write each. A call cut off after some of its records are stored leaves them unindexed until the rest, kept as
  * pending, is appended by the sweep: the last of those is indexed, and the checkpoint that signs it covers them.
  */
 function recordItem(record: AuditRecord, indexed: boolean): Plain {
@@ -134,7 +134,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   async append(entries: AuditEntry[], options: AppendOptions = {}): Promise<void> {
     if (entries.length === 0) return;
     const streams = (orderIds: readonly string[] | undefined) => (orderIds ?? []).map((orderId) => streamOf({ orderId }));
-    const failed = await this.appendEach(entries, streams(options.newOrders), streams(options.continuingOrders));
+    const failed = await this.appendEach(entries, streams(options.newOrders), streams(options.continuingOrders), streams(options.indexedLater));
     if (failed.entries.length === 0) return;
     try {
       await this.keepPending(failed.entries, failed.reason);
@@ -320,12 +320,16 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
    * remembered head is taken without a read when the caller continues its own append (`continuing`) or when this
    * append waited for another of the same stream in this container (which has just left that head).
    */
-  private async appendEach(entries: AuditEntry[], newStreams: readonly string[] = [], continuing: readonly string[] = []): Promise<{ entries: AuditEntry[]; reason: string }> {
+  private async appendEach(
+    entries: AuditEntry[], newStreams: readonly string[] = [], continuing: readonly string[] = [], indexedLater: readonly string[] = [],
+  ): Promise<{ entries: AuditEntry[]; reason: string }> {
     const recordedAt = new Date(this.clock.now().ms).toISOString();
     const failed: AuditEntry[] = [];
     let reason = '';
     await Promise.all([...entriesByStream(entries)].map(async ([stream, list]) => {
-      const left = await this.inTurn(stream, (queued) => this.appendToStream(stream, list, recordedAt, newStreams.includes(stream), queued || continuing.includes(stream)));
+      const left = await this.inTurn(stream, (queued) => this.appendToStream(stream, list, recordedAt, {
+        fresh: newStreams.includes(stream), trusted: queued || continuing.includes(stream), indexed: !indexedLater.includes(stream),
+      }));
       if (left.entries.length > 0) {
         failed.push(...left.entries);
         reason = left.reason;
@@ -337,9 +341,12 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
   /**
    * Seals after the stream's head and puts each record only if its sequence is free; a lost race seals again. `fresh`:
    * the caller knows the stream is empty, so an unknown head is taken as none instead of read (first try only).
-   * `trusted`: the head this container remembers is taken as it is (else it is read; see appendEach).
+   * `trusted`: the head this container remembers is taken as it is (else it is read; see appendEach). `indexed`: the
+   * last record carries the time index keys (AppendOptions.indexedLater says when not).
    */
-  private async appendToStream(stream: string, entries: AuditEntry[], recordedAt: string, fresh = false, trusted = false): Promise<{ entries: AuditEntry[]; reason: string }> {
+  private async appendToStream(
+    stream: string, entries: AuditEntry[], recordedAt: string, { fresh = false, trusted = false, indexed = true }: { fresh?: boolean; trusted?: boolean; indexed?: boolean } = {},
+  ): Promise<{ entries: AuditEntry[]; reason: string }> {
     let left = entries;
     let reason = '';
     let races = 0;
@@ -355,7 +362,7 @@ export class DynamoAuditStore implements AuditLog, AuditArchive {
         for (const [i, record] of sealed.entries()) {
           await this.doc.put({
             TableName: this.tableName,
-            Item: recordItem(record, i === sealed.length - 1),
+            Item: recordItem(record, indexed && i === sealed.length - 1),
             ConditionExpression: 'attribute_not_exists(#pk)',
             ExpressionAttributeNames: { '#pk': KEY.pk },
           });

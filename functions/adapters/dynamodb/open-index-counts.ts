@@ -4,7 +4,7 @@
  * what it reads to plan them: the planning index's entries, or the fields it reads of each release by key.
  */
 import type { DocumentClient } from './document-client';
-import { KEY, OPEN_INDEX, OPEN_SHARDS, PLAN_INDEX, type LEGACY_PLAN_INDEX } from '../../definitions/tables';
+import { KEY, LEGACY_PLAN_INDEX, OPEN_INDEX, OPEN_SHARDS, PLAN_INDEX } from '../../definitions/tables';
 import type { VendorRelease } from '../../domain/types';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
 import { batchGetItems, queryItems } from './item-keys';
@@ -144,6 +144,27 @@ export async function openPlanEntries(
   })));
   const sk = (item: Record<string, unknown>) => item[index.sk] as string;
   return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+}
+
+/**
+ * The entries of the first planning index the table has, or null when it has neither (`missing` remembers, for the
+ * container, those found missing). The legacy index first while it exists: during the upgrade stage that holds both,
+ * the sparse one may still wait for the backfill to give older unsent releases its keys (lib/holdback-table.ts).
+ */
+export async function firstPlanIndexEntries(
+  doc: DocumentClient, tableName: string, partitions: readonly string[], missing: Set<string>,
+): Promise<Record<string, unknown>[] | null> {
+  for (const index of [LEGACY_PLAN_INDEX, PLAN_INDEX]) {
+    if (missing.has(index.name)) continue;
+    try {
+      return await openPlanEntries(doc, tableName, partitions, index);
+    } catch (error) {
+      // Before its upgrade stage deploys it, or once the last stage removed the legacy one: the next way.
+      if (!isMissingIndex(error)) throw error;
+      missing.add(index.name);
+    }
+  }
+  return null;
 }
 
 /** Release keys per BatchGetItem group of a planning read by key, and groups read at once (each group is 10 calls at once). */

@@ -7,8 +7,8 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
-import { isMissingIndex, openCountUpTo, openEnds, openEntriesUpTo, totalsOfEntries, openPlanEntries, planningItemsByKey } from './open-index-counts';
-import { APPLIED_INDEX, DUE_INDEX, KEY, LEGACY_PLAN_INDEX, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
+import { firstPlanIndexEntries, openCountUpTo, openEnds, openEntriesUpTo, planningItemsByKey, totalsOfEntries } from './open-index-counts';
+import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
 export const META_SK = 'META';
@@ -297,28 +297,15 @@ export class DynamoReleaseReads implements ReleaseReads {
    * The vendor's open releases as planning reads them (previews), in the index's order: a planning index's partitions
    * at once (or, before either exists, the open index's, then the release items by key, PLANNING_FIELDS only).
    * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
-   * The legacy index first while it exists: during the upgrade stage that holds both, the sparse one may still wait
-   * for the backfill to give older unsent releases its keys (lib/holdback-table.ts); the legacy one is complete.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
-    for (const index of [LEGACY_PLAN_INDEX, PLAN_INDEX]) {
-      if (this.planIndexes.get(index.name) === 'absent') continue;
-      try {
-        const items = await openPlanEntries(this.doc, this.tableName, openPartitions(vendorId), index);
-        this.planIndexes.set(index.name, 'present');
-        return await this.withCurrencies(items.map((item) => ({ ...toRelease(item), attempts: [] })), new Map());
-      } catch (error) {
-        // Before its upgrade stage deploys it, or once the last stage removed the legacy one, an index is not there: the
-        // next way.
-        if (!isMissingIndex(error)) throw error;
-        this.planIndexes.set(index.name, 'absent');
-      }
-    }
-    return this.openReleasesByKey(vendorId);
+    const items = await firstPlanIndexEntries(this.doc, this.tableName, openPartitions(vendorId), this.planIndexes);
+    if (items === null) return this.openReleasesByKey(vendorId);
+    return this.withCurrencies(items.map((item) => ({ ...toRelease(item), attempts: [] })), new Map());
   }
 
-  /** Whether each planning index exists (learned once a container): until one's upgrade stage, the next way instead. */
-  private readonly planIndexes = new Map<string, 'present' | 'absent'>();
+  /** Which planning indexes are missing (learned once a container): until one's upgrade stage, the next way instead. */
+  private readonly planIndexes = new Set<string>();
 
   /** openReleasesToPlan without the planning index: the open index's entries, then the release items by key. */
   private async openReleasesByKey(vendorId: string): Promise<VendorRelease[]> {

@@ -34,6 +34,14 @@ export interface AppendOptions {
    * table five times a consistent read's price) besides the read.
    */
   continuingOrders?: readonly string[];
+  /**
+   * Orders whose stream this caller appends to again in this invocation (a send's record before the PUT, whose answer
+   * follows it): this append's last record is left out of the audit table's time index, and the next append's last
+   * record carries the entry instead (a checkpoint finds the stream by it and signs the head, to which the chain binds
+   * the records before it): one index write a send instead of two. Should the next append never come (the invocation
+   * lost), the stream's next append (the take-over's, after the claim's deadline) carries it.
+   */
+  indexedLater?: readonly string[];
 }
 
 /** A record as the store holds it, with what the store found wrong with the item itself (verification reports it). */

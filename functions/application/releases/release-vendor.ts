@@ -90,13 +90,14 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
 async function send(deps: Dependencies, decided: SendNow, settings: Settings): Promise<ReleaseVendorResult> {
   const { orderId, vendorId } = decided.release;
   let release = decided.release;
-  // After the first attempt's record, this invocation continues the order's audit stream it has just appended to.
+  // After the first attempt's record, this invocation continues the order's audit stream it has just appended to; each
+  // attempt's record leaves the time index entry to the answer's, which follows it (AppendOptions).
   const continuing: AppendOptions = { continuingOrders: [orderId] };
   const beforePut = async (attempt: number, at: Instant): Promise<void> => {
     const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
     await writeRelease(deps, recorded);
     release = recorded.release;
-    await runEffects(deps, recorded.effects, attempt > 1 ? continuing : undefined);
+    await runEffects(deps, recorded.effects, { indexedLater: [orderId], ...(attempt > 1 ? continuing : {}) });
   };
   let result;
   try {
