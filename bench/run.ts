@@ -13,7 +13,7 @@ import { benchFunctionBundles, functionBundlesLine } from './function-bundles';
 import { benchGatewayFaults, gatewayFaultsLine, gatewayFaultsTargets } from './gateway-faults';
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { benchOutcomesCsv, outcomesCsvLine, type OutcomesCsvResult } from './outcomes-csv';
-import { benchScale, scaleLine, scaleTargets } from './scale';
+import { SCALE_SECTION, benchScale, scaleLine, scaleTargets } from './scale';
 import { RELEASE_QUEUE } from '../functions/definitions/routing';
 import { Instant } from '../functions/domain/instant';
 import { planRelease, vendorFacts } from '../functions/domain/release';
@@ -548,8 +548,9 @@ const PARTS: Record<string, () => Promise<void>> = {
   approvals: part('approvals', () => benchApprovals(), approvalsTargets, approvalsLine), // about a minute
   bundles: part('functionBundles', benchFunctionBundles, functionBundleTargets, functionBundlesLine), // a few minutes
   'console-bundle': part('consoleBundle', benchConsoleBundle, consoleBundleTargets, consoleBundleLine), // seconds
-  // BENCH_SCALE_RELEASES open releases of one vendor (default 100,000; hours on 2 cores), issue 17
-  scale: part('scale', () => benchScale(progress), scaleTargets, scaleLine),
+  // BENCH_SCALE_RELEASES open releases of one vendor (default 100,000), issue 17
+  // --releases N (BENCH_SCALE_RELEASES): a quick run at a smaller size, written under scaleQuick
+  scale: part(SCALE_SECTION, () => benchScale(progress), scaleTargets, scaleLine),
 };
 
 if (require.main === module) {

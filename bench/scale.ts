@@ -19,9 +19,26 @@ import { openReleasesOfVendor } from '../functions/application/replan-vendor-rel
 import { startLocal, type LocalRuntime } from '../local/runtime';
 import { writeInBatches } from './outcomes-csv';
 import { Instant } from '../functions/domain/instant';
+import { releaseKeyOf } from '../functions/application/release-store';
 
-const RELEASES = Number(process.env.BENCH_SCALE_RELEASES ?? 100_000);
-const OTHERS = Number(process.env.BENCH_SCALE_OTHERS ?? RELEASES * 2);
+/** The size issue 17 asks for; a smaller one (`--releases 20000`) is a quick run, written under its own section. */
+export const FULL_SCALE_RELEASES = 100_000;
+
+/** `--name value` or `--name=value` of the command line, else the variable, else the fallback. */
+function option(name: string, variable: string, fallback: number): number {
+  const args = process.argv.slice(2);
+  const at = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const text = at < 0 ? process.env[variable] : args[at].includes('=') ? args[at].split('=')[1] : args[at + 1];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text.replace(/[_,]/g, ''));
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} (${variable}) is "${text}", not a whole number: send e.g. --${name} 20000`);
+  return value;
+}
+
+const RELEASES = option('releases', 'BENCH_SCALE_RELEASES', FULL_SCALE_RELEASES);
+const OTHERS = option('others', 'BENCH_SCALE_OTHERS', RELEASES * 2);
+/** Where results.json keeps this run: `scale` at the full size, `scaleQuick` at a smaller one (the full run's figures stay). */
+export const SCALE_SECTION = RELEASES === FULL_SCALE_RELEASES ? 'scale' : 'scaleQuick';
 const VENDOR = 'scale-hot';
 const START = '2022-12-02T16:05:00+05:30';
 /**
@@ -46,9 +63,15 @@ export interface ScaleResult {
   apiP95MsWhileJobsRun: number;
 }
 
-function orderAt(i: number, vendorId: string): { order: OrderRecord; release: VendorRelease } {
-  // One order a second from the start: all inside one window, every release far enough ahead to be open.
-  const ms = Date.parse(START) + i * 1000;
+/**
+ * The i-th order of a vendor and its release: one order a second from the start, all inside one window. An open
+ * release is SCHEDULED three days after its payment (far enough ahead to stay open while the part runs); a `due` one
+ * was paid three days before the start (its rule's target passed) and is SCHEDULED at the start itself with its
+ * release key, as if its schedule were about to fire (tests send its command).
+ */
+export function orderAt(i: number, vendorId: string, due = false): { order: OrderRecord; release: VendorRelease } {
+  // A due one was paid just over three days before the start, so that its rule's target has passed.
+  const ms = due ? Date.parse(START) - 3 * 86_400_000 - (i + 1) * 1000 : Date.parse(START) + i * 1000;
   const iso = (at: number): Instant => Instant.withOffset(Math.floor(at / 1000) * 1000, 330);
   const orderId = `${vendorId}-o${String(i).padStart(7, '0')}`;
   const order: OrderRecord = {
@@ -58,46 +81,64 @@ function orderAt(i: number, vendorId: string): { order: OrderRecord; release: Ve
   const release: VendorRelease = {
     orderId, vendorId, amount: '100.50', state: 'SCHEDULED', policyVersion: 0, rule: { kind: 'after_payment', delay: 'P3D' },
     scheduleOption: 1, transactionTime: order.transactionTime, maxEligibility: order.maxEligibility,
-    targetEligibility: iso(ms + 3 * 86_400_000), sendAt: iso(ms + 3 * 86_400_000 - 3_600_000), releaseKey: null,
+    targetEligibility: iso(ms + 3 * 86_400_000), sendAt: due ? iso(Date.parse(START)) : iso(ms + 3 * 86_400_000 - 3_600_000),
+    releaseKey: due ? releaseKeyOf(orderId, vendorId, 1) : null,
     appliedEligibility: null, predictedSettlement: null, clamp: null, attempts: [], reason: null, settledAt: null,
     currency: 'INR', version: 1, updatedAt: order.recordedAt, holdReason: null, plannedSendAt: null, settledFrom: null,
   } as VendorRelease;
   return { order, release };
 }
 
+/** One vendor's orders to seed: `count` orders of one release each (`due`: see orderAt). */
+export interface SeededVendor { vendorId: string; count: number; due?: boolean }
+
 /**
- * Seeds the orders and releases: each item built by the order repository's own mapping (orderItem, releaseItem: the
- * item, its index keys and the open index's shard exactly as a paid order writes them), written with BatchWriteItem
- * (25 items a call, 16 calls in flight) straight into dynalite's thread, 20,000 items built at a time; the directory
- * entries (vendors, months) as the repository notes them. On this machine dynalite's own thread bounds it (building
- * and marshalling the items takes the main thread about a tenth of the time), so the rate is reported.
+ * Seeds paid orders and their open releases through the production adapters' own mapping: each item built by the
+ * order repository's orderItem and releaseItem (the item, its index keys and the open index's shard exactly as a paid
+ * order writes them), the vendor and month directory noted by the read adapter's directory, and written with
+ * BatchWriteItem (25 items a call, 16 calls in flight) through the edge's DynamoDB endpoint, SEED_CHUNK orders built at
+ * a time while the previous chunk is written. dynalite's own thread bounds the rate (building and marshalling the
+ * items takes the main thread about a tenth of the time), so the rate is reported.
  */
-export async function seed(runtime: LocalRuntime, releases = RELEASES, others = OTHERS, progress: (line: string) => void = () => undefined): Promise<{ seconds: number; items: number }> {
+export async function seed(runtime: LocalRuntime, vendors: SeededVendor[], progress: (line: string) => void = () => undefined): Promise<{ seconds: number; items: number }> {
   const began = performance.now();
   const client = new DynamoDBClient(documentClientConfig({ endpoint: runtime.edge.dynamodbUrl, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
   const reads = runtime.deps.reads as unknown as { directory: { noteMonth(m: string): Promise<void>; noteVendor(v: string): Promise<void> } };
   const months = new Set<string>();
-  const chunk = 10_000;
   let items = 0;
-  for (const [vendorId, count] of [[VENDOR, releases], ['scale-other', others]] as const) {
-    await reads.directory.noteVendor(vendorId);
-    for (let from = 0; from < count; from += chunk) {
-      const batch: Record<string, unknown>[] = [];
-      for (let i = from; i < Math.min(count, from + chunk); i += 1) {
-        const { order, release } = orderAt(i, vendorId);
-        const paid = orderItem(order);
-        months.add(paid.month);
-        batch.push(paid.item, releaseItem(release).item);
+  let reported = 0;
+  try {
+    for (const { vendorId, count, due } of vendors) {
+      await reads.directory.noteVendor(vendorId);
+      let writing: Promise<void> = Promise.resolve();
+      for (let from = 0; from < count; from += SEED_CHUNK) {
+        const batch: Record<string, unknown>[] = [];
+        for (let i = from; i < Math.min(count, from + SEED_CHUNK); i += 1) {
+          const { order, release } = orderAt(i, vendorId, due);
+          const paid = orderItem(order);
+          months.add(paid.month);
+          batch.push(paid.item, releaseItem(release).item);
+        }
+        // The next chunk is built while this one is written.
+        await writing;
+        writing = writeInBatches(client, batch);
+        items += batch.length;
+        if (items - reported >= 100_000) {
+          reported = items;
+          progress(`scale: seeded ${items} items (${Math.round(items / ((performance.now() - began) / 1000))} a second)`);
+        }
       }
-      await writeInBatches(client, batch);
-      items += batch.length;
-      if ((from / chunk) % 5 === 4) progress(`scale: seeded ${items} items (${Math.round(items / ((performance.now() - began) / 1000))} a second)`);
+      await writing;
     }
+    for (const month of months) await reads.directory.noteMonth(month);
+  } finally {
+    client.destroy();
   }
-  for (const month of months) await reads.directory.noteMonth(month);
-  client.destroy();
   return { seconds: (performance.now() - began) / 1000, items };
 }
+
+/** Orders built at a time while the previous chunk is written. */
+const SEED_CHUNK = 5_000;
 
 async function api<T = any>(runtime: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ ms: number; status: number; body: T }> {
   const began = performance.now();
@@ -112,7 +153,7 @@ async function api<T = any>(runtime: LocalRuntime, method: string, path: string,
  * which is issue 17 item 7's business: at 100,000 releases a walk takes hours on this machine, the answers and the
  * in-force time the minutes this part is about.
  */
-const JOB_WINDOW_SECONDS = Number(process.env.BENCH_SCALE_JOB_SECONDS ?? 120);
+const JOB_WINDOW_SECONDS = option('job-seconds', 'BENCH_SCALE_JOB_SECONDS', 120);
 
 interface Timed {
   answerMs: number;
@@ -188,7 +229,7 @@ export async function benchScale(progress: (line: string) => void = () => undefi
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, clockStart: new Date(START), frozen: true });
   try {
     progress(`scale: seeding ${RELEASES} open releases of ${VENDOR} and ${OTHERS} orders of another vendor`);
-    const seeded = await seed(runtime, RELEASES, OTHERS, progress);
+    const seeded = await seed(runtime, [{ vendorId: VENDOR, count: RELEASES }, { vendorId: 'scale-other', count: OTHERS }], progress);
     const samples: number[] = [];
     progress('scale: preview');
     const previewed = await preview(runtime, samples);
@@ -229,13 +270,15 @@ export async function benchScale(progress: (line: string) => void = () => undefi
 
 export function scaleTargets(r: ScaleResult): Record<string, unknown> {
   const answerMs = Math.max(r.hold.answerMs, r.unhold.answerMs, r.apply.answerMs);
-  return {
-    scaleBulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: answerMs, met: answerMs <= SCALE_TARGETS.answerMs },
-    scaleHoldInForceMs: { goal: `the hold in force (read as the sender reads it) at most ${SCALE_TARGETS.answerMs} ms after the request`, measured: r.hold.inForceMs, met: r.hold.inForceMs <= SCALE_TARGETS.answerMs },
-    scalePreviewSeconds: { goal: `at most ${SCALE_TARGETS.previewSeconds} s over ${r.preview.covered} open releases`, measured: previewSeconds(r), met: previewSeconds(r) <= SCALE_TARGETS.previewSeconds },
-    scaleExportMemoryFlat: { goal: `resident memory grows at most ${SCALE_TARGETS.exportRssGrowthMb} MB while ${r.export.rows} rows are exported`, measured: r.export.rssGrowthMb, met: r.export.rssGrowthMb <= SCALE_TARGETS.exportRssGrowthMb },
-    scaleApiP95Ms: { goal: `at most ${SCALE_TARGETS.apiP95Ms} ms while jobs run`, measured: r.apiP95MsWhileJobsRun, met: r.apiP95MsWhileJobsRun <= SCALE_TARGETS.apiP95Ms },
+  const targets = {
+    BulkAnswerMs: { goal: `at most ${SCALE_TARGETS.answerMs} ms at ${r.releases} open releases`, measured: answerMs, met: answerMs <= SCALE_TARGETS.answerMs },
+    HoldInForceMs: { goal: `the hold in force (read as the sender reads it) at most ${SCALE_TARGETS.answerMs} ms after the request`, measured: r.hold.inForceMs, met: r.hold.inForceMs <= SCALE_TARGETS.answerMs },
+    PreviewSeconds: { goal: `at most ${SCALE_TARGETS.previewSeconds} s over ${r.preview.covered} open releases`, measured: previewSeconds(r), met: previewSeconds(r) <= SCALE_TARGETS.previewSeconds },
+    ExportMemoryFlat: { goal: `resident memory grows at most ${SCALE_TARGETS.exportRssGrowthMb} MB while ${r.export.rows} rows are exported`, measured: r.export.rssGrowthMb, met: r.export.rssGrowthMb <= SCALE_TARGETS.exportRssGrowthMb },
+    ApiP95Ms: { goal: `at most ${SCALE_TARGETS.apiP95Ms} ms while jobs run`, measured: r.apiP95MsWhileJobsRun, met: r.apiP95MsWhileJobsRun <= SCALE_TARGETS.apiP95Ms },
   };
+  // A quick run's targets beside the full run's, not over them.
+  return Object.fromEntries(Object.entries(targets).map(([name, target]) => [`${SCALE_SECTION}${name}`, target]));
 }
 
 /** The preview's whole time: its answer, or its answer and its job. */

@@ -180,7 +180,7 @@ function partyText(party: Json | null | undefined): string {
 function approvalMoves(a: Json): string {
   if (a.moves === null) return 'every unsent release (settings)';
   const moves = a.moves as Json[];
-  return moves.length ? moves.map((m) => `${moneyText(m.amount, m.currency)}${m.count !== undefined ? ` (${m.count})` : ''}`).join('; ') : 'nothing open';
+  return moves.length ? moves.map((m) => `${m.atLeast ? 'at least ' : ''}${moneyText(m.amount, m.currency)}${m.count !== undefined ? ` (${m.count}${m.atLeast ? '+' : ''})` : ''}`).join('; ') : 'nothing open';
 }
 
 /** GET /approvals: what waits for a second person (four eyes), with what it would move and who asked. */

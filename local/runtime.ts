@@ -7,6 +7,7 @@ import { refuseFetchBlockedPort } from './ports';
 import { createEdge, localSchedulerRoleArn, type Edge } from './edge/edge';
 import type { DeliveryPolicy, UndeliverableEvent } from './edge/bus';
 import { TargetNotReady } from './edge/in-flight';
+import { apiFirst } from './edge/dynamodb';
 import { GATEWAY_ZONE } from '../functions/domain/dates';
 import { Instant } from '../functions/domain/instant';
 import { LOCAL_FUNCTION_NAMES, LOCAL_REGION } from './edge/scheduler';
@@ -270,7 +271,8 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     // Its publisher serves every container too (their events go out through it), so it waits a little to fill each call.
     deps = buildDependencies(config, {
       clock: { now: () => Instant.withOffset(clock.nowMs(), 0) }, logger: opts.logger ?? silentLogger, publishLingerMs: LOCAL_PUBLISH_LINGER_MS, sendsToGateway: false,
-      wrapClient: opts.clientHook ? loadClientHook(opts.clientHook) : undefined,
+      // The API's DynamoDB calls go first at the local DynamoDB's one thread, as on AWS they wait for no job's.
+      wrapClient: apiFirst(opts.clientHook ? loadClientHook(opts.clientHook) : undefined),
     });
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),

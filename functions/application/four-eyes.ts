@@ -28,6 +28,19 @@ export interface GatedChange {
   basis: StoredApproval['basis'];
 }
 
+/**
+ * Open releases a request reads at most when it needs a vendor's open money (four eyes' amount, a cap's currencies):
+ * one page of each of the vendor's open-index partitions, a fixed number of requests however many releases the vendor
+ * has (contract 6.3: the request's work does not grow with the vendor). Past it the totals are lower bounds.
+ */
+export const OPEN_MONEY_READ_BOUND = 900;
+
+/** The vendor's open money per currency as the request reads it (bounded): `atLeast` on each when there is more. */
+export async function vendorOpenMoney(deps: Pick<Dependencies, 'reads'>, vendorId: string, bound = OPEN_MONEY_READ_BOUND): Promise<MovedAmount[]> {
+  const { totals, complete } = await deps.reads.openTotalsUpTo(vendorId, bound);
+  return totals.map((t) => ({ currency: t.currency, amount: t.amount, count: t.count, ...(complete ? {} : { atLeast: true }) }));
+}
+
 /** Ids that sort by creation time (base-36 milliseconds), then random: `ap_` + 9 + 12 characters. */
 export function newApprovalId(nowMs: number): string {
   return `ap_${nowMs.toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;

@@ -38,6 +38,11 @@ export interface MovedAmount {
   amount: string;
   /** Releases it covers (absent for one release). */
   count?: number;
+  /**
+   * True when the change covers more releases than its request reads (a vendor or a settings change too large to
+   * total in one request): the amount and count are of the releases read, a lower bound.
+   */
+  atLeast?: boolean;
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
@@ -86,7 +91,8 @@ export function approvalRulesIssues(value: unknown): ValidationIssue[] {
 
 /**
  * Whether `change` needs a second person under `rules`, given what it moves (null: no amount). A rule without `above` always does. With `above`, a change does when any amount it moves is greater than
- * the threshold of its currency, or is in a currency the rule does not name (a control fails closed).
+ * the threshold of its currency, or is in a currency the rule does not name, or is only a lower bound (`atLeast`:
+ * what was not read may pass the threshold): a control fails closed.
  */
 export function needsApproval(rules: ApprovalRules | undefined, change: ApprovalChange, moves: readonly MovedAmount[] | null): boolean {
   const rule = rules?.[change];
@@ -95,7 +101,7 @@ export function needsApproval(rules: ApprovalRules | undefined, change: Approval
   const above = rule.above;
   return moves.some((m) => {
     const threshold = above[m.currency];
-    return threshold === undefined || new Decimal(m.amount).greaterThan(threshold);
+    return threshold === undefined || m.atLeast === true || new Decimal(m.amount).greaterThan(threshold);
   });
 }
 

@@ -144,6 +144,39 @@ require('./dynalite-expressions')();
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;
 
+// On AWS the API's calls never wait behind a job's: DynamoDB serves each partition on its own. Here one thread serves
+// every caller, in turn, so a job's steps (32 calls in flight) would make each of the API's calls wait behind all of
+// theirs. The API's calls (marked by the runtime, PRIORITY_HEADER) go straight in; everyone else's (the functions'
+// containers, the edge) at most BACKGROUND_IN_FLIGHT at once, the rest in arrival order: the thread stays as busy, and
+// an API call waits behind a few calls instead of dozens. The header's name is local/edge/dynamodb.ts's.
+const PRIORITY_HEADER = 'x-holdback-local-priority';
+const BACKGROUND_IN_FLIGHT = Number(workerData && workerData.backgroundInFlight) || 6;
+const [serve] = server.listeners('request');
+server.removeAllListeners('request');
+const waiting = [];
+let inFlight = 0;
+const next = () => {
+  while (inFlight < BACKGROUND_IN_FLIGHT && waiting.length > 0) admit(...waiting.shift());
+};
+function admit(req, res) {
+  inFlight += 1;
+  let done = false;
+  const finished = () => {
+    if (done) return;
+    done = true;
+    inFlight -= 1;
+    next();
+  };
+  res.once('finish', finished);
+  res.once('close', finished);
+  serve(req, res);
+}
+server.on('request', (req, res) => {
+  if (req.headers[PRIORITY_HEADER] === 'api') return serve(req, res);
+  if (inFlight < BACKGROUND_IN_FLIGHT) return admit(req, res);
+  waiting.push([req, res]);
+});
+
 // dynalite keeps a new table CREATING for a moment and makes it ACTIVE with a timer: a kill in that moment leaves it
 // CREATING on disk for ever, and every later start would wait for it. No write can have reached a table before it was
 // ACTIVE (Holdback writes only after every table is), so a table or index found in any other state at the start is

@@ -7,7 +7,30 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { pause } from './in-flight';
 import { migrateTables } from './table-migration';
+import type { ClientHook } from '../../functions/composition-root';
 import { withPlanKeys } from './plan-keys';
+
+/**
+ * The header that marks the API's DynamoDB calls: dynalite's thread serves them at once, and everyone else's calls (the
+ * functions' containers: jobs, releases, order events) a few at a time (dynalite-worker.js), so that a job never makes
+ * a user's request wait behind dozens of its calls. The worker names the same header.
+ */
+export const LOCAL_PRIORITY_HEADER = 'x-holdback-local-priority';
+
+type Stack = { add(middleware: unknown, options: { step: 'build'; name: string; override?: boolean }): void };
+
+/** A client hook that marks each DynamoDB call of the clients it is given as the API's (then runs `hook`, if any). */
+export function apiFirst(hook?: ClientHook): ClientHook {
+  return (client, service, config) => {
+    hook?.(client, service, config);
+    if (service !== 'DynamoDB') return;
+    const middleware = (next: (args: unknown) => Promise<unknown>) => async (args: { request?: { headers?: Record<string, string> } }) => {
+      if (args.request?.headers) args.request.headers[LOCAL_PRIORITY_HEADER] = 'api';
+      return next(args);
+    };
+    (client.middlewareStack as Stack).add(middleware, { step: 'build', name: 'holdbackLocalApiFirst', override: true });
+  };
+}
 
 /** How long a clean stop waits for LevelDB to close before the thread is ended anyway (every write was synced). */
 const CLOSE_WAIT_MS = 3_000;

@@ -81,6 +81,17 @@ export class InMemoryReleaseReads implements ReleaseReads {
     return totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) }));
   }
 
+  async openTotalsUpTo(vendorId: string, max: number): Promise<{ totals: { currency: string; count: number; amount: string }[]; complete: boolean }> {
+    const totals = new CurrencyTotals<'open'>();
+    let count = 0;
+    for await (const { release, order } of this.openReleases(vendorId)) {
+      if ((count += 1) > max) return { totals: totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) })), complete: false };
+      const { amount, currency } = moneyOf(release, order?.currency);
+      totals.add('open', currency, amount);
+    }
+    return { totals: totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) })), complete: true };
+  }
+
   async knowsVendor(vendorId: string): Promise<boolean> {
     return this.seenVendors().has(vendorId);
   }

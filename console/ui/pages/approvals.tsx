@@ -24,7 +24,7 @@ interface Approval {
   vendorId: string | null;
   requestedBy: Party;
   reason: string;
-  moves: Array<{ currency: string; amount: string; count?: number }> | null;
+  moves: Array<{ currency: string; amount: string; count?: number; atLeast?: boolean }> | null;
   createdAt: string;
   expiresAt: string;
   decidedBy: Party | null;
@@ -52,7 +52,7 @@ function subject(a: Approval) {
 function movesText(a: Approval): string {
   if (a.moves === null) return 'every unsent release: see its preview';
   if (a.moves.length === 0) return 'nothing open';
-  return a.moves.map((m) => `${money(m.amount, m.currency)}${m.count !== undefined ? ` in ${m.count} release(s)` : ''}`).join('; ');
+  return a.moves.map((m) => `${m.atLeast ? 'at least ' : ''}${money(m.amount, m.currency)}${m.count !== undefined ? ` in ${m.count}${m.atLeast ? ' or more' : ''} release(s)` : ''}`).join('; ');
 }
 
 /** The live preview of a policy or settings change, from the body it would apply (without what pins it). */

@@ -6,6 +6,7 @@
 import type { DocumentClient } from './document-client';
 import { KEY, LEGACY_PLAN_INDEX, OPEN_INDEX, OPEN_SHARDS, PLAN_INDEX } from '../../definitions/tables';
 import type { VendorRelease } from '../../domain/types';
+import { CurrencyTotals, moneyOf } from '../../domain/projection';
 import { batchGetItems, queryItems } from './item-keys';
 
 /** A query of one whole open-index partition. */
@@ -47,6 +48,42 @@ export async function openCountUpTo(doc: DocumentClient, tableName: string, part
   const others = await Promise.all(partitions.map((pk, i) => (i === 1 ? first : countOf(pk, i === 0 ? max + 1 : shardBound))));
   const sum = others.reduce((total, c) => total + c.count, 0);
   return others.some((c) => c.full) ? max + 1 : Math.min(sum, max + 1);
+}
+
+/**
+ * At most about `max` entries: the first page of each partition at once (its share of `max`), a fixed number of
+ * queries whatever the vendor's size; `complete` when no partition has more.
+ */
+export async function openEntriesUpTo(doc: DocumentClient, tableName: string, partitions: string[], max: number): Promise<{ entries: Record<string, unknown>[]; complete: boolean }> {
+  const limit = Math.max(1, Math.ceil(max / partitions.length));
+  const pages = await Promise.all(partitions.map((pk) => doc.query({ ...openPartition(tableName, pk), Limit: limit })));
+  return { entries: pages.flatMap((page) => page.items), complete: pages.every((page) => page.lastEvaluatedKey === undefined) };
+}
+
+/**
+ * Count and sum per currency of open-index entries. An entry without currency (its release written before releases
+ * kept it) is summed from its release and order, read by `fetch`; one with neither is a defect (moneyOf).
+ */
+export async function totalsOfEntries(
+  vendorId: string,
+  entries: Record<string, unknown>[],
+  fetch: (candidates: { orderId: string; vendorId: string; position: string }[]) => Promise<{ release: VendorRelease; order: { currency?: string } | null }[]>,
+): Promise<{ currency: string; count: number; amount: string }[]> {
+  const totals = new CurrencyTotals<'open'>();
+  const withoutCurrency: { orderId: string; vendorId: string; position: string }[] = [];
+  for (const entry of entries) {
+    const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
+    if (typeof entry.currency === 'string') {
+      totals.add('open', entry.currency, moneyOf({ orderId, vendorId, amount: entry.amount as string, currency: entry.currency }).amount);
+    } else {
+      withoutCurrency.push({ orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` });
+    }
+  }
+  for (const row of withoutCurrency.length > 0 ? await fetch(withoutCurrency) : []) {
+    const { amount, currency } = moneyOf(row.release, row.order?.currency);
+    totals.add('open', currency, amount);
+  }
+  return totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) }));
 }
 
 /**

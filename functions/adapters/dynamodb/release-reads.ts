@@ -2,13 +2,12 @@
 import { createHash } from 'node:crypto';
 import { MAX_DELAY_DAYS } from '../../domain/errors';
 import { Instant } from '../../domain/instant';
-import { CurrencyTotals, moneyOf } from '../../domain/projection';
 import { isUnsent, reasonCodeOf } from '../../domain/release';
 import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types';
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
-import { firstPlanIndexEntries, openCountUpTo, openEnds, planningItemsByKey } from './open-index-counts';
+import { firstPlanIndexEntries, openCountUpTo, openEnds, openEntriesUpTo, planningItemsByKey, totalsOfEntries } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -379,22 +378,18 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   async openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: string }[]> {
-    const totals = new CurrencyTotals<'open'>();
-    const withoutCurrency: Candidate[] = [];
-    for (const entry of await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY)) {
-      const [utc, orderId] = (entry[OPEN_INDEX.sk] as string).split('#');
-      if (typeof entry.currency === 'string') {
-        totals.add('open', entry.currency, moneyOf({ orderId, vendorId, amount: entry.amount as string, currency: entry.currency }).amount);
-      } else {
-        withoutCurrency.push({ orderId, vendorId, position: `${utc}#${orderId}#${vendorId}` });
-      }
-    }
-    // Releases written before they kept their currency carry their order's; one with neither is a defect (moneyOf).
-    for (const row of await this.fetch(withoutCurrency, {})) {
-      const { amount, currency } = moneyOf(row.release, row.order?.currency);
-      totals.add('open', currency, amount);
-    }
-    return totals.currencies().map((currency) => ({ currency, ...totals.get('open', currency) }));
+    return this.totalsOf(vendorId, await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY));
+  }
+
+  /** The open index's first page of each partition (see open-index-counts.ts), totalled. */
+  async openTotalsUpTo(vendorId: string, max: number): Promise<{ totals: { currency: string; count: number; amount: string }[]; complete: boolean }> {
+    const { entries, complete } = await openEntriesUpTo(this.doc, this.tableName, openPartitions(vendorId), max);
+    return { totals: await this.totalsOf(vendorId, entries), complete };
+  }
+
+  /** Count and sum per currency of these open-index entries (see open-index-counts.ts). */
+  private totalsOf(vendorId: string, entries: Record<string, unknown>[]): Promise<{ currency: string; count: number; amount: string }[]> {
+    return totalsOfEntries(vendorId, entries, (candidates) => this.fetch(candidates, {}));
   }
 
   vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }> {

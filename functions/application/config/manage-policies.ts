@@ -9,7 +9,7 @@ import type { JobView } from '../job-views';
 import { VersionConflictError, type Dependencies } from '../ports';
 import { appendAudit, storedInstant } from '../release-store';
 import { inZone, type Shown } from '../response-times';
-import { requireFourEyes } from '../four-eyes';
+import { requireFourEyes, vendorOpenMoney } from '../four-eyes';
 
 /** What the policy routes answer. */
 export type PolicyView = Shown<Pick<VendorPolicy, 'vendorId' | 'version' | 'scheduleOption' | 'release' | 'actor' | 'reason' | 'at' | 'maxExposure'>, 'at'>;
@@ -49,7 +49,7 @@ export async function putPolicy(deps: Dependencies, vendorId: string, body: unkn
       vendorId,
       actor: change.policy.actor,
       reason: change.policy.reason,
-      moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
+      moves: () => vendorOpenMoney(deps, vendorId),
       basis: { policyVersion: fromVersion },
     }, settings);
   }
@@ -69,16 +69,18 @@ export async function putPolicy(deps: Dependencies, vendorId: string, body: unkn
 
 /**
  * A maxExposure in a currency the vendor has no money in (no open release, no exposure) is accepted, but flagged: it
- * is likely a typing error (USD for INR), and it caps nothing until such money comes.
+ * is likely a typing error (USD for INR), and it caps nothing until such money comes. The open releases are read up to
+ * a bound (a fixed number of requests whatever the vendor's size); past it the warning says how far it looked.
  */
 async function capWarnings(deps: Dependencies, vendorId: string, policy: VendorPolicy): Promise<{ warnings?: PolicyWarning[] }> {
   const capped = Object.keys(policy.maxExposure ?? {});
   if (capped.length === 0) return {};
-  const [open, entries] = await Promise.all([deps.reads.openTotals(vendorId), deps.exposure.open(vendorId, storedInstant(deps.clock.now()))]);
+  const [open, entries] = await Promise.all([vendorOpenMoney(deps, vendorId), deps.exposure.open(vendorId, storedInstant(deps.clock.now()))]);
   const used = new Set([...open.map((t) => t.currency), ...entries.map((e) => e.currency)]);
+  const read = open.some((t) => t.atLeast) ? ` among the ${open.reduce((n, t) => n + (t.count ?? 0), 0)} open releases read (it has more)` : '';
   const warnings = capped.filter((c) => !used.has(c)).map((currency) => ({
     field: `maxExposure.${currency}`,
-    message: `accepted, but vendor ${vendorId} has no open money in ${currency}${used.size > 0 ? ` (it has ${[...used].sort().join(', ')})` : ''}: this cap stops nothing until it does; check the currency`,
+    message: `accepted, but vendor ${vendorId} has no open money in ${currency}${read}${used.size > 0 ? ` (it has ${[...used].sort().join(', ')})` : ''}: this cap stops nothing until it does; check the currency`,
   }));
   return warnings.length > 0 ? { warnings } : {};
 }

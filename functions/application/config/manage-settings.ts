@@ -6,8 +6,7 @@ import { VersionConflictError, type Dependencies } from '../ports';
 import { inZone, type Shown } from '../response-times';
 import { appendAudit, storedInstant } from '../release-store';
 import { requireSettingsPreview } from './preview-changes';
-import { requireFourEyes } from '../four-eyes';
-import { knownVendorPages } from '../known-vendors';
+import { OPEN_MONEY_READ_BOUND, requireFourEyes, vendorOpenMoney } from '../four-eyes';
 import type { MovedAmount } from '../../domain/approvals';
 import Decimal from 'decimal.js';
 
@@ -73,21 +72,28 @@ export async function updateSettings(deps: Dependencies, body: Record<string, un
   return { ...presented(saved), job: null };
 }
 
-/** What a settings change moves: the open releases of every vendor Holdback knows, per currency (from the open index). */
-async function everyVendorsOpenMoney(deps: Dependencies): Promise<MovedAmount[]> {
+/**
+ * What a settings change moves: the open releases of every vendor Holdback knows, per currency (from the open index),
+ * read up to a bound (the first VENDOR_PAGE vendors, each up to its share of OPEN_MONEY_READ_BOUND): a fixed number
+ * of requests however many vendors and releases there are. Past it the totals are lower bounds (`atLeast`), and the
+ * change needs approval whatever the rule's amount (a control fails closed).
+ */
+async function everyVendorsOpenMoney(deps: Dependencies): Promise<MovedAmount[] | null> {
   const sums = new Map<string, { amount: Decimal; count: number }>();
-  for await (const vendorIds of knownVendorPages(deps, VENDOR_PAGE)) {
-    for (const totals of await Promise.all(vendorIds.map((vendorId) => deps.reads.openTotals(vendorId)))) {
-      for (const { currency, amount, count } of totals) {
-        const sum = sums.get(currency) ?? { amount: new Decimal(0), count: 0 };
-        sums.set(currency, { amount: sum.amount.plus(amount), count: sum.count + count });
-      }
-    }
+  const { vendorIds, more } = await deps.reads.vendors(null, VENDOR_PAGE);
+  const perVendor = Math.ceil(OPEN_MONEY_READ_BOUND / VENDOR_PAGE);
+  const read = await Promise.all(vendorIds.map((vendorId) => vendorOpenMoney(deps, vendorId, perVendor)));
+  for (const { currency, amount, count } of read.flat()) {
+    const sum = sums.get(currency) ?? { amount: new Decimal(0), count: 0 };
+    sums.set(currency, { amount: sum.amount.plus(amount), count: sum.count + (count ?? 0) });
   }
-  return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([currency, sum]) => ({ currency, amount: sum.amount.toFixed(2), count: sum.count }));
+  const partial = more || read.flat().some((m) => m.atLeast);
+  // Nothing open among those read, but more not read: no amount to show, so the rule applies as one without amount.
+  if (partial && sums.size === 0) return null;
+  return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([currency, sum]) => ({ currency, amount: sum.amount.toFixed(2), count: sum.count, ...(partial ? { atLeast: true } : {}) }));
 }
 
-/** Vendors whose open totals are read at once when a settings change's amount is needed. */
+/** Vendors whose open money a settings change's amount reads at most (one page of the vendor directory). */
 const VENDOR_PAGE = 25;
 
 /** Each setting that changed, with its value before and after (what an auditor reads first). */

@@ -122,6 +122,12 @@ export interface ReleaseReads {
   openReleasesToPlan(vendorId: string): Promise<VendorRelease[]>;
   /** Count and sum of the vendor's open releases per currency, from the index alone. */
   openTotals(vendorId: string): Promise<{ currency: string; count: number; amount: DecimalText }[]>;
+  /**
+   * openTotals over at most about `max` of the vendor's open releases, in a fixed number of requests whatever the
+   * vendor's size (one page of each index partition): `complete` when that was every one, else the totals are of the
+   * releases read (lower bounds). What a request reads when it needs the vendor's open money (four eyes' amount).
+   */
+  openTotalsUpTo(vendorId: string, max: number): Promise<{ totals: { currency: string; count: number; amount: DecimalText }[]; complete: boolean }>;
   /** Vendors seen in an order or a policy, by id, strictly after `after`. */
   vendors(after: string | null, limit: number): Promise<{ vendorIds: string[]; more: boolean }>;
   /** Whether a vendor was ever seen in an order or a policy. */

@@ -12,7 +12,7 @@ import type { Dependencies } from '../ports';
 import { startVendorWalk } from '../replan-vendor-releases';
 import type { JobView } from '../job-views';
 import { projectionContext, releaseViewOf, type ReleaseView } from '../release-views';
-import { requireFourEyes } from '../four-eyes';
+import { requireFourEyes, vendorOpenMoney } from '../four-eyes';
 import { isControlled, type ApprovalRules } from '../../domain/approvals';
 
 /** Who asks and why, as the route's body schema read them (handlers/schema/release-bodies.ts). */
@@ -75,7 +75,7 @@ export async function setVendorHold(deps: Dependencies, vendorId: string, input:
       vendorId,
       actor: fields.actor,
       reason: fields.reason,
-      moves: async () => (await deps.reads.openTotals(vendorId)).map((t) => ({ currency: t.currency, amount: t.amount, count: t.count })),
+      moves: () => vendorOpenMoney(deps, vendorId),
       basis: { holdAt: existing.at.toText() },
     }, settings);
   }

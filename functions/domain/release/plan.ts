@@ -65,6 +65,8 @@ export function baseOf(current: VendorRelease | null, input: PlanInput): VendorR
     orderId: order.orderId,
     vendorId,
     amount,
+    // Kept on the release (and so in the open index's entry) so that reading a vendor's open money needs no order.
+    currency: order.currency ?? current?.currency,
     state: 'PLANNED',
     policyVersion: pinned ? current.policyVersion : policy.version,
     rule: pinned ? current.rule : policy.release,

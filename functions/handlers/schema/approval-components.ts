@@ -40,7 +40,7 @@ export const APPROVAL_SCHEMAS: Record<string, Json> = {
       vendorId: nullable({ type: 'string' }),
       requestedBy: ref('ApprovalParty'),
       reason: { type: 'string', description: "The request's own reason." },
-      moves: nullable({ type: 'array', items: { type: 'object', required: ['currency', 'amount'], properties: { currency: { type: 'string' }, amount: { type: 'string', description: 'Decimal text.' }, count: { type: 'integer' } } } }),
+      moves: nullable({ type: 'array', items: { type: 'object', required: ['currency', 'amount'], properties: { currency: { type: 'string' }, amount: { type: 'string', description: 'Decimal text.' }, count: { type: 'integer' }, atLeast: { type: 'boolean', description: 'Present and true when the change covers more open releases than its request reads (a fixed number, whatever the size): the amount and count are of those read, a lower bound, and the change needs approval whatever its rule\'s amount (a control fails closed).' } } } }),
       basis: { type: 'object', description: 'What must still hold when it is approved (a version, a release state, a hold time); else 409 preview_stale.' },
       createdAt: instant('When it was asked for.'),
       expiresAt: instant('24 hours after createdAt.'),
