@@ -59,33 +59,10 @@ if (path) {
     return { n, operations: [...operations, { type: 'put', key: `${PREFIX}${String(n % SLOTS).padStart(4, '0')}`, value: String(n) }] };
   };
   const { _batch } = ClassicLevel.prototype;
-  // Group commit: a synced write costs a disk flush, so writes that arrive while one is being flushed wait and go
-  // together in the next synced batch, each acknowledged only once that batch is on disk (a batch is all or nothing:
-  // a kill keeps every write of it or none, and none of them was answered before). Writes join a waiting group only
-  // with the same encodings, which LevelDB applies to a whole batch.
-  const groups = [];
-  let flushing = false;
-  const encodingsOf = (options) => `${options && options.keyEncoding}\u0000${options && options.valueEncoding}`;
-  const flush = (db) => {
-    if (flushing || groups.length === 0) return;
-    flushing = true;
-    const group = groups.shift();
-    const { n, operations: all } = numbered(group.operations);
-    _batch.call(db, all, { ...group.options, sync: true }).then(
-      () => { written(n); for (const waiter of group.waiters) waiter.resolve(); },
-      (error) => { for (const waiter of group.waiters) waiter.reject(error); },
-    ).finally(() => { flushing = false; flush(db); });
-  };
-  const write = (db, operations, options) => new Promise((resolve, reject) => {
-    const encodings = encodingsOf(options);
-    let group = groups.length > 0 && groups[groups.length - 1].encodings === encodings ? groups[groups.length - 1] : null;
-    if (!group) {
-      group = { encodings, options, operations: [], waiters: [] };
-      groups.push(group);
-    }
-    for (const operation of operations) group.operations.push(operation);
-    group.waiters.push({ resolve, reject });
-    flush(db);
+  // Writes that arrive during a flush are synced together in the next one (group-commit.js); each batch is numbered.
+  const write = require('./group-commit').groupCommit((db, operations, options) => {
+    const { n, operations: all } = numbered(operations);
+    return _batch.call(db, all, { ...options, sync: true }).then(() => written(n));
   });
   ClassicLevel.prototype._put = function (key, value, options) { return write(this, [{ type: 'put', key, value }], options); };
   ClassicLevel.prototype._del = function (key, options) { return write(this, [{ type: 'del', key }], options); };
