@@ -75,7 +75,10 @@ export interface OutcomeFilter {
 /** A release with its order, in the order of a read, and the position a cursor resumes after. */
 export interface ReadRelease {
   release: VendorRelease;
-  /** Null only if the order record could not be read (it is written before its releases). */
+  /**
+   * The order, read only for its currency: null when the release carries its own (every release planned since releases
+   * kept it: the DynamoDB adapter then reads no order), or when the order record could not be read.
+   */
   order: OrderRecord | null;
   /** Opaque but ordered: `<UTC time>#<orderId>#<vendorId>`. */
   position: string;
