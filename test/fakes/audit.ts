@@ -75,6 +75,10 @@ export class InMemoryAuditStore extends RecordingAuditLog implements AuditArchiv
     return structuredClone(this.checkpointList.find((c) => c.number === number) ?? null);
   }
 
+  async recordsAt(places: readonly { stream: string; sequence: number }[]): Promise<StoredAuditRecord[]> {
+    return places.flatMap(({ stream, sequence }) => structuredClone((this.streams.get(stream) ?? []).filter((r) => r.sequence === sequence)).map((record) => ({ record })));
+  }
+
   async signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint: number }>> {
     return new Map(streams.flatMap((stream) => (this.signed.has(stream) ? [[stream, { ...this.signed.get(stream)! }] as const] : [])));
   }

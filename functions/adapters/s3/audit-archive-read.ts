@@ -1,12 +1,12 @@
 /**
- * The audit log's write-once copy read back (AWS: `GET /audit/verify` and the audit export read it, not the table):
- * every object under `log/` (ListObjectsV2, then GetObject, a few at a time), each line once however many objects
- * hold it (a batch split by Lambda writes a line in two objects: the README's `sort -u`), and what `tampering/` holds
- * as evidence of a record or checkpoint changed or removed in the table.
+ * The audit log's write-once copy read back (AWS: `GET /audit/verify` and the audit export read it, not the table), a
+ * page at a time: up to N objects under `log/` after a key (one ListObjectsV2 with StartAfter, then GetObject, a few at
+ * a time), each line once however many objects hold it (a batch split by Lambda writes a line in two objects: the
+ * README's `sort -u`), and what `tampering/` holds as evidence of a record or checkpoint changed or removed in the table.
  */
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { hash } from 'node:crypto';
-import type { AuditCopy, AuditCopyContents, AuditCopyEvidence } from '../../application/ports';
+import type { AuditCopy, AuditCopyContents, AuditCopyEvidence, AuditCopyPage } from '../../application/ports';
 import { parseExportLine } from '../../domain/audit/audit-export';
 import { CHECKPOINT_STREAM } from '../../domain/audit/audit-verification';
 import { CHECKPOINT_PK } from '../../definitions/tables';
@@ -20,43 +20,62 @@ export const ARCHIVE_TAMPERING_PREFIX = 'tampering/';
 export class S3AuditCopy implements AuditCopy {
   constructor(private readonly s3: S3Client, private readonly bucket: string) {}
 
+  /** The whole copy in one read, page after page (a small copy; verification and export read it a page a step). */
   async read(): Promise<AuditCopyContents> {
     const contents: AuditCopyContents = { records: [], checkpoints: [], tampering: [], unreadable: [] };
     const seen = new Set<string>();
-    await this.eachObject(ARCHIVE_LOG_PREFIX, (key, body) => {
-      body.split('\n').forEach((line, index) => {
-        if (line === '') return;
-        const digest = hash('sha256', line, 'base64');
-        if (seen.has(digest)) return;
-        seen.add(digest);
-        const parsed = parseExportLine(line);
-        if (parsed.kind === 'record') contents.records.push(parsed.record);
-        else if (parsed.kind === 'checkpoint') contents.checkpoints.push(parsed.checkpoint);
-        else contents.unreadable.push(`${key} line ${index + 1}: ${parsed.kind === 'invalid' ? parsed.reason : 'is not a record or a checkpoint'}`);
-      });
-    });
-    await this.eachObject(ARCHIVE_TAMPERING_PREFIX, (key, body) => {
-      contents.tampering.push(evidenceOf(key, body));
-    });
+    for (const part of ['log', 'tampering'] as const) {
+      let after: string | null = null;
+      for (let more = true; more;) {
+        const page: AuditCopyPage = await this.readPage(part, after, 1_000, seen);
+        contents.records.push(...page.records);
+        contents.checkpoints.push(...page.checkpoints);
+        contents.tampering.push(...page.tampering);
+        contents.unreadable.push(...page.unreadable);
+        ({ last: after, more } = page);
+      }
+    }
     return contents;
   }
 
-  /** Lists every key under `prefix` and hands each object's text to `take`, READS_IN_PARALLEL objects at a time. */
-  private async eachObject(prefix: string, take: (key: string, body: string) => void): Promise<void> {
-    let token: string | undefined;
-    do {
-      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
-      const keys = (page.Contents ?? []).map((object) => object.Key).filter((key): key is string => key !== undefined);
-      for (let start = 0; start < keys.length; start += READS_IN_PARALLEL) {
-        const bodies = await Promise.all(keys.slice(start, start + READS_IN_PARALLEL).map(async (key) => {
-          const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-          return { key, body: (await object.Body?.transformToString('utf-8')) ?? '' };
-        }));
-        for (const { key, body } of bodies) take(key, body);
+  /**
+   * At most `maxObjects` objects of `log/` (or `tampering/`) after the key `startAfter` (ListObjectsV2 StartAfter with
+   * MaxKeys: one listing call), in key order, each line once in the page (and once across pages that share `seen`).
+   */
+  async readPage(part: 'log' | 'tampering', startAfter: string | null, maxObjects: number, seen = new Set<string>()): Promise<AuditCopyPage> {
+    const page: AuditCopyPage = { records: [], checkpoints: [], tampering: [], unreadable: [], last: startAfter, more: false, objects: 0 };
+    const prefix = part === 'log' ? ARCHIVE_LOG_PREFIX : ARCHIVE_TAMPERING_PREFIX;
+    const listed = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: maxObjects, ...(startAfter === null ? {} : { StartAfter: startAfter }) }));
+    const keys = (listed.Contents ?? []).map((object) => object.Key).filter((key): key is string => key !== undefined);
+    page.more = listed.IsTruncated === true;
+    for (let start = 0; start < keys.length; start += READS_IN_PARALLEL) {
+      const bodies = await Promise.all(keys.slice(start, start + READS_IN_PARALLEL).map(async (key) => {
+        const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+        return { key, body: (await object.Body?.transformToString('utf-8')) ?? '' };
+      }));
+      for (const { key, body } of bodies) {
+        if (part === 'tampering') page.tampering.push(evidenceOf(key, body));
+        else takeLines(page, key, body, seen);
+        page.last = key;
+        page.objects += 1;
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
+    return page;
   }
+}
+
+/** An object's lines into the page, each line once (a batch split by Lambda writes a line in two objects). */
+function takeLines(page: AuditCopyPage, key: string, body: string, seen: Set<string>): void {
+  body.split('\n').forEach((line, index) => {
+    if (line === '') return;
+    const digest = hash('sha256', line, 'base64');
+    if (seen.has(digest)) return;
+    seen.add(digest);
+    const parsed = parseExportLine(line);
+    if (parsed.kind === 'record') page.records.push(parsed.record);
+    else if (parsed.kind === 'checkpoint') page.checkpoints.push(parsed.checkpoint);
+    else page.unreadable.push(`${key} line ${index + 1}: ${parsed.kind === 'invalid' ? parsed.reason : 'is not a record or a checkpoint'}`);
+  });
 }
 
 /** What a `tampering/` object says (audit-archive-copy.ts writes it); a body that does not parse is still evidence. */

@@ -8,7 +8,7 @@ import { AuditVerifier, type AuditVerification, type VerifierOptions } from '../
 import { ValidationError, type ValidationIssue } from '../../domain/errors';
 import { NotFoundError, describeError } from '../errors';
 import { writeAuditCheckpoint } from './maintain-audit-log';
-import { mergedLog, type MergedLog } from './audit-copy';
+import { copyExportLines, verifyCopy } from './copy-steps';
 import type { Dependencies } from '../ports';
 import { queryRange } from '../outcome-rows';
 import type { CheckpointSummary } from '../../contracts/api-answers';
@@ -30,11 +30,11 @@ export async function checkpointFirst(deps: Dependencies): Promise<void> {
  */
 export async function verifyAuditLog(deps: Dependencies, options: { signed?: boolean } = {}): Promise<AuditVerification> {
   if (!options.signed) await checkpointFirst(deps);
+  // On AWS the job's steps, one after the other: the answer is the job's result for the same log.
+  if (deps.auditCopy) return verifyCopy(deps, deps.auditCopy, await verifierOptions(deps));
   const verifier = new AuditVerifier(await verifierOptions(deps));
-  const log = await logSource(deps);
-  for (const checkpoint of log.checkpoints) verifier.addCheckpoint(checkpoint);
-  for await (const { record, problem } of log.records()) verifier.addRecord(record, problem);
-  for (const { link, when } of log.findings) verifier.addFinding(link, when);
+  for (const checkpoint of await deps.auditArchive.checkpoints()) verifier.addCheckpoint(checkpoint);
+  for await (const { record, problem } of deps.auditArchive.records()) verifier.addRecord(record, problem);
   return verifier.result();
 }
 
@@ -42,12 +42,6 @@ export async function verifyAuditLog(deps: Dependencies, options: { signed?: boo
 export async function verifierOptions(deps: Dependencies): Promise<VerifierOptions> {
   const keys = deps.auditKey ? publicKeyMap(await deps.auditKey.publicKeys(), publicKeyOf).keys : new Map();
   return { publicKeys: keys, complete: true };
-}
-
-/** What verification and export read: the write-once copy compared with the table where there is one, else the table. */
-async function logSource(deps: Dependencies, range: { from?: string; to?: string } = {}): Promise<Pick<MergedLog, 'checkpoints' | 'records' | 'findings'>> {
-  if (deps.auditCopy) return mergedLog(deps, deps.auditCopy, range);
-  return { checkpoints: await deps.auditArchive.checkpoints(range.from), records: () => deps.auditArchive.records(range), findings: [] };
 }
 
 /** The public key (PEM) that checkpoints verify with. */
@@ -138,13 +132,18 @@ export function auditRangeOf(query: Record<string, string | undefined>): { from?
 export async function exportAuditLog(deps: Dependencies, query: Record<string, string | undefined>): Promise<AsyncIterable<string>> {
   const range = auditRangeOf(query);
   const header = await auditExportHeader(deps, range);
+  const copy = deps.auditCopy;
   return (async function* lines(): AsyncIterable<string> {
+    // On AWS the write-once copy (with what the table holds that the copy does not yet), in the export job's steps.
+    if (copy) {
+      yield header;
+      yield* copyExportLines(deps, copy, range);
+      return;
+    }
     let chunk = header;
-    // On AWS the write-once copy (with what the table holds that the copy does not yet): never the table's word alone.
-    const log = await logSource(deps, range);
-    for (const checkpoint of log.checkpoints) chunk += `${checkpointLine(checkpoint)}\n`;
+    for (const checkpoint of await deps.auditArchive.checkpoints(range.from)) chunk += `${checkpointLine(checkpoint)}\n`;
     let count = 0;
-    for await (const { record } of log.records()) {
+    for await (const { record } of deps.auditArchive.records(range)) {
       chunk += `${recordLine(record)}\n`;
       if (++count % EXPORT_CHUNK_LINES === 0) {
         yield chunk;

@@ -1,14 +1,15 @@
 /**
  * POST /exports (contract 6.3): outcomes as CSV (exactly 6.1's) or JSON lines with GET /outcomes' filters, or the audit
  * log as GET /audit/export writes it, as a file of any size. The request is checked whole before any job starts.
- * An export runs in steps (the audit export too, where the table is the log): each writes one part of EXPORT_PART_ROWS rows after the position the step before
+ * An export runs in steps (the audit export too: over the write-once copy on AWS, copy-steps.ts): each writes one part of EXPORT_PART_ROWS rows after the position the step before
  * stopped at (the cursor travels in the next step's message, recorded before it is sent), and the last step writes the
  * file once from its parts, with its SHA-256, rows and bytes, and answers a link valid EXPORT_LINK_HOURS. A kill or a
  * function timeout repeats one part at most (written again whole, replacing the earlier try), never the export.
  */
 import { auditExportHeader, auditRangeOf, exportAuditLog } from './audit-log-views';
+import { copyExportStep, type CopyExportState } from './copy-steps';
 import { checkpointLine, recordLine } from '../../domain/audit/audit-export';
-import { EXPORT_PART_ROWS, type Dependencies, type JobStep, type ReadRelease, type ReleaseReads, type StoredJob } from '../ports';
+import { EXPORT_PART_ROWS, type AuditCopy, type Dependencies, type JobStep, type ReadRelease, type ReleaseReads, type StoredJob } from '../ports';
 import { OUTCOME_CSV_COLUMNS, csvLine, outcomeItem, outcomesCsv, parseOutcomeQuery } from '../outcome-rows';
 import { projectionContext } from '../release-views';
 import type { StepWork } from '../release-walk';
@@ -42,10 +43,9 @@ export async function startExport(deps: Dependencies, input: ExportInput): Promi
 /** A step of an export: a part, the file from its parts, or the whole file in one step. */
 export async function exportStep(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
   if (job.kind === 'outcomes_export' && step.step.startsWith('part:')) return outcomesPart(deps, job, step);
-  // Where a write-once copy is the log (AWS), the audit export reads it whole (and compares the table with it) in one step.
-  if (job.kind === 'audit_export' && step.step.startsWith('part:') && !deps.auditCopy) return auditPart(deps, job, step);
+  if (job.kind === 'audit_export' && step.step.startsWith('part:')) return deps.auditCopy ? copyAuditPart(deps, deps.auditCopy, job, step) : auditPart(deps, job, step);
   if (step.step === 'file' && typeof step.after === 'string') return fromParts(deps, job, Number(step.after));
-  // An audit export over the write-once copy, and an export started before exports were written in parts.
+  // An export started before exports were written in parts.
   return wholeFile(deps, job);
 }
 
@@ -123,6 +123,26 @@ async function auditPart(deps: Dependencies, job: StoredJob, step: JobStep): Pro
     count: lines.length,
     opened: [ended ? fileStep(n + 1) : partStep(n + 1, JSON.stringify(at))],
     run: async () => ({ done: lines.length, failed: 0, failures: [] }),
+  };
+}
+
+/**
+ * Part `n` of an audit export over the write-once copy (AWS): a step of copy-steps.ts (a page of the copy's objects
+ * compared with the table, then the checkpoints, then the records, the copy's versions in place), its lines written
+ * as the part (none while the copy is read), after the header in the first.
+ */
+async function copyAuditPart(deps: Dependencies, copy: AuditCopy, job: StoredJob, step: JobStep): Promise<StepWork> {
+  const n = Number(step.step.slice('part:'.length));
+  const range = auditRangeOf((job.params.range ?? {}) as Record<string, string>);
+  const header = n === 0 ? [await auditExportHeader(deps, range)] : [];
+  const state = step.after ? (JSON.parse(step.after) as CopyExportState) : null;
+  const { lines, next } = await copyExportStep(deps, copy, range, state, (deps.exportPartRows ?? EXPORT_PART_ROWS) - header.length);
+  const all = [...header, ...lines];
+  await writePart(deps, job, n, all);
+  return {
+    count: all.length,
+    opened: [next ? partStep(n + 1, JSON.stringify(next)) : fileStep(n + 1)],
+    run: async () => ({ done: all.length, failed: 0, failures: [] }),
   };
 }
 

@@ -6,15 +6,17 @@
  * most `exportPartRows` records (a step's rows) from where the one before stopped and carries the verifier's state
  * (counts, the first break so far, the open stream's chain head: a few hundred bytes) in the next step's message, so a
  * kill or a timeout repeats one step at most and memory holds one step; the checkpoints are pinned by the first step.
- * Over the write-once copy (AWS) it is one step. Its `result` is exactly the answer of `GET /audit/verify`.
+ * Over the write-once copy (AWS) the steps are copy-steps.ts's: a page of the copy's objects a step, then a page of
+ * the table's records. Its `result` is exactly the answer of `GET /audit/verify`, which runs the same steps.
  */
 import { objectBody, textField } from '../body-schema';
 import type { AuditVerification } from '../../domain/audit/audit-verification';
 import { AuditVerifier, type VerifierProgress } from '../../domain/audit/audit-verification';
-import { AUDIT_VERIFY_INLINE_RECORDS, EXPORT_PART_ROWS, type Dependencies, type JobStep, type StoredJob } from '../ports';
+import { AUDIT_VERIFY_INLINE_RECORDS, EXPORT_PART_ROWS, type AuditCopy, type Dependencies, type JobStep, type StoredJob } from '../ports';
 import type { StepWork } from '../release-walk';
 import { startJob } from '../start-job';
 import { checkpointFirst, verifierOptions, verifyAuditLog } from './audit-log-views';
+import { copyVerifyStep, missingStreams, type CopyVerifyState } from './copy-steps';
 
 export type VerificationOrJob = { verification: AuditVerification; job: null } | { verification: null; job: StoredJob };
 
@@ -60,10 +62,11 @@ interface VerifyPosition {
 
 /** A step of the verification: its records are the job's total and done, the last step's answer the result. */
 export async function verifyStep(deps: Dependencies, _job: StoredJob, step: JobStep): Promise<StepWork> {
-  if (deps.auditCopy || !step.step.startsWith('verify:')) return wholeVerification(deps);
+  if (!step.step.startsWith('verify:')) return wholeVerification(deps);
   const n = Number(step.step.slice('verify:'.length));
   const limit = deps.exportPartRows ?? EXPORT_PART_ROWS;
   if (n === 0) await checkpointFirst(deps);
+  if (deps.auditCopy) return copyStep(deps, deps.auditCopy, n, step.after ? (JSON.parse(step.after) as CopyVerifyState) : null);
   const at: VerifyPosition = step.after ? (JSON.parse(step.after) as VerifyPosition) : { after: null, upTo: Number.POSITIVE_INFINITY, progress: null };
   const checkpoints = (await deps.auditArchive.checkpoints()).filter((c) => c.number <= at.upTo);
   const upTo = checkpoints.reduce((top, c) => Math.max(top, c.number), 0);
@@ -94,23 +97,16 @@ export async function verifyStep(deps: Dependencies, _job: StoredJob, step: JobS
   return { ...work, opened: [], result: () => verification };
 }
 
-/**
- * The signed streams of which no record was read (closed streams are only counted): none when the counts agree; else
- * the first absent one in the order breaks are chosen, found by reading the signed streams in that order, 16 at a time.
- */
-async function missingStreams(deps: Dependencies, verifier: AuditVerifier): Promise<string[]> {
-  const signed = verifier.signedStreams();
-  if (verifier.signedSeen() >= signed.length) return [];
-  for (let i = 0; i < signed.length; i += 16) {
-    const batch = signed.slice(i, i + 16);
-    const found = await Promise.all(batch.map(async (stream) => (await deps.auditArchive.streamRecordsFrom(stream, 1)).length > 0));
-    const absent = batch.filter((_, k) => !found[k]);
-    if (absent.length > 0) return absent.slice(0, 1);
-  }
-  return [];
+/** A step of the verification over the write-once copy (AWS): a page of the copy's objects, or of the table's records. */
+async function copyStep(deps: Dependencies, copy: AuditCopy, n: number, state: CopyVerifyState | null): Promise<StepWork> {
+  const step = await copyVerifyStep(deps, copy, await verifierOptions(deps), state);
+  const work = { count: step.count, run: async () => ({ done: step.count, failed: 0, failures: [] }) };
+  if (step.next) return { ...work, opened: [{ step: `verify:${n + 1}`, after: JSON.stringify(step.next) }] };
+  const { verification } = step;
+  return { ...work, opened: [], result: () => verification };
 }
 
-/** The whole verification in one step (over the write-once copy, or a job started before verification ran in steps). */
+/** The whole verification in one step (a job started before verification ran in steps). */
 async function wholeVerification(deps: Dependencies): Promise<StepWork> {
   const verification = await verifyAuditLog(deps);
   return {

@@ -71,6 +71,8 @@ export interface AuditArchive {
   signedHeads(streams: readonly string[]): Promise<Map<string, StreamHead & { checkpoint?: number }>>;
   /** One checkpoint by number, or null. */
   checkpoint(number: number): Promise<AuditCheckpoint | null>;
+  /** The records stored at these places (stream and sequence; absent places are left out), read consistently. */
+  recordsAt(places: readonly { stream: string; sequence: number }[]): Promise<StoredAuditRecord[]>;
   /**
    * Records the writer's signed-head pointers account for (the sum of their sequences), read only until the sum passes
    * `max`: a bounded read whatever the log's size (then some number above `max`). Whether verification fits one answer.
@@ -106,12 +108,28 @@ export interface AuditCopyContents {
   unreadable: string[];
 }
 
+/** A page of the copy: what its objects hold, and where the next page starts. */
+export interface AuditCopyPage extends AuditCopyContents {
+  /** The last object key read (the next page starts after it); `startAfter` when the page is empty. */
+  last: string | null;
+  /** Whether objects are left after `last`. */
+  more: boolean;
+  /** Objects the page read. */
+  objects: number;
+}
+
 /**
  * The audit log's write-once copy (AWS: S3 under Object Lock, fed by the table's change stream), which verification
  * and export read instead of trusting the table; absent where there is none (locally the table is the only store).
  */
 export interface AuditCopy {
+  /** The whole copy at once: a small copy (tools, tests); verification and export read it a page a step. */
   read(): Promise<AuditCopyContents>;
+  /**
+   * At most `maxObjects` objects of `log/` (or of `tampering/`) after the object key `startAfter` (null: from the
+   * first), in key order; a line held by two objects of the page is in it once.
+   */
+  readPage(part: 'log' | 'tampering', startAfter: string | null, maxObjects: number): Promise<AuditCopyPage>;
 }
 
 /** One entry of GET /audit/public-keys (contract 6.2). */

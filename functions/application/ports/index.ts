@@ -116,6 +116,8 @@ export interface Dependencies {
   previewStrictReleases?: number;
   /** Rows an outcomes export writes a step (absent: EXPORT_PART_ROWS); HOLDBACK_EXPORT_PART_ROWS sets another. */
   exportPartRows?: number;
+  /** Objects of the audit log's write-once copy a verification or export step reads (absent: COPY_STEP_OBJECTS, audit-copy.ts). */
+  auditCopyStepObjects?: number;
   /** Signed audit records GET /audit/verify checks in its answer at most; above, a job (absent: AUDIT_VERIFY_INLINE_RECORDS). */
   auditVerifyInlineRecords?: number;
 }
