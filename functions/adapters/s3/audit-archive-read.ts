@@ -72,10 +72,18 @@ function takeLines(page: AuditCopyPage, key: string, body: string, seen: Set<str
     if (seen.has(digest)) return;
     seen.add(digest);
     const parsed = parseExportLine(line);
-    if (parsed.kind === 'record') page.records.push(parsed.record);
-    else if (parsed.kind === 'checkpoint') page.checkpoints.push(parsed.checkpoint);
-    else page.unreadable.push(`${key} line ${index + 1}: ${parsed.kind === 'invalid' ? parsed.reason : 'is not a record or a checkpoint'}`);
+    // A line is compared with the table by its place: one without a place is named, never looked up.
+    if (parsed.kind === 'record' && typeof parsed.record.stream === 'string' && Number.isSafeInteger(parsed.record.sequence)) page.records.push(parsed.record);
+    else if (parsed.kind === 'checkpoint' && Number.isSafeInteger(parsed.checkpoint.number)) page.checkpoints.push(parsed.checkpoint);
+    else page.unreadable.push(`${key} line ${index + 1}: ${parsed.kind === 'invalid' ? parsed.reason : placeless(parsed.kind)}`);
   });
+}
+
+/** Why a line that parsed is not read as a record or checkpoint. */
+function placeless(kind: string): string {
+  if (kind === 'record') return 'a record without a stream (text) and a sequence (a whole number)';
+  if (kind === 'checkpoint') return 'a checkpoint without a number (a whole number)';
+  return 'is not a record or a checkpoint';
 }
 
 /** What a `tampering/` object says (audit-archive-copy.ts writes it); a body that does not parse is still evidence. */
