@@ -237,10 +237,10 @@ const job = (kind: StoredJob['kind'], total = 0): StoredJob => ({
  * Runs a job step after step as the jobs function does: `repeat` lists the steps (by count, from 1) that are killed
  * after their work and before they were recorded, so that the queue delivers them again: each must open the same step.
  */
-async function inSteps(deps: Dependencies, kind: 'audit_verify' | 'audit_export', repeat: number[] = []): Promise<{ result: unknown; steps: number; total: number; states: number }> {
+async function inSteps(deps: Dependencies, kind: 'audit_verify' | 'audit_export', repeat: number[] = []): Promise<{ result: unknown; steps: number; total: number; states: number; parts: number }> {
   const run = kind === 'audit_verify' ? verifyStep : exportStep;
   let step: JobStep = { jobId: job(kind).jobId, step: kind === 'audit_verify' ? 'verify:0' : 'part:0', after: null };
-  let [steps, total, states] = [0, 0, 0];
+  let [steps, total, states, parts] = [0, 0, 0, 0];
   for (;;) {
     steps += 1;
     let work = await run(deps, job(kind, total), step);
@@ -251,7 +251,8 @@ async function inSteps(deps: Dependencies, kind: 'audit_verify' | 'audit_export'
       work = again;
     }
     total += work.count;
-    if (work.opened.length === 0) return { result: work.result?.(), steps, total, states };
+    if (step.step.startsWith('part:')) parts += 1;
+    if (work.opened.length === 0) return { result: work.result?.(), steps, total, states, parts };
     expect(work.opened).toHaveLength(1);
     states = Math.max(states, Buffer.byteLength(work.opened[0].after ?? ''));
     step = { jobId: step.jobId, ...JSON.parse(JSON.stringify(work.opened[0])) };
@@ -313,6 +314,8 @@ test('on AWS the audit export job reads the copy in steps; its file verifies wit
     const exported = await inSteps(log.stepped, 'audit_export');
     const { url, rows, sha256 } = exported.result as { url: string; rows: number; sha256: string };
     expect(exported.steps).toBeGreaterThan(10);
+    // The copy pass writes no part of its own: the file's parts are the header's and the lines' (two rows a part).
+    expect(exported.parts).toBe(Math.ceil((rows - 1) / 2) + 1);
     const key = new URL(url).pathname.split('/').pop()!;
     const file = await (await client.send(new GetObjectCommand({ Bucket: 'exports', Key: key }))).Body!.transformToString();
     expect(createHash('sha256').update(file).digest('hex')).toBe(sha256);

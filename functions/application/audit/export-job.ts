@@ -43,7 +43,7 @@ export async function startExport(deps: Dependencies, input: ExportInput): Promi
 /** A step of an export: a part, the file from its parts, or the whole file in one step. */
 export async function exportStep(deps: Dependencies, job: StoredJob, step: JobStep): Promise<StepWork> {
   if (job.kind === 'outcomes_export' && step.step.startsWith('part:')) return outcomesPart(deps, job, step);
-  if (job.kind === 'audit_export' && step.step.startsWith('part:')) return deps.auditCopy ? copyAuditPart(deps, deps.auditCopy, job, step) : auditPart(deps, job, step);
+  if (job.kind === 'audit_export' && /^(part|copy):/.test(step.step)) return deps.auditCopy ? copyAuditPart(deps, deps.auditCopy, job, step) : auditPart(deps, job, step);
   if (step.step === 'file' && typeof step.after === 'string') return fromParts(deps, job, Number(step.after));
   // An export started before exports were written in parts.
   return wholeFile(deps, job);
@@ -127,23 +127,22 @@ async function auditPart(deps: Dependencies, job: StoredJob, step: JobStep): Pro
 }
 
 /**
- * Part `n` of an audit export over the write-once copy (AWS): a step of copy-steps.ts (a page of the copy's objects
- * compared with the table, then the checkpoints, then the records, the copy's versions in place), its lines written
- * as the part (none while the copy is read), after the header in the first.
+ * A step of an audit export over the write-once copy (AWS), copy-steps.ts's: the first (`part:0`) writes the header as
+ * part 0 and reads the copy's first page; `copy:<k>` steps read the copy's next pages and write nothing (so the file's
+ * parts stay few); then `part:<n>` steps write the checkpoints (the copy's versions in place) and the records.
  */
 async function copyAuditPart(deps: Dependencies, copy: AuditCopy, job: StoredJob, step: JobStep): Promise<StepWork> {
-  const n = Number(step.step.slice('part:'.length));
+  const reading = step.step.startsWith('copy:');
+  const n = Number(step.step.slice(step.step.indexOf(':') + 1));
   const range = auditRangeOf((job.params.range ?? {}) as Record<string, string>);
-  const header = n === 0 ? [await auditExportHeader(deps, range)] : [];
+  const header = !reading && n === 0 ? [await auditExportHeader(deps, range)] : [];
   const state = step.after ? (JSON.parse(step.after) as CopyExportState) : null;
   const { lines, next } = await copyExportStep(deps, copy, range, state, (deps.exportPartRows ?? EXPORT_PART_ROWS) - header.length);
   const all = [...header, ...lines];
-  await writePart(deps, job, n, all);
-  return {
-    count: all.length,
-    opened: [next ? partStep(n + 1, JSON.stringify(next)) : fileStep(n + 1)],
-    run: async () => ({ done: all.length, failed: 0, failures: [] }),
-  };
+  if (!reading) await writePart(deps, job, n, all);
+  const parts = reading ? 1 : n + 1;
+  const then = !next ? fileStep(parts) : next.pass.part !== null ? { step: `copy:${reading ? n + 1 : 1}`, after: JSON.stringify(next) } : partStep(parts, JSON.stringify(next));
+  return { count: all.length, opened: [then], run: async () => ({ done: all.length, failed: 0, failures: [] }) };
 }
 
 /** The file from its parts, once; its rows are the job's total (every part was recorded before this step was sent). */
