@@ -25,17 +25,18 @@ import type { AuditCopy, Dependencies, StoredAuditRecord } from '../ports';
 export const ARCHIVE_STREAM = 'archive';
 /**
  * Objects of the copy a step reads (absent `deps.auditCopyStepObjects`): an object holds one stream batch, at most
- * 1,000 records (lib/audit-archive.ts), so a step holds at most 50,000 lines (about 110 MB of heap at the 2.2 KB a
+ * 1,000 records (lib/audit-archive.ts), so a step holds at most 50,000 lines (about 140 MB of heap at the 2.7 KB a
  * line the benchmark measures), mostly far fewer.
  */
 export const COPY_STEP_OBJECTS = 50;
 /** Places looked up in the table at once (BatchGetItem takes 100 a call: 20 calls in flight). */
 const LOOKUPS_AT_ONCE = 2_000;
 /**
- * The copy's versions a step's state carries at most (about 600 bytes each: the state stays well inside a queue
- * message's 256 KB); past them, a difference is still reported, but its record is not put back into the chain.
+ * Bytes of the copy's versions (as JSON) a step's state carries at most, so that it stays inside a queue message's
+ * 256 KB (a record is about 600 bytes, a checkpoint about 150 a stream it signs); past them, a difference is still
+ * reported, but its record or checkpoint is not put back into the chain (which may then name it as missing).
  */
-export const COPY_VERSIONS_KEPT = 200;
+export const COPY_VERSIONS_BYTES = 150_000;
 
 /** A finding and its place among equal ones (as the copy read whole pushed them): unreadable, evidence, changed, deleted. */
 export interface Finding {
@@ -54,14 +55,15 @@ export interface CopyPass {
   /** The copy's versions of records and checkpoints the table lacks or holds otherwise (none while nobody tampers). */
   records: AuditRecord[];
   checkpoints: AuditCheckpoint[];
-  /** Differences found past COPY_VERSIONS_KEPT (reported, not put back into the chain). */
+  /** Their size as JSON, and the differences found past COPY_VERSIONS_BYTES (reported, not put back into the chain). */
+  keptBytes: number;
   dropped: number;
   /** The first checkpoint finding (lowest number) and the first of the others (earliest), as the verifier picks. */
   checkpointFinding: Finding | null;
   finding: Finding | null;
 }
 
-export const startCopyPass = (): CopyPass => ({ part: 'log', after: null, objects: 0, records: [], checkpoints: [], dropped: 0, checkpointFinding: null, finding: null });
+export const startCopyPass = (): CopyPass => ({ part: 'log', after: null, objects: 0, records: [], checkpoints: [], keptBytes: 0, dropped: 0, checkpointFinding: null, finding: null });
 
 const digestOf = (value: object): string => sha256Hex(canonicalJson(value));
 const placeKey = (stream: string, sequence: number): string => `${stream}\u0000${sequence}`;
@@ -84,8 +86,12 @@ function offer(pass: CopyPass, found: Finding): void {
 function keepVersion<T extends object>(pass: CopyPass, list: T[], version: T): void {
   const digest = digestOf(version);
   if (list.some((kept) => digestOf(kept) === digest)) return;
-  if (pass.records.length + pass.checkpoints.length >= COPY_VERSIONS_KEPT) pass.dropped += 1;
-  else list.push(version);
+  const bytes = JSON.stringify(version).length;
+  if (pass.keptBytes + bytes > COPY_VERSIONS_BYTES) pass.dropped += 1;
+  else {
+    list.push(version);
+    pass.keptBytes += bytes;
+  }
 }
 
 /** One step of the copy pass: a page of objects read and compared with the table. The pass is returned, moved on. */

@@ -1,8 +1,8 @@
 /**
  * Verification and export of the audit log over its write-once copy (AWS), in bounded steps (audit-copy.ts): the copy
  * pass a page of objects a step, then the table with the copy's versions in place, a page of records a step. A step's
- * state is plain JSON of a few kilobytes (the copy's versions, at most COPY_VERSIONS_KEPT: none while nobody tampers),
- * carried in the next step's queue message; a kill or a timeout repeats one step. `GET /audit/verify` and
+ * state is plain JSON, a few hundred bytes and the copy's versions (at most COPY_VERSIONS_BYTES: none while nobody
+ * tampers), carried in the next step's queue message; a kill or a timeout repeats one step. `GET /audit/verify` and
  * `GET /audit/export` run the same steps one after the other in their answer, so an answer and a job's result agree.
  */
 import { AuditVerifier, type AuditVerification, type VerifierOptions, type VerifierProgress } from '../../domain/audit/audit-verification';
