@@ -272,8 +272,10 @@ export async function benchScale(progress: (line: string) => void = () => undefi
       const runs: PreviewFigures[] = [];
       for (let run = 1; run <= PREVIEW_RUNS; run += 1) {
         progress(`scale: preview ${run} of ${PREVIEW_RUNS}`);
+        // The monotonic clock in µs, as a CPU profile's sample times (node --cpu-prof): the window to read a profile over.
+        const from = process.hrtime.bigint() / 1000n;
         runs.push(await preview(runtime, samples));
-        progress(`scale: preview ${run}: ${JSON.stringify(runs[runs.length - 1])}`);
+        progress(`scale: preview ${run}: ${JSON.stringify(runs[runs.length - 1])}; monotonic µs ${from}-${process.hrtime.bigint() / 1000n}`);
       }
       const best = runs.reduce((a, b) => (previewTotal(b) < previewTotal(a) ? b : a));
       return { releases: RELEASES, otherOrders: OTHERS, seedSeconds: Math.round(seeded.seconds), seedItemsPerSecond: Math.round(seeded.items / seeded.seconds), preview: best, runs };
