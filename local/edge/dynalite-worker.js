@@ -117,6 +117,8 @@ dynaliteDb.create = function (options) {
 
 // Each expression is parsed once, not at every request (see dynalite-expressions.js).
 require('./dynalite-expressions')();
+// An index's entries are queried a batch at a time (see dynalite-query.js).
+require('./dynalite-query')();
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;
