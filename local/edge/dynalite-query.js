@@ -48,7 +48,9 @@ module.exports = function batchedIndexQueries() {
     const finish = (error) => {
       if (ended) return;
       ended = true;
-      iterator.close(() => (error ? cb(error) : cb(null, answer())));
+      // abstract-level 3 answers with promises only.
+      const done = () => (error ? cb(error) : cb(null, answer()));
+      iterator.close().then(done, done);
     };
     const answer = () => {
       const lastItem = items[items.length - 1];
@@ -82,8 +84,7 @@ module.exports = function batchedIndexQueries() {
       }
       return result;
     };
-    const next = () => iterator.nextv(BATCH, (error, values) => {
-      if (error) return finish(error);
+    const next = () => iterator.nextv(BATCH).then((values) => {
       for (const val of values) {
         if (full()) return finish();
         if (calculateCapacity) indexCapacity += db.itemSize(val);
@@ -94,7 +95,7 @@ module.exports = function batchedIndexQueries() {
       // The end of the range is an empty batch (a store may answer fewer than asked before it).
       if (values.length === 0 || full()) return finish();
       next();
-    });
+    }, finish);
     next();
   };
 };
