@@ -307,14 +307,11 @@ export class DynamoReleaseReads implements ReleaseReads {
     const found = await firstPlanIndexEntries(this.doc, this.tableName, openPartitions(vendorId), this.planIndexes);
     if (found === null) return this.openReleasesByKey(vendorId);
     // The entries carry their sort key (`<max eligibility>#<order id>`), not the table's keys: the ids come from it.
-    const vendorSk = RELEASE_PREFIX + vendorId;
     return this.withCurrencies(found.entries.map((entry) => {
       const sk = entry[found.index.sk] as string;
       entry[KEY.pk] = orderPk(sk.slice(sk.indexOf('#') + 1));
-      entry[KEY.sk] = vendorSk;
-      const release = toRelease(entry);
-      release.attempts = [];
-      return release;
+      entry[KEY.sk] = RELEASE_PREFIX + vendorId;
+      return Object.assign(toRelease(entry), { attempts: [] });
     }), new Map());
   }
 
