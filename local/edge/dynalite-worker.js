@@ -115,10 +115,11 @@ dynaliteDb.create = function (options) {
   return store;
 };
 
-// Each expression is parsed once, not at every request (see dynalite-expressions.js).
-require('./dynalite-expressions')();
 // An index's entries are queried a batch at a time (see dynalite-query.js).
 require('./dynalite-query')();
+
+// Each expression is parsed once, not at every request (see dynalite-expressions.js).
+require('./dynalite-expressions')();
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;
