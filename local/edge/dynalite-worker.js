@@ -115,6 +115,9 @@ dynaliteDb.create = function (options) {
   return store;
 };
 
+// An index's entries are queried a batch at a time (see dynalite-query.js).
+require('./dynalite-query')();
+
 // Each expression is parsed once, not at every request (see dynalite-expressions.js).
 require('./dynalite-expressions')();
 

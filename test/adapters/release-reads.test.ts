@@ -234,14 +234,27 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     expect(planned[0]).toEqual({ ...full, attempts: [] });
     // Read from the planning index's partitions (one query each), not item by item.
     const queries: string[] = [];
+    const asked: string[][] = [];
+    const answered: string[] = [];
     const query = dynamo.doc.query.bind(dynamo.doc);
-    dynamo.doc.query = async (input) => { queries.push(String(input.IndexName)); return query(input); };
+    dynamo.doc.query = async (input) => {
+      queries.push(String(input.IndexName));
+      asked.push(String(input.ProjectionExpression).split(', ').map((name) => input.ExpressionAttributeNames![name.trim()]));
+      const page = await query(input);
+      for (const item of page.items) answered.push(...Object.keys(item));
+      return page;
+    };
     try {
-      await orders.reads.openReleasesToPlan(vendorId);
+      expect(await orders.reads.openReleasesToPlan(vendorId)).toEqual(planned);
     } finally {
       dynamo.doc.query = query;
     }
     expect(queries).toEqual(Array(OPEN_SHARDS + 1).fill(PLAN_INDEX.name));
+    // Narrow: each entry's sort key (its order and order id) and the planning fields; never the table's keys, the
+    // partition key the read already knows, nor the gateway's answers.
+    for (const names of asked) expect(new Set(names)).toEqual(new Set([PLAN_INDEX.sk, ...PLAN_INDEX.include]));
+    expect(answered.length).toBeGreaterThan(0);
+    for (const name of ['pk', 'sk', PLAN_INDEX.pk, 'attempts', OPEN_INDEX.pk]) expect(answered).not.toContain(name);
 
     // Before its upgrade stage adds the index, the same read answers the same from the open index and the items.
     const [withoutPlan] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-before-plan` });

@@ -38,10 +38,24 @@ export function versionSortKey(version: number): string {
 
 /** Removes the key and index attributes a repository added, giving back the domain record. */
 export function withoutKeys<T>(item: Record<string, unknown>, extra: readonly string[] = [], times: readonly string[] = []): T {
-  const copy: Record<string, unknown> = { ...item };
-  for (const name of [KEY.pk, KEY.sk, ...extra]) delete copy[name];
+  // Copied without them rather than copied whole and then deleted from: an object that loses properties becomes a
+  // dictionary, slower to read for everything after (a preview reads 100,000 releases this way).
+  const left = leftOutOf(extra);
+  const copy: Record<string, unknown> = {};
+  for (const name of Object.keys(item)) if (!left.has(name)) copy[name] = item[name];
   for (const name of times) if (copy[name] !== undefined) copy[name] = readTime(copy[name], name);
   return copy as T;
+}
+
+/** The names withoutKeys leaves out, kept per list (the lists are constants of their callers). */
+const leftOut = new WeakMap<readonly string[], ReadonlySet<string>>();
+function leftOutOf(extra: readonly string[]): ReadonlySet<string> {
+  let names = leftOut.get(extra);
+  if (!names) {
+    names = new Set([KEY.pk, KEY.sk, ...extra]);
+    leftOut.set(extra, names);
+  }
+  return names;
 }
 
 export function isConditionalCheckFailed(error: unknown): boolean {

@@ -119,45 +119,81 @@ const ALL_PROJECTED: [Unprojected] extends [never] ? typeof PROJECTED : never = 
 export const isMissingIndex = (error: unknown): boolean =>
   (error as { name?: string } | null)?.name === 'ValidationException' && /does not have the specified index/.test(String((error as Error).message));
 
-const PLANNING_PROJECTION = (() => {
-  const names = [KEY.pk, KEY.sk, ...ALL_PROJECTED];
-  return {
-    ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
-  };
-})();
+const projectionOf = (names: readonly string[]) => ({
+  ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
+});
+const PLANNING_PROJECTION = projectionOf([KEY.pk, KEY.sk, ...ALL_PROJECTED]);
+/**
+ * What a planning index read asks of each entry: its sort key (the order, and the order id after its `#`) and the
+ * planning fields; not the table's keys nor the partition key, which the read knows (the vendor, the partition).
+ */
+const INDEX_PROJECTION = {
+  [PLAN_INDEX.name]: projectionOf([PLAN_INDEX.sk, ...ALL_PROJECTED]),
+  [LEGACY_PLAN_INDEX.name]: projectionOf([LEGACY_PLAN_INDEX.sk, ...ALL_PROJECTED]),
+};
 
 /**
  * Every entry of a planning index (PLAN_INDEX: unsent releases only; or LEGACY_PLAN_INDEX during the upgrade: every
  * open release, the open index's keys) over the vendor's partitions, all queried at once, a page of up to 1 MB a
- * query, in the index's order.
+ * query, in the index's order; each entry its sort key and planning fields only (INDEX_PROJECTION).
  */
 export async function openPlanEntries(
   doc: DocumentClient, tableName: string, partitions: readonly string[], index: typeof PLAN_INDEX | typeof LEGACY_PLAN_INDEX = PLAN_INDEX,
 ): Promise<Record<string, unknown>[]> {
+  const projection = INDEX_PROJECTION[index.name];
   const parts = await Promise.all(partitions.map((pk) => queryItems(doc, {
     TableName: tableName,
     IndexName: index.name,
     KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': index.pk },
+    ProjectionExpression: projection.ProjectionExpression,
+    ExpressionAttributeNames: { '#pk': index.pk, ...projection.ExpressionAttributeNames },
     ExpressionAttributeValues: { ':pk': pk },
   })));
-  const sk = (item: Record<string, unknown>) => item[index.sk] as string;
-  return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+  return mergedInKeyOrder(parts, index.sk);
 }
 
 /**
- * The entries of the first planning index the table has, or null when it has neither (`missing` remembers, for the
+ * Entries of several partitions, each read in its key order, as one list in the order of `sk`: merged (a pass over
+ * the heads, not a sort of 100,000 entries), then checked, and sorted only if a partition was not in that order.
+ */
+export function mergedInKeyOrder(parts: readonly Record<string, unknown>[][], sk: string): Record<string, unknown>[] {
+  const merged: Record<string, unknown>[] = [];
+  const at = parts.map(() => 0);
+  for (;;) {
+    let best = -1;
+    let bestKey = '';
+    for (let p = 0; p < parts.length; p += 1) {
+      if (at[p] >= parts[p].length) continue;
+      const key = parts[p][at[p]][sk] as string;
+      if (best < 0 || key < bestKey) {
+        best = p;
+        bestKey = key;
+      }
+    }
+    if (best < 0) break;
+    merged.push(parts[best][at[best]]);
+    at[best] += 1;
+  }
+  const keyOf = (item: Record<string, unknown>) => item[sk] as string;
+  for (let i = 1; i < merged.length; i += 1) {
+    if (keyOf(merged[i - 1]) > keyOf(merged[i])) return merged.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  }
+  return merged;
+}
+
+/**
+ * The entries of the first planning index the table has (and which it was), or null when it has neither (`missing` remembers, for the
  * container, those found missing). The legacy index first while it exists: during the upgrade stage that holds both,
  * the sparse one may still wait for the backfill to give older unsent releases its keys (lib/holdback-table.ts).
  */
 export async function firstPlanIndexEntries(
   doc: DocumentClient, tableName: string, partitions: readonly string[], missing: Set<string>,
-): Promise<Record<string, unknown>[] | null> {
+): Promise<{ entries: Record<string, unknown>[]; index: typeof PLAN_INDEX | typeof LEGACY_PLAN_INDEX } | null> {
   for (const index of [LEGACY_PLAN_INDEX, PLAN_INDEX]) {
     if (missing.has(index.name)) continue;
     try {
-      return await openPlanEntries(doc, tableName, partitions, index);
+      return { entries: await openPlanEntries(doc, tableName, partitions, index), index };
     } catch (error) {
       // Before its upgrade stage deploys it, or once the last stage removed the legacy one: the next way.
       if (!isMissingIndex(error)) throw error;

@@ -7,7 +7,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
-import { firstPlanIndexEntries, openCountUpTo, openEnds, openEntriesUpTo, planningItemsByKey, totalsOfEntries } from './open-index-counts';
+import { firstPlanIndexEntries, mergedInKeyOrder, openCountUpTo, openEnds, openEntriesUpTo, planningItemsByKey, totalsOfEntries } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -209,9 +209,12 @@ export function storedRelease(release: VendorRelease): Record<string, unknown> {
   return stored;
 }
 
+/** What a release item carries that is not the release: its index keys, its TTL stamp and its nulls. */
+const NOT_OF_A_RELEASE: readonly string[] = [...INDEX_ATTRIBUTES, NULLS];
+
 /** The release of an item, as storedRelease stored it (or as written before it, with its ids and nulls). */
 export function toRelease(item: Record<string, unknown>): VendorRelease {
-  const release = readReleaseTimes(withoutKeys<Record<string, unknown>>(item, [...INDEX_ATTRIBUTES, NULLS]));
+  const release = readReleaseTimes(withoutKeys<Record<string, unknown>>(item, NOT_OF_A_RELEASE));
   release.orderId ??= (item[KEY.pk] as string).slice(orderPk('').length);
   release.vendorId ??= (item[KEY.sk] as string).slice(RELEASE_PREFIX.length);
   for (const name of Object.keys(REQUIRED_NULLABLE)) release[name] ??= null;
@@ -301,9 +304,15 @@ export class DynamoReleaseReads implements ReleaseReads {
    * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
-    const items = await firstPlanIndexEntries(this.doc, this.tableName, openPartitions(vendorId), this.planIndexes);
-    if (items === null) return this.openReleasesByKey(vendorId);
-    return this.withCurrencies(items.map((item) => ({ ...toRelease(item), attempts: [] })), new Map());
+    const found = await firstPlanIndexEntries(this.doc, this.tableName, openPartitions(vendorId), this.planIndexes);
+    if (found === null) return this.openReleasesByKey(vendorId);
+    // The entries carry their sort key (`<max eligibility>#<order id>`), not the table's keys: the ids come from it.
+    return this.withCurrencies(found.entries.map((entry) => {
+      const sk = entry[found.index.sk] as string;
+      entry[KEY.pk] = orderPk(sk.slice(sk.indexOf('#') + 1));
+      entry[KEY.sk] = RELEASE_PREFIX + vendorId;
+      return Object.assign(toRelease(entry), { attempts: [] });
+    }), new Map());
   }
 
   /** Which planning indexes are missing (learned once a container): until one's upgrade stage, the next way instead. */
@@ -347,8 +356,7 @@ export class DynamoReleaseReads implements ReleaseReads {
       for await (const page of this.indexPages(OPEN_INDEX.name, OPEN_INDEX.pk, OPEN_INDEX.sk, pk, lower, upper, pageSize)) entries.push(...page);
       return entries;
     }));
-    const sk = (entry: Record<string, unknown>) => entry[OPEN_INDEX.sk] as string;
-    return parts.flat().sort((a, b) => (sk(a) < sk(b) ? -1 : sk(a) > sk(b) ? 1 : 0));
+    return mergedInKeyOrder(parts, OPEN_INDEX.sk);
   }
 
   /** Counted, not read, at a cost bounded by `max` (see open-index-counts.ts). */
