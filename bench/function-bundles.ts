@@ -123,6 +123,7 @@ const FIRST_EVENTS: Record<FunctionRole | 'powertools-reference', unknown> = {
     requestContext: { http: { method: 'POST', path: '/webhooks/gateway', protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'bench' }, requestId: 'cold-start', timeEpoch: 0 },
   },
   jobs: { Records: [{ messageId: 'cold-start-1', receiptHandle: 'r', body: '{"jobId":"cold-start-1","step":0}', attributes: {}, messageAttributes: {}, eventSource: 'aws:sqs' }] },
+  exportJobs: { Records: [{ messageId: 'cold-start-1', receiptHandle: 'r', body: '{"jobId":"cold-start-1","step":"0:export"}', attributes: {}, messageAttributes: {}, eventSource: 'aws:sqs' }] },
   'powertools-reference': { id: 'cold-start-1' },
 };
 
