@@ -122,7 +122,10 @@ const FIRST_EVENTS: Record<FunctionRole | 'powertools-reference', unknown> = {
     body: '{"type":"PAYMENT_SUCCESS_WEBHOOK","data":{}}',
     requestContext: { http: { method: 'POST', path: '/webhooks/gateway', protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'bench' }, requestId: 'cold-start', timeEpoch: 0 },
   },
-  jobs: { Records: [{ messageId: 'cold-start-1', receiptHandle: 'r', body: '{"jobId":"cold-start-1","step":0}', attributes: {}, messageAttributes: {}, eventSource: 'aws:sqs' }] },
+  // A step as the job engine sends it (its `step` a text: a number is no step, and the handler refused it before any
+  // AWS request, so the first request went unmeasured).
+  jobs: { Records: [{ messageId: 'cold-start-1', receiptHandle: 'r', body: '{"jobId":"cold-start-1","step":"cold-v1:0","kind":"vendor_hold"}', attributes: {}, messageAttributes: {}, eventSource: 'aws:sqs' }] },
+  exportJobs: { Records: [{ messageId: 'cold-start-1', receiptHandle: 'r', body: '{"jobId":"cold-start-1","step":"export:0","kind":"outcomes_export"}', attributes: {}, messageAttributes: {}, eventSource: 'aws:sqs' }] },
   'powertools-reference': { id: 'cold-start-1' },
 };
 

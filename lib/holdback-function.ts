@@ -17,7 +17,7 @@ import type { ReleaseScheduling } from './release-scheduling';
 import { BUILT_CONSOLE_DIR } from '../functions/definitions/console-build';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
-export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive' | 'jobs';
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
 
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');

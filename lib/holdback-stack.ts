@@ -7,7 +7,7 @@ import { RUNTIME_ENV } from '../functions/composition-root';
 import { RETENTION_KINDS, type RetentionDays as KeptDays } from '../functions/definitions/retention-kinds';
 import { DUE_INDEX } from '../functions/definitions/tables';
 import {
-  DEFAULT_EVENT_SOURCE, EMITTED_EVENTS, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
+  DEFAULT_EVENT_SOURCE, EMITTED_EVENTS, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/definitions/routing';
 import { AccessPolicies } from './access-policies';
 import { TrustAlarms } from './alarms';
@@ -23,14 +23,14 @@ import { AuditKey } from './audit-key';
 import { HoldbackTable, LEGACY_INDEXES, STACK_TABLES, type StackTableName } from './holdback-table';
 import { Observability } from './observability';
 import { ReleaseQueue } from './queues/release-queue';
-import { JobQueue } from './queues/job-queue';
+import { ExportJobQueue, JobQueue } from './queues/job-queue';
 import { ExportBucket } from './export-bucket';
 import { ReleaseScheduling } from './release-scheduling';
 import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs'] as const;
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'exportJobs'] as const;
 export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api' | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
@@ -38,11 +38,12 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
 /**
  * Enough for bursts of order events and API use; the release function's share is its queue's maximum concurrency
  * (an SQS event source needs at least that much reserved); the sweep runs one at a time; the webhooks' share bounds
- * what a flood on their open URL can run (three webhooks per order, each well under a second). The jobs' share is their queue's maximum concurrency. 96 in all: fits any
- * account at the standard quota of 1,000.
+ * what a flood on their open URL can run (three webhooks per order, each well under a second). The jobs' and the export
+ * jobs' shares are their queues' maximum concurrency. 100 in all: fits any account at the standard quota of 1,000.
  */
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
   orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
+  exportJobs: EXPORT_JOB_QUEUE.maximumConcurrency,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
@@ -123,12 +124,18 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
   // Each step: the vendor's open-release index page, each release planned again (orders), the job's counters
-  // (config UpdateItem), the settings, policies and holds; an audit export or verification reads the whole log (a
-  // verification also the streams' signed heads: GetItem).
+  // (config UpdateItem), the settings, policies and holds; each release replanned is audited (audit appends).
   jobs: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     config: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-    audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+    audit: AUDIT_APPEND,
+  },
+  // Each step: a part of the outcomes (orders, read only) or of the audit log (a verification also the streams'
+  // signed heads: GetItem), and the job's counters (config UpdateItem).
+  exportJobs: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+    audit: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
   // A settlement reads and rewrites its one release and reads the settings to check it against its prediction; a
   // refused signed webhook is listed; every signed webhook is audited. A payment only republishes order.paid.
@@ -151,6 +158,7 @@ export class HoldbackStack extends Stack {
   readonly webhooks: GatewayWebhooks;
   readonly releaseQueue: ReleaseQueue;
   readonly jobQueue: JobQueue;
+  readonly exportJobQueue: ExportJobQueue;
   readonly exportBucket: ExportBucket;
   readonly scheduling: ReleaseScheduling;
   readonly observability: Observability;
@@ -181,6 +189,7 @@ export class HoldbackStack extends Stack {
     this.scheduling = new ReleaseScheduling(this, 'ReleaseScheduling');
     this.releaseQueue = new ReleaseQueue(this, 'ReleaseQueue', { maximumConcurrency: releaseConcurrency });
     this.jobQueue = new JobQueue(this, 'JobQueue');
+    this.exportJobQueue = new ExportJobQueue(this, 'ExportJobQueue');
     this.exportBucket = new ExportBucket(this, 'Exports');
     const orderEventFailures = new DeadLetterQueue(this, 'OrderEventsDeadLetters', {
       holds: 'order events the rule could not deliver, or the order-events function failed on after its retries',
@@ -238,11 +247,19 @@ export class HoldbackStack extends Stack {
       }),
       jobs: new HoldbackFunction(this, 'JobsFunction', {
         handlerFile: 'jobs',
-        description: 'Holdback: steps of bulk changes (hold, unhold, a policy applied to open orders) and exports, from the job queue',
+        description: 'Holdback: steps of bulk changes (hold, unhold, a policy applied to open orders) and previews, from the job queue',
         failuresGoTo: "the job queue's redrive policy: a step that fails every receive ends its job failed and lands in the dead-letter queue, which alarms",
         // A step is a page of releases or a whole export file; one cut by the timeout is delivered again and carries on.
         timeout: Duration.seconds(JOB_QUEUE.functionTimeoutSeconds),
         ...reserved('jobs'),
+      }),
+      exportJobs: new HoldbackFunction(this, 'ExportJobsFunction', {
+        handlerFile: 'export-jobs',
+        description: 'Holdback: steps of exports (outcomes, the audit log) and audit verifications, from the export job queue',
+        failuresGoTo: "the export job queue's redrive policy: a step that fails every receive ends its job failed and lands in the dead-letter queue, which alarms",
+        // A step is a part of an export; one cut by the timeout is delivered again and carries on.
+        timeout: Duration.seconds(EXPORT_JOB_QUEUE.functionTimeoutSeconds),
+        ...reserved('exportJobs'),
       }),
       webhooks: new HoldbackFunction(this, 'WebhooksFunction', {
         tracing: 'passThrough',
@@ -269,6 +286,12 @@ export class HoldbackStack extends Stack {
         fn.bindReleaseScheduling(this.scheduling, 'cancelOnly').bindReleaseQueue(this.releaseQueue.queue, false).bindGateway(this.gateway, true);
         continue;
       }
+      if (name === 'exportJobs') {
+        // Reads outcomes and the audit log into files: it neither plans nor cancels a schedule, nor enqueues a release,
+        // nor talks to the gateway (the variables only: composition-root.ts requires them).
+        fn.bindReleaseScheduling(this.scheduling, 'none').bindReleaseQueue(this.releaseQueue.queue, false).bindGateway(this.gateway, false);
+        continue;
+      }
       // Every other function but the sweep creates and deletes release schedules: order events and the release
       // function plan them; the api and the jobs cancel and replan them (holds, manual release, bulk replans). The
       // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
@@ -277,10 +300,10 @@ export class HoldbackStack extends Stack {
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
     // Checkpoints of the audit log: signed by the sweep alone; the functions that verify or serve it read the public
-    // key (not the webhooks: they only append).
+    // key (not the webhooks and the jobs: they only append).
     this.auditKey = new AuditKey(this, 'AuditKey', {
       writer: this.functions.sweep,
-      readers: FUNCTION_ROLES.filter((role) => role !== 'webhooks').map((role) => this.functions[role]),
+      readers: FUNCTION_ROLES.filter((role) => role !== 'webhooks' && role !== 'jobs').map((role) => this.functions[role]),
       previousKeyArns: props.auditPreviousKeyArns,
     });
     // The write-once copy (S3 Object Lock, fed by the audit table's stream) and the table's append-only guard rails.
@@ -288,19 +311,24 @@ export class HoldbackStack extends Stack {
       table: this.tables.audit,
       appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep').map((role) => this.functions[role]),
       writer: this.functions.sweep,
-      readers: [this.functions.api, this.functions.jobs],
+      readers: [this.functions.api, this.functions.exportJobs],
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
-    // Jobs: the api starts them (and the jobs function continues them) on the job queue; the jobs function writes the
-    // export files and signs their links (its role reads the objects, so the links work).
-    for (const role of ['api', 'jobs'] as const) {
+    // Jobs: the api starts them on the queue of their kind (the export job queue for exports and verifications, the job
+    // queue for the rest), and each job function continues its own on its queue (the jobs function also passes on an
+    // export step enqueued before the split). The export-jobs function writes the export files and signs their links
+    // (its role reads the objects, so the links work).
+    for (const role of ['api', 'jobs', 'exportJobs'] as const) {
       this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
-      this.jobQueue.queue.grantSendMessages(this.functions[role].function);
+      this.functions[role].function.addEnvironment(RUNTIME_ENV.exportJobQueueUrl, this.exportJobQueue.queue.queueUrl);
+      if (role !== 'exportJobs') this.jobQueue.queue.grantSendMessages(this.functions[role].function);
+      this.exportJobQueue.queue.grantSendMessages(this.functions[role].function);
     }
     this.jobQueue.attach(this.functions.jobs.function);
-    this.functions.jobs.function.addEnvironment(RUNTIME_ENV.exportBucket, this.exportBucket.bucket.bucketName);
-    this.exportBucket.grantWriter(this.functions.jobs.function);
+    this.exportJobQueue.attach(this.functions.exportJobs.function);
+    this.functions.exportJobs.function.addEnvironment(RUNTIME_ENV.exportBucket, this.exportBucket.bucket.bucketName);
+    this.exportBucket.grantWriter(this.functions.exportJobs.function);
     this.scheduling.allowSending(this.releaseQueue.queue);
 
     const orderRules: events.Rule[] = [];
@@ -331,6 +359,7 @@ export class HoldbackStack extends Stack {
         ReleaseSchedules: this.scheduling.deadLetters.queue,
         Sweep: sweepFailures.queue,
         Jobs: this.jobQueue.deadLetters.queue,
+        ExportJobs: this.exportJobQueue.deadLetters.queue,
         AuditArchiveCopy: this.auditArchive.failures,
       },
     });
@@ -374,7 +403,7 @@ export class HoldbackStack extends Stack {
     new CfnOutput(this, 'AuditorPolicyArn', { value: this.access.auditor.managedPolicyArn, description: 'Attach to auditors' });
     new CfnOutput(this, 'CheckerPolicyArn', { value: this.access.checker.managedPolicyArn, description: 'Attach to checkers: approve or reject pending changes (four eyes)' });
     new CfnOutput(this, 'BackendPolicyArn', { value: this.access.backend.managedPolicyArn, description: "Attach to the marketplace backend's role" });
-    for (const [name, queue] of [['OrderEvents', orderEventFailures], ['Releases', this.releaseQueue.deadLetters], ['ReleaseSchedules', this.scheduling.deadLetters], ['Sweep', sweepFailures], ['Jobs', this.jobQueue.deadLetters]] as const) {
+    for (const [name, queue] of [['OrderEvents', orderEventFailures], ['Releases', this.releaseQueue.deadLetters], ['ReleaseSchedules', this.scheduling.deadLetters], ['Sweep', sweepFailures], ['Jobs', this.jobQueue.deadLetters], ['ExportJobs', this.exportJobQueue.deadLetters]] as const) {
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { value: queue.queue.queueUrl });
     }
     for (const table of Object.values(this.tables)) {

@@ -18,7 +18,7 @@ import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/definitions/tables';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
 import { loadClientHook } from './lambda/client-hook';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, LOCAL_FUNCTIONS_ACCESS_KEY, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
+import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, EXPORT_JOB_QUEUE, JOB_QUEUE, LOCAL_FUNCTIONS_ACCESS_KEY, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -210,6 +210,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
         release: invoke('release'),
         sweep: invoke('sweep'),
         jobs: invoke('jobs'),
+        exportJobs: invoke('exportJobs'),
       },
       log: opts.log ?? (() => undefined),
       delivery: opts.delivery,
@@ -262,6 +263,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       // The one send path: order events, the sweep and the schedules all put due releases on the edge's queue.
       [RUNTIME_ENV.releaseQueueUrl]: edge.queues.queueUrl(RELEASE_QUEUE.name),
       [RUNTIME_ENV.jobQueueUrl]: edge.queues.queueUrl(JOB_QUEUE.name),
+      [RUNTIME_ENV.exportJobQueueUrl]: edge.queues.queueUrl(EXPORT_JOB_QUEUE.name),
       [RUNTIME_ENV.exportDir]: exportDir,
       [RUNTIME_ENV.exportBaseUrl]: api.url,
       [RUNTIME_ENV.auditKeyFile]: auditKey.file,

@@ -34,7 +34,7 @@ export async function startJob(
   };
   await deps.jobs.create(job);
   try {
-    await deps.jobQueue.enqueue([{ jobId: job.jobId, ...start.first }]);
+    await deps.jobQueue.enqueue([{ jobId: job.jobId, kind: job.kind, ...start.first }]);
   } catch (error) {
     const reason = `the job queue refused its first step: ${error instanceof Error ? error.message : String(error)}`;
     await deps.jobs.finish(job.jobId, { state: 'failed', at: storedInstant(deps.clock.now()), error: reason, result: null });

@@ -56,6 +56,11 @@ export const RUNTIME_ENV = {
   auditVerifyInlineRecords: 'HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS',
   /** The URL of the job queue (SQS): the steps of bulk changes and exports (contract 6.3). Unset: no job can start. */
   jobQueueUrl: 'HOLDBACK_JOB_QUEUE_URL',
+  /**
+   * The URL of the export job queue (SQS): the steps of exports and audit verifications (routing.ts EXPORT_JOB_KINDS).
+   * Unset: they go to the job queue too (one function runs every kind).
+   */
+  exportJobQueueUrl: 'HOLDBACK_EXPORT_JOB_QUEUE_URL',
   /** AWS: the S3 bucket of export files (pre-signed links). */
   exportBucket: 'HOLDBACK_EXPORT_BUCKET',
   /** Local: the folder of export files, and the API address that serves them (`/exports/{file}?token=`). */
@@ -108,6 +113,8 @@ export interface RuntimeConfig {
   releaseQueueUrl: string;
   /** The job queue's URL; null where none is configured (a job cannot start there: it ends failed, saying so). */
   jobQueueUrl: string | null;
+  /** The export job queue's URL; null: export and verification steps go to the job queue. */
+  exportJobQueueUrl: string | null;
   /** Where export files go: an S3 bucket (AWS), a folder served by the API (local), or nowhere. */
   exports: { bucket: string } | { dir: string; baseUrl: string } | null;
   /** The release queue consumer's maximum concurrency: at most this many release containers send at once. */
@@ -201,6 +208,7 @@ export function readRuntimeConfig(env: Env = process.env): RuntimeConfig {
     },
     releaseQueueUrl: required(RUNTIME_ENV.releaseQueueUrl, 'the URL of the release queue (SQS)'),
     jobQueueUrl: env[RUNTIME_ENV.jobQueueUrl]?.trim() || null,
+    exportJobQueueUrl: env[RUNTIME_ENV.exportJobQueueUrl]?.trim() || null,
     exports: exportsConfig(env, problems),
     // Lambda's SQS ScalingConfig takes at least 2.
     releaseMaxConcurrency: count(RUNTIME_ENV.releaseMaxConcurrency, RELEASE_QUEUE.maximumConcurrency, 2),

@@ -1,7 +1,7 @@
 /** Event rules and schedule names, defined once: read by the CDK stack and by the local edge. */
 
 /** The Lambda handlers a rule or schedule can target. */
-export type HandlerName = 'orderEvents' | 'release' | 'sweep' | 'jobs';
+export type HandlerName = 'orderEvents' | 'release' | 'sweep' | 'jobs' | 'exportJobs';
 
 export const DEFAULT_EVENT_SOURCE = 'marketplace.orders';
 export const HOLDBACK_EVENT_SOURCE = 'holdback';
@@ -51,6 +51,16 @@ export const JOB_QUEUE = {
   maxReceiveCount: 5,
 } as const;
 
+/**
+ * The export job queue: the steps of the jobs that write or read files (outcomes and audit exports, an audit
+ * verification), consumed by the export-jobs function, which alone carries S3, KMS, hashing and CSV; the job queue's
+ * jobs function keeps the release walks and previews (issue 17.7: each function bundles only what it uses). The same
+ * engine and numbers as the job queue; a step is routed by its job's kind (EXPORT_JOB_KINDS) when it is enqueued.
+ */
+export const EXPORT_JOB_QUEUE = { ...JOB_QUEUE, name: 'holdback-export-jobs', deadLetterName: 'holdback-export-jobs-dlq' } as const;
+/** The job kinds whose steps go to the export job queue; every other kind's go to the job queue. */
+export const EXPORT_JOB_KINDS = ['outcomes_export', 'audit_export', 'audit_verify'] as const;
+
 /** The periodic sweep that re-drives anything overdue or retryable. */
 export const SWEEP_SCHEDULE = { name: 'holdback-sweep', expression: 'rate(1 minute)', target: 'sweep' as HandlerName };
 
@@ -73,6 +83,7 @@ export const EMITTED_EVENTS: Record<HandlerName | 'api' | 'webhooks', { holdback
   release: { holdback: ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'], order: [] },
   sweep: { holdback: [], order: [] },
   jobs: { holdback: [], order: [] },
+  exportJobs: { holdback: [], order: [] },
   api: { holdback: [], order: [] },
   webhooks: { holdback: ['vendor.release_applied', 'config.drift_detected'], order: ['order.paid'] },
 };

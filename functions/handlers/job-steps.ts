@@ -1,18 +1,7 @@
-/** The jobs function's runner with every kind's step: the release walk, config's previews, audit's exports and verification. */
-import { exportStep } from '../application/audit/export-job';
-import { verifyStep } from '../application/audit/verify-job';
-import { previewStep } from '../application/config/preview-job';
+/** Every kind's step, in one runner: where one function runs every job (the tests' worlds); each job function runs its own. */
 import { jobStepRunner } from '../application/jobs/run-job-step';
-import { walkPage } from '../application/release-walk';
+import { EXPORT_JOB_STEPS } from './export-job-steps';
+import { WALK_JOB_STEPS } from './walk-job-steps';
 
-/** Runs one step of a job as the job queue delivers it (see application/jobs/run-job-step.ts). */
-export const runJobStep = jobStepRunner({
-  vendor_hold: walkPage,
-  vendor_unhold: walkPage,
-  policy_apply: walkPage,
-  outcomes_export: exportStep,
-  audit_export: exportStep,
-  policy_preview: previewStep,
-  settings_preview: previewStep,
-  audit_verify: verifyStep,
-});
+/** Runs one step of a job of any kind (see application/jobs/run-job-step.ts). */
+export const runJobStep = jobStepRunner({ ...WALK_JOB_STEPS, ...EXPORT_JOB_STEPS });

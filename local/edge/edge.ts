@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_EVENT_SOURCE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
+import { DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
 import { parseDuration } from '../../functions/domain/dates';
 import { Instant } from '../../functions/domain/instant';
 import { ValidationError, instantBoundsIssue } from '../../functions/domain/errors';
@@ -69,6 +69,8 @@ export interface Edge {
   releaseMapping: QueueEventSource | null;
   /** The job queue's event source mapping (null without a jobs target). */
   jobMapping: QueueEventSource | null;
+  /** The export job queue's event source mapping (null without an exportJobs target). */
+  exportJobMapping: QueueEventSource | null;
   /**
    * Once the targets can run: arms the schedules, delivers again the events kept in the data folder before a restart,
    * and ends every wait for a target that was not ready yet (events, schedules, queued messages). Returns how many of each.
@@ -112,18 +114,18 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   // A fired schedule's message is on disk before the schedule's deletion is: a kill between them is sent again at worst, never lost.
   const scheduleStore = journals ? { ...bind(journals.schedules), flush: async () => { await flushQueues(); await journals.schedules.flush(); } } : undefined;
   const scheduler = new LocalScheduler({ clock, targets: opts.targets, queues, region, accountId, log, store: scheduleStore });
-  // Bulk work (contract 6.3): the job queue, its dead-letter queue, and the jobs function consuming it.
-  const jobDeadLetters = queues.define(JOB_QUEUE.deadLetterName, { messageRetentionPeriod: 1_209_600 });
-  queues.define(JOB_QUEUE.name, {
-    visibilityTimeout: JOB_QUEUE.visibilityTimeoutSeconds,
-    redrivePolicy: { deadLetterTargetArn: queues.arn(jobDeadLetters.name), maxReceiveCount: JOB_QUEUE.maxReceiveCount },
-  });
-  const jobs = opts.targets.jobs
-    ? new QueueEventSource({
-      queues, queue: JOB_QUEUE.name, target: opts.targets.jobs, region, log,
-      batchSize: JOB_QUEUE.batchSize, maximumConcurrency: JOB_QUEUE.maximumConcurrency,
-    })
-    : null;
+  // Bulk work (contract 6.3): the job queue and the export job queue, each with its dead-letter queue and the function
+  // consuming it (the jobs function, the export-jobs function).
+  const jobQueue = (queue: typeof JOB_QUEUE | typeof EXPORT_JOB_QUEUE, target: LambdaTarget | undefined): QueueEventSource | null => {
+    const deadLetters = queues.define(queue.deadLetterName, { messageRetentionPeriod: 1_209_600 });
+    queues.define(queue.name, {
+      visibilityTimeout: queue.visibilityTimeoutSeconds,
+      redrivePolicy: { deadLetterTargetArn: queues.arn(deadLetters.name), maxReceiveCount: queue.maxReceiveCount },
+    });
+    return target ? new QueueEventSource({ queues, queue: queue.name, target, region, log, batchSize: queue.batchSize, maximumConcurrency: queue.maximumConcurrency }) : null;
+  };
+  const jobs = jobQueue(JOB_QUEUE, opts.targets.jobs);
+  const exportJobs = jobQueue(EXPORT_JOB_QUEUE, opts.targets.exportJobs);
   const releaseTarget = opts.targets.release;
   const releases = releaseTarget
     ? new QueueEventSource({
@@ -137,9 +139,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     producers: opts.eventProducers ?? (process.env.HOLDBACK_EVENT_PRODUCERS ?? '').split(',').map((p) => p.trim()).filter((p) => p !== ''),
   });
   const busArn = `arn:aws:events:${region}:${accountId}:event-bus/default`;
-  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false) || (jobs?.busy() ?? false);
+  const busy = (): boolean => bus.inFlight.size > 0 || scheduler.inFlight.size > 0 || (releases?.busy() ?? false) || (jobs?.busy() ?? false) || (exportJobs?.busy() ?? false);
   async function idle(): Promise<void> {
-    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle(), jobs?.inFlight.idle()]);
+    while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle(), jobs?.inFlight.idle(), exportJobs?.inFlight.idle()]);
   }
 
   const server = createServer((req, res) => {
@@ -345,6 +347,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     scheduler.close();
     releases?.close();
     jobs?.close();
+    exportJobs?.close();
     queues.close();
     if (clock.settle === settle) clock.settle = previousSettle;
     await new Promise<void>((resolve) => {
@@ -377,11 +380,12 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const resume = () => {
     releases?.start();
     // A job step cut off by the stop is delivered again at once: its work is idempotent (see run-job-step.ts).
-    if (data) queues.returnReceived(queues.byName(JOB_QUEUE.name));
+    if (data) for (const queue of [JOB_QUEUE, EXPORT_JOB_QUEUE]) queues.returnReceived(queues.byName(queue.name));
     jobs?.start();
+    exportJobs?.start();
     return { schedules: scheduler.restore(), events: bus.restore() };
   };
-  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, resume };
+  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, exportJobMapping: exportJobs, resume };
 }
 
 /** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */

@@ -13,6 +13,7 @@ export const LOCAL_FUNCTION_NAMES: Record<HandlerName, string> = {
   release: 'holdback-release',
   sweep: 'holdback-sweep',
   jobs: 'holdback-jobs',
+  exportJobs: 'holdback-export-jobs',
 };
 
 export const LOCAL_REGION = 'us-east-1';

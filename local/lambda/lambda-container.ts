@@ -10,12 +10,14 @@ import { adapters as orderEventsAdapters } from '../../functions/composition/ord
 import { adapters as releaseAdapters } from '../../functions/composition/release';
 import { adapters as sweepAdapters } from '../../functions/composition/sweep';
 import { adapters as jobsAdapters } from '../../functions/composition/jobs';
+import { adapters as exportJobsAdapters } from '../../functions/composition/export-jobs';
 import type { HandlerName } from '../../functions/definitions/routing';
 import type { Dependencies, EventPublisher, Logger } from '../../functions/application/ports';
 import { makeOrderEventsHandler } from '../../functions/handlers/order-events';
 import { makeReleaseHandler } from '../../functions/handlers/release';
 import { makeSweepHandler } from '../../functions/handlers/sweep';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
+import { makeExportJobsHandler } from '../../functions/handlers/export-jobs';
 import { sharedClockReader } from '../clock';
 import { lambdaContext } from './lambda-context';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
@@ -96,6 +98,7 @@ const handlers: Record<HandlerName, Handler> = {
   release: bundle('release') ?? lazyHandler(() => makeReleaseHandler(() => dependencies('release', releaseAdapters, true))),
   sweep: bundle('sweep') ?? lazyHandler(() => makeSweepHandler(() => dependencies('sweep', sweepAdapters, false))),
   jobs: bundle('jobs') ?? lazyHandler(() => makeJobsHandler(() => dependencies('jobs', jobsAdapters, false))),
+  exportJobs: bundle('exportJobs') ?? lazyHandler(() => makeExportJobsHandler(() => dependencies('export-jobs', exportJobsAdapters, false))),
 };
 /**
  * The release function's execution environments this container hosts, each built as a Lambda container would be: its

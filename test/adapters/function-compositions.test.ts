@@ -53,12 +53,13 @@ const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: bo
   release: { scheduler: true, publisher: true, queues: true, s3: false, kms: false, secrets: true },
   sweep: { scheduler: false, publisher: false, queues: true, s3: false, kms: true, secrets: false },
   webhooks: { scheduler: true, publisher: true, queues: false, s3: false, kms: false, secrets: true },
-  jobs: { scheduler: true, publisher: false, queues: true, s3: true, kms: true, secrets: false },
+  jobs: { scheduler: true, publisher: false, queues: true, s3: false, kms: false, secrets: false },
+  'export-jobs': { scheduler: false, publisher: false, queues: true, s3: true, kms: true, secrets: false },
   api: { scheduler: true, publisher: true, queues: true, s3: true, kms: true, secrets: true },
 };
 
 it('a function builds a publisher exactly where its role may put events on the bus, the api aside (its webhook route republishes a payment)', () => {
-  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', api: 'api' };
+  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', 'export-jobs': 'exportJobs', api: 'api' };
   for (const [name, needs] of Object.entries(NEEDS)) {
     const emits = EMITTED_EVENTS[roleOf[name]];
     expect([name, needs.publisher]).toEqual([name, name === 'api' || emits.holdback.length + emits.order.length > 0]);
@@ -76,7 +77,7 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
     expect(deps.queue instanceof SqsReleaseQueue).toBe(needs.queues);
     if (!needs.queues) await expect(deps.queue.enqueue([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no SQS client`);
     expect(deps.exports instanceof S3ExportStore).toBe(needs.s3);
-    // Verification and export (the api, the jobs) read the audit log's write-once copy in S3.
+    // Verification and export (the api, the export jobs) read the audit log's write-once copy in S3.
     expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.s3);
     if (!needs.s3) await expect(deps.auditCopy!.read()).rejects.toThrow(`loads no S3 client, so it cannot read the audit log's write-once copy`);
     expect(deps.auditKey instanceof KmsAuditKey).toBe(needs.kms);
@@ -94,15 +95,16 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
 /**
  * Beyond the SDK clients, what each function's use cases reach: the gateway's reads (every function but order-events),
  * its eligibility PUT (the release function alone sends), the stored work of the API and the jobs (previews,
- * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api, jobs) and the
- * audit key file (sweep, jobs, api). A function without one carries none of its code (npx tsx bench/run.ts bundles).
+ * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api, export jobs) and
+ * the audit key file (sweep, export jobs, api). A function without one carries none of its code (npx tsx bench/run.ts bundles).
  */
 const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exportFolder: boolean; keyFile: boolean }> = {
   'order-events': { reads: false, sends: false, work: false, exportFolder: false, keyFile: false },
   release: { reads: true, sends: true, work: false, exportFolder: false, keyFile: false },
   sweep: { reads: false, sends: false, work: true, exportFolder: false, keyFile: true },
   webhooks: { reads: true, sends: false, work: false, exportFolder: false, keyFile: false },
-  jobs: { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
+  jobs: { reads: false, sends: false, work: true, exportFolder: false, keyFile: false },
+  'export-jobs': { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
   api: { reads: true, sends: true, work: true, exportFolder: true, keyFile: true },
 };
 

@@ -10,6 +10,8 @@ import { outcomesCsv } from '../../functions/application/outcome-rows';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { runJobStep } from '../../functions/handlers/job-steps';
 import { makeJobsHandler } from '../../functions/handlers/jobs';
+import { runWalkJobStep } from '../../functions/handlers/walk-job-steps';
+import { runExportJobStep } from '../../functions/handlers/export-job-steps';
 import { JOB_QUEUE } from '../../functions/definitions/routing';
 import { Instant } from '../../functions/domain/instant';
 import { fakeWorld } from '../fakes/dependencies';
@@ -177,4 +179,27 @@ describe('a walk step plans its page as a batch', () => {
     expect(await release(world, disputed!)).toMatchObject({ state: 'HELD', holdReason: 'dispute' });
     for (const orderId of orderIds.filter((id) => id !== disputed)) expect(await release(world, orderId)).toMatchObject({ state: 'SCHEDULED', holdReason: null });
   });
+});
+
+test('each job function runs its own kinds: an export step enqueued without its kind (before the split) is sent on, routed by it; one that carries its kind and reached the wrong function fails, saying so', async () => {
+  const world = fakeWorld();
+  await usePolicy(world, { kind: 'after_payment', delay: 'P1D' });
+  await send(world, 'order.paid', paid('order_3001'));
+  const job = await startExport(world.deps, { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } });
+  const [step] = world.jobQueue.waiting.splice(0);
+  // The step names its job's kind, which routes it (SqsJobQueue; test/adapters/sqs-job-queue.test.ts).
+  expect(step.kind).toBe('outcomes_export');
+  const { kind: _kind, ...beforeTheSplit } = step;
+  expect(await runWalkJobStep(world.deps, beforeTheSplit)).toEqual({ outcome: 'skipped', reason: 'a outcomes_export step is run by another function: sent on to its queue' });
+  expect(world.jobQueue.waiting).toEqual([step]);
+  expect(await world.jobs.get(job.jobId)).toMatchObject({ state: 'queued', finished: [] });
+  await expect(runWalkJobStep(world.deps, step)).rejects.toThrow('this function does not run outcomes_export steps, and its queue has no function that does (HOLDBACK_EXPORT_JOB_QUEUE_URL names the export job queue)');
+  // The walk and preview kinds are not the export function's either.
+  const held = await setVendorHold(world.deps, VENDOR, RISK, true);
+  const walk = world.jobQueue.waiting.find((s) => s.jobId === held.job!.jobId)!;
+  await expect(runExportJobStep(world.deps, walk)).rejects.toThrow('does not run vendor_hold steps');
+  // Its own function runs it to the end.
+  world.jobQueue.waiting.splice(0, world.jobQueue.waiting.length, step);
+  for (let round = 0; round < 20 && world.jobQueue.waiting.length > 0; round += 1) await runExportJobStep(world.deps, world.jobQueue.waiting.shift()!);
+  expect(await world.jobs.get(job.jobId)).toMatchObject({ state: 'succeeded', total: 1, done: 1 });
 });

@@ -142,7 +142,10 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     release: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
     sweep: ['client-dynamodb', 'client-sqs', 'client-kms'],
     webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
-    jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-s3', 'client-kms'],
+    // The release walks and previews plan schedules; the exports and verifications (the export-jobs function) write
+    // files (S3) and read the audit key's public half (KMS), and plan nothing.
+    jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
+    exportJobs: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
     api: [...CLIENTS],
   };
 
@@ -179,7 +182,7 @@ describe('each function bundle carries only the AWS clients it uses', () => {
       'functions/handlers/schema/openapi-document.ts', 'functions/handlers/schema/components.ts', 'console/bundle.ts', 'functions/application/config/import-policies.ts',
     ];
     const API_ONLY_PACKAGES = ['@middy/http-router', 'csv-parse'];
-    for (const role of ['orderEvents', 'release', 'sweep', 'webhooks', 'jobs'] as const) {
+    for (const role of ['orderEvents', 'release', 'sweep', 'webhooks', 'jobs', 'exportJobs'] as const) {
       const inputs = inputsOf(bundles[role]);
       const packages = packagesIn(bundles[role]);
       expect([role, API_ONLY_FILES.filter((file) => inputs.includes(file)), API_ONLY_PACKAGES.filter((name) => packages.has(name))]).toEqual([role, [], []]);

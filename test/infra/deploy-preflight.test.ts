@@ -95,7 +95,7 @@ describe("the account's Lambda concurrency limit, read at synth", () => {
     const { outcome, props } = await synth('newAccount');
     expect(lambdaCalls.at(-1)).toBe('GET /2016-08-19/account-settings');
     expect(outcome).toEqual({ limit: { value: 10, from: 'read from the account: Lambda GetAccountSettings in ap-south-1' } });
-    expect(props).toThrow(/reserves 96 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 \(read from the account: Lambda GetAccountSettings in ap-south-1\)\. Ask AWS to raise the quota, or deploy with -c holdback:concurrencyBudget=none/);
+    expect(props).toThrow(/reserves 100 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 \(read from the account: Lambda GetAccountSettings in ap-south-1\)\. Ask AWS to raise the quota, or deploy with -c holdback:concurrencyBudget=none/);
   });
 
   test('the account answers over the flag: a flag of 1000 on an account of 10 is noted and still refused', async () => {
@@ -107,7 +107,7 @@ describe("the account's Lambda concurrency limit, read at synth", () => {
   test('a limit with some room names the most a budget may reserve; a budget that fits passes', async () => {
     await expect(synth('raised').then(({ props }) => props())).rejects.toThrow(/limit is 150 .*send a budget reserving at most 50 in all/);
     const fitting = await synth('raised', { [CONTEXT_KEYS.concurrencyBudget]: '{"orderEvents":10,"release":10,"sweep":2,"api":10,"webhooks":10}' });
-    expect(fitting.props().concurrencyBudget).toEqual({ orderEvents: 10, release: 10, sweep: 2, api: 10, webhooks: 10, jobs: 4 });
+    expect(fitting.props().concurrencyBudget).toEqual({ orderEvents: 10, release: 10, sweep: 2, api: 10, webhooks: 10, jobs: 4, exportJobs: 4 });
     expect((await synth('standard')).props().concurrencyBudget).toEqual(expect.objectContaining({ orderEvents: 50, webhooks: 10 }));
   });
 

@@ -11,7 +11,7 @@ import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { METRIC } from '../../functions/definitions/metric-names';
 import {
-  DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
+  DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
 } from '../../functions/definitions/routing';
 import { API_THROTTLE } from '../../lib/holdback-api';
 import { CONTEXT_KEYS, holdbackPropsFromContext } from '../../lib/holdback-context';
@@ -202,6 +202,11 @@ function expectQueueDrives(
   expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: getAtt(queues.deadLetters.queue), maxReceiveCount: numbers.maxReceiveCount });
 }
 
+/** Whether the role of `role`'s function may send to `queue`. */
+function sendsTo(role: FunctionRole, queue: { node: { defaultChild?: unknown } }): boolean {
+  return statementsOf(role).some((s) => s.Effect === 'Allow' && list(s.Action).includes('sqs:SendMessage') && list(s.Resource).some((r) => JSON.stringify(r) === JSON.stringify(getAtt(queue))));
+}
+
 describe('scheduling', () => {
   it("has the stack's release schedule group and sweep schedule, named after the stack", () => {
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: `Holdback-${RELEASE_SCHEDULE_GROUP}` });
@@ -236,14 +241,31 @@ describe('scheduling', () => {
     expectQueueDrives(stack.functions.jobs.function, stack.jobQueue, JOB_QUEUE);
     const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
     expect(jobs.Timeout).toBe(JOB_QUEUE.functionTimeoutSeconds);
-    for (const role of ['api', 'jobs'] as const) {
+    for (const role of ['api', 'jobs', 'exportJobs'] as const) {
       const fn = resources[logicalId(stack.functions[role].function)].Properties;
       expect([role, fn.Environment.Variables[RUNTIME_ENV.jobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.jobQueue.queue) }]);
-      expect([role, statementsOf(role).some((s) => list(s.Action).includes('sqs:SendMessage') && list(s.Resource).some((r) => JSON.stringify(r) === JSON.stringify(getAtt(stack.jobQueue.queue))))]).toEqual([role, true]);
     }
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs']);
   });
 
-  it('export files go to a bucket of the stack: encrypted, public access blocked, TLS only, expiring; only the jobs function writes and reads them, by name', () => {
+  it('the export job queue drives the export-jobs function alike (its own dead-letter queue, alarmed); the api and both job functions send to it, and only they are told its URL', () => {
+    expectQueueDrives(stack.functions.exportJobs.function, stack.exportJobQueue, EXPORT_JOB_QUEUE);
+    const exportJobs = resources[logicalId(stack.functions.exportJobs.function)].Properties;
+    expect(exportJobs.Timeout).toBe(EXPORT_JOB_QUEUE.functionTimeoutSeconds);
+    const told = FUNCTION_ROLES.filter((role) => resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables[RUNTIME_ENV.exportJobQueueUrl] !== undefined);
+    expect(told).toEqual(['api', 'jobs', 'exportJobs']);
+    for (const role of told) {
+      const fn = resources[logicalId(stack.functions[role].function)].Properties;
+      expect([role, fn.Environment.Variables[RUNTIME_ENV.exportJobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.exportJobQueue.queue) }]);
+    }
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.exportJobQueue.queue))).toEqual(['api', 'jobs', 'exportJobs']);
+    // Its dead letters alarm, as the job queue's do.
+    const alarmed = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties)
+      .filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(logicalId(stack.exportJobQueue.deadLetters.queue)));
+    expect(alarmed).toHaveLength(1);
+  });
+
+  it('export files go to a bucket of the stack: encrypted, public access blocked, TLS only, expiring; only the export-jobs function writes and reads them, by name', () => {
     const bucket = resources[logicalId(stack.exportBucket.bucket)].Properties;
     expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
     expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
@@ -252,11 +274,11 @@ describe('scheduling', () => {
     expect(policy?.PolicyDocument.Statement).toEqual(expect.arrayContaining([expect.objectContaining({
       Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } },
     })]));
-    const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
-    expect(jobs.Environment.Variables[RUNTIME_ENV.exportBucket]).toEqual({ Ref: logicalId(stack.exportBucket.bucket) });
+    const exportJobs = resources[logicalId(stack.functions.exportJobs.function)].Properties;
+    expect(exportJobs.Environment.Variables[RUNTIME_ENV.exportBucket]).toEqual({ Ref: logicalId(stack.exportBucket.bucket) });
     const touchesBucket = (role: FunctionRole) => statementsOf(role).filter((s) => JSON.stringify(s.Resource).includes(logicalId(stack.exportBucket.bucket)));
-    expect(touchesBucket('jobs').map((s) => [...list(s.Action)].sort())).toEqual([['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject']]);
-    for (const role of FUNCTION_ROLES.filter((r) => r !== 'jobs')) expect([role, touchesBucket(role)]).toEqual([role, []]);
+    expect(touchesBucket('exportJobs').map((s) => [...list(s.Action)].sort())).toEqual([['s3:AbortMultipartUpload', 's3:GetObject', 's3:PutObject']]);
+    for (const role of FUNCTION_ROLES.filter((r) => r !== 'exportJobs')) expect([role, touchesBucket(role)]).toEqual([role, []]);
   });
 
   it("the api function's wait for a new scheduler role ends well inside its timeout; the others keep the adapter's default", () => {
@@ -310,9 +332,9 @@ describe('IAM', () => {
     }
   });
 
-  it('every function but the webhooks and the sweep may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the sweep (which only enqueues) nothing', () => {
+  it('every function but the webhooks, the sweep and the export jobs may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the sweep (which only enqueues) and the export jobs (which only read) nothing', () => {
     const creates = ['iam:PassRole', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
-    const expected = (role: string) => (role === 'webhooks' ? ['scheduler:DeleteSchedule'] : role === 'sweep' ? [] : creates);
+    const expected = (role: string) => (role === 'webhooks' ? ['scheduler:DeleteSchedule'] : role === 'sweep' || role === 'exportJobs' ? [] : creates);
     for (const role of FUNCTION_ROLES) {
       const actions = statementsOf(role).flatMap((s) => list(s.Action)).filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'));
       expect([role, [...new Set(actions)].sort()]).toEqual([role, expected(role)]);
@@ -440,13 +462,13 @@ describe('context', () => {
 
   it('a concurrency budget that does not fit the account is refused with what to do; none reserves nothing', () => {
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10' })))
-      .toThrow(/reserves 96 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
+      .toThrow(/reserves 100 concurrent executions, and Lambda keeps 100 unreserved, but the account's limit is 10 .* -c holdback:concurrencyBudget=none/);
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.accountConcurrencyLimit]: '10', [CONTEXT_KEYS.concurrencyBudget]: 'none' })).concurrencyBudget).toBeNull();
     expect(holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"api": 5}' })).concurrencyBudget).toEqual({ ...DEFAULT_CONCURRENCY_BUDGET, api: 5 });
     expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
       .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
-      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs$/);
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, exportJobs$/);
   });
 
   it("keeps the due index's projection of a stack deployed while it was ALL (DynamoDB cannot change it in place); keys only by default", () => {
@@ -507,7 +529,7 @@ describe('retention', () => {
 describe('alarms and dashboard', () => {
   it('alarm on every dead-letter queue, on failures, drift, lateness and 429s, to one topic', () => {
     const queues = ofType('AWS::SQS::Queue').filter(([id]) => /DeadLetters/.test(id)).map(([id]) => id);
-    expect(queues.length).toBe(5);
+    expect(queues.length).toBe(6);
     // The trust alarms (issue 18) are tested in stack-trust.test.ts.
     const alarms = ofType('AWS::CloudWatch::Alarm').filter(([id]) => !id.startsWith('TrustAlarms')).map(([, a]) => a.Properties);
     for (const queue of queues) {
@@ -586,12 +608,14 @@ describe('audit checkpoint key', () => {
     expect(sweepEnv[RUNTIME_ENV.auditCheckpointWriter]).toBe('true');
     for (const role of FUNCTION_ROLES.filter((r) => r !== 'sweep')) {
       const env = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
-      // The webhooks only append: they neither verify nor serve the key, so the open URL's role cannot even read it.
-      const keyId = role === 'webhooks' ? undefined : getAtt(stack.auditKey.key);
+      // The webhooks and the jobs only append: they neither verify nor serve the key, so their roles cannot even read it
+      // (the open URL's above all); the export jobs verify the log with it.
+      const keyId = role === 'webhooks' || role === 'jobs' ? undefined : getAtt(stack.auditKey.key);
       expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, keyId]);
     }
     const readers = policy.filter((s) => list(s.Action).includes('kms:GetPublicKey')).flatMap((s) => list((s as Json).Principal.AWS));
     expect(readers).not.toContainEqual(getAtt(stack.functions.webhooks.role));
+    expect(readers).not.toContainEqual(getAtt(stack.functions.jobs.role));
   });
 });
 
@@ -655,13 +679,13 @@ describe('audit log: write-once (issue 16)', () => {
     }));
   });
 
-  it('verification and export read the copy: the API and the jobs function are given its bucket and may list and get it, nothing more; no other function may', () => {
+  it('verification and export read the copy: the API and the export-jobs function are given its bucket and may list and get it, nothing more; no other function may', () => {
     const archive = logicalId(stack.auditArchive.bucket);
     const readsOf = (role: FunctionRole): string[] => statementsOf(role)
       .filter((st) => st.Effect === 'Allow' && JSON.stringify(st.Resource).includes(archive)).flatMap((st) => list(st.Action)).sort();
     for (const role of FUNCTION_ROLES) {
       const variables = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
-      const reader = role === 'api' || role === 'jobs';
+      const reader = role === 'api' || role === 'exportJobs';
       expect([role, variables[RUNTIME_ENV.auditArchiveBucket]]).toEqual([role, reader ? { Ref: archive } : undefined]);
       expect([role, readsOf(role)]).toEqual([role, reader ? ['s3:GetObject', 's3:ListBucket'] : []]);
     }

@@ -15,12 +15,14 @@ import type { StepWork } from '../release-walk';
 export type JobStepResult = { outcome: 'done' | 'skipped'; reason?: string };
 
 const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+/** What routes export and verification steps to the function that runs them. */
+const JOB_QUEUE_SETTING = 'HOLDBACK_EXPORT_JOB_QUEUE_URL names the export job queue';
 
 /**
  * The work of one step, by the job's kind: each area's own (the release walk, config's preview, audit's export),
  * handed to the runner by the jobs function (handlers/job-steps.ts), so that the runner imports no other area.
  */
-export type JobSteps = Record<JobKind, (deps: Dependencies, job: StoredJob, step: JobStep) => Promise<StepWork>>;
+export type JobSteps = Partial<Record<JobKind, (deps: Dependencies, job: StoredJob, step: JobStep) => Promise<StepWork>>>;
 
 /** The runner of one step with the steps of every kind. */
 export function jobStepRunner(steps: JobSteps) {
@@ -33,10 +35,19 @@ async function runJobStep(deps: Dependencies, step: JobStep, steps: JobSteps, at
   if (!job) return { outcome: 'skipped', reason: `no job ${step.jobId}` };
   if (ENDED.has(job.state)) return { outcome: 'skipped', reason: `job ${job.jobId} is ${job.state}` };
   if (job.finished.includes(step.step)) return { outcome: 'skipped', reason: `step ${step.step} finished already` };
+  const stepOf = steps[job.kind];
+  if (!stepOf) {
+    // Another function runs this kind. A step enqueued without its kind (before the kinds had queues of their own) goes
+    // on to that function's queue, routed by its kind, nothing of the job recorded here; one routed by its kind already
+    // reached the wrong function (no queue of its own configured), which fails it, saying so, rather than loop.
+    if (step.kind !== undefined) throw new Error(`this function does not run ${job.kind} steps, and its queue has no function that does (${JOB_QUEUE_SETTING})`);
+    await deps.jobQueue.enqueue([{ ...step, kind: job.kind }]);
+    return { outcome: 'skipped', reason: `a ${job.kind} step is run by another function: sent on to its queue` };
+  }
   try {
-    const work = await steps[job.kind](deps, job, step);
+    const work = await stepOf(deps, job, step);
     await deps.jobs.stepRead(job.jobId, step.step, work.count, work.opened.map((s) => s.step));
-    if (work.opened.length > 0) await deps.jobQueue.enqueue(work.opened.map((s) => ({ jobId: job.jobId, ...s })));
+    if (work.opened.length > 0) await deps.jobQueue.enqueue(work.opened.map((s) => ({ jobId: job.jobId, kind: job.kind, ...s })));
     const outcome = await work.run();
     const after = await deps.jobs.stepDone(job.jobId, step.step, outcome);
     if (after && isComplete(after)) {

@@ -71,6 +71,8 @@ export interface JobStep {
    */
   vendorId?: string;
   after?: string | null;
+  /** The job's kind, which routes the step to the queue of the function that runs its kind (routing.ts EXPORT_JOB_KINDS). */
+  kind?: JobKind;
 }
 
 export interface JobRepository {

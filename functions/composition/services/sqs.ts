@@ -1,4 +1,4 @@
-/** SQS: the release queue (the one send path) and the job queue, on one client. */
+/** SQS: the release queue (the one send path) and the job queues, on one client. */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsReleaseQueue } from '../../adapters/sqs/sqs-release-queue';
 import { SqsJobQueue } from '../../adapters/sqs/sqs-job-queue';
@@ -6,5 +6,5 @@ import type { AwsAdapters } from '../compose';
 
 export const queues: NonNullable<AwsAdapters['queues']> = (c) => {
   const sqs = c.lazy('SQS', () => new SQSClient(c.aws));
-  return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sqs, c.config.jobQueueUrl) : null };
+  return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sqs, c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
 };

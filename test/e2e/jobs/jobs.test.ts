@@ -84,10 +84,15 @@ test('a policy applied to open orders plans every open release again under the n
 
 describe('POST /exports', () => {
   test('outcomes as CSV: the file is GET /outcomes?format=csv exactly, with its SHA-256, rows and bytes; the link expires with a 410', async () => {
+    const invocations = (name: 'jobs' | 'exportJobs') => h.runtime.lambdaUsage.get(name)?.invocations ?? 0;
+    const before = { jobs: invocations('jobs'), exportJobs: invocations('exportJobs') };
     const started = await h.api('POST', '/exports', { kind: 'outcomes', format: 'csv', filters: { vendorId: VENDOR } });
     expect(started.status).toBe(202);
     expect(started.body.job).toMatchObject({ kind: 'outcomes_export', state: 'queued', result: null });
     const job = await jobEnded(h, started.body.job.jobId);
+    // Its steps ran in the export-jobs function, from the export job queue, none in the jobs function.
+    expect(invocations('exportJobs')).toBeGreaterThan(before.exportJobs);
+    expect(invocations('jobs')).toBe(before.jobs);
     expect(job).toMatchObject({ state: 'succeeded', total: ORDERS, done: ORDERS, failed: 0 });
     const { url, expiresAt, rows, bytes, sha256 } = job.result;
     expect(rows).toBe(ORDERS);
