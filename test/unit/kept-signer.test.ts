@@ -2,7 +2,7 @@
  * keepOneSigner (functions/composition/kept-signer.ts): an SDK client signs every call with the one signer its
  * configuration made, and every signature is the one a fresh SigV4 signer computes for the same request.
  */
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { keepOneSigner } from '../../functions/composition/kept-signer';
 
@@ -11,7 +11,7 @@ const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEM
 interface Captured { method: string; protocol: string; hostname: string; port?: number; path: string; query?: Record<string, string>; headers: Record<string, string>; body?: unknown }
 
 /** A client whose requests are captured as signed and answered with an empty item, nothing sent. */
-function capturingClient(): { client: DynamoDBClient; requests: Captured[] } {
+function capturingClient(signWith: DynamoDBClientConfig['credentials'] = credentials): { client: DynamoDBClient; requests: Captured[] } {
   const requests: Captured[] = [];
   const requestHandler = {
     handle: async (request: Captured) => {
@@ -23,7 +23,7 @@ function capturingClient(): { client: DynamoDBClient; requests: Captured[] } {
     httpHandlerConfigs: () => ({}),
     destroy: () => undefined,
   };
-  const client = new DynamoDBClient({ region: 'ap-south-1', credentials, endpoint: 'http://127.0.0.1:9', requestHandler: requestHandler as never });
+  const client = new DynamoDBClient({ region: 'ap-south-1', credentials: signWith, endpoint: 'http://127.0.0.1:9', requestHandler: requestHandler as never });
   return { client, requests };
 }
 
@@ -89,21 +89,10 @@ test('the signing key is derived once per credentials, day, region and service, 
 });
 
 test('rotated credentials get keys of their own, and their signatures are those of a fresh signer', async () => {
-  const requests: Captured[] = [];
   // Credentials that expire within the SDK's refresh window are asked for again at each call, as a role's are near expiry.
   const soon = () => new Date(Date.now() + 1_000);
   let current = { ...credentials, expiration: soon() };
-  const requestHandler = {
-    handle: async (request: Captured) => {
-      requests.push({ ...request, headers: { ...request.headers } });
-      const { Readable } = await import('node:stream');
-      return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([Buffer.from('{}')]) } };
-    },
-    updateHttpClientConfig: () => undefined,
-    httpHandlerConfigs: () => ({}),
-    destroy: () => undefined,
-  };
-  const client = new DynamoDBClient({ region: 'ap-south-1', credentials: async () => current, endpoint: 'http://127.0.0.1:9', requestHandler: requestHandler as never });
+  const { client, requests } = capturingClient(async () => current);
   keepOneSigner(client);
   await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'before' } } }));
   current = { accessKeyId: 'AKIDROTATED', secretAccessKey: 'rotated-secret-key-of-the-same-role', expiration: soon() };
