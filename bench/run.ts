@@ -46,6 +46,15 @@ function profilingHook(): { clientHook?: string } {
   return process.env.BENCH_CLIENT_HOOK ? { clientHook: process.env.BENCH_CLIENT_HOOK } : {};
 }
 
+/**
+ * BENCH_WINDOW_FILE: the measured window's start and end (monotonic clock, µs, as `node --cpu-prof` stamps its
+ * samples) written to that file, so a profile of every thread can be cut to the window.
+ */
+function profilingWindow(start: bigint): void {
+  const file = process.env.BENCH_WINDOW_FILE;
+  if (file) writeFileSync(file, JSON.stringify({ startUs: Number(start / 1000n), endUs: Number(process.hrtime.bigint() / 1000n) }));
+}
+
 async function inBatches<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -149,11 +158,13 @@ export async function benchPipeline(store: BenchStore = 'memory') {
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, gatewayRatePerMinute: 10_000_000, ...folder, ...profilingHook() });
   try {
     const orderIds = await prepare(runtime, 'bench-order', 1000);
+    const windowStart = process.hrtime.bigint();
     const cpuBefore = process.cpuUsage();
     const { started, sentAt, appliedAt } = await sendAndTrack(runtime, orderIds, paymentTimes(runtime, orderIds));
     const expected = orderIds.length * VENDORS.length;
     const complete = await waitFor(() => appliedAt.size >= expected, 180_000);
     const cpu = process.cpuUsage(cpuBefore);
+    profilingWindow(windowStart);
     const finished = Math.max(...appliedAt.values());
     const latencies = [...appliedAt.entries()].map(([key, at]) => at - sentAt.get(key.split('/')[0])!).sort((a, b) => a - b);
     const applied = runtime.sandbox.state.stats.eligibilityPut;
@@ -183,11 +194,13 @@ export async function benchIngest(store: BenchStore = 'memory') {
   const runtime = await startLocal({ apiPort: 0, edgePort: 0, sandboxPort: 0, ...folder, ...profilingHook() });
   try {
     const orderIds = await prepare(runtime, 'ingest-order', 1000, { kind: 'after_payment', delay: 'P3D' });
+    const windowStart = process.hrtime.bigint();
     const cpuBefore = process.cpuUsage();
     const { started } = await sendAndTrack(runtime, orderIds, paymentTimes(runtime, orderIds));
     await runtime.idle();
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    profilingWindow(windowStart);
     const states = new Map<string, number>();
     for (const orderId of orderIds) {
       for (const release of await runtime.deps.orders.listReleases(orderId)) states.set(release.state, (states.get(release.state) ?? 0) + 1);

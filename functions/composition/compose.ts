@@ -26,7 +26,7 @@ import { DynamoOpenOrderPolicyRepository } from '../adapters/dynamodb/open-order
 import { fixedCredentials, SecretScrubber, type GatewayCredentialSource } from '../adapters/secrets/gateway-credentials';
 import { RUNTIME_ENV, type RuntimeConfig } from './runtime-config';
 import { LOCAL_FUNCTIONS_ACCESS_KEY } from '../definitions/routing';
-import { keepOneSigner } from './kept-signer';
+import { leanClient } from './lean-client';
 
 /**
  * A hook given each SDK client as it is built, with its service name ("DynamoDB", "SQS"...), before its first call:
@@ -40,7 +40,7 @@ export interface ServiceContext {
   /** The configuration every SDK client of the function shares (region, endpoint, logger, credentials locally). */
   aws: { region: string; logger: DynamoDBClientConfig['logger']; cacheMiddleware: boolean; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
   clock: Clock;
-  /** Makes a client keep one signer (kept-signer.ts) and hands it to the client hook (if any) before its first call; returns it. */
+  /** Makes a client lean (lean-client.ts: its signer and user agent kept) and hands it to the client hook (if any) before its first call; returns it. */
   hooked<T extends { middlewareStack: unknown; config: unknown }>(client: T, service: string): T;
   /**
    * The client `build` makes, built (and hooked) at its first use rather than at the cold start: a function whose
@@ -167,7 +167,7 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
   const c: ServiceContext = {
     config, aws, clock,
     hooked: (client, service) => {
-      keepOneSigner(client);
+      leanClient(client);
       overrides.wrapClient?.(client, service, config);
       return client;
     },

@@ -11,6 +11,40 @@
  * ones are used.
  */
 
+/** The part of a SigV4 signer this touches (@smithy/signature-v4's SignatureV4). */
+interface KeyMaker {
+  getSigningKey?: (credentials: object, region: string, shortDate: string, service?: string) => Promise<Uint8Array>;
+}
+
+/**
+ * The signer's signing keys kept by credentials (the object the provider answers), day, region and service. SigV4's
+ * own cache is keyed by an HMAC of the credentials, which it computes again for every call before it looks: a
+ * tenth of the signing. A key is the same HMAC chain either way (the secret, the day, the region, the service), so
+ * each signature is unchanged; rotated credentials are a new object and get their own keys, and a day's change a new
+ * key. The keys of one credentials object are dropped with it (a WeakMap).
+ */
+function keepSigningKeys<T>(signer: T): T {
+  const maker = signer as KeyMaker;
+  const make = maker.getSigningKey;
+  if (typeof make !== 'function') return signer;
+  const keys = new WeakMap<object, Map<string, Promise<Uint8Array>>>();
+  maker.getSigningKey = function (this: KeyMaker, credentials, region, shortDate, service) {
+    const ofCredentials = keys.get(credentials) ?? new Map<string, Promise<Uint8Array>>();
+    keys.set(credentials, ofCredentials);
+    const name = `${shortDate}\u0000${region}\u0000${service ?? ''}`;
+    let key = ofCredentials.get(name);
+    if (!key) {
+      // One day's key a scope: the day before's goes when the next day's is made.
+      if (ofCredentials.size > 8) ofCredentials.clear();
+      key = make.call(this, credentials, region, shortDate, service);
+      ofCredentials.set(name, key);
+      key.catch(() => ofCredentials.delete(name));
+    }
+    return key;
+  };
+  return signer;
+}
+
 /** The part of a resolved client configuration this touches (every AWS SDK v3 client with SigV4 has it). */
 interface SignerConfig {
   signer?: (authScheme?: { signingRegion?: string; signingName?: string }) => Promise<unknown>;
@@ -26,7 +60,7 @@ export function keepOneSigner(client: { config: unknown }): void {
     const key = `${authScheme?.signingRegion ?? ''}\u0000${authScheme?.signingName ?? ''}`;
     let signer = kept.get(key);
     if (!signer) {
-      signer = make(authScheme);
+      signer = make(authScheme).then(keepSigningKeys);
       kept.set(key, signer);
       // A signer that could not be made (its region unresolved) is asked for again at the next call.
       signer.catch(() => kept.delete(key));

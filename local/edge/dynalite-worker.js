@@ -120,6 +120,8 @@ require('./dynalite-query')();
 
 // Each expression is parsed once, not at every request (see dynalite-expressions.js).
 require('./dynalite-expressions')();
+// Request ids from a pool of random bytes, the answers' checksums native (see dynalite-request-path.js).
+require('./dynalite-request-path')();
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(path ? { path } : {}) });
 server.keepAliveTimeout = 60_000;

@@ -25,8 +25,9 @@ export class DynamoConfigReader implements ConfigReader {
    * one stored after it finds the release APPLYING) and the planner's write-then-read with a hold (see
    * confirmVendorHolds). An eventually consistent read could miss a hold stored a moment before, and send.
    *
-   * The settings and policies, with `eventual`, are read eventually consistent (half the read units), in a BatchGetItem
-   * of their own beside the holds' (a BatchGetItem has one consistency per table). Nothing that must hold depends on
+   * The settings and policies, with `eventual`, may be read eventually consistent (half the read units); asked in the
+   * same turn as the holds, they go in the holds' consistent BatchGetItem (one call instead of two, GatheredGets).
+   * Nothing that must hold depends on
    * seeing a change saved a moment before: an open release keeps the policy it was pinned to (a policy reaches open
    * releases only through the replan of PUT policy, whose conditional writes re-read a release that moved), so a
    * missed policy change plans a new order as if the order had been paid a moment before the change, which a
@@ -41,7 +42,7 @@ export class DynamoConfigReader implements ConfigReader {
     // The open orders' policy is read with the holds, consistently: an apply's answer is in force at once.
     const holdKeys = unique.flatMap((vendorId) => [{ pk: policyPk(vendorId), sk: HOLD_SK }, { pk: policyPk(vendorId), sk: OPEN_ORDERS_SK }]);
     // Read with the other reads of the table asked in this turn (the records of a batch, the invocations a container
-    // runs at once): the keys of all in one call per consistency (GatheredGets).
+    // runs at once): the keys of all in one call, consistent when any is (GatheredGets).
     const [found, foundHolds] = await Promise.all([
       this.gathered.getMany(current, !options.eventual),
       this.gathered.getMany(holdKeys, true),

@@ -1,0 +1,13 @@
+/**
+ * What the composition root does to every SDK client it builds, before its first call, so that each call costs less
+ * CPU while sending the same request: one signer and its signing keys kept (kept-signer.ts), the user agent headers
+ * kept (kept-user-agent.ts).
+ */
+import { keepOneSigner } from './kept-signer';
+import { keepUserAgent } from './kept-user-agent';
+
+export function leanClient<T extends { middlewareStack: unknown; config: unknown }>(client: T): T {
+  keepOneSigner(client);
+  keepUserAgent(client);
+  return client;
+}
