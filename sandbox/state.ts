@@ -1,4 +1,5 @@
 /** In-memory state of the gateway sandbox: merchant settings, orders, vendors, settlements, payments, deliveries, faults. */
+import { TrackedMap } from './tracked-map';
 
 /** Money is kept as decimal text (decimal.js parses it); the wire shows it as a JSON number. */
 export type Money = string;
@@ -181,6 +182,7 @@ export interface SandboxState {
   testPayers: { byUpiId: Map<string, TestPayerRecord>; byBankAccount: Map<string, TestPayerRecord> };
   preApprovedPhones: Set<string>;
   webhooks: WebhookDelivery[];
+  /** Append-only: an entry is never changed once pushed (persistence.ts keeps the text of the entries it saved). */
   eligibilityLog: EligibilityUpdateLogEntry[];
   faults: FaultSettings | null;
   rateLimits: { eligibilityPerMinute: number | null };
@@ -201,14 +203,14 @@ export function settlementKey(orderId: string, vendorId: string): string {
 export function createState(): SandboxState {
   return {
     merchant: defaultMerchant(),
-    orders: new Map(),
-    sessions: new Map(),
-    vendors: new Map(),
-    settlements: new Map(),
-    payments: new Map(),
-    links: new Map(),
-    linksByCfId: new Map(),
-    testPayers: { byUpiId: new Map(), byBankAccount: new Map() },
+    orders: new TrackedMap(),
+    sessions: new TrackedMap(),
+    vendors: new TrackedMap(),
+    settlements: new TrackedMap(),
+    payments: new TrackedMap(),
+    links: new TrackedMap(),
+    linksByCfId: new TrackedMap(),
+    testPayers: { byUpiId: new TrackedMap(), byBankAccount: new TrackedMap() },
     preApprovedPhones: new Set(),
     webhooks: [],
     eligibilityLog: [],
