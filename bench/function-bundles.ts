@@ -101,6 +101,15 @@ function median(values: number[]): number {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** An HTTP API request (payload 2.0) as API Gateway hands it to a route's function. */
+function apiEvent(method: string, path: string, body?: string) {
+  return {
+    version: '2.0', routeKey: `${method} ${path}`, rawPath: path, rawQueryString: '', headers: { host: 'api.example.com', ...(body ? { 'content-type': 'application/json' } : {}) }, isBase64Encoded: false,
+    ...(body ? { body } : {}),
+    requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'bench' }, requestId: 'cold-start', routeKey: `${method} ${path}`, stage: '$default', timeEpoch: 0 },
+  };
+}
+
 /**
  * The first event of each function, as its trigger delivers it: enough to build its dependencies and reach its first
  * AWS call. The reference takes `{id}`.
@@ -112,10 +121,12 @@ const FIRST_EVENTS: Record<FunctionRole | 'powertools-reference', unknown> = {
   },
   release: { orderId: 'cold-start-1', vendorId: 'cold-v1', releaseKey: 'cold-start-1-cold-v1-1' },
   sweep: { id: 'cold-start-1', 'detail-type': 'Scheduled Event', source: 'aws.events', time: '2026-11-26T10:00:00Z', detail: {} },
-  api: {
-    version: '2.0', routeKey: '$default', rawPath: '/settings', rawQueryString: '', headers: { host: 'api.example.com' }, isBase64Encoded: false,
-    requestContext: { http: { method: 'GET', path: '/settings', protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'bench' }, requestId: 'cold-start', routeKey: '$default', stage: '$default', timeEpoch: 0 },
-  },
+  // The API's functions (definitions/api-routing.ts), each with a route of its own that reaches its first AWS call.
+  api: apiEvent('POST', '/vendors/cold-v1/hold', '{"actor":"bench@example.com","reason":"cold start"}'),
+  apiReads: apiEvent('GET', '/settings'),
+  apiAudit: apiEvent('GET', '/jobs'),
+  // The pages read nothing: the console's clock is its first answer.
+  apiPages: apiEvent('GET', '/console/clock'),
   webhooks: {
     version: '2.0', routeKey: '$default', rawPath: '/webhooks/gateway', rawQueryString: '', isBase64Encoded: false,
     headers: { host: 'hooks.example.com', 'content-type': 'application/json', 'x-webhook-timestamp': '0', 'x-webhook-signature': 'x' },

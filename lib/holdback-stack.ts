@@ -9,6 +9,7 @@ import { DUE_INDEX } from '../functions/definitions/tables';
 import {
   DEFAULT_EVENT_SOURCE, EMITTED_EVENTS, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/definitions/routing';
+import { API_FUNCTIONS, type ApiFunction } from '../functions/definitions/api-routing';
 import { AccessPolicies } from './access-policies';
 import { TrustAlarms } from './alarms';
 import { DeadLetterQueue } from './queues/dead-letter-queue';
@@ -30,8 +31,8 @@ import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs'] as const;
-export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api' | 'webhooks');
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'apiReads', 'apiAudit', 'apiPages'] as const;
+export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | ApiFunction | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
 export type ConcurrencyBudget = Record<FunctionRole, number>;
@@ -42,7 +43,9 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
  * account at the standard quota of 1,000.
  */
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
-  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
+  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
+  // The API's 20, shared by its functions (definitions/api-routing.ts): reads the most, the pages the least.
+  api: 6, apiReads: 8, apiAudit: 4, apiPages: 2,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
@@ -85,6 +88,9 @@ export interface HoldbackStackProps extends StackProps {
   readonly auditPreviousKeyArns?: string[];
 }
 
+/** Where an API function's failures go. */
+const API_FAILURES_GO_TO = 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)';
+
 /** The api function's whole wait for a new scheduler role (its timeout is 29 s, API Gateway's 30). */
 const API_ROLE_PROPAGATION_WAIT_MS = 12_000;
 
@@ -113,15 +119,28 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     // GetItem: the streams' signed heads and a checkpoint by number (AuditStore.signedHeads, checkpoint).
     audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
   },
+  // The API's changes: settings, policies, holds, releases, imports, previews and approvals (UpdateItem: a job whose
+  // first step the queue refused is ended failed at once); each change is audited.
   api: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
-    // UpdateItem: a job whose first step the queue refused is ended failed at once.
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-    // Listing, and the signed webhooks it refuses.
-    rejected: [...REJECT, 'dynamodb:Query'],
-    // Verification and export read the whole log; a proof reads the stream's signed head and its checkpoint (GetItem).
+    audit: AUDIT_APPEND,
+  },
+  // The API's reads write nothing.
+  apiReads: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    rejected: ['dynamodb:GetItem', 'dynamodb:Query'],
+  },
+  // Jobs, exports and the audit log: a job started (config PutItem, UpdateItem when the queue refuses its first step)
+  // and audited; verification and export read the whole log, a proof the stream's signed head and its checkpoint.
+  apiAudit: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
+  // The console's pages, the OpenAPI document and the unrouted requests read no table.
+  apiPages: {},
   // Each step: the vendor's open-release index page, each release planned again (orders), the job's counters
   // (config UpdateItem), the settings, policies and holds; an audit export or verification reads the whole log (a
   // verification also the streams' signed heads: GetItem).
@@ -227,14 +246,36 @@ export class HoldbackStack extends Stack {
         onFailure: sweepFailures.queue,
         ...reserved('sweep'),
       }),
+      // The HTTP API's functions (definitions/api-routing.ts says which serves each route), each with its routes' code
+      // and clients only. API Gateway answers 503 after 30 s whatever a function does.
       api: new HoldbackFunction(this, 'ApiFunction', {
         handlerFile: 'api',
-        description: 'Holdback API (IAM-authorised)',
-        // API Gateway answers 503 after 30 s whatever the function does.
+        description: 'Holdback API (IAM-authorised): settings, policies, previews, holds, releases, imports, approvals',
         timeout: Duration.seconds(29),
-        failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
+        failuresGoTo: API_FAILURES_GO_TO,
         ...reserved('api'),
-        withConsole: true,
+      }),
+      apiReads: new HoldbackFunction(this, 'ApiReadsFunction', {
+        handlerFile: 'api-reads',
+        description: 'Holdback API (IAM-authorised): settings, policies, orders, outcomes, forecasts, approvals read',
+        timeout: Duration.seconds(29),
+        failuresGoTo: API_FAILURES_GO_TO,
+        ...reserved('apiReads'),
+      }),
+      apiAudit: new HoldbackFunction(this, 'ApiAuditFunction', {
+        handlerFile: 'api-audit',
+        description: 'Holdback API (IAM-authorised): jobs, exports and the audit log',
+        timeout: Duration.seconds(29),
+        failuresGoTo: API_FAILURES_GO_TO,
+        ...reserved('apiAudit'),
+      }),
+      apiPages: new HoldbackFunction(this, 'ApiPagesFunction', {
+        handlerFile: 'api-pages',
+        description: 'Holdback API (IAM-authorised): the console, the OpenAPI document, and 404 or 405 for unrouted requests',
+        timeout: Duration.seconds(29),
+        failuresGoTo: API_FAILURES_GO_TO,
+        ...reserved('apiPages'),
+        withPages: true,
       }),
       jobs: new HoldbackFunction(this, 'JobsFunction', {
         handlerFile: 'jobs',
@@ -257,12 +298,14 @@ export class HoldbackStack extends Stack {
     // role to propagate gives up sooner there, and the sweep sends what it left when due (the release keeps its send time).
     this.functions.api.function.addEnvironment(RUNTIME_ENV.scheduleRoleWaitMs, String(API_ROLE_PROPAGATION_WAIT_MS));
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
+      // The pages read no table and load no client (functions/handlers/api-pages.ts): nothing to bind.
+      if (name === 'apiPages') continue;
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? []);
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
       fn.bindEventBus(bus, orderEventSource);
       // Each role may put exactly what its function emits (a payment webhook republishes order.paid).
-      this.intake.grantEmit(fn.role, EMITTED_EVENTS[name]);
+      if (name in EMITTED_EVENTS) this.intake.grantEmit(fn.role, EMITTED_EVENTS[name as keyof typeof EMITTED_EVENTS]);
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
@@ -272,29 +315,32 @@ export class HoldbackStack extends Stack {
       // Every other function but the sweep creates and deletes release schedules: order events and the release
       // function plan them; the api and the jobs cancel and replan them (holds, manual release, bulk replans). The
       // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
-      fn.bindReleaseScheduling(this.scheduling, name === 'sweep' ? 'none' : 'plan')
-        .bindReleaseQueue(this.releaseQueue.queue)
-        .bindGateway(this.gateway, name === 'release' || name === 'api');
+      // The API's reads and its jobs, exports and audit log neither schedule nor enqueue releases (their compositions
+      // load no Scheduler client; the audit's SQS client sends job steps only); the reads ask the gateway's vendor API.
+      const apiOther = name === 'apiReads' || name === 'apiAudit';
+      fn.bindReleaseScheduling(this.scheduling, name === 'sweep' || apiOther ? 'none' : 'plan')
+        .bindReleaseQueue(this.releaseQueue.queue, !apiOther)
+        .bindGateway(this.gateway, name === 'release' || name === 'api' || name === 'apiReads');
     }
     // Checkpoints of the audit log: signed by the sweep alone; the functions that verify or serve it read the public
-    // key (not the webhooks: they only append).
+    // key (not the webhooks: they only append; of the API's functions only apiAudit serves the log).
     this.auditKey = new AuditKey(this, 'AuditKey', {
       writer: this.functions.sweep,
-      readers: FUNCTION_ROLES.filter((role) => role !== 'webhooks').map((role) => this.functions[role]),
+      readers: FUNCTION_ROLES.filter((role) => role === 'apiAudit' || (role !== 'webhooks' && !(API_FUNCTIONS as readonly string[]).includes(role))).map((role) => this.functions[role]),
       previousKeyArns: props.auditPreviousKeyArns,
     });
     // The write-once copy (S3 Object Lock, fed by the audit table's stream) and the table's append-only guard rails.
     this.auditArchive = new AuditArchive(this, 'AuditArchive', {
       table: this.tables.audit,
-      appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep').map((role) => this.functions[role]),
+      appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep' && role !== 'apiPages').map((role) => this.functions[role]),
       writer: this.functions.sweep,
-      readers: [this.functions.api, this.functions.jobs],
+      readers: [this.functions.apiAudit, this.functions.jobs],
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
-    // Jobs: the api starts them (and the jobs function continues them) on the job queue; the jobs function writes the
+    // Jobs: the api and apiAudit start them (and the jobs function continues them) on the job queue; the jobs function writes the
     // export files and signs their links (its role reads the objects, so the links work).
-    for (const role of ['api', 'jobs'] as const) {
+    for (const role of ['api', 'apiAudit', 'jobs'] as const) {
       this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
       this.jobQueue.queue.grantSendMessages(this.functions[role].function);
     }
@@ -320,7 +366,9 @@ export class HoldbackStack extends Stack {
 
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
-    this.api = new HoldbackApi(this, 'Api', { handler: this.functions.api });
+    this.api = new HoldbackApi(this, 'Api', {
+      handlers: { api: this.functions.api, apiReads: this.functions.apiReads, apiAudit: this.functions.apiAudit, apiPages: this.functions.apiPages, webhooks: this.functions.webhooks },
+    });
     this.webhooks = new GatewayWebhooks(this, 'GatewayWebhooks', { handler: this.functions.webhooks });
     this.access = new AccessPolicies(this, 'Access', { httpApi: this.api.httpApi, bus, orderEventSource });
     this.observability = new Observability(this, 'Observability', {

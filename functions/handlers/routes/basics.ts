@@ -13,8 +13,8 @@ import { count, cursor, id } from '../schema/params';
 import { objectBody } from '../../application/body-schema';
 import { defineRoute } from '../schema/route-schema';
 import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
-import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import { APPROVAL_REQUIRED } from '../schema/approval-components';
+import { HEALTH_ROUTE } from './health';
 import type { ApiRoute } from './route';
 
 const vendorId = { vendorId: id('vendor_a') };
@@ -44,13 +44,9 @@ const PREDICTION_BODY = objectBody({
   unknownMember: 'only eligibility, scheduleOption',
 });
 
-/** Health, settings, policies, one order, predictions, rejected events and the gateway webhook. */
+/** Health, settings, policies, one order, predictions and rejected events (the gateway webhook's route follows them in ROUTES). */
 export const BASIC_ROUTES: ApiRoute[] = [
-  defineRoute({
-    method: 'GET', path: '/health', summary: 'Liveness',
-    responses: responses({ 200: ok('Up.', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } }, additionalProperties: false }) }),
-    handle: async () => json(200, { status: 'ok' }),
-  }),
+  HEALTH_ROUTE,
   defineRoute({
     method: 'GET', path: '/settings', summary: 'Settings in force',
     description: 'The settings every plan reads now, with their version (a PUT names it as `version`), and who saved them, when and why (`actor`, `at`, `reason`).',
@@ -102,5 +98,4 @@ export const BASIC_ROUTES: ApiRoute[] = [
     responses: responses({ 200: ok('A page.', page('rejectedEvents', { type: 'object', properties: { sequence: { type: 'integer', description: 'Its number in the order of arrival, from 1.' }, at: instant('When it was refused.') }, additionalProperties: true }, { count: { type: 'integer', description: 'Rejected in all, not only on this page.' } })) }, { 400: 'Bad limit or cursor.' }),
     handle: async ({ query }, deps) => json(200, await listRejectedEvents(await deps(), { limit: query.limit, after: query.cursor })),
   }),
-  GATEWAY_WEBHOOK_ROUTE,
 ];

@@ -4,6 +4,7 @@ import { APPROVAL_ROUTES } from './approvals';
 import { AUDIT_ROUTES } from './audit';
 import { BASIC_ROUTES } from './basics';
 import { CONSOLE_ROUTES } from './console';
+import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
 import { IMPORT_ROUTES } from './imports';
 import { JOB_ROUTES } from './jobs';
 import { openApiRoute } from './openapi';
@@ -14,6 +15,8 @@ import type { ApiRoute } from './route';
 
 export const ROUTES: ApiRoute[] = [
   ...BASIC_ROUTES,
+  // Its own file: the webhooks function serves it (definitions/api-routing.ts), and the others carry none of its code.
+  GATEWAY_WEBHOOK_ROUTE,
   ...AUDIT_ROUTES,
   ...CONSOLE_ROUTES,
   ...RELEASE_ROUTES,
