@@ -5,12 +5,19 @@
  * the embedded default's API need.
  */
 import type { Dependencies } from './application/ports';
-import { composeDependencies, type BuildOptions } from './composition/compose';
-import { adapters as everyAdapter } from './composition/api';
+import { composeDependencies, type AwsAdapters, type BuildOptions } from './composition/compose';
+import { adapters as changes } from './composition/api';
+import { adapters as reads } from './composition/api-reads';
+import { adapters as audit } from './composition/api-audit';
+import { exportBucket } from './composition/services/s3';
+import { gatewaySends } from './composition/services/gateway';
 import type { RuntimeConfig } from './composition/runtime-config';
 
 export { RUNTIME_ENV, RuntimeConfigError, readRuntimeConfig, type RuntimeConfig } from './composition/runtime-config';
 export { containerRatePerMinute, systemClock, type ClientHook } from './composition/compose';
+
+/** Every adapter: the API's functions' together, and the export bucket and the gateway's PUT (the jobs', the release's). */
+const everyAdapter: AwsAdapters = { ...changes, ...reads, ...audit, exportBucket, gatewaySends };
 
 /** Builds every adapter once, with one SDK client per service. */
 export function buildDependencies(config: RuntimeConfig, overrides: BuildOptions = {}): Dependencies {

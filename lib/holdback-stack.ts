@@ -332,7 +332,7 @@ export class HoldbackStack extends Stack {
     // The write-once copy (S3 Object Lock, fed by the audit table's stream) and the table's append-only guard rails.
     this.auditArchive = new AuditArchive(this, 'AuditArchive', {
       table: this.tables.audit,
-      appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep' && role !== 'apiPages').map((role) => this.functions[role]),
+      appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep').map((role) => this.functions[role]),
       writer: this.functions.sweep,
       readers: [this.functions.apiAudit, this.functions.jobs],
     });
