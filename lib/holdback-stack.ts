@@ -316,11 +316,11 @@ export class HoldbackStack extends Stack {
       // function plan them; the api and the jobs cancel and replan them (holds, manual release, bulk replans). The
       // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
       // The API's reads and its jobs, exports and audit log neither schedule nor enqueue releases (their compositions
-      // load no Scheduler client; the audit's SQS client sends job steps only); the reads ask the gateway's vendor API.
+      // load no Scheduler client; the audit's SQS client sends job steps only) nor ask the gateway.
       const apiOther = name === 'apiReads' || name === 'apiAudit';
       fn.bindReleaseScheduling(this.scheduling, name === 'sweep' || apiOther ? 'none' : 'plan')
         .bindReleaseQueue(this.releaseQueue.queue, !apiOther)
-        .bindGateway(this.gateway, name === 'release' || name === 'api' || name === 'apiReads');
+        .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
     // Checkpoints of the audit log: signed by the sweep alone; the functions that verify or serve it read the public
     // key (not the webhooks: they only append; of the API's functions only apiAudit serves the log).

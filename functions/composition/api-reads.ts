@@ -1,11 +1,9 @@
 /**
- * The reads' composition (the apiReads function): DynamoDB, the stored work (approvals, previews) and the gateway's
- * vendor reads for `GET /vendors?checkGateway=true` (credentials from Secrets Manager). It changes nothing, so it loads
- * no Scheduler, SQS, EventBridge, S3 or KMS client.
+ * The reads' composition (the apiReads function): DynamoDB and the stored work (approvals, previews). It changes
+ * nothing and asks the gateway nothing (the vendor list, which may, is the api function's), so it loads no Scheduler,
+ * SQS, EventBridge, S3, KMS or Secrets Manager client.
  */
 import type { AwsAdapters } from './compose';
-import { secretsManager } from './services/secrets-manager';
-import { gatewayReads } from './services/gateway';
 import { workRepositories } from './services/work-repositories';
 
-export const adapters: AwsAdapters = { secretsManager, gatewayReads, workRepositories };
+export const adapters: AwsAdapters = { workRepositories };

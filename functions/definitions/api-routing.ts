@@ -14,8 +14,8 @@ export type Audience = 'read' | 'finance' | 'approve' | 'audit' | 'gateway';
 
 /**
  * The API's functions, each bundling only its routes' code and clients (README "Cold starts"): `api` the changes
- * (settings, policies, previews, holds, releases, imports, four-eyes decisions: Scheduler, SQS, the gateway's reads);
- * `apiReads` the reads (DynamoDB and the gateway's vendor lookup); `apiAudit` jobs, exports and the audit log (S3,
+ * (settings, policies, previews, holds, releases, imports, four-eyes decisions: Scheduler, SQS, the gateway's reads,
+ * and so also the vendor list, which may ask the gateway); `apiReads` the other reads (DynamoDB alone); `apiAudit` jobs, exports and the audit log (S3,
  * KMS, SQS); `apiPages` the console, the OpenAPI document (built at synth time) and every request no route matches
  * (404 or 405, from this table). The gateway's signed webhook is the webhooks function's, on the API as on its URL.
  */
@@ -41,7 +41,7 @@ export const API_ROUTE_TABLE: readonly RouteEntry[] = [
   { method: 'GET', path: '/console/{asset}', audience: 'read', serves: 'apiPages' },
   { method: 'GET', path: '/settings', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/settings/history', audience: 'read', serves: 'apiReads' },
-  { method: 'GET', path: '/vendors', audience: 'read', serves: 'apiReads' },
+  { method: 'GET', path: '/vendors', audience: 'read', serves: 'api' },
   { method: 'GET', path: '/vendors/{vendorId}/policy', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/vendors/{vendorId}/policy/history', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/vendors/{vendorId}/forecast', audience: 'read', serves: 'apiReads' },

@@ -54,11 +54,11 @@ const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: bo
   sweep: { scheduler: false, publisher: false, queues: true, s3: false, archive: false, kms: true, secrets: false },
   webhooks: { scheduler: true, publisher: true, queues: false, s3: false, archive: false, kms: false, secrets: true },
   jobs: { scheduler: true, publisher: false, queues: true, s3: true, archive: true, kms: true, secrets: false },
-  // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads ask the
-  // gateway's vendor API; jobs, exports and the audit log enqueue job steps and read the archive and the key. None
+  // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
+  // read; jobs, exports and the audit log enqueue job steps and read the archive and the key. None
   // writes export files (the jobs function does, and signs their links).
   api: { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: true },
-  'api-reads': { scheduler: false, publisher: false, queues: false, s3: false, archive: false, kms: false, secrets: true },
+  'api-reads': { scheduler: false, publisher: false, queues: false, s3: false, archive: false, kms: false, secrets: false },
   'api-audit': { scheduler: false, publisher: false, queues: true, s3: false, archive: true, kms: true, secrets: false },
 };
 
@@ -109,7 +109,7 @@ const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exp
   webhooks: { reads: true, sends: false, work: false, exportFolder: false, keyFile: false },
   jobs: { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
   api: { reads: true, sends: false, work: true, exportFolder: false, keyFile: false },
-  'api-reads': { reads: true, sends: false, work: true, exportFolder: false, keyFile: false },
+  'api-reads': { reads: false, sends: false, work: true, exportFolder: false, keyFile: false },
   'api-audit': { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
 };
 

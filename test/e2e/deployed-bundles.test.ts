@@ -155,11 +155,10 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     sweep: ['client-dynamodb', 'client-sqs', 'client-kms'],
     webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
     jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-s3', 'client-kms'],
-    // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads ask
-    // the gateway's vendor API only; jobs, exports and the audit log enqueue job steps, read the archive and the key;
-    // the pages load no client at all.
-    api: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
-    apiReads: ['client-dynamodb', 'client-secrets-manager'],
+    // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
+    // read; jobs, exports and the audit log enqueue job steps, read the archive and the key; the pages load no client.
+    api: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-secrets-manager'],
+    apiReads: ['client-dynamodb'],
     apiAudit: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
     apiPages: [],
   };
@@ -197,7 +196,7 @@ describe('each function bundle carries only the AWS clients it uses', () => {
    */
   it('each function carries only its own routes; none the route list, the OpenAPI document builder; only the pages the console, only the changes the CSV import', () => {
     const ROUTE_FILES: Record<(typeof API_FUNCTIONS)[number], string[]> = {
-      api: ['approvals', 'basics', 'health', 'imports', 'previews', 'releases'],
+      api: ['approval-decisions', 'approvals', 'config-changes', 'imports', 'previews', 'releases', 'vendors'],
       apiReads: ['approvals', 'basics', 'health', 'outcomes'],
       apiAudit: ['audit', 'jobs'],
       apiPages: ['console', 'health', 'openapi'],

@@ -323,11 +323,11 @@ describe('IAM', () => {
     }
   });
 
-  it('only the release function, the api (order lookup), its reads (GET /vendors?checkGateway=true) and the webhooks (signature, order lookup) may read the gateway secret', () => {
+  it('only the release function, the api (order lookup, GET /vendors?checkGateway=true) and the webhooks (signature, order lookup) may read the gateway secret', () => {
     const secretId = logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } });
     for (const role of FUNCTION_ROLES) {
       const reads = statementsOf(role).some((s) => JSON.stringify(s.Resource).includes(secretId) && list(s.Action).includes('secretsmanager:GetSecretValue'));
-      expect([role, reads]).toEqual([role, role === 'release' || role === 'api' || role === 'apiReads' || role === 'webhooks']);
+      expect([role, reads]).toEqual([role, role === 'release' || role === 'api' || role === 'webhooks']);
     }
   });
 

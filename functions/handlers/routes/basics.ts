@@ -1,19 +1,17 @@
-/** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events, webhook. */
+/** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events (their changes: config-changes.ts). */
 import { listRejectedEvents, MAX_REJECTED_LIMIT, REJECTED_CURSOR_LIST } from '../../application/reads/list-rejected-events';
-import { getPolicy, policyHistory, putPolicy } from '../../application/config/manage-policies';
-import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
+import { getPolicy, policyHistory } from '../../application/config/manage-policies';
+import { getSettings, settingsHistory } from '../../application/config/manage-settings';
 import { predictSettlementAt } from '../../application/reads/predict-settlement';
 import { viewOrder } from '../../application/reads/show-order';
 import { ValidationError, instantBoundsIssue } from '../../domain/errors';
 import { parseEligibilityInput } from '../../domain/dates';
 import { SCHEDULE_OPTIONS, isScheduleOption } from '../../domain/schedule-options';
 import { json } from '../http';
-import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
+import { ID, instant, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';
 import { objectBody } from '../../application/body-schema';
 import { defineRoute } from '../schema/route-schema';
-import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
-import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import { HEALTH_ROUTE } from './health';
 import type { ApiRoute } from './route';
 
@@ -54,12 +52,6 @@ export const BASIC_ROUTES: ApiRoute[] = [
     handle: async (_r, deps) => json(200, await getSettings(await deps())),
   }),
   defineRoute({
-    method: 'PUT', path: '/settings', summary: 'Change settings (new version)',
-    body: SETTINGS_BODY,
-    responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
-    handle: async ({ body }, deps) => json(200, await updateSettings(await deps(), body)),
-  }),
-  defineRoute({
     method: 'GET', path: '/settings/history', summary: 'Every saved settings version, newest first',
     responses: responses({ 200: ok('Versions.', { type: 'object', properties: { versions: { type: 'array', items: ref('Settings') } } }) }),
     handle: async (_r, deps) => json(200, { versions: await settingsHistory(await deps()) }),
@@ -68,12 +60,6 @@ export const BASIC_ROUTES: ApiRoute[] = [
     method: 'GET', path: '/vendors/{vendorId}/policy', summary: "A vendor's policy", params: vendorId,
     responses: responses({ 200: ok('Policy (version 0: the default).', ref('Policy')) }, { 400: 'Bad vendor id.' }),
     handle: async ({ params }, deps) => json(200, await getPolicy(await deps(), params.vendorId)),
-  }),
-  defineRoute({
-    method: 'PUT', path: '/vendors/{vendorId}/policy', summary: "Change a vendor's policy (new version)", params: vendorId,
-    body: POLICY_BODY,
-    responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
-    handle: async ({ params, body }, deps) => json(200, await putPolicy(await deps(), params.vendorId, body)),
   }),
   defineRoute({
     method: 'GET', path: '/vendors/{vendorId}/policy/history', summary: 'Every policy version, newest first', params: vendorId,
