@@ -250,7 +250,13 @@ export function benchFunctionBundles() {
     const referenceBundle = { ...bundleReference(outdir), role: 'powertools-reference' as FunctionRole };
     const measured = measureInterleaved([referenceBundle, ...synthesized]);
     const reference = measured[0];
-    const bundles = measured.slice(1);
+    // Each function judged on its own against both goals (the API's several functions each, definitions/api-routing.ts).
+    const bundles = measured.slice(1).map((b) => ({
+      ...b,
+      gzipMeetsGoal: b.gzipBytes <= BUNDLE_GOAL_BYTES,
+      coldStartVsReference: Math.round((b.coldStartCpuMs / reference.coldStartCpuMs) * 100) / 100,
+      coldStartMeetsReference: b.coldStartCpuMs <= reference.coldStartCpuMs * 1.1,
+    }));
     // Judged on CPU time (a busy machine inflates wall time many times over), with a tenth of slack: two runs of one
     // bundle differ by that much. The cold start (import and first invocation) is the target; the import alone is shown.
     const slowestStart = Math.max(...bundles.map((b) => b.coldStartCpuMs));
@@ -276,9 +282,9 @@ export function functionBundlesLine(r: ReturnType<typeof benchFunctionBundles>):
   const kb = (n: number) => `${Math.round(n / 1024)} KB`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
   return `function bundles (goal ${kb(r.goalBytes)} gzipped each; cold start, import + first invocation, no slower than the Powertools reference's, CPU medians, a tenth of slack): `
-    + `${r.bundles.map((b) => `${b.role} ${kb(b.bytes)} raw / ${kb(b.gzipBytes)} gzipped (with source map ${kb(b.assetGzipBytes)}), import ${b.coldImportCpuMs} ms CPU (${b.coldImportMs} ms wall), cold start ${b.coldStartCpuMs} ms CPU (${b.coldStartMs} ms wall)`).join('; ')}`
+    + `${r.bundles.map((b) => `${b.role} ${kb(b.bytes)} raw / ${kb(b.gzipBytes)} gzipped (${b.gzipMeetsGoal ? 'within' : 'OVER'} the goal; with source map ${kb(b.assetGzipBytes)}), import ${b.coldImportCpuMs} ms CPU (${b.coldImportMs} ms wall), cold start ${b.coldStartCpuMs} ms CPU (${b.coldStartMs} ms wall) = ${b.coldStartVsReference}x the reference's, ${verdict(b.coldStartMeetsReference)}`).join('; ')}`
     + `; Powertools reference ${kb(r.reference.bytes)} raw / ${kb(r.reference.gzipBytes)} gzipped, import ${r.reference.coldImportCpuMs} ms CPU (${r.reference.coldImportMs} ms wall), cold start ${r.reference.coldStartCpuMs} ms CPU (${r.reference.coldStartMs} ms wall)`
     + ` — size: largest ${kb(Math.max(...r.bundles.map((b) => b.gzipBytes)))} gzipped, goal ${verdict(r.gzipMeetsGoal)}${r.gzipMeetsGoal ? '' : ` (over: ${r.bundles.filter((b) => b.gzipBytes > r.goalBytes).map((b) => b.role).join(', ')})`}`
-    + `; cold start: slowest ${r.slowestColdStartMs} ms CPU = ${r.coldStartVsReference}x the reference's, ${verdict(r.coldStartMeetsReference)}`
+    + `; cold start: slowest ${r.slowestColdStartMs} ms CPU = ${r.coldStartVsReference}x the reference's, ${verdict(r.coldStartMeetsReference)}${r.coldStartMeetsReference ? '' : ` (slower: ${r.bundles.filter((b) => !b.coldStartMeetsReference).map((b) => b.role).join(', ')})`}`
     + ` (import alone: ${r.importVsReference}x, ${verdict(r.importMeetsReference)})`;
 }
