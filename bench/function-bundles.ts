@@ -124,7 +124,8 @@ const FIRST_EVENTS: Record<FunctionRole | 'powertools-reference', unknown> = {
   // The API's functions (definitions/api-routing.ts), each with a route of its own that reaches its first AWS call.
   api: apiEvent('POST', '/vendors/cold-v1/hold', '{"actor":"bench@example.com","reason":"cold start"}'),
   apiReads: apiEvent('GET', '/settings'),
-  apiAudit: apiEvent('GET', '/jobs'),
+  apiJobs: apiEvent('GET', '/jobs'),
+  apiAudit: apiEvent('GET', '/audit/checkpoints'),
   // The pages read nothing: the console's clock is its first answer.
   apiPages: apiEvent('GET', '/console/clock'),
   webhooks: {

@@ -9,6 +9,7 @@ import { composeDependencies, type AwsAdapters, type BuildOptions } from './comp
 import { adapters as changes } from './composition/api';
 import { adapters as reads } from './composition/api-reads';
 import { adapters as audit } from './composition/api-audit';
+import { adapters as jobs } from './composition/api-jobs';
 import { exportBucket } from './composition/services/s3';
 import { gatewaySends } from './composition/services/gateway';
 import type { RuntimeConfig } from './composition/runtime-config';
@@ -17,7 +18,7 @@ export { RUNTIME_ENV, RuntimeConfigError, readRuntimeConfig, type RuntimeConfig 
 export { containerRatePerMinute, systemClock, type ClientHook } from './composition/compose';
 
 /** Every adapter: the API's functions' together, and the export bucket and the gateway's PUT (the jobs', the release's). */
-const everyAdapter: AwsAdapters = { ...changes, ...reads, ...audit, exportBucket, gatewaySends };
+const everyAdapter: AwsAdapters = { ...changes, ...reads, ...jobs, ...audit, exportBucket, gatewaySends };
 
 /** Builds every adapter once, with one SDK client per service. */
 export function buildDependencies(config: RuntimeConfig, overrides: BuildOptions = {}): Dependencies {

@@ -31,7 +31,7 @@ import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'apiReads', 'apiAudit', 'apiPages'] as const;
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'] as const;
 export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | ApiFunction | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
@@ -45,7 +45,7 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
   orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
   // The API's 20, shared by its functions (definitions/api-routing.ts): reads the most, the pages the least.
-  api: 6, apiReads: 8, apiAudit: 4, apiPages: 2,
+  api: 6, apiReads: 8, apiJobs: 2, apiAudit: 2, apiPages: 2,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
@@ -132,8 +132,14 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     config: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     rejected: ['dynamodb:GetItem', 'dynamodb:Query'],
   },
-  // Jobs, exports and the audit log: a job started (config PutItem, UpdateItem when the queue refuses its first step)
-  // and audited; verification and export read the whole log, a proof the stream's signed head and its checkpoint.
+  // Jobs and exports: a job started or cancelled (config PutItem, UpdateItem; also when the queue refuses its first
+  // step); an export's filters read as GET /outcomes reads them.
+  apiJobs: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  },
+  // The audit log: verification and export read the whole log, a proof the stream's signed head and its checkpoint;
+  // a verification too large for one answer is a job (config PutItem, UpdateItem), audited.
   apiAudit: {
     orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
@@ -262,9 +268,16 @@ export class HoldbackStack extends Stack {
         failuresGoTo: API_FAILURES_GO_TO,
         ...reserved('apiReads'),
       }),
+      apiJobs: new HoldbackFunction(this, 'ApiJobsFunction', {
+        handlerFile: 'api-jobs',
+        description: 'Holdback API (IAM-authorised): jobs and exports',
+        timeout: Duration.seconds(29),
+        failuresGoTo: API_FAILURES_GO_TO,
+        ...reserved('apiJobs'),
+      }),
       apiAudit: new HoldbackFunction(this, 'ApiAuditFunction', {
         handlerFile: 'api-audit',
-        description: 'Holdback API (IAM-authorised): jobs, exports and the audit log',
+        description: 'Holdback API (IAM-authorised): the audit log',
         timeout: Duration.seconds(29),
         failuresGoTo: API_FAILURES_GO_TO,
         ...reserved('apiAudit'),
@@ -317,7 +330,7 @@ export class HoldbackStack extends Stack {
       // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
       // The API's reads and its jobs, exports and audit log neither schedule nor enqueue releases (their compositions
       // load no Scheduler client; the audit's SQS client sends job steps only) nor ask the gateway.
-      const apiOther = name === 'apiReads' || name === 'apiAudit';
+      const apiOther = name === 'apiReads' || name === 'apiJobs' || name === 'apiAudit';
       fn.bindReleaseScheduling(this.scheduling, name === 'sweep' || apiOther ? 'none' : 'plan')
         .bindReleaseQueue(this.releaseQueue.queue, !apiOther)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
@@ -338,9 +351,9 @@ export class HoldbackStack extends Stack {
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
-    // Jobs: the api and apiAudit start them (and the jobs function continues them) on the job queue; the jobs function writes the
+    // Jobs: the api, apiJobs and apiAudit start them (and the jobs function continues them) on the job queue; the jobs function writes the
     // export files and signs their links (its role reads the objects, so the links work).
-    for (const role of ['api', 'apiAudit', 'jobs'] as const) {
+    for (const role of ['api', 'apiJobs', 'apiAudit', 'jobs'] as const) {
       this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
       this.jobQueue.queue.grantSendMessages(this.functions[role].function);
     }
@@ -367,7 +380,7 @@ export class HoldbackStack extends Stack {
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
     this.api = new HoldbackApi(this, 'Api', {
-      handlers: { api: this.functions.api, apiReads: this.functions.apiReads, apiAudit: this.functions.apiAudit, apiPages: this.functions.apiPages, webhooks: this.functions.webhooks },
+      handlers: { api: this.functions.api, apiReads: this.functions.apiReads, apiJobs: this.functions.apiJobs, apiAudit: this.functions.apiAudit, apiPages: this.functions.apiPages, webhooks: this.functions.webhooks },
     });
     this.webhooks = new GatewayWebhooks(this, 'GatewayWebhooks', { handler: this.functions.webhooks });
     this.access = new AccessPolicies(this, 'Access', { httpApi: this.api.httpApi, bus, orderEventSource });

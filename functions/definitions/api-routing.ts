@@ -15,11 +15,12 @@ export type Audience = 'read' | 'finance' | 'approve' | 'audit' | 'gateway';
 /**
  * The API's functions, each bundling only its routes' code and clients (README "Cold starts"): `api` the changes
  * (settings, policies, previews, holds, releases, imports, four-eyes decisions: Scheduler, SQS, the gateway's reads,
- * and so also the vendor list, which may ask the gateway); `apiReads` the other reads (DynamoDB alone); `apiAudit` jobs, exports and the audit log (S3,
- * KMS, SQS); `apiPages` the console, the OpenAPI document (built at synth time) and every request no route matches
- * (404 or 405, from this table). The gateway's signed webhook is the webhooks function's, on the API as on its URL.
+ * and so also the vendor list, which may ask the gateway); `apiReads` the other reads (DynamoDB alone); `apiJobs` jobs
+ * and exports (SQS); `apiAudit` the audit log (S3, KMS, and SQS for a verification job); `apiPages` the console, the
+ * OpenAPI document (built at synth time) and every request no route matches (404 or 405, from this table). The
+ * gateway's signed webhook is the webhooks function's, on the API as on its URL.
  */
-export const API_FUNCTIONS = ['api', 'apiReads', 'apiAudit', 'apiPages'] as const;
+export const API_FUNCTIONS = ['api', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'] as const;
 export type ApiFunction = (typeof API_FUNCTIONS)[number];
 /** What serves a route: one of the API's functions, or the webhooks function (the gateway's webhook route). */
 export type RouteServer = ApiFunction | 'webhooks';
@@ -53,13 +54,13 @@ export const API_ROUTE_TABLE: readonly RouteEntry[] = [
   { method: 'GET', path: '/reports/prediction-accuracy', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/rejected-events', audience: 'read', serves: 'apiReads' },
   { method: 'POST', path: '/predictions', audience: 'read', serves: 'apiReads' },
-  { method: 'GET', path: '/jobs', audience: 'read', serves: 'apiAudit' },
-  { method: 'GET', path: '/jobs/{jobId}', audience: 'read', serves: 'apiAudit' },
+  { method: 'GET', path: '/jobs', audience: 'read', serves: 'apiJobs' },
+  { method: 'GET', path: '/jobs/{jobId}', audience: 'read', serves: 'apiJobs' },
   // Exports are reads of any size: finance and auditors alike (what they hold is what GET /outcomes and /audit/export show).
-  { method: 'POST', path: '/exports', audience: 'read', serves: 'apiAudit' },
-  { method: 'GET', path: '/exports/{file}', audience: 'read', serves: 'apiAudit' },
+  { method: 'POST', path: '/exports', audience: 'read', serves: 'apiJobs' },
+  { method: 'GET', path: '/exports/{file}', audience: 'read', serves: 'apiJobs' },
   // Stopping bulk work in progress is a change (a hold's or an apply's job stops half-way): finance only.
-  { method: 'POST', path: '/jobs/{jobId}/cancel', audience: 'finance', serves: 'apiAudit' },
+  { method: 'POST', path: '/jobs/{jobId}/cancel', audience: 'finance', serves: 'apiJobs' },
   { method: 'PUT', path: '/settings', audience: 'finance', serves: 'api' },
   { method: 'POST', path: '/settings/preview', audience: 'finance', serves: 'api' },
   { method: 'PUT', path: '/vendors/{vendorId}/policy', audience: 'finance', serves: 'api' },

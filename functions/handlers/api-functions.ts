@@ -12,6 +12,7 @@ import { makeRouteHandler } from './api-router';
 import { API_ROUTES } from './api';
 import { API_READ_ROUTES } from './api-reads';
 import { API_AUDIT_ROUTES } from './api-audit';
+import { API_JOB_ROUTES } from './api-jobs';
 import { pagesRoutes } from './api-pages';
 import { makeWebhookHandler } from './webhooks';
 import { OPENAPI_DOCUMENT, ROUTES } from './routes';
@@ -25,6 +26,7 @@ export function makeApiHandler(getDeps: DependencySource, metrics?: HandlerMetri
   const handlers: Record<RouteServer, ApiHandler> = {
     api: makeRouteHandler(API_ROUTES, getDeps, metrics),
     apiReads: makeRouteHandler(API_READ_ROUTES, getDeps, metrics),
+    apiJobs: makeRouteHandler(API_JOB_ROUTES, getDeps, metrics),
     apiAudit: makeRouteHandler(API_AUDIT_ROUTES, getDeps, metrics),
     apiPages: makeRouteHandler(pagesRoutes(() => OPENAPI_DOCUMENT), getDeps, metrics),
     webhooks: makeWebhookHandler(getDeps, metrics),

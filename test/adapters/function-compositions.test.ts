@@ -55,15 +55,16 @@ const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: bo
   webhooks: { scheduler: true, publisher: true, queues: false, s3: false, archive: false, kms: false, secrets: true },
   jobs: { scheduler: true, publisher: false, queues: true, s3: true, archive: true, kms: true, secrets: false },
   // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
-  // read; jobs, exports and the audit log enqueue job steps and read the archive and the key. None
+  // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job). None
   // writes export files (the jobs function does, and signs their links).
   api: { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: true },
   'api-reads': { scheduler: false, publisher: false, queues: false, s3: false, archive: false, kms: false, secrets: false },
+  'api-jobs': { scheduler: false, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: false },
   'api-audit': { scheduler: false, publisher: false, queues: true, s3: false, archive: true, kms: true, secrets: false },
 };
 
 it('a function builds a publisher exactly where its role may put events on the bus', () => {
-  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', api: 'api', 'api-reads': 'api', 'api-audit': 'api' };
+  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', api: 'api', 'api-reads': 'api', 'api-jobs': 'api', 'api-audit': 'api' };
   for (const [name, needs] of Object.entries(NEEDS)) {
     const emits = EMITTED_EVENTS[roleOf[name]];
     expect([name, needs.publisher]).toEqual([name, emits.holdback.length + emits.order.length > 0]);
@@ -99,7 +100,7 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
 /**
  * Beyond the SDK clients, what each function's use cases reach: the gateway's reads (every function but order-events),
  * its eligibility PUT (the release function alone sends), the stored work of the API and the jobs (previews,
- * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api-audit, jobs) and the
+ * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api-jobs, jobs) and the
  * audit key file (sweep, jobs, api-audit). A function without one carries none of its code (npx tsx bench/run.ts bundles).
  */
 const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exportFolder: boolean; keyFile: boolean }> = {
@@ -110,7 +111,8 @@ const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exp
   jobs: { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
   api: { reads: true, sends: false, work: true, exportFolder: false, keyFile: false },
   'api-reads': { reads: false, sends: false, work: true, exportFolder: false, keyFile: false },
-  'api-audit': { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
+  'api-jobs': { reads: false, sends: false, work: true, exportFolder: true, keyFile: false },
+  'api-audit': { reads: false, sends: false, work: true, exportFolder: false, keyFile: true },
 };
 
 describe.each(Object.entries(PARTS))('the %s function (the embedded default\'s configuration)', (name, parts) => {

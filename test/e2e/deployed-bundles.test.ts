@@ -156,9 +156,11 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
     jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-s3', 'client-kms'],
     // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
-    // read; jobs, exports and the audit log enqueue job steps, read the archive and the key; the pages load no client.
+    // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job); the
+    // pages load no client.
     api: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-secrets-manager'],
     apiReads: ['client-dynamodb'],
+    apiJobs: ['client-dynamodb', 'client-sqs'],
     apiAudit: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
     apiPages: [],
   };
@@ -198,7 +200,8 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     const ROUTE_FILES: Record<(typeof API_FUNCTIONS)[number], string[]> = {
       api: ['approval-decisions', 'approvals', 'config-changes', 'imports', 'previews', 'releases', 'vendors'],
       apiReads: ['approvals', 'basics', 'health', 'outcomes'],
-      apiAudit: ['audit', 'jobs'],
+      apiJobs: ['jobs'],
+      apiAudit: ['audit'],
       apiPages: ['console', 'health', 'openapi'],
     };
     const NOWHERE = ['functions/handlers/routes/index.ts', 'functions/handlers/schema/openapi-document.ts', 'functions/handlers/api-functions.ts'];

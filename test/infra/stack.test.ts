@@ -313,9 +313,9 @@ describe('IAM', () => {
     }
   });
 
-  it('every function but the webhooks, the sweep and the API\'s reads, audit and pages may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the others (which only enqueue or read) nothing', () => {
+  it('every function but the webhooks, the sweep and the API\'s reads, jobs, audit and pages may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the others (which only enqueue or read) nothing', () => {
     const creates = ['iam:PassRole', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
-    const none = ['sweep', 'apiReads', 'apiAudit', 'apiPages'];
+    const none = ['sweep', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'];
     const expected = (role: string) => (role === 'webhooks' ? ['scheduler:DeleteSchedule'] : none.includes(role) ? [] : creates);
     for (const role of FUNCTION_ROLES) {
       const actions = statementsOf(role).flatMap((s) => list(s.Action)).filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'));
@@ -466,7 +466,7 @@ describe('context', () => {
     expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
       .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
-      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, apiReads, apiAudit, apiPages$/);
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, apiReads, apiJobs, apiAudit, apiPages$/);
   });
 
   it("keeps the due index's projection of a stack deployed while it was ALL (DynamoDB cannot change it in place); keys only by default", () => {
@@ -608,11 +608,11 @@ describe('audit checkpoint key', () => {
       const env = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
       // The webhooks only append: they neither verify nor serve the key, so the open URL's role cannot even read it; of
       // the API's functions only apiAudit serves the audit log.
-      const keyId = role === 'webhooks' || ['api', 'apiReads', 'apiPages'].includes(role) ? undefined : getAtt(stack.auditKey.key);
+      const keyId = role === 'webhooks' || ['api', 'apiReads', 'apiJobs', 'apiPages'].includes(role) ? undefined : getAtt(stack.auditKey.key);
       expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, keyId]);
     }
     const readers = policy.filter((s) => list(s.Action).includes('kms:GetPublicKey')).flatMap((s) => list((s as Json).Principal.AWS));
-    for (const role of ['webhooks', 'api', 'apiReads', 'apiPages'] as const) expect(readers).not.toContainEqual(getAtt(stack.functions[role].role));
+    for (const role of ['webhooks', 'api', 'apiReads', 'apiJobs', 'apiPages'] as const) expect(readers).not.toContainEqual(getAtt(stack.functions[role].role));
     expect(readers).toContainEqual(getAtt(stack.functions.apiAudit.role));
   });
 });

@@ -9,6 +9,7 @@ import { ROUTES } from '../../functions/handlers/routes';
 import { API_ROUTES } from '../../functions/handlers/api';
 import { API_READ_ROUTES } from '../../functions/handlers/api-reads';
 import { API_AUDIT_ROUTES } from '../../functions/handlers/api-audit';
+import { API_JOB_ROUTES } from '../../functions/handlers/api-jobs';
 import { pagesRoutes } from '../../functions/handlers/api-pages';
 import { makeRouteHandler, routesOf } from '../../functions/handlers/api-router';
 import { makeApiHandler } from '../../functions/handlers/api-functions';
@@ -22,7 +23,7 @@ const concrete = (path: string) => path.replace(/\{([^}]+)\}/g, (_m, name: strin
 
 /** What each function's handler is built with (the webhooks function's one route is the gateway's webhook). */
 const SERVED = {
-  api: API_ROUTES, apiReads: API_READ_ROUTES, apiAudit: API_AUDIT_ROUTES, apiPages: pagesRoutes(() => ({})), webhooks: [GATEWAY_WEBHOOK_ROUTE],
+  api: API_ROUTES, apiReads: API_READ_ROUTES, apiJobs: API_JOB_ROUTES, apiAudit: API_AUDIT_ROUTES, apiPages: pagesRoutes(() => ({})), webhooks: [GATEWAY_WEBHOOK_ROUTE],
 };
 
 test('every route of the API has exactly one row in the route table, naming one function; no row names a route that does not exist', () => {
