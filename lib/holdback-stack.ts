@@ -18,7 +18,7 @@ import { EventIntake } from './event-intake';
 import { GatewayCredentials } from './gateway-credentials';
 import { GatewayWebhooks } from './gateway-webhooks';
 import { HoldbackApi } from './holdback-api';
-import { HoldbackFunction, type TableActions } from './holdback-function';
+import { HoldbackFunction, type HandlerFile, type TableActions } from './holdback-function';
 import { AuditArchive } from './audit-archive';
 import { AuditKey } from './audit-key';
 import { HoldbackTable, LEGACY_INDEXES, STACK_TABLES, type StackTableName } from './holdback-table';
@@ -87,9 +87,6 @@ export interface HoldbackStackProps extends StackProps {
   /** ARNs of audit keys that signed before the current one (kept, never deleted): still listed and verifiable. */
   readonly auditPreviousKeyArns?: string[];
 }
-
-/** Where an API function's failures go. */
-const API_FAILURES_GO_TO = 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)';
 
 /** The api function's whole wait for a new scheduler role (its timeout is 29 s, API Gateway's 30). */
 const API_ROLE_PROPAGATION_WAIT_MS = 12_000;
@@ -220,6 +217,15 @@ export class HoldbackStack extends Stack {
     }
     const reserved = (role: FunctionRole) => (budget ? { reservedConcurrentExecutions: budget[role] } : {});
 
+    /** One of the HTTP API's functions: API Gateway answers 503 after 30 s whatever it does, and invokes it synchronously. */
+    const apiFunction = (role: ApiFunction, id: string, handlerFile: HandlerFile, serves: string, more: { withPages?: boolean } = {}) => new HoldbackFunction(this, id, {
+      handlerFile,
+      description: `Holdback API (IAM-authorised): ${serves}`,
+      timeout: Duration.seconds(29),
+      failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
+      ...reserved(role),
+      ...more,
+    });
     this.functions = {
       orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
         // Per-order volume: traced only when the caller sampled (X-Ray's active sampling would cost $14 a million orders, see
@@ -253,43 +259,12 @@ export class HoldbackStack extends Stack {
         ...reserved('sweep'),
       }),
       // The HTTP API's functions (definitions/api-routing.ts says which serves each route), each with its routes' code
-      // and clients only. API Gateway answers 503 after 30 s whatever a function does.
-      api: new HoldbackFunction(this, 'ApiFunction', {
-        handlerFile: 'api',
-        description: 'Holdback API (IAM-authorised): settings, policies, previews, holds, releases, imports, approvals',
-        timeout: Duration.seconds(29),
-        failuresGoTo: API_FAILURES_GO_TO,
-        ...reserved('api'),
-      }),
-      apiReads: new HoldbackFunction(this, 'ApiReadsFunction', {
-        handlerFile: 'api-reads',
-        description: 'Holdback API (IAM-authorised): settings, policies, orders, outcomes, forecasts, approvals read',
-        timeout: Duration.seconds(29),
-        failuresGoTo: API_FAILURES_GO_TO,
-        ...reserved('apiReads'),
-      }),
-      apiJobs: new HoldbackFunction(this, 'ApiJobsFunction', {
-        handlerFile: 'api-jobs',
-        description: 'Holdback API (IAM-authorised): jobs and exports',
-        timeout: Duration.seconds(29),
-        failuresGoTo: API_FAILURES_GO_TO,
-        ...reserved('apiJobs'),
-      }),
-      apiAudit: new HoldbackFunction(this, 'ApiAuditFunction', {
-        handlerFile: 'api-audit',
-        description: 'Holdback API (IAM-authorised): the audit log',
-        timeout: Duration.seconds(29),
-        failuresGoTo: API_FAILURES_GO_TO,
-        ...reserved('apiAudit'),
-      }),
-      apiPages: new HoldbackFunction(this, 'ApiPagesFunction', {
-        handlerFile: 'api-pages',
-        description: 'Holdback API (IAM-authorised): the console, the OpenAPI document, and 404 or 405 for unrouted requests',
-        timeout: Duration.seconds(29),
-        failuresGoTo: API_FAILURES_GO_TO,
-        ...reserved('apiPages'),
-        withPages: true,
-      }),
+      // and clients only.
+      api: apiFunction('api', 'ApiFunction', 'api', 'settings, policies, previews, holds, releases, imports, approvals, vendors'),
+      apiReads: apiFunction('apiReads', 'ApiReadsFunction', 'api-reads', 'settings, policies, orders, outcomes, forecasts, approvals read'),
+      apiJobs: apiFunction('apiJobs', 'ApiJobsFunction', 'api-jobs', 'jobs and exports'),
+      apiAudit: apiFunction('apiAudit', 'ApiAuditFunction', 'api-audit', 'the audit log'),
+      apiPages: apiFunction('apiPages', 'ApiPagesFunction', 'api-pages', 'the console, the OpenAPI document, and 404 or 405 for unrouted requests', { withPages: true }),
       jobs: new HoldbackFunction(this, 'JobsFunction', {
         handlerFile: 'jobs',
         description: 'Holdback: steps of bulk changes (hold, unhold, a policy applied to open orders) and exports, from the job queue',
