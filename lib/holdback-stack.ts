@@ -44,8 +44,9 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
  */
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
   orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
-  // The API's 20, shared by its functions (definitions/api-routing.ts): reads the most, the pages the least.
-  api: 6, apiReads: 8, apiJobs: 2, apiAudit: 2, apiPages: 2,
+  // The API's 20, shared by its functions (definitions/api-routing.ts): the reads most; the pages as many as the
+  // changes, since a browser opening the console asks for the page, its script, its stylesheet and the clock at once.
+  api: 5, apiReads: 6, apiJobs: 2, apiAudit: 2, apiPages: 5,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
