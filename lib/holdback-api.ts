@@ -35,7 +35,7 @@ export interface HoldbackApiProps {
 }
 
 /**
- * Requests per second (steady, burst) for the whole API; the api function's reserved concurrency keeps a burst from
+ * Requests per second (steady, burst) for the whole API; the API functions' reserved concurrency keeps a burst from
  * starving order events and the sweep.
  */
 export const API_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
