@@ -101,6 +101,15 @@ function median(values: number[]): number {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+/** An HTTP API request (payload 2.0) as API Gateway hands it to a route's function. */
+function apiEvent(method: string, path: string, body?: string) {
+  return {
+    version: '2.0', routeKey: `${method} ${path}`, rawPath: path, rawQueryString: '', headers: { host: 'api.example.com', ...(body ? { 'content-type': 'application/json' } : {}) }, isBase64Encoded: false,
+    ...(body ? { body } : {}),
+    requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'bench' }, requestId: 'cold-start', routeKey: `${method} ${path}`, stage: '$default', timeEpoch: 0 },
+  };
+}
+
 /**
  * The first event of each function, as its trigger delivers it: enough to build its dependencies and reach its first
  * AWS call. The reference takes `{id}`.
@@ -112,10 +121,13 @@ const FIRST_EVENTS: Record<FunctionRole | 'powertools-reference', unknown> = {
   },
   release: { orderId: 'cold-start-1', vendorId: 'cold-v1', releaseKey: 'cold-start-1-cold-v1-1' },
   sweep: { id: 'cold-start-1', 'detail-type': 'Scheduled Event', source: 'aws.events', time: '2026-11-26T10:00:00Z', detail: {} },
-  api: {
-    version: '2.0', routeKey: '$default', rawPath: '/settings', rawQueryString: '', headers: { host: 'api.example.com' }, isBase64Encoded: false,
-    requestContext: { http: { method: 'GET', path: '/settings', protocol: 'HTTP/1.1', sourceIp: '203.0.113.1', userAgent: 'bench' }, requestId: 'cold-start', routeKey: '$default', stage: '$default', timeEpoch: 0 },
-  },
+  // The API's functions (definitions/api-routing.ts), each with a route of its own that reaches its first AWS call.
+  api: apiEvent('POST', '/vendors/cold-v1/hold', '{"actor":"bench@example.com","reason":"cold start"}'),
+  apiReads: apiEvent('GET', '/settings'),
+  apiJobs: apiEvent('GET', '/jobs'),
+  apiAudit: apiEvent('GET', '/audit/checkpoints'),
+  // The pages read nothing: the console's clock is its first answer.
+  apiPages: apiEvent('GET', '/console/clock'),
   webhooks: {
     version: '2.0', routeKey: '$default', rawPath: '/webhooks/gateway', rawQueryString: '', isBase64Encoded: false,
     headers: { host: 'hooks.example.com', 'content-type': 'application/json', 'x-webhook-timestamp': '0', 'x-webhook-signature': 'x' },
@@ -242,7 +254,13 @@ export function benchFunctionBundles() {
     const referenceBundle = { ...bundleReference(outdir), role: 'powertools-reference' as FunctionRole };
     const measured = measureInterleaved([referenceBundle, ...synthesized]);
     const reference = measured[0];
-    const bundles = measured.slice(1);
+    // Each function judged on its own against both goals (the API's several functions each, definitions/api-routing.ts).
+    const bundles = measured.slice(1).map((b) => ({
+      ...b,
+      gzipMeetsGoal: b.gzipBytes <= BUNDLE_GOAL_BYTES,
+      coldStartVsReference: Math.round((b.coldStartCpuMs / reference.coldStartCpuMs) * 100) / 100,
+      coldStartMeetsReference: b.coldStartCpuMs <= reference.coldStartCpuMs * 1.1,
+    }));
     // Judged on CPU time (a busy machine inflates wall time many times over), with a tenth of slack: two runs of one
     // bundle differ by that much. The cold start (import and first invocation) is the target; the import alone is shown.
     const slowestStart = Math.max(...bundles.map((b) => b.coldStartCpuMs));
@@ -268,9 +286,9 @@ export function functionBundlesLine(r: ReturnType<typeof benchFunctionBundles>):
   const kb = (n: number) => `${Math.round(n / 1024)} KB`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
   return `function bundles (goal ${kb(r.goalBytes)} gzipped each; cold start, import + first invocation, no slower than the Powertools reference's, CPU medians, a tenth of slack): `
-    + `${r.bundles.map((b) => `${b.role} ${kb(b.bytes)} raw / ${kb(b.gzipBytes)} gzipped (with source map ${kb(b.assetGzipBytes)}), import ${b.coldImportCpuMs} ms CPU (${b.coldImportMs} ms wall), cold start ${b.coldStartCpuMs} ms CPU (${b.coldStartMs} ms wall)`).join('; ')}`
+    + `${r.bundles.map((b) => `${b.role} ${kb(b.bytes)} raw / ${kb(b.gzipBytes)} gzipped (${b.gzipMeetsGoal ? 'within' : 'OVER'} the goal; with source map ${kb(b.assetGzipBytes)}), import ${b.coldImportCpuMs} ms CPU (${b.coldImportMs} ms wall), cold start ${b.coldStartCpuMs} ms CPU (${b.coldStartMs} ms wall) = ${b.coldStartVsReference}x the reference's, ${verdict(b.coldStartMeetsReference)}`).join('; ')}`
     + `; Powertools reference ${kb(r.reference.bytes)} raw / ${kb(r.reference.gzipBytes)} gzipped, import ${r.reference.coldImportCpuMs} ms CPU (${r.reference.coldImportMs} ms wall), cold start ${r.reference.coldStartCpuMs} ms CPU (${r.reference.coldStartMs} ms wall)`
     + ` — size: largest ${kb(Math.max(...r.bundles.map((b) => b.gzipBytes)))} gzipped, goal ${verdict(r.gzipMeetsGoal)}${r.gzipMeetsGoal ? '' : ` (over: ${r.bundles.filter((b) => b.gzipBytes > r.goalBytes).map((b) => b.role).join(', ')})`}`
-    + `; cold start: slowest ${r.slowestColdStartMs} ms CPU = ${r.coldStartVsReference}x the reference's, ${verdict(r.coldStartMeetsReference)}`
+    + `; cold start: slowest ${r.slowestColdStartMs} ms CPU = ${r.coldStartVsReference}x the reference's, ${verdict(r.coldStartMeetsReference)}${r.coldStartMeetsReference ? '' : ` (slower: ${r.bundles.filter((b) => !b.coldStartMeetsReference).map((b) => b.role).join(', ')})`}`
     + ` (import alone: ${r.importVsReference}x, ${verdict(r.importMeetsReference)})`;
 }

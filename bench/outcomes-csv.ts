@@ -14,7 +14,7 @@ import { DynamoSettingsRepository } from '../functions/adapters/dynamodb/setting
 import { createTableInputs, DEFAULT_TABLE_NAMES } from '../functions/definitions/tables';
 import type { Dependencies } from '../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../functions/domain/types';
-import { makeApiHandler } from '../functions/handlers/api';
+import { makeApiHandler } from '../functions/handlers/api-functions';
 import { createApiServer } from '../local/api-server';
 import { LocalDynamo } from '../local/edge/dynamodb';
 import { lambdaContext } from '../local/lambda/lambda-context';

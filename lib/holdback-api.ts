@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HoldbackFunction } from './holdback-function';
 import { stackScopedName } from './stack-scoped-name';
+import { API_ROUTE_TABLE, UNROUTED_FUNCTION, type RouteServer } from '../functions/definitions/api-routing';
 
 /**
  * HTTP API context variables only (the REST API's standard format names some an HTTP API lacks); the caller's ARN
@@ -26,12 +27,15 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify({
 }));
 
 export interface HoldbackApiProps {
-  /** The api function: it routes every path itself (functions/handlers/api.ts) and answers unknown ones with 404. */
-  readonly handler: HoldbackFunction;
+  /**
+   * The function that serves each route of the route table (functions/definitions/api-routing.ts): the API's own and
+   * the webhooks function (the gateway's webhook route, IAM-authorised here like every other).
+   */
+  readonly handlers: Record<RouteServer, HoldbackFunction>;
 }
 
 /**
- * Requests per second (steady, burst) for the whole API; the api function's reserved concurrency keeps a burst from
+ * Requests per second (steady, burst) for the whole API; the API functions' reserved concurrency keeps a burst from
  * starving order events and the sweep.
  */
 export const API_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
@@ -41,7 +45,15 @@ export class HoldbackApi extends Construct {
 
   constructor(scope: Construct, id: string, props: HoldbackApiProps) {
     super(scope, id);
-    const integration = new HttpLambdaIntegration('Handler', props.handler.function);
+    const integrations = new Map<RouteServer, HttpLambdaIntegration>();
+    const integrationOf = (server: RouteServer) => {
+      let integration = integrations.get(server);
+      if (!integration) {
+        integration = new HttpLambdaIntegration(`Handler-${server}`, props.handlers[server].function);
+        integrations.set(server, integration);
+      }
+      return integration;
+    };
     // The default authorizer applies to every route added later, so a new route is IAM-authorised unless it opts out;
     // none does: the gateway's webhooks, which cannot be SigV4-signed, reach the webhooks function's URL instead.
     this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
@@ -63,8 +75,12 @@ export class HoldbackApi extends Construct {
         format: ACCESS_LOG_FORMAT,
       },
     });
-    // One greedy route: the function's router owns the paths, so new API routes need no infrastructure change.
-    this.httpApi.addRoutes({ path: '/{proxy+}', methods: [apigw.HttpMethod.ANY], integration });
+    // Each route of the table to the function that serves it, and a greedy catch-all to the pages function, which
+    // answers 404 (no route) or 405 (not with this method) from the same table.
+    for (const route of API_ROUTE_TABLE) {
+      this.httpApi.addRoutes({ path: route.path, methods: [route.method as apigw.HttpMethod], integration: integrationOf(route.serves) });
+    }
+    this.httpApi.addRoutes({ path: '/{proxy+}', methods: [apigw.HttpMethod.ANY], integration: integrationOf(UNROUTED_FUNCTION) });
   }
 
   get url(): string {

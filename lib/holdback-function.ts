@@ -15,9 +15,10 @@ import type { GatewayCredentials } from './gateway-credentials';
 import type { HoldbackTable } from './holdback-table';
 import type { ReleaseScheduling } from './release-scheduling';
 import { BUILT_CONSOLE_DIR } from '../functions/definitions/console-build';
+import { BUILT_OPENAPI_FILE } from '../functions/definitions/openapi-build';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
-export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'api-reads' | 'api-jobs' | 'api-audit' | 'api-pages' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
 
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');
@@ -58,21 +59,28 @@ export interface HoldbackFunctionProps {
   readonly tracing?: 'active' | 'passThrough';
   /** Lambda's own retries of a failed asynchronous invocation. @default 2 (Lambda's default) */
   readonly asyncRetryAttempts?: number;
-  /** Builds the web console into the function's code, next to its index.js (the API function serves GET /console). */
-  readonly withConsole?: boolean;
+  /**
+   * Builds the web console and the OpenAPI document into the function's code, next to its index.js (the pages function
+   * serves GET /console and GET /openapi.json without carrying a bundler or every route's code).
+   */
+  readonly withPages?: boolean;
 }
 
 /** The DynamoDB actions a function's code uses on a table; empty: none (the function still gets the table's name). */
 export type TableActions = readonly `dynamodb:${'GetItem' | 'PutItem' | 'Query' | 'BatchGetItem' | 'DeleteItem' | 'UpdateItem' | 'Scan'}`[];
 
-/** After bundling, the console is built at deploy time into the asset (Lambda has no bundler to build it at run time). */
-const consoleBuild: nodejs.ICommandHooks = {
+/**
+ * After bundling, the console and the OpenAPI document (bin/build-openapi.ts, from every route's schema) are built at
+ * deploy time into the asset: Lambda has no bundler to build the console at run time, and the document's routes are
+ * other functions' code.
+ */
+const pagesBuild: nodejs.ICommandHooks = {
   beforeBundling: () => [],
   beforeInstall: () => [],
   afterBundling: (inputDir: string, outputDir: string) => [
-    [process.execPath, path.join(inputDir, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(inputDir, 'bin', 'build-console.ts'), path.join(outputDir, BUILT_CONSOLE_DIR)]
-      .map((part) => JSON.stringify(part)).join(' '),
-  ],
+    [process.execPath, path.join(inputDir, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(inputDir, 'bin', 'build-console.ts'), path.join(outputDir, BUILT_CONSOLE_DIR)],
+    [process.execPath, path.join(inputDir, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(inputDir, 'bin', 'build-openapi.ts'), path.join(outputDir, BUILT_OPENAPI_FILE)],
+  ].map((command) => command.map((part) => JSON.stringify(part)).join(' ')),
 };
 
 /**
@@ -144,7 +152,7 @@ export class HoldbackFunction extends Construct {
         externalModules: [],
         // ES modules first: esbuild can then drop what a handler never calls (a fifth smaller bundle, measured by the bench).
         mainFields: ['module', 'main'],
-        ...(props.withConsole ? { commandHooks: consoleBuild } : {}),
+        ...(props.withPages ? { commandHooks: pagesBuild } : {}),
         // Each handler builds only its own composition (functions/composition/<function>.ts) and so carries only its
         // SDK clients; and the SDK's default credential chain becomes its environment provider alone, all Lambda uses
         // (functions/composition/lambda-credentials.ts says why): together under half of the shared-root bundle.

@@ -9,6 +9,7 @@ import { DUE_INDEX } from '../functions/definitions/tables';
 import {
   DEFAULT_EVENT_SOURCE, EMITTED_EVENTS, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, eventRules, type EventPattern, type HandlerName,
 } from '../functions/definitions/routing';
+import { API_FUNCTIONS, type ApiFunction } from '../functions/definitions/api-routing';
 import { AccessPolicies } from './access-policies';
 import { TrustAlarms } from './alarms';
 import { DeadLetterQueue } from './queues/dead-letter-queue';
@@ -17,7 +18,7 @@ import { EventIntake } from './event-intake';
 import { GatewayCredentials } from './gateway-credentials';
 import { GatewayWebhooks } from './gateway-webhooks';
 import { HoldbackApi } from './holdback-api';
-import { HoldbackFunction, type TableActions } from './holdback-function';
+import { HoldbackFunction, type HandlerFile, type TableActions } from './holdback-function';
 import { AuditArchive } from './audit-archive';
 import { AuditKey } from './audit-key';
 import { HoldbackTable, LEGACY_INDEXES, STACK_TABLES, type StackTableName } from './holdback-table';
@@ -30,8 +31,8 @@ import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'exportJobs'] as const;
-export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | 'api' | 'webhooks');
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'exportJobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'] as const;
+export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | ApiFunction | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
 export type ConcurrencyBudget = Record<FunctionRole, number>;
@@ -42,8 +43,11 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
  * jobs' shares are their queues' maximum concurrency. 100 in all: fits any account at the standard quota of 1,000.
  */
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
-  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, api: 20, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
+  orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
   exportJobs: EXPORT_JOB_QUEUE.maximumConcurrency,
+  // The API's 20, shared by its functions (definitions/api-routing.ts): the reads most; the pages as many as the
+  // changes, since a browser opening the console asks for the page, its script, its stylesheet and the clock at once.
+  api: 5, apiReads: 6, apiJobs: 2, apiAudit: 2, apiPages: 5,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
@@ -114,15 +118,34 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     // GetItem: the streams' signed heads and a checkpoint by number (AuditStore.signedHeads, checkpoint).
     audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:DeleteItem'],
   },
+  // The API's changes: settings, policies, holds, releases, imports, previews and approvals (UpdateItem: a job whose
+  // first step the queue refused is ended failed at once); each change is audited.
   api: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
-    // UpdateItem: a job whose first step the queue refused is ended failed at once.
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-    // Listing, and the signed webhooks it refuses.
-    rejected: [...REJECT, 'dynamodb:Query'],
-    // Verification and export read the whole log; a proof reads the stream's signed head and its checkpoint (GetItem).
+    audit: AUDIT_APPEND,
+  },
+  // The API's reads write nothing.
+  apiReads: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    rejected: ['dynamodb:GetItem', 'dynamodb:Query'],
+  },
+  // Jobs and exports: a job started or cancelled (config PutItem, UpdateItem; also when the queue refuses its first
+  // step); an export's filters read as GET /outcomes reads them.
+  apiJobs: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  },
+  // The audit log: verification and export read the whole log, a proof the stream's signed head and its checkpoint;
+  // a verification too large for one answer is a job (config PutItem, UpdateItem), audited.
+  apiAudit: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     audit: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
   },
+  // The console's pages, the OpenAPI document and the unrouted requests read no table.
+  apiPages: {},
   // Each step: the vendor's open-release index page, each release planned again (orders), the job's counters
   // (config UpdateItem), the settings, policies and holds; each release replanned is audited (audit appends).
   jobs: {
@@ -204,6 +227,15 @@ export class HoldbackStack extends Stack {
     }
     const reserved = (role: FunctionRole) => (budget ? { reservedConcurrentExecutions: budget[role] } : {});
 
+    /** One of the HTTP API's functions: API Gateway answers 503 after 30 s whatever it does, and invokes it synchronously. */
+    const apiFunction = (role: ApiFunction, id: string, handlerFile: HandlerFile, serves: string, more: { withPages?: boolean } = {}) => new HoldbackFunction(this, id, {
+      handlerFile,
+      description: `Holdback API (IAM-authorised): ${serves}`,
+      timeout: Duration.seconds(29),
+      failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
+      ...reserved(role),
+      ...more,
+    });
     this.functions = {
       orderEvents: new HoldbackFunction(this, 'OrderEventsFunction', {
         // Per-order volume: traced only when the caller sampled (X-Ray's active sampling would cost $14 a million orders, see
@@ -236,15 +268,13 @@ export class HoldbackStack extends Stack {
         onFailure: sweepFailures.queue,
         ...reserved('sweep'),
       }),
-      api: new HoldbackFunction(this, 'ApiFunction', {
-        handlerFile: 'api',
-        description: 'Holdback API (IAM-authorised)',
-        // API Gateway answers 503 after 30 s whatever the function does.
-        timeout: Duration.seconds(29),
-        failuresGoTo: 'its caller: API Gateway invokes it synchronously and answers the error (no asynchronous invocation exists to park)',
-        ...reserved('api'),
-        withConsole: true,
-      }),
+      // The HTTP API's functions (definitions/api-routing.ts says which serves each route), each with its routes' code
+      // and clients only.
+      api: apiFunction('api', 'ApiFunction', 'api', 'settings, policies, previews, holds, releases, imports, approvals, vendors'),
+      apiReads: apiFunction('apiReads', 'ApiReadsFunction', 'api-reads', 'settings, policies, orders, outcomes, forecasts, approvals read'),
+      apiJobs: apiFunction('apiJobs', 'ApiJobsFunction', 'api-jobs', 'jobs and exports'),
+      apiAudit: apiFunction('apiAudit', 'ApiAuditFunction', 'api-audit', 'the audit log'),
+      apiPages: apiFunction('apiPages', 'ApiPagesFunction', 'api-pages', 'the console, the OpenAPI document, and 404 or 405 for unrouted requests', { withPages: true }),
       jobs: new HoldbackFunction(this, 'JobsFunction', {
         handlerFile: 'jobs',
         description: 'Holdback: steps of bulk changes (hold, unhold, a policy applied to open orders) and previews, from the job queue',
@@ -274,12 +304,14 @@ export class HoldbackStack extends Stack {
     // role to propagate gives up sooner there, and the sweep sends what it left when due (the release keeps its send time).
     this.functions.api.function.addEnvironment(RUNTIME_ENV.scheduleRoleWaitMs, String(API_ROLE_PROPAGATION_WAIT_MS));
     for (const [name, fn] of Object.entries(this.functions) as [FunctionRole, HoldbackFunction][]) {
+      // The pages read no table and load no client (functions/handlers/api-pages.ts): nothing to bind.
+      if (name === 'apiPages') continue;
       for (const table of Object.values(this.tables)) fn.bindTable(table, TABLE_ACTIONS[name][table.name] ?? []);
       // Every function writes or replans orders, events or rejections, so each stamps their expiry.
       fn.function.addEnvironment(RUNTIME_ENV.retentionDays, JSON.stringify(retention));
       fn.bindEventBus(bus, orderEventSource);
       // Each role may put exactly what its function emits (a payment webhook republishes order.paid).
-      this.intake.grantEmit(fn.role, EMITTED_EVENTS[name]);
+      if (name in EMITTED_EVENTS) this.intake.grantEmit(fn.role, EMITTED_EVENTS[name as keyof typeof EMITTED_EVENTS]);
       if (name === 'webhooks') {
         // Open to the internet, so granted only what a webhook does: cancel a settled release's schedule, read the
         // secret (signature, the gateway's order and vendor APIs); it never plans a schedule nor enqueues a release.
@@ -295,15 +327,18 @@ export class HoldbackStack extends Stack {
       // Every other function but the sweep creates and deletes release schedules: order events and the release
       // function plan them; the api and the jobs cancel and replan them (holds, manual release, bulk replans). The
       // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
-      fn.bindReleaseScheduling(this.scheduling, name === 'sweep' ? 'none' : 'plan')
-        .bindReleaseQueue(this.releaseQueue.queue)
+      // The API's reads and its jobs, exports and audit log neither schedule nor enqueue releases (their compositions
+      // load no Scheduler client; the audit's SQS client sends job steps only) nor ask the gateway.
+      const apiOther = name === 'apiReads' || name === 'apiJobs' || name === 'apiAudit';
+      fn.bindReleaseScheduling(this.scheduling, name === 'sweep' || apiOther ? 'none' : 'plan')
+        .bindReleaseQueue(this.releaseQueue.queue, !apiOther)
         .bindGateway(this.gateway, name === 'release' || name === 'api');
     }
     // Checkpoints of the audit log: signed by the sweep alone; the functions that verify or serve it read the public
-    // key (not the webhooks and the jobs: they only append).
+    // key (not the webhooks and the jobs: they only append; of the API's functions only apiAudit serves the log).
     this.auditKey = new AuditKey(this, 'AuditKey', {
       writer: this.functions.sweep,
-      readers: FUNCTION_ROLES.filter((role) => role !== 'webhooks' && role !== 'jobs').map((role) => this.functions[role]),
+      readers: FUNCTION_ROLES.filter((role) => role === 'apiAudit' || (role !== 'webhooks' && role !== 'jobs' && !(API_FUNCTIONS as readonly string[]).includes(role))).map((role) => this.functions[role]),
       previousKeyArns: props.auditPreviousKeyArns,
     });
     // The write-once copy (S3 Object Lock, fed by the audit table's stream) and the table's append-only guard rails.
@@ -311,15 +346,15 @@ export class HoldbackStack extends Stack {
       table: this.tables.audit,
       appenders: FUNCTION_ROLES.filter((role) => role !== 'sweep').map((role) => this.functions[role]),
       writer: this.functions.sweep,
-      readers: [this.functions.api, this.functions.exportJobs],
+      readers: [this.functions.apiAudit, this.functions.exportJobs],
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
-    // Jobs: the api starts them on the queue of their kind (the export job queue for exports and verifications, the job
-    // queue for the rest), and each job function continues its own on its queue (the jobs function also passes on an
-    // export step enqueued before the split). The export-jobs function writes the export files and signs their links
-    // (its role reads the objects, so the links work).
-    for (const role of ['api', 'jobs', 'exportJobs'] as const) {
+    // Jobs: the api, apiJobs and apiAudit start them on the queue of their kind (the export job queue for exports and
+    // verifications, the job queue for the rest), and each job function continues its own on its queue (the jobs
+    // function also passes on an export step enqueued before the split). The export-jobs function writes the export
+    // files and signs their links (its role reads the objects, so the links work).
+    for (const role of ['api', 'apiJobs', 'apiAudit', 'jobs', 'exportJobs'] as const) {
       this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
       this.functions[role].function.addEnvironment(RUNTIME_ENV.exportJobQueueUrl, this.exportJobQueue.queue.queueUrl);
       if (role !== 'exportJobs') this.jobQueue.queue.grantSendMessages(this.functions[role].function);
@@ -348,7 +383,9 @@ export class HoldbackStack extends Stack {
 
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
-    this.api = new HoldbackApi(this, 'Api', { handler: this.functions.api });
+    this.api = new HoldbackApi(this, 'Api', {
+      handlers: { api: this.functions.api, apiReads: this.functions.apiReads, apiJobs: this.functions.apiJobs, apiAudit: this.functions.apiAudit, apiPages: this.functions.apiPages, webhooks: this.functions.webhooks },
+    });
     this.webhooks = new GatewayWebhooks(this, 'GatewayWebhooks', { handler: this.functions.webhooks });
     this.access = new AccessPolicies(this, 'Access', { httpApi: this.api.httpApi, bus, orderEventSource });
     this.observability = new Observability(this, 'Observability', {

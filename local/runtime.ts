@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dependencies, Logger } from '../functions/application/ports';
-import { makeApiHandler } from '../functions/handlers/api';
+import { makeApiHandler } from '../functions/handlers/api-functions';
 
 export interface LocalRuntimeOptions {
   /** Ports; 0 picks a free one (tests). Defaults: the contract's, moved by their variables. */

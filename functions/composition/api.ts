@@ -1,15 +1,15 @@
-/** The API's composition: every route, so every adapter (export links on S3, audit keys on KMS, the gateway's vendor API). */
+/**
+ * The changes' composition (the api function: settings, policies, previews, holds, releases, imports, four-eyes
+ * decisions): schedules cancelled and planned again, due releases and job steps enqueued, the gateway's order and
+ * vendor reads (credentials from Secrets Manager), and the stored work. It emits nothing (routing.ts EMITTED_EVENTS:
+ * the gateway's webhook route, which republishes a payment, is the webhooks function's), so no EventBridge client; no
+ * S3, no KMS: exports and the audit log are the apiAudit function's (definitions/api-routing.ts).
+ */
 import type { AwsAdapters } from './compose';
 import { scheduler } from './services/scheduler';
-import { publisher } from './services/eventbridge';
 import { queues } from './services/sqs';
-import { auditArchiveCopy, exportBucket } from './services/s3';
-import { kmsAuditKey } from './services/kms';
 import { secretsManager } from './services/secrets-manager';
-import { gatewayReads, gatewaySends } from './services/gateway';
+import { gatewayReads } from './services/gateway';
 import { workRepositories } from './services/work-repositories';
-import { auditKeyFile, exportFolder } from './services/local-files';
 
-export const adapters: AwsAdapters = {
-  scheduler, publisher, queues, exportBucket, auditArchiveCopy, kmsAuditKey, secretsManager, gatewayReads, gatewaySends, workRepositories, exportFolder, auditKeyFile,
-};
+export const adapters: AwsAdapters = { scheduler, queues, secretsManager, gatewayReads, workRepositories };

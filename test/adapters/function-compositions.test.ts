@@ -48,21 +48,27 @@ async function composition(name: string): Promise<AwsAdapters> {
  * payment from the webhook route it also serves), the scheduler where it plans or cancels schedules (not the sweep,
  * which enqueues what is overdue), SQS where it enqueues (not the webhooks, whose role may not send to the queue).
  */
-const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: boolean; s3: boolean; kms: boolean; secrets: boolean }> = {
-  'order-events': { scheduler: true, publisher: false, queues: true, s3: false, kms: false, secrets: false },
-  release: { scheduler: true, publisher: true, queues: true, s3: false, kms: false, secrets: true },
-  sweep: { scheduler: false, publisher: false, queues: true, s3: false, kms: true, secrets: false },
-  webhooks: { scheduler: true, publisher: true, queues: false, s3: false, kms: false, secrets: true },
-  jobs: { scheduler: true, publisher: false, queues: true, s3: false, kms: false, secrets: false },
-  'export-jobs': { scheduler: false, publisher: false, queues: true, s3: true, kms: true, secrets: false },
-  api: { scheduler: true, publisher: true, queues: true, s3: true, kms: true, secrets: true },
+const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: boolean; s3: boolean; archive: boolean; kms: boolean; secrets: boolean }> = {
+  'order-events': { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: false },
+  release: { scheduler: true, publisher: true, queues: true, s3: false, archive: false, kms: false, secrets: true },
+  sweep: { scheduler: false, publisher: false, queues: true, s3: false, archive: false, kms: true, secrets: false },
+  webhooks: { scheduler: true, publisher: true, queues: false, s3: false, archive: false, kms: false, secrets: true },
+  jobs: { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: false },
+  'export-jobs': { scheduler: false, publisher: false, queues: true, s3: true, archive: true, kms: true, secrets: false },
+  // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
+  // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job). None
+  // writes export files (the export-jobs function does, and signs their links).
+  api: { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: true },
+  'api-reads': { scheduler: false, publisher: false, queues: false, s3: false, archive: false, kms: false, secrets: false },
+  'api-jobs': { scheduler: false, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: false },
+  'api-audit': { scheduler: false, publisher: false, queues: true, s3: false, archive: true, kms: true, secrets: false },
 };
 
-it('a function builds a publisher exactly where its role may put events on the bus, the api aside (its webhook route republishes a payment)', () => {
-  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', 'export-jobs': 'exportJobs', api: 'api' };
+it('a function builds a publisher exactly where its role may put events on the bus', () => {
+  const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', 'export-jobs': 'exportJobs', api: 'api', 'api-reads': 'api', 'api-jobs': 'api', 'api-audit': 'api' };
   for (const [name, needs] of Object.entries(NEEDS)) {
     const emits = EMITTED_EVENTS[roleOf[name]];
-    expect([name, needs.publisher]).toEqual([name, name === 'api' || emits.holdback.length + emits.order.length > 0]);
+    expect([name, needs.publisher]).toEqual([name, emits.holdback.length + emits.order.length > 0]);
   }
 });
 
@@ -77,9 +83,9 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
     expect(deps.queue instanceof SqsReleaseQueue).toBe(needs.queues);
     if (!needs.queues) await expect(deps.queue.enqueue([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no SQS client`);
     expect(deps.exports instanceof S3ExportStore).toBe(needs.s3);
-    // Verification and export (the api, the export jobs) read the audit log's write-once copy in S3.
-    expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.s3);
-    if (!needs.s3) await expect(deps.auditCopy!.read()).rejects.toThrow(`loads no S3 client, so it cannot read the audit log's write-once copy`);
+    // Verification and export (apiAudit, the export jobs) read the audit log's write-once copy in S3.
+    expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.archive);
+    if (!needs.archive) await expect(deps.auditCopy!.read()).rejects.toThrow(`loads no S3 client, so it cannot read the audit log's write-once copy`);
     expect(deps.auditKey instanceof KmsAuditKey).toBe(needs.kms);
     expect(adapters.secretsManager !== undefined).toBe(needs.secrets);
     if (!needs.s3) {
@@ -95,8 +101,8 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
 /**
  * Beyond the SDK clients, what each function's use cases reach: the gateway's reads (every function but order-events),
  * its eligibility PUT (the release function alone sends), the stored work of the API and the jobs (previews,
- * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api, export jobs) and
- * the audit key file (sweep, export jobs, api). A function without one carries none of its code (npx tsx bench/run.ts bundles).
+ * approvals, policy imports, jobs; the sweep expires approvals), and locally the export folder (api-jobs, export jobs) and the
+ * audit key file (sweep, export jobs, api-audit). A function without one carries none of its code (npx tsx bench/run.ts bundles).
  */
 const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exportFolder: boolean; keyFile: boolean }> = {
   'order-events': { reads: false, sends: false, work: false, exportFolder: false, keyFile: false },
@@ -105,7 +111,10 @@ const PARTS: Record<string, { reads: boolean; sends: boolean; work: boolean; exp
   webhooks: { reads: true, sends: false, work: false, exportFolder: false, keyFile: false },
   jobs: { reads: false, sends: false, work: true, exportFolder: false, keyFile: false },
   'export-jobs': { reads: false, sends: false, work: true, exportFolder: true, keyFile: true },
-  api: { reads: true, sends: true, work: true, exportFolder: true, keyFile: true },
+  api: { reads: true, sends: false, work: true, exportFolder: false, keyFile: false },
+  'api-reads': { reads: false, sends: false, work: true, exportFolder: false, keyFile: false },
+  'api-jobs': { reads: false, sends: false, work: true, exportFolder: true, keyFile: false },
+  'api-audit': { reads: false, sends: false, work: true, exportFolder: false, keyFile: true },
 };
 
 describe.each(Object.entries(PARTS))('the %s function (the embedded default\'s configuration)', (name, parts) => {
@@ -116,7 +125,7 @@ describe.each(Object.entries(PARTS))('the %s function (the embedded default\'s c
       writeFileSync(keyFile, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
       const { HOLDBACK_AUDIT_KMS_KEY_ID: _kms, HOLDBACK_EXPORT_BUCKET: _bucket, HOLDBACK_AUDIT_ARCHIVE_BUCKET: _archive, HOLDBACK_GATEWAY_SECRET_ID: _secret, ...rest } = AWS_ENV;
       const local = { ...rest, HOLDBACK_GATEWAY_CLIENT_ID: 'id', HOLDBACK_GATEWAY_CLIENT_SECRET: 'secret', HOLDBACK_EXPORT_DIR: dir, HOLDBACK_EXPORT_BASE_URL: 'http://127.0.0.1:1', HOLDBACK_AUDIT_KEY_FILE: keyFile };
-      const deps = composeDependencies(readRuntimeConfig(local), await composition(name), name, { logger: quiet, sendsToGateway: name === 'release' || name === 'api' });
+      const deps = composeDependencies(readRuntimeConfig(local), await composition(name), name, { logger: quiet, sendsToGateway: name === 'release' });
       expect(deps.gatewayOrders instanceof HttpGatewayOrders).toBe(parts.reads);
       expect(deps.gateway instanceof HttpEligibilityGateway).toBe(parts.sends);
       expect(deps.jobs instanceof DynamoJobRepository).toBe(parts.work);
@@ -142,7 +151,7 @@ it('the release function without its gateway builder says so when it sends', asy
 
 it('without the archive bucket (locally) there is no write-once copy: verification and export read the table', async () => {
   const { HOLDBACK_AUDIT_ARCHIVE_BUCKET: _bucket, ...local } = AWS_ENV;
-  expect(composeDependencies(readRuntimeConfig(local), await composition('api'), 'api', { logger: quiet }).auditCopy).toBeNull();
+  expect(composeDependencies(readRuntimeConfig(local), await composition('api-audit'), 'api-audit', { logger: quiet }).auditCopy).toBeNull();
 });
 
 it('a port a composition does not build says which function lacks which client, and where to add it', async () => {

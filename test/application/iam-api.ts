@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Dependencies } from '../../functions/application/ports';
-import { makeApiHandler } from '../../functions/handlers/api';
+import { makeApiHandler } from '../../functions/handlers/api-functions';
 import { createApiServer, type ApiServer } from '../../local/api-server';
 import { SignedApi } from '../../bin/signed-api';
 import { checkSignature } from '../sigv4-check';

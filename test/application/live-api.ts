@@ -1,6 +1,6 @@
 /** The API handler served over loopback HTTP (createApiServer on port 0), with a fresh fake world behind it for each test. */
 import type { Dependencies } from '../../functions/application/ports';
-import { makeApiHandler } from '../../functions/handlers/api';
+import { makeApiHandler } from '../../functions/handlers/api-functions';
 import { createApiServer, type ApiServer } from '../../local/api-server';
 import { fakeWorld, type FakeWorld } from '../fakes/dependencies';
 

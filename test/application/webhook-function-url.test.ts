@@ -1,6 +1,6 @@
 /** The webhooks function behind its open Lambda function URL: the signed webhook is processed; every other path is refused. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES } from '../../functions/handlers/api';
+import { ROUTES } from '../../functions/handlers/api-functions';
 import { makeWebhookHandler } from '../../functions/handlers/webhooks';
 import { GATEWAY_WEBHOOK_PATH } from '../../functions/definitions/routing';
 import { fakeWorld, TEST_WEBHOOK_SECRET, type FakeWorld } from '../fakes/dependencies';

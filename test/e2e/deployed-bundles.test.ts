@@ -9,6 +9,8 @@ import { synthesizeBundles, type FunctionBundle } from '../../bench/function-bun
 import type { FunctionRole } from '../../lib/holdback-stack';
 import { startLocal } from '../../local/runtime';
 import { startHarness, vendorOf, type Harness } from './harness';
+import { OPENAPI_DOCUMENT } from '../../functions/handlers/routes';
+import { API_FUNCTIONS, routesServedBy } from '../../functions/definitions/api-routing';
 
 let outdir: string;
 let bundles: Record<FunctionRole, FunctionBundle>;
@@ -63,7 +65,7 @@ describe('the deployed bundles', () => {
   });
 });
 
-describe('the API bundle serves the web console (built at deploy time into its asset; Lambda has no bundler)', () => {
+describe('the pages bundle serves the web console and the OpenAPI document (built at deploy time into its asset; Lambda has no bundler)', () => {
   /** An API Gateway HTTP API (payload 2.0) GET, as the deployed route receives it. */
   const get = (path: string) => ({
     version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', headers: { host: 'api.example.com' }, isBase64Encoded: false,
@@ -76,11 +78,11 @@ describe('the API bundle serves the web console (built at deploy time into its a
 
   it('answers GET /console 200 with the app page, and its script and stylesheet 200, from the bundle alone', async () => {
     // Where the bundle runs, esbuild cannot be found: the page must come from the files built into the asset.
-    expect(() => require.resolve('esbuild', { paths: [bundles.api.directory] })).toThrow();
-    expect(existsSync(join(bundles.api.directory, 'console-app', 'index.html'))).toBe(true);
+    expect(() => require.resolve('esbuild', { paths: [bundles.apiPages.directory] })).toThrow();
+    expect(existsSync(join(bundles.apiPages.directory, 'console-app', 'index.html'))).toBe(true);
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      const { handler } = require(bundles.api.file) as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean }> };
+      const { handler } = require(bundles.apiPages.file) as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean }> };
       const page = await handler(get('/console'), lambdaContext);
       expect([page.statusCode, page.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
       expect(page.body).toContain('<div id="app">');
@@ -96,6 +98,16 @@ describe('the API bundle serves the web console (built at deploy time into its a
     } finally {
       warn.mockRestore();
     }
+  });
+
+  it('answers GET /openapi.json with the document the routes make, byte for byte, and an unrouted request 404 or 405 from the route table', async () => {
+    const { handler } = require(bundles.apiPages.file) as { handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
+    const document = await handler(get('/openapi.json'), lambdaContext);
+    expect([document.statusCode, document.headers['content-type']]).toEqual([200, 'application/json; charset=utf-8']);
+    expect(document.body).toBe(JSON.stringify(OPENAPI_DOCUMENT));
+    const wrongMethod = await handler({ ...get('/settings'), requestContext: { ...get('/settings').requestContext, http: { ...get('/settings').requestContext.http, method: 'DELETE' } } }, lambdaContext);
+    expect([wrongMethod.statusCode, wrongMethod.headers.allow]).toEqual([405, 'GET, PUT']);
+    expect((await handler(get('/no-such-route'), lambdaContext)).statusCode).toBe(404);
   });
 });
 
@@ -146,13 +158,24 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     // files (S3) and read the audit key's public half (KMS), and plan nothing.
     jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
     exportJobs: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
-    api: [...CLIENTS],
+    // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
+    // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job); the
+    // pages load no client.
+    api: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-secrets-manager'],
+    apiReads: ['client-dynamodb'],
+    apiJobs: ['client-dynamodb', 'client-sqs'],
+    apiAudit: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
+    apiPages: [],
   };
 
   it.each(Object.keys(USES) as FunctionRole[])('%s', (role) => {
     const packages = packagesIn(bundles[role]);
     const carried = CLIENTS.filter((client) => packages.has(`@aws-sdk/${client}`));
     expect(carried).toEqual(USES[role]);
+    if (role === 'apiPages') {
+      expect([...packages].filter((name) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/'))).toEqual([]);
+      return;
+    }
     // The SDK's default credential chain (SSO, STS, INI... and their nested clients) is replaced by the environment's
     // provider, all Lambda uses (functions/composition/lambda-credentials.ts).
     expect(packages.has('@aws-sdk/credential-provider-node')).toBe(false);
@@ -161,7 +184,7 @@ describe('each function bundle carries only the AWS clients it uses', () => {
   });
 
   it('carry no mnemonist (DynamoDB\'s endpoint-discovery cache is a bounded Map) and no event-stream codec, S3\'s functions neither', () => {
-    for (const role of Object.keys(USES) as FunctionRole[]) {
+    for (const role of (Object.keys(USES) as FunctionRole[]).filter((r) => r !== 'apiPages')) {
       const inputs = inputsOf(bundles[role]);
       expect([role, inputs.some((input) => input.includes('node_modules/mnemonist/'))]).toEqual([role, false]);
       expect([role, inputs.includes('functions/composition/endpoint-cache-map.ts')]).toEqual([role, true]);
@@ -171,27 +194,38 @@ describe('each function bundle carries only the AWS clients it uses', () => {
   });
 
   /**
-   * What only the API serves stays in the API's bundle: its route table and router, the OpenAPI document and its
-   * schemas, the web console's build, the policy CSV import (csv-parse). The webhooks function carries its one route's
-   * schema (routes/gateway-webhook.ts), no other route's.
+   * Each of the API's functions carries the route files of its own routes alone (definitions/api-routing.ts), none
+   * carries the route list of them all or the OpenAPI document's builder (the document is built at synth time into the
+   * pages' asset), only the pages the console's loader, only the changes the policy CSV import (csv-parse); the other
+   * functions carry no route but the webhooks' one (routes/gateway-webhook.ts) and no router.
    */
-  it('the other functions carry none of the API\'s routes, OpenAPI document, console or CSV import', () => {
-    const API_ONLY_FILES = [
-      'functions/handlers/routes/index.ts', 'functions/handlers/routes/basics.ts', 'functions/handlers/routes/releases.ts', 'functions/handlers/routes/audit.ts',
-      'functions/handlers/routes/outcomes.ts', 'functions/handlers/routes/jobs.ts', 'functions/handlers/routes/openapi.ts', 'functions/handlers/routes/console.ts',
-      'functions/handlers/schema/openapi-document.ts', 'functions/handlers/schema/components.ts', 'console/bundle.ts', 'functions/application/config/import-policies.ts',
-    ];
-    const API_ONLY_PACKAGES = ['@middy/http-router', 'csv-parse'];
+  it('each function carries only its own routes; none the route list, the OpenAPI document builder; only the pages the console, only the changes the CSV import', () => {
+    const ROUTE_FILES: Record<(typeof API_FUNCTIONS)[number], string[]> = {
+      api: ['approval-decisions', 'approvals', 'config-changes', 'imports', 'previews', 'releases', 'vendors'],
+      apiReads: ['approvals', 'basics', 'health', 'outcomes'],
+      apiJobs: ['jobs'],
+      apiAudit: ['audit'],
+      apiPages: ['console', 'health', 'openapi'],
+    };
+    const NOWHERE = ['functions/handlers/routes/index.ts', 'functions/handlers/schema/openapi-document.ts', 'functions/handlers/api-functions.ts'];
+    for (const role of API_FUNCTIONS) {
+      const inputs = inputsOf(bundles[role]);
+      expect(routesServedBy(role).length).toBeGreaterThan(0);
+      const routeFiles = inputs.filter((input) => input.startsWith('functions/handlers/routes/') && !input.endsWith('/audiences.ts')).map((input) => input.replace(/^functions\/handlers\/routes\/(.*)\.ts$/, '$1')).sort();
+      expect([role, routeFiles]).toEqual([role, ROUTE_FILES[role]]);
+      expect([role, NOWHERE.filter((file) => inputs.includes(file))]).toEqual([role, []]);
+      expect([role, inputs.includes('console/bundle.ts')]).toEqual([role, role === 'apiPages']);
+      expect([role, inputs.includes('functions/application/config/import-policies.ts'), packagesIn(bundles[role]).has('csv-parse')]).toEqual([role, role === 'api', role === 'api']);
+      expect([role, packagesIn(bundles[role]).has('@middy/http-router')]).toEqual([role, true]);
+    }
+    expect(existsSync(join(bundles.apiPages.directory, 'openapi.json'))).toBe(true);
     for (const role of ['orderEvents', 'release', 'sweep', 'webhooks', 'jobs', 'exportJobs'] as const) {
       const inputs = inputsOf(bundles[role]);
       const packages = packagesIn(bundles[role]);
-      expect([role, API_ONLY_FILES.filter((file) => inputs.includes(file)), API_ONLY_PACKAGES.filter((name) => packages.has(name))]).toEqual([role, [], []]);
+      expect([role, [...NOWHERE, 'console/bundle.ts', 'functions/application/config/import-policies.ts'].filter((file) => inputs.includes(file)), ['@middy/http-router', 'csv-parse'].filter((name) => packages.has(name))]).toEqual([role, [], []]);
       const routeFiles = inputs.filter((input) => input.startsWith('functions/handlers/routes/'));
       expect([role, routeFiles]).toEqual([role, role === 'webhooks' ? ['functions/handlers/routes/gateway-webhook.ts'] : []]);
     }
-    // The API's bundle does carry them (the names above are the files that exist).
-    const api = inputsOf(bundles.api);
-    expect(API_ONLY_FILES.filter((file) => !api.includes(file))).toEqual([]);
   });
 
   it('the per-order functions carry no code of the API\'s and the jobs\' work, and only the release function the gateway\'s PUT', () => {
@@ -211,8 +245,12 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     const inputs = inputsOf(bundles.orderEvents);
     expect(inputs.includes('functions/domain/release/settle.ts')).toBe(false);
     expect(inputs.some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))).toBe(false);
-    for (const role of ['release', 'sweep', 'webhooks', 'api'] as const) {
+    for (const role of ['release', 'sweep', 'webhooks'] as const) {
       expect([role, inputsOf(bundles[role]).some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))]).toEqual([role, true]);
+    }
+    // Nor do the API's functions: they emit nothing (routing.ts EMITTED_EVENTS), so they count nothing.
+    for (const role of API_FUNCTIONS) {
+      expect([role, inputsOf(bundles[role]).some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))]).toEqual([role, false]);
     }
   });
 

@@ -1,7 +1,7 @@
 /** The OpenAPI document against the API itself: every route documented, every documented route answers on the local stack as documented, every example valid, every route with an audience on AWS; unknown routes and methods refused. */
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { ROUTES } from '../../functions/handlers/api';
+import { ROUTES } from '../../functions/handlers/api-functions';
 import { OPENAPI_DOCUMENT } from '../../functions/handlers/openapi';
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
 import { startHarness, type Harness } from './harness';

@@ -132,7 +132,7 @@ describe('event intake: the stack listens on a bus of its own that only named pr
     // Written out here, not read from EMITTED_EVENTS: the release function records the gateway's answers, the webhooks
     // confirm held sends, check settlements and republish payments; the others emit nothing and may put nothing.
     const expected: Record<string, Json[]> = {
-      orderEvents: [], sweep: [], api: [], jobs: [], exportJobs: [],
+      orderEvents: [], sweep: [], api: [], jobs: [], exportJobs: [], apiReads: [], apiJobs: [], apiAudit: [], apiPages: [],
       release: [{ 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'] }],
       webhooks: [
         { 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': ['vendor.release_applied', 'config.drift_detected'] },
@@ -150,12 +150,12 @@ describe('event intake: the stack listens on a bus of its own that only named pr
       .toEqual(new Set(HOLDBACK_DETAIL_TYPES));
   });
 
-  it('X-Ray: the per-order functions trace only what arrives sampled (the bill); the api, sweep and jobs trace actively', () => {
+  it('X-Ray: the per-order functions trace only what arrives sampled (the bill); the API\'s functions, sweep and jobs trace actively', () => {
     const modes = Object.fromEntries(FUNCTION_ROLES.map((role) => {
       const fn = production.ofType('AWS::Lambda::Function').find(([id]) => id === production.logicalId(production.stack.functions[role].function));
       return [role, fn?.[1].Properties.TracingConfig?.Mode];
     }));
-    expect(modes).toEqual({ orderEvents: 'PassThrough', release: 'PassThrough', webhooks: 'PassThrough', api: 'Active', sweep: 'Active', jobs: 'Active', exportJobs: 'Active' });
+    expect(modes).toEqual({ orderEvents: 'PassThrough', release: 'PassThrough', webhooks: 'PassThrough', api: 'Active', apiReads: 'Active', apiJobs: 'Active', apiAudit: 'Active', apiPages: 'Active', sweep: 'Active', jobs: 'Active', exportJobs: 'Active' });
   });
 
   it("logs: JSON, the functions' lines from INFO, Lambda's own START/END/REPORT lines only at WARN (the bill)", () => {
@@ -209,7 +209,8 @@ describe('failures seen: the release schedules\' dead-letter queue', () => {
   it('every function that writes schedules is given its ARN, which the composition root passes to every CreateSchedule', () => {
     const dlq = { 'Fn::GetAtt': [logicalId(stack.scheduling.deadLetters.queue), 'Arn'] };
     const withGroup = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.[RUNTIME_ENV.scheduleGroup]);
-    expect(withGroup.length).toBe(FUNCTION_ROLES.length);
+    // Every function that builds Dependencies (composition-root.ts requires the group); not the API's pages, which read nothing.
+    expect(withGroup.length).toBe(FUNCTION_ROLES.length - 1);
     for (const [id, fn] of withGroup) expect([id, fn.Properties.Environment.Variables[RUNTIME_ENV.scheduleDeadLetterArn]]).toEqual([id, dlq]);
   });
 

@@ -9,6 +9,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { AUDIT_TABLE, AUDIT_TABLE_ENV, PREVIEW_EXPIRY_ATTRIBUTE, TABLE_ENV, TABLES, TTL_ATTRIBUTE, type TableName } from '../../functions/definitions/tables';
 import { RUNTIME_ENV, readRuntimeConfig } from '../../functions/composition-root';
 import { ROUTE_AUDIENCES } from '../../functions/handlers/routes/audiences';
+import { API_FUNCTIONS, API_ROUTE_TABLE, UNROUTED_FUNCTION } from '../../functions/definitions/api-routing';
 import { METRIC } from '../../functions/definitions/metric-names';
 import {
   DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, GATEWAY_WEBHOOK_PATH, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP, SWEEP_SCHEDULE, eventRules,
@@ -41,7 +42,8 @@ const logicalId = (element: { node: { defaultChild?: unknown } }): string =>
 const getAtt = (element: { node: { defaultChild?: unknown } }) => ({ 'Fn::GetAtt': [logicalId(element), 'Arn'] });
 const ofType = (type: string): [string, Json][] => Object.entries(resources).filter(([, r]) => r.Type === type);
 /** Holdback's own functions (FUNCTION_ROLES), without the audit archive's copier, which reads none of their configuration. */
-const holdbackFunctions = (): [string, Json][] => ofType('AWS::Lambda::Function').filter(([id]) => id !== logicalId(stack.auditArchive.copier.function));
+/** The functions that build Dependencies from the environment (not the archive copier; not the API's pages, which read nothing: see below). */
+const holdbackFunctions = (): [string, Json][] => ofType('AWS::Lambda::Function').filter(([id]) => id !== logicalId(stack.auditArchive.copier.function) && id !== logicalId(stack.functions.apiPages.function));
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** Every IAM statement in the template, with where it was found. */
@@ -172,7 +174,8 @@ describe('event rules', () => {
     });
     t.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Custom-release', ReservedConcurrentExecutions: Match.absent() });
     t.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    for (const fn of Object.values(t.findResources('AWS::Lambda::Function')).filter((f) => !String(f.Properties.Description).includes('write-once archive'))) {
+    // Every function but the archive's copier and the API's pages (which read nothing).
+    for (const fn of Object.values(t.findResources('AWS::Lambda::Function')).filter((f) => !String(f.Properties.Description).includes('write-once archive') && !String(f.Properties.Description).includes('the console, the OpenAPI document'))) {
       expect(JSON.stringify(fn.Properties.Environment.Variables[RUNTIME_ENV.gatewaySecretId])).toMatch(/:secret:holdback\/gateway/);
     }
     // The release queue is consumed from the start, whichever secret: releases wait for its credentials, not a deploy.
@@ -332,16 +335,17 @@ describe('IAM', () => {
     }
   });
 
-  it('every function but the webhooks, the sweep and the export jobs may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the sweep (which only enqueues) and the export jobs (which only read) nothing', () => {
+  it('every function but the webhooks, the sweep, the export jobs and the API\'s reads, jobs, audit and pages may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the others (which only enqueue or read) nothing', () => {
     const creates = ['iam:PassRole', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
-    const expected = (role: string) => (role === 'webhooks' ? ['scheduler:DeleteSchedule'] : role === 'sweep' || role === 'exportJobs' ? [] : creates);
+    const none = ['sweep', 'exportJobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'];
+    const expected = (role: string) => (role === 'webhooks' ? ['scheduler:DeleteSchedule'] : none.includes(role) ? [] : creates);
     for (const role of FUNCTION_ROLES) {
       const actions = statementsOf(role).flatMap((s) => list(s.Action)).filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'));
       expect([role, [...new Set(actions)].sort()]).toEqual([role, expected(role)]);
     }
   });
 
-  it('only the release function, the api (order lookup) and the webhooks (signature, order lookup) may read the gateway secret', () => {
+  it('only the release function, the api (order lookup, GET /vendors?checkGateway=true) and the webhooks (signature, order lookup) may read the gateway secret', () => {
     const secretId = logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } });
     for (const role of FUNCTION_ROLES) {
       const reads = statementsOf(role).some((s) => JSON.stringify(s.Resource).includes(secretId) && list(s.Action).includes('secretsmanager:GetSecretValue'));
@@ -382,17 +386,26 @@ describe('IAM', () => {
 });
 
 describe('HTTP API', () => {
-  it('has no route without IAM authorisation: the one greedy route is AWS_IAM, the webhook has no route of its own', () => {
+  /** Each route's integration's function, by role: the route table (definitions/api-routing.ts) made template. */
+  const routeTargets = (): Record<string, string> => {
+    const integrations = Object.fromEntries(ofType('AWS::ApiGatewayV2::Integration').map(([id, i]) => [id, i.Properties]));
+    const roleOf = (uri: unknown) => FUNCTION_ROLES.find((role) => JSON.stringify(uri) === JSON.stringify(getAtt(stack.functions[role].function)));
+    return Object.fromEntries(ofType('AWS::ApiGatewayV2::Route').map(([, r]) => {
+      const integration = integrations[String(r.Properties.Target['Fn::Join'][1][1].Ref)];
+      expect([r.Properties.RouteKey, integration.IntegrationType, integration.PayloadFormatVersion]).toEqual([r.Properties.RouteKey, 'AWS_PROXY', '2.0']);
+      return [r.Properties.RouteKey, roleOf(integration.IntegrationUri) ?? 'none'];
+    }));
+  };
+
+  it('has no route without IAM authorisation: a route per row of the route table and a greedy catch-all, all AWS_IAM', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    expect(routes.map((r) => [r.RouteKey, r.AuthorizationType])).toEqual([['ANY /{proxy+}', 'AWS_IAM']]);
+    expect(routes.map((r) => [r.RouteKey, r.AuthorizationType]).sort()).toEqual([...API_ROUTE_TABLE.map((r) => `${r.method} ${r.path}`), 'ANY /{proxy+}'].map((key) => [key, 'AWS_IAM']).sort());
   });
 
-  it('proxies to the api function and logs every request', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
-      IntegrationType: 'AWS_PROXY',
-      IntegrationUri: getAtt(stack.functions.api.function),
-      PayloadFormatVersion: '2.0',
-    });
+  it('sends each route to the function the route table names (the gateway\'s webhook to the webhooks function), the rest to the pages, and logs every request', () => {
+    expect(routeTargets()).toEqual({ ...Object.fromEntries(API_ROUTE_TABLE.map((r) => [`${r.method} ${r.path}`, r.serves])), 'ANY /{proxy+}': UNROUTED_FUNCTION });
+    // Every API function serves some route (none created and left unwired).
+    expect([...new Set(Object.values(routeTargets()))].sort()).toEqual([...API_FUNCTIONS, 'webhooks'].sort());
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.requestId') },
@@ -401,6 +414,13 @@ describe('HTTP API', () => {
 });
 
 describe('functions', () => {
+  it('the pages function (console, OpenAPI document, unrouted requests) reads no table, bus, secret, schedule or queue: no variable and no grant but its logs', () => {
+    const fn = resources[logicalId(stack.functions.apiPages.function)];
+    expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME']);
+    const actions = statementsOf('apiPages').filter((s) => s.Effect === 'Allow').flatMap((s) => list(s.Action));
+    expect([...new Set(actions)].filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
+  });
+
   it('run Node.js 24 on arm64 with their own log groups', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(FUNCTION_ROLES.length + 1); // and the audit archive's copier
@@ -468,7 +488,7 @@ describe('context', () => {
     expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
       .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
-      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, exportJobs$/);
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, exportJobs, apiReads, apiJobs, apiAudit, apiPages$/);
   });
 
   it("keeps the due index's projection of a stack deployed while it was ALL (DynamoDB cannot change it in place); keys only by default", () => {
@@ -609,13 +629,15 @@ describe('audit checkpoint key', () => {
     for (const role of FUNCTION_ROLES.filter((r) => r !== 'sweep')) {
       const env = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
       // The webhooks and the jobs only append: they neither verify nor serve the key, so their roles cannot even read it
-      // (the open URL's above all); the export jobs verify the log with it.
-      const keyId = role === 'webhooks' || role === 'jobs' ? undefined : getAtt(stack.auditKey.key);
+      // (the open URL's above all); the export jobs verify the log with it; of the API's functions only apiAudit serves
+      // the audit log.
+      const keyId = role === 'webhooks' || role === 'jobs' || ['api', 'apiReads', 'apiJobs', 'apiPages'].includes(role) ? undefined : getAtt(stack.auditKey.key);
       expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, keyId]);
     }
     const readers = policy.filter((s) => list(s.Action).includes('kms:GetPublicKey')).flatMap((s) => list((s as Json).Principal.AWS));
-    expect(readers).not.toContainEqual(getAtt(stack.functions.webhooks.role));
-    expect(readers).not.toContainEqual(getAtt(stack.functions.jobs.role));
+    for (const role of ['webhooks', 'jobs', 'api', 'apiReads', 'apiJobs', 'apiPages'] as const) expect(readers).not.toContainEqual(getAtt(stack.functions[role].role));
+    expect(readers).toContainEqual(getAtt(stack.functions.apiAudit.role));
+    expect(readers).toContainEqual(getAtt(stack.functions.exportJobs.role));
   });
 });
 
@@ -634,9 +656,9 @@ describe('audit log: write-once (issue 16)', () => {
     const old = 'arn:aws:kms:ap-south-1:123456789012:key/00000000-0000-0000-0000-000000000001';
     const withOld = new HoldbackStack(app, 'Rotated', { auditPreviousKeyArns: [old] });
     const t = Template.fromStack(withOld).toJSON().Resources as Record<string, Json>;
-    const api = t[withOld.getLogicalId(withOld.functions.api.function.node.defaultChild as CfnElement)];
+    const api = t[withOld.getLogicalId(withOld.functions.apiAudit.function.node.defaultChild as CfnElement)];
     expect(api.Properties.Environment.Variables[RUNTIME_ENV.auditPreviousKmsKeyIds]).toBe(old);
-    const apiRole = withOld.getLogicalId(withOld.functions.api.role.node.defaultChild as CfnElement);
+    const apiRole = withOld.getLogicalId(withOld.functions.apiAudit.role.node.defaultChild as CfnElement);
     const granted = Object.values(t).filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: Json) => x.Ref === apiRole))
       .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[]);
     // GetPublicKey for the public half, DescribeKey for its validity (GET /audit/public-keys' from and to).
@@ -679,13 +701,13 @@ describe('audit log: write-once (issue 16)', () => {
     }));
   });
 
-  it('verification and export read the copy: the API and the export-jobs function are given its bucket and may list and get it, nothing more; no other function may', () => {
+  it('verification and export read the copy: the API\'s audit function and the export-jobs function are given its bucket and may list and get it, nothing more; no other function may', () => {
     const archive = logicalId(stack.auditArchive.bucket);
     const readsOf = (role: FunctionRole): string[] => statementsOf(role)
       .filter((st) => st.Effect === 'Allow' && JSON.stringify(st.Resource).includes(archive)).flatMap((st) => list(st.Action)).sort();
     for (const role of FUNCTION_ROLES) {
       const variables = resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables;
-      const reader = role === 'api' || role === 'exportJobs';
+      const reader = role === 'apiAudit' || role === 'exportJobs';
       expect([role, variables[RUNTIME_ENV.auditArchiveBucket]]).toEqual([role, reader ? { Ref: archive } : undefined]);
       expect([role, readsOf(role)]).toEqual([role, reader ? ['s3:GetObject', 's3:ListBucket'] : []]);
     }

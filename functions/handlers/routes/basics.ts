@@ -1,20 +1,18 @@
-/** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events, webhook. */
+/** The first routes of contract section 6: health, settings, policies, one order, predictions, rejected events (their changes: config-changes.ts). */
 import { listRejectedEvents, MAX_REJECTED_LIMIT, REJECTED_CURSOR_LIST } from '../../application/reads/list-rejected-events';
-import { getPolicy, policyHistory, putPolicy } from '../../application/config/manage-policies';
-import { getSettings, settingsHistory, updateSettings } from '../../application/config/manage-settings';
+import { getPolicy, policyHistory } from '../../application/config/manage-policies';
+import { getSettings, settingsHistory } from '../../application/config/manage-settings';
 import { predictSettlementAt } from '../../application/reads/predict-settlement';
 import { viewOrder } from '../../application/reads/show-order';
 import { ValidationError, instantBoundsIssue } from '../../domain/errors';
 import { parseEligibilityInput } from '../../domain/dates';
 import { SCHEDULE_OPTIONS, isScheduleOption } from '../../domain/schedule-options';
 import { json } from '../http';
-import { ID, instant, nullable, ok, page, ref, responses } from '../schema/openapi-parts';
+import { ID, instant, ok, page, ref, responses } from '../schema/openapi-parts';
 import { count, cursor, id } from '../schema/params';
 import { objectBody } from '../../application/body-schema';
 import { defineRoute } from '../schema/route-schema';
-import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
-import { GATEWAY_WEBHOOK_ROUTE } from './gateway-webhook';
-import { APPROVAL_REQUIRED } from '../schema/approval-components';
+import { HEALTH_ROUTE } from './health';
 import type { ApiRoute } from './route';
 
 const vendorId = { vendorId: id('vendor_a') };
@@ -44,24 +42,14 @@ const PREDICTION_BODY = objectBody({
   unknownMember: 'only eligibility, scheduleOption',
 });
 
-/** Health, settings, policies, one order, predictions, rejected events and the gateway webhook. */
+/** Health, settings, policies, one order, predictions and rejected events (the gateway webhook's route follows them in ROUTES). */
 export const BASIC_ROUTES: ApiRoute[] = [
-  defineRoute({
-    method: 'GET', path: '/health', summary: 'Liveness',
-    responses: responses({ 200: ok('Up.', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } }, additionalProperties: false }) }),
-    handle: async () => json(200, { status: 'ok' }),
-  }),
+  HEALTH_ROUTE,
   defineRoute({
     method: 'GET', path: '/settings', summary: 'Settings in force',
     description: 'The settings every plan reads now, with their version (a PUT names it as `version`), and who saved them, when and why (`actor`, `at`, `reason`).',
     responses: responses({ 200: ok('Current settings.', ref('Settings')) }),
     handle: async (_r, deps) => json(200, await getSettings(await deps())),
-  }),
-  defineRoute({
-    method: 'PUT', path: '/settings', summary: 'Change settings (new version)',
-    body: SETTINGS_BODY,
-    responses: responses({ 200: ok('The saved version, in force from this answer (every release is planned under it when it is claimed); `job` is null: no per-release work remains.', ref('SettingsAnswer')), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong; the message names it.', 409: 'Stale `version` or `previewId` (preview_stale).' }),
-    handle: async ({ body }, deps) => json(200, await updateSettings(await deps(), body)),
   }),
   defineRoute({
     method: 'GET', path: '/settings/history', summary: 'Every saved settings version, newest first',
@@ -72,12 +60,6 @@ export const BASIC_ROUTES: ApiRoute[] = [
     method: 'GET', path: '/vendors/{vendorId}/policy', summary: "A vendor's policy", params: vendorId,
     responses: responses({ 200: ok('Policy (version 0: the default).', ref('Policy')) }, { 400: 'Bad vendor id.' }),
     handle: async ({ params }, deps) => json(200, await getPolicy(await deps(), params.vendorId)),
-  }),
-  defineRoute({
-    method: 'PUT', path: '/vendors/{vendorId}/policy', summary: "Change a vendor's policy (new version)", params: vendorId,
-    body: POLICY_BODY,
-    responses: responses({ 200: ok('The saved version, with `job`: with applyTo open_orders, the job that plans every open release again (in force from this answer: a release claimed after it is planned under the new version instead of sent under the old); null otherwise or when no release is open.', { allOf: [ref('Policy'), { type: 'object', required: ['job'], properties: { job: nullable(ref('Job')) } }] }), 202: APPROVAL_REQUIRED }, { 400: 'A field is wrong.', 409: 'Stale expectedVersion, or preview_stale.' }),
-    handle: async ({ params, body }, deps) => json(200, await putPolicy(await deps(), params.vendorId, body)),
   }),
   defineRoute({
     method: 'GET', path: '/vendors/{vendorId}/policy/history', summary: 'Every policy version, newest first', params: vendorId,
@@ -102,5 +84,4 @@ export const BASIC_ROUTES: ApiRoute[] = [
     responses: responses({ 200: ok('A page.', page('rejectedEvents', { type: 'object', properties: { sequence: { type: 'integer', description: 'Its number in the order of arrival, from 1.' }, at: instant('When it was refused.') }, additionalProperties: true }, { count: { type: 'integer', description: 'Rejected in all, not only on this page.' } })) }, { 400: 'Bad limit or cursor.' }),
     handle: async ({ query }, deps) => json(200, await listRejectedEvents(await deps(), { limit: query.limit, after: query.cursor })),
   }),
-  GATEWAY_WEBHOOK_ROUTE,
 ];

@@ -1,7 +1,7 @@
-/** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), vendors, forecasts, prediction accuracy. */
+/** Finance and auditors' read routes: outcomes (JSON pages or streamed CSV), forecasts, prediction accuracy. */
 import { OUTCOME_CSV_COLUMNS, OUTCOME_LIMIT, outcomesCsv, parseOutcomeQuery, type OutcomeQuery } from '../../application/outcome-rows';
 import { outcomesPage } from '../../application/reads/list-outcomes';
-import { VENDOR_CURSOR_LIST, VENDOR_LIMIT, forecast, listVendors, vendorForecast } from '../../application/reads/read-vendors';
+import { forecast, vendorForecast } from '../../application/reads/read-vendors';
 import { HELD_SETTLING_LISTED, heldSettlingSoon } from '../../application/reads/held-settling';
 import { predictionAccuracy } from '../../application/releases/settlement-accuracy';
 import { RELEASE_STATES } from '../../domain/types';
@@ -36,34 +36,31 @@ const ACCURACY_ROW = {
   },
 };
 
-export const OUTCOME_ROUTES: ApiRoute[] = [
-  defineRoute({
-    method: 'GET', path: '/outcomes', summary: 'Releases for auditors: filters, cursor pages, JSON or CSV (contract 6.1)',
-    query: OUTCOME_QUERY, readQuery: parseOutcomeQuery,
-    responses: responses({
-      200: {
-        description: 'JSON page, or CSV with the columns of contract 6.1.',
-        content: {
-          'application/json': { schema: page('items', ref('Outcome')) },
-          'text/csv': { schema: { type: 'string' }, example: `${OUTCOME_CSV_COLUMNS.join(',')}\r\n` },
-        },
+/** GET /outcomes: JSON pages or a streamed CSV. */
+export const OUTCOMES_ROUTE: ApiRoute = defineRoute({
+  method: 'GET', path: '/outcomes', summary: 'Releases for auditors: filters, cursor pages, JSON or CSV (contract 6.1)',
+  query: OUTCOME_QUERY, readQuery: parseOutcomeQuery,
+  responses: responses({
+    200: {
+      description: 'JSON page, or CSV with the columns of contract 6.1.',
+      content: {
+        'application/json': { schema: page('items', ref('Outcome')) },
+        'text/csv': { schema: { type: 'string' }, example: `${OUTCOME_CSV_COLUMNS.join(',')}\r\n` },
       },
-    }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
-    handle: async ({ query }, deps) => {
-      const parsed = query as unknown as OutcomeQuery;
-      if (parsed.format === 'json') return json(200, await outcomesPage(await deps(), parsed));
-      return streamedResult(200, {
-        'content-type': 'text/csv; charset=utf-8; header=present',
-        'content-disposition': 'attachment; filename="holdback-outcomes.csv"',
-      }, outcomesCsv(await deps(), parsed.filter));
     },
-  }),
-  defineRoute({
-    method: 'GET', path: '/vendors', summary: 'Vendors Holdback knows, with policy version and hold',
-    query: { limit: count(VENDOR_LIMIT.min, VENDOR_LIMIT.max, VENDOR_LIMIT.default, 'Page size.'), cursor: cursor(VENDOR_CURSOR_LIST), checkGateway: flag(false, "true: ask the gateway for each vendor's schedule option too.") },
-    responses: responses({ 200: ok('A page.', page('items', ref('VendorSummary'))) }, { 400: 'Bad limit, cursor or checkGateway.' }),
-    handle: async ({ query }, deps) => json(200, await listVendors(await deps(), { limit: query.limit, after: query.cursor, checkGateway: query.checkGateway })),
-  }),
+  }, { 400: 'A query parameter is wrong (unknown, or a cursor of other filters); every one is named.', 413: TOO_LARGE_ON_AWS }),
+  handle: async ({ query }, deps) => {
+    const parsed = query as unknown as OutcomeQuery;
+    if (parsed.format === 'json') return json(200, await outcomesPage(await deps(), parsed));
+    return streamedResult(200, {
+      'content-type': 'text/csv; charset=utf-8; header=present',
+      'content-disposition': 'attachment; filename="holdback-outcomes.csv"',
+    }, outcomesCsv(await deps(), parsed.filter));
+  },
+});
+
+/** Forecasts, prediction accuracy and held money settling (GET /vendors, which may ask the gateway, is vendors.ts'). */
+export const FORECAST_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/forecast', summary: 'Expected settlements per India-time day, firm and projected',
     query: { from: DAY_FROM, to: DAY_TO, vendorId: optionalId('One vendor.') },
@@ -107,3 +104,6 @@ export const OUTCOME_ROUTES: ApiRoute[] = [
     handle: async ({ query }, deps) => json(200, await heldSettlingSoon(await deps(), query.vendorId, query.limit)),
   }),
 ];
+
+/** The reads' routes of this file. */
+export const OUTCOME_ROUTES: ApiRoute[] = [OUTCOMES_ROUTE, ...FORECAST_ROUTES];

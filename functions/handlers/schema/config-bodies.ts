@@ -8,10 +8,10 @@
 import { asSent, checkedField, objectBody, textField, type Field } from '../../application/body-schema';
 import { CHANGE_OPTION_ISSUES } from '../../application/config/policy-change';
 import { POLICY_FIELD_ISSUES, POLICY_KEYS, SETTINGS_FIELD_ISSUES, SETTINGS_KEYS, policyNotObject } from '../../domain/settings';
-import { COMPONENTS } from './components';
+import { SETTINGS_COMPONENT } from './settings-component';
 import { ref, type Json } from './openapi-parts';
 
-const SETTINGS_PROPERTIES = COMPONENTS.Settings.properties as Record<string, Json>;
+const SETTINGS_PROPERTIES = SETTINGS_COMPONENT.properties as Record<string, Json>;
 /** Each setting, checked when sent (a partial body keeps the rest in force), described as GET /settings shows it. */
 const SETTINGS_FIELDS = Object.fromEntries(SETTINGS_KEYS.map((key) => [key, checkedField(SETTINGS_FIELD_ISSUES[key], SETTINGS_PROPERTIES[key])])) as Record<(typeof SETTINGS_KEYS)[number], Field<unknown>>;
 const ONLY_SETTINGS = `only ${SETTINGS_KEYS.join(', ')}`;
