@@ -3,10 +3,10 @@
  * hold, an unhold, a policy applied to open orders), or a preview's page planned; the exports and audit verifications
  * run from their own queue in the export-jobs function (handlers/export-jobs.ts).
  */
-import { runWalkJobStep } from './walk-job-steps';
+import { runWalkJobStep } from './job-steps/walk-job-steps';
 import { awsRuntime, type DependencySource } from './dependencies';
 import * as composition from '../composition/jobs';
-import { makeJobQueueHandler } from './job-queue-handler';
+import { makeJobQueueHandler } from './job-steps/job-queue-handler';
 
 export function makeJobsHandler(getDeps: DependencySource) {
   return makeJobQueueHandler(getDeps, runWalkJobStep);

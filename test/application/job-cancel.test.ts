@@ -4,7 +4,7 @@
  * they were; the hold itself stays in force from its own answer. A job that has ended cannot be cancelled.
  */
 import { cancelJob } from '../../functions/application/jobs/cancel-job';
-import { runJobStep } from '../../functions/handlers/job-steps';
+import { runJobStep } from '../../functions/handlers/job-steps/job-steps';
 import { WALK_PAGE } from '../../functions/application/release-walk';
 import { setVendorHold } from '../../functions/application/releases/manage-releases';
 import { fakeWorld } from '../fakes/dependencies';

@@ -7,7 +7,7 @@ import type {
   Dependencies, ExportDownload, ExportStore, JobFailure, JobKind, JobQueue, JobRepository, JobState, JobStep, StoredJob,
 } from '../../functions/application/ports';
 import { JOB_FAILURES_KEPT } from '../../functions/adapters/dynamodb/job-repository';
-import { runJobStep } from '../../functions/handlers/job-steps';
+import { runJobStep } from '../../functions/handlers/job-steps/job-steps';
 
 export class InMemoryJobRepository implements JobRepository {
   readonly jobs = new Map<string, StoredJob & { read: string[] }>();

@@ -20,7 +20,7 @@ const JOB_QUEUE_SETTING = 'HOLDBACK_EXPORT_JOB_QUEUE_URL names the export job qu
 
 /**
  * The work of one step, by the job's kind: each area's own (the release walk, config's preview, audit's export),
- * handed to the runner by the jobs function (handlers/job-steps.ts), so that the runner imports no other area.
+ * handed to the runner by the jobs function (handlers/job-steps/job-steps.ts), so that the runner imports no other area.
  */
 export type JobSteps = Partial<Record<JobKind, (deps: Dependencies, job: StoredJob, step: JobStep) => Promise<StepWork>>>;
 

@@ -1,7 +1,7 @@
 /** The jobs function's steps: the release walks (holds, unholds, policies applied to open orders) and config's previews. */
-import { previewStep } from '../application/config/preview-job';
-import { jobStepRunner, type JobSteps } from '../application/jobs/run-job-step';
-import { walkPage } from '../application/release-walk';
+import { previewStep } from '../../application/config/preview-job';
+import { jobStepRunner, type JobSteps } from '../../application/jobs/run-job-step';
+import { walkPage } from '../../application/release-walk';
 
 export const WALK_JOB_STEPS = {
   vendor_hold: walkPage,

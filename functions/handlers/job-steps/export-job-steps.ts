@@ -1,7 +1,7 @@
 /** The export-jobs function's steps: audit's exports (outcomes, the audit log) and verification. */
-import { exportStep } from '../application/audit/export-job';
-import { verifyStep } from '../application/audit/verify-job';
-import { jobStepRunner, type JobSteps } from '../application/jobs/run-job-step';
+import { exportStep } from '../../application/audit/export-job';
+import { verifyStep } from '../../application/audit/verify-job';
+import { jobStepRunner, type JobSteps } from '../../application/jobs/run-job-step';
 
 export const EXPORT_JOB_STEPS = {
   outcomes_export: exportStep,

@@ -7,13 +7,13 @@
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { describeError } from '../application/errors';
-import type { JobStepResult } from '../application/jobs/run-job-step';
-import { JOB_KINDS, type JobKind, type JobStep } from '../application/ports';
-import { JOB_QUEUE } from '../definitions/routing';
-import type { Dependencies } from '../application/ports';
-import type { DependencySource } from './dependencies';
-import { handlerDependencies, observed } from './observability';
+import { describeError } from '../../application/errors';
+import type { JobStepResult } from '../../application/jobs/run-job-step';
+import { JOB_KINDS, type JobKind, type JobStep } from '../../application/ports';
+import { JOB_QUEUE } from '../../definitions/routing';
+import type { Dependencies } from '../../application/ports';
+import type { DependencySource } from '../dependencies';
+import { handlerDependencies, observed } from '../observability';
 
 /** Runs one step of a job of the function's kinds (application/jobs/run-job-step.ts's jobStepRunner). */
 export type JobStepRun = (deps: Dependencies, step: JobStep, attempt: { last: boolean }) => Promise<JobStepResult>;

@@ -1,5 +1,5 @@
 /** Every kind's step, in one runner: where one function runs every job (the tests' worlds); each job function runs its own. */
-import { jobStepRunner } from '../application/jobs/run-job-step';
+import { jobStepRunner } from '../../application/jobs/run-job-step';
 import { EXPORT_JOB_STEPS } from './export-job-steps';
 import { WALK_JOB_STEPS } from './walk-job-steps';
 
