@@ -240,7 +240,7 @@ describe('scheduling', () => {
     expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
   });
 
-  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; the api and the jobs function send to it', () => {
+  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; the API functions that start jobs (changes, jobs, audit) and the jobs function send to it', () => {
     expectQueueDrives(stack.functions.jobs.function, stack.jobQueue, JOB_QUEUE);
     const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
     expect(jobs.Timeout).toBe(JOB_QUEUE.functionTimeoutSeconds);
@@ -248,20 +248,20 @@ describe('scheduling', () => {
       const fn = resources[logicalId(stack.functions[role].function)].Properties;
       expect([role, fn.Environment.Variables[RUNTIME_ENV.jobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.jobQueue.queue) }]);
     }
-    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs']);
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs', 'apiJobs', 'apiAudit']);
   });
 
-  it('the export job queue drives the export-jobs function alike (its own dead-letter queue, alarmed); the api and both job functions send to it, and only they are told its URL', () => {
+  it('the export job queue drives the export-jobs function alike (its own dead-letter queue, alarmed); the API functions that start jobs (changes, jobs, audit) and both job functions send to it, and only they are told its URL', () => {
     expectQueueDrives(stack.functions.exportJobs.function, stack.exportJobQueue, EXPORT_JOB_QUEUE);
     const exportJobs = resources[logicalId(stack.functions.exportJobs.function)].Properties;
     expect(exportJobs.Timeout).toBe(EXPORT_JOB_QUEUE.functionTimeoutSeconds);
     const told = FUNCTION_ROLES.filter((role) => resources[logicalId(stack.functions[role].function)].Properties.Environment.Variables[RUNTIME_ENV.exportJobQueueUrl] !== undefined);
-    expect(told).toEqual(['api', 'jobs', 'exportJobs']);
+    expect(told).toEqual(['api', 'jobs', 'exportJobs', 'apiJobs', 'apiAudit']);
     for (const role of told) {
       const fn = resources[logicalId(stack.functions[role].function)].Properties;
       expect([role, fn.Environment.Variables[RUNTIME_ENV.exportJobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.exportJobQueue.queue) }]);
     }
-    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.exportJobQueue.queue))).toEqual(['api', 'jobs', 'exportJobs']);
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.exportJobQueue.queue))).toEqual(['api', 'jobs', 'exportJobs', 'apiJobs', 'apiAudit']);
     // Its dead letters alarm, as the job queue's do.
     const alarmed = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties)
       .filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(logicalId(stack.exportJobQueue.deadLetters.queue)));
