@@ -36,7 +36,7 @@ function builtOpenApiDocument(): unknown {
 }
 
 /** All the pages use of Dependencies: the clock (`GET /console/clock`) and the logger (errors). */
-function pagesDependencies(): Dependencies {
+export function pagesDependencies(): Dependencies {
   return { clock: { now: () => Instant.now() }, logger: new LambdaLogger(new SecretScrubber()) } as Partial<Dependencies> as Dependencies;
 }
 

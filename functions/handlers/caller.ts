@@ -49,11 +49,13 @@ export function callerOf(event: APIGatewayProxyEventV2): Caller {
  * A body's `actor` checked against the signed caller: absent, it becomes the principal's name; it must otherwise name
  * the caller (its session or user name, or its whole ARN, letter case aside). Anyone else is refused (403), so the
  * free-text actor of the audit log can no longer name someone other than the signer. Locally it is left as sent.
+ * `takesActor` false: the route's body has no actor member, so none is filled in.
  */
-export function actorChecked(body: unknown, caller: Caller): unknown {
+export function actorChecked(body: unknown, caller: Caller, takesActor = true): unknown {
   if (!caller.authenticated || !isRecord(body)) return body;
   const actor = body.actor;
-  if (actor === undefined || actor === null) return { ...body, actor: caller.name };
+  // A body without an actor member (POST /predictions) is left as sent: an actor filled in would be an unknown field.
+  if (actor === undefined || actor === null) return takesActor ? { ...body, actor: caller.name } : body;
   return { ...body, actor: actorOfCaller(actor, caller, 'actor') };
 }
 

@@ -27,7 +27,8 @@ export function rawBodyOf(event: ApiEvent): Buffer {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
 }
 
-export function jsonBodyOf(event: ApiEvent, example: string): unknown {
+/** `takesActor` false: the route's body declares no actor member (caller.ts actorChecked fills none in). */
+export function jsonBodyOf(event: ApiEvent, example: string, takesActor = true): unknown {
   const raw = rawBodyOf(event);
   if (raw.length === 0) throw new ValidationError([{ field: 'body', problem: 'is empty', expected: `a JSON object, e.g. ${example}` }]);
   let body: unknown;
@@ -39,7 +40,7 @@ export function jsonBodyOf(event: ApiEvent, example: string): unknown {
   // Before any use case walks it (messages quote values with JSON.stringify, which recurses).
   assertNesting(body, 'body', example);
   // On AWS the body's actor must name the signed caller (absent: the caller's name is filled in); see caller.ts.
-  return actorChecked(body, callerOf(event));
+  return actorChecked(body, callerOf(event), takesActor);
 }
 
 /** A path parameter as text, percent-decoded (ids are then checked by the use case). */

@@ -61,6 +61,9 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
   operation.responses = schema.responses;
 
   const known = Object.keys(query);
+  // A closed body without an actor member (POST /predictions): a signed caller's name is not filled in as one.
+  const bodySchema = schema.body?.schema as { properties?: Record<string, unknown>; additionalProperties?: unknown } | undefined;
+  const takesActor = !(bodySchema?.additionalProperties === false && !('actor' in (bodySchema.properties ?? {})));
   return {
     method: schema.method,
     path: schema.path,
@@ -83,7 +86,7 @@ export function defineRoute<P extends Params = Record<never, never>, Q extends P
       const queryValues = readAll(query, issues, (name) => sent[name], sent);
       if (issues.length > 0) throw new ValidationError(issues);
       const absent = schema.body?.optional === true && rawBodyOf(event).length === 0;
-      const sentBody = schema.body && !absent ? jsonBodyOf(event, schema.body.hint) : undefined;
+      const sentBody = schema.body && !absent ? jsonBodyOf(event, schema.body.hint, takesActor) : undefined;
       const body = (schema.body?.read ? schema.body.read(sentBody) : sentBody) as B;
       return schema.handle({ params: pathValues, query: queryValues, body, event }, deps);
     },
