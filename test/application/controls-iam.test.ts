@@ -62,6 +62,14 @@ test('an actor naming the signer (any letter case, or the whole ARN) is accepted
   expect((await api.world.holds.get(VENDOR))?.held).toBe(true);
 });
 
+test('a signed body that has no actor member (POST /predictions) is read as sent: no actor is filled in, so it is not refused as an unknown field', async () => {
+  const predicted = await call(MAKER, 'POST', '/predictions', { eligibility: '2022-12-05 10:00:00', scheduleOption: 1 });
+  expect(predicted).toMatchObject({ status: 200, body: { settlementAt: expect.any(String) } });
+  // An actor sent there is still an unknown field (the body is closed), named as such.
+  const extra = await call(MAKER, 'POST', '/predictions', { eligibility: '2022-12-05 10:00:00', actor: 'maker@example.com' });
+  expect(extra).toMatchObject({ status: 400, body: { error: { issues: [expect.objectContaining({ field: 'actor', problem: 'is not a known field' })] } } });
+});
+
 test('a request with a bad signature never reaches Holdback (API Gateway\'s 403)', async () => {
   const forged = { ...MAKER, secretAccessKey: 'not-the-secret-0000000000000000000000000' };
   const answer = await call(forged, 'GET', '/settings');
