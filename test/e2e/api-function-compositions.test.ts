@@ -22,7 +22,7 @@ import { lambdaContext } from '../../local/lambda/lambda-context';
 import { composeDependencies, type AwsAdapters } from '../../functions/composition/compose';
 import { readRuntimeConfig, RUNTIME_ENV } from '../../functions/composition/runtime-config';
 import { API_FUNCTIONS, routeEntryOf, routesServedBy, type RouteServer } from '../../functions/definitions/api-routing';
-import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE } from '../../functions/definitions/routing';
+import { DEFAULT_EVENT_BUS, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, RELEASE_SCHEDULE_GROUP } from '../../functions/definitions/routing';
 import { DEFAULT_TABLE_NAMES, TABLE_ENV, AUDIT_ARCHIVE_BUCKET_ENV, AUDIT_TABLE_ENV, DEFAULT_AUDIT_TABLE_NAME } from '../../functions/definitions/tables';
 import { makeRouteHandler } from '../../functions/handlers/api-router';
 import { collectStreamedBodies } from '../../functions/handlers/streamed-body';
@@ -42,6 +42,10 @@ import * as webhooksComposition from '../../functions/composition/webhooks';
 import type { ApiEvent, ApiResult } from '../../functions/handlers/http';
 import type { Logger } from '../../functions/application/ports';
 import { Instant } from '../../functions/domain/instant';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import cdkJson from '../../cdk.json';
+import { HoldbackStack } from '../../lib/holdback-stack';
 
 const ARCHIVE = 'holdback-audit-archive';
 const SECRET_ID = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:holdback/gateway';
@@ -106,35 +110,59 @@ async function startFront(): Promise<void> {
   frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
 }
 
-/** The variables lib/holdback-stack.ts gives `fn` (its bindings), pointed at the local edge, sandbox and front door. */
+/** Each function's variables as the synthesized stack sets them (lib/holdback-stack.ts), by name: text or a token. */
+let stackVariables: Record<RouteServer, Record<string, unknown>>;
+
+function synthesizedVariables(): Record<RouteServer, Record<string, unknown>> {
+  // The template only: esbuild skipped (the bundles are test/e2e/deployed-bundles.test.ts's).
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  const stack = new HoldbackStack(app, 'Holdback');
+  const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
+  const servers: RouteServer[] = [...API_FUNCTIONS, 'webhooks'];
+  return Object.fromEntries(servers.map((fn) => {
+    const id = stack.getLogicalId(stack.functions[fn].function.node.defaultChild as CfnElement);
+    return [fn, resources[id].Properties.Environment?.Variables ?? {}];
+  })) as Record<RouteServer, Record<string, unknown>>;
+}
+
+/**
+ * The variables the stack gives `fn`, each pointed at its local counterpart (the edge, the sandbox, the front door): a
+ * resource's token by its variable's name, text as the stack writes it. A variable the stack adds that has no local
+ * value here fails the test, naming it; one the stack drops is not given.
+ */
 function stackEnvironment(fn: RouteServer): Record<string, string> {
   const { edge, sandbox } = h.runtime;
-  const every = {
-    [RUNTIME_ENV.region]: LOCAL_REGION,
-    [RUNTIME_ENV.endpoint]: frontUrl,
-    [RUNTIME_ENV.dynamodbEndpoint]: edge.dynamodbUrl,
-    // bindTable: every table; bindEventBus; bindGateway (the secret's id, never the credentials); bindReleaseQueue; bindReleaseScheduling.
+  const local: Record<string, string> = {
     [TABLE_ENV.orders]: DEFAULT_TABLE_NAMES.orders,
     [TABLE_ENV.config]: DEFAULT_TABLE_NAMES.config,
     [TABLE_ENV.rejected]: DEFAULT_TABLE_NAMES.rejected,
     [AUDIT_TABLE_ENV]: DEFAULT_AUDIT_TABLE_NAME,
-    [RUNTIME_ENV.retentionDays]: '{}',
     [RUNTIME_ENV.eventBus]: DEFAULT_EVENT_BUS,
-    [RUNTIME_ENV.eventSource]: DEFAULT_EVENT_SOURCE,
     [RUNTIME_ENV.gatewayBaseUrl]: sandbox.url,
     [RUNTIME_ENV.gatewaySecretId]: SECRET_ID,
     [RUNTIME_ENV.releaseQueueUrl]: edge.queues.queueUrl(RELEASE_QUEUE.name),
     [RUNTIME_ENV.releaseQueueArn]: edge.queues.arn(RELEASE_QUEUE.name),
     [RUNTIME_ENV.schedulerRoleArn]: localSchedulerRoleArn(),
+    // The group every function's schedules share: here the embedded default's, whose order-events function made them.
+    [RUNTIME_ENV.scheduleGroup]: RELEASE_SCHEDULE_GROUP,
+    [RUNTIME_ENV.scheduleDeadLetterArn]: edge.queues.arn(RELEASE_QUEUE.deadLetterName),
+    [RUNTIME_ENV.jobQueueUrl]: edge.queues.queueUrl(JOB_QUEUE.name),
+    [RUNTIME_ENV.exportJobQueueUrl]: edge.queues.queueUrl(EXPORT_JOB_QUEUE.name),
+    [AUDIT_ARCHIVE_BUCKET_ENV]: ARCHIVE,
+    [RUNTIME_ENV.auditKmsKeyId]: KMS_KEY,
   };
-  // The api, apiJobs and apiAudit start jobs (both job queues); apiAudit reads the archive and the key's public half.
-  const jobs = { [RUNTIME_ENV.jobQueueUrl]: edge.queues.queueUrl(JOB_QUEUE.name), [RUNTIME_ENV.exportJobQueueUrl]: edge.queues.queueUrl(EXPORT_JOB_QUEUE.name) };
-  switch (fn) {
-    case 'api': return { ...every, ...jobs, [RUNTIME_ENV.scheduleRoleWaitMs]: '5000' };
-    case 'apiJobs': return { ...every, ...jobs };
-    case 'apiAudit': return { ...every, ...jobs, [AUDIT_ARCHIVE_BUCKET_ENV]: ARCHIVE, [RUNTIME_ENV.auditKmsKeyId]: KMS_KEY };
-    default: return every;
+  const env: Record<string, string> = {
+    // Lambda's own, and the local endpoints (DynamoDB straight to dynalite, as the embedded default does).
+    [RUNTIME_ENV.region]: LOCAL_REGION,
+    [RUNTIME_ENV.endpoint]: frontUrl,
+    [RUNTIME_ENV.dynamodbEndpoint]: h.runtime.edge.dynamodbUrl,
+  };
+  for (const [name, value] of Object.entries(stackVariables[fn])) {
+    const given = local[name] ?? (typeof value === 'string' ? value : undefined);
+    if (given === undefined) throw new Error(`the stack gives the ${fn} function ${name} (${JSON.stringify(value)}): give it a local value in stackEnvironment`);
+    env[name] = given;
   }
+  return env;
 }
 
 const logger: Logger = {
@@ -205,6 +233,7 @@ const WHO = { actor: 'maker@example.com', reason: 'route check' };
 const ORDERS = { small: 'rt-small', apply: 'rt-apply', big1: 'rt-big-1', big2: 'rt-big-2', hook: 'rt-hook' };
 
 beforeAll(async () => {
+  stackVariables = synthesizedVariables();
   h = await startHarness();
   s3 = await startLocalS3({ [ARCHIVE]: { writeOnce: true } });
   await startFront();
