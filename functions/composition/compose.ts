@@ -128,7 +128,9 @@ const noExports: ExportStore = {
 
 /** A use of a port whose SDK client the function's composition does not load: names both, and where to add it. */
 function absent(functionName: string, client: string, what: string, kind = 'client'): Error {
-  return new Error(`the ${functionName} function's composition (functions/composition/${functionName}.ts) loads no ${client} ${kind}, so it cannot ${what}; add the ${client} builder there if this function needs it`);
+  // The handlers name a function as the stack does (apiReads); its composition's file is kebab-case (api-reads.ts).
+  const file = functionName.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return new Error(`the ${functionName} function's composition (functions/composition/${file}.ts) loads no ${client} ${kind}, so it cannot ${what}; add the ${client} builder there if this function needs it`);
 }
 
 /** A port object whose every method fails with `absent(...)` (no method is called on the way to the first use). */

@@ -161,6 +161,9 @@ it('a port a composition does not build says which function lacks which client, 
   );
   await expect(deps.queue.enqueue([])).rejects.toThrow(/loads no SQS client, so it cannot enqueue a release/);
   await expect(deps.publisher.publish([])).rejects.toThrow(/loads no EventBridge client, so it cannot publish events/);
+  // The API's handlers name their function as the stack does (apiReads); the file named is its composition's.
+  const reads = composeDependencies(readRuntimeConfig(AWS_ENV), {}, 'apiReads', { logger: quiet });
+  await expect(reads.queue.enqueue([])).rejects.toThrow("the apiReads function's composition (functions/composition/api-reads.ts) loads no SQS client");
 });
 
 describe('an SDK client other than DynamoDB is built at its first use, not at the cold start', () => {
