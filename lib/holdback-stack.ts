@@ -279,7 +279,7 @@ export class HoldbackStack extends Stack {
         handlerFile: 'jobs',
         description: 'Holdback: steps of bulk changes (hold, unhold, a policy applied to open orders) and previews, from the job queue',
         failuresGoTo: "the job queue's redrive policy: a step that fails every receive ends its job failed and lands in the dead-letter queue, which alarms",
-        // A step is a page of releases or a whole export file; one cut by the timeout is delivered again and carries on.
+        // A step is a page of releases or a preview; one cut by the timeout is delivered again and carries on.
         timeout: Duration.seconds(JOB_QUEUE.functionTimeoutSeconds),
         ...reserved('jobs'),
       }),
