@@ -350,15 +350,16 @@ export class HoldbackStack extends Stack {
     });
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
-    // Jobs: the api, apiJobs and apiAudit start them on the queue of their kind (the export job queue for exports and
-    // verifications, the job queue for the rest), and each job function continues its own on its queue (the jobs
-    // function also passes on an export step enqueued before the split). The export-jobs function writes the export
-    // files and signs their links (its role reads the objects, so the links work).
-    for (const role of ['api', 'apiJobs', 'apiAudit', 'jobs', 'exportJobs'] as const) {
+    // Jobs go on the queue of their kind (the SQS adapter routes each step by it; every starter is told both URLs):
+    // the api's changes start walks and previews (the job queue), apiJobs exports and apiAudit verifications (the export
+    // job queue); each job function continues its own on its queue, and the jobs function also passes on an export
+    // step enqueued before the split. So each role may send only to the queues of the kinds it starts or carries on.
+    // The export-jobs function writes the export files and signs their links (its role reads the objects).
+    const sendsTo = { api: ['jobs'], apiJobs: ['exports'], apiAudit: ['exports'], jobs: ['jobs', 'exports'], exportJobs: ['exports'] } as const;
+    for (const [role, queues] of Object.entries(sendsTo) as [keyof typeof sendsTo, readonly ('jobs' | 'exports')[]][]) {
       this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
       this.functions[role].function.addEnvironment(RUNTIME_ENV.exportJobQueueUrl, this.exportJobQueue.queue.queueUrl);
-      if (role !== 'exportJobs') this.jobQueue.queue.grantSendMessages(this.functions[role].function);
-      this.exportJobQueue.queue.grantSendMessages(this.functions[role].function);
+      for (const queue of queues) (queue === 'jobs' ? this.jobQueue : this.exportJobQueue).queue.grantSendMessages(this.functions[role].function);
     }
     this.jobQueue.attach(this.functions.jobs.function);
     this.exportJobQueue.attach(this.functions.exportJobs.function);

@@ -240,7 +240,7 @@ describe('scheduling', () => {
     expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
   });
 
-  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; the API functions that start jobs (changes, jobs, audit) and the jobs function send to it', () => {
+  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; only the API\'s changes (walks, previews) and the jobs function send to it', () => {
     expectQueueDrives(stack.functions.jobs.function, stack.jobQueue, JOB_QUEUE);
     const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
     expect(jobs.Timeout).toBe(JOB_QUEUE.functionTimeoutSeconds);
@@ -248,10 +248,10 @@ describe('scheduling', () => {
       const fn = resources[logicalId(stack.functions[role].function)].Properties;
       expect([role, fn.Environment.Variables[RUNTIME_ENV.jobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.jobQueue.queue) }]);
     }
-    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs', 'apiJobs', 'apiAudit']);
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs']);
   });
 
-  it('the export job queue drives the export-jobs function alike (its own dead-letter queue, alarmed); the API functions that start jobs (changes, jobs, audit) and both job functions send to it, and only they are told its URL', () => {
+  it('the export job queue drives the export-jobs function alike (its own dead-letter queue, alarmed); the API\'s jobs and audit functions (exports, verifications) and both job functions send to it; the changes are told its URL but may not send', () => {
     expectQueueDrives(stack.functions.exportJobs.function, stack.exportJobQueue, EXPORT_JOB_QUEUE);
     const exportJobs = resources[logicalId(stack.functions.exportJobs.function)].Properties;
     expect(exportJobs.Timeout).toBe(EXPORT_JOB_QUEUE.functionTimeoutSeconds);
@@ -261,7 +261,7 @@ describe('scheduling', () => {
       const fn = resources[logicalId(stack.functions[role].function)].Properties;
       expect([role, fn.Environment.Variables[RUNTIME_ENV.exportJobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.exportJobQueue.queue) }]);
     }
-    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.exportJobQueue.queue))).toEqual(['api', 'jobs', 'exportJobs', 'apiJobs', 'apiAudit']);
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.exportJobQueue.queue))).toEqual(['jobs', 'exportJobs', 'apiJobs', 'apiAudit']);
     // Its dead letters alarm, as the job queue's do.
     const alarmed = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties)
       .filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(logicalId(stack.exportJobQueue.deadLetters.queue)));
