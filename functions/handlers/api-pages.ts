@@ -10,8 +10,9 @@ import { Instant } from '../domain/instant';
 import { LambdaLogger } from '../adapters/logging/powertools-logger';
 import { SecretScrubber } from '../adapters/secrets/gateway-credentials';
 import { BUILT_OPENAPI_FILE } from '../definitions/openapi-build';
+import { routeEntryOf } from '../definitions/api-routing';
 import { makeRouteHandler } from './api-router';
-import { HttpError } from './http';
+import { HttpError, json, type ApiEvent, type ApiResult } from './http';
 import { CONSOLE_ROUTES } from './routes/console';
 import { HEALTH_ROUTE } from './routes/health';
 import { openApiRoute } from './routes/openapi';
@@ -40,4 +41,21 @@ export function pagesDependencies(): Dependencies {
   return { clock: { now: () => Instant.now() }, logger: new LambdaLogger(new SecretScrubber()) } as Partial<Dependencies> as Dependencies;
 }
 
-export const handler = makeRouteHandler(pagesRoutes(builtOpenApiDocument), pagesDependencies);
+/**
+ * A route's path sent with a trailing slash: the HTTP API matches routes exactly, so on AWS it reaches the catch-all
+ * (here), while the local API (which matches the route table with an optional slash) serves it. Both must answer alike,
+ * so it is sent on to the route without the slash, method, body and query kept (308 Permanent Redirect), and says so.
+ */
+export function trailingSlashRedirect(event: Pick<ApiEvent, 'rawPath' | 'rawQueryString' | 'requestContext'>): ApiResult | undefined {
+  const method = event.requestContext?.http?.method ?? '';
+  const path = event.rawPath ?? '';
+  if (path.length < 2 || !path.endsWith('/') || !routeEntryOf(method, path)) return undefined;
+  const canonical = path.replace(/\/+$/, '');
+  const location = event.rawQueryString ? `${canonical}?${event.rawQueryString}` : canonical;
+  return json(308, { error: { code: 'trailing_slash', message: `${method} ${path} is served at ${canonical}, without the trailing slash: send the request there (this answer's location)` } }, { location });
+}
+
+const routed = makeRouteHandler(pagesRoutes(builtOpenApiDocument), pagesDependencies);
+
+export const handler = async (event: ApiEvent, context: Parameters<typeof routed>[1]): Promise<ApiResult> =>
+  trailingSlashRedirect(event) ?? routed(event, context);

@@ -10,7 +10,7 @@ import { API_ROUTES } from '../../functions/handlers/api';
 import { API_READ_ROUTES } from '../../functions/handlers/api-reads';
 import { API_AUDIT_ROUTES } from '../../functions/handlers/api-audit';
 import { API_JOB_ROUTES } from '../../functions/handlers/api-jobs';
-import { pagesRoutes } from '../../functions/handlers/api-pages';
+import { handler as pagesHandler, pagesRoutes } from '../../functions/handlers/api-pages';
 import { makeRouteHandler, routesOf } from '../../functions/handlers/api-router';
 import { makeApiHandler } from '../../functions/handlers/api-functions';
 import { GATEWAY_WEBHOOK_ROUTE } from '../../functions/handlers/routes/gateway-webhook';
@@ -78,5 +78,17 @@ describe('the local API answers each route through the function that serves it o
     const pages = makeRouteHandler(SERVED.apiPages, () => world.deps);
     const notHere = await pages(event('GET', '/settings'), context);
     expect([notHere.statusCode, JSON.parse(String(notHere.body)).error.code]).toEqual([404, 'route_not_found']);
+  });
+
+  it("on AWS a route's path with a trailing slash (the catch-all's) is sent on to the route without it, method and query kept; a path no route has stays 404", async () => {
+    const context = {} as Context;
+    const slash = { ...event('POST', '/vendors/v-1/hold/'), rawQueryString: 'x=1' };
+    const moved = await pagesHandler(slash, context);
+    expect([moved.statusCode, moved.headers?.location, JSON.parse(String(moved.body)).error.code]).toEqual([308, '/vendors/v-1/hold?x=1', 'trailing_slash']);
+    expect(JSON.parse(String(moved.body)).error.message).toContain('without the trailing slash');
+    const none = await pagesHandler(event('GET', '/nowhere/'), context);
+    expect([none.statusCode, JSON.parse(String(none.body)).error.code]).toEqual([404, 'route_not_found']);
+    const wrongMethod = await pagesHandler(event('DELETE', '/settings/'), context);
+    expect(wrongMethod.statusCode).toBe(405);
   });
 });
