@@ -87,4 +87,15 @@ export const EXTRA_PRICES = {
    * from Lambda in the same region; the gateway's from ap-south-1 to an Indian gateway): what it is billed for waiting.
    */
   latencyMs: { DynamoDB: 6, EventBridge: 15, Scheduler: 25, SQS: 10, KMS: 15, SecretsManager: 20, S3: 25, gateway: 250, default: 20 },
+  /**
+   * Lambda gives CPU in proportion to memory: "at 1,769 MB, a function has the equivalent of one vCPU" (Lambda developer
+   * guide, "Configure Lambda function memory", read 2026-11-26). A function below it computes at that fraction of a
+   * core, so its CPU milliseconds are billed as that many more milliseconds of duration.
+   */
+  lambdaOneVcpuAtMb: 1769,
 } as const;
+
+/** The billed milliseconds of `cpuMs` of computing in a function of `memoryMb` (a fraction of a vCPU below 1,769 MB). */
+export function lambdaComputeMs(cpuMs: number, memoryMb: number): number {
+  return cpuMs / Math.min(1, memoryMb / EXTRA_PRICES.lambdaOneVcpuAtMb);
+}

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { AwsCallTally } from './aws-call-meter';
 import { RELEASE_SCHEDULE_GROUP, type HandlerName } from '../functions/definitions/routing';
-import { EXTRA_PRICES, EXTRA_PRICES_AS_OF, PRICES, PRICES_AS_OF, PRICE_REGION } from './aws-prices';
+import { EXTRA_PRICES, EXTRA_PRICES_AS_OF, PRICES, PRICES_AS_OF, PRICE_REGION, lambdaComputeMs } from './aws-prices';
 import { LogMeter, PLATFORM_LOG_BYTES_PER_INVOCATION, bytesToGb, measureTable, modelledGbSeconds, releaseMetricsLineBytes, sampledTraces } from './whole-bill';
 import { AUDIT_TABLE, DEFAULT_AUDIT_TABLE_NAME, DEFAULT_TABLE_NAMES, TABLES, type TableDefinition } from '../functions/definitions/tables';
 import { AUDIT_ARCHIVE_BATCH } from '../lib/audit-archive';
@@ -300,9 +300,11 @@ async function wholeBill(harness: Harness, t: AwsCallTally, s: { before: Snapsho
   for (const c of t.calls.values()) calls[c.service] = (calls[c.service] ?? 0) + c.calls;
   const sends = (await harness.appliedAtGateway()).size;
   // The handlers' own computing: the CPU time of the whole local stack during the run (handlers, and also the local
-  // edge, dynalite, the sandbox and the harness: an upper bound), which a loaded machine does not inflate as wall time.
-  const own = (cpuMs / 1000) * (LAMBDA_MEMORY_MB / 1024) * per;
-  add('Lambda', `duration: own computing (${round(cpuMs / orders, 1)} ms CPU an order, the whole local stack's: an upper bound)`, own, 'GB-s', own * PRICES.lambda.perGbSecondArm64);
+  // edge, dynalite, the sandbox and the harness: an upper bound), which a loaded machine does not inflate as wall time,
+  // stretched to the duration it takes at the fraction of a vCPU the function's memory gets (lambdaComputeMs).
+  const ownMs = lambdaComputeMs(cpuMs, LAMBDA_MEMORY_MB);
+  const own = (ownMs / 1000) * (LAMBDA_MEMORY_MB / 1024) * per;
+  add('Lambda', `duration: own computing (${round(cpuMs / orders, 1)} ms CPU an order, the whole local stack's: an upper bound; ${round(ownMs / orders, 0)} ms at ${LAMBDA_MEMORY_MB} MB's ${round(Math.min(1, LAMBDA_MEMORY_MB / EXTRA_PRICES.lambdaOneVcpuAtMb), 2)} of a vCPU)`, own, 'GB-s', own * PRICES.lambda.perGbSecondArm64);
   const waits = modelledGbSeconds(calls, sends, 0, LAMBDA_MEMORY_MB);
   add('Lambda', `duration: billed waits on AWS calls and gateway sends (${Object.entries(calls).map(([k, v]) => `${round(v / orders, 1)} ${k}`).join(', ')}, ${round(sends / orders, 1)} sends an order)`,
     waits.gbSeconds * per, 'GB-s', waits.gbSeconds * per * PRICES.lambda.perGbSecondArm64);
