@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox } from '../../sandbox/app';
+import { createState } from '../../sandbox/state';
+import { loadState } from '../../sandbox/persistence';
 import { pollUntil as until } from '../infra/holdback-process';
 
 const folders: string[] = [];
@@ -85,5 +87,28 @@ test('a stop leaves an undelivered webhook PENDING in the kept state; the next s
   } finally {
     await second.close();
     await new Promise((resolve) => up.server.close(resolve));
+  }
+});
+
+test('what a timer changes (no request behind it) reaches the data folder by itself, without a stop: a kill after it keeps it', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'holdback-sandbox-timer-save-'));
+  folders.push(folder);
+  const sandbox = await createSandbox({ port: 0, dataFolder: folder, webhooks: { retryDelaysMs: [], maxAttempts: 100 } });
+  try {
+    // A delivery that fails is recorded by the sender, not by a request: only the periodic save writes it.
+    const sent = await sandbox.webhooks.send(`http://127.0.0.1:${await closedPort()}/webhooks/gateway`, 'PAYMENT_SUCCESS_WEBHOOK', { order: { order_id: 'o-timer' } });
+    expect(sent).toMatchObject({ status: 'PENDING', attempts: 1 });
+    // Read the folder as the next start would (the running sandbox is not stopped: as if killed after this point).
+    const onDisk = () => {
+      const next = createState();
+      loadState(next, folder);
+      return next.webhooks.find((w) => w.id === sent.id);
+    };
+    await until('the timer-made record on disk', () => onDisk()?.status === 'PENDING');
+    // The record as the sender keeps it (its later tries counted in it too), the order's body in it.
+    expect(onDisk()).toMatchObject({ id: sent.id, status: 'PENDING', type: 'PAYMENT_SUCCESS_WEBHOOK' });
+    expect(JSON.parse(onDisk()!.body)).toMatchObject({ data: { order: { order_id: 'o-timer' } } });
+  } finally {
+    await sandbox.close();
   }
 });
