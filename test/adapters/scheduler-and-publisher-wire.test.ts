@@ -55,6 +55,23 @@ describe('atExpression', () => {
     }
     expect(compared).toBe(zones.length * starts.length * Math.ceil((12 * 60) / 7));
   });
+
+  test('India time and UTC are written without asking Intl (a CreateSchedule of every release at ingest); a zone with daylight saving asks it', () => {
+    const formatToParts = jest.spyOn(Intl.DateTimeFormat.prototype, 'formatToParts');
+    try {
+      // Distinct minutes, so that nothing the zone or luxon keeps can answer in place of the offset's computation.
+      for (let minute = 0; minute < 25; minute++) {
+        const at = Instant.at(Date.parse('2022-12-17T09:30:00Z') + minute * 60_000 + 1, 'UTC');
+        expect(atExpression(at, 'Asia/Kolkata')).toBe(`at(2022-12-17T15:${String(minute + 1).padStart(2, '0')}:00)`);
+        expect(atExpression(at, 'UTC')).toBe(`at(2022-12-17T09:${String(minute + 31).padStart(2, '0')}:00)`);
+      }
+      expect(formatToParts).not.toHaveBeenCalled();
+      expect(atExpression(Instant.parse('2022-07-01T09:30:00Z', 'at'), 'Europe/London')).toBe('at(2022-07-01T10:30:00)');
+      expect(formatToParts).toHaveBeenCalled();
+    } finally {
+      formatToParts.mockRestore();
+    }
+  });
 });
 
 describe('EventBridgeReleaseScheduler', () => {

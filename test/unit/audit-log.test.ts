@@ -234,3 +234,32 @@ describe('holdback audit verify (usage)', () => {
     await expect(verifyExportFile({ file: 'a.ndjson', publicKey: __filename })).rejects.toThrow(/is not a public key in PEM form/);
   });
 });
+
+describe('sealing writes the hash the format defines', () => {
+  test('every record hashes as SHA-256 of the RFC 8785 text of the whole record without hash, whatever its members hold', () => {
+    const { createHash } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+    const details: Record<string, unknown>[] = [
+      {},
+      { b: 1, a: [3, { z: null, y: 'é' }], '\u00e9': true, A: -0, big: 1e21, small: 0.1, neg: -12.5 },
+      { text: 'line\nbreak "quoted" \\ \u2028', lone: 'a\ud800b', nested: { deeper: { deepest: ['x', 2, false] } } },
+      { amount: '200.00', request: '2022-12-05 10:00:00', when: at(AT) },
+    ];
+    const entries = details.flatMap((detail, i) => [
+      { kind: 'planned', at: at(AT), orderId: 'order_9', vendorId: `vendor_${i}`, actor: 'marketplace', detail },
+      { kind: 'manual_release', at: at(AT), orderId: 'order_9', actor: null, principal: 'arn:aws:iam::1:user/ops\ud800', detail },
+      { kind: 'planned', at: at(AT), orderId: 'order_9', principal: null, detail },
+    ]);
+    const records = sealRecords('order#order_9', { sequence: 7, hash: 'f'.repeat(64) }, entries, RECORDED);
+    expect(records).toHaveLength(entries.length);
+    for (const record of records) {
+      const { hash, ...covered } = record;
+      // Written from the contract alone: canonicalize's RFC 8785 text of every member but hash, hashed.
+      const expected = createHash('sha256').update(Buffer.from(canonicalJson(covered), 'utf8')).digest('hex');
+      expect([record.sequence, hash]).toEqual([record.sequence, expected]);
+      expect(recordHash(record)).toBe(hash);
+    }
+    expect(records.map((r) => r.sequence)).toEqual(entries.map((_, i) => 8 + i));
+    expect(records[0].prevHash).toBe('f'.repeat(64));
+    for (let i = 1; i < records.length; i++) expect(records[i].prevHash).toBe(records[i - 1].hash);
+  });
+});

@@ -63,7 +63,9 @@ export function atExpression(at: Instant, timezone: string): string {
   // On the number: the next whole minute, written in the zone's offset then (India time's is fixed, so no Intl call;
   // done by luxon it was a twentieth of the order-events function's CPU in the ingest profile). An offset of whole
   // minutes keeps UTC's whole minutes whole; a zone's old offset of seconds (local mean time) takes luxon's way.
-  const due = Instant.at(Math.ceil(at.ms / MINUTE_MS) * MINUTE_MS, zone);
+  // By its name: Instant.at knows a fixed zone's offset by name (India time's without asking Intl), whereas a zone
+  // object's offset is luxon's Intl formatToParts at every call (0.7% of the ingest's CPU in its profile).
+  const due = Instant.at(Math.ceil(at.ms / MINUTE_MS) * MINUTE_MS, timezone);
   if (Number.isInteger(due.offset)) return `at(${due.toISO().slice(0, 19)})`;
   const local = at.toDateTime().setZone(zone);
   const minute = local.startOf('minute');

@@ -48,6 +48,21 @@ export function recordHash(record: Omit<AuditRecord, 'hash'> & { hash?: unknown 
 }
 
 /**
+ * recordText of an unsealed record whose detail's RFC 8785 text is known, without canonicalizing the detail a second
+ * time: the same bytes (members in code-unit order, each scalar by canonicalJson, the detail as its text; an absent
+ * member left out). Sealing made the detail's text once to normalise it and then again inside the record's.
+ */
+function unsealedText(record: Omit<AuditRecord, 'hash'>, detailText: string): string {
+  const members = record as unknown as Record<string, unknown>;
+  const parts = Object.keys(members).sort().flatMap((key) => {
+    const value = members[key];
+    if (value === undefined) return [];
+    return [`${JSON.stringify(key)}:${key === 'detail' ? detailText : canonicalJson(value)}`];
+  });
+  return `{${parts.join(',')}}`;
+}
+
+/**
  * Seals `entries` (all of one stream) after `head` (null for an empty stream): consecutive sequences, each record
  * linked to the one before. The detail is normalised through JSON first, so the hash covers exactly what is stored.
  */
@@ -57,6 +72,7 @@ export function sealRecords(stream: string, head: Pick<StreamHead, 'sequence' | 
   return entries.map((entry) => {
     if (streamOf(entry) !== stream) throw new Error(`an entry of stream ${streamOf(entry)} cannot be sealed into ${stream}`);
     sequence += 1;
+    const detailText = canonicalJson(wellFormed(entry.detail ?? {}));
     const unsealed: Omit<AuditRecord, 'hash'> = {
       stream,
       sequence,
@@ -67,10 +83,10 @@ export function sealRecords(stream: string, head: Pick<StreamHead, 'sequence' | 
       ...(entry.principal == null ? {} : { principal: wellFormed(entry.principal) as string }),
       orderId: entry.orderId ?? null,
       vendorId: entry.vendorId ?? null,
-      detail: JSON.parse(canonicalJson(wellFormed(entry.detail ?? {}))) as Record<string, unknown>,
+      detail: JSON.parse(detailText) as Record<string, unknown>,
       recordedAt,
     };
-    const record = { ...unsealed, hash: recordHash(unsealed) };
+    const record = { ...unsealed, hash: sha256Hex(unsealedText(unsealed, detailText)) };
     prevHash = record.hash;
     return record;
   });
