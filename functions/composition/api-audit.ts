@@ -3,7 +3,7 @@
  * (KMS), a verification too large for one answer started as a job (SQS, the stored jobs); locally the key file.
  */
 import type { AwsAdapters } from './compose';
-import { queues } from './services/sqs';
+import { jobStepQueues as queues } from './services/sqs-job-steps';
 import { auditArchiveCopy } from './services/s3';
 import { kmsAuditKey } from './services/kms';
 import { workRepositories } from './services/work-repositories';

@@ -4,7 +4,7 @@
  * publishes nothing (routing.ts EMITTED_EVENTS), so it loads no Scheduler nor EventBridge client.
  */
 import type { AwsAdapters } from './compose';
-import { queues } from './services/sqs';
+import { jobStepQueues as queues } from './services/sqs-job-steps';
 import { auditArchiveCopy, exportBucket } from './services/s3';
 import { kmsAuditKey } from './services/kms';
 import { workRepositories } from './services/work-repositories';
