@@ -2,7 +2,7 @@
  * Every function's bundle loads functions/composition/no-event-streams.ts instead of the SDK's event-stream codec
  * (lib/holdback-function.ts aliases `@smithy/core/event-streams`). Here the same module stands in (jest's module mock,
  * as the alias in a bundle): S3's client, whose config resolver imports the module statically, is built with it. (No
- * function bundles S3's client any more: adapters/s3/s3-requests.ts, tested in test/adapters/s3-and-kms-requests.test.ts.)
+ * function bundles S3's client any more: adapters/s3/s3-requests.ts, tested in test/adapters/aws-requests.test.ts.)
  */
 import { startLocalS3 } from '../../local/edge/s3';
 

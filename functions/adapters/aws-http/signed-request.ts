@@ -91,7 +91,8 @@ export class SignedRequests {
   readonly base: URL;
   /** Whether `base` is an endpoint of its own rather than AWS's (S3 then addresses buckets path-style). */
   readonly ownEndpoint: boolean;
-  private readonly agent: HttpAgent;
+  /** Kept connections, one pool per protocol (an SQS queue URL names its own host, whatever the base's protocol). */
+  private readonly agents: { 'http:'?: HttpAgent; 'https:'?: HttpsAgent } = {};
   private readonly maxAttempts: number;
 
   /**
@@ -106,7 +107,6 @@ export class SignedRequests {
       service, region: target.region, sha256: NodeSha256, uriEscapePath: service !== 's3', applyChecksum: true,
       credentials: target.credentials ?? defaultProvider(),
     });
-    this.agent = this.base.protocol === 'http:' ? new HttpAgent({ keepAlive: true }) : new HttpsAgent({ keepAlive: true });
     const attempts = Number(process.env.AWS_MAX_ATTEMPTS);
     this.maxAttempts = Number.isSafeInteger(attempts) && attempts >= 1 ? attempts : 3;
   }
@@ -135,11 +135,13 @@ export class SignedRequests {
       body,
     });
     const search = new URLSearchParams(request.query ?? {}).toString().replace(/\+/g, '%20');
-    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    const plain = url.protocol === 'http:';
+    const send = plain ? httpRequest : httpsRequest;
+    const agent = plain ? (this.agents['http:'] ??= new HttpAgent({ keepAlive: true })) : (this.agents['https:'] ??= new HttpsAgent({ keepAlive: true }));
     return new Promise<AwsAnswer>((resolve, reject) => {
       const outgoing = send({
         host: url.hostname, port: url.port || undefined, method: request.method, path: search ? `${request.path}?${search}` : request.path,
-        headers: signed.headers, agent: this.agent,
+        headers: signed.headers, agent,
       }, (incoming) => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, stream: incoming }));
       outgoing.setTimeout(SOCKET_IDLE_MS, () => outgoing.destroy(new Error(`${this.service} ${request.method} ${request.path}: no answer in ${SOCKET_IDLE_MS / 1000} s`)));
       outgoing.on('error', reject);

@@ -1,7 +1,7 @@
 /**
- * The S3 and KMS calls without SDK clients (adapters/aws-http/signed-request.ts, s3/s3-requests.ts, kms/kms-requests.ts)
- * against the SDK's own clients: through a recording door in front of the local S3 (local/edge/s3.ts) and a scripted
- * KMS, each operation goes out as the SDK's client sends it (method, path, query, the headers that carry meaning, the
+ * The S3, KMS and SQS calls without SDK clients (adapters/aws-http/signed-request.ts, s3/s3-requests.ts,
+ * kms/kms-requests.ts, sqs/sqs-requests.ts) against the SDK's own clients: through a recording door in front of the
+ * local S3 (local/edge/s3.ts), a scripted KMS and a scripted SQS, each operation goes out as the SDK's client sends it (method, path, query, the headers that carry meaning, the
  * body), its SigV4 signature verifies with the SDK's signer, a pre-signed link is the SDK presigner's, character for
  * character, and a multipart upload of an export larger than a part is written, read back and hashed.
  */
@@ -14,11 +14,13 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { DescribeKeyCommand, GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Requests } from '../../functions/adapters/s3/s3-requests';
 import { PART_BYTES, S3ExportStore } from '../../functions/adapters/s3/s3-export-store';
 import { KmsRequests } from '../../functions/adapters/kms/kms-requests';
+import { SqsRequests } from '../../functions/adapters/sqs/sqs-requests';
 import { startLocalS3 } from '../../local/edge/s3';
 import { answer, startScriptedServer, type ScriptedServer } from './gateway/scripted-http-server';
 
@@ -254,6 +256,37 @@ describe('KMS', () => {
     await expect(ours.call('GetPublicKey', { KeyId: 'other' }).then(() => ours.call('DescribeKey', {}))).resolves.toBeDefined();
     kms.script(answer(400, { __type: 'com.amazonaws.kms#NotFoundException', message: 'Key arn:x does not exist' }));
     await expect(ours.call('GetPublicKey', { KeyId: 'arn:x' })).rejects.toMatchObject({ name: 'NotFoundException', message: 'KMS GetPublicKey: NotFoundException: Key arn:x does not exist', $metadata: { httpStatusCode: 400 } });
+    client.destroy();
+  });
+});
+
+describe('SQS', () => {
+  let sqs: ScriptedServer;
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  beforeAll(async () => {
+    sqs = await startScriptedServer((r) => {
+      const { Entries } = JSON.parse(r.body) as { Entries: { Id: string; MessageBody: string }[] };
+      return answer(200, { Successful: Entries.map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}`, MD5OfMessageBody: md5(e.MessageBody) })), Failed: [] });
+    });
+  });
+  afterAll(() => sqs.close());
+
+  test('SendMessageBatch goes out as the SDK client sends it, to the queue URL\'s own host, signed as the SDK signs; a body whose MD5 SQS answers wrong is refused', async () => {
+    const queueUrl = `${sqs.url}/123456789012/holdback-jobs`;
+    const client = new SQSClient({ region: REGION, credentials: CREDENTIALS, maxAttempts: 1 });
+    // Neither is given an endpoint: each sends to the queue URL's host (the SDK's useQueueUrlAsEndpoint).
+    const ours = new SqsRequests({ region: REGION, credentials: CREDENTIALS });
+    const input = { QueueUrl: queueUrl, Entries: [{ Id: '0', MessageBody: '{"jobId":"j1","step":"export:0"}' }, { Id: '1', MessageBody: '{"jobId":"j1","step":"export:1"}' }] };
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await client.send(new SendMessageBatchCommand(input));
+    warn.mockRestore();
+    await ours.sendMessageBatch(input);
+    const [theirs, mine] = sqs.requests.slice(-2);
+    const shape = (r: typeof theirs) => ({ method: r.method, path: r.path, target: r.headers['x-amz-target'], type: r.headers['content-type'], mode: r.headers['x-amzn-query-mode'], body: JSON.parse(r.body) as unknown });
+    expect(shape(mine)).toEqual(shape(theirs));
+    expect(await signatureVerifies({ method: mine.method, url: mine.path, headers: mine.headers, body: Buffer.from(mine.body) }, 'sqs')).toBe(true);
+    sqs.script(answer(200, { Successful: [{ Id: '0', MessageId: 'm-0', MD5OfMessageBody: md5('something else') }], Failed: [] }));
+    await expect(ours.sendMessageBatch(input)).rejects.toThrow('Invalid MD5 checksum on messages: m-0');
     client.destroy();
   });
 });
