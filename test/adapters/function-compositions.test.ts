@@ -26,6 +26,8 @@ import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audi
 import { awsEnvironment } from './aws-environment';
 import { EMITTED_EVENTS } from '../../functions/definitions/routing';
 
+import { buildDependencies } from '../../functions/composition-root';
+
 const { HOLDBACK_GATEWAY_CLIENT_ID: _id, HOLDBACK_GATEWAY_CLIENT_SECRET: _secret, ...base } = awsEnvironment('unused');
 /** As the stack configures a function: the gateway secret by id, the audit key in KMS, exports in a bucket. */
 const AWS_ENV = {
@@ -73,6 +75,12 @@ it('a function builds a publisher exactly where its role may put events on the b
     const emits = EMITTED_EVENTS[roleOf[name]];
     expect([name, needs.publisher]).toEqual([name, emits.holdback.length + emits.order.length > 0]);
   }
+});
+
+it('the composition of every adapter (the embedded default\'s API) enqueues releases and job steps on the SDK client\'s queues, whatever a function\'s own composition lacks', () => {
+  const deps = buildDependencies(readRuntimeConfig(AWS_ENV), { logger: quiet });
+  expect(deps.queue).toBeInstanceOf(SqsReleaseQueue);
+  expect(deps.jobQueue).toBeInstanceOf(SqsJobQueue);
 });
 
 describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
