@@ -14,6 +14,7 @@ import type { AuditVerification } from '../functions/domain/audit/audit-verifica
 import { S3AuditCopy } from '../functions/adapters/s3/audit-archive-read';
 import { startLocalS3 } from '../local/edge/s3';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Requests } from '../functions/adapters/s3/s3-requests';
 import { loadavg } from 'node:os';
 
 export const AUDIT_RECORDS = 1_000_000;
@@ -160,7 +161,7 @@ async function runCopyCompared(allCheckpoints: AuditCheckpoint[], publicKey: Key
       },
     };
     const deps = { auditArchive: table } as unknown as Dependencies;
-    const copy = new S3AuditCopy(client, 'copy');
+    const copy = new S3AuditCopy(new S3Requests({ endpoint: s3.url, region: 'ap-south-1', credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } }), 'copy');
     const options = { publicKeys: new Map([['ed25519:bench', publicKey]]), complete: true };
     const gc = (globalThis as { gc?: () => void }).gc;
     let state: CopyVerifyState | null = null;

@@ -64,8 +64,8 @@ export interface GatewayClient {
 export interface AwsAdapters {
   scheduler?(c: ServiceContext): ReleaseScheduler;
   publisher?(c: ServiceContext, lingerMs: number | undefined): EventPublisher;
-  /** The release queue and, where configured, the job queue: one SQS client. */
-  queues?(c: ServiceContext): { queue: ReleaseQueue; jobQueue: JobQueue | null };
+  /** The release queue (none where the function sends job steps only) and, where configured, the job queue: one SQS client. */
+  queues?(c: ServiceContext): { queue?: ReleaseQueue; jobQueue: JobQueue | null };
   /** Export files in the stack's S3 bucket (pre-signed links). */
   exportBucket?(c: ServiceContext, bucket: string): ExportStore;
   /** The audit checkpoints' KMS key. */

@@ -1,6 +1,6 @@
 /**
- * A small S3 (REST, path-style) for the local edge and the tests: PutObject, GetObject, HeadObject, DeleteObject and
- * ListObjectsV2, as the pinned @aws-sdk/client-s3 sends them, in memory. Enough to run Holdback's S3 adapters against
+ * A small S3 (REST, path-style) for the local edge and the tests: PutObject, GetObject, HeadObject, DeleteObject,
+ * ListObjectsV2 and a multipart upload (create, parts, complete, abort), as S3's REST API takes them, in memory. Enough to run Holdback's S3 adapters against
  * something that answers, not a general S3.
  *
  * A write-once bucket behaves as the audit archive bucket does on AWS (lib/audit-archive.ts): its bucket policy denies
@@ -41,8 +41,15 @@ const xmlEscape = (text: string): string => text.replace(/[<>&'"]/g, (c) => ({ '
 /** S3 lists keys in UTF-8 byte order. */
 const byUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
+/** S3's smallest part of a multipart upload but its last (EntityTooSmall otherwise). */
+const MIN_PART_BYTES = 5 * 1024 * 1024;
+
+interface Upload { bucket: string; key: string; contentType: string; parts: Map<number, { body: Buffer; etag: string }> }
+
 export class LocalS3 {
   private readonly buckets = new Map<string, { rules: LocalS3Bucket; objects: Map<string, StoredObject> }>();
+  private readonly uploads = new Map<string, Upload>();
+  private uploadCount = 0;
 
   constructor(buckets: Record<string, LocalS3Bucket>) {
     for (const [name, rules] of Object.entries(buckets)) this.buckets.set(name, { rules, objects: new Map() });
@@ -69,6 +76,7 @@ export class LocalS3 {
         if (method === 'GET' && url.searchParams.get('list-type') === '2') return this.list(res, bucket.objects, url.searchParams);
         throw new S3Error(501, 'NotImplemented', `The local S3 serves ListObjectsV2 (GET /<bucket>?list-type=2) on a bucket, not ${method} ${url.search}.`);
       }
+      if (url.searchParams.has('uploads') || url.searchParams.has('uploadId')) return await this.multipart(req, res, bucket, decodeURIComponent(bucketName), key, url.searchParams);
       if (method === 'PUT') return await this.put(req, res, bucket, key);
       if (method === 'GET' || method === 'HEAD') return this.get(res, bucket.objects, key, method === 'HEAD');
       if (method === 'DELETE') {
@@ -111,6 +119,61 @@ export class LocalS3 {
     const etag = `"${createHash('md5').update(body).digest('hex')}"`;
     bucket.objects.set(key, { body, etag, lastModified: new Date(), contentType: String(req.headers['content-type'] ?? 'binary/octet-stream') });
     res.writeHead(200, { etag }).end();
+  }
+
+  /** CreateMultipartUpload, UploadPart, CompleteMultipartUpload and AbortMultipartUpload (not on a write-once bucket). */
+  private async multipart(req: IncomingMessage, res: ServerResponse, bucket: { rules: LocalS3Bucket; objects: Map<string, StoredObject> }, bucketName: string, key: string, query: URLSearchParams): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (bucket.rules.writeOnce) throw new S3Error(403, 'AccessDenied', 'Access Denied: the write-once bucket takes conditional PutObject only.');
+    if (method === 'POST' && query.has('uploads')) {
+      const uploadId = `upload-${++this.uploadCount}`;
+      this.uploads.set(uploadId, { bucket: bucketName, key, contentType: String(req.headers['content-type'] ?? 'binary/octet-stream'), parts: new Map() });
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(key)}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
+      return;
+    }
+    const uploadId = query.get('uploadId') ?? '';
+    const upload = this.uploads.get(uploadId);
+    if (!upload || upload.bucket !== bucketName || upload.key !== key) throw new S3Error(404, 'NoSuchUpload', `The specified upload does not exist: ${uploadId}`);
+    if (method === 'PUT') {
+      const partNumber = Number(query.get('partNumber'));
+      if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10_000) throw new S3Error(400, 'InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+      const body = await readAll(req);
+      const etag = `"${createHash('md5').update(body).digest('hex')}"`;
+      upload.parts.set(partNumber, { body, etag });
+      res.writeHead(200, { etag }).end();
+      return;
+    }
+    if (method === 'DELETE') {
+      this.uploads.delete(uploadId);
+      res.writeHead(204).end();
+      return;
+    }
+    if (method === 'POST') {
+      const xml = (await readAll(req)).toString('utf8');
+      const named = [...xml.matchAll(/<Part>\s*<ETag>([^<]*)<\/ETag>\s*<PartNumber>(\d+)<\/PartNumber>\s*<\/Part>/g)].map((m) => ({ etag: m[1].replace(/&quot;/g, '"'), number: Number(m[2]) }));
+      if (named.length === 0) throw new S3Error(400, 'MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.');
+      const bodies = named.map(({ etag, number }, i) => {
+        const part = upload.parts.get(number);
+        if (!part || part.etag !== etag) throw new S3Error(400, 'InvalidPart', `One or more of the specified parts could not be found: part ${number}.`);
+        if (i > 0 && named[i - 1].number >= number) throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
+        if (i < named.length - 1 && part.body.length < MIN_PART_BYTES) throw new S3Error(400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
+        return part.body;
+      });
+      const body = Buffer.concat(bodies);
+      const etag = `"${createHash('md5').update(Buffer.concat(named.map((n) => Buffer.from(n.etag.replace(/"/g, ''), 'hex')))).digest('hex')}-${named.length}"`;
+      bucket.objects.set(key, { body, etag, lastModified: new Date(), contentType: upload.contentType });
+      this.uploads.delete(uploadId);
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${xmlEscape(bucketName)}</Bucket><Key>${xmlEscape(key)}</Key><ETag>${xmlEscape(etag)}</ETag></CompleteMultipartUploadResult>`);
+      return;
+    }
+    throw new S3Error(501, 'NotImplemented', `The local S3 does not implement ${method} on a multipart upload.`);
+  }
+
+  /** Multipart uploads begun and neither completed nor aborted (for tests). */
+  openUploads(): number {
+    return this.uploads.size;
   }
 
   private get(res: ServerResponse, objects: Map<string, StoredObject>, key: string, head: boolean): void {

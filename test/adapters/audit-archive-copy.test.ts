@@ -11,6 +11,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { sequenceKey } from '../../functions/adapters/dynamodb/audit-store';
 import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
+import { S3Requests } from '../../functions/adapters/s3/s3-requests';
 import { checkpointText, sealCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
 import { sealRecords } from '../../functions/domain/audit/audit-records';
 import { keyFingerprint } from '../../functions/domain/audit/audit-proof';
@@ -23,10 +24,13 @@ import { at } from '../times';
 const BUCKET = 'audit-archive';
 let s3: Awaited<ReturnType<typeof startLocalS3>>;
 let client: S3Client;
+/** The production adapters' S3 calls (s3-requests.ts); `client`, the SDK's, looks behind them. */
+let requests: S3Requests;
 
 beforeAll(async () => {
   s3 = await startLocalS3({ [BUCKET]: { writeOnce: true } });
   client = new S3Client({ endpoint: s3.url, region: 'ap-south-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  requests = new S3Requests({ endpoint: s3.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
 });
 
 afterAll(async () => {
@@ -52,11 +56,11 @@ test('a stream batch\'s inserted records and checkpoints become one object of on
   ] } as unknown as DynamoDBStreamEvent;
   const logger = new RecordingLogger();
   // One PUT for the batch (a PUT costs as much as 7 DynamoDB writes): keyed by its day and first and last event ids.
-  expect(await makeAuditArchiveHandler(client, BUCKET, logger)(event)).toEqual({ written: 1 });
+  expect(await makeAuditArchiveHandler(requests, BUCKET, logger)(event)).toEqual({ written: 1 });
   expect(s3.s3.keys(BUCKET)).toEqual(['log/undated/e0-e9.ndjson']);
   expect((await body('log/undated/e0-e9.ndjson')).trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['record', 'record', 'checkpoint']);
   const keys = [{ keyId, algorithm: 'Ed25519' as const, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }) as string }];
-  const copy = new S3AuditCopy(client, BUCKET);
+  const copy = new S3AuditCopy(requests, BUCKET);
   // Read back by the reader verification and export use on AWS, and written out as an export, it verifies.
   const exportOf = async () => {
     const { records: read, checkpoints, tampering, unreadable } = await copy.read();
@@ -67,12 +71,12 @@ test('a stream batch\'s inserted records and checkpoints become one object of on
 
   // Lambda delivered the batch again: its key is taken (If-None-Match: *), so the copier counts it written and
   // replaces nothing.
-  expect(await makeAuditArchiveHandler(client, BUCKET, logger)(event)).toEqual({ written: 1 });
+  expect(await makeAuditArchiveHandler(requests, BUCKET, logger)(event)).toEqual({ written: 1 });
   expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'info', message: expect.stringContaining('is there already') }));
   // Lambda split the batch after a failure and delivered its halves: lines repeat across objects, and the reader
   // keeps each once (the README's sort -u): the repeats are never a second copy of a record.
   const halves = [event.Records.slice(0, 1), event.Records.slice(1)];
-  for (const part of halves) await makeAuditArchiveHandler(client, BUCKET, logger)({ Records: part } as DynamoDBStreamEvent);
+  for (const part of halves) await makeAuditArchiveHandler(requests, BUCKET, logger)({ Records: part } as DynamoDBStreamEvent);
   expect(s3.s3.keys(BUCKET)).toEqual(['log/undated/e0-e0.ndjson', 'log/undated/e0-e9.ndjson', 'log/undated/e1-e9.ndjson']);
   expect((await copy.read()).records).toHaveLength(2);
   expect(verifyExportText(await exportOf(), keys)).toMatchObject({ ok: true, records: 2, checkpoints: 1 });
@@ -92,12 +96,12 @@ test('a record changed or removed in the table is kept under tampering/ with bot
   const [record] = sealRecords('vendor#v1', null, [{ kind: 'hold', at: at('2022-12-02T16:00:00+05:30'), vendorId: 'v1', detail: {} }], '2022-12-02T10:30:00.000Z');
   const logger = new RecordingLogger();
   const event = { Records: [{ eventID: 'm1', eventName: 'MODIFY', dynamodb: { ApproximateCreationDateTime: 1_670_000_000, OldImage: item('vendor#v1', sequenceKey(1), record), NewImage: item('vendor#v1', sequenceKey(1), { ...record, actor: 'mallory' }) } }] } as unknown as DynamoDBStreamEvent;
-  expect(await makeAuditArchiveHandler(client, BUCKET, logger)(event)).toEqual({ written: 1 });
+  expect(await makeAuditArchiveHandler(requests, BUCKET, logger)(event)).toEqual({ written: 1 });
   const key = 'tampering/2022-12-02T16:53:20.000Z-m1.json';
   expect(s3.s3.keys(BUCKET)).toContain(key);
   expect(JSON.parse(await body(key))).toMatchObject({ eventName: 'MODIFY', stream: 'vendor#v1', oldImage: { actor: null }, newImage: { actor: 'mallory' } });
   expect(logger.lines).toContainEqual(expect.objectContaining({ level: 'error', message: expect.stringContaining('changed or removed') }));
-  expect((await new S3AuditCopy(client, BUCKET).read()).tampering).toEqual([
+  expect((await new S3AuditCopy(requests, BUCKET).read()).tampering).toEqual([
     { key, eventName: 'MODIFY', stream: 'vendor#v1', sequence: 1, at: '2022-12-02T16:53:20.000Z' },
   ]);
 });
@@ -107,7 +111,7 @@ test('a record given its time index keys by the upgrade\'s backfill is not tampe
   const before = s3.s3.keys(BUCKET);
   const logger = new RecordingLogger();
   const indexed = { Records: [{ eventID: 'b1', eventName: 'MODIFY', dynamodb: { ApproximateCreationDateTime: 1_670_000_000, OldImage: item('vendor#v2', sequenceKey(1), record), NewImage: item('vendor#v2', sequenceKey(1), record, { timePk: '2022-12-02#1', timeSk: 'x' }) } }] } as unknown as DynamoDBStreamEvent;
-  expect(await makeAuditArchiveHandler(client, BUCKET, logger)(indexed)).toEqual({ written: 0 });
+  expect(await makeAuditArchiveHandler(requests, BUCKET, logger)(indexed)).toEqual({ written: 0 });
   expect(s3.s3.keys(BUCKET)).toEqual(before);
   expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
 });
@@ -115,7 +119,7 @@ test('a record given its time index keys by the upgrade\'s backfill is not tampe
 test('a write S3 refuses fails the batch, so Lambda delivers it again', async () => {
   const [record] = sealRecords('config', null, [{ kind: 'settings_changed', at: at('2022-12-02T16:00:00+05:30'), detail: {} }], '2022-12-02T10:30:00.000Z');
   const event = { Records: [{ eventID: 'f1', eventName: 'INSERT', dynamodb: { NewImage: item('config', sequenceKey(1), record) } }] } as unknown as DynamoDBStreamEvent;
-  await expect(makeAuditArchiveHandler(client, 'no-such-bucket', new RecordingLogger())(event)).rejects.toMatchObject({ name: 'NoSuchBucket' });
+  await expect(makeAuditArchiveHandler(requests, 'no-such-bucket', new RecordingLogger())(event)).rejects.toMatchObject({ name: 'NoSuchBucket' });
 });
 
 test('the reader pages through the listing (1,000 keys a page) and names a line that is not a record or a checkpoint', async () => {
@@ -129,7 +133,7 @@ test('the reader pages through the listing (1,000 keys a page) and names a line 
       }))));
     }
     await paged.send(new PutObjectCommand({ Bucket: 'paged', Key: 'log/2022-12-03/junk.ndjson', Body: '{"type":"record"\n', IfNoneMatch: '*' }));
-    const read = await new S3AuditCopy(paged, 'paged').read();
+    const read = await new S3AuditCopy(new S3Requests({ endpoint: local.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }), 'paged').read();
     expect(read.records.map((r) => r.sequence)).toEqual(records.map((r) => r.sequence));
     expect(read.unreadable).toEqual(['log/2022-12-03/junk.ndjson line 1: is not JSON']);
   } finally {

@@ -12,6 +12,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { DynamoAuditStore, sequenceKey } from '../../functions/adapters/dynamodb/audit-store';
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { S3AuditCopy } from '../../functions/adapters/s3/audit-archive-read';
+import { S3Requests } from '../../functions/adapters/s3/s3-requests';
 import { exportAuditLog, verifyAuditLog } from '../../functions/application/audit/audit-log-views';
 import { writeAuditCheckpoint } from '../../functions/application/audit/maintain-audit-log';
 import type { AuditEntry, AuditKey, Dependencies, JobStep, StoredJob } from '../../functions/application/ports';
@@ -42,9 +43,12 @@ const clock = { now: () => Instant.parse('2022-12-02T16:00:00+05:30', 'now') };
 
 let s3: Awaited<ReturnType<typeof startLocalS3>>;
 let client: S3Client;
+/** The production adapters' S3 calls (s3-requests.ts); `client`, the SDK's, looks behind them. */
+let requests: S3Requests;
 beforeAll(async () => {
   s3 = await startLocalS3({ ...Object.fromEntries(BUCKETS.map((b) => [b, { writeOnce: true }])), exports: {} });
   client = new S3Client({ endpoint: s3.url, region: 'ap-south-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  requests = new S3Requests({ endpoint: s3.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
 });
 afterAll(async () => {
   client.destroy();
@@ -90,7 +94,7 @@ class StreamFeed {
       records.push({ eventID: `ev${String(++this.events).padStart(4, '0')}`, eventName: 'REMOVE', dynamodb: { ApproximateCreationDateTime: at, OldImage: image(JSON.parse(before)) } });
       this.seen.delete(key);
     }
-    if (records.length > 0) await makeAuditArchiveHandler(client, this.bucket, this.logger)({ Records: records } as DynamoDBStreamEvent);
+    if (records.length > 0) await makeAuditArchiveHandler(requests, this.bucket, this.logger)({ Records: records } as DynamoDBStreamEvent);
   }
 }
 
@@ -106,7 +110,7 @@ async function signedLog(doc: DocumentClient, bucket: string) {
   const feed = new StreamFeed(doc, bucket);
   await feed.deliver();
   // The API on AWS: the copy, and a key it cannot sign with; the table alone as the API read it before.
-  const aws = { clock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: verifyOnly(key), auditCopy: new S3AuditCopy(client, bucket) } as unknown as Dependencies;
+  const aws = { clock, logger: new RecordingLogger(), audit: store, auditArchive: store, auditKey: verifyOnly(key), auditCopy: new S3AuditCopy(requests, bucket) } as unknown as Dependencies;
   const tableOnly = { ...aws, auditCopy: null } as Dependencies;
   const keys = (await key.publicKeys()).map(({ keyId, algorithm, publicKeyPem }) => ({ keyId, algorithm, publicKeyPem }));
   return { store, writer, feed, aws, tableOnly, keys };
@@ -200,7 +204,7 @@ test('the composition reads the copy where the stack names its bucket: through t
   const edgeClock = new SharedClock({ start: new Date('2022-12-02T16:05:00+05:30'), frozen: true });
   const names = tableNamesFromEnv(awsEnvironment('edge_secret_value_31f'));
   const edge = await createEdge({ port: 0, clock: edgeClock, tables: createTableInputs(names, 'edge-audit'), targets: {}, log: () => undefined, buckets: { 'edge-archive': { writeOnce: true } } });
-  const viaEdge = new S3Client({ endpoint: edge.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  const viaEdge = new S3Requests({ endpoint: edge.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   try {
     const config = readRuntimeConfig({ ...awsEnvironment('edge_secret_value_31f'), AWS_ENDPOINT_URL: edge.url, HOLDBACK_AUDIT_TABLE: 'edge-audit', HOLDBACK_AUDIT_ARCHIVE_BUCKET: 'edge-archive' });
     const deps = buildDependencies(config, { clock: { now: () => Instant.fromDateTime(edgeClock.now()) }, logger: new RecordingLogger() });
@@ -217,7 +221,6 @@ test('the composition reads the copy where the stack names its bucket: through t
     await edgeDoc.delete({ TableName: 'edge-audit', Key: { pk: first.stream, sk: sequenceKey(1) } });
     expect((await verifyAuditLog(deps)).firstBroken).toEqual({ stream: 'order#order_e', sequence: 1, reason: 'deleted from the table: the write-once copy holds this record' });
   } finally {
-    viaEdge.destroy();
     await edge.close();
   }
 });
@@ -279,7 +282,7 @@ async function dailyLog(doc: DocumentClient, bucket: string) {
   const body = await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: first }))).Body!.transformToString();
   await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'log/2022-12-05/split-half.ndjson', Body: body, IfNoneMatch: '*' }));
   expect(new Set(s3.s3.keys(bucket).filter((k) => k.startsWith('log/')).map((k) => k.slice(4, 14)))).toEqual(new Set(['2022-12-02', '2022-12-03', '2022-12-04', '2022-12-05']));
-  const stepped = { ...log.aws, ...SMALL_STEPS, exports: new S3ExportStore(client, 'exports', () => new Date(clock.now().ms)) } as Dependencies;
+  const stepped = { ...log.aws, ...SMALL_STEPS, exports: new S3ExportStore(requests, 'exports', () => new Date(clock.now().ms)) } as Dependencies;
   return { ...log, stepped };
 }
 

@@ -16,6 +16,7 @@ import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
 import { EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import { SqsReleaseQueue } from '../../functions/adapters/sqs/sqs-release-queue';
+import { SqsJobQueue } from '../../functions/adapters/sqs/sqs-job-queue';
 import { HttpGatewayOrders } from '../../functions/adapters/gateway/http-gateway-orders';
 import { HttpEligibilityGateway } from '../../functions/adapters/gateway/http-eligibility-gateway';
 import { DynamoJobRepository } from '../../functions/adapters/dynamodb/job-repository';
@@ -24,6 +25,8 @@ import { FileExportStore } from '../../functions/adapters/files/file-export-stor
 import { Ed25519AuditKey } from '../../functions/adapters/audit-key/ed25519-audit-key';
 import { awsEnvironment } from './aws-environment';
 import { EMITTED_EVENTS } from '../../functions/definitions/routing';
+
+import { buildDependencies } from '../../functions/composition-root';
 
 const { HOLDBACK_GATEWAY_CLIENT_ID: _id, HOLDBACK_GATEWAY_CLIENT_SECRET: _secret, ...base } = awsEnvironment('unused');
 /** As the stack configures a function: the gateway secret by id, the audit key in KMS, exports in a bucket. */
@@ -54,15 +57,17 @@ const NEEDS: Record<string, { scheduler: boolean; publisher: boolean; queues: bo
   sweep: { scheduler: false, publisher: false, queues: true, s3: false, archive: false, kms: true, secrets: false },
   webhooks: { scheduler: true, publisher: true, queues: false, s3: false, archive: false, kms: false, secrets: true },
   jobs: { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: false },
-  'export-jobs': { scheduler: false, publisher: false, queues: true, s3: true, archive: true, kms: true, secrets: false },
+  'export-jobs': { scheduler: false, publisher: false, queues: false, s3: true, archive: true, kms: true, secrets: false },
   // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
   // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job). None
   // writes export files (the export-jobs function does, and signs their links).
   api: { scheduler: true, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: true },
   'api-reads': { scheduler: false, publisher: false, queues: false, s3: false, archive: false, kms: false, secrets: false },
   'api-jobs': { scheduler: false, publisher: false, queues: true, s3: false, archive: false, kms: false, secrets: false },
-  'api-audit': { scheduler: false, publisher: false, queues: true, s3: false, archive: true, kms: true, secrets: false },
+  'api-audit': { scheduler: false, publisher: false, queues: false, s3: false, archive: true, kms: true, secrets: false },
 };
+/** Functions that enqueue job steps but no release: SendMessageBatch without the SDK's SQS client (services/sqs-job-steps.ts). */
+const JOB_STEPS_ONLY = new Set(['export-jobs', 'api-audit']);
 
 it('a function builds a publisher exactly where its role may put events on the bus', () => {
   const roleOf: Record<string, keyof typeof EMITTED_EVENTS> = { 'order-events': 'orderEvents', release: 'release', sweep: 'sweep', webhooks: 'webhooks', jobs: 'jobs', 'export-jobs': 'exportJobs', api: 'api', 'api-reads': 'api', 'api-jobs': 'api', 'api-audit': 'api' };
@@ -70,6 +75,12 @@ it('a function builds a publisher exactly where its role may put events on the b
     const emits = EMITTED_EVENTS[roleOf[name]];
     expect([name, needs.publisher]).toEqual([name, emits.holdback.length + emits.order.length > 0]);
   }
+});
+
+it('the composition of every adapter (the embedded default\'s API) enqueues releases and job steps on the SDK client\'s queues, whatever a function\'s own composition lacks', () => {
+  const deps = buildDependencies(readRuntimeConfig(AWS_ENV), { logger: quiet });
+  expect(deps.queue).toBeInstanceOf(SqsReleaseQueue);
+  expect(deps.jobQueue).toBeInstanceOf(SqsJobQueue);
 });
 
 describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
@@ -82,6 +93,7 @@ describe.each(Object.entries(NEEDS))('the %s function', (name, needs) => {
     if (!needs.scheduler) await expect(deps.scheduler.cancel('k')).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no Scheduler client`);
     expect(deps.queue instanceof SqsReleaseQueue).toBe(needs.queues);
     if (!needs.queues) await expect(deps.queue.enqueue([])).rejects.toThrow(`the ${name} function's composition (functions/composition/${name}.ts) loads no SQS client`);
+    expect(deps.jobQueue instanceof SqsJobQueue).toBe(needs.queues || JOB_STEPS_ONLY.has(name));
     expect(deps.exports instanceof S3ExportStore).toBe(needs.s3);
     // Verification and export (apiAudit, the export jobs) read the audit log's write-once copy in S3.
     expect(deps.auditCopy instanceof S3AuditCopy).toBe(needs.archive);

@@ -3,8 +3,8 @@
  * checkpoint's SHA-256 as a DIGEST, and the DER signature KMS gives back verifies offline with the PEM it publishes.
  */
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
-import { KMSClient } from '@aws-sdk/client-kms';
 import { KmsAuditKey } from '../../functions/adapters/kms/kms-audit-key';
+import { KmsRequests } from '../../functions/adapters/kms/kms-requests';
 import { checkpointText, isSignedBy, publicKeyOf, sealCheckpoint } from '../../functions/domain/audit/audit-checkpoints';
 import { answer, startScriptedServer, type ScriptedServer } from './gateway/scripted-http-server';
 
@@ -19,7 +19,7 @@ const KEY_CREATED = '2022-11-30T12:00:00.000Z';
 const texts = new Map<string, string>();
 
 let kms: ScriptedServer;
-let client: KMSClient;
+let client: KmsRequests;
 
 beforeAll(async () => {
   kms = await startScriptedServer((request) => {
@@ -43,11 +43,10 @@ beforeAll(async () => {
     }
     return answer(400, { __type: 'ValidationException', message: `unexpected ${target}` });
   });
-  client = new KMSClient({ endpoint: kms.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+  client = new KmsRequests({ endpoint: kms.url, region: 'ap-south-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
 });
 
 afterAll(async () => {
-  client.destroy();
   await kms.close();
 });
 

@@ -152,19 +152,22 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     // where it enqueues (the webhooks never do: their role may not send to the release queue).
     orderEvents: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
     release: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
-    sweep: ['client-dynamodb', 'client-sqs', 'client-kms'],
+    // The audit key (KMS) and S3 are called without an SDK client wherever used (adapters/kms/kms-requests.ts,
+    // adapters/s3/s3-requests.ts: the test below).
+    sweep: ['client-dynamodb', 'client-sqs'],
     webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
     // The release walks and previews plan schedules; the exports and verifications (the export-jobs function) write
-    // files (S3) and read the audit key's public half (KMS), and plan nothing.
+    // files (S3), read the audit key's public half (KMS) and send job steps (SQS), all three without an SDK client
+    // (adapters/*/…-requests.ts, the test below), and plan nothing.
     jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
-    exportJobs: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
+    exportJobs: ['client-dynamodb'],
     // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
     // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job); the
     // pages load no client.
     api: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-secrets-manager'],
     apiReads: ['client-dynamodb'],
     apiJobs: ['client-dynamodb', 'client-sqs'],
-    apiAudit: ['client-dynamodb', 'client-sqs', 'client-s3', 'client-kms'],
+    apiAudit: ['client-dynamodb'],
     apiPages: [],
   };
 
@@ -251,6 +254,17 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     // Nor do the API's functions: they emit nothing (routing.ts EMITTED_EVENTS), so they count nothing.
     for (const role of API_FUNCTIONS) {
       expect([role, inputsOf(bundles[role]).some((input) => input.includes('@aws-lambda-powertools/metrics/lib/esm/Metrics.js'))]).toEqual([role, false]);
+    }
+  });
+
+  it('the export jobs and the audit log call S3, KMS and SQS signed by the SDK\'s SigV4 signer, without those clients, storage or presigner packages', () => {
+    const s3Package = /^@aws-sdk\/(client-s3|client-kms|lib-storage|s3-request-presigner|middleware-sdk-s3|xml-builder|checksums|signature-v4-multi-region)$/;
+    for (const role of ['exportJobs', 'apiAudit', 'sweep'] as const) {
+      const inputs = inputsOf(bundles[role]);
+      expect([role, [...packagesIn(bundles[role])].filter((name) => s3Package.test(name))]).toEqual([role, []]);
+      expect([role, inputs.includes('functions/adapters/aws-http/signed-request.ts'), inputs.includes('functions/adapters/kms/kms-requests.ts')]).toEqual([role, true, true]);
+      expect([role, inputs.includes('functions/adapters/s3/s3-requests.ts'), inputs.includes('functions/adapters/sqs/sqs-requests.ts')]).toEqual([role, role !== 'sweep', role !== 'sweep']);
+      expect([role, inputs.some((input) => input.includes('@smithy/signature-v4/'))]).toEqual([role, true]);
     }
   });
 

@@ -2,8 +2,8 @@
  * The audit key on AWS: a KMS asymmetric key (ECC_NIST_P256, SIGN_VERIFY). The private half never leaves KMS; only
  * the checkpoint writer's role may call Sign (the key policy says so), every verifier reads the public key.
  */
-import { DescribeKeyCommand, GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 import type { AuditKey, AuditPublicKey } from '../../application/ports';
+import type { KmsRequests } from './kms-requests';
 
 /** DER (SPKI) to PEM text, as `openssl` and node:crypto read it. */
 export function spkiPem(der: Uint8Array): string {
@@ -19,7 +19,7 @@ export class KmsAuditKey implements AuditKey {
    * `keyId`: the key's ARN (an alias ARN works for Sign, but the ARN is what checkpoints name). `previousKeyIds`: the
    * ARNs of keys that signed before it (replaced or rotated keys are kept, never deleted), oldest first.
    */
-  constructor(private readonly kms: KMSClient, private readonly keyId: string, readonly canSign: boolean, private readonly previousKeyIds: readonly string[] = []) {}
+  constructor(private readonly kms: KmsRequests, private readonly keyId: string, readonly canSign: boolean, private readonly previousKeyIds: readonly string[] = []) {}
 
   /** Each key's public half, read from KMS itself (never from the log, which a writer could change). */
   async publicKeys(): Promise<AuditPublicKey[]> {
@@ -33,10 +33,11 @@ export class KmsAuditKey implements AuditKey {
   private createdAt(keyId: string): Promise<string> {
     let created = this.created.get(keyId);
     if (!created) {
-      created = this.kms.send(new DescribeKeyCommand({ KeyId: keyId })).then((answer) => {
-        const date = answer.KeyMetadata?.CreationDate;
-        if (!date) throw new Error(`KMS returned no creation date for ${keyId}`);
-        return date.toISOString();
+      // KMS's JSON protocol sends times as epoch seconds.
+      created = this.kms.call<{ KeyMetadata?: { CreationDate?: number } }>('DescribeKey', { KeyId: keyId }).then((answer) => {
+        const seconds = answer.KeyMetadata?.CreationDate;
+        if (typeof seconds !== 'number') throw new Error(`KMS returned no creation date for ${keyId}`);
+        return new Date(Math.round(seconds * 1000)).toISOString();
       });
       this.created.set(keyId, created);
       created.catch(() => this.created.delete(keyId));
@@ -55,10 +56,10 @@ export class KmsAuditKey implements AuditKey {
   private pemOf(keyId: string): Promise<string> {
     let pem = this.pems.get(keyId);
     if (!pem) {
-      pem = this.kms.send(new GetPublicKeyCommand({ KeyId: keyId })).then((answer) => {
+      pem = this.kms.call<{ PublicKey?: string; KeySpec?: string }>('GetPublicKey', { KeyId: keyId }).then((answer) => {
         if (!answer.PublicKey) throw new Error(`KMS returned no public key for ${keyId}`);
         if (answer.KeySpec !== 'ECC_NIST_P256') throw new Error(`the audit key ${keyId} is ${answer.KeySpec ?? 'unknown'}; create it as ECC_NIST_P256 with usage SIGN_VERIFY`);
-        return spkiPem(answer.PublicKey);
+        return spkiPem(Buffer.from(answer.PublicKey, 'base64'));
       });
       this.pems.set(keyId, pem);
       // A failed read is not cached: the next call asks again.
@@ -70,13 +71,14 @@ export class KmsAuditKey implements AuditKey {
   /** KMS signs the SHA-256 digest (MessageType DIGEST), which verifies as ECDSA-SHA256 over the text itself. */
   async sign(_text: string, digestHex: string): Promise<string> {
     if (!this.canSign) throw new Error('this function is not the audit checkpoint writer: it may not sign with the audit key');
-    const answer = await this.kms.send(new SignCommand({
+    // Blobs travel as base64 both ways (the Message in, the DER Signature out).
+    const answer = await this.kms.call<{ Signature?: string }>('Sign', {
       KeyId: this.keyId,
-      Message: Buffer.from(digestHex, 'hex'),
+      Message: Buffer.from(digestHex, 'hex').toString('base64'),
       MessageType: 'DIGEST',
       SigningAlgorithm: 'ECDSA_SHA_256',
-    }));
+    });
     if (!answer.Signature) throw new Error(`KMS returned no signature for ${this.keyId}`);
-    return Buffer.from(answer.Signature).toString('base64');
+    return Buffer.from(answer.Signature, 'base64').toString('base64');
   }
 }

@@ -9,13 +9,13 @@
  * own keys, so a line can be in two objects: readers drop identical lines (`sort -u`, audit-archive-read.ts). A record
  * or a checkpoint changed or removed in the table is kept too, as evidence, under `tampering/`, one object each.
  */
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from '../../application/ports';
 import { CHECKPOINT_PK, PENDING_PK, SIGNED_PK } from './../dynamodb/audit-store';
 import { AUDIT_TIME_INDEX, KEY } from '../../definitions/tables';
 import { canonicalJson } from '../../domain/audit/audit-records';
+import type { S3Requests } from './s3-requests';
 
 /** One DynamoDB Streams record, as Lambda hands it over (images in the low-level attribute form). */
 export interface AuditStreamRecord {
@@ -86,14 +86,12 @@ const keyTaken = (error: unknown): boolean => (error as { $metadata?: { httpStat
  * written by this same batch before (its key names the batch's first and last event), so it counts as written. Any
  * other failure throws, so Lambda retries the batch.
  */
-export async function archiveAuditRecords(s3: S3Client, bucket: string, records: readonly AuditStreamRecord[], logger: Logger): Promise<number> {
+export async function archiveAuditRecords(s3: S3Requests, bucket: string, records: readonly AuditStreamRecord[], logger: Logger): Promise<number> {
   const objects = archiveObjectsOf(records);
   for (const object of objects) {
     if (object.key.startsWith('tampering/')) logger.error('audit table: a record or checkpoint was changed or removed; kept in the write-once archive', { key: object.key });
     try {
-      await s3.send(new PutObjectCommand({
-        Bucket: bucket, Key: object.key, Body: object.body, ContentType: 'application/x-ndjson', ChecksumAlgorithm: 'SHA256', IfNoneMatch: '*',
-      }));
+      await s3.putObject(bucket, object.key, Buffer.from(object.body, 'utf8'), { contentType: 'application/x-ndjson', sha256Checksum: true, ifNoneMatch: true });
     } catch (error) {
       if (!keyTaken(error)) throw error;
       logger.info('audit archive: the object is there already (a batch delivered again)', { key: object.key });

@@ -4,12 +4,12 @@
  * a time), each line once however many objects hold it (a batch split by Lambda writes a line in two objects: the
  * README's `sort -u`), and what `tampering/` holds as evidence of a record or checkpoint changed or removed in the table.
  */
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { hash } from 'node:crypto';
 import type { AuditCopy, AuditCopyContents, AuditCopyEvidence, AuditCopyPage } from '../../application/ports';
 import { parseExportLine } from '../../domain/audit/audit-export';
 import { CHECKPOINT_STREAM } from '../../domain/audit/audit-verification';
 import { CHECKPOINT_PK } from '../../definitions/tables';
+import type { S3Requests } from './s3-requests';
 
 /** Objects read at once. */
 const READS_IN_PARALLEL = 16;
@@ -18,7 +18,7 @@ export const ARCHIVE_LOG_PREFIX = 'log/';
 export const ARCHIVE_TAMPERING_PREFIX = 'tampering/';
 
 export class S3AuditCopy implements AuditCopy {
-  constructor(private readonly s3: S3Client, private readonly bucket: string) {}
+  constructor(private readonly s3: S3Requests, private readonly bucket: string) {}
 
   /** The whole copy in one read, page after page (a small copy; verification and export read it a page a step). */
   async read(): Promise<AuditCopyContents> {
@@ -45,13 +45,12 @@ export class S3AuditCopy implements AuditCopy {
   async readPage(part: 'log' | 'tampering', startAfter: string | null, maxObjects: number, seen = new Set<string>()): Promise<AuditCopyPage> {
     const page: AuditCopyPage = { records: [], checkpoints: [], tampering: [], unreadable: [], last: startAfter, more: false, objects: 0 };
     const prefix = part === 'log' ? ARCHIVE_LOG_PREFIX : ARCHIVE_TAMPERING_PREFIX;
-    const listed = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: maxObjects, ...(startAfter === null ? {} : { StartAfter: startAfter }) }));
-    const keys = (listed.Contents ?? []).map((object) => object.Key).filter((key): key is string => key !== undefined);
-    page.more = listed.IsTruncated === true;
+    const listed = await this.s3.listObjects(this.bucket, prefix, maxObjects, startAfter ?? undefined);
+    const { keys } = listed;
+    page.more = listed.truncated;
     for (let start = 0; start < keys.length; start += READS_IN_PARALLEL) {
       const bodies = await Promise.all(keys.slice(start, start + READS_IN_PARALLEL).map(async (key) => {
-        const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-        return { key, body: (await object.Body?.transformToString('utf-8')) ?? '' };
+        return { key, body: await this.s3.getObjectText(this.bucket, key) };
       }));
       for (const { key, body } of bodies) {
         if (part === 'tampering') page.tampering.push(evidenceOf(key, body));

@@ -2,12 +2,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ReleaseQueue } from '../../application/ports';
 import type { ReleaseCommand } from '../../domain/types';
-import { sendJsonMessages } from './sqs-batches';
+import { sdkSendBatch, sendJsonMessages } from './sqs-batches';
 
 export class SqsReleaseQueue implements ReleaseQueue {
   constructor(private readonly client: SQSClient, private readonly queueUrl: string) {}
 
   async enqueue(commands: ReleaseCommand[]): Promise<void> {
-    await sendJsonMessages(this.client, this.queueUrl, commands, 'release commands');
+    await sendJsonMessages(sdkSendBatch(this.client), this.queueUrl, commands, 'release commands');
   }
 }

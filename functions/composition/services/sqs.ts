@@ -2,9 +2,10 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsReleaseQueue } from '../../adapters/sqs/sqs-release-queue';
 import { SqsJobQueue } from '../../adapters/sqs/sqs-job-queue';
+import { sdkSendBatch } from '../../adapters/sqs/sqs-batches';
 import type { AwsAdapters } from '../compose';
 
 export const queues: NonNullable<AwsAdapters['queues']> = (c) => {
   const sqs = c.lazy('SQS', () => new SQSClient(c.aws));
-  return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sqs, c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
+  return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sdkSendBatch(sqs), c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
 };

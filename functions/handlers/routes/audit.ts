@@ -12,6 +12,13 @@ import { streamedResult } from '../streamed-body';
 import { RANGE_FROM, RANGE_TO } from '../schema/ranges';
 import type { ApiRoute } from './route';
 
+/**
+ * 100000 as "100,000" without Intl: this file's route descriptions are built when the apiAudit function loads, and a
+ * process's first Intl formatter loads ICU's data (about 9 ms of CPU, a sixth of the function's cold start).
+ */
+const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+const INLINE_RECORDS = grouped(AUDIT_VERIFY_INLINE_RECORDS);
+
 /** The verification job's answer (contract 6.3): its `result` is the answer GET /audit/verify would give. */
 const VERIFICATION_JOB = (when: string) => ok(`${when}: the job (kind \`audit_verify\`) that verifies the log in the jobs function, in steps of records (its \`done\` grows as they are checked); GET /jobs/{jobId} until it has succeeded, and its \`result\` is exactly the answer of GET /audit/verify (AuditVerification).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 
@@ -22,10 +29,10 @@ async function jobAnswer(deps: Dependencies, job: StoredJob) {
 export const AUDIT_ROUTES: ApiRoute[] = [
   defineRoute({
     method: 'GET', path: '/audit/verify', summary: 'Verify the hash-chained, signed audit log',
-    description: `On AWS it verifies the write-once copy (S3, Object Lock) and compares the table with it: a record or checkpoint in the copy but deleted or changed in the table is a broken link; what the copy does not hold yet (it follows within about a minute) is read from the table. Locally the table is the log. A log of more than ${AUDIT_VERIFY_INLINE_RECORDS.toLocaleString('en-US')} signed records (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS; counted from the writer's signed-head pointers, a bounded read) is verified by a job instead: 202 {job}, as POST /audit/verifications.`,
+    description: `On AWS it verifies the write-once copy (S3, Object Lock) and compares the table with it: a record or checkpoint in the copy but deleted or changed in the table is a broken link; what the copy does not hold yet (it follows within about a minute) is read from the table. Locally the table is the log. A log of more than ${INLINE_RECORDS} signed records (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS; counted from the writer's signed-head pointers, a bounded read) is verified by a job instead: 202 {job}, as POST /audit/verifications.`,
     responses: responses({
       200: ok('The first broken link (null: none), and what was checked.', ref('AuditVerification')),
-      202: VERIFICATION_JOB(`The log holds more than ${AUDIT_VERIFY_INLINE_RECORDS.toLocaleString('en-US')} signed records (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS), more than one answer verifies inside API Gateway's 30 s`),
+      202: VERIFICATION_JOB(`The log holds more than ${INLINE_RECORDS} signed records (HOLDBACK_AUDIT_VERIFY_INLINE_RECORDS), more than one answer verifies inside API Gateway's 30 s`),
     }),
     handle: async (_r, deps) => {
       const d = await deps();

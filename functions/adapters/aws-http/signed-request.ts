@@ -1,0 +1,151 @@
+/**
+ * One signed AWS request without an SDK client: what the S3 and KMS adapters send (s3/s3-requests.ts,
+ * kms/kms-requests.ts). The export-jobs and apiAudit functions call a handful of operations of each service
+ * (PutObject, GetObject, ListObjectsV2, a multipart upload, a pre-signed GET; KMS's GetPublicKey, DescribeKey, Sign),
+ * and the SDK's S3 and KMS clients brought about 190 KB of code each function loaded at every cold start for them
+ * (the client, its endpoint rules, checksums, XML and storage packages). The signing is the SDK's own: the same
+ * SigV4 signer every SDK client uses (@smithy/signature-v4, in every bundle already), with the credentials the SDK's
+ * default chain finds (in Lambda, the environment's: functions/composition/lambda-credentials.ts). The request goes
+ * out over node's own http(s) with keep-alive, retried as the SDK's standard mode retries (throttling, 5xx and
+ * connection errors, `AWS_MAX_ATTEMPTS` tries, 3 by default, with full-jitter backoff).
+ */
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { backoffDelayMs } from '../../../kit/backoff';
+
+export interface AwsCredentials { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+
+/** Where and as whom a service is called (the function's configuration: functions/composition/compose.ts). */
+export interface AwsTarget {
+  region: string;
+  /** An endpoint of its own (the local edge); else `AWS_ENDPOINT_URL_<SERVICE>` as the SDK reads it, else AWS's regional endpoint. */
+  endpoint?: string;
+  /** Fixed credentials (the embedded default's placeholders); the SDK's default chain when absent. */
+  credentials?: AwsCredentials;
+}
+
+/** A request to sign and send: `path` already percent-encoded as it goes on the wire, `query` unencoded. */
+export interface AwsRequest {
+  method: string;
+  url: URL;
+  path: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface AwsAnswer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  /** The body, unread: `text()` reads it whole; a GetObject streams it. */
+  stream: IncomingMessage;
+}
+
+/** An error answer, with the status where the SDK's errors keep it (`$metadata.httpStatusCode`) and the service's code as its name. */
+export class AwsServiceError extends Error {
+  readonly $metadata: { httpStatusCode: number };
+  constructor(readonly code: string, message: string, status: number) {
+    super(message);
+    this.name = code;
+    this.$metadata = { httpStatusCode: status };
+  }
+}
+
+const bytesOf = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
+  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+
+/** node:crypto's SHA-256 (and HMAC) in the shape the signer takes, as the SDK's node runtime gives it (@smithy/hash-node). */
+class NodeSha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+  }
+
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytesOf(data));
+  }
+
+  async digest(): Promise<Uint8Array> {
+    return this.hash.digest();
+  }
+}
+
+/** Statuses the SDK's standard retry mode tries again (throttling and the server's transient errors). */
+const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
+/** The SDK's standard mode: a base of 100 ms doubling to at most 20 s, full jitter. */
+const RETRY_BACKOFF = { firstMs: 100, capMs: 20_000, jitter: 1 };
+/** A request that sends or answers nothing for this long is dropped and tried again. */
+const SOCKET_IDLE_MS = 60_000;
+
+export const readAll = async (stream: AsyncIterable<Buffer | Uint8Array>): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+};
+
+export class SignedRequests {
+  readonly signer: SignatureV4;
+  readonly base: URL;
+  /** Whether `base` is an endpoint of its own rather than AWS's (S3 then addresses buckets path-style). */
+  readonly ownEndpoint: boolean;
+  /** Kept connections, one pool per protocol (an SQS queue URL names its own host, whatever the base's protocol). */
+  private readonly agents: { 'http:'?: HttpAgent; 'https:'?: HttpsAgent } = {};
+  private readonly maxAttempts: number;
+
+  /**
+   * `service`: the signing name ("s3", "kms"); `host`: AWS's regional host of the service (`s3.ap-south-1.amazonaws.com`).
+   * S3 signs its path as sent (uriEscapePath false), as the SDK's S3 client does; every other service escapes it.
+   */
+  constructor(readonly service: string, target: AwsTarget, host: string) {
+    const endpoint = target.endpoint ?? process.env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`]?.trim();
+    this.ownEndpoint = Boolean(endpoint);
+    this.base = new URL(endpoint || `https://${host}`);
+    this.signer = new SignatureV4({
+      service, region: target.region, sha256: NodeSha256, uriEscapePath: service !== 's3', applyChecksum: true,
+      credentials: target.credentials ?? defaultProvider(),
+    });
+    const attempts = Number(process.env.AWS_MAX_ATTEMPTS);
+    this.maxAttempts = Number.isSafeInteger(attempts) && attempts >= 1 ? attempts : 3;
+  }
+
+  /** Signs and sends `request`, again after a throttling, a 5xx or a dropped connection; any other answer is returned as it came. */
+  async send(request: AwsRequest): Promise<AwsAnswer> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const answer = await this.once(request);
+        if (!RETRIED_STATUS.has(answer.status) || attempt >= this.maxAttempts) return answer;
+        await readAll(answer.stream);
+      } catch (error) {
+        if (attempt >= this.maxAttempts) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, RETRY_BACKOFF)));
+    }
+  }
+
+  private async once(request: AwsRequest): Promise<AwsAnswer> {
+    const { url } = request;
+    const body = request.body ?? Buffer.alloc(0);
+    const signed = await this.signer.sign({
+      method: request.method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined,
+      path: request.path, query: request.query ?? {},
+      headers: { ...request.headers, host: url.host, 'content-length': String(body.length) },
+      body,
+    });
+    const search = new URLSearchParams(request.query ?? {}).toString().replace(/\+/g, '%20');
+    const plain = url.protocol === 'http:';
+    const send = plain ? httpRequest : httpsRequest;
+    const agent = plain ? (this.agents['http:'] ??= new HttpAgent({ keepAlive: true })) : (this.agents['https:'] ??= new HttpsAgent({ keepAlive: true }));
+    return new Promise<AwsAnswer>((resolve, reject) => {
+      const outgoing = send({
+        host: url.hostname, port: url.port || undefined, method: request.method, path: search ? `${request.path}?${search}` : request.path,
+        headers: signed.headers, agent,
+      }, (incoming) => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, stream: incoming }));
+      outgoing.setTimeout(SOCKET_IDLE_MS, () => outgoing.destroy(new Error(`${this.service} ${request.method} ${request.path}: no answer in ${SOCKET_IDLE_MS / 1000} s`)));
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  }
+}

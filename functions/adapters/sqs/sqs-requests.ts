@@ -1,0 +1,44 @@
+/**
+ * SQS's SendMessageBatch over its JSON API (AWS JSON 1.0: a POST to `/` with `X-Amz-Target: AmazonSQS.SendMessageBatch`,
+ * as the pinned SDK sends it, /work/shared/reference/aws-wire.md), signed by the SDK's own SigV4 signer
+ * (aws-http/signed-request.ts): what the export-jobs and apiAudit functions send (job steps), without the SDK's SQS
+ * client. As the SDK's client does, it goes to the queue URL's own host unless an endpoint is configured, and checks
+ * each sent message's MD5 in the answer.
+ */
+import { createHash } from 'node:crypto';
+import { AwsServiceError, SignedRequests, readAll, type AwsTarget } from '../aws-http/signed-request';
+import type { SendBatch } from './sqs-batches';
+
+export class SqsRequests {
+  private readonly http: SignedRequests;
+
+  constructor(target: AwsTarget) {
+    this.http = new SignedRequests('sqs', target, `sqs.${target.region}.amazonaws.com`);
+  }
+
+  readonly sendMessageBatch: SendBatch = async (input) => {
+    const url = this.http.ownEndpoint ? this.http.base : new URL(new URL(input.QueueUrl).origin);
+    const answer = await this.http.send({
+      method: 'POST', url, path: url.pathname || '/',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' },
+      body: Buffer.from(JSON.stringify(input)),
+    });
+    const text = (await readAll(answer.stream)).toString('utf8');
+    const parsed = (() => {
+      try {
+        return JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        return {};
+      }
+    })();
+    if (answer.status >= 300) {
+      const code = String(parsed.__type ?? `Http${answer.status}`).split('#').pop()!;
+      throw new AwsServiceError(code, `SQS SendMessageBatch: ${code}: ${String(parsed.message ?? text.slice(0, 200))}`, answer.status);
+    }
+    const output = parsed as Awaited<ReturnType<SendBatch>> & { Successful?: { Id: string; MessageId: string; MD5OfMessageBody: string }[] };
+    const bodies = new Map(input.Entries.map((entry) => [entry.Id, entry.MessageBody]));
+    const corrupted = (output.Successful ?? []).filter((sent) => createHash('md5').update(bodies.get(sent.Id) ?? '').digest('hex') !== sent.MD5OfMessageBody);
+    if (corrupted.length > 0) throw new Error(`Invalid MD5 checksum on messages: ${corrupted.map((sent) => sent.MessageId).join(', ')}`);
+    return output;
+  };
+}
