@@ -35,10 +35,14 @@ export const ENDPOINT_CACHE_MAP = 'functions/composition/endpoint-cache-map.ts';
 /** What the bundles without S3 load instead of the SDK's checksum module (the file says why). */
 export const NODE_CHECKSUMS = 'functions/composition/node-checksums.ts';
 
+/** What the bundles without S3 load instead of the SDK's multi-region signer (the file says why). */
+export const SINGLE_REGION_SIGNER = 'functions/composition/single-region-signer.ts';
+
 /**
  * The functions whose compositions build S3's client, which takes CRC32 and stream hashers from the SDK's checksum
- * module: they keep it. Every other function's bundle takes its SHA-256 and MD5 from node-checksums.ts (a function
- * missing here whose bundle needed more of the module fails to build, esbuild naming the export).
+ * module and pre-signs links with the multi-region signer: they keep both. Every other function's bundle takes its
+ * SHA-256 and MD5 from node-checksums.ts and EventBridge's signer from single-region-signer.ts (a function missing here
+ * whose bundle needed more of either module fails to build, esbuild naming the export).
  */
 const S3_HANDLERS: readonly HandlerFile[] = ['export-jobs', 'api-audit', 'audit-archive'];
 
@@ -169,13 +173,14 @@ export class HoldbackFunction extends Construct {
         // DynamoDB's endpoint-discovery cache becomes a bounded Map (functions/composition/endpoint-cache-map.ts); every
         // function drops the SDK's event-stream codec, which no operation Holdback calls uses, S3's included
         // (functions/composition/no-event-streams.ts); those without S3 take SHA-256 and MD5 from Node's crypto without the
-        // SDK's JavaScript fallbacks (functions/composition/node-checksums.ts); and no legal comments are collected at the end of a bundle.
+        // SDK's JavaScript fallbacks (functions/composition/node-checksums.ts) and sign EventBridge's calls with SigV4 alone
+        // (functions/composition/single-region-signer.ts); and no legal comments are collected at the end of a bundle.
         esbuildArgs: {
           '--alias': [
             `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`,
             `mnemonist/lru-cache=./${ENDPOINT_CACHE_MAP}`,
             `@smithy/core/event-streams=./${NO_EVENT_STREAMS}`,
-            ...(S3_HANDLERS.includes(props.handlerFile) ? [] : [`@smithy/core/checksum=./${NODE_CHECKSUMS}`]),
+            ...(S3_HANDLERS.includes(props.handlerFile) ? [] : [`@smithy/core/checksum=./${NODE_CHECKSUMS}`, `@aws-sdk/signature-v4-multi-region=./${SINGLE_REGION_SIGNER}`]),
           ],
           '--legal-comments': 'none',
         },
