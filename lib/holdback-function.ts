@@ -32,6 +32,20 @@ export const NO_EVENT_STREAMS = 'functions/composition/no-event-streams.ts';
 /** What the bundles load instead of mnemonist's LRU cache, DynamoDB's endpoint-discovery cache (the file says why). */
 export const ENDPOINT_CACHE_MAP = 'functions/composition/endpoint-cache-map.ts';
 
+/** What the bundles without S3 load instead of the SDK's checksum module (the file says why). */
+export const NODE_CHECKSUMS = 'functions/composition/node-checksums.ts';
+
+/** What the bundles without S3 load instead of the SDK's multi-region signer (the file says why). */
+export const SINGLE_REGION_SIGNER = 'functions/composition/single-region-signer.ts';
+
+/**
+ * The functions whose compositions build S3's client, which takes CRC32 and stream hashers from the SDK's checksum
+ * module and pre-signs links with the multi-region signer: they keep both. Every other function's bundle takes its
+ * SHA-256 and MD5 from node-checksums.ts and EventBridge's signer from single-region-signer.ts (a function missing here
+ * whose bundle needed more of either module fails to build, esbuild naming the export).
+ */
+const S3_HANDLERS: readonly HandlerFile[] = ['export-jobs', 'api-audit', 'audit-archive'];
+
 /** The context key that writes esbuild's metafile (`index.meta.json`) beside each bundle. */
 export const BUNDLE_METAFILE_CONTEXT = 'holdback:bundleMetafile';
 
@@ -158,12 +172,15 @@ export class HoldbackFunction extends Construct {
         // (functions/composition/lambda-credentials.ts says why): together under half of the shared-root bundle.
         // DynamoDB's endpoint-discovery cache becomes a bounded Map (functions/composition/endpoint-cache-map.ts); every
         // function drops the SDK's event-stream codec, which no operation Holdback calls uses, S3's included
-        // (functions/composition/no-event-streams.ts); and no legal comments are collected at the end of a bundle.
+        // (functions/composition/no-event-streams.ts); those without S3 take SHA-256 and MD5 from Node's crypto without the
+        // SDK's JavaScript fallbacks (functions/composition/node-checksums.ts) and sign EventBridge's calls with SigV4 alone
+        // (functions/composition/single-region-signer.ts); and no legal comments are collected at the end of a bundle.
         esbuildArgs: {
           '--alias': [
             `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`,
             `mnemonist/lru-cache=./${ENDPOINT_CACHE_MAP}`,
             `@smithy/core/event-streams=./${NO_EVENT_STREAMS}`,
+            ...(S3_HANDLERS.includes(props.handlerFile) ? [] : [`@smithy/core/checksum=./${NODE_CHECKSUMS}`, `@aws-sdk/signature-v4-multi-region=./${SINGLE_REGION_SIGNER}`]),
           ],
           '--legal-comments': 'none',
         },

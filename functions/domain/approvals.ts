@@ -2,7 +2,7 @@
  * Four eyes (contract 6.4): which changes need a second person (the settings' `approvals`), whether one change does,
  * and the life of an approval (pending, then approved, rejected or expired after 24 hours).
  */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import type { Instant } from './instant';
 import { isRecord, type ValidationIssue } from './errors';
 

@@ -2,7 +2,7 @@
  * Input Holdback refuses: the error a caller gets for bad input (every issue names the field, what was wrong and what to
  * send instead), and the ranges Holdback accepts (README "Bounds"): times, amounts, list lengths and nesting.
  */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { MAX_NESTING_DEPTH, nestingDepth } from '../../kit/nesting-depth';
 

@@ -2,7 +2,7 @@
  * Early-release exposure (contract 6.4): money released before its order's max eligibility while the order can still
  * be refunded or disputed, per vendor and currency; the cap a policy may set on it; how it falls day by day.
  */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import { DateTime } from 'luxon';
 import { formatEpochMs } from './dates';
 import { type Instant, wholeSecondAt } from './instant';

@@ -1,5 +1,5 @@
 /** Marketplace order events (contract section 2): validation into OrderEvent, deterministic keys, own times. */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import { DateTime } from 'luxon';
 import {
   MAX_AMOUNT, MAX_NESTING_DEPTH, MAX_VENDORS_PER_ORDER, ValidationError, amountBoundsProblem, instantBoundsIssue, isRecord, nestingIssue, type ValidationIssue,

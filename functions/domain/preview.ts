@@ -1,5 +1,5 @@
 /** Previews of a policy or settings change: each unsent release as it stands and as it would be planned, with day totals. */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import type { BankCalendar } from './calendar';
 import { DAY_MS, indiaDayOf, indiaMidnight } from '../../kit/civil-days';
 import { INDIA_TIME, formatEpochMs } from './dates';

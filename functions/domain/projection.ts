@@ -2,7 +2,7 @@
  * Where each release's money lands: the one projection that previews, the forecast, the overview, the vendor page and
  * the order view all use, so that a preview applied and the forecast after it agree day by day and currency by currency.
  */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import type { BankCalendar } from './calendar';
 import { Instant } from './instant';
 import { StoredDataDefect } from './errors';

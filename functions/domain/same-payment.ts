@@ -1,5 +1,5 @@
 /** The payment told twice (issue 9.6): the gateway's payment webhook and the marketplace's order.paid for one order. */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import type { ValidationIssue } from './errors';
 import type { OrderEvent, OrderRecord, TransactionTimeSource } from './types';
 

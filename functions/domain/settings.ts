@@ -1,5 +1,5 @@
 /** Merchant settings and vendor policy input: defaults, validation with field-named errors, the calendar they imply. */
-import Decimal from 'decimal.js';
+import Decimal from './decimal';
 import { DateTime, Info, type Duration } from 'luxon';
 import { BankCalendar } from './calendar';
 import { approvalRulesIssues } from './approvals';

@@ -196,6 +196,24 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     }
   });
 
+  it('carry no JavaScript SHA-256 or MD5 but S3\'s functions: the others hash with Node\'s crypto (the order driven above signs and checks SQS messages through them)', () => {
+    const withS3 = (Object.keys(USES) as FunctionRole[]).filter((role) => USES[role].includes('client-s3'));
+    expect(withS3.sort()).toEqual(['apiAudit', 'exportJobs']);
+    for (const role of (Object.keys(USES) as FunctionRole[]).filter((r) => r !== 'apiPages')) {
+      const inputs = inputsOf(bundles[role]);
+      const jsHashes = inputs.filter((input) => /@smithy\/core\/dist-es\/submodules\/checksum\/(sha256\/Sha256Js|md5\/Md5Js)\.js$/.test(input)).length;
+      expect([role, jsHashes > 0, inputs.includes('functions/composition/node-checksums.ts')]).toEqual([role, withS3.includes(role), !withS3.includes(role)]);
+    }
+  });
+
+  it('sign EventBridge\'s calls with SigV4 alone, without the SDK\'s multi-region signer, but S3\'s functions (the order driven above publishes through it)', () => {
+    for (const role of (Object.keys(USES) as FunctionRole[]).filter((r) => USES[r].includes('client-eventbridge') || USES[r].includes('client-s3'))) {
+      const inputs = inputsOf(bundles[role]);
+      const s3 = USES[role].includes('client-s3');
+      expect([role, packagesIn(bundles[role]).has('@aws-sdk/signature-v4-multi-region'), inputs.includes('functions/composition/single-region-signer.ts')]).toEqual([role, s3, !s3]);
+    }
+  });
+
   /**
    * Each of the API's functions carries the route files of its own routes alone (definitions/api-routing.ts), none
    * carries the route list of them all or the OpenAPI document's builder (the document is built at synth time into the

@@ -8,7 +8,7 @@ import { appendAudit, storedInstant } from '../release-store';
 import { requireSettingsPreview } from './preview-changes';
 import { OPEN_MONEY_READ_BOUND, requireFourEyes, vendorOpenMoney } from '../four-eyes';
 import type { MovedAmount } from '../../domain/approvals';
-import Decimal from 'decimal.js';
+import Decimal from '../../domain/decimal';
 
 export async function getSettings(deps: Dependencies): Promise<SettingsView> {
   return presented(await deps.settings.get());

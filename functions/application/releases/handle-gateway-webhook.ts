@@ -1,6 +1,6 @@
 /** Use case: the gateway's signed webhooks: a paid split order (split read from the gateway) becomes `order.paid`, a vendor settlement marks SETTLED. */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import Decimal from 'decimal.js';
+import Decimal from '../../domain/decimal';
 import { DateTime } from 'luxon';
 import { GATEWAY_ZONE } from '../../domain/dates';
 import { Instant } from '../../domain/instant';
@@ -339,8 +339,9 @@ function field(value: unknown, name: string): unknown {
 function decimalOf(value: unknown): Decimal | null {
   if ((typeof value !== 'number' && typeof value !== 'string') || value === '') return null;
   try {
+    // decimal.js-light has no Infinity or NaN: it throws on them, as on any text that is not a plain decimal.
     const d = new Decimal(value);
-    return d.isFinite() && d.gt(0) ? d : null;
+    return d.gt(0) ? d : null;
   } catch {
     return null;
   }

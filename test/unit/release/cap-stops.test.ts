@@ -3,7 +3,7 @@
  * figures, as sending each planned release against every entry still open (checkCap over all of them), and bounded
  * messages with a count of every stop.
  */
-import Decimal from 'decimal.js';
+import Decimal from '../../../functions/domain/decimal';
 import { capStops, checkCap, type ExposureEntry, type PlannedEarlyRelease } from '../../../functions/domain/exposure';
 import { formatEpochMs } from '../../../functions/domain/dates';
 import { wholeSecondAt } from '../../../functions/domain/instant';
