@@ -295,6 +295,19 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
 });
 
 describe('the sparse planning index (issue 18 item 5: its entry only while a release waits to be sent)', () => {
+  /** An orders table of an upgrade stage: this version's indexes and an earlier planning index beside them. */
+  const stagedTable = async (suffix: string, earlier: typeof LEGACY_PLAN_INDEX | typeof WIDE_PLAN_INDEX): Promise<string> => {
+    const [staged] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-${suffix}` });
+    await dynamo.client.send(new CreateTableCommand({
+      ...staged,
+      GlobalSecondaryIndexes: [...staged.GlobalSecondaryIndexes!, {
+        IndexName: earlier.name,
+        KeySchema: [{ AttributeName: earlier.pk, KeyType: 'HASH' }, { AttributeName: earlier.sk, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...earlier.include] },
+      }],
+    }));
+    return staged.TableName!;
+  };
   const planKeys = async (table: string, orderId: string, vendorId: string) => {
     const item = (await dynamo.doc.get({ TableName: table, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` } }))!;
     return [item[PLAN_INDEX.pk], item[PLAN_INDEX.sk]];
@@ -322,17 +335,7 @@ describe('the sparse planning index (issue 18 item 5: its entry only while a rel
   test('an item written by the version before (legacy planning index, no plan keys) is read, and planned from the legacy index until the backfill fills the new one', async () => {
     const vendorId = 'ven_upgrade';
     // The table of the upgrade stage that holds both planning indexes.
-    const [staged] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-staged` });
-    await dynamo.client.send(new CreateTableCommand({
-      ...staged,
-      AttributeDefinitions: staged.AttributeDefinitions,
-      GlobalSecondaryIndexes: [...staged.GlobalSecondaryIndexes!, {
-        IndexName: LEGACY_PLAN_INDEX.name,
-        KeySchema: [{ AttributeName: LEGACY_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: LEGACY_PLAN_INDEX.sk, KeyType: 'RANGE' }],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LEGACY_PLAN_INDEX.include] },
-      }],
-    }));
-    const table = staged.TableName!;
+    const table = await stagedTable('staged', LEGACY_PLAN_INDEX);
     const repo = new DynamoOrderRepository(dynamo.doc, table);
     const o = order('order_upgrade1', '2022-12-01T10:00:00+05:30', [vendorId]);
     await repo.createOrder(o);
@@ -359,16 +362,7 @@ describe('the sparse planning index (issue 18 item 5: its entry only while a rel
   test('the upgrade to the narrow planning index: the wide one is read while it exists, and the narrow one gives the same answer', async () => {
     const vendorId = 'ven_narrow';
     // The table of the upgrade stage that holds both: planByVendor (every planning field) and unsentByVendor.
-    const [staged] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-narrowing` });
-    await dynamo.client.send(new CreateTableCommand({
-      ...staged,
-      GlobalSecondaryIndexes: [...staged.GlobalSecondaryIndexes!, {
-        IndexName: WIDE_PLAN_INDEX.name,
-        KeySchema: [{ AttributeName: WIDE_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: WIDE_PLAN_INDEX.sk, KeyType: 'RANGE' }],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...WIDE_PLAN_INDEX.include] },
-      }],
-    }));
-    const table = staged.TableName!;
+    const table = await stagedTable('narrowing', WIDE_PLAN_INDEX);
     const repo = new DynamoOrderRepository(dynamo.doc, table);
     const written: VendorRelease[] = [];
     for (const [i, state] of (['SCHEDULED', 'HELD', 'AT_MAX', 'WAITING'] as const).entries()) {
@@ -408,7 +402,19 @@ describe('the sparse planning index (issue 18 item 5: its entry only while a rel
       // Its words say the window closed: no longer unsent by its rule, which only the words tell.
       item.reason = 'window closed';
       await dynamo.doc.put({ TableName: narrowed.TableName!, Item: item });
-      const reread = await after.reads.openReleasesToPlan(vendorId);
+      // A SCHEDULED one without its code is planned the same whatever its words: not read again.
+      const scheduled = (await dynamo.doc.get({ TableName: narrowed.TableName!, Key: { pk: 'ORDER#order_narrow0', sk: `VENDOR#${vendorId}` } }))!;
+      delete scheduled.reasonCode;
+      await dynamo.doc.put({ TableName: narrowed.TableName!, Item: scheduled });
+      const keysRead: string[] = [];
+      const batchGet = dynamo.doc.batchGet.bind(dynamo.doc);
+      dynamo.doc.batchGet = async (table, keys, ...rest) => {
+        keysRead.push(...keys.map((key) => String(key.pk)));
+        return batchGet(table, keys, ...rest);
+      };
+      const reread = await after.reads.openReleasesToPlan(vendorId).finally(() => { dynamo.doc.batchGet = batchGet; });
+      expect(keysRead).toEqual(['ORDER#order_narrow2']);
+      expect(reread[0]).toEqual({ ...wide[0], reasonCode: undefined });
       expect(reread.map((r) => r.orderId)).toEqual(written.map((r) => r.orderId));
       expect(reread[2]).toEqual({ ...wide[2], reasonCode: 'window_closed' });
       expect(reread.filter(isUnsent).map((r) => r.orderId)).toEqual(['order_narrow0', 'order_narrow1', 'order_narrow3']);

@@ -132,9 +132,10 @@ const ALL_PROJECTED: [Unprojected] extends [never] ? typeof PROJECTED : never = 
  * (`<max eligibility>#<order id>`) and the vendor, the maximum eligibility from the same key (or the item's own), the
  * fields of PREVIEW_FIELDS, and null for every other field a release always has (the planner reads none of them);
  * `attempts` empty. Built in one fixed shape, never by deleting properties from the entry (an object that loses
- * properties becomes a slow dictionary for the planner). Null when an index entry is not whole: written before
- * releases kept their reason code, or with a sort key that holds no time (the caller reads that one `byKey`, which
- * asks its words and its own maximum eligibility too).
+ * properties becomes a slow dictionary for the planner). Null when an index entry is not enough: an AT_MAX written
+ * before releases kept their reason code (only its words say whether it waits by its rule, isUnsent; any other
+ * state's code changes nothing a preview shows), or a sort key that holds no time; the caller reads that one `byKey`,
+ * which asks its words and its own maximum eligibility too.
  */
 export function previewReleaseOf(entry: Record<string, unknown>, sortKey: string, vendorId: string, byKey = false): VendorRelease | null {
   const cut = sortKey.indexOf('#');
@@ -153,7 +154,7 @@ export function previewReleaseOf(entry: Record<string, unknown>, sortKey: string
   if (release.reasonCode === undefined && reason !== null) {
     release.reasonCode = reasonCodeOf({ state: release.state, reason, holdReason: release.holdReason, waitReason: (entry.waitReason as WaitReason | undefined) ?? null });
   }
-  return maxEligibility === null || (release.reasonCode === undefined && !byKey) ? null : release;
+  return maxEligibility === null || (release.reasonCode === undefined && release.state === 'AT_MAX' && !byKey) ? null : release;
 }
 
 /** DynamoDB's (and dynalite's) answer to a query of an index the table does not have. */

@@ -301,14 +301,17 @@ export class DynamoReleaseReads implements ReleaseReads {
   /**
    * The vendor's open releases as previews read them (previewReleaseOf: what can change a preview's answer), in the
    * index's order: a planning index's partitions at once (or, before any exists, the open index's, then the release
-   * items by key); an entry written before releases kept their reason code is read by key.
+   * items by key); an entry that is not enough (previewReleaseOf) is read by key, in its place.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
     const found = await firstPlanIndexEntries(this.doc, this.tableName, openPartitions(vendorId), this.planIndexes);
     if (found === null) return this.openReleasesByKey(vendorId, await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY), OPEN_INDEX.sk);
     const releases = found.entries.map((entry) => previewReleaseOf(entry, entry[found.index.sk] as string, vendorId));
-    if (releases.every((release) => release !== null)) return this.withCurrencies(releases as VendorRelease[], new Map());
-    return this.openReleasesByKey(vendorId, found.entries, found.index.sk);
+    const short = found.entries.filter((_, i) => releases[i] === null);
+    const read = short.length > 0 ? await this.openReleasesByKey(vendorId, short, found.index.sk) : [];
+    const byOrder = new Map(read.map((release) => [release.orderId, release]));
+    const whole = releases.flatMap((release, i) => release ?? byOrder.get((found.entries[i][found.index.sk] as string).split('#')[1]) ?? []);
+    return this.withCurrencies(whole, new Map());
   }
 
   /** Which planning indexes are missing (learned once a container): until one's upgrade stage, the next way instead. */
