@@ -192,6 +192,9 @@ function finishInterruptedTables(done) {
   });
 }
 
+// Idle kept-alive connections stay ten minutes (local/edge/keep-alive.ts says why: Node's 5 s default races the SDK's
+// reuse of an idle socket into ECONNRESET under load).
+server.keepAliveTimeout = 600000;
 finishInterruptedTables(() => server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port })));
 parentPort.on('message', (message) => {
   if (message !== 'close') return;

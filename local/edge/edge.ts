@@ -1,5 +1,6 @@
 /** The local AWS edge: DynamoDB, EventBridge PutEvents, EventBridge Scheduler, SQS and the clock controls on one loopback port. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { LOCAL_KEEP_ALIVE_MS } from './keep-alive';
 import type { AddressInfo } from 'node:net';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
@@ -157,6 +158,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       else res.destroy();
     });
   });
+  server.keepAliveTimeout = LOCAL_KEEP_ALIVE_MS;
 
   /** Whether the tables exist with every index (see the DynamoDB branch of route). */
   let tablesReady = false;

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { LOCAL_KEEP_ALIVE_MS } from './keep-alive';
 import type { AddressInfo } from 'node:net';
 
 export interface LocalS3Bucket {
@@ -219,6 +220,7 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 export async function startLocalS3(buckets: Record<string, LocalS3Bucket>, port = 0): Promise<{ url: string; s3: LocalS3; connections(): number; close(): Promise<void> }> {
   const s3 = new LocalS3(buckets);
   const server = createServer((req, res) => void s3.handle(req, res));
+  server.keepAliveTimeout = LOCAL_KEEP_ALIVE_MS;
   let connections = 0;
   server.on('connection', () => { connections += 1; });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
