@@ -40,11 +40,12 @@ export const SINGLE_REGION_SIGNER = 'functions/composition/single-region-signer.
 
 /**
  * The functions whose compositions build S3's client, which takes CRC32 and stream hashers from the SDK's checksum
- * module and pre-signs links with the multi-region signer: they keep both. Every other function's bundle takes its
- * SHA-256 and MD5 from node-checksums.ts and EventBridge's signer from single-region-signer.ts (a function missing here
- * whose bundle needed more of either module fails to build, esbuild naming the export).
+ * module and pre-signs links with the multi-region signer: they would keep both. None does now: the functions that
+ * call S3 send its requests themselves (functions/adapters/s3/s3-requests.ts, hashed by Node's crypto). Every function's
+ * bundle takes its SHA-256 and MD5 from node-checksums.ts and EventBridge's signer from single-region-signer.ts (a
+ * function that builds S3's client again belongs here: without it its bundle fails to build, esbuild naming the export).
  */
-const S3_HANDLERS: readonly HandlerFile[] = ['export-jobs', 'api-audit', 'audit-archive'];
+const S3_HANDLERS: readonly HandlerFile[] = [];
 
 /** The context key that writes esbuild's metafile (`index.meta.json`) beside each bundle. */
 export const BUNDLE_METAFILE_CONTEXT = 'holdback:bundleMetafile';
