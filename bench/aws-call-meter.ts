@@ -187,7 +187,8 @@ function keyKind(key: Item | undefined, pk?: string): string {
 /**
  * Which items the reads asked for, counted by kind: `readKeys:<table>:<kind>` the keys a GetItem or BatchGetItem
  * asked for (a batch's units are per table only: each key costs a unit a started 4 KB when consistent, half when
- * not, missing ones included), `readQuery:<table>:<kind>` a query's units by its partition's kind.
+ * not, missing ones included), `readQuery:<table>:<kind>` a query's units by its partition's kind (by the index's
+ * name for an index's: `readQuery:<table>/<index>`).
  */
 function readKinds(operation: string, input: Input, units: number): Record<string, number> {
   const counted: Record<string, number> = {};
@@ -198,7 +199,8 @@ function readKinds(operation: string, input: Input, units: number): Record<strin
       for (const key of (asked.Keys ?? []) as Item[]) add(`readKeys:${table}:${keyKind(key)}${asked.ConsistentRead ? '' : ' (eventual)'}`, 1);
     }
   }
-  if (operation === 'Query') add(`readQuery:${input.TableName}${input.IndexName ? `/${input.IndexName}` : ''}:${keyKind(undefined, String(input.ExpressionAttributeValues?.[':pk']?.S ?? '?'))}`, units);
+  // An index's partition keys are days or states, not kinds: its queries are counted by the index's name.
+  if (operation === 'Query') add(input.IndexName ? `readQuery:${input.TableName}/${input.IndexName}` : `readQuery:${input.TableName}:${keyKind(undefined, String(input.ExpressionAttributeValues?.[':pk']?.S ?? '?'))}`, units);
   return counted;
 }
 
