@@ -50,6 +50,19 @@ const policy = (vendorId: string, version: number, delay: string) => ({
   vendorId, version, scheduleOption: 1, release: { kind: 'after_payment' as const, delay }, actor: 'finance@test', reason: 'stamp test', at,
 });
 
+/**
+ * Reads v1's policy item, changes it to `version` behind the stamp's back (as only a writer of an older version would),
+ * reads it again and puts version 1 back: answers what the second read saw (`version` when nothing was kept).
+ */
+async function readAfterChangeBehindTheStamp(local: LocalDynamo, items: ConfigItems, version: number): Promise<unknown> {
+  const key = { pk: policyPk('v1'), sk: CURRENT_SK };
+  await items.getMany([key]);
+  await local.doc.put({ TableName: local.tables.config, Item: { ...key, version } });
+  const seen = (await items.getMany([key])).get(itemKeyText(key))?.version;
+  await local.doc.put({ TableName: local.tables.config, Item: { ...key, version: 1 } });
+  return seen;
+}
+
 describe('config stamp: a warm container re-reads the config only after a change, and always sees it', () => {
   let local: LocalDynamo;
   beforeEach(async () => {
@@ -117,15 +130,7 @@ describe('config stamp: a warm container re-reads the config only after a change
     const stamp = new ConfigStamp(local.doc, local.tables.config, () => now);
     await stamp.change(() => local.doc.put({ TableName: local.tables.config, Item: { pk: policyPk('v1'), sk: CURRENT_SK, version: 1 } }));
     const items = new ConfigItems(gatheredGets(local.doc, local.tables.config), () => now);
-    const key = { pk: policyPk('v1'), sk: CURRENT_SK };
-    const cached = async () => {
-      await items.getMany([key]);
-      // Changed behind the stamp's back: only a read of the item sees it.
-      await local.doc.put({ TableName: local.tables.config, Item: { ...key, version: 7 } });
-      const seen = (await items.getMany([key])).get(itemKeyText(key))?.version;
-      await local.doc.put({ TableName: local.tables.config, Item: { ...key, version: 1 } });
-      return seen;
-    };
+    const cached = () => readAfterChangeBehindTheStamp(local, items, 7);
     expect(await cached()).toBe(7);
     now += ABANDONED_AFTER_MS - 1;
     expect(await cached()).toBe(7);
@@ -150,13 +155,7 @@ describe('config stamp: a warm container re-reads the config only after a change
     delete (local.doc as { update?: unknown }).update;
     const markOf = async () => Object.keys(await local.doc.get({ TableName: local.tables.config, Key: { ...STAMP_KEY }, ConsistentRead: true }) ?? {}).filter((name) => name.startsWith('w_'));
     expect(await markOf()).toHaveLength(1);
-    const behindTheBack = async () => {
-      await items.getMany([key]);
-      await local.doc.put({ TableName: local.tables.config, Item: { ...key, version: 5 } });
-      const seen = (await items.getMany([key])).get(itemKeyText(key))?.version;
-      await local.doc.put({ TableName: local.tables.config, Item: { ...key, version: 1 } });
-      return seen;
-    };
+    const behindTheBack = () => readAfterChangeBehindTheStamp(local, items, 5);
     // Marked: a writer may still be writing, so nothing is kept.
     expect(await behindTheBack()).toBe(5);
     now += ABANDONED_AFTER_MS;
