@@ -4,7 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { AttributeDefinition, GlobalSecondaryIndex, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { Construct } from 'constructs';
 import {
-  AUDIT_TABLE, AUDIT_TABLE_ENV, LEGACY_PLAN_INDEX, TABLE_ENV, TABLES, type TableDefinition, type TableName,
+  AUDIT_TABLE, AUDIT_TABLE_ENV, LEGACY_PLAN_INDEX, TABLE_ENV, TABLES, WIDE_PLAN_INDEX, type TableDefinition, type TableName,
 } from '../functions/definitions/tables';
 
 /** Holdback's tables: those of TABLES, and the audit log's. */
@@ -38,9 +38,11 @@ export interface HoldbackTableProps {
 
 /**
  * Indexes of earlier versions that an upgrade keeps until its last stage: the orders table's `byVendor` (vendorPk,
- * vendorSk; all attributes), replaced by openByVendor (nothing reads it any more), and `openPlanByVendor` (the open
+ * vendorSk; all attributes), replaced by openByVendor (nothing reads it any more), `openPlanByVendor` (the open
  * index's keys, the planner's fields), replaced by the sparse planByVendor: previews read it while it exists, since
- * the new one is complete only once the backfill has given the older unsent releases its keys.
+ * the new one is complete only once the backfill has given the older unsent releases its keys; and `planByVendor`
+ * (those sparse keys, every planning field), replaced by the narrow unsentByVendor over the same keys: previews read
+ * it while it exists, since a new index cannot be queried until DynamoDB has filled it.
  */
 export const LEGACY_INDEXES: Record<string, GlobalSecondaryIndex> = {
   byVendor: {
@@ -52,6 +54,11 @@ export const LEGACY_INDEXES: Record<string, GlobalSecondaryIndex> = {
     IndexName: LEGACY_PLAN_INDEX.name,
     KeySchema: [{ AttributeName: LEGACY_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: LEGACY_PLAN_INDEX.sk, KeyType: 'RANGE' }],
     Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LEGACY_PLAN_INDEX.include] },
+  },
+  [WIDE_PLAN_INDEX.name]: {
+    IndexName: WIDE_PLAN_INDEX.name,
+    KeySchema: [{ AttributeName: WIDE_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: WIDE_PLAN_INDEX.sk, KeyType: 'RANGE' }],
+    Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...WIDE_PLAN_INDEX.include] },
   },
 };
 /**
@@ -69,6 +76,8 @@ export const ORDERS_UPGRADE_STAGES: readonly string[] = [
   'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,openPlanByVendor',
   'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,openPlanByVendor,planByVendor',
   'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,planByVendor',
+  'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,planByVendor,unsentByVendor',
+  'due,openByVendor,paidByMonth,appliedByMonth,settledByMonth,unsentByVendor',
 ];
 const LEGACY_ATTRIBUTES: AttributeDefinition[] = [{ AttributeName: 'vendorPk', AttributeType: 'S' }, { AttributeName: 'vendorSk', AttributeType: 'S' }];
 

@@ -56,32 +56,40 @@ export const DUE_INDEX = { name: 'due', pk: 'duePk', sk: 'dueSk' } as const;
  */
 export const OPEN_INDEX = { name: 'openByVendor', pk: 'openPk', sk: 'openSk', include: ['amount', 'currency'] } as const;
 /**
- * The vendor's unsent releases as planning reads them (previews): sparse, an entry
- * only while a release waits to be sent (PLANNED, SCHEDULED, WAITING, HELD, AT_MAX by its rule: the domain's
- * isUnsent), keyed as the open index (`planPk`/`planSk` carry the open index's values, set by releaseIndexKeys), and
- * projecting the fields the planner reads of a stored release (every field but the gateway's answers and what only a
- * sent or settled release carries; open-index-counts.ts PLANNING_FIELDS names the same). A preview of 100,000 releases
- * reads the partitions at once, a page of 1 MB a query, instead of 1,000 BatchGetItem calls of 100 keys. Its price: an
- * entry written when a release is planned, again when a write changes an unsent release (a delivery, a hold), and
- * deleted at the claim, about 2.3 write units a release; the writes of a sent release (the send's record, its answer,
- * its settlement) write no entry. It replaced `openPlanByVendor` (LEGACY_PLAN_INDEX: the same projection on the open
- * index's keys, so every write of an open release, sent or not, wrote its entry: 16 index writes an order of three
- * vendors against 7). Added by its own upgrade stage (lib/holdback-table.ts) after which the backfill gives unsent
- * releases written before it their keys; read only when it exists, and the legacy index first while that exists.
+ * The vendor's unsent releases as previews read them: sparse, an entry only while a release waits to be sent
+ * (PLANNED, SCHEDULED, WAITING, HELD, AT_MAX by its rule: the domain's isUnsent), keyed as the open index
+ * (`planPk`/`planSk` carry the open index's values, set by releaseIndexKeys), and projecting only what can change a
+ * preview's answer (open-index-counts.ts PREVIEW_FIELDS says why each field is there and why the others are not):
+ * the money, the state and why (holdReason, reasonCode), the rule the release is pinned to (rule, scheduleOption, a
+ * manual release), its window (transactionTime; the maximum eligibility is the sort key's time) and its target, and
+ * its version (a previewId over at most 1,000 releases names each with it). About 300 bytes an entry where its
+ * predecessor `planByVendor` (WIDE_PLAN_INDEX, the same keys) projected every planning field, about 650: a preview of
+ * 100,000 releases sends, checks and parses half the bytes. Its price is its predecessor's: an entry written when a
+ * release is planned, again when a write changes what it projects (a delivery, a hold), and deleted at the claim
+ * (7 index writes an order of three vendors). Added by its own upgrade stage (lib/holdback-table.ts), which DynamoDB
+ * fills from the keys every unsent release already carries; read once `planByVendor` is gone.
  */
 export const PLAN_INDEX = {
-  name: 'planByVendor', pk: 'planPk', sk: 'planSk',
-  include: [
-    'nulls', 'amount', 'state', 'policyVersion', 'rule', 'scheduleOption', 'transactionTime', 'maxEligibility', 'targetEligibility',
-    'sendAt', 'releaseKey', 'appliedEligibility', 'predictedSettlement', 'clamp', 'sends', 'reason', 'reasonCode', 'waitReason',
-    'exposure', 'settledAt', 'holdReason', 'plannedSendAt', 'manual', 'orderNotFoundSince', 'currency', 'version', 'updatedAt',
-  ],
+  name: 'unsentByVendor', pk: 'planPk', sk: 'planSk',
+  include: ['amount', 'currency', 'state', 'holdReason', 'reasonCode', 'rule', 'scheduleOption', 'manual', 'transactionTime', 'targetEligibility', 'version'],
 } as const;
+/** What the planning indexes before PLAN_INDEX projected: every field of a stored release but the gateway's answers. */
+const WIDE_PLANNING_FIELDS = [
+  'nulls', 'amount', 'state', 'policyVersion', 'rule', 'scheduleOption', 'transactionTime', 'maxEligibility', 'targetEligibility',
+  'sendAt', 'releaseKey', 'appliedEligibility', 'predictedSettlement', 'clamp', 'sends', 'reason', 'reasonCode', 'waitReason',
+  'exposure', 'settledAt', 'holdReason', 'plannedSendAt', 'manual', 'orderNotFoundSince', 'currency', 'version', 'updatedAt',
+] as const;
 /**
- * The planning index before PLAN_INDEX (kept by the upgrade until its last stage, lib/holdback-table.ts): the open
- * index's keys, so an entry for every open release, rewritten with each of its writes.
+ * The planning index before PLAN_INDEX (kept by the upgrade until its last stage, lib/holdback-table.ts): the same
+ * sparse keys, every planning field projected.
  */
-export const LEGACY_PLAN_INDEX = { name: 'openPlanByVendor', pk: OPEN_INDEX.pk, sk: OPEN_INDEX.sk, include: PLAN_INDEX.include } as const;
+export const WIDE_PLAN_INDEX = { name: 'planByVendor', pk: PLAN_INDEX.pk, sk: PLAN_INDEX.sk, include: WIDE_PLANNING_FIELDS } as const;
+/**
+ * The planning index before WIDE_PLAN_INDEX (kept by the upgrade until its stage, lib/holdback-table.ts): the open
+ * index's keys, so an entry for every open release, rewritten with each of its writes (16 index writes an order of
+ * three vendors against 7).
+ */
+export const LEGACY_PLAN_INDEX = { name: 'openPlanByVendor', pk: OPEN_INDEX.pk, sk: OPEN_INDEX.sk, include: WIDE_PLANNING_FIELDS } as const;
 /** Paid orders (the `META` item, one entry per order) by transaction time; projects the vendors and their amounts. */
 export const PAID_INDEX = { name: 'paidByMonth', pk: 'paidPk', sk: 'paidSk', include: ['vendors'] } as const;
 /** Releases applied at the gateway, by applied eligibility. Keys only. */

@@ -63,7 +63,7 @@ describe('table definitions', () => {
   test('one CreateTable input per table, with the due, read-side and planning indexes on the orders table', () => {
     const inputs = createTableInputs(DEFAULT_TABLE_NAMES);
     expect(inputs.map((i) => i.TableName)).toEqual(['holdback-orders', 'holdback-config', 'holdback-rejected-events', 'holdback-audit']);
-    expect(inputs[0].GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['due', 'openByVendor', 'paidByMonth', 'appliedByMonth', 'settledByMonth', 'planByVendor']);
+    expect(inputs[0].GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['due', 'openByVendor', 'paidByMonth', 'appliedByMonth', 'settledByMonth', 'unsentByVendor']);
     expect(inputs.every((i) => i.BillingMode === 'PAY_PER_REQUEST')).toBe(true);
   });
 

@@ -2,12 +2,13 @@
 import { DynamoOrderRepository } from '../../functions/adapters/dynamodb/order-repository';
 import { DynamoPolicyRepository } from '../../functions/adapters/dynamodb/policy-repository';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { APPLIED_INDEX, LEGACY_PLAN_INDEX, OPEN_INDEX, PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs } from '../../functions/definitions/tables';
+import { APPLIED_INDEX, LEGACY_PLAN_INDEX, OPEN_INDEX, PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, WIDE_PLAN_INDEX, createTableInputs } from '../../functions/definitions/tables';
 import type { OutcomeFilter } from '../../functions/application/ports';
 import type { OrderRecord, VendorRelease } from '../../functions/domain/types';
 import { order, release } from './release-fixtures';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb';
 import { at } from '../times';
+import { isUnsent } from '../../functions/domain/release';
 import { backfillIndexKeys } from '../../functions/adapters/dynamodb/backfill/index-backfill';
 
 let dynamo: LocalDynamo;
@@ -31,6 +32,19 @@ async function paid(o: OrderRecord, overrides: Record<string, Partial<VendorRele
   return written;
 }
 
+/**
+ * A release as a preview reads it: the fields that can change a preview's answer (open-index-counts.ts PREVIEW_FIELDS),
+ * the others a release always has null, no attempts.
+ */
+function previewView(r: VendorRelease): VendorRelease {
+  return {
+    orderId: r.orderId, vendorId: r.vendorId, amount: r.amount, currency: r.currency, state: r.state, holdReason: r.holdReason ?? null,
+    reasonCode: r.reasonCode, rule: r.rule, scheduleOption: r.scheduleOption, manual: r.manual ?? null, transactionTime: r.transactionTime,
+    maxEligibility: r.maxEligibility, targetEligibility: r.targetEligibility, version: r.version,
+    sendAt: null, releaseKey: null, appliedEligibility: null, predictedSettlement: null, clamp: null, reason: null, settledAt: null, attempts: [],
+  } as unknown as VendorRelease;
+}
+
 async function all(filter: OutcomeFilter, after: string | null = null): Promise<string[]> {
   const rows: string[] = [];
   for await (const row of orders.reads.outcomes(filter, after)) rows.push(`${row.release.orderId}/${row.release.vendorId}`);
@@ -51,6 +65,10 @@ test('the orders table has the due index and the four read-side indexes, sparse 
   const plan = table.GlobalSecondaryIndexes!.find((i) => i.IndexName === PLAN_INDEX.name)!;
   expect(plan.KeySchema).toEqual([{ AttributeName: PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: PLAN_INDEX.sk, KeyType: 'RANGE' }]);
   expect(table.GlobalSecondaryIndexes!.map((i) => i.IndexName)).not.toContain(LEGACY_PLAN_INDEX.name);
+  expect(table.GlobalSecondaryIndexes!.map((i) => i.IndexName)).not.toContain(WIDE_PLAN_INDEX.name);
+  // Narrow: what can change a preview's answer, not every planning field as the index before it projected.
+  expect([...PLAN_INDEX.include].sort()).toEqual(['amount', 'currency', 'holdReason', 'manual', 'reasonCode', 'rule', 'scheduleOption', 'state', 'targetEligibility', 'transactionTime', 'version']);
+  expect(WIDE_PLAN_INDEX.include).toEqual(expect.arrayContaining([...PLAN_INDEX.include]));
 });
 
 describe('outcomes through the indexes', () => {
@@ -226,12 +244,16 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
     expect(await orders.reads.openEnds(vendorId)).toBe(ends);
     expect(await orders.reads.openEnds('ven_nobody')).toBe('|'.repeat(2 * (OPEN_SHARDS + 1) - 1));
 
-    // The planning read: the same releases, in the same order, without the gateway's answers (the rest as stored).
+    // The planning read: the same releases, in the same order, as a preview reads them (no gateway answers).
     const planned = await orders.reads.openReleasesToPlan(vendorId);
     expect(planned.map((r) => r.orderId)).toEqual(expected);
     const full = (await orders.getRelease('order_hot000', vendorId))!;
     expect(full.attempts).toHaveLength(1);
-    expect(planned[0]).toEqual({ ...full, attempts: [] });
+    expect(planned[0]).toEqual(previewView(full));
+    // Exactly: the maximum eligibility from the sort key, in the order's India time, and nothing left undefined.
+    expect(planned[0].maxEligibility.ms).toBe(full.maxEligibility.ms);
+    expect(planned[0].maxEligibility.offset).toBe(full.maxEligibility.offset);
+    expect(Object.values(planned[0]).filter((v) => v === undefined)).toEqual([]);
     // Read from the planning index's partitions (one query each), not item by item.
     const queries: string[] = [];
     const asked: string[][] = [];
@@ -273,6 +295,19 @@ describe('one vendor on every order: the open index spread over OPEN_SHARDS part
 });
 
 describe('the sparse planning index (issue 18 item 5: its entry only while a release waits to be sent)', () => {
+  /** An orders table of an upgrade stage: this version's indexes and an earlier planning index beside them. */
+  const stagedTable = async (suffix: string, earlier: typeof LEGACY_PLAN_INDEX | typeof WIDE_PLAN_INDEX): Promise<string> => {
+    const [staged] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-${suffix}` });
+    await dynamo.client.send(new CreateTableCommand({
+      ...staged,
+      GlobalSecondaryIndexes: [...staged.GlobalSecondaryIndexes!, {
+        IndexName: earlier.name,
+        KeySchema: [{ AttributeName: earlier.pk, KeyType: 'HASH' }, { AttributeName: earlier.sk, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...earlier.include] },
+      }],
+    }));
+    return staged.TableName!;
+  };
   const planKeys = async (table: string, orderId: string, vendorId: string) => {
     const item = (await dynamo.doc.get({ TableName: table, Key: { pk: `ORDER#${orderId}`, sk: `VENDOR#${vendorId}` } }))!;
     return [item[PLAN_INDEX.pk], item[PLAN_INDEX.sk]];
@@ -300,17 +335,7 @@ describe('the sparse planning index (issue 18 item 5: its entry only while a rel
   test('an item written by the version before (legacy planning index, no plan keys) is read, and planned from the legacy index until the backfill fills the new one', async () => {
     const vendorId = 'ven_upgrade';
     // The table of the upgrade stage that holds both planning indexes.
-    const [staged] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-staged` });
-    await dynamo.client.send(new CreateTableCommand({
-      ...staged,
-      AttributeDefinitions: staged.AttributeDefinitions,
-      GlobalSecondaryIndexes: [...staged.GlobalSecondaryIndexes!, {
-        IndexName: LEGACY_PLAN_INDEX.name,
-        KeySchema: [{ AttributeName: LEGACY_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: LEGACY_PLAN_INDEX.sk, KeyType: 'RANGE' }],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LEGACY_PLAN_INDEX.include] },
-      }],
-    }));
-    const table = staged.TableName!;
+    const table = await stagedTable('staged', LEGACY_PLAN_INDEX);
     const repo = new DynamoOrderRepository(dynamo.doc, table);
     const o = order('order_upgrade1', '2022-12-01T10:00:00+05:30', [vendorId]);
     await repo.createOrder(o);
@@ -322,7 +347,7 @@ describe('the sparse planning index (issue 18 item 5: its entry only while a rel
     delete item[PLAN_INDEX.sk];
     await dynamo.doc.put({ TableName: table, Item: item });
     expect(await repo.getRelease('order_upgrade1', vendorId)).toEqual(r);
-    expect(await repo.reads.openReleasesToPlan(vendorId)).toEqual([{ ...r, attempts: [] }]);
+    expect(await repo.reads.openReleasesToPlan(vendorId)).toEqual([previewView(r)]);
     // The backfill gives it the keys this version writes; a container that knows only the new index then finds it.
     const result = await backfillIndexKeys(dynamo.doc, table);
     expect(result.updated).toBeGreaterThanOrEqual(1);
@@ -331,6 +356,70 @@ describe('the sparse planning index (issue 18 item 5: its entry only while a rel
     await dynamo.client.send(new CreateTableCommand(upgraded));
     for (const copy of (await dynamo.doc.scan({ TableName: table })).items) await dynamo.doc.put({ TableName: upgraded.TableName!, Item: copy });
     const after = new DynamoOrderRepository(dynamo.doc, upgraded.TableName!);
-    expect(await after.reads.openReleasesToPlan(vendorId)).toEqual([{ ...r, attempts: [] }]);
+    expect(await after.reads.openReleasesToPlan(vendorId)).toEqual([previewView(r)]);
+  });
+
+  test('the upgrade to the narrow planning index: the wide one is read while it exists, and the narrow one gives the same answer', async () => {
+    const vendorId = 'ven_narrow';
+    // The table of the upgrade stage that holds both: planByVendor (every planning field) and unsentByVendor.
+    const table = await stagedTable('narrowing', WIDE_PLAN_INDEX);
+    const repo = new DynamoOrderRepository(dynamo.doc, table);
+    const written: VendorRelease[] = [];
+    for (const [i, state] of (['SCHEDULED', 'HELD', 'AT_MAX', 'WAITING'] as const).entries()) {
+      const o = order(`order_narrow${i}`, `2022-12-0${i + 1}T10:00:00+05:30`, [vendorId]);
+      await repo.createOrder(o);
+      const r = release(o, vendorId, {
+        currency: 'INR', state,
+        ...(state === 'HELD' ? { holdReason: 'dispute' as const, reasonCode: 'dispute' as const, sendAt: null } : {}),
+        ...(state === 'AT_MAX' ? { rule: { kind: 'at_max' as const }, reasonCode: 'at_max_rule' as const, sendAt: null } : {}),
+        ...(state === 'WAITING' ? { rule: { kind: 'after_delivery' as const, delay: 'P2D' }, targetEligibility: null, sendAt: null, reasonCode: 'waiting_delivery' as const } : {}),
+      });
+      await repo.putRelease(r, null);
+      written.push(r);
+    }
+    const queried: string[] = [];
+    const query = dynamo.doc.query.bind(dynamo.doc);
+    dynamo.doc.query = async (input) => {
+      queried.push(String(input.IndexName));
+      return query(input);
+    };
+    try {
+      const wide = await repo.reads.openReleasesToPlan(vendorId);
+      expect(wide).toEqual(written.map(previewView));
+      // The legacy openPlanByVendor is missing (one query), then the wide index answers: the new one may still be filling.
+      expect(queried.filter((name) => name !== LEGACY_PLAN_INDEX.name)).toEqual(Array(OPEN_SHARDS + 1).fill(WIDE_PLAN_INDEX.name));
+      // The last stage drops the wide index: the narrow one, filled from the same keys, answers the same.
+      const [narrowed] = createTableInputs({ ...dynamo.tables, orders: `${dynamo.tables.orders}-narrowed` });
+      await dynamo.client.send(new CreateTableCommand(narrowed));
+      for (const copy of (await dynamo.doc.scan({ TableName: table })).items) await dynamo.doc.put({ TableName: narrowed.TableName!, Item: copy });
+      const after = new DynamoOrderRepository(dynamo.doc, narrowed.TableName!);
+      queried.length = 0;
+      expect(await after.reads.openReleasesToPlan(vendorId)).toEqual(wide);
+      expect(queried.filter((name) => name === PLAN_INDEX.name)).toHaveLength(OPEN_SHARDS + 1);
+      // An entry written before releases kept their reason code (AT_MAX: by its rule or not?) is read by key, words and all.
+      const item = (await dynamo.doc.get({ TableName: narrowed.TableName!, Key: { pk: 'ORDER#order_narrow2', sk: `VENDOR#${vendorId}` } }))!;
+      delete item.reasonCode;
+      // Its words say the window closed: no longer unsent by its rule, which only the words tell.
+      item.reason = 'window closed';
+      await dynamo.doc.put({ TableName: narrowed.TableName!, Item: item });
+      // A SCHEDULED one without its code is planned the same whatever its words: not read again.
+      const scheduled = (await dynamo.doc.get({ TableName: narrowed.TableName!, Key: { pk: 'ORDER#order_narrow0', sk: `VENDOR#${vendorId}` } }))!;
+      delete scheduled.reasonCode;
+      await dynamo.doc.put({ TableName: narrowed.TableName!, Item: scheduled });
+      const keysRead: string[] = [];
+      const batchGet = dynamo.doc.batchGet.bind(dynamo.doc);
+      dynamo.doc.batchGet = async (table, keys, ...rest) => {
+        keysRead.push(...keys.map((key) => String(key.pk)));
+        return batchGet(table, keys, ...rest);
+      };
+      const reread = await after.reads.openReleasesToPlan(vendorId).finally(() => { dynamo.doc.batchGet = batchGet; });
+      expect(keysRead).toEqual(['ORDER#order_narrow2']);
+      expect(reread[0]).toEqual({ ...wide[0], reasonCode: undefined });
+      expect(reread.map((r) => r.orderId)).toEqual(written.map((r) => r.orderId));
+      expect(reread[2]).toEqual({ ...wide[2], reasonCode: 'window_closed' });
+      expect(reread.filter(isUnsent).map((r) => r.orderId)).toEqual(['order_narrow0', 'order_narrow1', 'order_narrow3']);
+    } finally {
+      dynamo.doc.query = query;
+    }
   });
 });

@@ -15,7 +15,7 @@ import { dataFolderPaths } from '../../local/data-folder';
 import { LocalDynamo } from '../../local/edge/dynamodb';
 import { dropOutdated, stageTable, stagingName } from '../../local/edge/table-migration';
 import {
-  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, LEGACY_PLAN_INDEX, OPEN_INDEX, PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, createTableInputs,
+  APPLIED_INDEX, APPROVAL_INDEX, DEFAULT_TABLE_NAMES, DUE_INDEX, LEGACY_PLAN_INDEX, OPEN_INDEX, PLAN_INDEX, OPEN_SHARDS, PAID_INDEX, SETTLED_INDEX, WIDE_PLAN_INDEX, createTableInputs,
 } from '../../functions/definitions/tables';
 
 jest.setTimeout(120_000);
@@ -271,5 +271,54 @@ test('an orders table made with the legacy planning index (the version before) g
     expect(items).toEqual(canonical([
       { ...unsent, [PLAN_INDEX.pk]: unsent[OPEN_INDEX.pk], [PLAN_INDEX.sk]: unsent[OPEN_INDEX.sk] }, release('order_sent', 'APPLYING'),
     ]));
+  });
+});
+
+test('an orders table made with the wide planning index (the version before this one) gets the narrow one over the same keys; every item is kept exactly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'holdback-migration-'));
+  folders.push(dir);
+  await stop(await start(dir));
+  const orders = createTableInputs().find((table) => table.TableName === DEFAULT_TABLE_NAMES.orders)!;
+  const release = (orderId: string, state: string, planned: boolean): Record<string, AttributeValue> => ({
+    pk: { S: `ORDER#${orderId}` }, sk: { S: 'VENDOR#ven_wide' }, amount: { S: '100.50' }, currency: { S: 'INR' }, state: { S: state },
+    policyVersion: { N: '1' }, rule: { M: { kind: { S: 'after_payment' }, delay: { S: 'P3D' } } }, scheduleOption: { N: '1' },
+    transactionTime: { S: '2022-12-01T10:00:00+05:30' }, maxEligibility: { S: '2022-12-16T10:00:00+05:30' },
+    targetEligibility: { S: '2022-12-04T10:00:00+05:30' }, reason: { S: 'planned' }, reasonCode: { S: 'planned' }, releaseKey: { S: `rel-${orderId}` },
+    attempts: { L: [] }, version: { N: '1' }, updatedAt: { S: '2022-12-01T10:00:00+05:30' },
+    [OPEN_INDEX.pk]: { S: 'OPEN#ven_wide#1' }, [OPEN_INDEX.sk]: { S: `2022-12-16T04:30:00.000Z#${orderId}` },
+    ...(planned ? { [WIDE_PLAN_INDEX.pk]: { S: 'OPEN#ven_wide#1' }, [WIDE_PLAN_INDEX.sk]: { S: `2022-12-16T04:30:00.000Z#${orderId}` } } : {}),
+  });
+  let items: string[] = [];
+  await withTables(dir, async (client) => {
+    await client.send(new DeleteTableCommand({ TableName: orders.TableName }));
+    await waitFor(client, orders.TableName!, false);
+    // The version before: planByVendor (every planning field) where unsentByVendor is now, over the same keys.
+    await client.send(new CreateTableCommand({
+      ...orders,
+      GlobalSecondaryIndexes: [...orders.GlobalSecondaryIndexes!.filter((index) => index.IndexName !== PLAN_INDEX.name), {
+        IndexName: WIDE_PLAN_INDEX.name,
+        KeySchema: [{ AttributeName: WIDE_PLAN_INDEX.pk, KeyType: 'HASH' }, { AttributeName: WIDE_PLAN_INDEX.sk, KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...WIDE_PLAN_INDEX.include] },
+      }],
+    }));
+    await waitFor(client, orders.TableName!, true);
+    await client.send(new PutItemCommand({ TableName: orders.TableName, Item: release('order_unsent', 'SCHEDULED', true) }));
+    await client.send(new PutItemCommand({ TableName: orders.TableName, Item: release('order_sent', 'APPLYING', false) }));
+    items = canonical(await scanAll(client, orders.TableName!));
+  });
+  const lines: string[] = [];
+  await stop(await start(dir, lines));
+  expect(lines.filter((line) => line.startsWith('migrating table'))).toEqual([`migrating table ${orders.TableName}: adding index ${PLAN_INDEX.name} (2 items)`]);
+  await withTables(dir, async (client) => {
+    expect((await client.send(new DescribeTableCommand({ TableName: orders.TableName }))).Table!.GlobalSecondaryIndexes!.map((i) => i.IndexName))
+      .not.toContain(WIDE_PLAN_INDEX.name);
+    const planned = await client.send(new QueryCommand({
+      TableName: orders.TableName, IndexName: PLAN_INDEX.name, KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': PLAN_INDEX.pk }, ExpressionAttributeValues: { ':pk': { S: 'OPEN#ven_wide#1' } },
+    }));
+    // The unsent release alone, with the narrow projection: what a preview reads, not its release key or its words.
+    expect((planned.Items ?? []).map((item) => [item.pk.S, item[PLAN_INDEX.sk]?.S, item.releaseKey, item.reason, item.state?.S]))
+      .toEqual([['ORDER#order_unsent', '2022-12-16T04:30:00.000Z#order_unsent', undefined, undefined, 'SCHEDULED']]);
+    expect(canonical(await scanAll(client, orders.TableName!))).toEqual(items);
   });
 });

@@ -4,10 +4,12 @@
  * what it reads to plan them: the planning index's entries, or the fields it reads of each release by key.
  */
 import type { DocumentClient } from './document-client';
-import { KEY, LEGACY_PLAN_INDEX, OPEN_INDEX, OPEN_SHARDS, PLAN_INDEX } from '../../definitions/tables';
-import type { VendorRelease } from '../../domain/types';
+import { KEY, LEGACY_PLAN_INDEX, OPEN_INDEX, OPEN_SHARDS, PLAN_INDEX, WIDE_PLAN_INDEX } from '../../definitions/tables';
+import { INDIA_OFFSET_MINUTES, Instant } from '../../domain/instant';
+import { reasonCodeOf } from '../../domain/release';
+import type { VendorRelease, WaitReason } from '../../domain/types';
 import { CurrencyTotals, moneyOf } from '../../domain/projection';
-import { batchGetItems, queryItems } from './item-keys';
+import { batchGetItems, queryItems, readTime, withTimes } from './item-keys';
 
 /** A query of one whole open-index partition. */
 function openPartition(tableName: string, pk: string) {
@@ -100,20 +102,60 @@ export async function openEnds(doc: DocumentClient, tableName: string, partition
 }
 
 /**
- * What planning reads of a stored release (previews): every field but the gateway's answers (`attempts`) and what
- * only a sent or settled release carries. A field added to VendorRelease must be named here or in LEFT_OUT.
+ * What a preview reads of a stored release: what can change its answer (each release's state, amount and currency,
+ * its current and candidate target and settlement, whether the candidate drops or moves it, the day totals, the cap
+ * stops) or its previewId (the version). A field added to VendorRelease must be named here or in NotRead.
+ * - state, holdReason (a dispute's hold is a fact the plan keeps), reasonCode (whether an AT_MAX waits by its rule,
+ *   isUnsent), rule, scheduleOption and manual (what the pinned plan aims at), transactionTime and targetEligibility
+ *   (the window and the current side), amount and currency (the totals), version (a previewId over at most 1,000);
+ *   the maximum eligibility is the sort key's time (the order's, always in India time: maxEligibility in plan.ts).
+ * - not read: sendAt, sends, plannedSendAt and reason only decide whether the candidate is sent now or at its time
+ *   (PLANNED or SCHEDULED), which lands the same and is not shown; policyVersion, releaseKey, updatedAt and exposure
+ *   are carried through the plan and not shown; appliedEligibility, predictedSettlement, settledAt, clamp,
+ *   waitReason and orderNotFoundSince are a sent release's or not read by the plan (the current side projects from
+ *   the target); attempts, sending, settledFrom and settlementMismatch only a sent one has.
  */
-type LeftOut = 'orderId' | 'vendorId' | 'attempts' | 'settledFrom' | 'settlementMismatch' | 'sending';
-const PLANNING_FIELDS: Record<Exclude<keyof VendorRelease, LeftOut>, true> = {
-  amount: true, state: true, policyVersion: true, rule: true, scheduleOption: true, transactionTime: true, maxEligibility: true,
-  targetEligibility: true, sendAt: true, releaseKey: true, appliedEligibility: true, predictedSettlement: true, clamp: true,
-  sends: true, reason: true, reasonCode: true, waitReason: true, exposure: true, settledAt: true, holdReason: true, plannedSendAt: true, manual: true, orderNotFoundSince: true,
-  currency: true, version: true, updatedAt: true,
+type NotRead = 'orderId' | 'vendorId' | 'maxEligibility' | 'sendAt' | 'sends' | 'plannedSendAt' | 'reason' | 'policyVersion' | 'releaseKey'
+  | 'updatedAt' | 'exposure' | 'appliedEligibility' | 'predictedSettlement' | 'settledAt' | 'clamp' | 'waitReason' | 'orderNotFoundSince'
+  | 'attempts' | 'sending' | 'settledFrom' | 'settlementMismatch';
+const PREVIEW_FIELDS: Record<Exclude<keyof VendorRelease, NotRead>, true> = {
+  amount: true, currency: true, state: true, holdReason: true, reasonCode: true, rule: true, scheduleOption: true, manual: true,
+  transactionTime: true, targetEligibility: true, version: true,
 };
-// The planning index projects exactly these (and `nulls`): a field named here and not there, or there and not here, fails to compile.
-type Unprojected = Exclude<keyof typeof PLANNING_FIELDS, (typeof PLAN_INDEX.include)[number]>;
-const PROJECTED: readonly (keyof typeof PLANNING_FIELDS | 'nulls')[] = PLAN_INDEX.include;
+// The planning index projects exactly these: a field named here and not there, or there and not here, fails to compile.
+type Unprojected = Exclude<keyof typeof PREVIEW_FIELDS, (typeof PLAN_INDEX.include)[number]>;
+const PROJECTED: readonly (keyof typeof PREVIEW_FIELDS)[] = PLAN_INDEX.include;
 const ALL_PROJECTED: [Unprojected] extends [never] ? typeof PROJECTED : never = PROJECTED;
+
+/**
+ * A release as a preview reads it, from a planning index's entry (or its item read by key): the ids from the sort key
+ * (`<max eligibility>#<order id>`) and the vendor, the maximum eligibility from the same key (or the item's own), the
+ * fields of PREVIEW_FIELDS, and null for every other field a release always has (the planner reads none of them);
+ * `attempts` empty. Built in one fixed shape, never by deleting properties from the entry (an object that loses
+ * properties becomes a slow dictionary for the planner). Null when an index entry is not enough: an AT_MAX written
+ * before releases kept their reason code (only its words say whether it waits by its rule, isUnsent; any other
+ * state's code changes nothing a preview shows), or a sort key that holds no time; the caller reads that one `byKey`,
+ * which asks its words and its own maximum eligibility too.
+ */
+export function previewReleaseOf(entry: Record<string, unknown>, sortKey: string, vendorId: string, byKey = false): VendorRelease | null {
+  const cut = sortKey.indexOf('#');
+  const maxMs = Date.parse(sortKey.slice(0, cut));
+  const maxEligibility = entry.maxEligibility !== undefined ? readTime(entry.maxEligibility, 'maxEligibility')
+    : Number.isNaN(maxMs) ? null : Instant.withOffset(maxMs, INDIA_OFFSET_MINUTES);
+  const reason = (entry.reason as string | undefined) ?? null;
+  const release = {
+    orderId: sortKey.slice(cut + 1), vendorId, amount: entry.amount, currency: entry.currency, state: entry.state,
+    holdReason: entry.holdReason ?? null, reasonCode: entry.reasonCode, rule: entry.rule, scheduleOption: entry.scheduleOption,
+    manual: entry.manual ? withTimes(entry.manual as Record<string, unknown>, ['at', 'requestedAt']) : null,
+    transactionTime: readTime(entry.transactionTime, 'transactionTime'), maxEligibility,
+    targetEligibility: readTime(entry.targetEligibility ?? null, 'targetEligibility'), version: entry.version,
+    sendAt: null, releaseKey: null, appliedEligibility: null, predictedSettlement: null, clamp: null, reason: null, settledAt: null, attempts: [],
+  } as unknown as VendorRelease;
+  if (release.reasonCode === undefined && reason !== null) {
+    release.reasonCode = reasonCodeOf({ state: release.state, reason, holdReason: release.holdReason, waitReason: (entry.waitReason as WaitReason | undefined) ?? null });
+  }
+  return maxEligibility === null || (release.reasonCode === undefined && release.state === 'AT_MAX' && !byKey) ? null : release;
+}
 
 /** DynamoDB's (and dynalite's) answer to a query of an index the table does not have. */
 export const isMissingIndex = (error: unknown): boolean =>
@@ -123,23 +165,30 @@ const projectionOf = (names: readonly string[]) => ({
   ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
   ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
 });
-const PLANNING_PROJECTION = projectionOf([KEY.pk, KEY.sk, ...ALL_PROJECTED]);
 /**
- * What a planning index read asks of each entry: its sort key (the order, and the order id after its `#`) and the
- * planning fields; not the table's keys nor the partition key, which the read knows (the vendor, the partition).
+ * What a planning read by key asks of each item: its keys and PREVIEW_FIELDS, and what an item written before reason
+ * codes and the planning index needs (its words and wait reason for the code, its own maximum eligibility).
+ */
+const PLANNING_PROJECTION = projectionOf([KEY.pk, KEY.sk, ...ALL_PROJECTED, 'maxEligibility', 'reason', 'waitReason']);
+/**
+ * What a planning index read asks of each entry: its sort key (the order, and the order id after its `#`) and
+ * PREVIEW_FIELDS; not the table's keys nor the partition key, which the read knows (the vendor, the partition). The
+ * wide indexes of the upgrade's earlier stages are asked the same.
  */
 const INDEX_PROJECTION = {
   [PLAN_INDEX.name]: projectionOf([PLAN_INDEX.sk, ...ALL_PROJECTED]),
+  [WIDE_PLAN_INDEX.name]: projectionOf([WIDE_PLAN_INDEX.sk, ...ALL_PROJECTED]),
   [LEGACY_PLAN_INDEX.name]: projectionOf([LEGACY_PLAN_INDEX.sk, ...ALL_PROJECTED]),
 };
+type PlanIndex = typeof PLAN_INDEX | typeof WIDE_PLAN_INDEX | typeof LEGACY_PLAN_INDEX;
 
 /**
- * Every entry of a planning index (PLAN_INDEX: unsent releases only; or LEGACY_PLAN_INDEX during the upgrade: every
- * open release, the open index's keys) over the vendor's partitions, all queried at once, a page of up to 1 MB a
- * query, in the index's order; each entry its sort key and planning fields only (INDEX_PROJECTION).
+ * Every entry of a planning index (PLAN_INDEX or, during the upgrade, WIDE_PLAN_INDEX: unsent releases only; or
+ * LEGACY_PLAN_INDEX: every open release, the open index's keys) over the vendor's partitions, all queried at once, a
+ * page of up to 1 MB a query, in the index's order; each entry its sort key and PREVIEW_FIELDS only (INDEX_PROJECTION).
  */
 export async function openPlanEntries(
-  doc: DocumentClient, tableName: string, partitions: readonly string[], index: typeof PLAN_INDEX | typeof LEGACY_PLAN_INDEX = PLAN_INDEX,
+  doc: DocumentClient, tableName: string, partitions: readonly string[], index: PlanIndex = PLAN_INDEX,
 ): Promise<Record<string, unknown>[]> {
   const projection = INDEX_PROJECTION[index.name];
   const parts = await Promise.all(partitions.map((pk) => queryItems(doc, {
@@ -183,14 +232,15 @@ export function mergedInKeyOrder(parts: readonly Record<string, unknown>[][], sk
 }
 
 /**
- * The entries of the first planning index the table has (and which it was), or null when it has neither (`missing` remembers, for the
- * container, those found missing). The legacy index first while it exists: during the upgrade stage that holds both,
- * the sparse one may still wait for the backfill to give older unsent releases its keys (lib/holdback-table.ts).
+ * The entries of the first planning index the table has (and which it was), or null when it has none (`missing`
+ * remembers, for the container, those found missing). The older indexes first while they exist: during the upgrade
+ * stage that holds two, the sparse one may still wait for the backfill to give older unsent releases its keys, and a
+ * new index cannot be queried while DynamoDB fills it (lib/holdback-table.ts).
  */
 export async function firstPlanIndexEntries(
   doc: DocumentClient, tableName: string, partitions: readonly string[], missing: Set<string>,
-): Promise<{ entries: Record<string, unknown>[]; index: typeof PLAN_INDEX | typeof LEGACY_PLAN_INDEX } | null> {
-  for (const index of [LEGACY_PLAN_INDEX, PLAN_INDEX]) {
+): Promise<{ entries: Record<string, unknown>[]; index: PlanIndex } | null> {
+  for (const index of [LEGACY_PLAN_INDEX, WIDE_PLAN_INDEX, PLAN_INDEX]) {
     if (missing.has(index.name)) continue;
     try {
       return { entries: await openPlanEntries(doc, tableName, partitions, index), index };
@@ -207,7 +257,7 @@ export async function firstPlanIndexEntries(
 const OPEN_FETCH_GROUP = 1000;
 const OPEN_FETCHES_IN_FLIGHT = 4;
 
-/** The release items of `keys` with only the planning fields (PLANNING_PROJECTION), in groups read a few at once. */
+/** The release items of `keys` with only what a preview reads (PLANNING_PROJECTION), in groups read a few at once. */
 export async function planningItemsByKey(doc: DocumentClient, tableName: string, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
   const groups: Record<string, unknown>[][] = [];
   for (let i = 0; i < keys.length; i += OPEN_FETCH_GROUP) groups.push(keys.slice(i, i + OPEN_FETCH_GROUP));

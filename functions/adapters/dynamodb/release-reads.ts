@@ -7,7 +7,7 @@ import type { OrderRecord, SettledFrom, VendorRelease } from '../../domain/types
 import type { OutcomeFilter, ReadRelease, ReleaseReads } from '../../application/ports';
 import type { DocumentClient } from './document-client';
 import { ORDER_TIMES, batchGetItems, queryItems, readReleaseTimes, withoutKeys } from './item-keys';
-import { firstPlanIndexEntries, mergedInKeyOrder, openCountUpTo, openEnds, openEntriesUpTo, planningItemsByKey, totalsOfEntries } from './open-index-counts';
+import { firstPlanIndexEntries, mergedInKeyOrder, openCountUpTo, openEnds, openEntriesUpTo, planningItemsByKey, previewReleaseOf, totalsOfEntries } from './open-index-counts';
 import { APPLIED_INDEX, DUE_INDEX, KEY, OPEN_INDEX, OPEN_SHARDS, PAID_INDEX, PLAN_INDEX, SETTLED_INDEX, TTL_ATTRIBUTE } from '../../definitions/tables';
 
 export const orderPk = (orderId: string): string => `ORDER#${orderId}`;
@@ -299,39 +299,37 @@ export class DynamoReleaseReads implements ReleaseReads {
   }
 
   /**
-   * The vendor's open releases as planning reads them (previews), in the index's order: a planning index's partitions
-   * at once (or, before either exists, the open index's, then the release items by key, PLANNING_FIELDS only).
-   * `attempts` is left out (empty): the gateway's answers are the bulk of a retried release and no plan reads them.
+   * The vendor's open releases as previews read them (previewReleaseOf: what can change a preview's answer), in the
+   * index's order: a planning index's partitions at once (or, before any exists, the open index's, then the release
+   * items by key); an entry that is not enough (previewReleaseOf) is read by key, in its place.
    */
   async openReleasesToPlan(vendorId: string): Promise<VendorRelease[]> {
     const found = await firstPlanIndexEntries(this.doc, this.tableName, openPartitions(vendorId), this.planIndexes);
-    if (found === null) return this.openReleasesByKey(vendorId);
-    // The entries carry their sort key (`<max eligibility>#<order id>`), not the table's keys: the ids come from it.
-    return this.withCurrencies(found.entries.map((entry) => {
-      const sk = entry[found.index.sk] as string;
-      entry[KEY.pk] = orderPk(sk.slice(sk.indexOf('#') + 1));
-      entry[KEY.sk] = RELEASE_PREFIX + vendorId;
-      return Object.assign(toRelease(entry), { attempts: [] });
-    }), new Map());
+    if (found === null) return this.openReleasesByKey(vendorId, await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY), OPEN_INDEX.sk);
+    const releases = found.entries.map((entry) => previewReleaseOf(entry, entry[found.index.sk] as string, vendorId));
+    const short = found.entries.filter((_, i) => releases[i] === null);
+    const read = short.length > 0 ? await this.openReleasesByKey(vendorId, short, found.index.sk) : [];
+    const byOrder = new Map(read.map((release) => [release.orderId, release]));
+    const whole = releases.flatMap((release, i) => release ?? byOrder.get((found.entries[i][found.index.sk] as string).split('#')[1]) ?? []);
+    return this.withCurrencies(whole, new Map());
   }
 
   /** Which planning indexes are missing (learned once a container): until one's upgrade stage, the next way instead. */
   private readonly planIndexes = new Set<string>();
 
-  /** openReleasesToPlan without the planning index: the open index's entries, then the release items by key. */
-  private async openReleasesByKey(vendorId: string): Promise<VendorRelease[]> {
-    const entries = await this.openEntries(vendorId, BEFORE_ANY, AFTER_ANY);
+  /** openReleasesToPlan from the release items of these index entries (sort key `sk`), read by key. */
+  private async openReleasesByKey(vendorId: string, entries: Record<string, unknown>[], sk: string): Promise<VendorRelease[]> {
     const currencies = new Map<string, unknown>();
     const place = new Map<string, number>();
     const keys = entries.map((entry, i) => {
-      const orderId = (entry[OPEN_INDEX.sk] as string).split('#')[1];
+      const orderId = (entry[sk] as string).split('#')[1];
       currencies.set(orderId, entry.currency);
       place.set(orderId, i);
       return { [KEY.pk]: orderPk(orderId), [KEY.sk]: RELEASE_PREFIX + vendorId };
     });
     const found = await planningItemsByKey(this.doc, this.tableName, keys);
     // In the index's order (maximum eligibility, then order id), as openReleases gives them.
-    const releases = found.map((item) => ({ ...toRelease(item), attempts: [] }))
+    const releases = found.flatMap((item) => previewReleaseOf(item, `#${(item[KEY.pk] as string).slice(orderPk('').length)}`, vendorId, true) ?? [])
       .sort((a, b) => place.get(a.orderId)! - place.get(b.orderId)!);
     return this.withCurrencies(releases, currencies);
   }
