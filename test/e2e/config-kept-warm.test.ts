@@ -1,8 +1,9 @@
 /**
- * The config kept by warm containers (config-stamp.ts), end to end on the local edge: the release containers have read
- * a vendor's policy and hold for an earlier release; a hold, and then a policy applied to open orders, made through
- * the API (another container) are in force at their answer: the next due release is not sent, or sent under the new
- * plan, however warm the release containers are.
+ * The config kept by warm containers (config-stamp.ts), end to end on the local edge with the stamp armed: the release
+ * containers have read a vendor's policy and hold for an earlier release; a hold, and then a policy applied to open
+ * orders, made through the API (another container) are in force at their answer: the next due release is not sent,
+ * or sent under the new plan. Which concurrency slot (and so which kept config) claims a release is the edge's choice,
+ * so the mechanism itself, warm reader against writer, is proved in test/adapters/config-stamp.test.ts.
  */
 import { startHarness, type Harness } from './harness';
 
@@ -52,5 +53,21 @@ describe('config kept by warm containers: a change through the API is in force a
     expect((await h.appliedAtGateway()).has(`kw-3/${VENDOR}`)).toBe(false);
     const third = await stateOf(h, 'kw-3');
     expect(third).toMatchObject({ state: 'AT_MAX', policyVersion: 2 });
+  }, 120_000);
+
+  it('a hold whose job has not reached the release yet: the warm containers\' claim alone reads it and sends nothing', async () => {
+    await h.setPolicy(VENDOR, { kind: 'after_payment', delay: 'P1D' });
+    await pay(h, 'kw-4');
+    await h.advance('P1D');
+    expect((await h.appliedAtGateway()).get(`kw-4/${VENDOR}`)).toBe(1);
+    await pay(h, 'kw-5');
+    expect((await stateOf(h, 'kw-5')).state).toBe('SCHEDULED');
+    // Stored as the hold's answer stores it, through the API container's repository, before its job lists the
+    // vendor's releases: kw-5 stays SCHEDULED, so only the claim's read of the hold stands between it and a send.
+    await h.runtime.deps.holds.put({ vendorId: VENDOR, held: true, source: 'risk', actor: 'risk@test', reason: 'claim-time check', at: h.runtime.deps.clock.now() });
+    expect((await stateOf(h, 'kw-5')).state).toBe('SCHEDULED');
+    await h.advance('P1D');
+    expect((await h.appliedAtGateway()).has(`kw-5/${VENDOR}`)).toBe(false);
+    expect((await stateOf(h, 'kw-5')).state).toBe('HELD');
   }, 120_000);
 });
