@@ -172,8 +172,36 @@ async function meterDynamo(input: Input, operation: string, run: (input: Input) 
   // Reads of the early-release exposure (contract 6.4), apart, so that the bill can say what exposure adds.
   const pk = String(input.Key?.pk?.S ?? input.ExpressionAttributeValues?.[':pk']?.S ?? '');
   if (pk.startsWith('EXPOSURE#')) units['read:exposure'] = units.readUnits;
+  Object.assign(units, readKinds(operation, input, units.readUnits));
   result.output = { ...result.output, ConsumedCapacity: undefined };
   return { result, units };
+}
+
+/** A key's kind for the reads' breakdown: its partition key's prefix and its sort key's (`POLICY/HOLD`, `order/#`). */
+function keyKind(key: Item | undefined, pk?: string): string {
+  const p = (pk ?? key?.pk?.S ?? '').split('#')[0] || 'item';
+  const sk = key?.sk?.S;
+  return sk === undefined ? p : `${p}/${/^\d+$/.test(sk) ? '#' : sk.split('#')[0]}`;
+}
+
+/**
+ * Which items the reads asked for, counted by kind: `readKeys:<table>:<kind>` the keys a GetItem or BatchGetItem
+ * asked for (a batch's units are per table only: each key costs a unit a started 4 KB when consistent, half when
+ * not, missing ones included), `readQuery:<table>:<kind>` a query's units by its partition's kind (by the index's
+ * name for an index's: `readQuery:<table>/<index>`).
+ */
+function readKinds(operation: string, input: Input, units: number): Record<string, number> {
+  const counted: Record<string, number> = {};
+  const add = (name: string, n: number) => { counted[name] = (counted[name] ?? 0) + n; };
+  if (operation === 'GetItem') add(`readKeys:${input.TableName}:${keyKind(input.Key as Item)}${input.ConsistentRead ? '' : ' (eventual)'}`, 1);
+  if (operation === 'BatchGetItem') {
+    for (const [table, asked] of Object.entries((input.RequestItems ?? {}) as Record<string, Input>)) {
+      for (const key of (asked.Keys ?? []) as Item[]) add(`readKeys:${table}:${keyKind(key)}${asked.ConsistentRead ? '' : ' (eventual)'}`, 1);
+    }
+  }
+  // An index's partition keys are days or states, not kinds: its queries are counted by the index's name.
+  if (operation === 'Query') add(input.IndexName ? `readQuery:${input.TableName}/${input.IndexName}` : `readQuery:${input.TableName}:${keyKind(undefined, String(input.ExpressionAttributeValues?.[':pk']?.S ?? '?'))}`, units);
+  return counted;
 }
 
 function payloadChunks(bytes: number): number {

@@ -105,7 +105,8 @@ const REJECT: TableActions = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:
 export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, TableActions>>> = {
   orderEvents: {
     orders: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
-    config: ['dynamodb:BatchGetItem'],
+    // GetItem: the config stamp alone, when the container keeps the rest (config-stamp.ts).
+    config: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
     rejected: REJECT,
     audit: AUDIT_APPEND,
   },

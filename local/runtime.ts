@@ -16,6 +16,9 @@ import { LambdaPool, countInvocation, noUsage, type InvocationUsage } from './la
 import { createApiServer } from './api-server';
 import { createSandbox, type Sandbox } from '../sandbox/app';
 import { createTableInputs, DEFAULT_TABLE_NAMES, TABLE_ENV } from '../functions/definitions/tables';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DocumentClient } from '../functions/adapters/dynamodb/document-client';
+import { armConfigStamp } from '../functions/adapters/dynamodb/config-stamp';
 import { buildDependencies, readRuntimeConfig, RUNTIME_ENV } from '../functions/composition-root';
 import { loadClientHook } from './lambda/client-hook';
 import { DEFAULT_EVENT_BUS, DEFAULT_EVENT_SOURCE, GATEWAY_WEBHOOK_PATH, EXPORT_JOB_QUEUE, JOB_QUEUE, LOCAL_FUNCTIONS_ACCESS_KEY, RELEASE_QUEUE, type HandlerName } from '../functions/definitions/routing';
@@ -217,6 +220,9 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
       onUndeliverable: (event) => listUndeliverable(getDeps(), event),
     });
     started.push(() => edge.close());
+    // One process, every function of this version: no older writer can change the config beside it (config-stamp.ts).
+    const stampClient = new DynamoDBClient({ endpoint: edge.dynamodbUrl, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    await armConfigStamp(new DocumentClient(stampClient), DEFAULT_TABLE_NAMES.config).finally(() => stampClient.destroy());
 
     // The API listens before the containers are built: export links name its address. It answers once they are ready.
     let apiHandler: ReturnType<typeof makeApiHandler> | null = null;

@@ -105,4 +105,16 @@ describe('the AWS call meter', () => {
     const strong = await unitsOf(() => doc.get({ TableName: local.tables.orders, Key: { pk: 'ORDER#o1', sk: 'VENDOR#v1' }, ConsistentRead: true }));
     expect(strong.readUnits).toBe(1);
   });
+
+  it('counts the keys each read asked for by kind, absent ones included, and each query\'s units by its partition\'s kind', async () => {
+    const t = local.tables.orders;
+    const batch = await unitsOf(() => doc.batchGet(t, [{ pk: 'ORDER#o1', sk: 'VENDOR#v1' }, { pk: 'ORDER#o1', sk: 'VENDOR#v9' }, { pk: 'ORDER#o1', sk: 'META' }], true));
+    expect(batch[`readKeys:${t}:ORDER/VENDOR`]).toBe(2);
+    expect(batch[`readKeys:${t}:ORDER/META`]).toBe(1);
+    expect(batch.readUnits).toBe(3);
+    const eventual = await unitsOf(() => doc.get({ TableName: t, Key: { pk: 'ORDER#o1', sk: 'VENDOR#v1' } }));
+    expect(eventual[`readKeys:${t}:ORDER/VENDOR (eventual)`]).toBe(1);
+    const query = await unitsOf(() => doc.query({ TableName: t, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'ORDER#o1' }, ConsistentRead: true }));
+    expect(query[`readQuery:${t}:ORDER`]).toBe(query.readUnits);
+  });
 });

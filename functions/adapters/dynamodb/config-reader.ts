@@ -1,52 +1,42 @@
-/** The planner's read of the config table: the settings, every vendor's policy in force and hold, in batch reads. */
+/** The planner's read of the config table: the settings, every vendor's policy in force and hold, kept under the config stamp. */
 import type { DocumentClient } from './document-client';
 import type { VendorHold, VendorPolicy, VersionedSettings } from '../../domain/types';
 import type { Clock, ConfigReader, PlanningConfig, PlanningReadOptions } from '../../application/ports';
-import { gatheredGets, itemKeyText, withoutKeys, type GatheredGets } from './item-keys';
+import { itemKeyText, withoutKeys } from './item-keys';
+import { configItems, type ConfigItems } from './config-stamp';
 import { HOLD_SK } from './hold-repository';
 import { OPEN_ORDERS_SK } from './open-order-policy-repository';
 import { unsavedSettings } from './settings-repository';
 import { CURRENT_SK, SETTINGS_PK, policyPk } from './versioned-items';
 
 export class DynamoConfigReader implements ConfigReader {
-  private readonly gathered: GatheredGets;
+  private readonly items: ConfigItems;
 
   constructor(
     doc: DocumentClient,
     tableName: string,
     private readonly clock: Clock,
   ) {
-    this.gathered = gatheredGets(doc, tableName);
+    this.items = configItems(doc, tableName);
   }
 
   /**
-   * The holds are always read consistently: a hold stored before this read is always seen. That is what closes the
-   * stale-claim race (the release function claims, then reads the hold; a hold stored before that read stops the send,
-   * one stored after it finds the release APPLYING) and the planner's write-then-read with a hold (see
-   * confirmVendorHolds). An eventually consistent read could miss a hold stored a moment before, and send.
+   * Everything consistently, through the config stamp (config-stamp.ts): a settings change, a policy, an apply to open
+   * orders or a hold answered before this read is always seen. That is what closes the stale-claim race (the release
+   * function claims, then reads the hold; a hold stored before that read stops the send, one stored after it finds
+   * the release APPLYING), the planner's write-then-read with a hold (see confirmVendorHolds), and makes a change in
+   * force from its answer (contract 6.3).
    *
-   * The settings and policies, with `eventual`, may be read eventually consistent (half the read units); asked in the
-   * same turn as the holds, they go in the holds' consistent BatchGetItem (one call instead of two, GatheredGets).
-   * Nothing that must hold depends on
-   * seeing a change saved a moment before: an open release keeps the policy it was pinned to (a policy reaches open
-   * releases only through the replan of PUT policy, whose conditional writes re-read a release that moved), so a
-   * missed policy change plans a new order as if the order had been paid a moment before the change, which a
-   * consistent read leaves possible as well (the two are concurrent); a missed settings change likewise plans as if
-   * this read had come a moment earlier. The hot paths (order events, the release function) ask for it; a person's
-   * request (manual release, retry, previews) reads consistently, so that what they just saved is what they get.
-   * Nothing is cached across invocations: every call reads.
+   * A warm container keeps what it read under the stamp's version: while no change was made, a read is the stamp
+   * alone (one read unit, gathered with the turn's other reads of the table) instead of the settings and three items
+   * a vendor. `eventual` is no longer needed (a kept read costs less than an eventually consistent one) and is taken
+   * as consistent.
    */
-  async forPlanning(vendorIds: readonly string[], options: PlanningReadOptions = {}): Promise<PlanningConfig> {
+  async forPlanning(vendorIds: readonly string[], _options: PlanningReadOptions = {}): Promise<PlanningConfig> {
     const unique = [...new Set(vendorIds)];
     const current = [SETTINGS_PK, ...unique.map(policyPk)].map((pk) => ({ pk, sk: CURRENT_SK }));
-    // The open orders' policy is read with the holds, consistently: an apply's answer is in force at once.
     const holdKeys = unique.flatMap((vendorId) => [{ pk: policyPk(vendorId), sk: HOLD_SK }, { pk: policyPk(vendorId), sk: OPEN_ORDERS_SK }]);
-    // Read with the other reads of the table asked in this turn (the records of a batch, the invocations a container
-    // runs at once): the keys of all in one call, consistent when any is (GatheredGets).
-    const [found, foundHolds] = await Promise.all([
-      this.gathered.getMany(current, !options.eventual),
-      this.gathered.getMany(holdKeys, true),
-    ]);
+    const found = await this.items.getMany([...current, ...holdKeys]);
     const items = new Map<string, Record<string, unknown>>();
     const holds = new Map<string, Record<string, unknown>>();
     const openOrders = new Map<string, Record<string, unknown>>();
@@ -55,7 +45,7 @@ export class DynamoConfigReader implements ConfigReader {
       if (item) items.set(key.pk, item);
     }
     for (const key of holdKeys) {
-      const item = foundHolds.get(itemKeyText(key));
+      const item = found.get(itemKeyText(key));
       if (item) (key.sk === HOLD_SK ? holds : openOrders).set(key.pk, item);
     }
     const settings = items.get(SETTINGS_PK);

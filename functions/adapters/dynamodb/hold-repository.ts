@@ -2,30 +2,35 @@
 import type { DocumentClient } from './document-client';
 import type { VendorHold } from '../../domain/types';
 import type { VendorHoldRepository } from '../../application/ports';
-import { gatheredGets, withoutKeys, type GatheredGets } from './item-keys';
+import { itemKeyText, withoutKeys } from './item-keys';
 import { policyPk } from './versioned-items';
+import { ConfigStamp, configItems, type ConfigItems } from './config-stamp';
 
 /** Beside the vendor's policy, in the same partition, so that the planner's batch read fetches both (config-reader.ts). */
 export const HOLD_SK = 'HOLD';
 
 export class DynamoHoldRepository implements VendorHoldRepository {
-  private readonly gathered: GatheredGets;
+  private readonly items: ConfigItems;
+  /** A hold is what planning reads: each change of it moves the config stamp (config-stamp.ts). */
+  private readonly stamp: ConfigStamp;
 
   constructor(private readonly doc: DocumentClient, private readonly tableName: string) {
-    this.gathered = gatheredGets(doc, tableName);
+    this.items = configItems(doc, tableName);
+    this.stamp = new ConfigStamp(doc, tableName);
   }
 
   /**
-   * Consistent, as every hold read. Gets asked for together (a planner confirming each vendor of an order, `Promise.all`,
-   * and the other invocations of the container) go out as one consistent BatchGetItem with the turn's other reads of
-   * the table instead of a GetItem each: one round trip, the same read units.
+   * Consistent, as every hold read, through the config stamp (config-stamp.ts): a container that read the hold since
+   * the last change answers it for the stamp's read alone. Gets asked for together (a planner confirming each vendor
+   * of an order, `Promise.all`) share that one read of the stamp, gathered with the turn's other reads of the table.
    */
   async get(vendorId: string): Promise<VendorHold | null> {
-    const item = await this.gathered.get({ pk: policyPk(vendorId), sk: HOLD_SK }, true);
+    const key = { pk: policyPk(vendorId), sk: HOLD_SK };
+    const item = (await this.items.getMany([key])).get(itemKeyText(key));
     return item ? withoutKeys<VendorHold>(item, [], ['at']) : null;
   }
 
   async put(hold: VendorHold): Promise<void> {
-    await this.doc.put({ TableName: this.tableName, Item: { pk: policyPk(hold.vendorId), sk: HOLD_SK, ...hold } });
+    await this.stamp.change(() => this.doc.put({ TableName: this.tableName, Item: { pk: policyPk(hold.vendorId), sk: HOLD_SK, ...hold } }));
   }
 }

@@ -12,6 +12,7 @@
 import type { DocumentClient } from './document-client';
 import { VersionConflictError } from '../../application/ports';
 import { isConditionalCheckFailed, queryItems, versionSortKey, withoutKeys } from './item-keys';
+import { ConfigStamp } from './config-stamp';
 
 export const SETTINGS_PK = 'SETTINGS';
 export const policyPk = (vendorId: string): string => `POLICY#${vendorId}`;
@@ -22,7 +23,12 @@ const VERSION_PREFIX = 'V#';
 const VERSIONED_TIMES = ['at'] as const;
 
 export class VersionedItems<T extends { version: number }> {
-  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {}
+  /** `CURRENT` is what planning reads: each change of it moves the config stamp (config-stamp.ts). */
+  private readonly stamp: ConfigStamp;
+
+  constructor(private readonly doc: DocumentClient, private readonly tableName: string) {
+    this.stamp = new ConfigStamp(doc, tableName);
+  }
 
   /** The record in force, or null when none was ever saved. */
   async current(pk: string): Promise<T | null> {
@@ -38,7 +44,7 @@ export class VersionedItems<T extends { version: number }> {
     const previous = record.version - 1;
     let replaced: Record<string, unknown> | undefined;
     try {
-      ({ old: replaced } = await this.doc.put({
+      ({ old: replaced } = await this.stamp.change(() => this.doc.put({
         TableName: this.tableName,
         Item: { pk, sk: CURRENT_SK, ...record },
         // Version N - 1 as it was in force: its history item is written again (the same content), in case its own
@@ -51,7 +57,7 @@ export class VersionedItems<T extends { version: number }> {
             ExpressionAttributeNames: { '#version': 'version' },
             ExpressionAttributeValues: { ':previous': previous },
           }),
-      }));
+      })));
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw new VersionConflictError(conflict());
       throw error;
