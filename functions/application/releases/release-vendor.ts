@@ -121,7 +121,8 @@ async function send(deps: Dependencies, decided: SendNow, settings: Settings, fi
   const beforePut = async (attempt: number, at: Instant): Promise<void> => {
     const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
     if (attempt === 1 && firstSend !== null && sameFirstSend(firstSend, recorded.release)) {
-      release = firstSend;
+      // Already on the record with the claim; the answer's write replaces that version.
+      release = { ...recorded.release, version: firstSend.version };
     } else {
       await writeRelease(deps, recorded);
       release = recorded.release;

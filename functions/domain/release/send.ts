@@ -188,16 +188,23 @@ export function claimWithFirstSend(
 }
 
 /**
- * Whether `stored`, written by `claimWithFirstSend`, already says what `recorded` (recordSend's first attempt) would
- * store, apart from the moment each was made: the claim's deadline and stamps, and the pending attempt's `at` (the
- * second the claim put it on the record; the audit record carries the second the PUT left, and the answer replaces
- * the pending attempt with the gateway client's own).
+ * Whether `stored`, written by `claimWithFirstSend`, already puts on the record what `recorded` (recordSend's first
+ * attempt) would: the same release but for the moment each was made (the claim's deadline and stamps, the pending
+ * attempt's `at`: the audit record carries the second the PUT left), its reason (the words of the plan made after the
+ * claim) and its exposure's figures (a delivery moves their close; only the currency is read back from the release,
+ * the ledger holds the entry). The caller goes on from `recorded`, so the answer's write stores those as today.
  */
 export function sameFirstSend(stored: VendorRelease, recorded: VendorRelease): boolean {
   const pending = stored.attempts.at(-1);
   if (!stored.sending || !recorded.sending || pending?.status !== SENT_STATUS) return false;
   const attempts = recorded.attempts.map((a, i) => (i === recorded.attempts.length - 1 && a.status === SENT_STATUS ? { ...a, at: pending.at } : a));
-  return sameRelease({ ...recorded, attempts, sendAt: stored.sendAt, sending: { ...recorded.sending, claimedAt: stored.sending.claimedAt } }, stored);
+  const asRecorded = { ...recorded, attempts, sendAt: stored.sendAt, sending: { ...recorded.sending, claimedAt: stored.sending.claimedAt } };
+  return sameRelease(onRecordBeforePut(asRecorded), onRecordBeforePut(stored));
+}
+
+/** A release as sameFirstSend compares it: its reason and its exposure's figures left out. */
+function onRecordBeforePut(release: VendorRelease): VendorRelease {
+  return { ...release, reason: '', reasonCode: undefined, exposure: release.exposure ? { ...release.exposure, amount: '', closesAt: release.transactionTime } : null };
 }
 
 /**

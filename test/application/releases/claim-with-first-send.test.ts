@@ -165,3 +165,30 @@ test('a sender killed after the PUT it recorded with its claim was applied: APPL
   expect(attemptRecords(world).map((d) => d.phase)).toEqual(['sent', 'confirmed_from_recon']);
   expect(world.publisher.events.filter((e) => e.type === 'vendor.release_applied' && e.detail.orderId === ORDER)).toHaveLength(1);
 });
+
+test('a release scheduled after delivery: its claim carries the attempt, and the answer stores the plan\'s reason and the exposure closing from the delivery', async () => {
+  const world = fakeWorld('2022-12-02T16:05:00+05:30');
+  await usePolicy(world, { kind: 'immediate' }, 'vendor_w');
+  await send(world, 'order.paid', paid('order_0999', [{ vendorId: 'vendor_w', amount: '10.00' }]));
+  await usePolicy(world, { kind: 'after_delivery', delay: 'P1D' });
+  await send(world, 'order.paid', paid());
+  await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T16:05:00+05:30' });
+  const writes: VendorRelease[] = [];
+  const put = world.orders.putRelease.bind(world.orders);
+  world.orders.putRelease = async (r: VendorRelease, expected: number | null) => {
+    await put(r, expected);
+    if (r.orderId === ORDER) writes.push(r);
+  };
+  world.clock.advance({ days: 2 });
+  await world.fireDueSchedules();
+  await world.deliverQueued();
+
+  expect(writes.map((w) => [w.state, w.sending?.request ?? null])).toEqual([['APPLYING', '2022-12-04 16:06:00'], ['APPLIED', null]]);
+  // The claim's guess closed the exposure from the payment; the plan after it knew the delivery, and the answer says so.
+  expect(writes[0].exposure).toMatchObject({ currency: 'INR', amount: '1250.50', closesAt: '2022-12-09T16:00:00+05:30' });
+  const applied = await release(world);
+  expect(applied).toMatchObject({ state: 'APPLIED', exposure: { currency: 'INR', amount: '1250.50', closesAt: '2022-12-09T16:05:00+05:30' } });
+  expect(applied.reason).toMatch(/^applied: eligibility 2022-12-04T16:06:00\+05:30 accepted by the gateway at send 1/);
+  expect((await world.deps.exposure.open(VENDOR, world.clock.now())).map((e) => e.closesAt.toText())).toEqual(['2022-12-09T16:05:00+05:30']);
+  expect(attemptRecords(world).map((d) => d.phase)).toEqual(['sent', 'answered']);
+});
