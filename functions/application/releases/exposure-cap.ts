@@ -8,7 +8,7 @@ import { INDIA_TIME } from '../../domain/dates';
 import { type Instant, wholeSecondAt } from '../../domain/instant';
 import { capOf, checkCap, isEarly, riskClosesAtMs, type ExposureEntry } from '../../domain/exposure';
 import { vendorFacts, waitForExposure, type PlanInput, type SendNow, type Write } from '../../domain/release';
-import type { VendorRelease } from '../../domain/types';
+import type { Settings, VendorRelease } from '../../domain/types';
 import type { Dependencies } from '../ports';
 import { releaseKeyOf } from '../release-store';
 
@@ -17,11 +17,14 @@ const CAP_TRIES = 5;
 
 export type Reservation = { kind: 'go'; send: SendNow } | { kind: 'wait'; write: Write };
 
+/** What the entry depends on besides the send: when the order was delivered (null: not yet), the settings, now. */
+type EntryFacts = Pick<PlanInput, 'settings' | 'now'> & { deliveredAt: Instant | null };
+
 /** The release's exposure entry (when its send is early and its risk window still open), or null. */
-function entryOf(send: SendNow, input: PlanInput, currency: string): ExposureEntry | null {
+function entryOf(send: Pick<SendNow, 'release' | 'eligibility'>, input: EntryFacts, currency: string): ExposureEntry | null {
   const release = send.release;
   if (!isEarly(send.eligibility.ms, release.maxEligibility)) return null;
-  const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: input.facts.deliveredAt, settings: input.settings });
+  const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: input.deliveredAt, settings: input.settings });
   if (closesMs <= input.now.ms) return null;
   return {
     vendorId: release.vendorId, currency, orderId: release.orderId, amount: release.amount,
@@ -31,13 +34,23 @@ function entryOf(send: SendNow, input: PlanInput, currency: string): ExposureEnt
 }
 
 /**
+ * The exposure that a send of `eligibility` enters on the release (reserveExposure's `entered`) if the order was not
+ * delivered and `settings` hold: the claim's guess (claimWithFirstSend), checked against what is entered after the reads.
+ */
+export function expectedExposure(release: VendorRelease, eligibility: Instant, settings: Settings, now: Instant): VendorRelease['exposure'] {
+  if (!release.currency) return null;
+  const entry = entryOf({ release, eligibility }, { settings, now, deliveredAt: null }, release.currency);
+  return entry ? { currency: entry.currency, amount: entry.amount, closesAt: entry.closesAt } : null;
+}
+
+/**
  * Enters the send's money in the vendor's exposure, or answers the WAITING write when it would pass the cap. Runs
  * after the claim and the plan after it, just before the PUT is put on the record.
  */
 export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clock'>, send: SendNow, input: PlanInput): Promise<Reservation> {
   const release = send.release;
   const currency = release.currency ?? input.order.currency;
-  const entry = entryOf(send, input, currency);
+  const entry = entryOf(send, { settings: input.settings, now: input.now, deliveredAt: input.facts.deliveredAt }, currency);
   // A send claimed again (a retry, a wait) leaves no stale entry behind, wherever a delivery moved its close.
   if (release.exposure) await removeOrderEntries(deps, release, release.exposure.currency, input.now);
   if (!entry) return { kind: 'go', send: { ...send, release: { ...release, exposure: null } } };

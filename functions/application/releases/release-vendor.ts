@@ -4,14 +4,14 @@
  * record its answer; a send without a clear answer is checked at the gateway's order recon before anything is resent.
  */
 import {
-  SYSTEM_ACTOR, afterClaim, answer, claim, confirmFromRecon, reconUnread, recordSend,
+  SYSTEM_ACTOR, afterClaim, answer, claim, claimWithFirstSend, confirmFromRecon, reconUnread, recordSend, sameFirstSend,
   unresolvedRequests, type Effect, type ReconRead, type SendNow, type Write,
 } from '../../domain/release';
-import type { Instant } from '../../domain/instant';
+import { GATEWAY_ZONE, type Instant } from '../../domain/instant';
 import type { ReleaseCommand, ReleaseState, Settings, VendorRelease } from '../../domain/types';
 import { planInputOf, planOrderReleases, releaseKeyOf, runEffects, storedInstant, writeRelease } from '../release-store';
 import { VersionConflictError, type AppendOptions, type Dependencies } from '../ports';
-import { releaseExposure, reserveExposure } from './exposure-cap';
+import { expectedExposure, releaseExposure, reserveExposure } from './exposure-cap';
 
 export type ReleaseVendorResult =
   | { outcome: 'skipped'; reason: string }
@@ -43,12 +43,15 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   const lost = current.state === 'APPLYING' ? current.sending ?? null : null;
   // A send without a clear answer (a lost sender, a timeout, a reset, a 5xx) may have arrived: the recon is read first.
   const uncertain = unresolvedRequests(current).length > 0;
+  // Mostly the claim can carry the send's first attempt (one write, not two); not after a send without a clear answer.
+  const firstSend = uncertain ? null : withFirstSend(deps, claimed);
   try {
-    await writeRelease(deps, claimed);
+    await writeRelease(deps, firstSend ?? claimed);
   } catch (error) {
     if (error instanceof VersionConflictError) return { outcome: 'skipped', reason: 'another invocation took this release' };
     throw error;
   }
+  // What is decided from here starts from the claim; firstSend's row has the same version, so every write replaces it.
   const applying = claimed.release;
 
   const [stored, config, recon] = await Promise.all([
@@ -56,6 +59,7 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
     // orders is in force from its answer on (contract 6.3), whether or not its job has reached this release yet.
     deps.orders.loadOrder(command.orderId), deps.config.forPlanning([command.vendorId]), uncertain ? readRecon(deps, applying) : undefined,
   ]);
+  settingsSeen.set(deps.config, config.settings);
   if (recon?.read) {
     const confirmed = confirmFromRecon({ release: applying, lost, gatewayEligibility: recon.gatewayEligibility, at: recon.at, settings: config.settings, now: deps.clock.now() });
     if (confirmed) return record(deps, confirmed);
@@ -68,7 +72,11 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   if (!stored.order) throw new Error(`order ${command.orderId} has a release but no order record`);
   const input = planInputOf({ ...stored, order: stored.order }, command.vendorId, config, { kind: 'claim', actor: SYSTEM_ACTOR }, deps.clock.now());
   const decided = afterClaim({ ...input, current: applying });
-  if (decided.kind === 'unchanged') return { outcome: 'superseded', reason: 'nothing to do after the claim' };
+  if (decided.kind === 'unchanged') {
+    // The attempt the claim carried never left: the claim is stored as it would have been without it.
+    if (firstSend) await writeRelease(deps, { kind: 'write', release: { ...applying, version: applying.version + 1 }, expectedVersion: applying.version, effects: [] }).catch(ignoreConflict);
+    return { outcome: 'superseded', reason: 'nothing to do after the claim' };
+  }
   if (decided.kind === 'write') {
     const recorded = await record(deps, decided);
     if (recorded.outcome !== 'superseded' && (decided.release.state === 'HELD' || decided.release.state === 'WAITING')) {
@@ -79,23 +87,46 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   // An early release enters the vendor's exposure here, or waits under the policy's maxExposure (contract 6.4).
   const reserved = await reserveExposure(deps, decided, { ...input, current: applying });
   if (reserved.kind === 'wait') return record(deps, reserved.write);
-  return send(deps, reserved.send, config.settings);
+  return send(deps, reserved.send, config.settings, firstSend?.release ?? null);
+}
+
+/** The settings each container's config reader last read (the claim's guess of an early send's exposure). */
+const settingsSeen = new WeakMap<object, Settings>();
+
+/** The claim with the send's first attempt on it (claimWithFirstSend), once this container has read the settings. */
+function withFirstSend(deps: Dependencies, claimed: Write): Write | null {
+  const settings = settingsSeen.get(deps.config);
+  if (!settings) return null;
+  const now = deps.clock.now();
+  return claimWithFirstSend(claimed, {
+    now, at: now.in(GATEWAY_ZONE).wholeSecond(), exposureOf: (release, eligibility) => expectedExposure(release, eligibility, settings, now),
+  });
+}
+
+function ignoreConflict(error: unknown): void {
+  if (!(error instanceof VersionConflictError)) throw error;
 }
 
 /**
  * Sends and records the answer. The PUT is on the record (the release's attempts and the audit log) before it leaves,
  * through the client's `beforePut`. An answer that leaves open whether it applied is retried through a new claim,
- * which reads the gateway's order recon before it sends anything again.
+ * which reads the gateway's order recon before it sends anything again. `firstSend`: the release as the claim stored
+ * it with a first attempt on it (claimWithFirstSend), taken as that attempt's record when it says what it would write.
  */
-async function send(deps: Dependencies, decided: SendNow, settings: Settings): Promise<ReleaseVendorResult> {
+async function send(deps: Dependencies, decided: SendNow, settings: Settings, firstSend: VendorRelease | null): Promise<ReleaseVendorResult> {
   const { orderId, vendorId } = decided.release;
   let release = decided.release;
   // After the first attempt's record, this invocation continues the order's audit stream it has just appended to.
   const continuing: AppendOptions = { continuingOrders: [orderId] };
   const beforePut = async (attempt: number, at: Instant): Promise<void> => {
     const recorded = recordSend({ release, request: decided.request, attempt, at, now: deps.clock.now() });
-    await writeRelease(deps, recorded);
-    release = recorded.release;
+    if (attempt === 1 && firstSend !== null && sameFirstSend(firstSend, recorded.release)) {
+      // Already on the record with the claim; the answer's write replaces that version.
+      release = { ...recorded.release, version: firstSend.version };
+    } else {
+      await writeRelease(deps, recorded);
+      release = recorded.release;
+    }
     await runEffects(deps, recorded.effects, attempt > 1 ? continuing : undefined);
   };
   let result;

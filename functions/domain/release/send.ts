@@ -10,7 +10,7 @@ import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import type { AnswerClass, Attempt, Clamp, GatewayAnswer, ReleaseCommand, Settings, VendorRelease } from '../types';
 import { auditOf, baseOf, clampEligibility, decide, nextGatewayMinuteMs, type EligibilityWindow, type PlanInput } from './plan';
 import { ATTEMPTS_KEPT, NO_ANSWER_STATUS, SENT_STATUS, answerUnknown, outcomeUnknown, withAnswers } from './attempts';
-import { SYSTEM_ACTOR, audit, because, commit, isPending, moved, stamp, waitsForExposure, type Effect, type Reason, type ReleaseKeyOf, type Transition, type Write } from './states';
+import { SYSTEM_ACTOR, audit, because, commit, isPending, moved, sameRelease, stamp, waitsForExposure, type Effect, type Reason, type ReleaseKeyOf, type Transition, type Write } from './states';
 
 /** Retry backoff: doubling from 30 s, capped so that a long fault is retried at least every 30 minutes. */
 const BACKOFF_BASE_SECONDS = 30;
@@ -165,6 +165,46 @@ export function recordSend(input: RecordSendInput): Write {
   return moved(release, 'record_send', next, release.version, [audit('gateway_attempt', release, now, SYSTEM_ACTOR, {
     phase: 'sent', send: (release.sends ?? 0) + 1, attempt, request: { eligibility: request, at },
   })]);
+}
+
+/**
+ * The claim with its first attempt already on the record, in one conditional write instead of two: the attempt that
+ * `prepareSend` makes of the release as stored, stamped `at` as the gateway client stamps it, with `exposureOf`'s
+ * guess of the exposure the send path enters. The claimant still reads the order and the hold only after this write
+ * (see `afterClaim`); when what it then sends is exactly this attempt (`sameFirstSend`), nothing more is written
+ * before the PUT, and otherwise its next write starts again from the claim (a plan that does not send drops the
+ * attempt: it never left). A sender lost after this write leaves its attempt on the record, as one lost after
+ * `recordSend` does, so that the next claimant reads the gateway's order recon before it sends. Null: nothing to send.
+ */
+export function claimWithFirstSend(
+  claimed: Write, input: { at: Instant; now: Instant; exposureOf: (release: VendorRelease, eligibility: Instant) => VendorRelease['exposure'] },
+): Write | null {
+  const send = prepareSend(claimed.release, input.now);
+  if ('skip' in send) return null;
+  const release: VendorRelease = { ...claimed.release, clamp: send.clamp };
+  const sending: VendorRelease = { ...release, exposure: input.exposureOf(release, send.eligibility) ?? null };
+  const recorded = recordSend({ release: sending, request: send.request, attempt: 1, at: input.at, now: input.now });
+  return { ...claimed, release: { ...recorded.release, version: claimed.release.version } };
+}
+
+/**
+ * Whether `stored`, written by `claimWithFirstSend`, already puts on the record what `recorded` (recordSend's first
+ * attempt) would: the same release but for the moment each was made (the claim's deadline and stamps, the pending
+ * attempt's `at`: the audit record carries the second the PUT left), its reason (the words of the plan made after the
+ * claim) and its exposure's figures (a delivery moves their close; only the currency is read back from the release,
+ * the ledger holds the entry). The caller goes on from `recorded`, so the answer's write stores those as today.
+ */
+export function sameFirstSend(stored: VendorRelease, recorded: VendorRelease): boolean {
+  const pending = stored.attempts.at(-1);
+  if (!stored.sending || !recorded.sending || pending?.status !== SENT_STATUS) return false;
+  const attempts = recorded.attempts.map((a, i) => (i === recorded.attempts.length - 1 && a.status === SENT_STATUS ? { ...a, at: pending.at } : a));
+  const asRecorded = { ...recorded, attempts, sendAt: stored.sendAt, sending: { ...recorded.sending, claimedAt: stored.sending.claimedAt } };
+  return sameRelease(onRecordBeforePut(asRecorded), onRecordBeforePut(stored));
+}
+
+/** A release as sameFirstSend compares it: its reason and its exposure's figures left out. */
+function onRecordBeforePut(release: VendorRelease): VendorRelease {
+  return { ...release, reason: '', reasonCode: undefined, exposure: release.exposure ? { ...release.exposure, amount: '', closesAt: release.transactionTime } : null };
 }
 
 /**
