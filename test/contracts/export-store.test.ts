@@ -104,6 +104,22 @@ describeEachSubject(SUBJECTS, (subject) => {
     expect(await textOf(await store.open(KEY, tokenOf(link), new Date(NOW_PLUS_TWO_HOURS.getTime() + 500)))).toBe(text);
   });
 
+  test('two tries writing and linking at once (a restart\'s redelivery beside the step that ran on) give one token, which serves the file', async () => {
+    const { store } = subject();
+    const text = 'orderId,vendorId,amount\norder_1,vendor_A,1.00\n';
+    // Each try writes the file and links it; twenty pairs interleave their sidecar rewrites every way the loop allows.
+    for (let round = 0; round < 20; round += 1) {
+      const key = `job_16699773${String(round).padStart(5, '0')}_abcdefghij.csv`;
+      const tryOnce = async () => {
+        await store.write(key, 'text/csv', lines(text));
+        return store.link(key, NOW_PLUS_TWO_HOURS, 'outcomes.csv');
+      };
+      const [first, second] = await Promise.all([tryOnce(), tryOnce()]);
+      expect([round, tokenOf(second)]).toEqual([round, tokenOf(first)]);
+      expect(await textOf(await store.open(key, tokenOf(first), NOW))).toBe(text);
+    }
+  });
+
   test('a missing part is refused, naming the file', async () => {
     const { store } = subject();
     await store.writePart(KEY, 0, lines('a\n'));

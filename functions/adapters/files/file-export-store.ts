@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, link as hardLink, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { Instant } from '../../domain/instant';
@@ -99,9 +99,33 @@ export class FileExportStore implements ExportStore {
     const sidecar = await this.writeSidecar(key, (earlier) => {
       if (earlier.contentType === undefined) throw new Error(`export ${key} has no file to link`);
       const latest = earlier.expiresAt && Date.parse(earlier.expiresAt) > expiresAt.getTime() ? earlier.expiresAt : expiresAt.toISOString();
-      return { token: earlier.token ?? randomBytes(24).toString('base64url'), expiresAt: latest, contentType: earlier.contentType, fileName };
+      return { token: earlier.token, expiresAt: latest, contentType: earlier.contentType, fileName };
     });
-    return `${this.baseUrl}${EXPORT_FILE_PATH}/${key}?token=${sidecar.token}`;
+    const token = await this.tokenOf(key, sidecar.token);
+    return `${this.baseUrl}${EXPORT_FILE_PATH}/${key}?token=${token}`;
+  }
+
+  /**
+   * The file's one token: made once, by whichever writer comes first, in a file of its own created whole and only if
+   * absent (a hard link of a finished temporary file fails when the name exists). The sidecar is rewritten whole by
+   * each step (read, change, rename), so two deliveries of the last step at once (a restart's redelivery beside the
+   * step that ran on) could each keep a token of its own there and the job's result name the one that lost; the token
+   * file cannot be overwritten. `earlier`: a token a sidecar of an older version holds, kept as the file's.
+   */
+  private async tokenOf(key: string, earlier: string | undefined): Promise<string> {
+    const tokenFile = join(this.folder, `${key}.token`);
+    const kept = await readFile(tokenFile, 'utf8').catch(() => '');
+    if (kept) return kept;
+    const temporary = `${tokenFile}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, earlier ?? randomBytes(24).toString('base64url'));
+    try {
+      await hardLink(temporary, tokenFile);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await unlink(temporary).catch(() => undefined);
+    }
+    return readFile(tokenFile, 'utf8');
   }
 
   /** Rewrites the file's sidecar from what it held (nothing yet: `{}`), whole, under a temporary name of its own. */
@@ -123,9 +147,10 @@ export class FileExportStore implements ExportStore {
     } catch {
       return { kind: 'not_found' };
     }
-    const expected = Buffer.from(sidecar.token ?? '');
+    const kept = (await readFile(join(this.folder, `${key}.token`), 'utf8').catch(() => '')) || sidecar.token || '';
+    const expected = Buffer.from(kept);
     const given = Buffer.from(token);
-    if (!sidecar.token || expected.length !== given.length || !timingSafeEqual(expected, given)) return { kind: 'not_found' };
+    if (!kept || expected.length !== given.length || !timingSafeEqual(expected, given)) return { kind: 'not_found' };
     if (Date.parse(sidecar.expiresAt) <= now.getTime()) return { kind: 'expired', expiresAt: Instant.parse(sidecar.expiresAt, 'expiresAt') };
     const stream = createReadStream(join(this.folder, key), { encoding: 'utf8', highWaterMark: 256 * 1024 });
     return { kind: 'file', contentType: sidecar.contentType, fileName: sidecar.fileName, chunks: stream as AsyncIterable<string> };
