@@ -4,7 +4,7 @@
  */
 import type { AwsAdapters } from './compose';
 import { scheduler } from './services/scheduler';
-import { queues } from './services/sqs';
+import { signedQueues as queues } from './services/sqs-job-steps';
 import { workRepositories } from './services/work-repositories';
 
 export const adapters: AwsAdapters = { scheduler, queues, workRepositories };

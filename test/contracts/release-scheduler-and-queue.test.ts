@@ -8,6 +8,8 @@ import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk
 import type { ReleaseQueue, ReleaseScheduler } from '../../functions/application/ports';
 import { EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { SqsReleaseQueue } from '../../functions/adapters/sqs/sqs-release-queue';
+import { sdkSendBatch } from '../../functions/adapters/sqs/sqs-batches';
+import { SqsRequests } from '../../functions/adapters/sqs/sqs-requests';
 import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { Instant } from '../../functions/domain/instant';
@@ -38,7 +40,7 @@ async function recordingFakes(): Promise<Subject<Sending>> {
   };
 }
 
-async function onTheLocalEdge(): Promise<Subject<Sending>> {
+async function onTheLocalEdge(sender: 'sdk' | 'signed' = 'sdk'): Promise<Subject<Sending>> {
   // No release target: what fires stays on the release queue for the test to read. Its clock starts at START
   // (2022-12-02 16:05 India time), before every time the tests pass.
   const local = await startEdge({});
@@ -49,7 +51,8 @@ async function onTheLocalEdge(): Promise<Subject<Sending>> {
     scheduler: new EventBridgeReleaseScheduler(schedulerClient, {
       releaseQueueArn: local.edge.queues.arn(RELEASE_QUEUE.name), schedulerRoleArn: localSchedulerRoleArn(), sleep: async () => undefined,
     }),
-    queue: new SqsReleaseQueue(sqs, queueUrl),
+    // The jobs function sends without the SDK's client (sqs-requests.ts); the others with it: the same messages.
+    queue: new SqsReleaseQueue(sender === 'sdk' ? sdkSendBatch(sqs) : new SqsRequests({ endpoint: local.edge.url, region, credentials }).sendMessageBatch, queueUrl),
     passTime: async (to) => {
       await local.clock.set(new Date(Instant.parse(to, 'to').ms));
       await local.edge.idle();
@@ -75,7 +78,8 @@ async function onTheLocalEdge(): Promise<Subject<Sending>> {
 
 const SUBJECTS: Subjects<Sending> = [
   ['the recording fakes', recordingFakes],
-  ['the Scheduler and SQS adapters on the local edge', onTheLocalEdge],
+  ['the Scheduler and SQS adapters on the local edge', () => onTheLocalEdge('sdk')],
+  ['the Scheduler adapter and SQS without its client (the jobs function\'s) on the local edge', () => onTheLocalEdge('signed')],
 ];
 
 const command = (n: number): ReleaseCommand => ({ orderId: `order_${n}`, vendorId: 'vendor_A', releaseKey: `rel-order-${n}-vendor-a-1` });

@@ -156,10 +156,10 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     // adapters/s3/s3-requests.ts: the test below).
     sweep: ['client-dynamodb', 'client-sqs'],
     webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
-    // The release walks and previews plan schedules; the exports and verifications (the export-jobs function) write
-    // files (S3), read the audit key's public half (KMS) and send job steps (SQS), all three without an SDK client
-    // (adapters/*/…-requests.ts, the test below), and plan nothing.
-    jobs: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
+    // The release walks and previews plan schedules and enqueue (SQS without its client: sqs-requests.ts, the test
+    // below); the exports and verifications (the export-jobs function) write files (S3), read the audit key's public
+    // half (KMS) and send job steps (SQS), all three without an SDK client (adapters/*/…-requests.ts), and plan nothing.
+    jobs: ['client-dynamodb', 'client-scheduler'],
     exportJobs: ['client-dynamodb'],
     // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
     // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job); the
@@ -284,6 +284,11 @@ describe('each function bundle carries only the AWS clients it uses', () => {
       expect([role, inputs.includes('functions/adapters/s3/s3-requests.ts'), inputs.includes('functions/adapters/sqs/sqs-requests.ts')]).toEqual([role, role !== 'sweep', role !== 'sweep']);
       expect([role, inputs.some((input) => input.includes('@smithy/signature-v4/'))]).toEqual([role, true]);
     }
+  });
+
+  it('the jobs function enqueues releases and job steps without the SDK\'s SQS client (sqs-requests.ts, signed by the SDK\'s SigV4 signer)', () => {
+    const inputs = inputsOf(bundles.jobs);
+    expect([packagesIn(bundles.jobs).has('@aws-sdk/client-sqs'), inputs.includes('functions/adapters/sqs/sqs-requests.ts'), inputs.includes('functions/adapters/sqs/sqs-release-queue.ts')]).toEqual([false, true, true]);
   });
 
   it('the release function carries no S3, KMS or storage code (export files, audit signing)', () => {

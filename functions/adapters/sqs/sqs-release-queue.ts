@@ -1,13 +1,13 @@
 /** The release queue on SQS: due release commands, sent in batches of ten, each command one message. */
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ReleaseQueue } from '../../application/ports';
 import type { ReleaseCommand } from '../../domain/types';
-import { sdkSendBatch, sendJsonMessages } from './sqs-batches';
+import { sendJsonMessages, type SendBatch } from './sqs-batches';
 
+/** `send`: the SDK client's SendMessageBatch (`sdkSendBatch`) or one without the client (sqs-requests.ts). */
 export class SqsReleaseQueue implements ReleaseQueue {
-  constructor(private readonly client: SQSClient, private readonly queueUrl: string) {}
+  constructor(private readonly send: SendBatch, private readonly queueUrl: string) {}
 
   async enqueue(commands: ReleaseCommand[]): Promise<void> {
-    await sendJsonMessages(sdkSendBatch(this.client), this.queueUrl, commands, 'release commands');
+    await sendJsonMessages(this.send, this.queueUrl, commands, 'release commands');
   }
 }

@@ -7,5 +7,5 @@ import type { AwsAdapters } from '../compose';
 
 export const queues: NonNullable<AwsAdapters['queues']> = (c) => {
   const sqs = c.lazy('SQS', () => new SQSClient(c.aws));
-  return { queue: new SqsReleaseQueue(sqs, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sdkSendBatch(sqs), c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
+  return { queue: new SqsReleaseQueue(sdkSendBatch(sqs), c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sdkSendBatch(sqs), c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
 };
