@@ -23,6 +23,14 @@ export function groupedAmount(amount: string, currency: string): string | null {
   return (formatterOf(currency).format as unknown as (value: string) => string)(amount);
 }
 
+/**
+ * A count grouped in thousands ("100,000"), without Intl: the API's route descriptions are built when a function loads,
+ * and a process's first Intl formatter loads ICU's data (about 9 ms of CPU, a sixth of a cold start).
+ */
+export function groupedCount(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 /** "INR 1,00,000.00", "USD 100,000.00"; a dash for no amount; text that is not a decimal shown as it is. */
 export function moneyText(amount: string | number | null | undefined, currency: string): string {
   if (amount === null || amount === undefined || amount === '') return '—';

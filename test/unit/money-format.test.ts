@@ -1,5 +1,5 @@
 /** Money in its currency's own convention (console and CLI): INR in lakh grouping, others in thousands; never a float. */
-import { CurrencySums, moneyText } from '../../kit/money-format';
+import { CurrencySums, moneyText, groupedCount } from '../../kit/money-format';
 
 test('INR is grouped the Indian way, other currencies in thousands', () => {
   expect(moneyText('100000', 'INR')).toBe('INR 1,00,000.00');
@@ -24,4 +24,9 @@ test('sums per currency in hundredths: never a float, never across currencies', 
   expect(sums.entries()).toEqual([{ currency: 'INR', count: 5, amount: '100000.00' }, { currency: 'USD', count: 1, amount: '1000.00' }]);
   expect(sums.text((money, count) => `${money} (${count})`, ' · ', 'nothing')).toBe('INR 1,00,000.00 (5) · USD 1,000.00 (1)');
   expect(new CurrencySums().text(() => 'x', ', ', 'nothing')).toBe('nothing');
+});
+
+test('a count is grouped in thousands without Intl (the route descriptions built at a cold start), as en-US groups it', () => {
+  for (const n of [0, 7, 999, 1000, 20000, 100000, 1234567, 9007199254740991]) expect([n, groupedCount(n)]).toEqual([n, n.toLocaleString('en-US')]);
+  expect(groupedCount(100000)).toBe('100,000');
 });

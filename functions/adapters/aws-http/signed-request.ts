@@ -125,6 +125,33 @@ export class SignedRequests {
     }
   }
 
+  /**
+   * One operation of an AWS JSON protocol (1.0: SQS; 1.1: KMS): a POST to `url`'s path with `X-Amz-Target`, its input
+   * as JSON, its output parsed. An error answer throws, named by the service's `__type` (which may carry a namespace,
+   * `com.amazonaws.kms#NotFoundException`, or a suffix after `:`); a success whose body is not JSON throws too.
+   * `what` names the call in errors ("KMS Sign").
+   */
+  async json<T>(what: string, url: URL, protocol: '1.0' | '1.1', target: string, input: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const answer = await this.send({
+      method: 'POST', url, path: url.pathname || '/',
+      headers: { 'content-type': `application/x-amz-json-${protocol}`, 'x-amz-target': target, ...headers },
+      body: Buffer.from(JSON.stringify(input)),
+    });
+    const text = (await readAll(answer.stream)).toString('utf8');
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = text ? JSON.parse(text) as Record<string, unknown> : {};
+    } catch {
+      if (answer.status < 300) throw new AwsServiceError('UnreadableAnswer', `${what}: the answer is not JSON: ${text.slice(0, 200)}`, answer.status);
+    }
+    if (answer.status >= 300) {
+      const code = String(parsed.__type ?? answer.headers['x-amzn-errortype'] ?? `Http${answer.status}`).split('#').pop()!.split(':')[0];
+      const message = String(parsed.message ?? parsed.Message ?? `answered ${answer.status}`);
+      throw new AwsServiceError(code, `${what}: ${code}: ${message}`, answer.status);
+    }
+    return parsed as T;
+  }
+
   private async once(request: AwsRequest): Promise<AwsAnswer> {
     const { url } = request;
     const body = request.body ?? Buffer.alloc(0);

@@ -6,7 +6,7 @@
  * each sent message's MD5 in the answer.
  */
 import { createHash } from 'node:crypto';
-import { AwsServiceError, SignedRequests, readAll, type AwsTarget } from '../aws-http/signed-request';
+import { SignedRequests, type AwsTarget } from '../aws-http/signed-request';
 import type { SendBatch } from './sqs-batches';
 
 export class SqsRequests {
@@ -18,24 +18,8 @@ export class SqsRequests {
 
   readonly sendMessageBatch: SendBatch = async (input) => {
     const url = this.http.ownEndpoint ? this.http.base : new URL(new URL(input.QueueUrl).origin);
-    const answer = await this.http.send({
-      method: 'POST', url, path: url.pathname || '/',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch', 'x-amzn-query-mode': 'true' },
-      body: Buffer.from(JSON.stringify(input)),
-    });
-    const text = (await readAll(answer.stream)).toString('utf8');
-    const parsed = (() => {
-      try {
-        return JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        return {};
-      }
-    })();
-    if (answer.status >= 300) {
-      const code = String(parsed.__type ?? `Http${answer.status}`).split('#').pop()!;
-      throw new AwsServiceError(code, `SQS SendMessageBatch: ${code}: ${String(parsed.message ?? text.slice(0, 200))}`, answer.status);
-    }
-    const output = parsed as Awaited<ReturnType<SendBatch>> & { Successful?: { Id: string; MessageId: string; MD5OfMessageBody: string }[] };
+    const output = await this.http.json<Awaited<ReturnType<SendBatch>> & { Successful?: { Id: string; MessageId: string; MD5OfMessageBody: string }[] }>(
+      'SQS SendMessageBatch', url, '1.0', 'AmazonSQS.SendMessageBatch', input, { 'x-amzn-query-mode': 'true' });
     const bodies = new Map(input.Entries.map((entry) => [entry.Id, entry.MessageBody]));
     const corrupted = (output.Successful ?? []).filter((sent) => createHash('md5').update(bodies.get(sent.Id) ?? '').digest('hex') !== sent.MD5OfMessageBody);
     if (corrupted.length > 0) throw new Error(`Invalid MD5 checksum on messages: ${corrupted.map((sent) => sent.MessageId).join(', ')}`);

@@ -8,9 +8,10 @@ import { count, id } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import { POLICY_PREVIEW_BODY, SETTINGS_PREVIEW_BODY } from '../schema/config-bodies';
 import type { ApiRoute } from './route';
+import { groupedCount } from '../../../kit/money-format';
 
 /** A preview over more open releases than one answer carries (contract 6.3). */
-const PREVIEW_JOB = ok(`The preview covers more than ${PREVIEW_INLINE_RELEASES.toLocaleString('en-US')} open releases (HOLDBACK_PREVIEW_INLINE_RELEASES): the job that computes it; GET /jobs/{jobId} until it has succeeded, and its \`result\` is the preview (its \`previewId\` works with the PUT as any other; it lists at most 500 releases, perDay covers them all).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
+const PREVIEW_JOB = ok(`The preview covers more than ${groupedCount(PREVIEW_INLINE_RELEASES)} open releases (HOLDBACK_PREVIEW_INLINE_RELEASES): the job that computes it; GET /jobs/{jobId} until it has succeeded, and its \`result\` is the preview (its \`previewId\` works with the PUT as any other; it lists at most 500 releases, perDay covers them all).`, { type: 'object', required: ['job'], properties: { job: ref('Job') } });
 const PREVIEW_LIMIT = count(0, LISTED_RELEASES.max, LISTED_RELEASES.default, 'Releases listed (perDay always covers every release).');
 
 /** 200 with the preview, or 202 `{job}` when it covers more than one answer carries (contract 6.3). */
