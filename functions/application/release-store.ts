@@ -141,11 +141,6 @@ export interface PlanOrderOptions {
    */
   recheck?: boolean;
   /**
-   * Read the settings and policies eventually consistent (the hot paths: order events, the release function); holds
-   * are read consistently all the same. See DynamoConfigReader.
-   */
-  eventualConfig?: boolean;
-  /**
    * The order was created by this call: its audit stream holds no record yet, so the first pass's append does not
    * read the stream's head (AppendOptions.newOrders; a wrong guess only costs a refused put and the read).
    */
@@ -169,8 +164,8 @@ type Task =
  * After a pass come its checks (write, then read; see confirmVendorHolds and recheckEvents), each of which may plan
  * some vendors again: a stack of tasks, worked depth first, in the order the checks were once recursive calls.
  *
- * Reads: one consistent query of the order, and a batch read of the settings, policies and holds (holds consistent; the
- * settings and policies too unless `eventualConfig`).
+ * Reads: one consistent query of the order, and a consistent read of the settings, policies and holds (kept by a warm
+ * container while the config stamp has not moved: DynamoConfigReader).
  */
 export async function planOrderReleases(deps: Dependencies, orderId: string, options: PlanOrderOptions): Promise<VendorRelease[] | null> {
   const stored = options.stored ?? await loadPaid(deps, orderId);
@@ -207,7 +202,7 @@ async function planPass(
   let stored = task.stored ?? await loadPaid(deps, orderId);
   if (!stored) return null;
   const vendorIds = stored.order.vendors.map((v) => v.vendorId).filter((id) => !task.vendorIds || task.vendorIds.includes(id));
-  const readConfig = () => deps.config.forPlanning(vendorIds, { eventual: options.eventualConfig });
+  const readConfig = () => deps.config.forPlanning(vendorIds);
   let config = task.config ?? await readConfig();
   /**
    * Each write, with what it was planned from: whether the vendor was held and which events were known (a lost write

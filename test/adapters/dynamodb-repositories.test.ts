@@ -484,23 +484,23 @@ describe('what a release write costs (issue 11)', () => {
     });
   });
 
-  test('the hot paths ask for the settings and policies eventually consistent, the holds consistently: one consistent call for both', async () => {
+  test('a planning read asks for the settings, policies, holds and open-order policies consistently, in one call', async () => {
     await withLocalDynamo(async (local) => {
       const { reads, recording } = recordingBatchGets(local.doc);
       await local.doc.put({ TableName: local.tables.config, Item: { pk: 'POLICY#vendor_B', sk: 'HOLD', vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: '2022-12-01T10:00:00+05:30' } });
       const reader = new DynamoConfigReader(recording, local.tables.config, clock);
-      const hot = await reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true });
+      const hot = await reader.forPlanning(['vendor_A', 'vendor_B']);
       expect(hot.holds.get('vendor_B')).toMatchObject({ held: true });
       expect(hot.holds.get('vendor_A')).toBeNull();
       // The open orders' policy with the holds: an apply to open orders is in force from its answer (contract 6.3). The
-      // settings and policies asked in the same turn ride in the same consistent call (one call, not one per consistency).
+      // settings and policies ride in the same consistent call.
       expect(reads).toEqual([{
         keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'POLICY#vendor_B/CURRENT', 'POLICY#vendor_B/HOLD',
           'POLICY#vendor_B/OPEN_ORDERS', 'SETTINGS/CURRENT'],
         consistent: true,
       }]);
       reads.length = 0;
-      // A person's request reads everything consistently, in one batch.
+      // Another read reads again (the stamp is not armed here: nothing is kept; config-stamp.test.ts keeps).
       await reader.forPlanning(['vendor_A']);
       expect(reads).toEqual([{ keys: ['POLICY#vendor_A/CURRENT', 'POLICY#vendor_A/HOLD', 'POLICY#vendor_A/OPEN_ORDERS', 'SETTINGS/CURRENT'], consistent: true }]);
     });
@@ -514,8 +514,8 @@ describe('what a release write costs (issue 11)', () => {
       // Written just before the reads are asked: every one of them sees it.
       await holds.put({ vendorId: 'vendor_B', held: true, actor: 'risk', reason: 'review', at: Instant.parse('2022-12-01T10:00:00+05:30', 'at') });
       const [one, two, hold, person] = await Promise.all([
-        reader.forPlanning(['vendor_A', 'vendor_B'], { eventual: true }),
-        reader.forPlanning(['vendor_B', 'vendor_C'], { eventual: true }),
+        reader.forPlanning(['vendor_A', 'vendor_B']),
+        reader.forPlanning(['vendor_B', 'vendor_C']),
         holds.get('vendor_B'),
         reader.forPlanning(['vendor_D']),
       ]);
@@ -530,9 +530,9 @@ describe('what a release write costs (issue 11)', () => {
           'POLICY#vendor_D/HOLD', 'POLICY#vendor_D/OPEN_ORDERS', 'SETTINGS/CURRENT'],
         consistent: true,
       }]);
-      // A hold stored after that turn is seen by the next read: nothing is kept between turns.
+      // A hold stored after that turn is seen by the next read (the stamp not armed here: nothing is kept between turns).
       await holds.put({ vendorId: 'vendor_B', held: false, actor: 'risk', reason: 'cleared', at: Instant.parse('2022-12-01T11:00:00+05:30', 'at') });
-      expect((await reader.forPlanning(['vendor_B'], { eventual: true })).holds.get('vendor_B')).toMatchObject({ held: false });
+      expect((await reader.forPlanning(['vendor_B'])).holds.get('vendor_B')).toMatchObject({ held: false });
     });
   });
 });

@@ -16,7 +16,7 @@ test('the open orders\' policy keeps the newest version and is read consistently
     const policy = (version: number) => ({ vendorId: 'vendor_a', version, scheduleOption: 1, release: { kind: 'immediate' as const }, actor: 'a', reason: 'r', at: at('2022-12-02T16:05:00+05:30') });
     await store.put(policy(3));
     await store.put(policy(2));
-    const config = await new DynamoConfigReader(local.doc, local.tables.config, new FakeClock('2022-12-02T16:05:00+05:30')).forPlanning(['vendor_a', 'vendor_b'], { eventual: true });
+    const config = await new DynamoConfigReader(local.doc, local.tables.config, new FakeClock('2022-12-02T16:05:00+05:30')).forPlanning(['vendor_a', 'vendor_b']);
     expect(config.openOrderPolicies?.get('vendor_a')).toMatchObject({ version: 3 });
     expect(config.openOrderPolicies?.get('vendor_b')).toBeNull();
   });

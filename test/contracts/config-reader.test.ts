@@ -68,8 +68,9 @@ describeEachSubject(SUBJECTS, (subject) => {
     await subject().openOrders.put(policy('vendor_a', 2, 13));
     // An older version put later does not replace the newer one (an apply's job that lost a race).
     await subject().openOrders.put(policy('vendor_a', 1, 1));
-    for (const eventual of [false, true]) {
-      const config = await subject().reader.forPlanning(['vendor_a', 'vendor_b'], { eventual });
+    // Read twice: the second answers the same (where a warm container keeps what it read, from its copy).
+    for (let read = 0; read < 2; read += 1) {
+      const config = await subject().reader.forPlanning(['vendor_a', 'vendor_b']);
       expect(config.settings).toMatchObject({ deferByDays: 20, version: 1 });
       expect(config.policies.get('vendor_a')).toEqual(policy('vendor_a', 2, 13));
       expect(config.policies.get('vendor_b')).toBeNull();

@@ -1,7 +1,7 @@
 /** The planner's read of the config table: the settings, every vendor's policy in force and hold, kept under the config stamp. */
 import type { DocumentClient } from './document-client';
 import type { VendorHold, VendorPolicy, VersionedSettings } from '../../domain/types';
-import type { Clock, ConfigReader, PlanningConfig, PlanningReadOptions } from '../../application/ports';
+import type { Clock, ConfigReader, PlanningConfig } from '../../application/ports';
 import { itemKeyText, withoutKeys } from './item-keys';
 import { configItems, type ConfigItems } from './config-stamp';
 import { HOLD_SK } from './hold-repository';
@@ -29,10 +29,9 @@ export class DynamoConfigReader implements ConfigReader {
    *
    * A warm container keeps what it read under the stamp's version: while no change was made, a read is the stamp
    * alone (one read unit, gathered with the turn's other reads of the table) instead of the settings and three items
-   * a vendor. `eventual` is no longer needed (a kept read costs less than an eventually consistent one) and is taken
-   * as consistent.
+   * a vendor (a kept read costs less than an eventually consistent one would).
    */
-  async forPlanning(vendorIds: readonly string[], _options: PlanningReadOptions = {}): Promise<PlanningConfig> {
+  async forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig> {
     const unique = [...new Set(vendorIds)];
     const current = [SETTINGS_PK, ...unique.map(policyPk)].map((pk) => ({ pk, sk: CURRENT_SK }));
     const holdKeys = unique.flatMap((vendorId) => [{ pk: policyPk(vendorId), sk: HOLD_SK }, { pk: policyPk(vendorId), sk: OPEN_ORDERS_SK }]);

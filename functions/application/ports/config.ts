@@ -49,17 +49,9 @@ export interface VendorHoldRepository {
   put(hold: VendorHold): Promise<void>;
 }
 
-export interface PlanningReadOptions {
-  /**
-   * Settings and policies may be read eventually consistent (half the read units; the hot paths); holds are always
-   * read consistently. See DynamoConfigReader for why that is safe.
-   */
-  eventual?: boolean;
-}
-
 export interface ConfigReader {
   /** The settings and the current policy of each vendor, read together (one round trip for a whole order). */
-  forPlanning(vendorIds: readonly string[], options?: PlanningReadOptions): Promise<PlanningConfig>;
+  forPlanning(vendorIds: readonly string[]): Promise<PlanningConfig>;
 }
 
 /** What a preview showed (contract 6, `previewId`), kept until it expires so that a later PUT can require it to hold. */

@@ -71,8 +71,8 @@ export async function handleOrderEvent(
   }
   // The payment is kept as the order record itself (an event item would only say it again), written once: a conflicting
   // payment under the same id is refused before anything of it is kept.
-  // Settings and policies eventually consistent, holds consistent: a hot path (see DynamoConfigReader).
-  const config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId), { eventual: true });
+  // Consistent, and kept by a warm container while the config stamp has not moved (see DynamoConfigReader).
+  const config = await deps.config.forPlanning(event.vendors.map((v) => v.vendorId));
   const order = orderRecordOf(event, config.settings.deferByDays, storedInstant(now));
   // Never store what cannot be planned: a payment whose planning throws would poison its order for good.
   const unplannable = planningIssues(order, config, now);
@@ -114,7 +114,7 @@ async function reconcileOrder(
   const stored = await deps.orders.loadOrder(orderId);
   if (!stored.order) return null;
   const rejected = strays ? await rejectEventsOutsideOrder(deps, stored.order, stored.events, strays) : null;
-  const releases = await planOrderReleases(deps, orderId, { cause, stored: { ...stored, order: stored.order }, config, eventualConfig: true });
+  const releases = await planOrderReleases(deps, orderId, { cause, stored: { ...stored, order: stored.order }, config });
   return { releases: releases ?? [], rejected };
 }
 

@@ -80,7 +80,7 @@ export async function releaseVendor(deps: Dependencies, command: ReleaseCommand)
   if (decided.kind === 'write') {
     const recorded = await record(deps, decided);
     if (recorded.outcome !== 'superseded' && (decided.release.state === 'HELD' || decided.release.state === 'WAITING')) {
-      await planOrderReleases(deps, command.orderId, { cause: { kind: 'claim', actor: SYSTEM_ACTOR }, vendorIds: [command.vendorId], eventualConfig: true });
+      await planOrderReleases(deps, command.orderId, { cause: { kind: 'claim', actor: SYSTEM_ACTOR }, vendorIds: [command.vendorId] });
     }
     return recorded;
   }
