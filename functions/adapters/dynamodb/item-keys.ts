@@ -127,13 +127,13 @@ type GetAsked = { keys: ItemKey[]; consistent: boolean; resolve: (found: Map<str
 /**
  * Reads of single items of one table asked for in the same turn of the event loop, read together: one BatchGetItem (one
  * GetItem for a key alone), consistent when any of the turn's reads asks for consistency. An eventually consistent
- * read answered by a consistent one sees at least as much; it costs a full read unit instead of half (about 2 read units
- * an order.paid: its settings and three policies, which the planner reads beside its consistent holds), and saves a call
- * (a BatchGetItem is one consistency per table), which on the embedded default's two cores is the dearer of the two. A Lambda container runs the records of an SQS batch at once (locally, every
- * invocation it hosts), and each reads its release, settings, policies and holds: ten records cost one call of each
- * kind instead of ten. Each read is sent after every caller asked for it, never before, so a caller that wrote and
- * then reads sees its write (write, then read holds; the same units); nothing is kept beyond the turn. One per client
- * and table (see `gatheredGets`), so that every repository of the table shares the turn's calls.
+ * read answered by a consistent one sees at least as much, at a full read unit instead of half, and saves a call (a
+ * BatchGetItem is one consistency per table). A Lambda container runs the records of an SQS batch at once (locally,
+ * every invocation it hosts), and each reads its release and the config stamp (config-stamp.ts; the settings, policies
+ * and holds only after a change): ten records cost one call of each kind instead of ten. Each read is sent after every
+ * caller asked for it, never before, so a caller that wrote and then reads sees its write (write, then read holds; the
+ * same units); nothing is kept beyond the turn here (the config stamp's ConfigItems keeps config items across turns).
+ * One per client and table (see `gatheredGets`), so that every repository of the table shares the turn's calls.
  */
 export class GatheredGets {
   private waiting: GetAsked[] = [];
