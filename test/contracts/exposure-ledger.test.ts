@@ -44,4 +44,18 @@ describeEachSubject(SUBJECTS, (subject) => {
     expect(await ledger.bump('vendor_a', 'INR', 1)).toBe(true);
     expect(await ledger.version('vendor_a', 'USD')).toBe(0);
   });
+  test('an order\'s keys read by their closes: the entry, a removed one, and nothing for a key never written', async () => {
+    const { ledger } = subject();
+    await ledger.put(entry('o1', 'INR', '10.00', '2022-12-03T10:00:00+05:30'));
+    await ledger.put(entry('o1', 'INR', '10.00', '2022-12-04T10:00:00+05:30'));
+    await ledger.remove(entry('o1', 'INR', '10.00', '2022-12-03T10:00:00+05:30'));
+    await ledger.put(entry('o2', 'INR', '20.00', '2022-12-05T10:00:00+05:30'));
+    const found = await ledger.atCloses('vendor_a', 'INR', 'o1', [at('2022-12-03T10:00:00+05:30'), at('2022-12-04T10:00:00+05:30'), at('2022-12-05T10:00:00+05:30')]);
+    expect(found).toEqual([
+      { closesAt: at('2022-12-03T10:00:00+05:30'), entry: 'removed' },
+      { closesAt: at('2022-12-04T10:00:00+05:30'), entry: entry('o1', 'INR', '10.00', '2022-12-04T10:00:00+05:30') },
+    ]);
+    expect(await ledger.atCloses('vendor_a', 'USD', 'o1', [at('2022-12-04T10:00:00+05:30')])).toEqual([]);
+    expect(await ledger.atCloses('vendor_b', 'INR', 'o2', [at('2022-12-05T10:00:00+05:30')])).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 /** The exposure ledger in memory, with the DynamoDB one's rules: entries sorted by closing instant, a conditional version. */
-import type { ExposureLedger } from '../../functions/application/ports';
+import type { ExposureAtClose, ExposureLedger } from '../../functions/application/ports';
 import type { ExposureEntry } from '../../functions/domain/exposure';
 import type { Instant } from '../../functions/domain/instant';
 
@@ -9,6 +9,8 @@ const keyOf = (e: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'clo
 export class InMemoryExposureLedger implements ExposureLedger {
   readonly entries = new Map<string, ExposureEntry>();
   readonly versions = new Map<string, number>();
+  /** The keys of removed entries (the DynamoDB adapter's tombstones). */
+  readonly removed = new Set<string>();
 
   async open(vendorId: string, now: Instant, currency?: string): Promise<ExposureEntry[]> {
     return [...this.entries.values()]
@@ -30,9 +32,20 @@ export class InMemoryExposureLedger implements ExposureLedger {
 
   async put(entry: ExposureEntry): Promise<void> {
     this.entries.set(keyOf(entry), { ...entry });
+    this.removed.delete(keyOf(entry));
   }
 
   async remove(entry: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): Promise<void> {
     this.entries.delete(keyOf(entry));
+    this.removed.add(keyOf(entry));
+  }
+
+  async atCloses(vendorId: string, currency: string, orderId: string, closes: readonly Instant[]): Promise<ExposureAtClose[]> {
+    return closes.flatMap((closesAt): ExposureAtClose[] => {
+      const key = keyOf({ vendorId, currency, orderId, closesAt });
+      const entry = this.entries.get(key);
+      if (entry) return [{ closesAt, entry: { ...entry } }];
+      return this.removed.has(key) ? [{ closesAt, entry: 'removed' }] : [];
+    });
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { DocumentClient } from './document-client';
 import type { ExposureEntry } from '../../domain/exposure';
-import type { ExposureLedger } from '../../application/ports';
+import type { ExposureAtClose, ExposureLedger } from '../../application/ports';
 import { TTL_ATTRIBUTE } from '../../definitions/tables';
 import { isConditionalCheckFailed, queryItems, utcSortKey, withoutKeys } from './item-keys';
 import type { Instant } from '../../domain/instant';
@@ -59,6 +59,15 @@ export class DynamoExposureLedger implements ExposureLedger {
 
   async put(entry: ExposureEntry): Promise<void> {
     await this.doc.put({ TableName: this.tableName, Item: { pk: exposurePk(entry.vendorId), sk: entrySk(entry), ...entry, [TTL_ATTRIBUTE]: expiresAtOf(entry) } });
+  }
+
+  async atCloses(vendorId: string, currency: string, orderId: string, closes: readonly Instant[]): Promise<ExposureAtClose[]> {
+    const found = await Promise.all(closes.map(async (closesAt): Promise<ExposureAtClose | null> => {
+      const item = await this.doc.get({ TableName: this.tableName, Key: { pk: exposurePk(vendorId), sk: entrySk({ currency, closesAt, orderId }) }, ConsistentRead: true });
+      if (!item) return null;
+      return { closesAt, entry: item[REMOVED] === true ? 'removed' : withoutKeys<ExposureEntry>(item, [TTL_ATTRIBUTE], ['closesAt', 'releasedAt']) };
+    }));
+    return found.filter((f): f is ExposureAtClose => f !== null);
   }
 
   async remove(entry: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): Promise<void> {

@@ -153,4 +153,12 @@ export interface ExposureLedger {
   put(entry: ExposureEntry): Promise<void>;
   /** Removes the entry, if there. */
   remove(entry: Pick<ExposureEntry, 'vendorId' | 'currency' | 'orderId' | 'closesAt'>): Promise<void>;
+  /**
+   * What one order's keys hold at these closing instants, read by key (no query): each key's entry, or `removed` for a
+   * removed one. A key never written, or expired a day after its close, is left out.
+   */
+  atCloses(vendorId: string, currency: string, orderId: string, closes: readonly Instant[]): Promise<ExposureAtClose[]>;
 }
+
+/** One key of an order's exposure entry, as `atCloses` found it. */
+export type ExposureAtClose = { closesAt: Instant; entry: ExposureEntry | 'removed' };

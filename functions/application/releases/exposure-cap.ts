@@ -52,7 +52,7 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
   const currency = release.currency ?? input.order.currency;
   const entry = entryOf(send, { settings: input.settings, now: input.now, deliveredAt: input.facts.deliveredAt }, currency);
   // A send claimed again (a retry, a wait) leaves no stale entry behind, wherever a delivery moved its close.
-  if (release.exposure) await removeOrderEntries(deps, release, release.exposure.currency, input.now);
+  if (release.exposure) await removeOrderEntries(deps, release, release.exposure, deliveredCloseMs(release, input.facts.deliveredAt, input.settings), input.now);
   if (!entry) return { kind: 'go', send: { ...send, release: { ...release, exposure: null } } };
   const cap = capOf(input.policy, currency);
   const now = input.now.in(INDIA_TIME).wholeSecond();
@@ -86,14 +86,45 @@ export async function reserveExposure(deps: Pick<Dependencies, 'exposure' | 'clo
 export async function releaseExposure(deps: Pick<Dependencies, 'exposure' | 'clock'>, release: VendorRelease): Promise<void> {
   if (!release.exposure) return;
   if (release.state !== 'FAILED' && release.state !== 'CANCELLED' && release.state !== 'AT_MAX') return;
-  await removeOrderEntries(deps, release, release.exposure.currency, deps.clock.now());
+  await removeOrderEntries(deps, release, release.exposure, 'unknown', deps.clock.now());
 }
 
-/** Removes the open entries of this order and vendor (found by the order, since a delivery may have moved their close). */
-async function removeOrderEntries(deps: Pick<Dependencies, 'exposure'>, release: Pick<VendorRelease, 'orderId' | 'vendorId'>, currency: string, now: Instant): Promise<ExposureEntry[]> {
-  const mine = (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).wholeSecond(), currency)).filter((e) => e.orderId === release.orderId);
+/** Removes the open entries of this order and vendor, wherever a delivery may have moved their close. */
+async function removeOrderEntries(deps: Pick<Dependencies, 'exposure'>, release: Pick<VendorRelease, 'orderId' | 'vendorId'>, entered: Entered, delivered: DeliveredClose, now: Instant): Promise<void> {
+  const mine = await orderEntries(deps, release, entered, delivered, now);
   await Promise.all(mine.map((e) => deps.exposure.remove(e)));
-  return mine;
+}
+
+/** The release's money as its claim entered it. */
+type Entered = NonNullable<VendorRelease['exposure']>;
+/**
+ * Where the order's delivery moves the entry's close (`followDelivery`) under today's settings: null when the order
+ * was not delivered (so never moved), `unknown` when the caller does not know the order's delivery.
+ */
+type DeliveredClose = number | null | 'unknown';
+
+function deliveredCloseMs(release: VendorRelease, deliveredAt: Instant | null, settings: Settings): number | null {
+  if (!deliveredAt) return null;
+  return riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt, settings });
+}
+
+/**
+ * The order's open entries of one vendor and currency, read by key (one or two GetItems) where its claim entered the
+ * money and where its delivery moves it: never by the vendor's query, whose size grows with the vendor's open early
+ * releases (a big vendor's every delivery and retry would read them all), unless the keys cannot tell. They tell
+ * when one holds an open entry, or when the last place the money can be holds a closed or removed one. They cannot
+ * when the entered key holds a removed entry and the delivery is unknown (the money may have moved), or when the
+ * last key was never written (a claim that died before its entry, or a close moved under other settings).
+ */
+async function orderEntries(deps: Pick<Dependencies, 'exposure'>, release: Pick<VendorRelease, 'orderId' | 'vendorId'>, entered: Entered, delivered: DeliveredClose, now: Instant): Promise<ExposureEntry[]> {
+  const closes = typeof delivered === 'number' && delivered !== entered.closesAt.ms ? [entered.closesAt, wholeSecondAt(delivered, INDIA_TIME)] : [entered.closesAt];
+  const found = await deps.exposure.atCloses(release.vendorId, entered.currency, release.orderId, closes);
+  const open = found.flatMap((f) => (f.entry !== 'removed' && f.entry.closesAt.ms > now.ms ? [f.entry] : []));
+  if (open.length > 0) return open;
+  const last = found.find((f) => f.closesAt.ms === closes[closes.length - 1].ms);
+  const told = last !== undefined && (delivered !== 'unknown' || last.entry !== 'removed');
+  if (told) return [];
+  return (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).wholeSecond(), entered.currency)).filter((e) => e.orderId === release.orderId);
 }
 
 /**
@@ -107,7 +138,7 @@ export async function followDelivery(deps: Pick<Dependencies, 'exposure' | 'cloc
     if (!release.exposure) continue;
     const facts = vendorFacts(stored.events.map((e) => e.event), release.vendorId);
     const closesMs = riskClosesAtMs({ transactionTime: release.transactionTime, maxEligibility: release.maxEligibility, deliveredAt: facts.deliveredAt, settings });
-    const current = (await deps.exposure.open(release.vendorId, now.in(INDIA_TIME).wholeSecond(), release.exposure.currency)).filter((e) => e.orderId === orderId);
+    const current = await orderEntries(deps, release, release.exposure, closesMs, now);
     const closesAt = wholeSecondAt(closesMs, INDIA_TIME);
     if (current.length === 0 || current.every((e) => e.closesAt.ms === closesMs)) continue;
     if (closesMs > now.ms) await deps.exposure.put({ ...current[0], closesAt });

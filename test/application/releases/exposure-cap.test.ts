@@ -8,6 +8,7 @@ import { updateSettings } from '../../../functions/application/config/manage-set
 import { handleOrderEvent } from '../../../functions/application/releases/handle-order-event';
 import { releaseManually } from '../../../functions/application/releases/manage-releases';
 import { releaseVendor } from '../../../functions/application/releases/release-vendor';
+import { releaseExposure } from '../../../functions/application/releases/exposure-cap';
 import { fakeWorld, type FakeWorld } from '../../fakes/dependencies';
 import { ORDER, VENDOR, paid, release, send } from '../scenario';
 import { at } from '../../times';
@@ -143,5 +144,47 @@ describe('exposure of early releases and the maxExposure cap', () => {
     const states = [(await release(world)).state, (await release(world, ORDER_3)).state].sort();
     expect(states).toEqual(['APPLIED', 'WAITING']);
     expect(world.gateway.calls).toHaveLength(1);
+  });
+  test('a delivery moves its own entry by key: it never reads the vendor\'s other open entries, however many', async () => {
+    const world = fakeWorld();
+    await capped(world, { INR: '1000000.00' });
+    for (let n = 0; n < 40; n += 1) await send(world, 'order.paid', paid(`order_${2000 + n}`));
+    await send(world, 'order.paid', paid());
+    expect(await world.exposure.open(VENDOR, at('2022-12-02T16:05:00+05:30'))).toHaveLength(41);
+    const reads = jest.spyOn(world.exposure, 'open');
+    world.clock.set('2022-12-02T20:00:00+05:30');
+    await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T19:30:00+05:30' });
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+    const mine = (await world.exposure.open(VENDOR, at('2022-12-02T20:00:00+05:30'))).filter((e) => e.orderId === ORDER);
+    expect(mine.map((e) => e.closesAt)).toEqual(['2022-12-03T19:30:00+05:30']);
+    // The same delivery again finds the entry where it moved it, and changes nothing.
+    await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T19:30:00+05:30' });
+    expect((await world.exposure.open(VENDOR, at('2022-12-02T20:00:00+05:30'))).filter((e) => e.orderId === ORDER).map((e) => e.closesAt)).toEqual(['2022-12-03T19:30:00+05:30']);
+  });
+
+  test('a release that ends without its money leaving removes its entry wherever a delivery moved it (read from the vendor\'s entries when the key cannot tell)', async () => {
+    const world = fakeWorld();
+    await capped(world, { INR: '5000.00' });
+    await send(world, 'order.paid', paid());
+    const sent = await release(world);
+    expect(sent.exposure).toMatchObject({ closesAt: '2022-12-03T16:00:00+05:30' });
+    world.clock.set('2022-12-02T20:00:00+05:30');
+    await send(world, 'order.delivered', { orderId: ORDER, deliveredAt: '2022-12-02T19:30:00+05:30' });
+    // The entered key holds the removed entry; the money is at the delivery's close, which releaseExposure cannot know.
+    await releaseExposure(world.deps, { ...(await release(world)), state: 'FAILED' });
+    expect(await world.exposure.open(VENDOR, at('2022-12-02T20:00:00+05:30'))).toEqual([]);
+  });
+
+  test('a release that ends without its money leaving, never delivered, removes its entry by key', async () => {
+    const world = fakeWorld();
+    await capped(world, { INR: '5000.00' });
+    await send(world, 'order.paid', paid(`order_2001`));
+    await send(world, 'order.paid', paid());
+    const reads = jest.spyOn(world.exposure, 'open');
+    await releaseExposure(world.deps, { ...(await release(world)), state: 'FAILED' });
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+    expect((await world.exposure.open(VENDOR, at('2022-12-02T16:05:00+05:30'))).map((e) => e.orderId)).toEqual(['order_2001']);
   });
 });
