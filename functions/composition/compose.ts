@@ -48,6 +48,11 @@ export interface ServiceContext {
    * does not pay for constructing its client. Every property reads through to the built client.
    */
   lazy<T extends { middlewareStack: unknown; config: unknown }>(service: string, build: () => T): T;
+  /**
+   * Hands a sender without an SDK client (its `middlewareStack` is adapters/aws-http/call-stack.ts) to the client
+   * hook, as `hooked` hands a client, so that the bench's meter counts its calls; returns it.
+   */
+  metered<T extends { middlewareStack: unknown }>(sender: T, service: string): T;
 }
 
 /** What a gateway adapter is given: the credentials (with the scrubber that learns them). */
@@ -174,6 +179,10 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
       return client;
     },
     lazy: (service, build) => lazyClient(() => c.hooked(build(), service)),
+    metered: (sender, service) => {
+      overrides.wrapClient?.(sender, service, config);
+      return sender;
+    },
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
   const doc = new DocumentClient(c.hooked(new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));

@@ -44,7 +44,11 @@ export interface AwsAnswer {
   stream: IncomingMessage;
 }
 
-/** An error answer, with the status where the SDK's errors keep it (`$metadata.httpStatusCode`) and the service's code as its name. */
+/**
+ * An error answer, with the status where the SDK's errors keep it (`$metadata.httpStatusCode`) and the service's code as
+ * its name. Its message names the call (`KMS Sign: NotFoundException: ...`), or is the service's own, as the SDK's
+ * error carries it, where the caller asked for the SDK's messages (`SignedOptions.sdkMessages`).
+ */
 export class AwsServiceError extends Error {
   readonly $metadata: { httpStatusCode: number };
   constructor(readonly code: string, message: string, status: number) {
@@ -86,6 +90,14 @@ export const readAll = async (stream: AsyncIterable<Buffer | Uint8Array>): Promi
   return Buffer.concat(chunks);
 };
 
+/** How a service is reached and answers beyond its signing name and host. */
+export interface SignedOptions {
+  /** The variable the SDK reads the service's own endpoint from, when it is not `AWS_ENDPOINT_URL_<SIGNING NAME>` (EventBridge's signing name is "events"). */
+  endpointEnv?: string;
+  /** Errors carry the service's message as the SDK's errors do (callers that read it, or show it, as they did with the SDK's client). */
+  sdkMessages?: boolean;
+}
+
 export class SignedRequests {
   readonly signer: SignatureV4;
   readonly base: URL;
@@ -99,8 +111,8 @@ export class SignedRequests {
    * `service`: the signing name ("s3", "kms"); `host`: AWS's regional host of the service (`s3.ap-south-1.amazonaws.com`).
    * S3 signs its path as sent (uriEscapePath false), as the SDK's S3 client does; every other service escapes it.
    */
-  constructor(readonly service: string, target: AwsTarget, host: string) {
-    const endpoint = target.endpoint ?? process.env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`]?.trim();
+  constructor(readonly service: string, target: AwsTarget, host: string, private readonly options: SignedOptions = {}) {
+    const endpoint = target.endpoint ?? process.env[options.endpointEnv ?? `AWS_ENDPOINT_URL_${service.toUpperCase()}`]?.trim();
     this.ownEndpoint = Boolean(endpoint);
     this.base = new URL(endpoint || `https://${host}`);
     this.signer = new SignatureV4({
@@ -137,6 +149,21 @@ export class SignedRequests {
       headers: { 'content-type': `application/x-amz-json-${protocol}`, 'x-amz-target': target, ...headers },
       body: Buffer.from(JSON.stringify(input)),
     });
+    return this.parsed<T>(what, answer);
+  }
+
+  /**
+   * One operation of a REST-JSON protocol (Scheduler): `method` on `path` (already percent-encoded) with `query`, its
+   * input (if any) as the JSON body. Errors as `json`'s, the code from `x-amzn-errortype`, the body's `code` or `__type`.
+   */
+  async restJson<T>(what: string, method: string, path: string, query: Record<string, string>, input?: unknown): Promise<T> {
+    const body = input === undefined ? undefined : Buffer.from(JSON.stringify(input));
+    const answer = await this.send({ method, url: this.base, path, query, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+    return this.parsed<T>(what, answer);
+  }
+
+  /** An answer read whole and parsed; an error answer throws, named by its code; a success whose body is not JSON throws too. */
+  private async parsed<T>(what: string, answer: AwsAnswer): Promise<T> {
     const text = (await readAll(answer.stream)).toString('utf8');
     let parsed: Record<string, unknown> = {};
     try {
@@ -145,9 +172,9 @@ export class SignedRequests {
       if (answer.status < 300) throw new AwsServiceError('UnreadableAnswer', `${what}: the answer is not JSON: ${text.slice(0, 200)}`, answer.status);
     }
     if (answer.status >= 300) {
-      const code = String(parsed.__type ?? answer.headers['x-amzn-errortype'] ?? `Http${answer.status}`).split('#').pop()!.split(':')[0];
+      const code = String(answer.headers['x-amzn-errortype'] ?? parsed.code ?? parsed.__type ?? `Http${answer.status}`).split(',')[0].split(':')[0].split('#').pop()!;
       const message = String(parsed.message ?? parsed.Message ?? `answered ${answer.status}`);
-      throw new AwsServiceError(code, `${what}: ${code}: ${message}`, answer.status);
+      throw new AwsServiceError(code, this.options.sdkMessages ? message : `${what}: ${code}: ${message}`, answer.status);
     }
     return parsed as T;
   }

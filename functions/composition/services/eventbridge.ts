@@ -1,9 +1,12 @@
-/** EventBridge: Holdback's own events (source "holdback") and the order events it puts on the bus. */
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+/**
+ * EventBridge: Holdback's own events (source "holdback") and the order events it puts on the bus. PutEvents goes out
+ * without the SDK's EventBridge client (adapters/eventbridge/eventbridge-requests.ts), hooked as a client would be.
+ */
+import { EventBridgeRequests } from '../../adapters/eventbridge/eventbridge-requests';
 import { EventBridgePublisher } from '../../adapters/eventbridge/eventbridge-publisher';
 import type { AwsAdapters } from '../compose';
 
-export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => new EventBridgePublisher(c.lazy('EventBridge', () => new EventBridgeClient(c.aws)), {
+export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => new EventBridgePublisher(c.metered(new EventBridgeRequests(c.aws), 'EventBridge').putEvents, {
   eventBusName: c.config.eventBus,
   orderEventSource: c.config.orderEventSource,
   now: () => c.clock.now(),
