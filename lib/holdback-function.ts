@@ -18,7 +18,7 @@ import { BUILT_CONSOLE_DIR } from '../functions/definitions/console-build';
 import { BUILT_OPENAPI_FILE } from '../functions/definitions/openapi-build';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
-export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'api-reads' | 'api-jobs' | 'api-audit' | 'api-pages' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'api-reads' | 'api-jobs' | 'api-audit' | 'api-vendors' | 'api-pages' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
 
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');
