@@ -6,9 +6,12 @@ import { EventBridgeRequests } from '../../adapters/eventbridge/eventbridge-requ
 import { EventBridgePublisher } from '../../adapters/eventbridge/eventbridge-publisher';
 import type { AwsAdapters } from '../compose';
 
-export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => new EventBridgePublisher(c.metered(new EventBridgeRequests(c.aws), 'EventBridge').putEvents, {
-  eventBusName: c.config.eventBus,
-  orderEventSource: c.config.orderEventSource,
-  now: () => c.clock.now(),
-  lingerMs,
-});
+export const publisher: NonNullable<AwsAdapters['publisher']> = (c, lingerMs) => {
+  const events = c.metered('EventBridge', () => new EventBridgeRequests(c.aws));
+  return new EventBridgePublisher((input) => events.putEvents(input), {
+    eventBusName: c.config.eventBus,
+    orderEventSource: c.config.orderEventSource,
+    now: () => c.clock.now(),
+    lingerMs,
+  });
+};

@@ -7,7 +7,7 @@ import { SchedulerRequests } from '../../adapters/scheduler/scheduler-requests';
 import { EventBridgeReleaseScheduler } from '../../adapters/scheduler/eventbridge-release-scheduler';
 import type { AwsAdapters } from '../compose';
 
-export const scheduler: NonNullable<AwsAdapters['scheduler']> = (c) => new EventBridgeReleaseScheduler(c.metered(new SchedulerRequests(c.aws), 'Scheduler'), {
+export const scheduler: NonNullable<AwsAdapters['scheduler']> = (c) => new EventBridgeReleaseScheduler(c.metered('Scheduler', () => new SchedulerRequests(c.aws)), {
   releaseQueueArn: c.config.scheduler.releaseQueueArn,
   schedulerRoleArn: c.config.scheduler.schedulerRoleArn,
   groupName: c.config.scheduler.groupName,
