@@ -357,11 +357,12 @@ describe('EventBridge, Scheduler and Secrets Manager', () => {
     }
     // The time goes as epoch seconds with its milliseconds, as the SDK writes it; an entry without one has none.
     expect((JSON.parse(aws.requests.at(-6)!.body) as { Entries: { Time?: number }[] }).Entries.map((e) => e.Time)).toEqual([Date.parse('2026-11-26T10:30:00.250Z') / 1000, undefined]);
-    // GetSecretValue: the SDK client's request beside the credentials source's (endpoint and region as the SDK reads them).
+    // GetSecretValue: the SDK client's request beside the credentials source's (endpoint and region as the SDK reads them:
+    // here every service's AWS_ENDPOINT_URL, as the bench's cold start sets it; test/adapters/gateway its own variable).
     await secrets.send(new GetSecretValueCommand({ SecretId: 'holdback/gateway' }));
     const sdkSecret = aws.requests.at(-1)!;
     const saved = { ...process.env };
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url, AWS_REGION: REGION, AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey });
+    Object.assign(process.env, { AWS_ENDPOINT_URL: aws.url, AWS_REGION: REGION, AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey });
     try {
       expect(await secretsManagerCredentials('holdback/gateway', new SecretScrubber(), 0)()).toEqual({ clientId: 'c1', clientSecret: 's1' });
     } finally {

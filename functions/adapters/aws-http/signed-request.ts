@@ -21,7 +21,7 @@ export interface AwsCredentials { accessKeyId: string; secretAccessKey: string; 
 /** Where and as whom a service is called (the function's configuration: functions/composition/compose.ts). */
 export interface AwsTarget {
   region: string;
-  /** An endpoint of its own (the local edge); else `AWS_ENDPOINT_URL_<SERVICE>` as the SDK reads it, else AWS's regional endpoint. */
+  /** An endpoint of its own (the local edge); else `AWS_ENDPOINT_URL_<SERVICE>` or `AWS_ENDPOINT_URL` as the SDK reads them, else AWS's regional endpoint. */
   endpoint?: string;
   /** Fixed credentials (the embedded default's placeholders); the SDK's default chain when absent. */
   credentials?: AwsCredentials;
@@ -112,7 +112,8 @@ export class SignedRequests {
    * S3 signs its path as sent (uriEscapePath false), as the SDK's S3 client does; every other service escapes it.
    */
   constructor(readonly service: string, target: AwsTarget, host: string, private readonly options: SignedOptions = {}) {
-    const endpoint = target.endpoint ?? process.env[options.endpointEnv ?? `AWS_ENDPOINT_URL_${service.toUpperCase()}`]?.trim();
+    // As the SDK reads them: the service's own variable, else the one for every service.
+    const endpoint = target.endpoint ?? (process.env[options.endpointEnv ?? `AWS_ENDPOINT_URL_${service.toUpperCase()}`] || process.env.AWS_ENDPOINT_URL)?.trim();
     this.ownEndpoint = Boolean(endpoint);
     this.base = new URL(endpoint || `https://${host}`);
     this.signer = new SignatureV4({
