@@ -384,6 +384,11 @@ describe('EventBridge, Scheduler and Secrets Manager', () => {
     const events = new EventBridgeRequests({ endpoint: aws.url, region: REGION, credentials: CREDENTIALS });
     aws.script(answer(400, { __type: 'ValidationException', message: 'Total size of the entries in the request is over the limit.' }));
     await expect(events.putEvents({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })).rejects.toMatchObject({ name: 'ValidationException', message: 'Total size of the entries in the request is over the limit.' });
+    // A throttled call (EventBridge answers it 400) is tried again, as the SDK's standard retries try it; the refusal above was not.
+    const before = aws.requests.length;
+    aws.script(answer(400, { __type: 'ThrottlingException', message: 'Rate exceeded' }), answer(400, { __type: 'ThrottlingException', message: 'Rate exceeded' }));
+    await expect(events.putEvents({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })).resolves.toMatchObject({ FailedEntryCount: 0 });
+    expect(aws.requests.length - before).toBe(3);
   });
 
   test('the bench\'s meter counts the calls of the senders without clients as it counted the clients\' (events, schedules and messages)', async () => {

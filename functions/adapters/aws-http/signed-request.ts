@@ -79,6 +79,15 @@ class NodeSha256 {
 
 /** Statuses the SDK's standard retry mode tries again (throttling and the server's transient errors). */
 const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
+/**
+ * Error codes the SDK's standard retry mode treats as throttling whatever their status (EventBridge, KMS and SQS
+ * answer a throttled call 400 with one of these: @smithy/core's THROTTLING_ERROR_CODES).
+ */
+const THROTTLING_CODES = new Set([
+  'BandwidthLimitExceeded', 'EC2ThrottledException', 'LimitExceededException', 'PriorRequestNotComplete', 'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded', 'RequestThrottled', 'RequestThrottledException', 'SlowDown', 'ThrottledException', 'Throttling', 'ThrottlingException',
+  'TooManyRequestsException', 'TransactionInProgressException',
+]);
 /** The SDK's standard mode: a base of 100 ms doubling to at most 20 s, full jitter. */
 const RETRY_BACKOFF = { firstMs: 100, capMs: 20_000, jitter: 1 };
 /** A request that sends or answers nothing for this long is dropped and tried again. */
@@ -145,12 +154,11 @@ export class SignedRequests {
    * `what` names the call in errors ("KMS Sign").
    */
   async json<T>(what: string, url: URL, protocol: '1.0' | '1.1', target: string, input: unknown, headers: Record<string, string> = {}): Promise<T> {
-    const answer = await this.send({
+    return this.parsedAnswer<T>(what, {
       method: 'POST', url, path: url.pathname || '/',
       headers: { 'content-type': `application/x-amz-json-${protocol}`, 'x-amz-target': target, ...headers },
       body: Buffer.from(JSON.stringify(input)),
     });
-    return this.parsed<T>(what, answer);
   }
 
   /**
@@ -159,8 +167,19 @@ export class SignedRequests {
    */
   async restJson<T>(what: string, method: string, path: string, query: Record<string, string>, input?: unknown): Promise<T> {
     const body = input === undefined ? undefined : Buffer.from(JSON.stringify(input));
-    const answer = await this.send({ method, url: this.base, path, query, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
-    return this.parsed<T>(what, answer);
+    return this.parsedAnswer<T>(what, { method, url: this.base, path, query, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+  }
+
+  /** `request` sent and its answer parsed; an answer refused with a throttling code is tried again as `send` tries a 429. */
+  private async parsedAnswer<T>(what: string, request: AwsRequest): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.parsed<T>(what, await this.send(request));
+      } catch (error) {
+        if (!(error instanceof AwsServiceError) || !THROTTLING_CODES.has(error.code) || attempt >= this.maxAttempts) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, RETRY_BACKOFF)));
+    }
   }
 
   /** An answer read whole and parsed; an error answer throws, named by its code; a success whose body is not JSON throws too. */
