@@ -126,6 +126,7 @@ const FIRST_EVENTS: Record<FunctionRole | 'powertools-reference', unknown> = {
   apiReads: apiEvent('GET', '/settings'),
   apiJobs: apiEvent('GET', '/jobs'),
   apiAudit: apiEvent('GET', '/audit/checkpoints'),
+  apiVendors: apiEvent('GET', '/vendors'),
   // The pages read nothing: the console's clock is its first answer.
   apiPages: apiEvent('GET', '/console/clock'),
   webhooks: {

@@ -18,7 +18,7 @@ import { BUILT_CONSOLE_DIR } from '../functions/definitions/console-build';
 import { BUILT_OPENAPI_FILE } from '../functions/definitions/openapi-build';
 
 /** The entry points in functions/handlers/, each exporting `handler`. */
-export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'api-reads' | 'api-jobs' | 'api-audit' | 'api-pages' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
+export type HandlerFile = 'order-events' | 'release' | 'sweep' | 'api' | 'api-reads' | 'api-jobs' | 'api-audit' | 'api-vendors' | 'api-pages' | 'webhooks' | 'audit-archive' | 'jobs' | 'export-jobs';
 
 /** The project root, where package-lock.json and functions/ live. */
 const PROJECT_ROOT = path.join(__dirname, '..');
@@ -35,15 +35,14 @@ export const ENDPOINT_CACHE_MAP = 'functions/composition/endpoint-cache-map.ts';
 /** What the bundles without S3 load instead of the SDK's checksum module (the file says why). */
 export const NODE_CHECKSUMS = 'functions/composition/node-checksums.ts';
 
-/** What the bundles without S3 load instead of the SDK's multi-region signer (the file says why). */
-export const SINGLE_REGION_SIGNER = 'functions/composition/single-region-signer.ts';
-
 /**
  * The functions whose compositions build S3's client, which takes CRC32 and stream hashers from the SDK's checksum
  * module and pre-signs links with the multi-region signer: they would keep both. None does now: the functions that
  * call S3 send its requests themselves (functions/adapters/s3/s3-requests.ts, hashed by Node's crypto). Every function's
- * bundle takes its SHA-256 and MD5 from node-checksums.ts and EventBridge's signer from single-region-signer.ts (a
- * function that builds S3's client again belongs here: without it its bundle fails to build, esbuild naming the export).
+ * bundle takes its SHA-256 and MD5 from node-checksums.ts (a function that builds S3's client again belongs here: without
+ * it its bundle fails to build, esbuild naming the export). No function builds an EventBridge client either (its calls
+ * are signed requests, functions/adapters/eventbridge/eventbridge-requests.ts), so none carries the multi-region signer,
+ * which test/e2e/deployed-bundles.test.ts checks.
  */
 const S3_HANDLERS: readonly HandlerFile[] = [];
 
@@ -174,14 +173,14 @@ export class HoldbackFunction extends Construct {
         // DynamoDB's endpoint-discovery cache becomes a bounded Map (functions/composition/endpoint-cache-map.ts); every
         // function drops the SDK's event-stream codec, which no operation Holdback calls uses, S3's included
         // (functions/composition/no-event-streams.ts); those without S3 take SHA-256 and MD5 from Node's crypto without the
-        // SDK's JavaScript fallbacks (functions/composition/node-checksums.ts) and sign EventBridge's calls with SigV4 alone
-        // (functions/composition/single-region-signer.ts); and no legal comments are collected at the end of a bundle.
+        // SDK's JavaScript fallbacks (functions/composition/node-checksums.ts); and no legal comments are collected at the
+        // end of a bundle.
         esbuildArgs: {
           '--alias': [
             `@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS}`,
             `mnemonist/lru-cache=./${ENDPOINT_CACHE_MAP}`,
             `@smithy/core/event-streams=./${NO_EVENT_STREAMS}`,
-            ...(S3_HANDLERS.includes(props.handlerFile) ? [] : [`@smithy/core/checksum=./${NODE_CHECKSUMS}`, `@aws-sdk/signature-v4-multi-region=./${SINGLE_REGION_SIGNER}`]),
+            ...(S3_HANDLERS.includes(props.handlerFile) ? [] : [`@smithy/core/checksum=./${NODE_CHECKSUMS}`]),
           ],
           '--legal-comments': 'none',
         },

@@ -31,7 +31,7 @@ import { stackScopedName } from './stack-scoped-name';
 import { SweepSchedule } from './sweep-schedule';
 
 /** The stack's functions: the handlers rules, queues and schedules target, the API's, and the gateway webhooks'. */
-export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'exportJobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'] as const;
+export const FUNCTION_ROLES = ['orderEvents', 'release', 'sweep', 'api', 'webhooks', 'jobs', 'exportJobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiVendors', 'apiPages'] as const;
 export type FunctionRole = (typeof FUNCTION_ROLES)[number] & (HandlerName | ApiFunction | 'webhooks');
 
 /** Reserved concurrency per function (see holdback-context.ts for the account check). */
@@ -45,9 +45,10 @@ export type ConcurrencyBudget = Record<FunctionRole, number>;
 export const DEFAULT_CONCURRENCY_BUDGET: ConcurrencyBudget = {
   orderEvents: 50, release: RELEASE_QUEUE.maximumConcurrency, sweep: 2, webhooks: 10, jobs: JOB_QUEUE.maximumConcurrency,
   exportJobs: EXPORT_JOB_QUEUE.maximumConcurrency,
-  // The API's 20, shared by its functions (definitions/api-routing.ts): the reads most; the pages as many as the
-  // changes, since a browser opening the console asks for the page, its script, its stylesheet and the clock at once.
-  api: 5, apiReads: 6, apiJobs: 2, apiAudit: 2, apiPages: 5,
+  // The API's 20, shared by its functions (definitions/api-routing.ts): the pages and the reads most, since a browser
+  // opening the console asks for the page, its script, its stylesheet and the clock at once; the vendors' list and
+  // imports two, taken from the changes and the reads they left.
+  api: 4, apiReads: 5, apiJobs: 2, apiAudit: 2, apiVendors: 2, apiPages: 5,
 };
 
 /** What may expire, in days after it was written; settings and policy history and the audit log never expire. */
@@ -126,17 +127,26 @@ export const TABLE_ACTIONS: Record<FunctionRole, Partial<Record<StackTableName, 
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     audit: AUDIT_APPEND,
   },
+  // The vendors at large: the list reads (orders: the open totals; config: the vendor directory, policies, holds); an
+  // import stores policy versions and its record (config PutItem, UpdateItem), each version audited.
+  apiVendors: {
+    orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+    config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    audit: AUDIT_APPEND,
+  },
   // The API's reads write nothing.
   apiReads: {
     orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     config: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     rejected: ['dynamodb:GetItem', 'dynamodb:Query'],
   },
-  // Jobs and exports: a job started or cancelled (config PutItem, UpdateItem; also when the queue refuses its first
-  // step); an export's filters read as GET /outcomes reads them.
+  // The bulk work: a job started or cancelled (config PutItem, UpdateItem; also when the queue refuses its first
+  // step); an export's filters read as GET /outcomes reads them; a preview read (orders) and stored (config); an
+  // import's policy versions stored (config PutItem), each audited.
   apiJobs: {
     orders: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
     config: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    audit: AUDIT_APPEND,
   },
   // The audit log: verification and export read the whole log, a proof the stream's signed head and its checkpoint;
   // a verification too large for one answer is a job (config PutItem, UpdateItem), audited.
@@ -273,8 +283,9 @@ export class HoldbackStack extends Stack {
       // and clients only.
       api: apiFunction('api', 'ApiFunction', 'api', 'settings, policies, previews, holds, releases, imports, approvals, vendors'),
       apiReads: apiFunction('apiReads', 'ApiReadsFunction', 'api-reads', 'settings, policies, orders, outcomes, forecasts, approvals read'),
-      apiJobs: apiFunction('apiJobs', 'ApiJobsFunction', 'api-jobs', 'jobs and exports'),
+      apiJobs: apiFunction('apiJobs', 'ApiJobsFunction', 'api-jobs', 'jobs, exports, previews and imports'),
       apiAudit: apiFunction('apiAudit', 'ApiAuditFunction', 'api-audit', 'the audit log'),
+      apiVendors: apiFunction('apiVendors', 'ApiVendorsFunction', 'api-vendors', 'the vendor list and the policy CSV import'),
       apiPages: apiFunction('apiPages', 'ApiPagesFunction', 'api-pages', 'the console, the OpenAPI document, and 404 or 405 for unrouted requests', { withPages: true }),
       jobs: new HoldbackFunction(this, 'JobsFunction', {
         handlerFile: 'jobs',
@@ -328,12 +339,13 @@ export class HoldbackStack extends Stack {
       // Every other function but the sweep creates and deletes release schedules: order events and the release
       // function plan them; the api and the jobs cancel and replan them (holds, manual release, bulk replans). The
       // sweep only enqueues what is overdue (functions/composition/sweep.ts loads no Scheduler client).
-      // The API's reads and its jobs, exports and audit log neither schedule nor enqueue releases (their compositions
-      // load no Scheduler client; the audit's SQS client sends job steps only) nor ask the gateway.
-      const apiOther = name === 'apiReads' || name === 'apiJobs' || name === 'apiAudit';
+      // The API's reads, its jobs, exports and previews, its audit log and its vendors at large neither schedule nor
+      // enqueue releases (their compositions load no Scheduler; the job steps' SQS sends job steps only); of them only
+      // the vendor list asks the gateway (GET /vendors?checkGateway=true).
+      const apiOther = name === 'apiReads' || name === 'apiJobs' || name === 'apiAudit' || name === 'apiVendors';
       fn.bindReleaseScheduling(this.scheduling, name === 'sweep' || apiOther ? 'none' : 'plan')
         .bindReleaseQueue(this.releaseQueue.queue, !apiOther)
-        .bindGateway(this.gateway, name === 'release' || name === 'api');
+        .bindGateway(this.gateway, name === 'release' || name === 'api' || name === 'apiVendors');
     }
     // Checkpoints of the audit log: signed by the sweep alone; the functions that verify or serve it read the public
     // key (not the webhooks and the jobs: they only append; of the API's functions only apiAudit serves the log).
@@ -352,11 +364,11 @@ export class HoldbackStack extends Stack {
     this.functions.release.function.addEnvironment(RUNTIME_ENV.releaseMaxConcurrency, String(releaseConcurrency));
     this.releaseQueue.attach(this.functions.release.function);
     // Jobs go on the queue of their kind (the SQS adapter routes each step by it; every starter is told both URLs):
-    // the api's changes start walks and previews (the job queue), apiJobs exports and apiAudit verifications (the export
-    // job queue); each job function continues its own on its queue, and the jobs function also passes on an export
-    // step enqueued before the split. So each role may send only to the queues of the kinds it starts or carries on.
-    // The export-jobs function writes the export files and signs their links (its role reads the objects).
-    const sendsTo = { api: ['jobs'], apiJobs: ['exports'], apiAudit: ['exports'], jobs: ['jobs', 'exports'], exportJobs: ['exports'] } as const;
+    // the api's changes start walks and apiJobs previews (the job queue), apiJobs exports and apiAudit verifications
+    // (the export job queue); each job function continues its own on its queue, and the jobs function also passes on
+    // an export step enqueued before the split. So each role may send only to the queues of the kinds it starts or
+    // carries on. The export-jobs function writes the export files and signs their links (its role reads the objects).
+    const sendsTo = { api: ['jobs'], apiJobs: ['jobs', 'exports'], apiAudit: ['exports'], jobs: ['jobs', 'exports'], exportJobs: ['exports'] } as const;
     for (const [role, queues] of Object.entries(sendsTo) as [keyof typeof sendsTo, readonly ('jobs' | 'exports')[]][]) {
       this.functions[role].function.addEnvironment(RUNTIME_ENV.jobQueueUrl, this.jobQueue.queue.queueUrl);
       this.functions[role].function.addEnvironment(RUNTIME_ENV.exportJobQueueUrl, this.exportJobQueue.queue.queueUrl);
@@ -386,7 +398,7 @@ export class HoldbackStack extends Stack {
     new SweepSchedule(this, 'Sweep', { sweep: this.functions[SWEEP_SCHEDULE.target].function });
 
     this.api = new HoldbackApi(this, 'Api', {
-      handlers: { api: this.functions.api, apiReads: this.functions.apiReads, apiJobs: this.functions.apiJobs, apiAudit: this.functions.apiAudit, apiPages: this.functions.apiPages, webhooks: this.functions.webhooks },
+      handlers: { api: this.functions.api, apiReads: this.functions.apiReads, apiJobs: this.functions.apiJobs, apiAudit: this.functions.apiAudit, apiVendors: this.functions.apiVendors, apiPages: this.functions.apiPages, webhooks: this.functions.webhooks },
     });
     this.webhooks = new GatewayWebhooks(this, 'GatewayWebhooks', { handler: this.functions.webhooks });
     this.access = new AccessPolicies(this, 'Access', { httpApi: this.api.httpApi, bus, orderEventSource });

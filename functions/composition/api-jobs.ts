@@ -1,6 +1,7 @@
 /**
- * The composition of jobs and exports (the apiJobs function): an export's or a cancel's job steps enqueued (SQS) and
- * the stored jobs; the jobs function writes the export files and signs their links, so no S3 client here; locally the
+ * The composition of the work that may run as a job (the apiJobs function: jobs, exports, previews): an export's, a
+ * cancel's or a large preview's job steps enqueued (SQS), the stored jobs and previews; it plans no schedule and asks
+ * no gateway (a preview reads the stored releases). The jobs function writes the export files and signs their links, so no S3 client here; locally the
  * export folder the API serves the files from.
  */
 import type { AwsAdapters } from './compose';

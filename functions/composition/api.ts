@@ -1,7 +1,7 @@
 /**
- * The changes' composition (the api function: settings, policies, previews, holds, releases, imports, four-eyes
- * decisions): schedules cancelled and planned again, due releases and job steps enqueued, the gateway's order and
- * vendor reads (credentials from Secrets Manager), and the stored work. It emits nothing (routing.ts EMITTED_EVENTS:
+ * The changes' composition (the api function: settings, policies, holds, releases, four-eyes decisions; previews are
+ * apiJobs', the vendor list and imports apiVendors'): schedules cancelled and planned again, due releases and job steps
+ * enqueued, the gateway's order reads (credentials from Secrets Manager), and the stored work. It emits nothing (routing.ts EMITTED_EVENTS:
  * the gateway's webhook route, which republishes a payment, is the webhooks function's), so no EventBridge client; no
  * S3, no KMS: exports and the audit log are the apiAudit function's (definitions/api-routing.ts).
  */

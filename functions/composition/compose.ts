@@ -48,6 +48,12 @@ export interface ServiceContext {
    * does not pay for constructing its client. Every property reads through to the built client.
    */
   lazy<T extends { middlewareStack: unknown; config: unknown }>(service: string, build: () => T): T;
+  /**
+   * A sender without an SDK client (its `middlewareStack` is adapters/aws-http/call-stack.ts), built at its first use
+   * as `lazy` builds a client, and then handed to the client hook as `hooked` hands a client, so that the bench's
+   * meter counts its calls.
+   */
+  metered<T extends { middlewareStack: unknown }>(service: string, build: () => T): T;
 }
 
 /** What a gateway adapter is given: the credentials (with the scrubber that learns them). */
@@ -174,6 +180,11 @@ export function composeDependencies(config: RuntimeConfig, adapters: AwsAdapters
       return client;
     },
     lazy: (service, build) => lazyClient(() => c.hooked(build(), service)),
+    metered: (service, build) => lazyClient(() => {
+      const sender = build();
+      overrides.wrapClient?.(sender, service, config);
+      return sender;
+    }),
   };
   const dynamodb = { ...aws, ...(config.aws.dynamodbEndpoint ? { endpoint: config.aws.dynamodbEndpoint } : {}) };
   const doc = new DocumentClient(c.hooked(new DynamoDBClient(documentClientConfig(dynamodb)), 'DynamoDB'));

@@ -14,13 +14,15 @@ export type Audience = 'read' | 'finance' | 'approve' | 'audit' | 'gateway';
 
 /**
  * The API's functions, each bundling only its routes' code and clients (README "Cold starts"): `api` the changes
- * (settings, policies, previews, holds, releases, imports, four-eyes decisions: Scheduler, SQS, the gateway's reads,
- * and so also the vendor list, which may ask the gateway); `apiReads` the other reads (DynamoDB alone); `apiJobs` jobs
- * and exports (SQS); `apiAudit` the audit log (S3, KMS, and SQS for a verification job); `apiPages` the console, the
- * OpenAPI document (built at synth time) and every request no route matches (404 or 405, from this table). The
- * gateway's signed webhook is the webhooks function's, on the API as on its URL.
+ * (settings, policies, holds, releases, four-eyes decisions: Scheduler, SQS, the gateway's reads); `apiReads` the other
+ * reads (DynamoDB alone); `apiJobs` the work that may run as a job: jobs, exports and previews (a preview beyond one
+ * answer is a job; SQS); `apiAudit` the audit log (S3, KMS, and SQS for a verification job); `apiVendors` the vendors
+ * at large: their list (which may ask the gateway) and the policy CSV import (csv-parse, a fifth of the changes'
+ * bundle before it moved here); `apiPages` the console, the OpenAPI document (built at synth time) and every request
+ * no route matches (404 or 405, from this table). The gateway's signed webhook is the webhooks function's, on the API
+ * as on its URL.
  */
-export const API_FUNCTIONS = ['api', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'] as const;
+export const API_FUNCTIONS = ['api', 'apiReads', 'apiJobs', 'apiAudit', 'apiVendors', 'apiPages'] as const;
 export type ApiFunction = (typeof API_FUNCTIONS)[number];
 /** What serves a route: one of the API's functions, or the webhooks function (the gateway's webhook route). */
 export type RouteServer = ApiFunction | 'webhooks';
@@ -42,7 +44,7 @@ export const API_ROUTE_TABLE: readonly RouteEntry[] = [
   { method: 'GET', path: '/console/{asset}', audience: 'read', serves: 'apiPages' },
   { method: 'GET', path: '/settings', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/settings/history', audience: 'read', serves: 'apiReads' },
-  { method: 'GET', path: '/vendors', audience: 'read', serves: 'api' },
+  { method: 'GET', path: '/vendors', audience: 'read', serves: 'apiVendors' },
   { method: 'GET', path: '/vendors/{vendorId}/policy', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/vendors/{vendorId}/policy/history', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/vendors/{vendorId}/forecast', audience: 'read', serves: 'apiReads' },
@@ -62,14 +64,14 @@ export const API_ROUTE_TABLE: readonly RouteEntry[] = [
   // Stopping bulk work in progress is a change (a hold's or an apply's job stops half-way): finance only.
   { method: 'POST', path: '/jobs/{jobId}/cancel', audience: 'finance', serves: 'apiJobs' },
   { method: 'PUT', path: '/settings', audience: 'finance', serves: 'api' },
-  { method: 'POST', path: '/settings/preview', audience: 'finance', serves: 'api' },
+  { method: 'POST', path: '/settings/preview', audience: 'finance', serves: 'apiJobs' },
   { method: 'PUT', path: '/vendors/{vendorId}/policy', audience: 'finance', serves: 'api' },
-  { method: 'POST', path: '/vendors/{vendorId}/policy/preview', audience: 'finance', serves: 'api' },
+  { method: 'POST', path: '/vendors/{vendorId}/policy/preview', audience: 'finance', serves: 'apiJobs' },
   { method: 'POST', path: '/vendors/{vendorId}/hold', audience: 'finance', serves: 'api' },
   { method: 'POST', path: '/vendors/{vendorId}/unhold', audience: 'finance', serves: 'api' },
   { method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/release', audience: 'finance', serves: 'api' },
   { method: 'POST', path: '/orders/{orderId}/vendors/{vendorId}/retry', audience: 'finance', serves: 'api' },
-  { method: 'POST', path: '/policies/import', audience: 'finance', serves: 'api' },
+  { method: 'POST', path: '/policies/import', audience: 'finance', serves: 'apiVendors' },
   { method: 'GET', path: '/whoami', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/approvals', audience: 'read', serves: 'apiReads' },
   { method: 'GET', path: '/approvals/{approvalId}', audience: 'read', serves: 'apiReads' },

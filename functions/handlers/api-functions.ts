@@ -13,6 +13,7 @@ import { API_ROUTES } from './api';
 import { API_READ_ROUTES } from './api-reads';
 import { API_AUDIT_ROUTES } from './api-audit';
 import { API_JOB_ROUTES } from './api-jobs';
+import { API_VENDOR_ROUTES } from './api-vendors';
 import { pagesRoutes } from './api-pages';
 import { makeWebhookHandler } from './webhooks';
 import { OPENAPI_DOCUMENT, ROUTES } from './routes';
@@ -28,6 +29,7 @@ export function makeApiHandler(getDeps: DependencySource, metrics?: HandlerMetri
     apiReads: makeRouteHandler(API_READ_ROUTES, getDeps, metrics),
     apiJobs: makeRouteHandler(API_JOB_ROUTES, getDeps, metrics),
     apiAudit: makeRouteHandler(API_AUDIT_ROUTES, getDeps, metrics),
+    apiVendors: makeRouteHandler(API_VENDOR_ROUTES, getDeps, metrics),
     apiPages: makeRouteHandler(pagesRoutes(() => OPENAPI_DOCUMENT), getDeps, metrics),
     webhooks: makeWebhookHandler(getDeps, metrics),
   };

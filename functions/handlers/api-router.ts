@@ -7,7 +7,7 @@ import httpRouter from '@middy/http-router';
 import type { DependencySource } from './dependencies';
 import { HttpError, jsonErrors, type ApiEvent, type ApiResult } from './http';
 import { handlerDependencies, observed, type HandlerMetrics } from './observability';
-import { callerOf } from './caller';
+import { callerOf } from './schema/caller';
 import { methodsOn, routesServedBy, type RouteServer } from '../definitions/api-routing';
 import type { ApiRoute } from './routes/route';
 

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type middy from '@middy/core';
 import { ApprovalRequired, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, describeError } from '../application/errors';
-import { actorChecked, callerOf } from './caller';
+import { actorChecked, callerOf } from './schema/caller';
 import { VersionConflictError, type Logger } from '../application/ports';
 import { StoredDataDefect, ValidationError, assertNesting } from '../domain/errors';
 
@@ -27,7 +27,7 @@ export function rawBodyOf(event: ApiEvent): Buffer {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
 }
 
-/** `takesActor` false: the route's body declares no actor member (caller.ts actorChecked fills none in). */
+/** `takesActor` false: the route's body declares no actor member (schema/caller.ts actorChecked fills none in). */
 export function jsonBodyOf(event: ApiEvent, example: string, takesActor = true): unknown {
   const raw = rawBodyOf(event);
   if (raw.length === 0) throw new ValidationError([{ field: 'body', problem: 'is empty', expected: `a JSON object, e.g. ${example}` }]);
@@ -39,7 +39,7 @@ export function jsonBodyOf(event: ApiEvent, example: string, takesActor = true):
   }
   // Before any use case walks it (messages quote values with JSON.stringify, which recurses).
   assertNesting(body, 'body', example);
-  // On AWS the body's actor must name the signed caller (absent: the caller's name is filled in); see caller.ts.
+  // On AWS the body's actor must name the signed caller (absent: the caller's name is filled in); see schema/caller.ts.
   return actorChecked(body, callerOf(event), takesActor);
 }
 

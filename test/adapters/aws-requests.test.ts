@@ -1,6 +1,8 @@
 /**
- * The S3, KMS and SQS calls without SDK clients (adapters/aws-http/signed-request.ts, s3/s3-requests.ts,
- * kms/kms-requests.ts, sqs/sqs-requests.ts) against the SDK's own clients: through a recording door in front of the
+ * The S3, KMS, SQS, EventBridge, Scheduler and Secrets Manager calls without SDK clients
+ * (adapters/aws-http/signed-request.ts, s3/s3-requests.ts, kms/kms-requests.ts, sqs/sqs-requests.ts,
+ * eventbridge/eventbridge-requests.ts, scheduler/scheduler-requests.ts, secrets/secrets-manager-credentials.ts) against
+ * the SDK's own clients: through a recording door in front of the
  * local S3 (local/edge/s3.ts), a scripted KMS and a scripted SQS, each operation goes out as the SDK's client sends it (method, path, query, the headers that carry meaning, the
  * body), its SigV4 signature verifies with the SDK's signer, a pre-signed link is the SDK presigner's, character for
  * character, and a multipart upload of an export larger than a part is written, read back and hashed.
@@ -15,12 +17,20 @@ import {
 } from '@aws-sdk/client-s3';
 import { DescribeKeyCommand, GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Requests } from '../../functions/adapters/s3/s3-requests';
 import { PART_BYTES, S3ExportStore } from '../../functions/adapters/s3/s3-export-store';
 import { KmsRequests } from '../../functions/adapters/kms/kms-requests';
 import { SqsRequests } from '../../functions/adapters/sqs/sqs-requests';
+import { EventBridgeRequests } from '../../functions/adapters/eventbridge/eventbridge-requests';
+import { SchedulerRequests } from '../../functions/adapters/scheduler/scheduler-requests';
+import { secretsManagerCredentials } from '../../functions/adapters/secrets/secrets-manager-credentials';
+import { SecretScrubber } from '../../functions/adapters/secrets/gateway-credentials';
+import { meterAwsCalls, AwsCallTally } from '../../bench/aws-call-meter';
 import { startLocalS3 } from '../../local/edge/s3';
 import { answer, startScriptedServer, type ScriptedServer } from './gateway/scripted-http-server';
 
@@ -288,5 +298,125 @@ describe('SQS', () => {
     sqs.script(answer(200, { Successful: [{ Id: '0', MessageId: 'm-0', MD5OfMessageBody: md5('something else') }], Failed: [] }));
     await expect(ours.sendMessageBatch(input)).rejects.toThrow('Invalid MD5 checksum on messages: m-0');
     client.destroy();
+  });
+});
+
+/** A scripted request as the SDK signer's check takes it. */
+const asSeen = (r: { method: string; path: string; headers: IncomingHttpHeaders; body: string }): Seen => ({ method: r.method, url: r.path, headers: r.headers, body: Buffer.from(r.body) });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('EventBridge, Scheduler and Secrets Manager', () => {
+  let aws: ScriptedServer;
+  beforeAll(async () => {
+    aws = await startScriptedServer((r) => {
+      const target = String(r.headers['x-amz-target'] ?? '');
+      if (target === 'AWSEvents.PutEvents') return answer(200, { FailedEntryCount: 0, Entries: (JSON.parse(r.body) as { Entries: unknown[] }).Entries.map((_, i) => ({ EventId: `e${i}` })) });
+      if (target === 'secretsmanager.GetSecretValue') return answer(200, { Name: 'holdback/gateway', SecretString: '{"clientId":"c1","clientSecret":"s1"}', VersionId: 'v1' });
+      if (r.path.startsWith('/schedules/')) return answer(200, r.method === 'POST' ? { ScheduleArn: 'arn:aws:scheduler:ap-south-1:123456789012:schedule/g/n' } : {});
+      return answer(400, { __type: 'UnknownOperationException', message: `no ${r.method} ${r.path}` });
+    });
+  });
+  afterAll(() => aws.close());
+
+  /** Method, path, query (an idempotency token's value aside), target, content type and JSON body of a scripted request. */
+  const shape = (r: { method: string; path: string; headers: IncomingHttpHeaders; body: string }) => {
+    const url = new URL(r.path, 'http://x');
+    const body = r.body ? JSON.parse(r.body) as Record<string, unknown> : undefined;
+    const token = url.searchParams.get('clientToken') ?? (body?.ClientToken as string | undefined);
+    url.searchParams.delete('clientToken');
+    if (body) delete body.ClientToken;
+    return { method: r.method, path: url.pathname, query: [...url.searchParams].sort(), target: r.headers['x-amz-target'], type: r.headers['content-type'], body, token: token === undefined ? 'none' : UUID.test(token) ? 'a fresh uuid' : token };
+  };
+
+  test('PutEvents, CreateSchedule, DeleteSchedule and GetSecretValue go out as the SDK clients send them, signed as the SDK signs', async () => {
+    const config = { endpoint: aws.url, region: REGION, credentials: CREDENTIALS };
+    const events = new EventBridgeClient({ ...config, maxAttempts: 1 });
+    const scheduler = new SchedulerClient({ ...config, maxAttempts: 1 });
+    const secrets = new SecretsManagerClient({ ...config, maxAttempts: 1 });
+    const entries = [
+      { Source: 'holdback', DetailType: 'vendor.release_applied', Detail: '{"orderId":"o1","amount":"1.50"}', EventBusName: 'holdback-bus', Time: new Date('2026-11-26T10:30:00.250Z') },
+      { Source: 'shop.orders', DetailType: 'order.paid', Detail: '{"orderId":"o2"}', EventBusName: 'holdback-bus' },
+    ];
+    const schedule = {
+      Name: 'rel-o1-v1.1', GroupName: 'holdback-releases', ScheduleExpression: 'at(2026-11-27T10:31:00)', ScheduleExpressionTimezone: 'Asia/Kolkata',
+      FlexibleTimeWindow: { Mode: 'OFF' as const }, ActionAfterCompletion: 'DELETE' as const, State: 'ENABLED' as const, Description: 'Holdback release of order o1, vendor v1',
+      Target: { Arn: 'arn:aws:sqs:ap-south-1:123456789012:releases', RoleArn: 'arn:aws:iam::123456789012:role/s', Input: '{"orderId":"o1"}', RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 }, DeadLetterConfig: { Arn: 'arn:aws:sqs:ap-south-1:123456789012:dl' } },
+    };
+    const pairs: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+      ['PutEvents', () => events.send(new PutEventsCommand({ Entries: entries })), () => new EventBridgeRequests(config).putEvents({ Entries: entries })],
+      ['CreateSchedule', () => scheduler.send(new CreateScheduleCommand(schedule)), () => new SchedulerRequests(config).createSchedule(schedule)],
+      ['DeleteSchedule', () => scheduler.send(new DeleteScheduleCommand({ Name: 'rel-o1-v1.1', GroupName: 'holdback-releases' })), () => new SchedulerRequests(config).deleteSchedule({ Name: 'rel-o1-v1.1', GroupName: 'holdback-releases' })],
+    ];
+    for (const [name, theirs, mine] of pairs) {
+      await theirs();
+      const sdkRequest = aws.requests.at(-1)!;
+      await mine();
+      const ours = aws.requests.at(-1)!;
+      expect({ name, ...shape(ours) }).toEqual({ name, ...shape(sdkRequest) });
+      expect({ name, verifies: await signatureVerifies(asSeen(ours), name === 'PutEvents' ? 'events' : 'scheduler') }).toEqual({ name, verifies: true });
+    }
+    // The time goes as epoch seconds with its milliseconds, as the SDK writes it; an entry without one has none.
+    expect((JSON.parse(aws.requests.at(-6)!.body) as { Entries: { Time?: number }[] }).Entries.map((e) => e.Time)).toEqual([Date.parse('2026-11-26T10:30:00.250Z') / 1000, undefined]);
+    // GetSecretValue: the SDK client's request beside the credentials source's (endpoint and region as the SDK reads them:
+    // here every service's AWS_ENDPOINT_URL, as the bench's cold start sets it; test/adapters/gateway its own variable).
+    await secrets.send(new GetSecretValueCommand({ SecretId: 'holdback/gateway' }));
+    const sdkSecret = aws.requests.at(-1)!;
+    const saved = { ...process.env };
+    Object.assign(process.env, { AWS_ENDPOINT_URL: aws.url, AWS_REGION: REGION, AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey });
+    try {
+      expect(await secretsManagerCredentials('holdback/gateway', new SecretScrubber(), 0)()).toEqual({ clientId: 'c1', clientSecret: 's1' });
+    } finally {
+      process.env = saved;
+    }
+    const ourSecret = aws.requests.at(-1)!;
+    expect(shape(ourSecret)).toEqual(shape(sdkSecret));
+    expect(await signatureVerifies(asSeen(ourSecret), 'secretsmanager')).toBe(true);
+    for (const client of [events, scheduler, secrets]) client.destroy();
+  });
+
+  test('errors carry the service\'s code as name and its own message, as the SDK\'s errors do: a taken name is a ConflictException, a gone schedule a ResourceNotFoundException', async () => {
+    const ours = new SchedulerRequests({ endpoint: aws.url, region: REGION, credentials: CREDENTIALS });
+    aws.script(answer(409, { Message: 'Schedule rel-1 already exists.' }, { 'x-amzn-ErrorType': 'ConflictException:http://internal.amazon.com/coral/com.amazonaws.chronos/' }));
+    await expect(ours.createSchedule({ Name: 'rel-1', ScheduleExpression: 'at(2026-11-27T10:31:00)', FlexibleTimeWindow: { Mode: 'OFF' }, Target: { Arn: 'a', RoleArn: 'r' } }))
+      .rejects.toMatchObject({ name: 'ConflictException', message: 'Schedule rel-1 already exists.', $metadata: { httpStatusCode: 409 } });
+    aws.script(answer(404, { Message: 'Schedule rel-1 does not exist.' }, { 'x-amzn-ErrorType': 'ResourceNotFoundException' }));
+    await expect(ours.deleteSchedule({ Name: 'rel-1', GroupName: 'g' })).rejects.toMatchObject({ name: 'ResourceNotFoundException', $metadata: { httpStatusCode: 404 } });
+    const events = new EventBridgeRequests({ endpoint: aws.url, region: REGION, credentials: CREDENTIALS });
+    aws.script(answer(400, { __type: 'ValidationException', message: 'Total size of the entries in the request is over the limit.' }));
+    await expect(events.putEvents({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })).rejects.toMatchObject({ name: 'ValidationException', message: 'Total size of the entries in the request is over the limit.' });
+    // A throttled call (EventBridge answers it 400) is tried again, as the SDK's standard retries try it; the refusal above was not.
+    const before = aws.requests.length;
+    aws.script(answer(400, { __type: 'ThrottlingException', message: 'Rate exceeded' }), answer(400, { __type: 'ThrottlingException', message: 'Rate exceeded' }));
+    await expect(events.putEvents({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })).resolves.toMatchObject({ FailedEntryCount: 0 });
+    expect(aws.requests.length - before).toBe(3);
+  });
+
+  test('the bench\'s meter counts the calls of the senders without clients as it counted the clients\' (events, schedules and messages)', async () => {
+    const config = { endpoint: aws.url, region: REGION, credentials: CREDENTIALS };
+    const tally = new AwsCallTally();
+    try {
+      const events = new EventBridgeRequests(config);
+      const scheduler = new SchedulerRequests(config);
+      const sqs = new SqsRequests(config);
+      meterAwsCalls(events, 'EventBridge');
+      meterAwsCalls(scheduler, 'Scheduler');
+      meterAwsCalls(sqs, 'SQS');
+      await events.putEvents({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{"a":1}' }, { Source: 's', DetailType: 'd', Detail: '{"a":2}' }] });
+      await scheduler.createSchedule({ Name: 'rel-2', ScheduleExpression: 'at(2026-11-27T10:31:00)', FlexibleTimeWindow: { Mode: 'OFF' }, Target: { Arn: 'a', RoleArn: 'r' } });
+      await scheduler.deleteSchedule({ Name: 'rel-2', GroupName: 'g' });
+      aws.script(answer(200, { Successful: [{ Id: '0', MessageId: 'm0', MD5OfMessageBody: createHash('md5').update('{"x":1}').digest('hex') }], Failed: [] }));
+      await sqs.sendMessageBatch({ QueueUrl: `${aws.url}/1/q`, Entries: [{ Id: '0', MessageBody: '{"x":1}' }] });
+      const deadline = Date.now() + 10_000;
+      while (tally.calls.size < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      const counted = Object.fromEntries([...tally.calls.entries()].map(([key, entry]) => [key, { calls: entry.calls, ...entry.units }]));
+      expect(counted).toEqual({
+        'EventBridge PutEvents': { calls: 1, requests: 1, entries: 2, eventChunks: 2 },
+        'Scheduler CreateSchedule': { calls: 1, requests: 1 },
+        'Scheduler DeleteSchedule': { calls: 1, requests: 1 },
+        'SQS SendMessageBatch': { calls: 1, requests: 1, messages: 1, requestChunks: 1 },
+      });
+    } finally {
+      tally.close();
+    }
   });
 });

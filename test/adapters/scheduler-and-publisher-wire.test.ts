@@ -1,10 +1,10 @@
 /**
- * The Scheduler and EventBridge adapters as the AWS wire sees them (aws-wire.md): a loopback server records the SDK's
- * requests and answers as AWS would, including the error answers the adapters must absorb or report.
+ * The Scheduler and EventBridge adapters as the AWS wire sees them (aws-wire.md): a loopback server records the
+ * requests of the functions' senders (scheduler-requests.ts, eventbridge-requests.ts) and answers as AWS would, including the error answers the adapters must absorb or report.
  */
 import { DateTime } from 'luxon';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SchedulerRequests } from '../../functions/adapters/scheduler/scheduler-requests';
+import { EventBridgeRequests } from '../../functions/adapters/eventbridge/eventbridge-requests';
 import { atExpression, EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import type { HoldbackEvent } from '../../functions/domain/types';
@@ -14,7 +14,8 @@ import { Instant } from '../../functions/domain/instant';
 
 const QUEUE_ARN = 'arn:aws:sqs:ap-south-1:123456789012:holdback-releases';
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/holdback-scheduler';
-const sdk = (endpoint: string) => ({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+/** The functions' senders without SDK clients (adapters/aws-http/signed-request.ts), as the functions build them. */
+const sdk = (endpoint: string) => ({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
 let server: ScriptedServer;
 beforeEach(async () => {
@@ -79,7 +80,7 @@ describe('EventBridgeReleaseScheduler', () => {
 
   test('CreateSchedule: one-time, exact, deleted after completion, targeting the release queue with the command as the message body', async () => {
     server.script(answer(200, { ScheduleArn: 'arn:aws:scheduler:local:1:schedule/holdback-releases/rel-0123456789abcdef-1' }));
-    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerRequests(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,
     });
     await scheduler.schedule(command, Instant.fromDateTime(DateTime.fromISO('2022-12-17T15:00:20+05:30', { setZone: true })));
@@ -106,7 +107,7 @@ describe('EventBridgeReleaseScheduler', () => {
   });
 
   test('a name that exists already (409 ConflictException) is success; other errors are not', async () => {
-    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerRequests(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN, groupName: 'custom-group',
     });
     server.script(
@@ -123,7 +124,7 @@ describe('EventBridgeReleaseScheduler', () => {
 
   test('right after deploy, "the execution role cannot be assumed" is retried with backoff: two refusals then one schedule', async () => {
     const waits: number[] = [];
-    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerRequests(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN, sleep: async (ms) => { waits.push(ms); },
     });
     server.script(notYetAssumable(), notYetAssumable(), answer(200, { ScheduleArn: 'arn:aws:scheduler:local:1:schedule/holdback-releases/rel-0123456789abcdef-1' }));
@@ -135,7 +136,7 @@ describe('EventBridgeReleaseScheduler', () => {
 
   test('the propagation refusal is given about 30 s in all (one budget for every schedule of the container), then reported; any other ValidationException is not retried', async () => {
     const waits: number[] = [];
-    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerRequests(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN, sleep: async (ms) => { waits.push(ms); },
     });
     server.script(...Array.from({ length: 8 }, notYetAssumable));
@@ -157,7 +158,7 @@ describe('EventBridgeReleaseScheduler', () => {
   });
 
   test('DeleteSchedule in the group; a missing schedule (404) is success', async () => {
-    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerRequests(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,
     });
     server.script(
@@ -173,7 +174,7 @@ describe('EventBridgeReleaseScheduler', () => {
   });
 
   test('a release key that is not a schedule name is refused before any request', async () => {
-    const scheduler = new EventBridgeReleaseScheduler(new SchedulerClient(sdk(server.url)), {
+    const scheduler = new EventBridgeReleaseScheduler(new SchedulerRequests(sdk(server.url)), {
       releaseQueueArn: QUEUE_ARN, schedulerRoleArn: ROLE_ARN,
     });
     await expect(scheduler.cancel('rel/../x')).rejects.toThrow(/^releaseKey: .*send 1 to 64 characters/);
@@ -189,7 +190,7 @@ describe('EventBridgePublisher', () => {
   });
   const accepted = (count: number) => ({ FailedEntryCount: 0, Entries: Array.from({ length: count }, (_, i) => ({ EventId: `e${i}` })) });
   const publisher = (now?: () => DateTime) =>
-    new EventBridgePublisher(new EventBridgeClient(sdk(server.url)), { eventBusName: 'holdback-bus', orderEventSource: 'shop.orders', now: now && (() => Instant.fromDateTime(now())) });
+    new EventBridgePublisher(new EventBridgeRequests(sdk(server.url)).putEvents, { eventBusName: 'holdback-bus', orderEventSource: 'shop.orders', now: now && (() => Instant.fromDateTime(now())) });
 
   test('PutEvents with source holdback, the event type as detail-type, in batches of at most 10', async () => {
     server.fallback = (request) => answer(200, accepted(JSON.parse(request.body).Entries.length));
@@ -253,7 +254,7 @@ describe('EventBridgePublisher', () => {
     expect(sizes[0]).toBe(1);
     expect(sizes.reduce((a, b) => a + b)).toBe(4);
     server.requests.length = 0;
-    const lingering = new EventBridgePublisher(new EventBridgeClient(sdk(server.url)), { eventBusName: 'holdback-bus', lingerMs: 200 });
+    const lingering = new EventBridgePublisher(new EventBridgeRequests(sdk(server.url)).putEvents, { eventBusName: 'holdback-bus', lingerMs: 200 });
     await turns(lingering);
     expect(server.requests.map((r) => JSON.parse(r.body).Entries.length)).toEqual([4]);
   });

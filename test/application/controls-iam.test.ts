@@ -4,7 +4,7 @@
  */
 import { VENDOR, usePolicy } from './scenario';
 import { serveApiBehindIam, type IamPrincipal } from './iam-api';
-import { principalName } from '../../functions/handlers/caller';
+import { principalName } from '../../functions/handlers/schema/caller';
 
 const MAKER: IamPrincipal = {
   accessKeyId: 'AKIAMAKEREXAMPLE0001', secretAccessKey: 'maker-secret-example-key-000000000000000',

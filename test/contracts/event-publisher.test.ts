@@ -2,7 +2,7 @@
  * The contract of the EventPublisher port, run alike against the recording publisher the use-case tests rely on and the
  * EventBridge adapter on the local edge's bus: what is published arrives whole, in order, under its source.
  */
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgeRequests } from '../../functions/adapters/eventbridge/eventbridge-requests';
 import type { EventPublisher } from '../../functions/application/ports';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE, LOCAL_FUNCTIONS_ACCESS_KEY } from '../../functions/definitions/routing';
@@ -34,14 +34,14 @@ async function recording(): Promise<Subject<Publishing>> {
 async function onTheLocalBus(): Promise<Subject<Publishing>> {
   // No target: the bus keeps what it accepted, and lists it (GET /_local/events reads the same list).
   const local = await startEdge({});
-  // Signed as Holdback's functions are: the bus's policy lets only them put source `holdback`.
-  const client = new EventBridgeClient({ endpoint: local.edge.url, region, credentials: { accessKeyId: LOCAL_FUNCTIONS_ACCESS_KEY, secretAccessKey: 'local' } });
+  // Signed as Holdback's functions are, and sent as they send it (no SDK client: eventbridge-requests.ts): the bus's
+  // policy lets only them put source `holdback`.
+  const client = new EventBridgeRequests({ endpoint: local.edge.url, region, credentials: { accessKeyId: LOCAL_FUNCTIONS_ACCESS_KEY, secretAccessKey: 'local' } });
   return {
-    publisher: new EventBridgePublisher(client, { eventBusName: 'default', now: () => Instant.fromDateTime(local.clock.now()) }),
+    publisher: new EventBridgePublisher(client.putEvents, { eventBusName: 'default', now: () => Instant.fromDateTime(local.clock.now()) }),
     holdbackEvents: async () => local.edge.bus.find({ source: HOLDBACK_EVENT_SOURCE }).map((e) => ({ type: e['detail-type'], detail: e.detail }) as HoldbackEvent),
     orderEvents: async () => local.edge.bus.find({ source: DEFAULT_EVENT_SOURCE }).map((e) => ({ detailType: e['detail-type'], detail: e.detail })),
     close: async () => {
-      client.destroy();
       await local.edge.close();
     },
   };

@@ -3,13 +3,13 @@
  * rely on and the production adapters (EventBridge Scheduler, SQS) on the local edge, whose schedules really fire on its
  * clock into its release queue: a fake that drifts from its adapter fails here.
  */
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { ReleaseQueue, ReleaseScheduler } from '../../functions/application/ports';
 import { EventBridgeReleaseScheduler } from '../../functions/adapters/scheduler/eventbridge-release-scheduler';
 import { SqsReleaseQueue } from '../../functions/adapters/sqs/sqs-release-queue';
 import { sdkSendBatch } from '../../functions/adapters/sqs/sqs-batches';
 import { SqsRequests } from '../../functions/adapters/sqs/sqs-requests';
+import { SchedulerRequests } from '../../functions/adapters/scheduler/scheduler-requests';
 import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { Instant } from '../../functions/domain/instant';
@@ -44,14 +44,14 @@ async function onTheLocalEdge(sender: 'sdk' | 'signed' = 'sdk'): Promise<Subject
   // No release target: what fires stays on the release queue for the test to read. Its clock starts at START
   // (2022-12-02 16:05 India time), before every time the tests pass.
   const local = await startEdge({});
-  const schedulerClient = new SchedulerClient({ endpoint: local.edge.url, region, credentials });
   const sqs = new SQSClient({ endpoint: local.edge.url, region, credentials });
   const queueUrl = local.edge.queues.queueUrl(RELEASE_QUEUE.name);
   return {
-    scheduler: new EventBridgeReleaseScheduler(schedulerClient, {
+    // Scheduler without its SDK client, as every function calls it (scheduler-requests.ts).
+    scheduler: new EventBridgeReleaseScheduler(new SchedulerRequests({ endpoint: local.edge.url, region, credentials }), {
       releaseQueueArn: local.edge.queues.arn(RELEASE_QUEUE.name), schedulerRoleArn: localSchedulerRoleArn(), sleep: async () => undefined,
     }),
-    // The jobs function sends without the SDK's client (sqs-requests.ts); the others with it: the same messages.
+    // The functions send without the SDK's client (sqs-requests.ts); the SDK's client sends the same messages.
     queue: new SqsReleaseQueue(sender === 'sdk' ? sdkSendBatch(sqs) : new SqsRequests({ endpoint: local.edge.url, region, credentials }).sendMessageBatch, queueUrl),
     passTime: async (to) => {
       await local.clock.set(new Date(Instant.parse(to, 'to').ms));
@@ -69,7 +69,6 @@ async function onTheLocalEdge(sender: 'sdk' | 'signed' = 'sdk'): Promise<Subject
       }
     },
     close: async () => {
-      schedulerClient.destroy();
       sqs.destroy();
       await local.edge.close();
     },
@@ -78,8 +77,8 @@ async function onTheLocalEdge(sender: 'sdk' | 'signed' = 'sdk'): Promise<Subject
 
 const SUBJECTS: Subjects<Sending> = [
   ['the recording fakes', recordingFakes],
-  ['the Scheduler and SQS adapters on the local edge', () => onTheLocalEdge('sdk')],
-  ['the Scheduler adapter and SQS without its client (the jobs function\'s) on the local edge', () => onTheLocalEdge('signed')],
+  ['the Scheduler and SQS adapters without SDK clients (as the functions send) on the local edge', () => onTheLocalEdge('signed')],
+  ['the Scheduler adapter and SQS through the SDK\'s client on the local edge', () => onTheLocalEdge('sdk')],
 ];
 
 const command = (n: number): ReleaseCommand => ({ orderId: `order_${n}`, vendorId: 'vendor_A', releaseKey: `rel-order-${n}-vendor-a-1` });

@@ -30,6 +30,7 @@ import { API_ROUTES } from '../../functions/handlers/api';
 import { API_READ_ROUTES } from '../../functions/handlers/api-reads';
 import { API_JOB_ROUTES } from '../../functions/handlers/api-jobs';
 import { API_AUDIT_ROUTES } from '../../functions/handlers/api-audit';
+import { API_VENDOR_ROUTES } from '../../functions/handlers/api-vendors';
 import { pagesDependencies, pagesRoutes } from '../../functions/handlers/api-pages';
 import { makeWebhookHandler } from '../../functions/handlers/webhooks';
 import { OPENAPI_DOCUMENT } from '../../functions/handlers/routes';
@@ -38,6 +39,7 @@ import * as apiComposition from '../../functions/composition/api';
 import * as readsComposition from '../../functions/composition/api-reads';
 import * as jobsComposition from '../../functions/composition/api-jobs';
 import * as auditComposition from '../../functions/composition/api-audit';
+import * as vendorsComposition from '../../functions/composition/api-vendors';
 import * as webhooksComposition from '../../functions/composition/webhooks';
 import type { ApiEvent, ApiResult } from '../../functions/handlers/http';
 import type { Logger } from '../../functions/application/ports';
@@ -183,6 +185,7 @@ function functionHandlers(): Record<RouteServer, Handler> {
     apiReads: collectStreamedBodies(makeRouteHandler(API_READ_ROUTES, deps('apiReads', readsComposition)) as Handler),
     apiJobs: collectStreamedBodies(makeRouteHandler(API_JOB_ROUTES, deps('apiJobs', jobsComposition)) as Handler),
     apiAudit: collectStreamedBodies(makeRouteHandler(API_AUDIT_ROUTES, deps('apiAudit', auditComposition)) as Handler),
+    apiVendors: makeRouteHandler(API_VENDOR_ROUTES, deps('apiVendors', vendorsComposition)),
     // On AWS the document is the file its bundling wrote beside the bundle; here the one the routes make.
     apiPages: makeRouteHandler(pagesRoutes(() => OPENAPI_DOCUMENT), pagesDependencies),
     webhooks: makeWebhookHandler(deps('webhooks', webhooksComposition)) as Handler,
@@ -278,13 +281,15 @@ test('every route answers through the function the route table gives it, built w
 
   // ---- api: the changes (Scheduler, SQS, the gateway's reads with credentials from Secrets Manager, the stored work).
   expect((await post('api', 'PUT /settings', '/settings', { approvals: { manualRelease: { above: { INR: '50000' } } }, ...WHO })).status).toBe(200);
-  expect(await post('api', 'POST /settings/preview', '/settings/preview', { deferByDays: 2 })).toMatchObject({ status: 200 });
-  // With the gateway's answer for each vendor (credentials from Secrets Manager): an error there is caught into the item.
-  const vendors = await get('api', 'GET /vendors', '/vendors?checkGateway=true');
+  // Previews are apiJobs' (a preview beyond one answer is a job: SQS), and PUT takes their previewId.
+  expect(await post('apiJobs', 'POST /settings/preview', '/settings/preview', { deferByDays: 2 })).toMatchObject({ status: 200 });
+  // The vendor list is apiVendors', with the gateway's answer for each vendor (credentials from Secrets Manager): an
+  // error there is caught into the item.
+  const vendors = await get('apiVendors', 'GET /vendors', '/vendors?checkGateway=true');
   expect(vendors.status).toBe(200);
   const routesVendor = (vendors.body.items as { vendorId: string; gateway?: { answer: string; message?: string } }[]).find((v) => v.vendorId === 'v-routes');
   expect(routesVendor?.gateway).toMatchObject({ answer: expect.not.stringMatching(/^error$/) });
-  const preview = await post('api', 'POST /vendors/{vendorId}/policy/preview', '/vendors/v-apply/policy/preview', { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P3D' }, applyTo: 'open_orders' });
+  const preview = await post('apiJobs', 'POST /vendors/{vendorId}/policy/preview', '/vendors/v-apply/policy/preview', { scheduleOption: 1, release: { kind: 'after_payment', delay: 'P3D' }, applyTo: 'open_orders' });
   expect(preview).toMatchObject({ status: 200, body: { vendorId: 'v-apply', covered: 1 } });
   const applied = await post('api', 'PUT /vendors/{vendorId}/policy', '/vendors/v-apply/policy', {
     scheduleOption: 1, release: { kind: 'after_payment', delay: 'P3D' }, applyTo: 'open_orders', previewId: preview.body.previewId, expectedVersion: 0, ...WHO,
@@ -315,7 +320,8 @@ test('every route answers through the function the route table gives it, built w
   expect(await post('api', 'POST /approvals/{approvalId}/reject', `/approvals/${approvalB}/reject`, { actor: 'checker@example.com', reason: 'not yet' }, CHECKER)).toMatchObject({ status: 200 });
   await h.runtime.idle();
   const csv = 'vendorId,scheduleOption,release,delay,reason\nv-import-1,1,immediate,,trusted\n';
-  const importing = (query: string) => call('api', 'POST /policies/import', apiEvent('POST', `/policies/import?${query}`, { body: csv, headers: { 'content-type': 'text/csv' } }));
+  // The policy CSV import is apiVendors' (csv-parse in its bundle alone).
+  const importing = (query: string) => call('apiVendors', 'POST /policies/import', apiEvent('POST', `/policies/import?${query}`, { body: csv, headers: { 'content-type': 'text/csv' } }));
   expect(await importing('actor=maker%40example.com')).toMatchObject({ status: 200, body: { dryRun: true, rows: 1, valid: 1 } });
   expect(await importing('dryRun=false&actor=maker%40example.com')).toMatchObject({ status: 200, body: { applied: true } });
 

@@ -148,26 +148,21 @@ function packagesIn(bundle: FunctionBundle): Set<string> {
 describe('each function bundle carries only the AWS clients it uses', () => {
   const CLIENTS = ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-s3', 'client-kms', 'client-secrets-manager'] as const;
   const USES: Record<FunctionRole, (typeof CLIENTS)[number][]> = {
-    // EventBridge only where the function emits (routing.ts EMITTED_EVENTS), Scheduler where it plans or cancels, SQS
-    // where it enqueues (the webhooks never do: their role may not send to the release queue).
-    orderEvents: ['client-dynamodb', 'client-scheduler', 'client-sqs'],
-    release: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-eventbridge', 'client-secrets-manager'],
-    // The audit key (KMS) and S3 are called without an SDK client wherever used (adapters/kms/kms-requests.ts,
-    // adapters/s3/s3-requests.ts: the test below).
-    sweep: ['client-dynamodb', 'client-sqs'],
-    webhooks: ['client-dynamodb', 'client-scheduler', 'client-eventbridge', 'client-secrets-manager'],
-    // The release walks and previews plan schedules and enqueue (SQS without its client: sqs-requests.ts, the test
-    // below); the exports and verifications (the export-jobs function) write files (S3), read the audit key's public
-    // half (KMS) and send job steps (SQS), all three without an SDK client (adapters/*/…-requests.ts), and plan nothing.
-    jobs: ['client-dynamodb', 'client-scheduler'],
+    // DynamoDB's is the one SDK client left: EventBridge, Scheduler, SQS, Secrets Manager, S3 and KMS are called
+    // without theirs, signed by the SDK's SigV4 signer (adapters/aws-http/signed-request.ts and each service's
+    // …-requests.ts: the test below), wherever a function publishes, plans, enqueues, reads the gateway's secret,
+    // writes files or reads the audit key. The pages load no client.
+    orderEvents: ['client-dynamodb'],
+    release: ['client-dynamodb'],
+    sweep: ['client-dynamodb'],
+    webhooks: ['client-dynamodb'],
+    jobs: ['client-dynamodb'],
     exportJobs: ['client-dynamodb'],
-    // The API's functions (definitions/api-routing.ts): the changes plan, enqueue and ask the gateway; the reads only
-    // read; jobs and exports enqueue job steps; the audit log reads the archive and the key (and may start a job); the
-    // pages load no client.
-    api: ['client-dynamodb', 'client-scheduler', 'client-sqs', 'client-secrets-manager'],
+    api: ['client-dynamodb'],
     apiReads: ['client-dynamodb'],
-    apiJobs: ['client-dynamodb', 'client-sqs'],
+    apiJobs: ['client-dynamodb'],
     apiAudit: ['client-dynamodb'],
+    apiVendors: ['client-dynamodb'],
     apiPages: [],
   };
 
@@ -206,26 +201,48 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     }
   });
 
-  it('sign EventBridge\'s calls with SigV4 alone, without the SDK\'s multi-region signer, but S3\'s functions (the order driven above publishes through it)', () => {
-    for (const role of (Object.keys(USES) as FunctionRole[]).filter((r) => USES[r].includes('client-eventbridge') || USES[r].includes('client-s3'))) {
+  it('call EventBridge, Scheduler, SQS and Secrets Manager through the senders their compositions use (…-requests.ts, the order driven above publishes, schedules and enqueues through them), and none carries the SDK\'s multi-region signer', () => {
+    const SENDERS: Record<FunctionRole, string[]> = {
+      orderEvents: ['scheduler', 'sqs'],
+      release: ['eventbridge', 'scheduler', 'secrets', 'sqs'],
+      sweep: ['sqs'],
+      webhooks: ['eventbridge', 'scheduler', 'secrets'],
+      jobs: ['scheduler', 'sqs'],
+      exportJobs: ['sqs'],
+      api: ['scheduler', 'secrets', 'sqs'],
+      apiReads: [],
+      apiJobs: ['sqs'],
+      apiAudit: ['sqs'],
+      apiVendors: ['secrets'],
+      apiPages: [],
+    };
+    const FILES: Record<string, string> = {
+      eventbridge: 'functions/adapters/eventbridge/eventbridge-requests.ts',
+      scheduler: 'functions/adapters/scheduler/scheduler-requests.ts',
+      secrets: 'functions/adapters/secrets/secrets-manager-credentials.ts',
+      sqs: 'functions/adapters/sqs/sqs-requests.ts',
+    };
+    for (const role of Object.keys(SENDERS) as FunctionRole[]) {
       const inputs = inputsOf(bundles[role]);
-      const s3 = USES[role].includes('client-s3');
-      expect([role, packagesIn(bundles[role]).has('@aws-sdk/signature-v4-multi-region'), inputs.includes('functions/composition/single-region-signer.ts')]).toEqual([role, s3, !s3]);
+      expect([role, Object.keys(FILES).filter((sender) => inputs.includes(FILES[sender]))]).toEqual([role, SENDERS[role]]);
+      expect([role, inputs.includes('functions/adapters/aws-http/signed-request.ts')]).toEqual([role, role !== 'apiReads' && role !== 'apiPages']);
+      expect([role, packagesIn(bundles[role]).has('@aws-sdk/signature-v4-multi-region')]).toEqual([role, false]);
     }
   });
 
   /**
    * Each of the API's functions carries the route files of its own routes alone (definitions/api-routing.ts), none
    * carries the route list of them all or the OpenAPI document's builder (the document is built at synth time into the
-   * pages' asset), only the pages the console's loader, only the changes the policy CSV import (csv-parse); the other
+   * pages' asset), only the pages the console's loader, only the vendors' function the policy CSV import (csv-parse); the other
    * functions carry no route but the webhooks' one (routes/gateway-webhook.ts) and no router.
    */
-  it('each function carries only its own routes; none the route list, the OpenAPI document builder; only the pages the console, only the changes the CSV import', () => {
+  it('each function carries only its own routes; none the route list, the OpenAPI document builder; only the pages the console, only the vendors\' function the CSV import', () => {
     const ROUTE_FILES: Record<(typeof API_FUNCTIONS)[number], string[]> = {
-      api: ['approval-decisions', 'approvals', 'config-changes', 'imports', 'previews', 'releases', 'vendors'],
+      api: ['approval-decisions', 'approvals', 'config-changes', 'releases'],
       apiReads: ['approvals', 'basics', 'health', 'outcomes'],
-      apiJobs: ['jobs'],
+      apiJobs: ['jobs', 'previews'],
       apiAudit: ['audit'],
+      apiVendors: ['imports', 'vendors'],
       apiPages: ['console', 'health', 'openapi'],
     };
     const NOWHERE = ['functions/handlers/routes/index.ts', 'functions/handlers/schema/openapi-document.ts', 'functions/handlers/api-functions.ts'];
@@ -236,7 +253,7 @@ describe('each function bundle carries only the AWS clients it uses', () => {
       expect([role, routeFiles]).toEqual([role, ROUTE_FILES[role]]);
       expect([role, NOWHERE.filter((file) => inputs.includes(file))]).toEqual([role, []]);
       expect([role, inputs.includes('console/bundle.ts')]).toEqual([role, role === 'apiPages']);
-      expect([role, inputs.includes('functions/application/config/import-policies.ts'), packagesIn(bundles[role]).has('csv-parse')]).toEqual([role, role === 'api', role === 'api']);
+      expect([role, inputs.includes('functions/application/config/import-policies.ts'), packagesIn(bundles[role]).has('csv-parse')]).toEqual([role, role === 'apiVendors', role === 'apiVendors']);
       expect([role, packagesIn(bundles[role]).has('@middy/http-router')]).toEqual([role, true]);
     }
     expect(existsSync(join(bundles.apiPages.directory, 'openapi.json'))).toBe(true);
@@ -281,7 +298,7 @@ describe('each function bundle carries only the AWS clients it uses', () => {
       const inputs = inputsOf(bundles[role]);
       expect([role, [...packagesIn(bundles[role])].filter((name) => s3Package.test(name))]).toEqual([role, []]);
       expect([role, inputs.includes('functions/adapters/aws-http/signed-request.ts'), inputs.includes('functions/adapters/kms/kms-requests.ts')]).toEqual([role, true, true]);
-      expect([role, inputs.includes('functions/adapters/s3/s3-requests.ts'), inputs.includes('functions/adapters/sqs/sqs-requests.ts')]).toEqual([role, role !== 'sweep', role !== 'sweep']);
+      expect([role, inputs.includes('functions/adapters/s3/s3-requests.ts'), inputs.includes('functions/adapters/sqs/sqs-requests.ts')]).toEqual([role, role !== 'sweep', true]);
       expect([role, inputs.some((input) => input.includes('@smithy/signature-v4/'))]).toEqual([role, true]);
     }
   });

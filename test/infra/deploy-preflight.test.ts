@@ -107,8 +107,8 @@ describe("the account's Lambda concurrency limit, read at synth", () => {
   test('a limit with some room names the most a budget may reserve; a budget that fits passes', async () => {
     await expect(synth('raised').then(({ props }) => props())).rejects.toThrow(/limit is 150 .*send a budget reserving at most 50 in all/);
     // The API's five functions each named (their defaults, 20 in all, would not fit beside the others' here).
-    const fitting = await synth('raised', { [CONTEXT_KEYS.concurrencyBudget]: '{"orderEvents":10,"release":10,"sweep":2,"api":4,"apiReads":2,"apiJobs":1,"apiAudit":1,"apiPages":2,"webhooks":10}' });
-    expect(fitting.props().concurrencyBudget).toEqual({ orderEvents: 10, release: 10, sweep: 2, api: 4, apiReads: 2, apiJobs: 1, apiAudit: 1, apiPages: 2, webhooks: 10, jobs: 4, exportJobs: 4 });
+    const fitting = await synth('raised', { [CONTEXT_KEYS.concurrencyBudget]: '{"orderEvents":10,"release":10,"sweep":2,"api":4,"apiReads":1,"apiJobs":1,"apiAudit":1,"apiVendors":1,"apiPages":2,"webhooks":10}' });
+    expect(fitting.props().concurrencyBudget).toEqual({ orderEvents: 10, release: 10, sweep: 2, api: 4, apiReads: 1, apiJobs: 1, apiAudit: 1, apiVendors: 1, apiPages: 2, webhooks: 10, jobs: 4, exportJobs: 4 });
     expect((await synth('standard')).props().concurrencyBudget).toEqual(expect.objectContaining({ orderEvents: 50, webhooks: 10 }));
   });
 

@@ -132,7 +132,7 @@ describe('event intake: the stack listens on a bus of its own that only named pr
     // Written out here, not read from EMITTED_EVENTS: the release function records the gateway's answers, the webhooks
     // confirm held sends, check settlements and republish payments; the others emit nothing and may put nothing.
     const expected: Record<string, Json[]> = {
-      orderEvents: [], sweep: [], api: [], jobs: [], exportJobs: [], apiReads: [], apiJobs: [], apiAudit: [], apiPages: [],
+      orderEvents: [], sweep: [], api: [], jobs: [], exportJobs: [], apiReads: [], apiJobs: [], apiAudit: [], apiVendors: [], apiPages: [],
       release: [{ 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': ['vendor.release_applied', 'vendor.release_failed', 'config.drift_detected'] }],
       webhooks: [
         { 'events:source': HOLDBACK_EVENT_SOURCE, 'events:detail-type': ['vendor.release_applied', 'config.drift_detected'] },
@@ -155,7 +155,7 @@ describe('event intake: the stack listens on a bus of its own that only named pr
       const fn = production.ofType('AWS::Lambda::Function').find(([id]) => id === production.logicalId(production.stack.functions[role].function));
       return [role, fn?.[1].Properties.TracingConfig?.Mode];
     }));
-    expect(modes).toEqual({ orderEvents: 'PassThrough', release: 'PassThrough', webhooks: 'PassThrough', api: 'Active', apiReads: 'Active', apiJobs: 'Active', apiAudit: 'Active', apiPages: 'Active', sweep: 'Active', jobs: 'Active', exportJobs: 'Active' });
+    expect(modes).toEqual({ orderEvents: 'PassThrough', release: 'PassThrough', webhooks: 'PassThrough', api: 'Active', apiReads: 'Active', apiJobs: 'Active', apiAudit: 'Active', apiVendors: 'Active', apiPages: 'Active', sweep: 'Active', jobs: 'Active', exportJobs: 'Active' });
   });
 
   it("logs: JSON, the functions' lines from INFO, Lambda's own START/END/REPORT lines only at WARN (the bill)", () => {

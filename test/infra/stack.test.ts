@@ -240,7 +240,7 @@ describe('scheduling', () => {
     expect(release.Environment.Variables[RUNTIME_ENV.releaseMaxConcurrency]).toBe(String(RELEASE_QUEUE.maximumConcurrency));
   });
 
-  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; only the API\'s changes (walks, previews) and the jobs function send to it', () => {
+  it('the job queue drives the jobs function one step at a time, at a bounded concurrency, with a redrive to its dead-letter queue; only the API\'s changes (walks), its jobs function (previews) and the jobs function send to it', () => {
     expectQueueDrives(stack.functions.jobs.function, stack.jobQueue, JOB_QUEUE);
     const jobs = resources[logicalId(stack.functions.jobs.function)].Properties;
     expect(jobs.Timeout).toBe(JOB_QUEUE.functionTimeoutSeconds);
@@ -248,7 +248,7 @@ describe('scheduling', () => {
       const fn = resources[logicalId(stack.functions[role].function)].Properties;
       expect([role, fn.Environment.Variables[RUNTIME_ENV.jobQueueUrl]]).toEqual([role, { Ref: logicalId(stack.jobQueue.queue) }]);
     }
-    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs']);
+    expect(FUNCTION_ROLES.filter((role) => sendsTo(role, stack.jobQueue.queue))).toEqual(['api', 'jobs', 'apiJobs']);
   });
 
   it('the export job queue drives the export-jobs function alike (its own dead-letter queue, alarmed); the API\'s jobs and audit functions (exports, verifications) and both job functions send to it; the changes are told its URL but may not send', () => {
@@ -335,9 +335,9 @@ describe('IAM', () => {
     }
   });
 
-  it('every function but the webhooks, the sweep, the export jobs and the API\'s reads, jobs, audit and pages may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the others (which only enqueue or read) nothing', () => {
+  it('every function but the webhooks, the sweep, the export jobs and the API\'s reads, jobs, audit, vendors and pages may create, update and delete release schedules (plans, holds and manual releases move them); the webhooks may only delete them, the others (which only enqueue or read) nothing', () => {
     const creates = ['iam:PassRole', 'scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
-    const none = ['sweep', 'exportJobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiPages'];
+    const none = ['sweep', 'exportJobs', 'apiReads', 'apiJobs', 'apiAudit', 'apiVendors', 'apiPages'];
     const expected = (role: string) => (role === 'webhooks' ? ['scheduler:DeleteSchedule'] : none.includes(role) ? [] : creates);
     for (const role of FUNCTION_ROLES) {
       const actions = statementsOf(role).flatMap((s) => list(s.Action)).filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'));
@@ -345,11 +345,11 @@ describe('IAM', () => {
     }
   });
 
-  it('only the release function, the api (order lookup, GET /vendors?checkGateway=true) and the webhooks (signature, order lookup) may read the gateway secret', () => {
+  it('only the release function, the api (order lookup), the vendors\' function (GET /vendors?checkGateway=true) and the webhooks (signature, order lookup) may read the gateway secret', () => {
     const secretId = logicalId(stack.gateway.secret as unknown as { node: { defaultChild?: unknown } });
     for (const role of FUNCTION_ROLES) {
       const reads = statementsOf(role).some((s) => JSON.stringify(s.Resource).includes(secretId) && list(s.Action).includes('secretsmanager:GetSecretValue'));
-      expect([role, reads]).toEqual([role, role === 'release' || role === 'api' || role === 'webhooks']);
+      expect([role, reads]).toEqual([role, role === 'release' || role === 'api' || role === 'apiVendors' || role === 'webhooks']);
     }
   });
 
@@ -488,7 +488,7 @@ describe('context', () => {
     expect(() => new HoldbackStack(new App({ context: SYNTH_CONTEXT }), 'Small', { concurrencyBudget: { ...DEFAULT_CONCURRENCY_BUDGET, release: 2 } }))
       .toThrow(/reserved concurrency \(2\) is below its queue's maximum concurrency \(10\)/);
     expect(() => holdbackPropsFromContext(nodeWith({ [CONTEXT_KEYS.concurrencyBudget]: '{"webhook": 5}' })))
-      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, exportJobs, apiReads, apiJobs, apiAudit, apiPages$/);
+      .toThrow(/names "webhook"; send functions among orderEvents, release, sweep, api, webhooks, jobs, exportJobs, apiReads, apiJobs, apiAudit, apiVendors, apiPages$/);
   });
 
   it("keeps the due index's projection of a stack deployed while it was ALL (DynamoDB cannot change it in place); keys only by default", () => {
@@ -631,11 +631,11 @@ describe('audit checkpoint key', () => {
       // The webhooks and the jobs only append: they neither verify nor serve the key, so their roles cannot even read it
       // (the open URL's above all); the export jobs verify the log with it; of the API's functions only apiAudit serves
       // the audit log.
-      const keyId = role === 'webhooks' || role === 'jobs' || ['api', 'apiReads', 'apiJobs', 'apiPages'].includes(role) ? undefined : getAtt(stack.auditKey.key);
+      const keyId = role === 'webhooks' || role === 'jobs' || ['api', 'apiReads', 'apiJobs', 'apiVendors', 'apiPages'].includes(role) ? undefined : getAtt(stack.auditKey.key);
       expect([role, env[RUNTIME_ENV.auditCheckpointWriter], env[RUNTIME_ENV.auditKmsKeyId]]).toEqual([role, undefined, keyId]);
     }
     const readers = policy.filter((s) => list(s.Action).includes('kms:GetPublicKey')).flatMap((s) => list((s as Json).Principal.AWS));
-    for (const role of ['webhooks', 'jobs', 'api', 'apiReads', 'apiJobs', 'apiPages'] as const) expect(readers).not.toContainEqual(getAtt(stack.functions[role].role));
+    for (const role of ['webhooks', 'jobs', 'api', 'apiReads', 'apiJobs', 'apiVendors', 'apiPages'] as const) expect(readers).not.toContainEqual(getAtt(stack.functions[role].role));
     expect(readers).toContainEqual(getAtt(stack.functions.apiAudit.role));
     expect(readers).toContainEqual(getAtt(stack.functions.exportJobs.role));
   });

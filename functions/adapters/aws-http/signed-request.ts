@@ -21,7 +21,7 @@ export interface AwsCredentials { accessKeyId: string; secretAccessKey: string; 
 /** Where and as whom a service is called (the function's configuration: functions/composition/compose.ts). */
 export interface AwsTarget {
   region: string;
-  /** An endpoint of its own (the local edge); else `AWS_ENDPOINT_URL_<SERVICE>` as the SDK reads it, else AWS's regional endpoint. */
+  /** An endpoint of its own (the local edge); else `AWS_ENDPOINT_URL_<SERVICE>` or `AWS_ENDPOINT_URL` as the SDK reads them, else AWS's regional endpoint. */
   endpoint?: string;
   /** Fixed credentials (the embedded default's placeholders); the SDK's default chain when absent. */
   credentials?: AwsCredentials;
@@ -44,7 +44,11 @@ export interface AwsAnswer {
   stream: IncomingMessage;
 }
 
-/** An error answer, with the status where the SDK's errors keep it (`$metadata.httpStatusCode`) and the service's code as its name. */
+/**
+ * An error answer, with the status where the SDK's errors keep it (`$metadata.httpStatusCode`) and the service's code as
+ * its name. Its message names the call (`KMS Sign: NotFoundException: ...`), or is the service's own, as the SDK's
+ * error carries it, where the caller asked for the SDK's messages (`SignedOptions.sdkMessages`).
+ */
 export class AwsServiceError extends Error {
   readonly $metadata: { httpStatusCode: number };
   constructor(readonly code: string, message: string, status: number) {
@@ -75,6 +79,15 @@ class NodeSha256 {
 
 /** Statuses the SDK's standard retry mode tries again (throttling and the server's transient errors). */
 const RETRIED_STATUS = new Set([429, 500, 502, 503, 504]);
+/**
+ * Error codes the SDK's standard retry mode treats as throttling whatever their status (EventBridge, KMS and SQS
+ * answer a throttled call 400 with one of these: @smithy/core's THROTTLING_ERROR_CODES).
+ */
+const THROTTLING_CODES = new Set([
+  'BandwidthLimitExceeded', 'EC2ThrottledException', 'LimitExceededException', 'PriorRequestNotComplete', 'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded', 'RequestThrottled', 'RequestThrottledException', 'SlowDown', 'ThrottledException', 'Throttling', 'ThrottlingException',
+  'TooManyRequestsException', 'TransactionInProgressException',
+]);
 /** The SDK's standard mode: a base of 100 ms doubling to at most 20 s, full jitter. */
 const RETRY_BACKOFF = { firstMs: 100, capMs: 20_000, jitter: 1 };
 /** A request that sends or answers nothing for this long is dropped and tried again. */
@@ -85,6 +98,14 @@ export const readAll = async (stream: AsyncIterable<Buffer | Uint8Array>): Promi
   for await (const chunk of stream) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
 };
+
+/** How a service is reached and answers beyond its signing name and host. */
+export interface SignedOptions {
+  /** The variable the SDK reads the service's own endpoint from, when it is not `AWS_ENDPOINT_URL_<SIGNING NAME>` (EventBridge's signing name is "events"). */
+  endpointEnv?: string;
+  /** Errors carry the service's message as the SDK's errors do (callers that read it, or show it, as they did with the SDK's client). */
+  sdkMessages?: boolean;
+}
 
 export class SignedRequests {
   readonly signer: SignatureV4;
@@ -99,8 +120,9 @@ export class SignedRequests {
    * `service`: the signing name ("s3", "kms"); `host`: AWS's regional host of the service (`s3.ap-south-1.amazonaws.com`).
    * S3 signs its path as sent (uriEscapePath false), as the SDK's S3 client does; every other service escapes it.
    */
-  constructor(readonly service: string, target: AwsTarget, host: string) {
-    const endpoint = target.endpoint ?? process.env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`]?.trim();
+  constructor(readonly service: string, target: AwsTarget, host: string, private readonly options: SignedOptions = {}) {
+    // As the SDK reads them: the service's own variable, else the one for every service.
+    const endpoint = target.endpoint ?? (process.env[options.endpointEnv ?? `AWS_ENDPOINT_URL_${service.toUpperCase()}`] || process.env.AWS_ENDPOINT_URL)?.trim();
     this.ownEndpoint = Boolean(endpoint);
     this.base = new URL(endpoint || `https://${host}`);
     this.signer = new SignatureV4({
@@ -132,11 +154,36 @@ export class SignedRequests {
    * `what` names the call in errors ("KMS Sign").
    */
   async json<T>(what: string, url: URL, protocol: '1.0' | '1.1', target: string, input: unknown, headers: Record<string, string> = {}): Promise<T> {
-    const answer = await this.send({
+    return this.parsedAnswer<T>(what, {
       method: 'POST', url, path: url.pathname || '/',
       headers: { 'content-type': `application/x-amz-json-${protocol}`, 'x-amz-target': target, ...headers },
       body: Buffer.from(JSON.stringify(input)),
     });
+  }
+
+  /**
+   * One operation of a REST-JSON protocol (Scheduler): `method` on `path` (already percent-encoded) with `query`, its
+   * input (if any) as the JSON body. Errors as `json`'s, the code from `x-amzn-errortype`, the body's `code` or `__type`.
+   */
+  async restJson<T>(what: string, method: string, path: string, query: Record<string, string>, input?: unknown): Promise<T> {
+    const body = input === undefined ? undefined : Buffer.from(JSON.stringify(input));
+    return this.parsedAnswer<T>(what, { method, url: this.base, path, query, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+  }
+
+  /** `request` sent and its answer parsed; an answer refused with a throttling code is tried again as `send` tries a 429. */
+  private async parsedAnswer<T>(what: string, request: AwsRequest): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.parsed<T>(what, await this.send(request));
+      } catch (error) {
+        if (!(error instanceof AwsServiceError) || !THROTTLING_CODES.has(error.code) || attempt >= this.maxAttempts) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, RETRY_BACKOFF)));
+    }
+  }
+
+  /** An answer read whole and parsed; an error answer throws, named by its code; a success whose body is not JSON throws too. */
+  private async parsed<T>(what: string, answer: AwsAnswer): Promise<T> {
     const text = (await readAll(answer.stream)).toString('utf8');
     let parsed: Record<string, unknown> = {};
     try {
@@ -145,9 +192,9 @@ export class SignedRequests {
       if (answer.status < 300) throw new AwsServiceError('UnreadableAnswer', `${what}: the answer is not JSON: ${text.slice(0, 200)}`, answer.status);
     }
     if (answer.status >= 300) {
-      const code = String(parsed.__type ?? answer.headers['x-amzn-errortype'] ?? `Http${answer.status}`).split('#').pop()!.split(':')[0];
+      const code = String(answer.headers['x-amzn-errortype'] ?? parsed.code ?? parsed.__type ?? `Http${answer.status}`).split(',')[0].split(':')[0].split('#').pop()!;
       const message = String(parsed.message ?? parsed.Message ?? `answered ${answer.status}`);
-      throw new AwsServiceError(code, `${what}: ${code}: ${message}`, answer.status);
+      throw new AwsServiceError(code, this.options.sdkMessages ? message : `${what}: ${code}: ${message}`, answer.status);
     }
     return parsed as T;
   }

@@ -1,6 +1,6 @@
 /** Puts Holdback's events, and marketplace order events received by webhook, on the EventBridge bus. */
 import type { Instant } from '../../domain/instant';
-import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { PutEventsCommandOutput, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { HoldbackEvent } from '../../domain/types';
 import type { EventPublisher } from '../../application/ports';
 import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE } from '../../definitions/routing';
@@ -19,6 +19,9 @@ export interface EventBridgePublisherOptions {
    */
   lingerMs?: number;
 }
+
+/** One PutEvents: without the SDK's client in the functions (eventbridge-requests.ts), or the SDK client's. */
+export type PutEvents = (input: { Entries: PutEventsRequestEntry[] }) => Promise<Pick<PutEventsCommandOutput, 'FailedEntryCount' | 'Entries'>>;
 
 /** PutEvents takes at most 10 entries, and 256 KB of them, per call. */
 const BATCH_SIZE = 10;
@@ -45,7 +48,7 @@ export class EventBridgePublisher implements EventPublisher {
   private readonly queue: QueuedEntry[] = [];
   private sending = false;
 
-  constructor(private readonly client: EventBridgeClient, private readonly options: EventBridgePublisherOptions) {
+  constructor(private readonly putEvents: PutEvents, private readonly options: EventBridgePublisherOptions) {
     this.orderEventSource = options.orderEventSource ?? DEFAULT_EVENT_SOURCE;
   }
 
@@ -92,7 +95,7 @@ export class EventBridgePublisher implements EventPublisher {
     while (this.queue.length > 0) {
       const batch = this.nextBatch();
       try {
-        const answer = await this.client.send(new PutEventsCommand({ Entries: batch.map((q) => q.entry) }));
+        const answer = await this.putEvents({ Entries: batch.map((q) => q.entry) });
         const retries: QueuedEntry[] = [];
         batch.forEach((queued, i) => {
           const result = answer.FailedEntryCount ? answer.Entries?.[i] : undefined;

@@ -1,13 +1,20 @@
 /** One-time EventBridge Scheduler schedules that put a release command on the release queue at the release's send time. */
 import { IANAZone } from 'luxon';
-import {
-  CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, type CreateScheduleCommandInput, type RetryPolicy,
-} from '@aws-sdk/client-scheduler';
+import type { CreateScheduleCommandInput, RetryPolicy } from '@aws-sdk/client-scheduler';
 import type { ReleaseCommand } from '../../domain/types';
 import { backoffDelayMs, type Backoff } from '../../../kit/backoff';
 import type { ReleaseScheduler } from '../../application/ports';
 import { RELEASE_SCHEDULE_GROUP } from '../../definitions/routing';
 import { Instant, MINUTE_MS } from '../../domain/instant';
+
+/**
+ * Scheduler's two calls the adapter makes: without the SDK's client in the functions (scheduler-requests.ts); an error
+ * is named by Scheduler's code and carries its message, as the SDK client's errors are.
+ */
+export interface ScheduleCalls {
+  createSchedule(input: CreateScheduleCommandInput): Promise<unknown>;
+  deleteSchedule(input: { Name: string; GroupName?: string }): Promise<unknown>;
+}
 
 export interface EventBridgeReleaseSchedulerOptions {
   /** ARN of the release queue (SQS), the schedules' target: a due release takes the one send path. */
@@ -85,7 +92,7 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
   /** The propagation waits spent in the current period (see PROPAGATION_PERIOD_MS). */
   private propagation = { since: 0, spentMs: 0 };
 
-  constructor(private readonly client: SchedulerClient, private readonly options: EventBridgeReleaseSchedulerOptions) {
+  constructor(private readonly client: ScheduleCalls, private readonly options: EventBridgeReleaseSchedulerOptions) {
     this.groupName = options.groupName ?? RELEASE_SCHEDULE_GROUP;
     this.timezone = options.timezone ?? 'Asia/Kolkata';
     this.retryPolicy = options.retryPolicy ?? { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 };
@@ -123,8 +130,8 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
     };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        // A command per try: a command object is not meant to be sent twice.
-        await this.client.send(new CreateScheduleCommand(input));
+        // A fresh idempotency token per try, as the SDK's client gave each command.
+        await this.client.createSchedule(input);
         return;
       } catch (error) {
         // The name is deterministic per send, so a conflict means this very release is already scheduled.
@@ -141,7 +148,7 @@ export class EventBridgeReleaseScheduler implements ReleaseScheduler {
   async cancel(releaseKey: string): Promise<void> {
     const name = this.requireName(releaseKey);
     try {
-      await this.client.send(new DeleteScheduleCommand({ Name: name, GroupName: this.groupName }));
+      await this.client.deleteSchedule({ Name: name, GroupName: this.groupName });
     } catch (error) {
       // Already fired (and deleted after completion) or already cancelled: either way, nothing is pending.
       if (hasName(error, 'ResourceNotFoundException')) return;

@@ -7,16 +7,21 @@
  */
 import { createHash } from 'node:crypto';
 import { SignedRequests, type AwsTarget } from '../aws-http/signed-request';
+import { CallStack } from '../aws-http/call-stack';
 import type { SendBatch } from './sqs-batches';
 
 export class SqsRequests {
+  /** The bench's call meter hooks in here where the composition hands it over (aws-http/call-stack.ts). */
+  readonly middlewareStack = new CallStack();
   private readonly http: SignedRequests;
 
   constructor(target: AwsTarget) {
     this.http = new SignedRequests('sqs', target, `sqs.${target.region}.amazonaws.com`);
   }
 
-  readonly sendMessageBatch: SendBatch = async (input) => {
+  readonly sendMessageBatch: SendBatch = (input) => this.middlewareStack.call('SendMessageBatch', input, this.sendBatch);
+
+  private readonly sendBatch: SendBatch = async (input) => {
     const url = this.http.ownEndpoint ? this.http.base : new URL(new URL(input.QueueUrl).origin);
     const output = await this.http.json<Awaited<ReturnType<SendBatch>> & { Successful?: { Id: string; MessageId: string; MD5OfMessageBody: string }[] }>(
       'SQS SendMessageBatch', url, '1.0', 'AmazonSQS.SendMessageBatch', input, { 'x-amzn-query-mode': 'true' });

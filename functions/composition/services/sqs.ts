@@ -1,11 +1,16 @@
-/** SQS: the release queue (the one send path) and the job queues, on one client. */
-import { SQSClient } from '@aws-sdk/client-sqs';
+/**
+ * SQS: the release queue (the one send path) and the job queues, on one sender without the SDK's SQS client
+ * (adapters/sqs/sqs-requests.ts), built at its first use and hooked as a client would be, so that the bill's meter
+ * counts an order's messages.
+ */
+import { SqsRequests } from '../../adapters/sqs/sqs-requests';
 import { SqsReleaseQueue } from '../../adapters/sqs/sqs-release-queue';
 import { SqsJobQueue } from '../../adapters/sqs/sqs-job-queue';
-import { sdkSendBatch } from '../../adapters/sqs/sqs-batches';
+import type { SendBatch } from '../../adapters/sqs/sqs-batches';
 import type { AwsAdapters } from '../compose';
 
 export const queues: NonNullable<AwsAdapters['queues']> = (c) => {
-  const sqs = c.lazy('SQS', () => new SQSClient(c.aws));
-  return { queue: new SqsReleaseQueue(sdkSendBatch(sqs), c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(sdkSendBatch(sqs), c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
+  const sqs = c.metered('SQS', () => new SqsRequests(c.aws));
+  const send: SendBatch = (input) => sqs.sendMessageBatch(input);
+  return { queue: new SqsReleaseQueue(send, c.config.releaseQueueUrl), jobQueue: c.config.jobQueueUrl ? new SqsJobQueue(send, c.config.jobQueueUrl, c.config.exportJobQueueUrl) : null };
 };

@@ -6,7 +6,7 @@ import { APPROVAL_STATES } from '../../domain/approvals';
 import { approvalLimit, approvalsList, getApproval, listApprovals, requireApprovalId } from '../../application/approvals/manage-approvals';
 import { decodeCursor } from '../../application/cursor';
 import { json } from '../http';
-import { callerOf } from '../caller';
+import { callerOf } from '../schema/caller';
 import { nullable, ok, page, ref, responses } from '../schema/openapi-parts';
 import { oneOf, parsed } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';

@@ -6,7 +6,7 @@ import { ok, ref, responses } from '../schema/openapi-parts';
 import { parsed, text } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import type { ApiRoute } from './route';
-import { actorOfCaller, callerOf } from '../caller';
+import { actorOfCaller, callerOf } from '../schema/caller';
 
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain'];
 

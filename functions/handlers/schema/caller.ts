@@ -3,10 +3,10 @@
  * (`requestContext.authorizer.iam`, HTTP API payload 2.0); locally nobody is proven, so the caller is
  * `local:unauthenticated` and the body's `actor` stands in for the person.
  */
-import type { Caller } from '../application/ports';
-import { isRecord } from '../domain/errors';
+import type { Caller } from '../../application/ports';
+import { isRecord } from '../../domain/errors';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ForbiddenError } from '../application/errors';
+import { ForbiddenError } from '../../application/errors';
 
 /** The principal recorded locally, where no request is signed: the audit log says so instead of naming nobody. */
 export const LOCAL_PRINCIPAL = 'local:unauthenticated';
