@@ -97,8 +97,8 @@ const comparable = ({ method, url, headers, body }: Seen) => {
 
 test.each([
   ['keepSerdeContext', (c: DynamoDBClient) => { keepSerdeContext(c); return c; }],
-  ['the whole leanClient', leanClient],
-])('%s: the same requests on the wire and the same answers as the SDK\'s default client', async (_name, make) => {
+  ['the whole leanClient', (c: DynamoDBClient) => leanClient(c)],
+] as const)('%s: the same requests on the wire and the same answers as the SDK\'s default client', async (_name, make) => {
   seen.length = 0;
   const sdk = client();
   const expected = await operations(sdk);
