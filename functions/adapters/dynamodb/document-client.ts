@@ -10,8 +10,7 @@ import {
   type AttributeValue, type DeleteItemCommandInput, type DynamoDBClient, type DynamoDBClientConfig,
   type GetItemCommandInput, type PutItemCommandInput, type QueryCommandInput, type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { Instant } from '../../domain/instant';
+import { fromAttributes, storedTimes, toAttributes } from './wire-values';
 
 /** An item, key or set of expression values as plain JavaScript. */
 export type Plain = Record<string, unknown>;
@@ -48,28 +47,13 @@ export function documentClientConfig(config: DynamoDBClientConfig): DynamoDBClie
   return { ...config, cacheMiddleware: true };
 }
 
-/**
- * A value as an item holds it: every Instant, at any depth of plain objects and arrays, as its stored text (its own
- * offset, milliseconds only when it has any), so an item's bytes are the text the record's time was written as.
- */
-export function storedTimes(value: unknown): unknown {
-  if (value instanceof Instant) return value.toText();
-  if (Array.isArray(value)) return value.map(storedTimes);
-  if (value === null || typeof value !== 'object') return value;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const [name, inner] of Object.entries(value)) copy[name] = storedTimes(inner);
-  return copy;
-}
+export { storedTimes };
 
-/** `undefined` attributes are left out, as a JavaScript object leaves them out of JSON. */
-const MARSHALL = { removeUndefinedValues: true } as const;
-
-// Instants in an item, a key or an expression value are written as their stored text (see storedTimes).
-const toWire = (value: Plain): Record<string, AttributeValue> => marshall(storedTimes(value) as Plain, MARSHALL);
+// Instants in an item, a key or an expression value are written as their stored text (storedTimes); `undefined`
+// attributes are left out, as a JavaScript object leaves them out of JSON; both in one pass (wire-values.ts).
+const toWire = (value: Plain): Record<string, AttributeValue> => toAttributes(value);
 const wireOrNothing = (value: Plain | undefined): Record<string, AttributeValue> | undefined => (value ? toWire(value) : undefined);
-const fromWire = (value: Record<string, AttributeValue>): Plain => unmarshall(value);
+const fromWire = (value: Record<string, AttributeValue>): Plain => fromAttributes(value);
 
 export class DocumentClient {
   constructor(private readonly client: DynamoDBClient) {}
