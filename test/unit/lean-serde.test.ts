@@ -5,7 +5,7 @@
  * the random invocation id), answers the same output, and a refused condition fails with the same error (name, message,
  * the old item, its metadata and the raw response). And the serde middlewares copy the client's configuration no more.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   BatchGetItemCommand, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand,
@@ -33,22 +33,27 @@ beforeAll(async () => {
     AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
     KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
   }]);
+  // Records each request whole, then hands it on to dynalite and dynalite's answer back.
   door = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: body.toString('utf8') });
-      const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (reply) => {
+    void received(req).then((one) => {
+      seen.push(one);
+      const headers = { ...one.headers, host: upstream.host };
+      request({ host: upstream.hostname, port: upstream.port, method: one.method, path: one.url, headers }, (reply) => {
         res.writeHead(reply.statusCode ?? 502, reply.headers);
         reply.pipe(res);
-      });
-      forwarded.end(body);
+      }).end(one.body);
     });
   });
   await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
   doorUrl = `http://127.0.0.1:${(door.address() as AddressInfo).port}`;
 });
+
+/** A request as it arrived, its body read whole. */
+async function received(req: IncomingMessage): Promise<Seen> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+}
 
 afterAll(async () => {
   door.closeAllConnections();
