@@ -1,5 +1,6 @@
 /**
- * wire-values.ts against the SDK's own functions: toAttributes(item) is `marshall(storedTimes(item),
+ * The DynamoDB client's item conversion (toAttributes, fromAttributes in functions/adapters/dynamodb/document-client.ts)
+ * against the SDK's own functions: toAttributes(item) is `marshall(storedTimes(item),
  * { removeUndefinedValues: true })` and fromAttributes(item) is `unmarshall(item)`, value for value, error for error, on
  * every kind of value (what Holdback stores, and what goes to the SDK's functions), on items the repositories write, and
  * on thousands of generated ones.
@@ -7,7 +8,7 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { Instant } from '../../functions/domain/instant';
-import { fromAttributes, storedTimes, toAttributes } from '../../functions/adapters/dynamodb/wire-values';
+import { fromAttributes, storedTimes, toAttributes } from '../../functions/adapters/dynamodb/document-client';
 
 const sdkMarshall = (value: Record<string, unknown>) => marshall(storedTimes(value) as Record<string, unknown>, { removeUndefinedValues: true });
 

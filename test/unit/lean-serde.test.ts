@@ -1,5 +1,5 @@
 /**
- * keepSerdeContext (functions/composition/lean-serde.ts) and the composition root's whole leanClient against the SDK's
+ * keepSerdeContext (functions/composition/lean-client.ts) and the composition root's whole leanClient against the SDK's
  * default DynamoDB client, through a recording door in front of the local DynamoDB (dynalite): every operation the
  * repositories use goes out as the same request (method, path, body and every header but the date, the signature and
  * the random invocation id), answers the same output, and a refused condition fails with the same error (name, message,
@@ -11,8 +11,7 @@ import {
   BatchGetItemCommand, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { LocalDynamo } from '../../local/edge/dynamodb';
-import { keepSerdeContext } from '../../functions/composition/lean-serde';
-import { leanClient } from '../../functions/composition/lean-client';
+import { keepSerdeContext, leanClient } from '../../functions/composition/lean-client';
 
 const REGION = 'ap-south-1';
 const TABLE = 'lean-serde';
