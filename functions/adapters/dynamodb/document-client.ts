@@ -139,9 +139,9 @@ function pageOf(answer: { Items?: Record<string, AttributeValue>[]; LastEvaluate
  * answer, for less CPU. The SDK's marshall tests each value against a list of type names (building a list of sixteen
  * binary type names for every string, and four strings for every number) and storedTimes first copies the whole item to
  * turn its Instants into text; in the CPU profile of the `order.paid` ingest the two were 1 to 5% of each Lambda
- * container's busy samples. Here the values Holdback stores (strings, finite numbers, booleans, null, Instants, plain objects and
- * arrays) are written directly; anything else (sets, binary, big integers, numbers past the safe range, class instances)
- * goes through the SDK's own functions, so that its answer, or its error, is the SDK's
+ * container's busy samples. Here the values Holdback stores (strings, finite numbers, booleans, null, Instants, plain
+ * objects and arrays) are written directly; anything else (sets, binary, big integers, numbers past the safe range,
+ * class instances) goes through the SDK's own functions, so that its answer, or its error, is the SDK's
  * (test/adapters/dynamodb-wire-values.test.ts compares both ways on every kind of value).
  */
 
