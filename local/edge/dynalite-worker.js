@@ -163,11 +163,14 @@ function admit(req, res) {
   res.once('close', finished);
   serve(req, res);
 }
-server.on('request', (req, res) => {
+function onRequest(req, res) {
   if (req.headers[PRIORITY_HEADER] === 'api') return serve(req, res);
   if (inFlight < BACKGROUND_IN_FLIGHT) return admit(req, res);
   waiting.push([req, res]);
-});
+}
+server.on('request', onRequest);
+// The local Lambda containers' requests come over a MessagePort each (see dynalite-channel.js), into the same queue.
+const { serveChannel } = require('./dynalite-channel');
 
 // dynalite keeps a new table CREATING for a moment and makes it ACTIVE with a timer: a kill in that moment leaves it
 // CREATING on disk for ever, and every later start would wait for it. No write can have reached a table before it was
@@ -197,6 +200,7 @@ function finishInterruptedTables(done) {
 server.keepAliveTimeout = 600000;
 finishInterruptedTables(() => server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port })));
 parentPort.on('message', (message) => {
+  if (message && message.kind === 'channel') return serveChannel(message.port, onRequest);
   if (message !== 'close') return;
   // Keep-alive clients (the SDK's) would hold the close open: their idle sockets are ended, then LevelDB is closed.
   server.close(() => process.exit(0));
