@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import {
-  BatchGetItemCommand, CreateTableCommand, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand,
+  BatchGetItemCommand, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand,
   UpdateItemCommand, type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { LocalDynamo } from '../../../local/edge/dynamodb';
@@ -86,9 +86,8 @@ async function withDynamo(path: string | undefined, use: (dynamo: LocalDynamo, u
   const dynamo = new LocalDynamo(path);
   try {
     const url = await dynamo.url();
-    const setup = new DynamoDBClient({ endpoint: url, region, credentials });
-    for (const name of ['over-http', 'over-channel']) await setup.send(new CreateTableCommand(tableNamed(name)));
-    setup.destroy();
+    // Each ACTIVE before the first write (in a data folder a new table is CREATING for a moment).
+    await dynamo.createTables(url, region, [tableNamed('over-http'), tableNamed('over-channel')]);
     await use(dynamo, url);
   } finally {
     await dynamo.close();
