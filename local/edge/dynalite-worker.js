@@ -145,6 +145,8 @@ require('./dynalite-query')();
 
 // Each expression is parsed once, not at every request (see dynalite-expressions.js).
 require('./dynalite-expressions')();
+// Each request's types checked with descriptors made once (see dynalite-types.js).
+require('./dynalite-types').install();
 // Request ids from a pool of random bytes, the answers' checksums native (see dynalite-request-path.js).
 require('./dynalite-request-path')();
 
