@@ -4,7 +4,8 @@
 // new descriptor of ten members for `AttrStruct`: with the rest of its validation, 14% of dynalite's thread in a
 // profile of the pipeline, and much of its garbage. The checks, their order, the answer and every error are its own:
 // the code below is dynalite's, but for namedType, parsedType and attrStruct, which hand out the same descriptors
-// made once; edge-dynalite-validation.test.ts checks both give the same on valid and invalid requests.
+// made once, and refuseUnlessCollection, its collections' shared checks; edge-dynalite-types.test.ts checks both
+// give the same on valid and invalid requests.
 
 // The descriptors dynalite's checkType made again for every value: each is made once and shared (checkType only
 // reads them).
@@ -92,6 +93,24 @@ function typeError (msg) {
   return err
 }
 
+var PARAMETERIZED = "class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base of loader 'bootstrap')"
+
+/**
+ * dynalite's checks before a list or a map is read (its cases shared them line for line): a boolean, a number or a
+ * string is refused with `primitive`; an object where an array is wanted, or an array where an object is, with
+ * `misplaced` (a message, or a function that makes it, made only then).
+ */
+function refuseUnlessCollection (val, wantsArray, primitive, misplaced) {
+  switch (typeof val) {
+  case 'boolean':
+  case 'number':
+  case 'string':
+    throw typeError(primitive)
+  case 'object':
+    if (Array.isArray(val) != wantsArray) throw typeError(typeof misplaced == 'function' ? misplaced() : misplaced)
+  }
+}
+
 function checkType (val, type) {
   if (val == null) return null
   var children = type.children
@@ -169,73 +188,25 @@ function checkType (val, type) {
       throw typeError('Invalid last non-pad Base64 character dectected')
     return val
   case 'List':
-    switch (typeof val) {
-    case 'boolean':
-    case 'number':
-    case 'string':
-      throw typeError('Unexpected field type')
-    case 'object':
-      if (!Array.isArray(val)) throw typeError('Start of structure or map found where not expected')
-    }
-    return val.map(function (child) { return checkType(child, children) })
   case 'ParameterizedList':
-    switch (typeof val) {
-    case 'boolean':
-    case 'number':
-    case 'string':
-      throw typeError("class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base of loader 'bootstrap')")
-    case 'object':
-      if (!Array.isArray(val)) throw typeError('Start of structure or map found where not expected')
-    }
+    refuseUnlessCollection(val, true, type == 'List' ? 'Unexpected field type' : PARAMETERIZED, 'Start of structure or map found where not expected')
     return val.map(function (child) { return checkType(child, children) })
   case 'ParameterizedMap':
-    switch (typeof val) {
-    case 'boolean':
-    case 'number':
-    case 'string':
-      throw typeError("class sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl cannot be cast to class java.lang.Class (sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and java.lang.Class are in module java.base of loader 'bootstrap')")
-    case 'object':
-      if (Array.isArray(val)) throw typeError('Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>')
-    }
-    return Object.keys(val).reduce(function (newVal, key) {
-      newVal[key] = checkType(val[key], children)
-      return newVal
-    }, {})
   case 'Map':
-    switch (typeof val) {
-    case 'boolean':
-    case 'number':
-    case 'string':
-      throw typeError('Unexpected field type')
-    case 'object':
-      if (Array.isArray(val)) {
-        throw typeError('Unrecognized collection type java.util.Map<java.lang.String, ' +
-              (~subtype.indexOf('.') ? subtype : 'com.amazonaws.dynamodb.v20120810.' + subtype) + '>')
-      }
-    }
+    refuseUnlessCollection(val, false, type == 'Map' ? 'Unexpected field type' : PARAMETERIZED, function () {
+      if (type == 'ParameterizedMap') return 'Unrecognized collection type java.util.Map<java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>'
+      return 'Unrecognized collection type java.util.Map<java.lang.String, ' +
+        (~subtype.indexOf('.') ? subtype : 'com.amazonaws.dynamodb.v20120810.' + subtype) + '>'
+    })
     return Object.keys(val).reduce(function (newVal, key) {
       newVal[key] = checkType(val[key], children)
       return newVal
     }, {})
   case 'ValueStruct':
-    switch (typeof val) {
-    case 'boolean':
-    case 'number':
-    case 'string':
-      throw typeError('Unexpected value type in payload')
-    case 'object':
-      if (Array.isArray(val)) throw typeError('Unrecognized collection type class com.amazonaws.dynamodb.v20120810.' + subtype)
-    }
-    return checkTypes(val, children)
   case 'FieldStruct':
-    switch (typeof val) {
-    case 'boolean':
-    case 'number':
-    case 'string':
-      throw typeError('Unexpected field type')
-    case 'object':
-      if (Array.isArray(val)) throw typeError('Unrecognized collection type class com.amazonaws.dynamodb.v20120810.' + subtype)
-    }
+    refuseUnlessCollection(val, false, type == 'ValueStruct' ? 'Unexpected value type in payload' : 'Unexpected field type', function () {
+      return 'Unrecognized collection type class com.amazonaws.dynamodb.v20120810.' + subtype
+    })
     return checkTypes(val, children)
   default:
     throw new Error('Unknown type: ' + type)
