@@ -54,8 +54,9 @@ export class LocalDynamo {
   }
 
   /**
-   * dynalite's own address: Holdback's containers talk to it directly (as `AWS_ENDPOINT_URL_DYNAMODB`), a hop shorter
-   * than through the edge, which would spend the main thread's time copying every request and answer.
+   * dynalite's own address: the API's thread talks to it directly (as `AWS_ENDPOINT_URL_DYNAMODB`), a hop shorter than
+   * through the edge, which would spend the main thread's time copying every request and answer (the containers use a
+   * channel each, below).
    */
   async url(): Promise<string> {
     return `http://127.0.0.1:${await this.port}`;
