@@ -88,11 +88,16 @@ export class DynamoChannelHandler {
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const message: ChannelRequestMessage = { id: this.nextId++, method: request.method, url: `${request.path}${queryOf(request.query)}`, headers, body: bodyText(request.body) };
     const answer = await new Promise<ChannelAnswerMessage>((resolve, reject) => {
-      this.waiting.set(message.id, { resolve, reject });
-      abortSignal?.addEventListener('abort', () => {
+      const aborted = (): void => {
         this.waiting.delete(message.id);
         reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
-      }, { once: true });
+      };
+      const settled = (): void => abortSignal?.removeEventListener('abort', aborted);
+      this.waiting.set(message.id, {
+        resolve: (value) => { settled(); resolve(value); },
+        reject: (error) => { settled(); reject(error); },
+      });
+      abortSignal?.addEventListener('abort', aborted, { once: true });
       this.port.postMessage(message);
     });
     return { response: { statusCode: answer.status, headers: answer.headers, body: Buffer.from(answer.body, 'utf8') } };

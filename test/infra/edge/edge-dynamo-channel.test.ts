@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, MessageChannel } from 'node:worker_threads';
 import {
   BatchGetItemCommand, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand,
   UpdateItemCommand, type CreateTableCommandInput,
@@ -167,6 +167,31 @@ test('in a data folder, a write the channel acknowledged is there after a restar
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+test('a call aborted by its caller fails as aborted; a call in flight when dynalite\'s end closes fails as a reset connection', async () => {
+  const { port1, port2 } = new MessageChannel();
+  const requests: Array<{ id: number }> = [];
+  port2.on('message', (message: { id: number }) => requests.push(message));
+  const handler = new DynamoChannelHandler(port1);
+  const request = { method: 'POST', path: '/', headers: { 'X-Amz-Target': 'DynamoDB_20120810.ListTables' }, body: '{}' };
+  const controller = new AbortController();
+  const aborted = handler.handle(request, { abortSignal: controller.signal });
+  controller.abort();
+  await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+  // A late answer to it is dropped; another call still gets its own.
+  const next = handler.handle(request);
+  while (requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+  expect(requests[1]).toMatchObject({ headers: { 'x-amz-target': 'DynamoDB_20120810.ListTables' }, url: '/', body: '{}' });
+  port2.postMessage({ id: requests[0].id, status: 200, headers: {}, body: '{"late":true}' });
+  port2.postMessage({ id: requests[1].id, status: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: '{"TableNames":[]}' });
+  const { response } = await next;
+  expect(Buffer.from(response.body).toString()).toBe('{"TableNames":[]}');
+  const inFlight = handler.handle(request);
+  while (requests.length < 3) await new Promise((r) => setTimeout(r, 5));
+  port2.close();
+  await expect(inFlight).rejects.toMatchObject({ code: 'ECONNRESET' });
+  await expect(handler.handle(request)).rejects.toMatchObject({ code: 'ECONNRESET' });
 });
 
 test('the runtime\'s Lambda containers send DynamoDB calls over the channel; the API\'s thread over HTTP', async () => {
