@@ -85,6 +85,10 @@ if (path) {
 const dynaliteDb = require('dynalite/db');
 const heldIndexWrites = new Map();
 const heldKey = (tableName, key) => `${tableName}\u0000${key}`;
+// dynalite's putItem, updateItem and deleteItem write the item from updateIndexes' callback, at once: the index writes
+// are handed to that write directly (no key to make: an MD5 and a hex encoding of the item's key each time). Should a
+// version of dynalite write later, they are held by the item's key instead, as before.
+let handedOver = null;
 dynaliteDb.updateIndexes = function (store, table, existingItem, item, cb) {
   if (!existingItem && !item) return cb();
   const deletes = [];
@@ -95,9 +99,14 @@ dynaliteDb.updateIndexes = function (store, table, existingItem, item, cb) {
     for (const action of actions.deletes) deletes.push({ type: 'del', key: prefix(action.index) + action.key });
     for (const action of actions.puts) puts.push({ type: 'put', key: prefix(action.index) + action.key, value: action.item });
   }
-  // The item's lock is held from here to its put or delete, so no other write of the key comes in between.
-  heldIndexWrites.set(heldKey(table.TableName, dynaliteDb.createKey(item || existingItem, table)), [...deletes, ...puts]);
-  cb();
+  handedOver = { tableName: table.TableName, operations: [...deletes, ...puts] };
+  try {
+    cb();
+  } finally {
+    // Not taken: the item's lock is held from here to its put or delete, so no other write of the key comes in between.
+    if (handedOver !== null) heldIndexWrites.set(heldKey(table.TableName, dynaliteDb.createKey(item || existingItem, table)), handedOver.operations);
+    handedOver = null;
+  }
 };
 const createStore = dynaliteDb.create;
 let theStore = null;
@@ -111,8 +120,14 @@ dynaliteDb.create = function (options) {
     if (!wrapped.has(itemDb)) {
       const prefix = `item-${name}~`;
       const withIndexes = (key, operation, callback) => {
-        const held = heldIndexWrites.get(heldKey(name, key)) || [];
-        heldIndexWrites.delete(heldKey(name, key));
+        let held;
+        if (handedOver !== null && handedOver.tableName === name) {
+          held = handedOver.operations;
+          handedOver = null;
+        } else {
+          held = heldIndexWrites.get(heldKey(name, key)) || [];
+          heldIndexWrites.delete(heldKey(name, key));
+        }
         store.db.batch([...held, { ...operation, key: prefix + key }], callback);
       };
       wrapped.set(itemDb, Object.assign(Object.create(itemDb), {
@@ -130,6 +145,8 @@ require('./dynalite-query')();
 
 // Each expression is parsed once, not at every request (see dynalite-expressions.js).
 require('./dynalite-expressions')();
+// Each request's types checked with descriptors made once (see dynalite-types.js).
+require('./dynalite-types').install();
 // Request ids from a pool of random bytes, the answers' checksums native (see dynalite-request-path.js).
 require('./dynalite-request-path')();
 
@@ -163,11 +180,14 @@ function admit(req, res) {
   res.once('close', finished);
   serve(req, res);
 }
-server.on('request', (req, res) => {
+function onRequest(req, res) {
   if (req.headers[PRIORITY_HEADER] === 'api') return serve(req, res);
   if (inFlight < BACKGROUND_IN_FLIGHT) return admit(req, res);
   waiting.push([req, res]);
-});
+}
+server.on('request', onRequest);
+// The local Lambda containers' requests come over a MessagePort each (see dynalite-channel.js), into the same queue.
+const { serveChannel } = require('./dynalite-channel');
 
 // dynalite keeps a new table CREATING for a moment and makes it ACTIVE with a timer: a kill in that moment leaves it
 // CREATING on disk for ever, and every later start would wait for it. No write can have reached a table before it was
@@ -197,6 +217,7 @@ function finishInterruptedTables(done) {
 server.keepAliveTimeout = 600000;
 finishInterruptedTables(() => server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port })));
 parentPort.on('message', (message) => {
+  if (message && message.kind === 'channel') return serveChannel(message.port, onRequest);
   if (message !== 'close') return;
   // Keep-alive clients (the SDK's) would hold the close open: their idle sockets are ended, then LevelDB is closed.
   server.close(() => process.exit(0));

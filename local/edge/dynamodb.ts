@@ -1,7 +1,7 @@
 /** Local DynamoDB: dynalite on a worker thread, which the edge forwards DynamoDB_20120810.* requests to; and the tables it starts with. */
 import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import {
   CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
@@ -54,11 +54,22 @@ export class LocalDynamo {
   }
 
   /**
-   * dynalite's own address: Holdback's containers talk to it directly (as `AWS_ENDPOINT_URL_DYNAMODB`), a hop shorter
-   * than through the edge, which would spend the main thread's time copying every request and answer.
+   * dynalite's own address: the API's thread talks to it directly (as `AWS_ENDPOINT_URL_DYNAMODB`), a hop shorter than
+   * through the edge, which would spend the main thread's time copying every request and answer (the containers use a
+   * channel each, below).
    */
   async url(): Promise<string> {
     return `http://127.0.0.1:${await this.port}`;
+  }
+
+  /**
+   * A MessagePort to dynalite's thread for a local Lambda container (handed to it at its start): its DynamoDB client
+   * sends each request over it instead of over loopback HTTP (see dynalite-channel.js and local/lambda/dynamo-channel.ts).
+   */
+  channel(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.worker.postMessage({ kind: 'channel', port: port2 }, [port2]);
+    return port1;
   }
 
   /** Forwards one request, body and answer streamed as they are. */

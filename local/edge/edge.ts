@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { LOCAL_KEEP_ALIVE_MS } from './keep-alive';
 import type { AddressInfo } from 'node:net';
+import type { MessagePort } from 'node:worker_threads';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
 import { parseDuration } from '../../functions/domain/dates';
@@ -57,6 +58,8 @@ export interface Edge {
   url: string;
   /** DynamoDB alone, served directly by dynalite (the edge's url serves it too, one hop longer). */
   dynamodbUrl: string;
+  /** A MessagePort to dynalite for one local Lambda container's DynamoDB client (see LocalDynamo.channel). */
+  dynamodbChannel(): MessagePort;
   port: number;
   close(): Promise<void>;
   /** Resolves when no event delivery or schedule invocation is in flight. */
@@ -387,7 +390,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     exportJobs?.start();
     return { schedules: scheduler.restore(), events: bus.restore() };
   };
-  return { url, dynamodbUrl: await dynamo.url(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, exportJobMapping: exportJobs, resume };
+  return { url, dynamodbUrl: await dynamo.url(), dynamodbChannel: () => dynamo.channel(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, exportJobMapping: exportJobs, resume };
 }
 
 /** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */

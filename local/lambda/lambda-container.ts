@@ -23,6 +23,7 @@ import { lambdaContext } from './lambda-context';
 import type { ContainerData, FromContainer, ToContainer } from './lambda-messages';
 import { LOCAL_FUNCTION_NAMES } from '../edge/scheduler';
 import { loadClientHook } from './client-hook';
+import { dynamoOverChannel } from './dynamo-channel';
 
 const port = parentPort;
 if (!port) throw new Error('lambda-container runs on a worker thread started by the local runtime');
@@ -58,7 +59,9 @@ const publisher: EventPublisher = {
   publishOrderEvent: (detailType, detail) => relay('publishOrderEvent', [detailType, detail]),
 };
 
-const wrapClient = data.clientHook ? loadClientHook(data.clientHook) : undefined;
+const hook = data.clientHook ? loadClientHook(data.clientHook) : undefined;
+// DynamoDB over a port to dynalite's thread, when the runtime gave one (see dynamo-channel.ts); everything else over HTTP.
+const wrapClient = data.dynamodbChannel ? dynamoOverChannel(data.dynamodbChannel, hook) : hook;
 
 /**
  * A function's own composition, as its Lambda container builds it (functions/composition/<function>.ts: only the

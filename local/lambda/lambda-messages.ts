@@ -1,4 +1,5 @@
 /** The messages between the local runtime and its Lambda containers (worker threads). */
+import type { MessagePort } from 'node:worker_threads';
 import type { HandlerName } from '../../functions/definitions/routing';
 import type { RuntimeConfig } from '../../functions/composition-root';
 
@@ -17,6 +18,8 @@ export interface ContainerData {
   environment?: Record<string, string>;
   /** The module of the runtime's client hook (LocalRuntimeOptions.clientHook), loaded by the container itself. */
   clientHook?: string;
+  /** A port to dynalite's thread that the container's DynamoDB clients send over (see dynamo-channel.ts); none: HTTP. */
+  dynamodbChannel?: MessagePort;
 }
 
 export type ToContainer =

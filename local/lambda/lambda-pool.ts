@@ -3,7 +3,7 @@
  * so that the SDK clients' work uses the other core instead of competing with the edge and the sandbox for this one.
  */
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import { MAX_NESTING_DEPTH, nestingDepth, pruneNesting } from '../../kit/nesting-depth';
 import type { HandlerName } from '../../functions/definitions/routing';
 import type { RuntimeConfig } from '../../functions/composition-root';
@@ -24,6 +24,8 @@ export interface LambdaPoolOptions {
   bundles?: ContainerData['bundles'];
   environment?: ContainerData['environment'];
   clientHook?: ContainerData['clientHook'];
+  /** A new port to the local DynamoDB for each container (see dynamo-channel.ts); none: the containers use HTTP. */
+  dynamodbChannel?: () => MessagePort;
 }
 
 /** A function's invocations and their wall-clock durations in ms, summed, as Lambda bills them. */
@@ -60,7 +62,7 @@ class Container {
   loaded = false;
 
   constructor(data: ContainerData, private readonly opts: LambdaPoolOptions, onExit: (container: Container) => void, private readonly closing: () => boolean) {
-    this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data });
+    this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data, transferList: data.dynamodbChannel ? [data.dynamodbChannel] : [] });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (message: FromContainer) => {
         if (message.kind === 'ready') {
@@ -183,6 +185,7 @@ export class LambdaPool {
     const data: ContainerData = {
       config: this.opts.config, clock: this.opts.clock.shared, log: this.opts.logger !== undefined,
       bundles: this.opts.bundles, environment: this.opts.environment, clientHook: this.opts.clientHook,
+      dynamodbChannel: this.opts.dynamodbChannel?.(),
     };
     // A container that dies is replaced, as Lambda starts a new one; its unanswered invocations fail (and are retried).
     return new Container(data, this.opts, (dead) => {

@@ -1,6 +1,7 @@
 /**
  * dynalite's request path on the edge's thread (local/edge/dynalite-request-path.js): request ids from a pool of random
- * bytes, each byte handed out once, and the answers' checksums computed natively, equal to buffer-crc32's; and the
+ * bytes, each byte handed out once, the answers' checksums computed natively, equal to buffer-crc32's, and the keys'
+ * MD5s made in one call and kept, equal to a hash object's; and the
  * local DynamoDB answers with both as before: a 52-character id unique to each answer, a checksum of the body it sent.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -8,6 +9,7 @@ import crypto from 'node:crypto';
 import { LocalDynamo } from '../../../local/edge/dynamodb';
 
 const originalRandomBytes = crypto.randomBytes;
+const originalCreateHash = crypto.createHash;
 let crc32: { unsigned: (data: string | Buffer) => number };
 let original: { unsigned: (data: string | Buffer) => number };
 
@@ -21,6 +23,7 @@ beforeAll(() => {
 afterAll(() => {
   // Node's crypto module is this process's own: the test's worker gets it back as it was.
   crypto.randomBytes = originalRandomBytes;
+  crypto.createHash = originalCreateHash;
 });
 
 test('request id bytes come from a pool: 39 each, never the same bytes twice, other sizes as before', () => {
@@ -46,6 +49,29 @@ test('the checksum is buffer-crc32\'s, for text and bytes, ASCII or not', () => 
     expect(crc32.unsigned(body)).toBe(original.unsigned(body));
     expect(crc32.unsigned(Buffer.from(body))).toBe(original.unsigned(Buffer.from(body)));
   }
+});
+
+test('the MD5 of a key is the one a hash object makes, kept or not; other hashes and uses as before', () => {
+  expect(crypto.createHash).not.toBe(originalCreateHash);
+  const md5 = (...parts: Array<string | Buffer>) => {
+    const hash = originalCreateHash('md5');
+    for (const part of parts) hash.update(part);
+    return hash.digest('hex');
+  };
+  // dynalite's own use: 'Outliers', then the hash key's bytes, then the range key's (empty for an item's key).
+  const keys = ['ORDER#o-1', 'ORDER#o-2', 'Café ₹', '', 'x'.repeat(3000)].map((key) => Buffer.from(key, 'utf8'));
+  for (let round = 0; round < 2; round += 1) {
+    for (const key of keys) {
+      for (const range of [Buffer.alloc(0), Buffer.from('VENDOR#v1')]) {
+        expect(crypto.createHash('md5').update('Outliers').update(key).update(range).digest('hex')).toBe(md5('Outliers', key, range));
+      }
+    }
+  }
+  // Past the map's bound (it starts again): still the same digests.
+  for (let i = 0; i < 5000; i += 1) expect(crypto.createHash('md5').update(`k${i}`).digest('hex')).toBe(md5(`k${i}`));
+  expect(crypto.createHash('md5').update('abc').digest('base64')).toBe(originalCreateHash('md5').update('abc').digest('base64'));
+  expect(crypto.createHash('md5').update('616263', 'hex').digest('hex')).toBe(md5('abc'));
+  expect(crypto.createHash('sha256').update('abc').digest('hex')).toBe(originalCreateHash('sha256').update('abc').digest('hex'));
 });
 
 test('the local DynamoDB answers with a fresh request id and the checksum of its body', async () => {
