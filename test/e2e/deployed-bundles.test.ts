@@ -232,7 +232,7 @@ describe('each function bundle carries only the AWS clients it uses', () => {
 
   /**
    * Each of the API's functions carries the route files of its own routes alone (definitions/api-routing.ts), none
-   * carries the route list of them all or the OpenAPI document's builder (the document is built at synth time into the
+   * carries the route list of them all, the OpenAPI document's builder or its approval components (the document is built at synth time into the
    * pages' asset), only the pages the console's loader, only the vendors' function the policy CSV import (csv-parse); the other
    * functions carry no route but the webhooks' one (routes/gateway-webhook.ts) and no router.
    */
@@ -245,7 +245,8 @@ describe('each function bundle carries only the AWS clients it uses', () => {
       apiVendors: ['imports', 'vendors'],
       apiPages: ['console', 'health', 'openapi'],
     };
-    const NOWHERE = ['functions/handlers/routes/index.ts', 'functions/handlers/schema/openapi-document.ts', 'functions/handlers/api-functions.ts'];
+    // The approval components are the document's alone: a route answering 202 for four eyes takes APPROVAL_REQUIRED from openapi-parts.ts.
+    const NOWHERE = ['functions/handlers/routes/index.ts', 'functions/handlers/schema/openapi-document.ts', 'functions/handlers/api-functions.ts', 'functions/handlers/schema/approval-components.ts'];
     for (const role of API_FUNCTIONS) {
       const inputs = inputsOf(bundles[role]);
       expect(routesServedBy(role).length).toBeGreaterThan(0);

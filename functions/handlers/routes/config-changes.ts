@@ -2,11 +2,10 @@
 import { putPolicy } from '../../application/config/manage-policies';
 import { updateSettings } from '../../application/config/manage-settings';
 import { json } from '../http';
-import { nullable, ok, ref, responses } from '../schema/openapi-parts';
+import { APPROVAL_REQUIRED, nullable, ok, ref, responses } from '../schema/openapi-parts';
 import { id } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import { POLICY_BODY, SETTINGS_BODY } from '../schema/config-bodies';
-import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import type { ApiRoute } from './route';
 
 const vendorId = { vendorId: id('vendor_a') };

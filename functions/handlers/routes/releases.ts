@@ -1,11 +1,10 @@
 /** Money now, or not at all (contract 6): vendor hold and unhold, manual release of one vendor of one order, retry of a FAILED release. */
 import { releaseManually, retryRelease, setVendorHold } from '../../application/releases/manage-releases';
 import { json } from '../http';
-import { ok, ref, responses } from '../schema/openapi-parts';
+import { APPROVAL_REQUIRED, ok, ref, responses } from '../schema/openapi-parts';
 import { id } from '../schema/params';
 import { defineRoute } from '../schema/route-schema';
 import { HOLD_BODY, RELEASE_BODY, RETRY_BODY, UNHOLD_BODY } from '../schema/release-bodies';
-import { APPROVAL_REQUIRED } from '../schema/approval-components';
 import type { ApiRoute } from './route';
 
 const vendorId = { vendorId: id('vendor_a') };

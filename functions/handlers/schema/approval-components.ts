@@ -53,4 +53,3 @@ export const APPROVAL_SCHEMAS: Record<string, Json> = {
 };
 
 /** The 202 every change that may need a second person answers. */
-export const APPROVAL_REQUIRED: Json = ok('Four eyes (contract 6.4): the settings\' approvals name this change, so nothing changed; it waits as a pending approval for another person.', { type: 'object', required: ['approval'], properties: { approval: ref('Approval') } });

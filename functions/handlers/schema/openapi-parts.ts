@@ -27,3 +27,9 @@ export function responses(success: Record<string, Json>, refusals: Record<string
     500: error('A fault of Holdback; the details are in its log, never in the answer.'),
   };
 }
+
+/**
+ * The 202 of a change that four eyes holds (contract 6.4). Here rather than beside the approval components, whose
+ * schemas only the OpenAPI document needs: a route that imports this does not carry them into its function.
+ */
+export const APPROVAL_REQUIRED: Json = ok('Four eyes (contract 6.4): the settings\' approvals name this change, so nothing changed; it waits as a pending approval for another person.', { type: 'object', required: ['approval'], properties: { approval: ref('Approval') } });
