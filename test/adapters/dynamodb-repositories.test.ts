@@ -363,6 +363,27 @@ describe('DynamoOrderRepository', () => {
     expect(other.releases.map((r) => r.vendorId)).toEqual(['vendor_A']);
   });
 
+  test('listDue reads the shards one after another: one connection, not one a shard, on a cold container', async () => {
+    await withLocalDynamo(async (local) => {
+      let inFlight = 0;
+      let most = 0;
+      const query = local.doc.query.bind(local.doc);
+      local.doc.query = async (input) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          return await query(input);
+        } finally {
+          inFlight -= 1;
+        }
+      };
+      const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
+      for (let i = 0; i < 12; i += 1) await repo.putRelease(release({ orderId: `order_${3000 + i}`, vendorId: `vendor_${i % 3}`, sendAt: at('2022-12-05T09:00:00Z') }), null);
+      expect(await repo.listDue(at('2022-12-05T10:00:00Z'), 100)).toHaveLength(12);
+      expect(most).toBe(1);
+    });
+  });
+
   test('listDue merges every shard, oldest send first, up to the limit, and leaves releases without sendAt out', async () => {
     await withLocalDynamo(async (local) => {
       const repo = new DynamoOrderRepository(local.doc, local.tables.orders);
