@@ -285,7 +285,7 @@ export async function startLocal(opts: LocalRuntimeOptions = {}): Promise<LocalR
     const containers = new LambdaPool({
       size: opts.containers ?? envCount('HOLDBACK_LOCAL_CONTAINERS', DEFAULT_CONTAINERS),
       config, clock, publisher: () => getDeps().publisher, logger: opts.logger, clientHook: opts.clientHook,
-      dynamodbChannel: () => edge.dynamodbChannel(),
+      dynamodbChannel: () => edge.dynamodbChannel(), edgeChannel: () => edge.channel(),
       // A bundle builds its own clients from process.env, as on Lambda: it signs as Holdback's functions (the local
       // bus policy's name for them), whatever credentials the shell holds.
       ...(opts.bundles ? { bundles: opts.bundles, environment: { ...definedOnly(environment), AWS_ACCESS_KEY_ID: LOCAL_FUNCTIONS_ACCESS_KEY, AWS_SECRET_ACCESS_KEY: 'local' } } : {}),

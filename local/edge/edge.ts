@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { LOCAL_KEEP_ALIVE_MS } from './keep-alive';
 import type { AddressInfo } from 'node:net';
-import type { MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DEFAULT_EVENT_SOURCE, EXPORT_JOB_QUEUE, JOB_QUEUE, RELEASE_QUEUE, SWEEP_SCHEDULE, type HandlerName } from '../../functions/definitions/routing';
 import { parseDuration } from '../../functions/domain/dates';
@@ -19,6 +19,7 @@ import { BodyTooLarge, parseJsonObject, readBody, sendJson } from '../../kit/wir
 import { loopbackRefusal } from '../../kit/loopback-guard';
 import { LocalQueues, SqsError, invalidParameter } from './queue';
 import { QueueEventSource } from '../lambda/queue-event-source';
+import { serveEdgeChannel } from '../lambda/edge-channel';
 import { serveSqs } from './sqs';
 import type { DataFolder } from '../data-folder';
 import { RecordJournal, type RecordStore } from '../../kit/durable-file';
@@ -60,6 +61,11 @@ export interface Edge {
   dynamodbUrl: string;
   /** A MessagePort to dynalite for one local Lambda container's DynamoDB client (see LocalDynamo.channel). */
   dynamodbChannel(): MessagePort;
+  /**
+   * A MessagePort to the edge's request listener (the one its HTTP server calls) for one local Lambda container's
+   * Scheduler, EventBridge and SQS requests (see local/lambda/edge-channel.ts).
+   */
+  channel(): MessagePort;
   port: number;
   close(): Promise<void>;
   /** Resolves when no event delivery or schedule invocation is in flight. */
@@ -148,7 +154,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     while (busy()) await Promise.all([bus.inFlight.idle(), scheduler.inFlight.idle(), releases?.inFlight.idle(), jobs?.inFlight.idle(), exportJobs?.inFlight.idle()]);
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     // Loopback Host only, and no changes from other web pages: the AWS SDKs send x-amz-json or JSON and no Origin.
     const refusal = loopbackRefusal(req, { port: (server.address() as AddressInfo).port, formsAllowed: false });
     if (refusal) {
@@ -160,7 +166,17 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       if (!res.headersSent) sendJson(res, 500, { __type: 'InternalFailure', message: 'the local edge failed; see its log' });
       else res.destroy();
     });
-  });
+  };
+  const server = createServer(listener);
+  // The containers' channels (channel() below): served by the same listener, closed with the edge.
+  const channels = new Set<MessagePort>();
+  const channel = (): MessagePort => {
+    const { port1, port2 } = new MessageChannel();
+    channels.add(port1);
+    port1.once('close', () => channels.delete(port1));
+    serveEdgeChannel(port1, listener);
+    return port2;
+  };
   server.keepAliveTimeout = LOCAL_KEEP_ALIVE_MS;
 
   /** Whether the tables exist with every index (see the DynamoDB branch of route). */
@@ -348,6 +364,8 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   url = `http://${host}:${actualPort}`;
 
   async function close(): Promise<void> {
+    for (const port of channels) port.close();
+    channels.clear();
     bus.close();
     scheduler.close();
     releases?.close();
@@ -390,7 +408,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     exportJobs?.start();
     return { schedules: scheduler.restore(), events: bus.restore() };
   };
-  return { url, dynamodbUrl: await dynamo.url(), dynamodbChannel: () => dynamo.channel(), port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, exportJobMapping: exportJobs, resume };
+  return { url, dynamodbUrl: await dynamo.url(), dynamodbChannel: () => dynamo.channel(), channel, port: actualPort, close, idle, busy, bus, scheduler, queues, releaseMapping: releases, jobMapping: jobs, exportJobMapping: exportJobs, resume };
 }
 
 /** A record store's methods bound to it, so that one of them can be replaced in a spread copy. */

@@ -24,6 +24,7 @@ import type { ContainerData, FromContainer, ToContainer } from './lambda-message
 import { LOCAL_FUNCTION_NAMES } from '../edge/scheduler';
 import { loadClientHook } from './client-hook';
 import { dynamoOverChannel } from './dynamo-channel';
+import { edgeOverChannel } from './edge-channel';
 
 const port = parentPort;
 if (!port) throw new Error('lambda-container runs on a worker thread started by the local runtime');
@@ -60,8 +61,11 @@ const publisher: EventPublisher = {
 };
 
 const hook = data.clientHook ? loadClientHook(data.clientHook) : undefined;
-// DynamoDB over a port to dynalite's thread, when the runtime gave one (see dynamo-channel.ts); everything else over HTTP.
-const wrapClient = data.dynamodbChannel ? dynamoOverChannel(data.dynamodbChannel, hook) : hook;
+// DynamoDB over a port to dynalite's thread, and Scheduler, EventBridge and SQS over a port to the edge, when the
+// runtime gave them (see dynamo-channel.ts, edge-channel.ts); everything else over HTTP.
+const edgeOrigin = data.config.aws.endpoint ? new URL(data.config.aws.endpoint).origin : null;
+const toEdge = data.edgeChannel && edgeOrigin ? edgeOverChannel(data.edgeChannel, edgeOrigin, hook) : hook;
+const wrapClient = data.dynamodbChannel ? dynamoOverChannel(data.dynamodbChannel, toEdge) : toEdge;
 
 /**
  * A function's own composition, as its Lambda container builds it (functions/composition/<function>.ts: only the

@@ -20,6 +20,8 @@ export interface ContainerData {
   clientHook?: string;
   /** A port to dynalite's thread that the container's DynamoDB clients send over (see dynamo-channel.ts); none: HTTP. */
   dynamodbChannel?: MessagePort;
+  /** A port to the local edge that the container's Scheduler, EventBridge and SQS senders send over (see edge-channel.ts); none: HTTP. */
+  edgeChannel?: MessagePort;
 }
 
 export type ToContainer =

@@ -26,6 +26,8 @@ export interface LambdaPoolOptions {
   clientHook?: ContainerData['clientHook'];
   /** A new port to the local DynamoDB for each container (see dynamo-channel.ts); none: the containers use HTTP. */
   dynamodbChannel?: () => MessagePort;
+  /** A new port to the local edge for each container (see edge-channel.ts); none: the containers use HTTP. */
+  edgeChannel?: () => MessagePort;
 }
 
 /** A function's invocations and their wall-clock durations in ms, summed, as Lambda bills them. */
@@ -62,7 +64,7 @@ class Container {
   loaded = false;
 
   constructor(data: ContainerData, private readonly opts: LambdaPoolOptions, onExit: (container: Container) => void, private readonly closing: () => boolean) {
-    this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data, transferList: data.dynamodbChannel ? [data.dynamodbChannel] : [] });
+    this.worker = new Worker(join(__dirname, 'lambda-container.js'), { workerData: data, transferList: [data.dynamodbChannel, data.edgeChannel].filter((port): port is MessagePort => port !== undefined) });
     this.ready = new Promise((resolve, reject) => {
       this.worker.on('message', (message: FromContainer) => {
         if (message.kind === 'ready') {
@@ -186,6 +188,7 @@ export class LambdaPool {
       config: this.opts.config, clock: this.opts.clock.shared, log: this.opts.logger !== undefined,
       bundles: this.opts.bundles, environment: this.opts.environment, clientHook: this.opts.clientHook,
       dynamodbChannel: this.opts.dynamodbChannel?.(),
+      edgeChannel: this.opts.edgeChannel?.(),
     };
     // A container that dies is replaced, as Lambda starts a new one; its unanswered invocations fail (and are retried).
     return new Container(data, this.opts, (dead) => {

@@ -3,6 +3,7 @@
  * EventBridge adapter on the local edge's bus: what is published arrives whole, in order, under its source.
  */
 import { EventBridgeRequests } from '../../functions/adapters/eventbridge/eventbridge-requests';
+import { EdgeChannelTransport } from '../../local/lambda/edge-channel';
 import type { EventPublisher } from '../../functions/application/ports';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge/eventbridge-publisher';
 import { DEFAULT_EVENT_SOURCE, HOLDBACK_EVENT_SOURCE, LOCAL_FUNCTIONS_ACCESS_KEY } from '../../functions/definitions/routing';
@@ -31,12 +32,14 @@ async function recording(): Promise<Subject<Publishing>> {
   };
 }
 
-async function onTheLocalBus(): Promise<Subject<Publishing>> {
+async function onTheLocalBus(over: 'http' | 'channel' = 'http'): Promise<Subject<Publishing>> {
   // No target: the bus keeps what it accepted, and lists it (GET /_local/events reads the same list).
   const local = await startEdge({});
   // Signed as Holdback's functions are, and sent as they send it (no SDK client: eventbridge-requests.ts): the bus's
   // policy lets only them put source `holdback`.
   const client = new EventBridgeRequests({ endpoint: local.edge.url, region, credentials: { accessKeyId: LOCAL_FUNCTIONS_ACCESS_KEY, secretAccessKey: 'local' } });
+  // As a local Lambda container sends it: the same signed request over a MessagePort to the edge (edge-channel.ts).
+  if (over === 'channel') client.http.transport = new EdgeChannelTransport(local.edge.channel(), local.edge.url);
   return {
     publisher: new EventBridgePublisher(client.putEvents, { eventBusName: 'default', now: () => Instant.fromDateTime(local.clock.now()) }),
     holdbackEvents: async () => local.edge.bus.find({ source: HOLDBACK_EVENT_SOURCE }).map((e) => ({ type: e['detail-type'], detail: e.detail }) as HoldbackEvent),
@@ -49,7 +52,8 @@ async function onTheLocalBus(): Promise<Subject<Publishing>> {
 
 const SUBJECTS: Subjects<Publishing> = [
   ['the recording publisher', recording],
-  ['the EventBridge adapter on the local bus', onTheLocalBus],
+  ['the EventBridge adapter on the local bus', () => onTheLocalBus('http')],
+  ['the EventBridge adapter on the local bus over a local container\'s channel to the edge', () => onTheLocalBus('channel')],
 ];
 
 const applied = (n: number): HoldbackEvent => ({

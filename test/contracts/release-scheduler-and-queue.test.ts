@@ -14,6 +14,7 @@ import { RELEASE_QUEUE } from '../../functions/definitions/routing';
 import type { ReleaseCommand } from '../../functions/domain/types';
 import { Instant } from '../../functions/domain/instant';
 import { localSchedulerRoleArn } from '../../local/edge/edge';
+import { EdgeChannelTransport } from '../../local/lambda/edge-channel';
 import { RecordingQueue, RecordingScheduler } from '../fakes/outside-world';
 import { credentials, region, startEdge } from '../infra/local-edge';
 import { describeEachSubject, type Subject, type Subjects } from './subjects';
@@ -40,19 +41,27 @@ async function recordingFakes(): Promise<Subject<Sending>> {
   };
 }
 
-async function onTheLocalEdge(sender: 'sdk' | 'signed' = 'sdk'): Promise<Subject<Sending>> {
+async function onTheLocalEdge(sender: 'sdk' | 'signed' | 'channel' = 'sdk'): Promise<Subject<Sending>> {
   // No release target: what fires stays on the release queue for the test to read. Its clock starts at START
   // (2022-12-02 16:05 India time), before every time the tests pass.
   const local = await startEdge({});
   const sqs = new SQSClient({ endpoint: local.edge.url, region, credentials });
   const queueUrl = local.edge.queues.queueUrl(RELEASE_QUEUE.name);
+  const schedules = new SchedulerRequests({ endpoint: local.edge.url, region, credentials });
+  const messages = new SqsRequests({ endpoint: local.edge.url, region, credentials });
+  if (sender === 'channel') {
+    // As a local Lambda container sends them: the same signed requests over a MessagePort to the edge (edge-channel.ts).
+    const transport = new EdgeChannelTransport(local.edge.channel(), local.edge.url);
+    schedules.http.transport = transport;
+    messages.http.transport = transport;
+  }
   return {
     // Scheduler without its SDK client, as every function calls it (scheduler-requests.ts).
-    scheduler: new EventBridgeReleaseScheduler(new SchedulerRequests({ endpoint: local.edge.url, region, credentials }), {
+    scheduler: new EventBridgeReleaseScheduler(schedules, {
       releaseQueueArn: local.edge.queues.arn(RELEASE_QUEUE.name), schedulerRoleArn: localSchedulerRoleArn(), sleep: async () => undefined,
     }),
     // The functions send without the SDK's client (sqs-requests.ts); the SDK's client sends the same messages.
-    queue: new SqsReleaseQueue(sender === 'sdk' ? sdkSendBatch(sqs) : new SqsRequests({ endpoint: local.edge.url, region, credentials }).sendMessageBatch, queueUrl),
+    queue: new SqsReleaseQueue(sender === 'sdk' ? sdkSendBatch(sqs) : messages.sendMessageBatch, queueUrl),
     passTime: async (to) => {
       await local.clock.set(new Date(Instant.parse(to, 'to').ms));
       await local.edge.idle();
@@ -79,6 +88,7 @@ const SUBJECTS: Subjects<Sending> = [
   ['the recording fakes', recordingFakes],
   ['the Scheduler and SQS adapters without SDK clients (as the functions send) on the local edge', () => onTheLocalEdge('signed')],
   ['the Scheduler adapter and SQS through the SDK\'s client on the local edge', () => onTheLocalEdge('sdk')],
+  ['the Scheduler and SQS adapters without SDK clients over a local container\'s channel to the edge', () => onTheLocalEdge('channel')],
 ];
 
 const command = (n: number): ReleaseCommand => ({ orderId: `order_${n}`, vendorId: 'vendor_A', releaseKey: `rel-order-${n}-vendor-a-1` });

@@ -12,6 +12,7 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { backoffDelayMs } from '../../../kit/backoff';
@@ -41,7 +42,25 @@ export interface AwsAnswer {
   status: number;
   headers: IncomingMessage['headers'];
   /** The body, unread: `text()` reads it whole; a GetObject streams it. */
-  stream: IncomingMessage;
+  stream: Readable;
+}
+
+/** A signed request as it goes on the wire: `target` the path with its query string, `headers` as signed. */
+export interface SignedWireRequest {
+  method: string;
+  target: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * Another way than HTTP to a service's endpoint (the embedded default's Lambda containers reach the local edge over a
+ * MessagePort, local/lambda/edge-channel.ts): given each signed request to an origin it `carries`, it answers as the
+ * endpoint's HTTP server would. Production sets none.
+ */
+export interface SignedTransport {
+  carries(url: URL): boolean;
+  send(request: SignedWireRequest): Promise<{ status: number; headers: Record<string, string>; body: Buffer }>;
 }
 
 /**
@@ -115,6 +134,8 @@ export class SignedRequests {
   /** Kept connections, one pool per protocol (an SQS queue URL names its own host, whatever the base's protocol). */
   private readonly agents: { 'http:'?: HttpAgent; 'https:'?: HttpsAgent } = {};
   private readonly maxAttempts: number;
+  /** Where set (a client hook sets it, as one sets an SDK client's request handler), what carries the requests it takes instead of HTTP. */
+  transport: SignedTransport | null = null;
 
   /**
    * `service`: the signing name ("s3", "kms"); `host`: AWS's regional host of the service (`s3.ap-south-1.amazonaws.com`).
@@ -209,12 +230,17 @@ export class SignedRequests {
       body,
     });
     const search = new URLSearchParams(request.query ?? {}).toString().replace(/\+/g, '%20');
+    const target = search ? `${request.path}?${search}` : request.path;
+    if (this.transport?.carries(url)) {
+      const answer = await this.transport.send({ method: request.method, target, headers: signed.headers, body });
+      return { status: answer.status, headers: answer.headers, stream: Readable.from([answer.body]) };
+    }
     const plain = url.protocol === 'http:';
     const send = plain ? httpRequest : httpsRequest;
     const agent = plain ? (this.agents['http:'] ??= new HttpAgent({ keepAlive: true })) : (this.agents['https:'] ??= new HttpsAgent({ keepAlive: true }));
     return new Promise<AwsAnswer>((resolve, reject) => {
       const outgoing = send({
-        host: url.hostname, port: url.port || undefined, method: request.method, path: search ? `${request.path}?${search}` : request.path,
+        host: url.hostname, port: url.port || undefined, method: request.method, path: target,
         headers: signed.headers, agent,
       }, (incoming) => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, stream: incoming }));
       outgoing.setTimeout(SOCKET_IDLE_MS, () => outgoing.destroy(new Error(`${this.service} ${request.method} ${request.path}: no answer in ${SOCKET_IDLE_MS / 1000} s`)));

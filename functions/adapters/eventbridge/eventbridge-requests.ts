@@ -11,7 +11,8 @@ import type { PutEvents } from './eventbridge-publisher';
 export class EventBridgeRequests {
   /** The bench's call meter hooks in here (aws-http/call-stack.ts). */
   readonly middlewareStack = new CallStack();
-  private readonly http: SignedRequests;
+  /** Its signed requests (a client hook may carry them another way: SignedRequests.transport). */
+  readonly http: SignedRequests;
 
   constructor(target: AwsTarget) {
     this.http = new SignedRequests('events', target, `events.${target.region}.amazonaws.com`, { endpointEnv: 'AWS_ENDPOINT_URL_EVENTBRIDGE', sdkMessages: true });

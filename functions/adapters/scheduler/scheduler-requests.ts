@@ -18,7 +18,8 @@ const segment = (name: string): string => encodeURIComponent(name).replace(/[!'(
 export class SchedulerRequests implements ScheduleCalls {
   /** The bench's call meter hooks in here (aws-http/call-stack.ts). */
   readonly middlewareStack = new CallStack();
-  private readonly http: SignedRequests;
+  /** Its signed requests (a client hook may carry them another way: SignedRequests.transport). */
+  readonly http: SignedRequests;
 
   constructor(target: AwsTarget) {
     this.http = new SignedRequests('scheduler', target, `scheduler.${target.region}.amazonaws.com`, { sdkMessages: true });

@@ -13,7 +13,8 @@ import type { SendBatch } from './sqs-batches';
 export class SqsRequests {
   /** The bench's call meter hooks in here where the composition hands it over (aws-http/call-stack.ts). */
   readonly middlewareStack = new CallStack();
-  private readonly http: SignedRequests;
+  /** Its signed requests (a client hook may carry them another way: SignedRequests.transport). */
+  readonly http: SignedRequests;
 
   constructor(target: AwsTarget) {
     this.http = new SignedRequests('sqs', target, `sqs.${target.region}.amazonaws.com`);

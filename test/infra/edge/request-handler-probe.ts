@@ -1,6 +1,6 @@
 /**
  * A client hook (the local runtime's `clientHook`) that says, at each client's first call, which request handler the
- * client sends with and on which thread, on a BroadcastChannel that reaches the test from every container.
+ * client (or which transport a client-less sender) sends with and on which thread, on a BroadcastChannel that reaches the test from every container.
  */
 import { BroadcastChannel, isMainThread } from 'node:worker_threads';
 import type { ClientHook } from '../../../functions/composition-root';
@@ -23,7 +23,9 @@ export const clientHook: ClientHook = (client, service) => {
   const middleware = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
     if (!told) {
       told = true;
-      const handler = (client as unknown as { config: { requestHandler?: { constructor?: { name?: string } } } }).config.requestHandler;
+      // An SDK client's request handler, or a client-less sender's transport (signed-request.ts; null: HTTP).
+      const { config, http } = client as unknown as { config?: { requestHandler?: { constructor?: { name?: string } } }; http?: { transport: { constructor?: { name?: string } } | null } };
+      const handler = config ? config.requestHandler : http?.transport;
       const seen: HandlerSeen = { mainThread: isMainThread, service, handler: handler?.constructor?.name ?? 'none', calls: 1 };
       channel.postMessage(seen);
     }
