@@ -10,25 +10,13 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { MessagePort } from 'node:worker_threads';
 import type { ClientHook } from '../../functions/composition-root';
 import type { SignedTransport, SignedWireRequest } from '../../functions/adapters/aws-http/signed-request';
+import type { ChannelAnswerMessage, ChannelRequestMessage } from './dynamo-channel';
 
-/** A request as the edge's end takes it. */
-export interface EdgeRequestMessage {
-  id: number;
-  method: string;
-  /** The path with its query string, as on the request line. */
-  url: string;
-  headers: Record<string, string>;
-  body: Uint8Array;
-}
+/** A request as the edge's end takes it (dynamo-channel.ts' message, its body as bytes; the URL with its query string). */
+export type EdgeRequestMessage = Omit<ChannelRequestMessage, 'body'> & { body: Uint8Array };
 
 /** An answer as the edge's end sends it; `reset`: the edge dropped the request (as it destroys a connection). */
-export interface EdgeAnswerMessage {
-  id: number;
-  status: number;
-  headers: Record<string, string>;
-  body: string | Uint8Array;
-  reset?: boolean;
-}
+export type EdgeAnswerMessage = Omit<ChannelAnswerMessage, 'body'> & { body: string | Uint8Array; reset?: boolean };
 
 const reset = (what: string): Error => Object.assign(new Error(`the local edge ${what}`), { code: 'ECONNRESET' });
 
