@@ -183,6 +183,10 @@ export class HoldbackFunction extends Construct {
             ...(S3_HANDLERS.includes(props.handlerFile) ? [] : [`@smithy/core/checksum=./${NODE_CHECKSUMS}`]),
           ],
           '--legal-comments': 'none',
+          // The SDK's HTTP handler and the invoke store reach `node:http` and `node:async_hooks` by `import()`: in a
+          // CommonJS bundle the first one starts Node's ES module loader during the first invocation (about 8 ms of CPU
+          // compiling its internals, measured by the bench's cold start). As `require` they load at once, as the rest.
+          '--supported:dynamic-import': 'false',
         },
         // `cdk synth -c holdback:bundleMetafile=true` (the bundle tests): esbuild's metafile beside each bundle, the
         // inputs it took, so a test can prove what a function carries. Off by default: Lambda has no use for it.

@@ -181,6 +181,13 @@ describe('each function bundle carries only the AWS clients it uses', () => {
     expect(packages.has('@aws-sdk/credential-provider-env')).toBe(true);
   });
 
+  it('keep no dynamic import(): the SDK\'s lazy node:http and the invoke store\'s node:async_hooks load as require, so no first invocation starts Node\'s ES module loader', () => {
+    for (const role of Object.keys(USES) as FunctionRole[]) {
+      const code = readFileSync(bundles[role].file, 'utf8');
+      expect([role, /\bimport\(/.test(code)]).toEqual([role, false]);
+    }
+  });
+
   it('carry no mnemonist (DynamoDB\'s endpoint-discovery cache is a bounded Map) and no event-stream codec, S3\'s functions neither', () => {
     for (const role of (Object.keys(USES) as FunctionRole[]).filter((r) => r !== 'apiPages')) {
       const inputs = inputsOf(bundles[role]);
