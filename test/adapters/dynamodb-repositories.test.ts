@@ -126,6 +126,25 @@ describe('DynamoPolicyRepository', () => {
     actor: 'ops@example.com', reason: `change ${version}`, at: at(`2022-12-0${version}T10:00:00+05:30`),
   });
 
+  test('a policy and the settings read at once go out as one consistent BatchGetItem, each caller with a copy of its own', async () => {
+    await withLocalDynamo(async (local) => {
+      const policies = new DynamoPolicyRepository(local.doc, local.tables.config);
+      const settings = new DynamoSettingsRepository(local.doc, local.tables.config, clock);
+      await policies.save(policy(1, 1));
+      const saved = await settings.save({ ...DEFAULT_SETTINGS, deferByDays: 15 }, { actor: 'finance@example.com', reason: 'r', at: at('2022-12-01T10:00:00+05:30'), expectedVersion: 0 });
+      const gets = jest.spyOn(local.doc, 'get');
+      const batches = jest.spyOn(local.doc, 'batchGet');
+      const [a, b, c] = await Promise.all([policies.current('vendor_A'), policies.current('vendor_A'), settings.get()]);
+      expect([gets.mock.calls.length, batches.mock.calls.length, batches.mock.calls[0]?.[2]]).toEqual([0, 1, true]);
+      expect([a, b, c]).toEqual([policy(1, 1), policy(1, 1), saved]);
+      expect(a).not.toBe(b);
+      expect(a!.release).not.toBe(b!.release);
+      // Alone, a read is a GetItem.
+      expect(await policies.current('vendor_A')).toEqual(policy(1, 1));
+      expect([gets.mock.calls.length, batches.mock.calls.length]).toEqual([1, 1]);
+    });
+  });
+
   test('null without a policy; versions kept; a taken version conflicts; history newest first', async () => {
     const repo = new DynamoPolicyRepository(dynamo.doc, dynamo.tables.config);
     expect(await repo.current('vendor_A')).toBeNull();

@@ -11,7 +11,7 @@
  */
 import type { DocumentClient } from './document-client';
 import { VersionConflictError } from '../../application/ports';
-import { isConditionalCheckFailed, queryItems, versionSortKey, withoutKeys } from './item-keys';
+import { gatheredGets, isConditionalCheckFailed, queryItems, versionSortKey, withoutKeys } from './item-keys';
 import { ConfigStamp } from './config-stamp';
 
 export const SETTINGS_PK = 'SETTINGS';
@@ -30,10 +30,14 @@ export class VersionedItems<T extends { version: number }> {
     this.stamp = new ConfigStamp(doc, tableName);
   }
 
-  /** The record in force, or null when none was ever saved. */
+  /**
+   * The record in force, or null when none was ever saved: read consistently, with the turn's other reads of the table
+   * (GatheredGets: a vendor's policy, the settings and the config stamp asked for at once go out as one BatchGetItem, a
+   * lone read as a GetItem). The item is copied whole, since callers of one turn share what the read found.
+   */
   async current(pk: string): Promise<T | null> {
-    const item = await this.doc.get({ TableName: this.tableName, Key: { pk, sk: CURRENT_SK }, ConsistentRead: true });
-    return item ? withoutKeys<T>(item, [], VERSIONED_TIMES) : null;
+    const item = await gatheredGets(this.doc, this.tableName).get({ pk, sk: CURRENT_SK }, true);
+    return item ? withoutKeys<T>(structuredClone(item), [], VERSIONED_TIMES) : null;
   }
 
   /**
