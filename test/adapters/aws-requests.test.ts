@@ -389,6 +389,13 @@ describe('EventBridge, Scheduler and Secrets Manager', () => {
     aws.script(answer(400, { __type: 'ThrottlingException', message: 'Rate exceeded' }), answer(400, { __type: 'ThrottlingException', message: 'Rate exceeded' }));
     await expect(events.putEvents({ Entries: [{ Source: 's', DetailType: 'd', Detail: '{}' }] })).resolves.toMatchObject({ FailedEntryCount: 0 });
     expect(aws.requests.length - before).toBe(3);
+    // Scheduler answers a throttled call 429 ThrottlingException: tried AWS_MAX_ATTEMPTS (3) times in all, not three
+    // times by the status and three again by the code.
+    const throttled = aws.requests.length;
+    const throttle = () => answer(429, { Message: 'Rate exceeded' }, { 'x-amzn-ErrorType': 'ThrottlingException' });
+    aws.script(throttle(), throttle(), throttle());
+    await expect(ours.deleteSchedule({ Name: 'rel-1', GroupName: 'g' })).rejects.toMatchObject({ name: 'ThrottlingException', $metadata: { httpStatusCode: 429 } });
+    expect(aws.requests.length - throttled).toBe(3);
   });
 
   test('the bench\'s meter counts the calls of the senders without clients as it counted the clients\' (events, schedules and messages)', async () => {

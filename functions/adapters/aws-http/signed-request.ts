@@ -156,15 +156,28 @@ export class SignedRequests {
 
   /** Signs and sends `request`, again after a throttling, a 5xx or a dropped connection; any other answer is returned as it came. */
   async send(request: AwsRequest): Promise<AwsAnswer> {
-    for (let attempt = 1; ; attempt += 1) {
+    return this.retrying(async (last) => {
+      const answer = await this.once(request);
+      if (last || !RETRIED_STATUS.has(answer.status)) return answer;
+      await readAll(answer.stream);
+      throw new AwsServiceError('Retried', `${this.service} ${request.method} ${request.path}: answered ${answer.status}`, answer.status);
+    });
+  }
+
+  /**
+   * `attempt` until it answers, at most `AWS_MAX_ATTEMPTS` times, with the standard mode's backoff between: again after
+   * a dropped connection, a status the standard mode retries, or a throttling code (`last`: no try follows this one).
+   * The one loop of every call, so that no answer is retried twice over.
+   */
+  private async retrying<T>(attempt: (last: boolean) => Promise<T>): Promise<T> {
+    for (let n = 1; ; n += 1) {
       try {
-        const answer = await this.once(request);
-        if (!RETRIED_STATUS.has(answer.status) || attempt >= this.maxAttempts) return answer;
-        await readAll(answer.stream);
+        return await attempt(n >= this.maxAttempts);
       } catch (error) {
-        if (attempt >= this.maxAttempts) throw error;
+        const again = !(error instanceof AwsServiceError) || THROTTLING_CODES.has(error.code) || RETRIED_STATUS.has(error.$metadata.httpStatusCode);
+        if (!again || n >= this.maxAttempts) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, RETRY_BACKOFF)));
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(n, RETRY_BACKOFF)));
     }
   }
 
@@ -191,16 +204,9 @@ export class SignedRequests {
     return this.parsedAnswer<T>(what, { method, url: this.base, path, query, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
   }
 
-  /** `request` sent and its answer parsed; an answer refused with a throttling code is tried again as `send` tries a 429. */
-  private async parsedAnswer<T>(what: string, request: AwsRequest): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.parsed<T>(what, await this.send(request));
-      } catch (error) {
-        if (!(error instanceof AwsServiceError) || !THROTTLING_CODES.has(error.code) || attempt >= this.maxAttempts) throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, RETRY_BACKOFF)));
-    }
+  /** `request` sent and its answer parsed, in `retrying`'s one loop: a throttling code is tried again as a 429 is. */
+  private parsedAnswer<T>(what: string, request: AwsRequest): Promise<T> {
+    return this.retrying(async () => this.parsed<T>(what, await this.once(request)));
   }
 
   /** An answer read whole and parsed; an error answer throws, named by its code; a success whose body is not JSON throws too. */
