@@ -32,11 +32,6 @@ interface SdkRequest {
   body?: unknown;
 }
 
-interface Waiting {
-  resolve: (answer: ChannelAnswerMessage) => void;
-  reject: (error: Error) => void;
-}
-
 /** The query string as the SDK's HTTP handler writes it (DynamoDB's JSON protocol sends none). */
 function queryOf(query: SdkRequest['query']): string {
   if (!query) return '';
@@ -56,50 +51,72 @@ function bodyText(body: unknown): string {
   throw new Error('the local DynamoDB channel sends only text or bytes as a body');
 }
 
-/** An SDK request handler (the shape of @smithy's HttpHandler) sending over `port`. */
-export class DynamoChannelHandler {
-  readonly metadata = { handlerProtocol: 'http/1.1' };
+/**
+ * A container's end of a channel (this one, edge-channel.ts'): each request posted with an id of its own and its answer
+ * awaited. When the other end goes (the runtime stopping), every call in flight and every later one fails as a reset
+ * connection would (`ECONNRESET`, which the SDK and the signed requests try again); `dropped` says whether an answer
+ * means the other end dropped the request, which fails the same way. The port does not keep the container's thread
+ * alive by itself (a socket of the SDK's agent does not either).
+ */
+export class PortCalls<A extends { id: number }> {
   private nextId = 0;
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly waiting = new Map<number, { resolve: (answer: A) => void; reject: (error: Error) => void }>();
   private closed = false;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (answer: ChannelAnswerMessage) => {
+  constructor(private readonly port: MessagePort, private readonly other: string, dropped: (answer: A) => boolean = () => false) {
+    port.on('message', (answer: A) => {
       const waiting = this.waiting.get(answer.id);
       this.waiting.delete(answer.id);
-      waiting?.resolve(answer);
+      if (dropped(answer)) waiting?.reject(this.reset('dropped the request'));
+      else waiting?.resolve(answer);
     });
-    // dynalite's thread gone (the runtime stopping): a call in flight fails as a reset connection would.
     port.on('close', () => {
       this.closed = true;
-      for (const waiting of this.waiting.values()) waiting.reject(Object.assign(new Error('the local DynamoDB closed the channel'), { code: 'ECONNRESET' }));
+      for (const waiting of this.waiting.values()) waiting.reject(this.reset('closed the channel'));
       this.waiting.clear();
     });
-    // The port does not keep the container's thread alive by itself (a socket of the SDK's agent does not either).
     port.unref();
   }
 
-  async handle(request: SdkRequest, options: { abortSignal?: AbortSignal } = {}): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Uint8Array } }> {
-    if (this.closed) throw Object.assign(new Error('the local DynamoDB closed the channel'), { code: 'ECONNRESET' });
-    const { abortSignal } = options;
+  /** Posts `message` (its headers with lower-case names, as Node's HTTP parser hands a server) and awaits its answer; an abort fails it as the SDK's handler fails one. */
+  async call<M extends { headers: Record<string, string> }>(message: M, abortSignal?: AbortSignal): Promise<A> {
+    if (this.closed) throw this.reset('closed the channel');
     if (abortSignal?.aborted) throw Object.assign(new Error('Request aborted'), { name: 'AbortError' });
     const headers: Record<string, string> = {};
-    // Node's HTTP parser hands a server lower-case header names.
-    for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
-    const message: ChannelRequestMessage = { id: this.nextId++, method: request.method, url: `${request.path}${queryOf(request.query)}`, headers, body: bodyText(request.body) };
-    const answer = await new Promise<ChannelAnswerMessage>((resolve, reject) => {
+    for (const [name, value] of Object.entries(message.headers)) headers[name.toLowerCase()] = value;
+    const id = this.nextId++;
+    return new Promise<A>((resolve, reject) => {
       const aborted = (): void => {
-        this.waiting.delete(message.id);
+        this.waiting.delete(id);
         reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
       };
       const settled = (): void => abortSignal?.removeEventListener('abort', aborted);
-      this.waiting.set(message.id, {
+      this.waiting.set(id, {
         resolve: (value) => { settled(); resolve(value); },
         reject: (error) => { settled(); reject(error); },
       });
       abortSignal?.addEventListener('abort', aborted, { once: true });
-      this.port.postMessage(message);
+      this.port.postMessage({ ...message, headers, id });
     });
+  }
+
+  private reset(what: string): Error {
+    return Object.assign(new Error(`the local ${this.other} ${what}`), { code: 'ECONNRESET' });
+  }
+}
+
+/** An SDK request handler (the shape of @smithy's HttpHandler) sending over `port`. */
+export class DynamoChannelHandler {
+  readonly metadata = { handlerProtocol: 'http/1.1' };
+  private readonly calls: PortCalls<ChannelAnswerMessage>;
+
+  constructor(port: MessagePort) {
+    this.calls = new PortCalls(port, 'DynamoDB');
+  }
+
+  async handle(request: SdkRequest, options: { abortSignal?: AbortSignal } = {}): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Uint8Array } }> {
+    const message: Omit<ChannelRequestMessage, 'id'> = { method: request.method, url: `${request.path}${queryOf(request.query)}`, headers: request.headers, body: bodyText(request.body) };
+    const answer = await this.calls.call(message, options.abortSignal);
     return { response: { statusCode: answer.status, headers: answer.headers, body: Buffer.from(answer.body, 'utf8') } };
   }
 

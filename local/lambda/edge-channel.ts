@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { MessagePort } from 'node:worker_threads';
 import type { ClientHook } from '../../functions/composition-root';
 import type { SignedTransport, SignedWireRequest } from '../../functions/adapters/aws-http/signed-request';
-import type { ChannelAnswerMessage, ChannelRequestMessage } from './dynamo-channel';
+import { PortCalls, type ChannelAnswerMessage, type ChannelRequestMessage } from './dynamo-channel';
 
 /** A request as the edge's end takes it (dynamo-channel.ts' message, its body as bytes; the URL with its query string). */
 export type EdgeRequestMessage = Omit<ChannelRequestMessage, 'body'> & { body: Uint8Array };
@@ -18,32 +18,16 @@ export type EdgeRequestMessage = Omit<ChannelRequestMessage, 'body'> & { body: U
 /** An answer as the edge's end sends it; `reset`: the edge dropped the request (as it destroys a connection). */
 export type EdgeAnswerMessage = Omit<ChannelAnswerMessage, 'body'> & { body: string | Uint8Array; reset?: boolean };
 
-const reset = (what: string): Error => Object.assign(new Error(`the local edge ${what}`), { code: 'ECONNRESET' });
-
 /** The services whose senders take the channel: those the edge serves (S3 and KMS are not the edge's). */
 const CARRIED = new Set(['Scheduler', 'EventBridge', 'SQS']);
 
 /** The container's end: carries the signed requests to the edge's origin over `port`. */
 export class EdgeChannelTransport implements SignedTransport {
-  private nextId = 0;
-  private readonly waiting = new Map<number, { resolve: (answer: EdgeAnswerMessage) => void; reject: (error: Error) => void }>();
-  private closed = false;
+  private readonly calls: PortCalls<EdgeAnswerMessage>;
 
   /** `origin`: the edge's (its HTTP server's) origin; a request to any other goes over HTTP. */
-  constructor(private readonly port: MessagePort, private readonly origin: string) {
-    port.on('message', (answer: EdgeAnswerMessage) => {
-      const waiting = this.waiting.get(answer.id);
-      this.waiting.delete(answer.id);
-      if (answer.reset) waiting?.reject(reset('dropped the request'));
-      else waiting?.resolve(answer);
-    });
-    // The edge gone (the runtime stopping): a call in flight fails as a reset connection would, and is retried as one.
-    port.on('close', () => {
-      this.closed = true;
-      for (const waiting of this.waiting.values()) waiting.reject(reset('closed the channel'));
-      this.waiting.clear();
-    });
-    port.unref();
+  constructor(port: MessagePort, private readonly origin: string) {
+    this.calls = new PortCalls(port, 'edge', (answer) => answer.reset === true);
   }
 
   carries(url: URL): boolean {
@@ -51,15 +35,7 @@ export class EdgeChannelTransport implements SignedTransport {
   }
 
   async send(request: SignedWireRequest): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
-    if (this.closed) throw reset('closed the channel');
-    const headers: Record<string, string> = {};
-    // Node's HTTP parser hands a server lower-case header names.
-    for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
-    const message: EdgeRequestMessage = { id: this.nextId++, method: request.method, url: request.target, headers, body: request.body };
-    const answer = await new Promise<EdgeAnswerMessage>((resolve, reject) => {
-      this.waiting.set(message.id, { resolve, reject });
-      this.port.postMessage(message);
-    });
+    const answer = await this.calls.call({ method: request.method, url: request.target, headers: request.headers, body: request.body });
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
     return { status: answer.status, headers: answer.headers, body };
   }
